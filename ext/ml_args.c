@@ -1,0 +1,164 @@
+/*
+** ml_args.c -- argument checks and results shared by every metric family.
+**
+** Rules (SPEC "Rules every function follows"):
+**   1. A NULL label, score, probability or stratifier skips the row.
+**   2. Labels: INTEGER, or a REAL with an integral value, in 0..maxLabel.
+**      Anything else (2, -1, 0.5, text, blob) is an error.
+**   3. Scores: INTEGER or REAL; text and blob are errors.  Probabilities
+**      must also lie in [0, 1].
+**   4. Parameters must be valid and the same in every row of a group; NULL
+**      is an error.
+**   5. Every message starts with "fn(): ", names the argument and what was
+**      expected, and shows the bad value.
+**   6. A NULL result for an undefined metric logs SQLITE_WARNING with the
+**      function's name and the reason.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+
+void ml_error(sqlite3_context *ctx, const char *fn, const char *fmt, ...){
+  va_list ap;
+  char *zMsg, *zFull;
+  va_start(ap, fmt);
+  zMsg = sqlite3_vmprintf(fmt, ap);
+  va_end(ap);
+  zFull = zMsg ? sqlite3_mprintf("%s(): %s", fn, zMsg) : 0;
+  if( zFull ) sqlite3_result_error(ctx, zFull, -1);
+  else sqlite3_result_error_nomem(ctx);
+  sqlite3_free(zMsg);
+  sqlite3_free(zFull);
+}
+
+void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...){
+  va_list ap;
+  char *zMsg;
+  va_start(ap, fmt);
+  zMsg = sqlite3_vmprintf(fmt, ap);
+  va_end(ap);
+  sqlite3_log(SQLITE_WARNING, "%s(): %s; result is NULL", fn, zMsg ? zMsg : "undefined");
+  sqlite3_free(zMsg);
+  sqlite3_result_null(ctx);
+}
+
+void ml_result_json(sqlite3_context *ctx, MlJson *j){
+  size_t n;
+  char *z = ml_json_finish(j, &n);
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  sqlite3_result_text64(ctx, z, n, sqlite3_free, SQLITE_UTF8);
+  sqlite3_result_subtype(ctx, 'J');
+}
+
+char *ml_describe(sqlite3_value *v){
+  switch( sqlite3_value_type(v) ){
+    case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
+    case SQLITE_FLOAT:   return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
+    case SQLITE_TEXT:    return sqlite3_mprintf("text '%.40q'", (const char*)sqlite3_value_text(v));
+    case SQLITE_BLOB:    return sqlite3_mprintf("a blob");
+    default:             return sqlite3_mprintf("NULL");
+  }
+}
+
+/* Sets "fn(): <name> must be <what>, got <value>". */
+static int bad_value(sqlite3_context *ctx, const char *fn, const char *name,
+                     const char *what, sqlite3_value *v){
+  char *z = ml_describe(v);
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  ml_error(ctx, fn, "%s must be %s, got %s", name, what, z);
+  sqlite3_free(z);
+  return ML_ROW_ERR;
+}
+
+int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y){
+  int t = sqlite3_value_type(v);
+  if( t==SQLITE_INTEGER ){
+    sqlite3_int64 i = sqlite3_value_int64(v);
+    if( i>=0 && i<=maxLabel ){ *y = (int)i; return ML_ROW_OK; }
+  }else if( t==SQLITE_FLOAT ){
+    double d = sqlite3_value_double(v);
+    if( d>=0.0 && d<=(double)maxLabel && d==floor(d) ){ *y = (int)d; return ML_ROW_OK; }
+  }else if( t==SQLITE_NULL ){
+    return ML_ROW_SKIP;
+  }
+  if( maxLabel==1 ) return bad_value(ctx, fn, "y", "0 or 1", v);
+  {
+    char zWhat[48];
+    sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in 0..%d", maxLabel);
+    return bad_value(ctx, fn, "y", zWhat, v);
+  }
+}
+
+int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s){
+  switch( sqlite3_value_type(v) ){
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT:  *s = sqlite3_value_double(v); return ML_ROW_OK;
+    case SQLITE_NULL:   return ML_ROW_SKIP;
+    default:            return bad_value(ctx, fn, name, "a number", v);
+  }
+}
+
+int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *p){
+  int t = sqlite3_value_type(v);
+  if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
+    double d = sqlite3_value_double(v);
+    if( d>=0.0 && d<=1.0 ){ *p = d; return ML_ROW_OK; }
+  }else if( t==SQLITE_NULL ){
+    return ML_ROW_SKIP;
+  }
+  return bad_value(ctx, fn, name, "a probability in [0, 1]", v);
+}
+
+/* Checks that this row's parameter equals the one the group started with. */
+static int param_same(sqlite3_context *ctx, const char *fn, const char *name,
+                      sqlite3_value *v, double d, MlParam *slot){
+  char *z;
+  if( !slot->set ){ slot->v = d; slot->set = 1; return ML_ROW_OK; }
+  if( d==slot->v ) return ML_ROW_OK;
+  z = ml_describe(v);
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  ml_error(ctx, fn, "%s must be the same in every row of a group, got %!.15g and then %s",
+           name, slot->v, z);
+  sqlite3_free(z);
+  return ML_ROW_ERR;
+}
+
+int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                  double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out){
+  int t = sqlite3_value_type(v);
+  double d;
+  if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
+    d = sqlite3_value_double(v);
+    if( slot->set && d==slot->v ){ *out = d; return ML_ROW_OK; }   /* fast path */
+    if( (loOpen ? d>lo : d>=lo) && (hiOpen ? d<hi : d<=hi) ){
+      *out = d;
+      return param_same(ctx, fn, name, v, d, slot);
+    }
+  }
+  {
+    char zWhat[96];
+    sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%!.15g, %!.15g%c",
+                     loOpen ? '(' : '[', lo, hi, hiOpen ? ')' : ']');
+    return bad_value(ctx, fn, name, zWhat, v);
+  }
+}
+
+int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                 ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out){
+  int t = sqlite3_value_type(v);
+  if( t==SQLITE_INTEGER || (t==SQLITE_FLOAT && sqlite3_value_double(v)==floor(sqlite3_value_double(v))) ){
+    double d = sqlite3_value_double(v);
+    if( slot->set && d==slot->v ){ *out = (ml_i64)d; return ML_ROW_OK; }
+    if( d>=(double)lo && d<=(double)hi ){
+      *out = (ml_i64)d;
+      return param_same(ctx, fn, name, v, d, slot);
+    }
+  }
+  {
+    char zWhat[96];
+    sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in %lld..%lld", (long long)lo, (long long)hi);
+    return bad_value(ctx, fn, name, zWhat, v);
+  }
+}

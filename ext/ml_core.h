@@ -1,0 +1,161 @@
+/*
+** ml_core.h -- the pure-C core every mleval metric family folds over.
+**
+** Nothing here calls SQLite except the allocator (ml_malloc & co., which go
+** through sqlite3_malloc64 so that fault injection reaches every byte).
+**
+**   MlSamples   the scored-sample buffer: one array of negatives and one of
+**               positives, each record led by the order-preserving 64-bit key
+**               of its score.  Splitting by label means a record needs no label
+**               field: 8 bytes per row for ranking metrics, 16 when a second
+**               double (the stratifier) rides along.
+**   ml_samples_sort      LSD radix sort on the keys (ties: equal keys, so equal
+**                        doubles, -0.0 == 0.0 folded at insertion).
+**   ml_samples_insert/remove  kept-sorted maintenance for window frames.
+**   MlSweep     one walk over the distinct thresholds, highest first, yielding
+**               cumulative TP/FP.  pr_auc, auroc, the operating points, the
+**               curves, the stratified and the ordinal metrics all fold over it.
+**   ml_quantile_pair     numpy-default (linear) quantiles by selection, O(n).
+**   MlJson      a small JSON writer: escaping, shortest round-trip doubles,
+**               null for NaN/Inf.
+*/
+#ifndef ML_CORE_H
+#define ML_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef int64_t ml_i64;
+typedef uint64_t ml_key;
+
+/* Allocator: sqlite3_malloc64 and friends (ml_alloc.c). */
+void *ml_malloc(uint64_t n);
+void *ml_realloc(void *p, uint64_t n);
+void ml_free(void *p);
+
+/* Order-preserving key of a double: a < b  <=>  key(a) < key(b) for every
+** non-NaN pair, and -0.0 is folded to +0.0 first so that equal doubles have
+** equal keys (scikit-learn ties by ==). */
+static inline ml_key ml_key_of(double d){
+  uint64_t u;
+  if( d==0.0 ) d = 0.0;
+  memcpy(&u, &d, 8);
+  return (u & 0x8000000000000000ULL) ? ~u : (u | 0x8000000000000000ULL);
+}
+static inline double ml_double_of(ml_key k){
+  uint64_t u = (k & 0x8000000000000000ULL) ? (k & ~0x8000000000000000ULL) : ~k;
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
+
+/* ---------------------------------------------------------------- samples */
+
+/* One record: the key, then (width 16 only) one auxiliary double. */
+typedef struct MlRec16 { ml_key key; double aux; } MlRec16;
+
+typedef struct MlSamples {
+  unsigned char *a[2];   /* a[0] negatives, a[1] positives */
+  ml_i64 n[2];           /* rows held in each */
+  ml_i64 cap[2];         /* rows allocated in each */
+  unsigned width;        /* bytes per record: 8 (key) or 16 (key + aux) */
+  int sorted;            /* both arrays are in ascending key order */
+} MlSamples;
+
+#define ML_OK     0
+#define ML_NOMEM  1
+
+void ml_samples_init(MlSamples *s, unsigned width);
+void ml_samples_clear(MlSamples *s);          /* frees, back to init state */
+static inline ml_i64 ml_samples_count(const MlSamples *s){ return s->n[0]+s->n[1]; }
+static inline ml_key ml_samples_key(const MlSamples *s, int y, ml_i64 i){
+  ml_key k; memcpy(&k, s->a[y] + (size_t)i*s->width, 8); return k;
+}
+static inline double ml_samples_aux(const MlSamples *s, int y, ml_i64 i){
+  double d; memcpy(&d, s->a[y] + (size_t)i*s->width + 8, 8); return d;
+}
+
+/* Adds a row.  Appends while unsorted (O(1) amortised); once sorted, inserts
+** at its place (binary search + memmove, O(w)).  ML_OK or ML_NOMEM (the buffer
+** is left as it was). */
+int ml_samples_add(MlSamples *s, int y, double score, double aux);
+
+/* Removes one row equal to (y, score, aux).  Returns 1 if found, 0 if not. */
+int ml_samples_remove(MlSamples *s, int y, double score, double aux);
+
+/* Sorts both arrays by key if not already sorted.  ML_OK or ML_NOMEM (the
+** scratch buffer is max(n0, n1) records, freed before returning). */
+int ml_samples_sort(MlSamples *s);
+
+/* Radix sort of n records of width 8 or 16 by their leading key, using a
+** caller-provided scratch area of the same size.  Exposed for unit tests. */
+void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
+
+/* ------------------------------------------------------------------ sweep */
+
+/* Optional row filter: keep rows whose aux lies in [lo, hi]. */
+typedef struct MlFilter { double lo, hi; } MlFilter;
+
+typedef struct MlSweep {
+  const MlSamples *s;
+  const MlFilter *f;
+  ml_i64 i[2];          /* rows of each class not yet passed (from the top) */
+  ml_i64 P, N;          /* positives and negatives that pass the filter */
+  ml_i64 tp, fp;        /* rows with score >= current threshold */
+  ml_i64 dtp, dfp;      /* of which at the current threshold exactly */
+  ml_key key;           /* current threshold */
+} MlSweep;
+
+/* Starts a sweep over sorted samples (f may be NULL).  Counts P and N. */
+void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
+/* Advances to the next lower distinct threshold that holds a row.  Returns 0
+** when every row has been passed. */
+int ml_sweep_next(MlSweep *w);
+
+/* Folds over the sweep.  Each returns the metric; the caller has checked
+** that both classes are present (P > 0 and N > 0). */
+double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
+double ml_fold_auroc(const MlSamples *s);
+double ml_fold_youden_j(const MlSamples *s);
+/* Max TPR over the thresholds (and the all-negative point) with
+** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */
+double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
+
+/* Rows of each class that pass f (f may be NULL): O(n) when filtered. */
+void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N);
+
+/* --------------------------------------------------------------- quantile */
+
+/* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
+** a (which is reordered).  n >= 1. */
+void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2);
+
+/* ------------------------------------------------------------------- json */
+
+typedef struct MlJson {
+  char *z;          /* text, NUL-terminated when not oom */
+  size_t n, cap;
+  int oom;          /* an allocation failed: z is freed, everything else no-op */
+  int depth;
+  unsigned char first[32];  /* per nesting level: nothing written yet */
+} MlJson;
+
+void ml_json_init(MlJson *j);
+void ml_json_free(MlJson *j);
+/* Hands over the text (caller frees with ml_free); NULL when oom. */
+char *ml_json_finish(MlJson *j, size_t *pn);
+void ml_json_begin_object(MlJson *j);
+void ml_json_end_object(MlJson *j);
+void ml_json_begin_array(MlJson *j);
+void ml_json_end_array(MlJson *j);
+void ml_json_key(MlJson *j, const char *k);      /* writes "k": */
+void ml_json_double(MlJson *j, double d);        /* null when NaN or +-Inf */
+void ml_json_int(MlJson *j, ml_i64 v);
+void ml_json_bool(MlJson *j, int b);
+void ml_json_null(MlJson *j);
+void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
+/* Shortest "%.{15,16,17}g" text that reads back as d; buf >= 32 bytes. */
+int ml_format_double(char *buf, double d);
+
+#endif /* ML_CORE_H */

@@ -1,0 +1,85 @@
+/*
+** ml_quantile.c -- numpy's default quantile (method 'linear', Hyndman & Fan
+** type 7) by selection.
+**
+** Provides ml_quantile_pair(), used by stratified.c for the window
+** [Q(ql), Q(qh)] of the stratifier.
+**
+** Rules:
+**   1. The virtual index is h = (n-1)q; with j = floor(h), g = h - j the
+**      result is lerp(a_(j), a_(j+1), g) written as numpy 1.24 writes it:
+**      a + (b-a)g, or b - (b-a)(1-g) when g >= 0.5, so the value is the same
+**      double numpy returns and a row equal to it is in or out the same way.
+**   2. Order statistics are found by quickselect (median of three, with
+**      three-way partition so heavy ties stay linear): O(n) expected, no
+**      full sort.  The array is reordered.
+*/
+#include <math.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_core.h"
+
+static void swapd(double *a, double *b){ double t = *a; *a = *b; *b = t; }
+
+/* Reorders a[lo..hi] so that a[k] holds the k-th smallest, with everything
+** before it <= it and everything after >= it. */
+static void select_kth(double *a, ml_i64 lo, ml_i64 hi, ml_i64 k){
+  while( hi>lo ){
+    ml_i64 mid = lo + (hi-lo)/2, lt, gt, i;
+    double piv;
+    /* median of three as pivot */
+    if( a[mid]<a[lo] ) swapd(&a[mid], &a[lo]);
+    if( a[hi]<a[lo] ) swapd(&a[hi], &a[lo]);
+    if( a[hi]<a[mid] ) swapd(&a[hi], &a[mid]);
+    piv = a[mid];
+    /* Dutch-flag partition: [lo,lt) < piv, [lt,gt] == piv, (gt,hi] > piv */
+    lt = lo; gt = hi; i = lo;
+    while( i<=gt ){
+      if( a[i]<piv ) swapd(&a[i++], &a[lt++]);
+      else if( a[i]>piv ) swapd(&a[i], &a[gt--]);
+      else i++;
+    }
+    if( k<lt ) hi = lt-1;
+    else if( k>gt ) lo = gt+1;
+    else return;
+  }
+}
+
+static double min_of(const double *a, ml_i64 lo, ml_i64 hi){
+  double m = a[lo];
+  ml_i64 i;
+  for(i=lo+1; i<=hi; i++) if( a[i]<m ) m = a[i];
+  return m;
+}
+
+static double lerp_np(double a, double b, double g){
+  double d = b - a;
+  return g>=0.5 ? b - d*(1.0-g) : a + d*g;
+}
+
+/* Virtual index of quantile q in n values: integer part j, fraction g. */
+static void virtual_index(ml_i64 n, double q, ml_i64 *j, double *g){
+  double h = (double)(n-1)*q;
+  *j = (ml_i64)floor(h);
+  *g = h - (double)*j;
+  if( *j>=n-1 ){ *j = n-1; *g = 0.0; }
+}
+
+void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2){
+  ml_i64 j1, j2;
+  double g1, g2, next2;
+  virtual_index(n, q2, &j2, &g2);
+  virtual_index(n, q1, &j1, &g1);
+  /* The upper one first.  Afterwards a[0..j2) <= a[j2] <= a(j2..n). */
+  select_kth(a, 0, n-1, j2);
+  next2 = (j2+1<n) ? min_of(a, j2+1, n-1) : a[j2];
+  *out2 = lerp_np(a[j2], next2, g2);
+  if( j1==j2 ){
+    *out1 = lerp_np(a[j2], next2, g1);
+  }else{
+    /* j1 < j2: its order statistic is in the prefix; its successor is the
+    ** smallest of a[j1+1..j2] (a[j2] bounds the prefix from above). */
+    select_kth(a, 0, j2-1, j1);
+    *out1 = lerp_np(a[j1], min_of(a, j1+1, j2), g1);
+  }
+}

@@ -1,0 +1,186 @@
+/*
+** ml_sample.c -- the scored-sample buffer shared by every sorted metric.
+**
+** Provides: ml_samples_* (append, kept-sorted insert/remove, sort) and
+** ml_radix_sort.  No SQL function lives here; ranking.c, stratified.c,
+** ordinal.c and calibration.c keep one MlSamples in their aggregate context.
+**
+** Rules:
+**   1. A row is (label y in {0,1}, score, optional aux double).  The label
+**      picks the array, so a record is just the score's order-preserving key
+**      (8 bytes) or key + aux (16 bytes).  The memory bound of the aggregate
+**      state, 16 bytes per row, follows.
+**   2. -0.0 is stored as +0.0: equal doubles have equal keys, so ties are
+**      decided by == as in scikit-learn.
+**   3. Until the first sort, rows are appended (amortised O(1), arrays grow
+**      by half again with sqlite3_realloc64).  Once sorted, a window frame
+**      keeps them sorted: insert and remove by binary search + memmove, O(w),
+**      never a re-sort.
+**   4. Out of memory leaves the buffer as it was and returns ML_NOMEM.
+**
+** Cost: sort is an LSD radix sort over the 8 key bytes, skipping every byte
+** position where all keys agree (scores in [0, 1] share their top bits), with
+** one scratch array of max(n0, n1) records; O(n) time.
+*/
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_core.h"
+
+void ml_samples_init(MlSamples *s, unsigned width){
+  memset(s, 0, sizeof(*s));
+  s->width = width;
+}
+
+void ml_samples_clear(MlSamples *s){
+  unsigned w = s->width;
+  ml_free(s->a[0]);
+  ml_free(s->a[1]);
+  ml_samples_init(s, w);
+}
+
+/* Ensures room for one more row in array y. */
+static int samples_reserve(MlSamples *s, int y){
+  if( s->n[y] >= s->cap[y] ){
+    ml_i64 nNew = s->cap[y] ? s->cap[y] + s->cap[y]/2 : 64;
+    void *p = ml_realloc(s->a[y], (uint64_t)nNew * s->width);
+    if( p==0 ) return ML_NOMEM;
+    s->a[y] = p;
+    s->cap[y] = nNew;
+  }
+  return ML_OK;
+}
+
+/* First index in array y whose key is >= k (or > k when upper). */
+static ml_i64 samples_bound(const MlSamples *s, int y, ml_key k, int upper){
+  ml_i64 lo = 0, hi = s->n[y];
+  while( lo<hi ){
+    ml_i64 mid = lo + (hi-lo)/2;
+    ml_key km = ml_samples_key(s, y, mid);
+    if( km<k || (upper && km==k) ) lo = mid+1; else hi = mid;
+  }
+  return lo;
+}
+
+int ml_samples_add(MlSamples *s, int y, double score, double aux){
+  unsigned char rec[16];
+  ml_key k = ml_key_of(score);
+  ml_i64 at;
+  if( samples_reserve(s, y) ) return ML_NOMEM;
+  memcpy(rec, &k, 8);
+  if( s->width==16 ) memcpy(rec+8, &aux, 8);
+  if( s->sorted ){
+    at = samples_bound(s, y, k, 1);
+    memmove(s->a[y] + (size_t)(at+1)*s->width, s->a[y] + (size_t)at*s->width,
+            (size_t)(s->n[y]-at)*s->width);
+  }else{
+    at = s->n[y];
+  }
+  memcpy(s->a[y] + (size_t)at*s->width, rec, s->width);
+  s->n[y]++;
+  return ML_OK;
+}
+
+int ml_samples_remove(MlSamples *s, int y, double score, double aux){
+  ml_key k = ml_key_of(score);
+  ml_i64 i, n = s->n[y];
+  unsigned w = s->width;
+  unsigned char *a = s->a[y];
+  if( s->sorted ){
+    /* Among the equal keys, find the record whose aux matches too. */
+    for(i=samples_bound(s, y, k, 0); i<n && ml_samples_key(s, y, i)==k; i++){
+      if( w==8 || memcmp(a + (size_t)i*w + 8, &aux, 8)==0 ) break;
+    }
+    if( i>=n || ml_samples_key(s, y, i)!=k ) return 0;
+    memmove(a + (size_t)i*w, a + (size_t)(i+1)*w, (size_t)(n-i-1)*w);
+  }else{
+    for(i=0; i<n; i++){
+      if( ml_samples_key(s, y, i)==k
+       && (w==8 || memcmp(a + (size_t)i*w + 8, &aux, 8)==0) ) break;
+    }
+    if( i>=n ) return 0;
+    memcpy(a + (size_t)i*w, a + (size_t)(n-1)*w, w);   /* order is free */
+  }
+  s->n[y]--;
+  return 1;
+}
+
+/* Insertion sort for short runs, where radix passes cost more than they save. */
+static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
+  unsigned char tmp[16];
+  ml_i64 i, j;
+  for(i=1; i<n; i++){
+    ml_key k;
+    memcpy(tmp, a + (size_t)i*w, w);
+    memcpy(&k, tmp, 8);
+    for(j=i; j>0; j--){
+      ml_key kp;
+      memcpy(&kp, a + (size_t)(j-1)*w, 8);
+      if( kp<=k ) break;
+      memcpy(a + (size_t)j*w, a + (size_t)(j-1)*w, w);
+    }
+    memcpy(a + (size_t)j*w, tmp, w);
+  }
+}
+
+void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
+  static const int nByte = 8;
+  ml_i64 (*cnt)[256];
+  ml_i64 cntStore[8][256];
+  ml_i64 i;
+  int b;
+  unsigned char *src = base, *dst = scratch;
+  if( n<2 ) return;
+  if( n<=48 ){ insertion_sort(base, n, width); return; }
+  cnt = cntStore;
+  memset(cntStore, 0, sizeof(cntStore));
+  /* One pass builds all eight byte histograms. */
+  if( width==8 ){
+    const ml_key *k = base;
+    for(i=0; i<n; i++){
+      ml_key v = k[i];
+      for(b=0; b<nByte; b++) cnt[b][(v>>(8*b)) & 0xff]++;
+    }
+  }else{
+    const MlRec16 *r = base;
+    for(i=0; i<n; i++){
+      ml_key v = r[i].key;
+      for(b=0; b<nByte; b++) cnt[b][(v>>(8*b)) & 0xff]++;
+    }
+  }
+  for(b=0; b<nByte; b++){
+    ml_i64 sum = 0, *c = cnt[b];
+    int d, trivial = 0;
+    for(d=0; d<256; d++){
+      if( c[d]==n ){ trivial = 1; break; }
+      if( c[d] ){ ml_i64 t = c[d]; c[d] = sum; sum += t; }
+    }
+    if( trivial ) continue;      /* every key has the same byte here */
+    if( width==8 ){
+      const ml_key *s8 = (const ml_key*)src;
+      ml_key *d8 = (ml_key*)dst;
+      for(i=0; i<n; i++){ ml_key v = s8[i]; d8[c[(v>>(8*b)) & 0xff]++] = v; }
+    }else{
+      const MlRec16 *s16 = (const MlRec16*)src;
+      MlRec16 *d16 = (MlRec16*)dst;
+      for(i=0; i<n; i++){ d16[c[(s16[i].key>>(8*b)) & 0xff]++] = s16[i]; }
+    }
+    { unsigned char *t = src; src = dst; dst = t; }
+  }
+  if( src!=(unsigned char*)base ) memcpy(base, src, (size_t)n*width);
+}
+
+int ml_samples_sort(MlSamples *s){
+  ml_i64 nMax;
+  void *scratch = 0;
+  if( s->sorted ) return ML_OK;
+  nMax = s->n[0] > s->n[1] ? s->n[0] : s->n[1];
+  if( nMax>48 ){
+    scratch = ml_malloc((uint64_t)nMax * s->width);
+    if( scratch==0 ) return ML_NOMEM;
+  }
+  ml_radix_sort(s->a[0], s->n[0], s->width, scratch);
+  ml_radix_sort(s->a[1], s->n[1], s->width, scratch);
+  ml_free(scratch);
+  s->sorted = 1;
+  return ML_OK;
+}

@@ -1,0 +1,71 @@
+/*
+** ml_sql.h -- what the metric families share on the SQL side: argument
+** checks, the error helper, NULL-with-a-warning results, JSON results, and
+** the callbacks each family registers (the table itself is in mleval.c).
+*/
+#ifndef ML_SQL_H
+#define ML_SQL_H
+
+#include "sqlite3ext.h"
+#include "ml_core.h"
+
+/* What an argument check says about the row. */
+#define ML_ROW_OK    0   /* use it */
+#define ML_ROW_SKIP  1   /* NULL: skip the row, as avg() does */
+#define ML_ROW_ERR   2   /* an error is set on the context: return at once */
+
+/* A per-row parameter that must be the same in every row of a group. */
+typedef struct MlParam { double v; int set; } MlParam;
+
+/* Sets "fn(): <message>" as the statement's error. */
+void ml_error(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
+/* Result NULL, and sqlite3_log(SQLITE_WARNING, "fn(): <reason>; result is NULL"). */
+void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
+/* Hands a finished JSON writer's text to SQLite with subtype 'J'. */
+void ml_result_json(sqlite3_context *ctx, MlJson *j);
+/* A short description of a value for error messages: 2, 0.5, text 'abc', a blob, NULL. */
+char *ml_describe(sqlite3_value *v);
+
+/* Label in 0..maxLabel (1 for binary functions): INTEGER or an integral REAL. */
+int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y);
+/* Score: INTEGER or REAL, any value (+-Inf included). */
+int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s);
+/* Probability: INTEGER or REAL in [0, 1]. */
+int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *p);
+/* Stratifier: any number (NULL skips the row). */
+#define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
+
+/* A real parameter in the interval lo..hi (open ends as flagged), the same in
+** every row.  NULL is an error (a parameter is not data). */
+int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                  double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out);
+/* An integer parameter in lo..hi, the same in every row. */
+int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                 ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
+
+/* Family callbacks. */
+#define ML_AGG_DECL(x) \
+  void x##_step(sqlite3_context*, int, sqlite3_value**); \
+  void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
+  void x##_value(sqlite3_context*); \
+  void x##_final(sqlite3_context*);
+ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, one state type */
+ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, O(1) counts */
+ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, reliability */
+ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_l2_debiased, ece_l2_kumar */
+ML_AGG_DECL(ml_strat)       /* stratified.c */
+ML_AGG_DECL(ml_ord)         /* ordinal.c */
+
+/* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
+enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
+       RK_PR_CURVE, RK_ROC_CURVE };
+
+/* The descriptor each registration passes as user data. */
+typedef struct MlFuncDesc {
+  const char *name;
+  int kind;                 /* family-specific selector */
+} MlFuncDesc;
+
+int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
+
+#endif /* ML_SQL_H */

@@ -1,0 +1,38 @@
+/*
+** check_main.c -- runs every Check suite of mleval's core (make check).
+**
+** The core allocates through SQLite (sqlite3_malloc64 via the extension API
+** pointer), so the extension is registered as an auto-extension and one
+** in-memory database is opened first: that sets the API pointer exactly as
+** .load would.
+*/
+#include <sqlite3.h>
+#include <stdlib.h>
+#include "check_suites.h"
+
+int sqlite3_mleval_init(sqlite3*, char**, const void*);
+
+static unsigned long long rngState = 88172645463325252ULL;
+void test_seed(unsigned long long s){ rngState = s ? s : 88172645463325252ULL; }
+double test_rand01(void){
+  rngState ^= rngState >> 12; rngState ^= rngState << 25; rngState ^= rngState >> 27;
+  return (double)((rngState * 2685821657736338717ULL) >> 11) * (1.0/9007199254740992.0);
+}
+
+int main(void){
+  sqlite3 *db;
+  SRunner *sr;
+  int nFail;
+  sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+  if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 99;
+  sr = srunner_create(suite_sort());
+  srunner_add_suite(sr, suite_sweep());
+  srunner_add_suite(sr, suite_quantile());
+  srunner_add_suite(sr, suite_json());
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  nFail = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  sqlite3_close(db);
+  return nFail ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,177 @@
+/*
+** check_sort.c -- the radix sort and the kept-sorted buffer (ml_sample.c).
+** Each test compares against qsort on the doubles, so a key mapping that
+** broke order (negatives, -0.0, +-Inf, subnormals, huge values) fails here.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <float.h>
+#include "check_suites.h"
+#include "ml_core.h"
+
+static int cmp_double(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* Sorts v[0..n) as keys with ml_radix_sort and checks the result equals qsort. */
+static void check_sorted_like_qsort(const double *v, long n){
+  ml_key *k = malloc(sizeof(ml_key)*(n+1)), *tmp = malloc(sizeof(ml_key)*(n+1));
+  double *ref = malloc(sizeof(double)*(n+1));
+  long i;
+  for(i=0; i<n; i++){ k[i] = ml_key_of(v[i]); ref[i] = v[i]; }
+  ml_radix_sort(k, n, 8, tmp);
+  qsort(ref, n, sizeof(double), cmp_double);
+  for(i=0; i<n; i++){
+    ck_assert_msg(ml_double_of(k[i])==ref[i], "position %ld: %.17g != %.17g", i, ml_double_of(k[i]), ref[i]);
+    if( i>0 ) ck_assert(k[i-1]<=k[i]);
+  }
+  free(k); free(tmp); free(ref);
+}
+
+START_TEST(test_key_order_preserved){
+  static const double v[] = { -INFINITY, -DBL_MAX, -1e300, -1.0, -DBL_MIN, -4.9e-324,
+                              0.0, 4.9e-324, DBL_MIN, 0.5, 1.0, 1e300, DBL_MAX, INFINITY };
+  size_t i;
+  for(i=1; i<sizeof(v)/sizeof(v[0]); i++){
+    ck_assert_msg(ml_key_of(v[i-1]) < ml_key_of(v[i]), "key(%g) !< key(%g)", v[i-1], v[i]);
+    ck_assert(ml_double_of(ml_key_of(v[i]))==v[i]);
+  }
+}
+END_TEST
+
+START_TEST(test_signed_zero_is_one_key){
+  ck_assert(ml_key_of(-0.0)==ml_key_of(0.0));
+  ck_assert(!signbit(ml_double_of(ml_key_of(-0.0))));
+}
+END_TEST
+
+START_TEST(test_sort_random_uniform){
+  long n = 100000, i;
+  double *v = malloc(sizeof(double)*n);
+  test_seed(1);
+  for(i=0; i<n; i++) v[i] = test_rand01();
+  check_sorted_like_qsort(v, n);
+  free(v);
+}
+END_TEST
+
+START_TEST(test_sort_heavy_ties_and_signs){
+  long n = 50000, i;
+  double *v = malloc(sizeof(double)*n);
+  test_seed(2);
+  for(i=0; i<n; i++){
+    double r = test_rand01();
+    v[i] = r<0.2 ? -0.0 : r<0.4 ? 0.0 : r<0.5 ? INFINITY : r<0.6 ? -INFINITY
+         : r<0.7 ? floor(test_rand01()*5)-2 : (test_rand01()-0.5)*1e308;
+  }
+  check_sorted_like_qsort(v, n);
+  free(v);
+}
+END_TEST
+
+START_TEST(test_sort_small_and_constant){
+  double one[1] = {3.0}, same[1000];
+  long i;
+  for(i=0; i<1000; i++) same[i] = 0.25;
+  check_sorted_like_qsort(one, 1);
+  check_sorted_like_qsort(same, 1000);
+  for(i=0; i<1000; i++) same[i] = (double)(1000-i);     /* reversed */
+  check_sorted_like_qsort(same, 1000);
+  for(i=0; i<40; i++) same[i] = (double)((i*7)%13) - 6.0; /* insertion-sort path */
+  check_sorted_like_qsort(same, 40);
+}
+END_TEST
+
+START_TEST(test_sort_width16_carries_aux){
+  long n = 20000, i;
+  MlRec16 *r = malloc(sizeof(MlRec16)*n), *tmp = malloc(sizeof(MlRec16)*n);
+  test_seed(3);
+  for(i=0; i<n; i++){
+    double s = floor(test_rand01()*100);
+    r[i].key = ml_key_of(s);
+    r[i].aux = s*2.0 + 1.0;        /* aux is a function of the key: must travel with it */
+  }
+  ml_radix_sort(r, n, 16, tmp);
+  for(i=0; i<n; i++){
+    ck_assert(ml_double_of(r[i].key)*2.0+1.0==r[i].aux);
+    if( i ) ck_assert(r[i-1].key<=r[i].key);
+  }
+  free(r); free(tmp);
+}
+END_TEST
+
+/* Adds and removes rows in random order and checks the buffer always holds,
+** sorted, exactly the multiset a brute-force copy holds. */
+START_TEST(test_kept_sorted_insert_remove){
+  MlSamples s;
+  double live[2][600];
+  int nLive[2] = {0, 0}, step, y, i;
+  test_seed(4);
+  ml_samples_init(&s, 16);
+  for(i=0; i<100; i++){
+    y = test_rand01()<0.3;
+    live[y][nLive[y]++] = floor(test_rand01()*20);
+    ck_assert_int_eq(ml_samples_add(&s, y, live[y][nLive[y]-1], live[y][nLive[y]-1]+0.5), ML_OK);
+  }
+  ck_assert_int_eq(ml_samples_sort(&s), ML_OK);
+  for(step=0; step<2000; step++){
+    y = test_rand01()<0.3;
+    if( test_rand01()<0.5 && nLive[y]>0 ){
+      int at = (int)(test_rand01()*nLive[y]);
+      double v = live[y][at];
+      ck_assert_int_eq(ml_samples_remove(&s, y, v, v+0.5), 1);
+      live[y][at] = live[y][--nLive[y]];
+    }else if( nLive[y]<600 ){
+      double v = floor(test_rand01()*20) - 10.0;
+      live[y][nLive[y]++] = v;
+      ck_assert_int_eq(ml_samples_add(&s, y, v, v+0.5), ML_OK);
+    }
+    for(y=0; y<2; y++){
+      double ref[600];
+      ck_assert_int_eq((int)s.n[y], nLive[y]);
+      memcpy(ref, live[y], sizeof(double)*nLive[y]);
+      qsort(ref, nLive[y], sizeof(double), cmp_double);
+      for(i=0; i<nLive[y]; i++){
+        ck_assert(ml_double_of(ml_samples_key(&s, y, i))==ref[i]);
+        ck_assert(ml_samples_aux(&s, y, i)==ref[i]+0.5);
+      }
+    }
+  }
+  /* removing a row that is not there reports it and changes nothing */
+  ck_assert_int_eq(ml_samples_remove(&s, 0, 1234.5, 0.0), 0);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+START_TEST(test_unsorted_remove_then_sort){
+  MlSamples s;
+  ml_samples_init(&s, 8);
+  ml_samples_add(&s, 1, 3.0, 0); ml_samples_add(&s, 1, 1.0, 0); ml_samples_add(&s, 1, 2.0, 0);
+  ml_samples_add(&s, 0, -0.0, 0);
+  ck_assert_int_eq(ml_samples_remove(&s, 1, 3.0, 0), 1);
+  ck_assert_int_eq(ml_samples_remove(&s, 0, 0.0, 0), 1);   /* -0.0 and 0.0 are one value */
+  ck_assert_int_eq(ml_samples_sort(&s), ML_OK);
+  ck_assert_int_eq((int)s.n[1], 2);
+  ck_assert_int_eq((int)s.n[0], 0);
+  ck_assert(ml_double_of(ml_samples_key(&s, 1, 0))==1.0);
+  ck_assert(ml_double_of(ml_samples_key(&s, 1, 1))==2.0);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+Suite *suite_sort(void){
+  Suite *s = suite_create("sort");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_key_order_preserved);
+  tcase_add_test(tc, test_signed_zero_is_one_key);
+  tcase_add_test(tc, test_sort_random_uniform);
+  tcase_add_test(tc, test_sort_heavy_ties_and_signs);
+  tcase_add_test(tc, test_sort_small_and_constant);
+  tcase_add_test(tc, test_sort_width16_carries_aux);
+  tcase_add_test(tc, test_kept_sorted_insert_remove);
+  tcase_add_test(tc, test_unsorted_remove_then_sort);
+  suite_add_tcase(s, tc);
+  return s;
+}

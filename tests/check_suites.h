@@ -1,0 +1,12 @@
+/* check_suites.h -- the Check suites of the core; check_main.c runs them all. */
+#ifndef CHECK_SUITES_H
+#define CHECK_SUITES_H
+#include <check.h>
+Suite *suite_sort(void);
+Suite *suite_sweep(void);
+Suite *suite_quantile(void);
+Suite *suite_json(void);
+/* A deterministic generator for test data (xorshift64*). */
+double test_rand01(void);
+void test_seed(unsigned long long s);
+#endif

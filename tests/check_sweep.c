@@ -1,0 +1,97 @@
+/*
+** check_sweep.c -- the threshold sweep and its folds (ml_sweep.c), on small
+** cases worked by hand and on scikit-learn's documented example.
+*/
+#include <math.h>
+#include "check_suites.h"
+#include "ml_core.h"
+
+static void fill(MlSamples *s, unsigned width, const int *y, const double *v, const double *aux, int n){
+  int i;
+  ml_samples_init(s, width);
+  for(i=0; i<n; i++) ck_assert_int_eq(ml_samples_add(s, y[i], v[i], aux ? aux[i] : 0.0), ML_OK);
+  ck_assert_int_eq(ml_samples_sort(s), ML_OK);
+}
+
+/* sklearn's docstring example: average_precision_score -> 0.8333, roc_auc 0.75 */
+static const int yDoc[] = {0, 0, 1, 1};
+static const double sDoc[] = {0.1, 0.4, 0.35, 0.8};
+
+START_TEST(test_sweep_visits_thresholds_highest_first){
+  MlSamples s; MlSweep w;
+  static const double key[] = {0.8, 0.4, 0.35, 0.1};
+  static const int tp[] = {1, 1, 2, 2}, fp[] = {0, 1, 1, 2};
+  int i = 0;
+  fill(&s, 8, yDoc, sDoc, 0, 4);
+  ml_sweep_init(&w, &s, 0);
+  ck_assert_int_eq((int)w.P, 2); ck_assert_int_eq((int)w.N, 2);
+  while( ml_sweep_next(&w) ){
+    ck_assert_int_lt(i, 4);
+    ck_assert(ml_double_of(w.key)==key[i]);
+    ck_assert_int_eq((int)w.tp, tp[i]);
+    ck_assert_int_eq((int)w.fp, fp[i]);
+    i++;
+  }
+  ck_assert_int_eq(i, 4);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+START_TEST(test_folds_on_sklearn_example){
+  MlSamples s;
+  fill(&s, 8, yDoc, sDoc, 0, 4);
+  ck_assert_double_eq_tol(ml_fold_average_precision(&s, 0), 5.0/6.0, 1e-15);
+  ck_assert_double_eq_tol(ml_fold_auroc(&s), 0.75, 1e-15);
+  ck_assert_double_eq_tol(ml_fold_youden_j(&s), 0.5, 1e-15);
+  ck_assert_double_eq_tol(ml_fold_tpr_at_fpr(&s, 0.5, 0), 1.0, 1e-15);
+  ck_assert_double_eq_tol(ml_fold_tpr_at_fpr(&s, 0.49, 0), 0.5, 1e-15);
+  ck_assert_double_eq_tol(ml_fold_tpr_at_fpr(&s, 0.5, 1), 1.0, 1e-15);   /* spec >= 0.5 */
+  ck_assert_double_eq_tol(ml_fold_tpr_at_fpr(&s, 0.51, 1), 0.5, 1e-15);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+START_TEST(test_all_tied_is_one_threshold){
+  static const int y[] = {1, 0, 1, 0, 0};
+  static const double v[] = {0.5, 0.5, -0.0, 0.0, 0.5};
+  MlSamples s; MlSweep w;
+  int n = 0;
+  fill(&s, 8, y, v, 0, 5);
+  ml_sweep_init(&w, &s, 0);
+  while( ml_sweep_next(&w) ) n++;
+  ck_assert_int_eq(n, 2);                 /* 0.5 and 0 (signed zeros merged) */
+  /* AP: at 0.5: tp 1 fp 2 -> P=1/3, dR=1/2; at 0: tp 2 fp 3 -> P=2/5, dR=1/2 */
+  ck_assert_double_eq_tol(ml_fold_average_precision(&s, 0), 0.5/3.0 + 0.5*0.4, 1e-15);
+  /* AUROC: pairs (pos, neg): pos 0.5 beats 1 neg, ties 2; pos 0 ties 1 -> (1 + 1 + 0.5)/6 */
+  ck_assert_double_eq_tol(ml_fold_auroc(&s), (1.0 + 2*0.5 + 0.5)/6.0, 1e-15);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+START_TEST(test_filter_keeps_window_only){
+  static const int y[] = {1, 0, 1, 0, 1, 0};
+  static const double v[] = {0.9, 0.8, 0.7, 0.6, 0.5, 0.4};
+  static const double aux[] = {1, 50, 2, 3, 99, 4};
+  MlSamples s; MlSweep w; MlFilter f = {1.0, 4.0};
+  int n = 0;
+  fill(&s, 16, y, v, aux, 6);
+  ml_sweep_init(&w, &s, &f);
+  ck_assert_int_eq((int)w.P, 2); ck_assert_int_eq((int)w.N, 2);
+  while( ml_sweep_next(&w) ) n++;
+  ck_assert_int_eq(n, 4);                 /* 0.9 0.7 0.6 0.4 */
+  /* kept ranking: 1 1 0 0 -> AP 1 */
+  ck_assert_double_eq_tol(ml_fold_average_precision(&s, &f), 1.0, 1e-15);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+Suite *suite_sweep(void){
+  Suite *s = suite_create("sweep");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_sweep_visits_thresholds_highest_first);
+  tcase_add_test(tc, test_folds_on_sklearn_example);
+  tcase_add_test(tc, test_all_tied_is_one_threshold);
+  tcase_add_test(tc, test_filter_keeps_window_only);
+  suite_add_tcase(s, tc);
+  return s;
+}
