@@ -119,7 +119,7 @@ static int param_same(sqlite3_context *ctx, const char *fn, const char *name,
   if( d==slot->v ) return ML_ROW_OK;
   z = ml_describe(v);
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  ml_error(ctx, fn, "%s must be the same in every row of a group, got %!.15g and then %s",
+  ml_error(ctx, fn, "%s must be the same in every row of a group, got %.15g and then %s",
            name, slot->v, z);
   sqlite3_free(z);
   return ML_ROW_ERR;
@@ -139,8 +139,12 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
   }
   {
     char zWhat[96];
-    sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%!.15g, %!.15g%c",
-                     loOpen ? '(' : '[', lo, hi, hiOpen ? ')' : ']');
+    if( isinf(lo) && isinf(hi) ){
+      sqlite3_snprintf(sizeof(zWhat), zWhat, "a number");
+    }else{
+      sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%.15g, %.15g%c",
+                       loOpen ? '(' : '[', lo, hi, hiOpen ? ')' : ']');
+    }
     return bad_value(ctx, fn, name, zWhat, v);
   }
 }

@@ -86,12 +86,12 @@ int ml_sweep_next(MlSweep *w){
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
-  double ap = 0.0;
+  MlSum ap = {0.0, 0.0};
   ml_sweep_init(&w, s, f);
   while( ml_sweep_next(&w) ){
-    if( w.dtp ) ap += (double)w.dtp * ((double)w.tp / (double)(w.tp + w.fp));
+    if( w.dtp ) ml_sum_add(&ap, (double)w.dtp * ((double)w.tp / (double)(w.tp + w.fp)));
   }
-  return ap / (double)w.P;
+  return ml_sum_value(&ap) / (double)w.P;
 }
 
 double ml_fold_auroc(const MlSamples *s){

@@ -1,0 +1,134 @@
+"""mltest -- shared helpers for mleval's differential suites.
+
+Run with Debian's /usr/bin/python3 (its sqlite3 module can load extensions;
+the pyenv python first on PATH cannot).  The library path comes from
+$MLEVAL_LIB (set by make check), defaulting to ext/.libs/mleval.
+
+Every suite builds random datasets, asks SQLite (GROUP BY, and OVER with many
+frame shapes) and asks the oracle (scikit-learn, numpy, or a formula written
+from SPEC), and compares.  Window frames are compared frame by frame: the rows
+of each frame are taken from SQLite's own json_group_array(id) OVER the same
+frame, so the oracle sees exactly the rows the extension saw.
+"""
+import json
+import math
+import os
+import sqlite3
+import sys
+import warnings
+
+import numpy as np
+
+warnings.filterwarnings("ignore")
+
+LIB = os.environ.get("MLEVAL_LIB") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "ext", ".libs", "mleval")
+
+# Frame shapes every window test runs through.  {o} is the ORDER BY column.
+FRAMES = [
+    "ORDER BY {o} ROWS BETWEEN 7 PRECEDING AND CURRENT ROW",
+    "ORDER BY {o} ROWS BETWEEN 3 PRECEDING AND 5 FOLLOWING",
+    "ORDER BY {o} ROWS BETWEEN CURRENT ROW AND 9 FOLLOWING",
+    "ORDER BY {o} ROWS BETWEEN 2 FOLLOWING AND 12 FOLLOWING",
+    "ORDER BY {o} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+    "ORDER BY {o} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+    "ORDER BY {o} RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING",
+    "ORDER BY {o} GROUPS BETWEEN 2 PRECEDING AND 1 FOLLOWING",
+    "ORDER BY {o}",
+    "PARTITION BY g ORDER BY {o} ROWS BETWEEN 5 PRECEDING AND CURRENT ROW",
+    "PARTITION BY g ORDER BY {o} RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+    "PARTITION BY g",
+    "ORDER BY {o} ROWS BETWEEN 4 PRECEDING AND 4 FOLLOWING EXCLUDE CURRENT ROW",
+]
+
+
+def connect():
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(LIB)
+    return con
+
+
+class Checker:
+    """Counts comparisons; remembers the first failures; exits non-zero."""
+
+    def __init__(self, name):
+        self.name = name
+        self.n = 0
+        self.failures = []
+
+    def close(self, got, want, what, rel=1e-12, abs_=1e-14):
+        self.n += 1
+        if want is None or (isinstance(want, float) and math.isnan(want)):
+            ok = got is None
+        elif got is None:
+            ok = False
+        else:
+            ok = abs(got - want) <= rel * abs(want) + abs_
+        if not ok:
+            self.failures.append("%s: got %r, want %r" % (what, got, want))
+        return ok
+
+    def equal(self, got, want, what):
+        self.n += 1
+        if got != want:
+            self.failures.append("%s: got %r, want %r" % (what, got, want))
+
+    def true(self, cond, what):
+        self.n += 1
+        if not cond:
+            self.failures.append(what)
+
+    def error(self, con, sql, args, expect, what=None):
+        """The statement must fail with exactly the message expect."""
+        self.n += 1
+        try:
+            con.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            if str(e) != expect:
+                self.failures.append("%s: error %r, want %r" % (what or sql, str(e), expect))
+            return
+        self.failures.append("%s: no error, want %r" % (what or sql, expect))
+
+    def finish(self):
+        for f in self.failures[:25]:
+            print("FAIL", f)
+        print("%s: %d comparisons, %d failures" % (self.name, self.n, len(self.failures)))
+        sys.exit(1 if self.failures else 0)
+
+
+def load(con, cols, rows, table="t"):
+    """(Re)creates table with an integer primary key id and the given columns."""
+    con.execute("DROP TABLE IF EXISTS %s" % table)
+    con.execute("CREATE TABLE %s(id INTEGER PRIMARY KEY, %s)" % (table, ", ".join(cols)))
+    con.executemany("INSERT INTO %s(%s) VALUES (%s)" % (table, ", ".join(cols), ",".join("?" * len(cols))),
+                    rows)
+
+
+def frames(con, frame, order="id", table="t"):
+    """[(id, [ids in its frame])] for every row, in id order, as SQLite sees it."""
+    spec = frame.format(o=order)
+    q = "SELECT id, json_group_array(id) OVER (%s) FROM %s ORDER BY id" % (spec, table)
+    return [(i, json.loads(j)) for i, j in con.execute(q)]
+
+
+def window(con, expr, frame, order="id", table="t"):
+    """{id: value of expr OVER frame}."""
+    spec = frame.format(o=order)
+    q = "SELECT id, %s OVER (%s) FROM %s ORDER BY id" % (expr, spec, table)
+    return dict(con.execute(q).fetchall())
+
+
+def random_scores(rng, n, kind):
+    """Scores of several shapes: continuous, heavy ties, integers, signed zeros."""
+    if kind == "uniform":
+        return rng.random(n)
+    if kind == "ties":
+        return np.round(rng.random(n), 1)
+    if kind == "integer":
+        return rng.integers(-3, 4, n).astype(float)
+    if kind == "zeros":
+        return rng.choice([-0.0, 0.0, 1.0, -1.0], n)
+    if kind == "normal":
+        return rng.normal(0, 1e3, n)
+    raise ValueError(kind)
