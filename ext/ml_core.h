@@ -101,7 +101,9 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 int ml_samples_sort(MlSamples *s);
 
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
-** caller-provided scratch area of the same size.  Exposed for unit tests. */
+** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
+** Exposed for unit tests. */
+#define ML_RADIX_EXTRA (6*2048*8)
 void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 
 /* ------------------------------------------------------------------ sweep */
@@ -121,9 +123,32 @@ typedef struct MlSweep {
 
 /* Starts a sweep over sorted samples (f may be NULL).  Counts P and N. */
 void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
+/* The filtered (or 16-byte) case of ml_sweep_next, out of line. */
+int ml_sweep_next_general(MlSweep *w);
+
 /* Advances to the next lower distinct threshold that holds a row.  Returns 0
-** when every row has been passed. */
-int ml_sweep_next(MlSweep *w);
+** when every row has been passed.  Inline: the folds run it once per
+** distinct score, and a window frame runs the folds once per row, so the
+** plain case (8-byte records, no filter) is a tight merge of two arrays. */
+static inline int ml_sweep_next(MlSweep *w){
+  const ml_key *a0, *a1;
+  ml_i64 i0 = w->i[0], i1 = w->i[1], d0 = 0, d1 = 0;
+  ml_key k;
+  if( w->f || w->s->width!=8 ) return ml_sweep_next_general(w);
+  if( i0==0 && i1==0 ) return 0;
+  a0 = (const ml_key*)w->s->a[0];
+  a1 = (const ml_key*)w->s->a[1];
+  if( i0==0 ) k = a1[i1-1];
+  else if( i1==0 ) k = a0[i0-1];
+  else k = a0[i0-1] > a1[i1-1] ? a0[i0-1] : a1[i1-1];
+  while( i0>0 && a0[i0-1]==k ){ i0--; d0++; }
+  while( i1>0 && a1[i1-1]==k ){ i1--; d1++; }
+  w->i[0] = i0; w->i[1] = i1;
+  w->key = k;
+  w->dtp = d1; w->dfp = d0;
+  w->tp += d1; w->fp += d0;
+  return 1;
+}
 
 /* Folds over the sweep.  Each returns the metric; the caller has checked
 ** that both classes are present (P > 0 and N > 0). */

@@ -18,9 +18,10 @@
 **      never a re-sort.
 **   4. Out of memory leaves the buffer as it was and returns ML_NOMEM.
 **
-** Cost: sort is an LSD radix sort over the 8 key bytes, skipping every byte
-** position where all keys agree (scores in [0, 1] share their top bits), with
-** one scratch array of max(n0, n1) records; O(n) time.
+** Cost: sort is an LSD radix sort over six 11-bit digits of the key,
+** skipping every digit where all keys agree (scores in [0, 1] share their
+** top bits), with one scratch array of max(n0, n1) records plus 96 KiB of
+** histograms; O(n) time.
 */
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
@@ -122,50 +123,60 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
   }
 }
 
+/* 11-bit digits: six passes over a 64-bit key (the last one 9 bits), with
+** 2048-entry histograms that stay in L1/L2. */
+#define RADIX_BITS   11
+#define RADIX_SIZE   (1<<RADIX_BITS)
+#define RADIX_PASSES 6
+#if RADIX_PASSES*RADIX_SIZE*8 != ML_RADIX_EXTRA
+# error ML_RADIX_EXTRA does not match the radix geometry
+#endif
+
 void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
-  static const int nByte = 8;
-  ml_i64 (*cnt)[256];
-  ml_i64 cntStore[8][256];
+  ml_i64 (*cnt)[RADIX_SIZE];
   ml_i64 i;
   int b;
   unsigned char *src = base, *dst = scratch;
   if( n<2 ) return;
   if( n<=48 ){ insertion_sort(base, n, width); return; }
-  cnt = cntStore;
-  memset(cntStore, 0, sizeof(cntStore));
-  /* One pass builds all eight byte histograms. */
+  /* the histograms live after the n records of scratch (ML_RADIX_EXTRA) */
+  cnt = (ml_i64(*)[RADIX_SIZE])(dst + (size_t)n*width);
+  memset(cnt, 0, ML_RADIX_EXTRA);
+  /* One pass builds every digit's histogram. */
+#define DIGIT(v, b) (((v) >> (RADIX_BITS*(b))) & (RADIX_SIZE-1))
   if( width==8 ){
     const ml_key *k = base;
     for(i=0; i<n; i++){
       ml_key v = k[i];
-      for(b=0; b<nByte; b++) cnt[b][(v>>(8*b)) & 0xff]++;
+      for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
     }
   }else{
     const MlRec16 *r = base;
     for(i=0; i<n; i++){
       ml_key v = r[i].key;
-      for(b=0; b<nByte; b++) cnt[b][(v>>(8*b)) & 0xff]++;
+      for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
     }
   }
-  for(b=0; b<nByte; b++){
+  for(b=0; b<RADIX_PASSES; b++){
     ml_i64 sum = 0, *c = cnt[b];
     int d, trivial = 0;
-    for(d=0; d<256; d++){
+    for(d=0; d<RADIX_SIZE; d++){
       if( c[d]==n ){ trivial = 1; break; }
       if( c[d] ){ ml_i64 t = c[d]; c[d] = sum; sum += t; }
     }
-    if( trivial ) continue;      /* every key has the same byte here */
+    if( trivial ) continue;      /* every key has the same digit here */
     if( width==8 ){
       const ml_key *s8 = (const ml_key*)src;
       ml_key *d8 = (ml_key*)dst;
-      for(i=0; i<n; i++){ ml_key v = s8[i]; d8[c[(v>>(8*b)) & 0xff]++] = v; }
+      for(i=0; i<n; i++){ ml_key v = s8[i]; d8[c[DIGIT(v, b)]++] = v; }
     }else{
       const MlRec16 *s16 = (const MlRec16*)src;
       MlRec16 *d16 = (MlRec16*)dst;
-      for(i=0; i<n; i++){ d16[c[(s16[i].key>>(8*b)) & 0xff]++] = s16[i]; }
+      for(i=0; i<n; i++){ d16[c[DIGIT(s16[i].key, b)]++] = s16[i]; }
     }
     { unsigned char *t = src; src = dst; dst = t; }
   }
+#undef DIGIT
   if( src!=(unsigned char*)base ) memcpy(base, src, (size_t)n*width);
 }
 
@@ -175,7 +186,7 @@ int ml_samples_sort(MlSamples *s){
   if( s->sorted ) return ML_OK;
   nMax = s->n[0] > s->n[1] ? s->n[0] : s->n[1];
   if( nMax>48 ){
-    scratch = ml_malloc((uint64_t)nMax * s->width);
+    scratch = ml_malloc((uint64_t)nMax * s->width + ML_RADIX_EXTRA);
     if( scratch==0 ) return ML_NOMEM;
   }
   ml_radix_sort(s->a[0], s->n[0], s->width, scratch);

@@ -53,7 +53,7 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
   ml_count_classes(s, f, &w->P, &w->N);
 }
 
-int ml_sweep_next(MlSweep *w){
+int ml_sweep_next_general(MlSweep *w){
   const MlSamples *s = w->s;
   for(;;){
     ml_key k;

@@ -16,7 +16,7 @@ static int cmp_double(const void *a, const void *b){
 
 /* Sorts v[0..n) as keys with ml_radix_sort and checks the result equals qsort. */
 static void check_sorted_like_qsort(const double *v, long n){
-  ml_key *k = malloc(sizeof(ml_key)*(n+1)), *tmp = malloc(sizeof(ml_key)*(n+1));
+  ml_key *k = malloc(sizeof(ml_key)*(n+1)), *tmp = malloc(sizeof(ml_key)*(n+1) + ML_RADIX_EXTRA);
   double *ref = malloc(sizeof(double)*(n+1));
   long i;
   for(i=0; i<n; i++){ k[i] = ml_key_of(v[i]); ref[i] = v[i]; }
@@ -85,7 +85,7 @@ END_TEST
 
 START_TEST(test_sort_width16_carries_aux){
   long n = 20000, i;
-  MlRec16 *r = malloc(sizeof(MlRec16)*n), *tmp = malloc(sizeof(MlRec16)*n);
+  MlRec16 *r = malloc(sizeof(MlRec16)*n), *tmp = malloc(sizeof(MlRec16)*n + ML_RADIX_EXTRA);
   test_seed(3);
   for(i=0; i<n; i++){
     double s = floor(test_rand01()*100);

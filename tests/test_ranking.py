@@ -180,7 +180,34 @@ def main():
         ck.close(got[i][0], oracle("pr_auc", y[lo:i + 1], s[lo:i + 1]), "sliding pr_auc row %d" % i)
         ck.close(got[i][1], oracle("auroc", y[lo:i + 1], s[lo:i + 1]), "sliding auroc row %d" % i)
 
+    extra = drop_intermediate_difference()
+    ck.n += extra.n
+    ck.failures += extra.failures
     ck.finish()
+
+
+
+def drop_intermediate_difference():
+    """SPEC: operating points over every threshold.  On this dataset the ROC
+    has three collinear points (0, .5), (.05, .6), (.1, .7); roc_curve's
+    default drop_intermediate=True drops the middle one, so code built on it
+    (CeliacRisks' alpha_sensitivity_at_specificity) reports sensitivity 0.5
+    at 95 % specificity where 0.6 is reachable.  We report 0.6."""
+    ck = mltest.Checker("ranking: drop_intermediate")
+    con = mltest.connect()
+    y = [1] * 5 + [1] + [0] * 5 + [1] + [0] * 5 + [1] * 3 + [0] * 90
+    s = [10.0] * 5 + [9.0] * 6 + [8.0] * 6 + [0.0] * 93
+    mltest.load(con, ["y", "s"], list(zip(y, s)))
+    fpr, tpr, _ = roc_curve(y, s)                       # default: drops points
+    dropped = float(np.max(tpr[1 - fpr >= 0.95]))
+    fpr, tpr, _ = roc_curve(y, s, drop_intermediate=False)
+    full = float(np.max(tpr[1 - fpr >= 0.95]))
+    ck.close(dropped, 0.5, "sklearn default roc_curve under-reports")
+    ck.close(full, 0.6, "every threshold")
+    got = con.execute("SELECT sens_at_spec(y, s, 0.95), tpr_at_fpr(y, s, 0.05) FROM t").fetchone()
+    ck.close(got[0], 0.6, "sens_at_spec takes every threshold")
+    ck.close(got[1], 0.6, "tpr_at_fpr takes every threshold")
+    return ck
 
 
 if __name__ == "__main__":

@@ -1,0 +1,67 @@
+"""mlbench -- shared pieces of mleval's benchmarks (bench/*.py).
+
+The 10-million-row table is generated once by SQLite itself and cached
+outside the tree ($MLEVAL_BENCH_DIR, default ~/.cache/mleval-bench).
+"""
+import os
+import resource
+import sqlite3
+import statistics
+import subprocess
+import time
+
+CACHE = os.environ.get("MLEVAL_BENCH_DIR", os.path.expanduser("~/.cache/mleval-bench"))
+
+
+def connect(lib, path):
+    con = sqlite3.connect(path)
+    con.enable_load_extension(True)
+    con.load_extension(lib)
+    return con
+
+
+def bench_db(n=10_000_000):
+    """Path of a cached table preds(id, y, s, p, len, fold) with n rows."""
+    os.makedirs(CACHE, exist_ok=True)
+    path = os.path.join(CACHE, "preds_%d.db" % n)
+    if os.path.exists(path):
+        return path
+    tmp = path + ".tmp"
+    if os.path.exists(tmp):
+        os.remove(tmp)
+    con = sqlite3.connect(tmp)
+    # MATERIALIZED: each random() is drawn once per row, not once per use.
+    con.executescript("""
+      CREATE TABLE preds(id INTEGER PRIMARY KEY, y INT, s REAL, p REAL, len INT, fold INT);
+      WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < %d),
+      base AS MATERIALIZED (
+        SELECT i, (abs(random()) %% 100) < 12 AS y, (abs(random()) %% 1000003) / 1000003.0 AS u,
+               abs(random()) %% 80 AS l FROM c)
+      INSERT INTO preds(id, y, s, p, len, fold)
+        SELECT i, y, round(0.75*u + 0.25*y, 6), round(0.75*u + 0.25*y, 6), 20 + l + 60*y, i %% 5 FROM base;
+    """ % (n,))
+    con.commit()
+    con.close()
+    os.rename(tmp, path)
+    return path
+
+
+def timeit(fn, repeat=5):
+    """Median and min seconds of fn() over repeat runs (after one warm-up)."""
+    fn()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts), min(ts)
+
+
+def peak_rss_kb(cmd, stdin_text):
+    """Peak RSS (KiB) of a child process running cmd with stdin_text."""
+    code = ("import resource, subprocess, sys; "
+            "subprocess.run(sys.argv[1:], input=sys.stdin.read(), text=True, check=True, stdout=subprocess.DEVNULL); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run(["/usr/bin/python3", "-c", code] + cmd, input=stdin_text, text=True,
+                         capture_output=True, check=True)
+    return int(out.stdout.strip())
