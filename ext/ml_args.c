@@ -111,6 +111,27 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
   return bad_value(ctx, fn, name, "a probability in [0, 1]", v);
 }
 
+int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                      int isProb, int *y, double *x){
+  int t0 = sqlite3_value_type(argv[0]), t1 = sqlite3_value_type(argv[1]);
+  int rc;
+  if( t0==SQLITE_NULL || t1==SQLITE_NULL ) return ML_ROW_SKIP;
+  if( t0==SQLITE_INTEGER && (t1==SQLITE_FLOAT || t1==SQLITE_INTEGER) ){
+    sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+    double d = sqlite3_value_double(argv[1]);
+    if( (v & ~(sqlite3_int64)1)==0 && (!isProb || (d>=0.0 && d<=1.0)) ){
+      *y = (int)v;
+      *x = d;
+      return ML_ROW_OK;
+    }
+  }
+  rc = ml_arg_label(ctx, fn, argv[0], 1, y);
+  if( rc==ML_ROW_OK ){
+    rc = isProb ? ml_arg_prob(ctx, fn, "p", argv[1], x) : ml_arg_score(ctx, fn, "s", argv[1], x);
+  }
+  return rc;
+}
+
 /* Checks that this row's parameter equals the one the group started with. */
 static int param_same(sqlite3_context *ctx, const char *fn, const char *name,
                       sqlite3_value *v, double d, MlParam *slot){

@@ -32,6 +32,12 @@ int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int max
 int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s);
 /* Probability: INTEGER or REAL in [0, 1]. */
 int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *p);
+/* The (y, s) or (y, p) pair that leads every binary function's arguments:
+** argv[0] a 0/1 label, argv[1] a score (isProb 0) or a probability (isProb
+** 1).  A NULL in either skips the row.  The common case costs two type
+** look-ups and two reads. */
+int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                      int isProb, int *y, double *x);
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
@@ -59,6 +65,7 @@ ML_AGG_DECL(ml_ord)         /* ordinal.c */
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_PR_CURVE, RK_ROC_CURVE };
+enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
 
 /* The descriptor each registration passes as user data. */
 typedef struct MlFuncDesc {

@@ -7,6 +7,7 @@
 ** and mleval_build_info().  The metrics live in one file per family:
 **   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec
 **                  confusion pr_curve roc_curve
+**   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
 ** and the shared core in ml_*.c (see ml_core.h).
 **
 ** Rules:
@@ -37,6 +38,12 @@ static const MlFuncDesc dSensAtSpec = {"sens_at_spec", RK_SENS_AT_SPEC};
 static const MlFuncDesc dPrCurve    = {"pr_curve", RK_PR_CURVE};
 static const MlFuncDesc dRocCurve   = {"roc_curve", RK_ROC_CURVE};
 static const MlFuncDesc dConfusion  = {"confusion", 0};
+static const MlFuncDesc dBrier       = {"brier", CAL_BRIER};
+static const MlFuncDesc dLogLoss     = {"log_loss", CAL_LOGLOSS};
+static const MlFuncDesc dEce         = {"ece", CAL_ECE};
+static const MlFuncDesc dReliability = {"reliability", CAL_RELIABILITY};
+static const MlFuncDesc dEceDebiased = {"ece_l2_debiased", CAL_L2_DEBIASED};
+static const MlFuncDesc dEceKumar    = {"ece_l2_kumar", CAL_L2_KUMAR};
 
 typedef struct MlAggDef {
   const MlFuncDesc *desc;
@@ -48,6 +55,8 @@ typedef struct MlAggDef {
 } MlAggDef;
 
 #define RANK(d, n)  { &d, n, ml_rank_step, ml_rank_final, ml_rank_value, ml_rank_inverse }
+#define CALIB(d, n) { &d, n, ml_calib_step, ml_calib_final, ml_calib_value, ml_calib_inverse }
+#define CALSORT(d, n) { &d, n, ml_calsort_step, ml_calsort_final, ml_calsort_value, ml_calsort_inverse }
 #define CONF(d, n)  { &d, n, ml_confusion_step, ml_confusion_final, ml_confusion_value, ml_confusion_inverse }
 
 static const MlAggDef aAgg[] = {
@@ -60,6 +69,12 @@ static const MlAggDef aAgg[] = {
   RANK(dPrCurve, 2),
   RANK(dRocCurve, 2),
   CONF(dConfusion, 3),
+  CALIB(dBrier, 2),
+  CALIB(dLogLoss, 2), CALIB(dLogLoss, 3),
+  CALIB(dEce, 2), CALIB(dEce, 3),
+  CALIB(dReliability, 2), CALIB(dReliability, 3),
+  CALSORT(dEceDebiased, 2), CALSORT(dEceDebiased, 3),
+  CALSORT(dEceKumar, 2), CALSORT(dEceKumar, 3),
 };
 
 /*

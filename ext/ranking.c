@@ -40,25 +40,9 @@ typedef struct RankAgg {
   int init;
 } RankAgg;
 
-/* Reads (y, s) of a row.  ML_ROW_OK, ML_ROW_SKIP or ML_ROW_ERR.  The common
-** case (INTEGER label 0/1, REAL or INTEGER score) costs two type look-ups and
-** two reads; everything else goes through the shared checks in ml_args.c. */
 static int rank_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
                     int *y, double *s){
-  int t0 = sqlite3_value_type(argv[0]), t1 = sqlite3_value_type(argv[1]);
-  int rc;
-  if( t0==SQLITE_NULL || t1==SQLITE_NULL ) return ML_ROW_SKIP;
-  if( t0==SQLITE_INTEGER && (t1==SQLITE_FLOAT || t1==SQLITE_INTEGER) ){
-    sqlite3_int64 v = sqlite3_value_int64(argv[0]);
-    if( (v & ~(sqlite3_int64)1)==0 ){
-      *y = (int)v;
-      *s = sqlite3_value_double(argv[1]);
-      return ML_ROW_OK;
-    }
-  }
-  rc = ml_arg_label(ctx, fn, argv[0], 1, y);
-  if( rc==ML_ROW_OK ) rc = ml_arg_score(ctx, fn, "s", argv[1], s);
-  return rc;
+  return ml_arg_binary_row(ctx, fn, argv, 0, y, s);
 }
 
 static const char *target_name(int kind){
