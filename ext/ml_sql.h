@@ -65,6 +65,7 @@ ML_AGG_DECL(ml_ord)         /* ordinal.c */
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_PR_CURVE, RK_ROC_CURVE };
+enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
 
 /* The descriptor each registration passes as user data. */

@@ -8,6 +8,7 @@
 **   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec
 **                  confusion pr_curve roc_curve
 **   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
+**   stratified.c   strat_pr_auc strat_gap strat_report
 ** and the shared core in ml_*.c (see ml_core.h).
 **
 ** Rules:
@@ -44,6 +45,9 @@ static const MlFuncDesc dEce         = {"ece", CAL_ECE};
 static const MlFuncDesc dReliability = {"reliability", CAL_RELIABILITY};
 static const MlFuncDesc dEceDebiased = {"ece_l2_debiased", CAL_L2_DEBIASED};
 static const MlFuncDesc dEceKumar    = {"ece_l2_kumar", CAL_L2_KUMAR};
+static const MlFuncDesc dStratPrAuc  = {"strat_pr_auc", ST_PR_AUC};
+static const MlFuncDesc dStratGap    = {"strat_gap", ST_GAP};
+static const MlFuncDesc dStratReport = {"strat_report", ST_REPORT};
 
 typedef struct MlAggDef {
   const MlFuncDesc *desc;
@@ -57,6 +61,7 @@ typedef struct MlAggDef {
 #define RANK(d, n)  { &d, n, ml_rank_step, ml_rank_final, ml_rank_value, ml_rank_inverse }
 #define CALIB(d, n) { &d, n, ml_calib_step, ml_calib_final, ml_calib_value, ml_calib_inverse }
 #define CALSORT(d, n) { &d, n, ml_calsort_step, ml_calsort_final, ml_calsort_value, ml_calsort_inverse }
+#define STRAT(d, n) { &d, n, ml_strat_step, ml_strat_final, ml_strat_value, ml_strat_inverse }
 #define CONF(d, n)  { &d, n, ml_confusion_step, ml_confusion_final, ml_confusion_value, ml_confusion_inverse }
 
 static const MlAggDef aAgg[] = {
@@ -75,6 +80,9 @@ static const MlAggDef aAgg[] = {
   CALIB(dReliability, 2), CALIB(dReliability, 3),
   CALSORT(dEceDebiased, 2), CALSORT(dEceDebiased, 3),
   CALSORT(dEceKumar, 2), CALSORT(dEceKumar, 3),
+  STRAT(dStratPrAuc, 3), STRAT(dStratPrAuc, 5),
+  STRAT(dStratGap, 3), STRAT(dStratGap, 5),
+  STRAT(dStratReport, 3), STRAT(dStratReport, 5), STRAT(dStratReport, 6),
 };
 
 /*

@@ -1,0 +1,198 @@
+/*
+** stratified.c -- stratified PR-AUC and the gap flag.
+**
+** SQL functions (all aggregate and window functions):
+**   strat_pr_auc(y, s, strat [, ql=0.25, qh=0.75])
+**       pr_auc over the rows whose strat lies in [Q(ql), Q(qh)] (inclusive),
+**       Q numpy's default quantile; NULL when either class has fewer than
+**       10 rows in that window
+**   strat_gap(y, s, strat [, ql, qh])
+**       pr_auc over all rows minus strat_pr_auc
+**   strat_report(y, s, strat [, ql, qh [, gap_threshold=0.05]])
+**       JSON {"full","trimmed","gap","gap_flag","stratifier_low",
+**       "stratifier_high","q_low","q_high","n","n_trimmed","pos_trimmed",
+**       "neg_trimmed","reason"}; gap_flag is gap > gap_threshold (strict);
+**       reason says why trimmed is null, else null
+**
+** Rules:
+**   1. A NULL y, s or strat skips the row; y is 0/1, s and strat numbers.
+**   2. 0 <= ql < qh <= 1 and gap_threshold any number, the same in every
+**      row of a group; else an error.
+**   3. The quantiles are numpy.quantile(strat, q) (method 'linear'), over
+**      the rows of the group, found by selection: O(n), no second sort.
+**   4. The window pr_auc folds over the same sorted sample and sweep as
+**      pr_auc, with a filter on the stratifier: no second sort either.
+**   5. Fewer than 10 rows of a class in the window gives a NULL trimmed
+**      value and a reason, never an error (eval_toolkit raises there; one
+**      thin fold must not kill a GROUP BY audit).
+**
+** Cost: 16 bytes per row of state (score key + stratifier); at each result
+** an 8-byte-per-row copy of the stratifiers for the selection, one radix
+** sort (kept sorted in window frames), three O(n) passes.
+*/
+#include <math.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+
+#define STRAT_MIN_CLASS 10
+
+typedef struct StratAgg {
+  MlSamples smp;       /* key s, aux strat */
+  MlParam ql, qh, thr;
+  int init;
+} StratAgg;
+
+/* Checks ql, qh (argv[3], argv[4]) and gap_threshold (argv[5]). */
+static int strat_params(sqlite3_context *ctx, const char *fn, int argc, sqlite3_value **argv,
+                        StratAgg *p){
+  double v;
+  if( argc>=5 ){
+    if( ml_param_real(ctx, fn, "ql", argv[3], 0.0, 0, 1.0, 1, &p->ql, &v) ) return ML_ROW_ERR;
+    if( ml_param_real(ctx, fn, "qh", argv[4], 0.0, 1, 1.0, 0, &p->qh, &v) ) return ML_ROW_ERR;
+    if( p->ql.v >= p->qh.v ){
+      ml_error(ctx, fn, "ql must be less than qh, got ql = %.15g and qh = %.15g", p->ql.v, p->qh.v);
+      return ML_ROW_ERR;
+    }
+  }else if( !p->ql.set ){
+    p->ql.v = 0.25; p->ql.set = 1;
+    p->qh.v = 0.75; p->qh.set = 1;
+  }
+  if( argc>=6 ){
+    if( ml_param_real(ctx, fn, "gap_threshold", argv[5], -INFINITY, 0, INFINITY, 0, &p->thr, &v) ){
+      return ML_ROW_ERR;
+    }
+  }else if( !p->thr.set ){
+    p->thr.v = 0.05; p->thr.set = 1;
+  }
+  return ML_ROW_OK;
+}
+
+static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                     int *y, double *s, double *z){
+  int rc;
+  if( sqlite3_value_type(argv[2])==SQLITE_NULL ) return ML_ROW_SKIP;
+  rc = ml_arg_binary_row(ctx, fn, argv, 0, y, s);
+  if( rc==ML_ROW_OK ) rc = ml_arg_strat(ctx, fn, argv[2], z);
+  return rc;
+}
+
+/*
+** SQL function: strat_pr_auc(y, s, strat [, ql, qh]), strat_gap(...),
+**   strat_report(y, s, strat [, ql, qh [, gap_threshold]])      -- xStep
+*/
+void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y;
+  double s, z;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
+  if( strat_params(ctx, d->name, argc, argv, p) ) return;
+  if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
+  if( ml_samples_add(&p->smp, y, s, z) ){
+    ml_samples_clear(&p->smp);
+    sqlite3_result_error_nomem(ctx);
+  }
+}
+
+void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y;
+  double s, z;
+  (void)argc;
+  if( p==0 || !p->init ) return;
+  if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
+  ml_samples_remove(&p->smp, y, s, z);
+}
+
+/* Everything the three functions report. */
+typedef struct StratResult {
+  double full, trimmed, gap;     /* NaN when undefined */
+  double lo, hi;                 /* the window [Q(ql), Q(qh)] */
+  ml_i64 n, pos, neg;            /* rows in the group; classes in the window */
+  char zReason[160];             /* why trimmed is undefined, or "" */
+} StratResult;
+
+/* ML_OK or ML_NOMEM. */
+static int strat_compute(StratAgg *p, StratResult *r){
+  MlSamples *smp = &p->smp;
+  MlFilter f;
+  ml_i64 n = ml_samples_count(smp), i, k = 0;
+  int y;
+  double *z;
+  memset(r, 0, sizeof(*r));
+  r->full = r->trimmed = r->gap = NAN;
+  r->n = n;
+  /* the quantiles, by selection on a copy of the stratifiers */
+  z = ml_malloc(sizeof(double) * (uint64_t)n);
+  if( z==0 ) return ML_NOMEM;
+  for(y=0; y<2; y++) for(i=0; i<smp->n[y]; i++) z[k++] = ml_samples_aux(smp, y, i);
+  ml_quantile_pair(z, n, p->ql.v, p->qh.v, &r->lo, &r->hi);
+  ml_free(z);
+  if( ml_samples_sort(smp) ) return ML_NOMEM;
+  if( smp->n[0]>0 && smp->n[1]>0 ) r->full = ml_fold_average_precision(smp, 0);
+  f.lo = r->lo; f.hi = r->hi;
+  ml_count_classes(smp, &f, &r->pos, &r->neg);
+  if( r->pos<STRAT_MIN_CLASS || r->neg<STRAT_MIN_CLASS ){
+    const char *zWhat = r->pos<STRAT_MIN_CLASS && r->neg<STRAT_MIN_CLASS ? "positives and fewer than 10 negatives"
+                      : r->pos<STRAT_MIN_CLASS ? "positives" : "negatives";
+    sqlite3_snprintf(sizeof(r->zReason), r->zReason, "fewer than 10 %s in the window [%.15g, %.15g]",
+                     zWhat, r->lo, r->hi);
+  }else{
+    r->trimmed = ml_fold_average_precision(smp, &f);
+  }
+  r->gap = r->full - r->trimmed;
+  return ML_OK;
+}
+
+static void strat_result(sqlite3_context *ctx, StratAgg *p){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StratResult r;
+  if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
+    ml_result_null(ctx, d->name, "no rows");
+    return;
+  }
+  if( strat_compute(p, &r) ){ sqlite3_result_error_nomem(ctx); return; }
+  if( d->kind==ST_REPORT ){
+    MlJson j;
+    ml_json_init(&j);
+    ml_json_begin_object(&j);
+    ml_json_key(&j, "full");            ml_json_double(&j, r.full);
+    ml_json_key(&j, "trimmed");         ml_json_double(&j, r.trimmed);
+    ml_json_key(&j, "gap");             ml_json_double(&j, r.gap);
+    ml_json_key(&j, "gap_flag");
+    if( isnan(r.gap) ) ml_json_null(&j); else ml_json_bool(&j, r.gap > p->thr.v);
+    ml_json_key(&j, "stratifier_low");  ml_json_double(&j, r.lo);
+    ml_json_key(&j, "stratifier_high"); ml_json_double(&j, r.hi);
+    ml_json_key(&j, "q_low");           ml_json_double(&j, p->ql.v);
+    ml_json_key(&j, "q_high");          ml_json_double(&j, p->qh.v);
+    ml_json_key(&j, "n");               ml_json_int(&j, r.n);
+    ml_json_key(&j, "n_trimmed");       ml_json_int(&j, r.pos + r.neg);
+    ml_json_key(&j, "pos_trimmed");     ml_json_int(&j, r.pos);
+    ml_json_key(&j, "neg_trimmed");     ml_json_int(&j, r.neg);
+    ml_json_key(&j, "reason");
+    ml_json_string(&j, r.zReason[0] ? r.zReason : 0);
+    ml_json_end_object(&j);
+    ml_result_json(ctx, &j);
+    return;
+  }
+  if( isnan(r.trimmed) ){
+    ml_result_null(ctx, d->name, "%s", r.zReason);
+  }else if( d->kind==ST_GAP && isnan(r.full) ){
+    ml_result_null(ctx, d->name, "only one class in the group");
+  }else{
+    sqlite3_result_double(ctx, d->kind==ST_GAP ? r.gap : r.trimmed);
+  }
+}
+
+void ml_strat_value(sqlite3_context *ctx){
+  strat_result(ctx, sqlite3_aggregate_context(ctx, 0));
+}
+
+void ml_strat_final(sqlite3_context *ctx){
+  StratAgg *p = sqlite3_aggregate_context(ctx, 0);
+  strat_result(ctx, p);
+  if( p && p->init ) ml_samples_clear(&p->smp);
+}
