@@ -74,16 +74,18 @@ static int bad_value(sqlite3_context *ctx, const char *fn, const char *name,
 
 int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y){
   int t = sqlite3_value_type(v);
+  sqlite3_int64 hi = maxLabel<0 ? 2147483647 : maxLabel;
   if( t==SQLITE_INTEGER ){
     sqlite3_int64 i = sqlite3_value_int64(v);
-    if( i>=0 && i<=maxLabel ){ *y = (int)i; return ML_ROW_OK; }
+    if( i>=0 && i<=hi ){ *y = (int)i; return ML_ROW_OK; }
   }else if( t==SQLITE_FLOAT ){
     double d = sqlite3_value_double(v);
-    if( d>=0.0 && d<=(double)maxLabel && d==floor(d) ){ *y = (int)d; return ML_ROW_OK; }
+    if( d>=0.0 && d<=(double)hi && d==floor(d) ){ *y = (int)d; return ML_ROW_OK; }
   }else if( t==SQLITE_NULL ){
     return ML_ROW_SKIP;
   }
   if( maxLabel==1 ) return bad_value(ctx, fn, "y", "0 or 1", v);
+  if( maxLabel<0 ) return bad_value(ctx, fn, "y", "a non-negative integer", v);
   {
     char zWhat[48];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in 0..%d", maxLabel);

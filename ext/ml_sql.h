@@ -26,7 +26,8 @@ void ml_result_json(sqlite3_context *ctx, MlJson *j);
 /* A short description of a value for error messages: 2, 0.5, text 'abc', a blob, NULL. */
 char *ml_describe(sqlite3_value *v);
 
-/* Label in 0..maxLabel (1 for binary functions): INTEGER or an integral REAL. */
+/* Label in 0..maxLabel (1 for binary functions; -1: any non-negative
+** integer): INTEGER or an integral REAL. */
 int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y);
 /* Score: INTEGER or REAL, any value (+-Inf included). */
 int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s);
@@ -66,6 +67,7 @@ ML_AGG_DECL(ml_ord)         /* ordinal.c */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_PR_CURVE, RK_ROC_CURVE };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
+enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
 
 /* The descriptor each registration passes as user data. */

@@ -9,6 +9,7 @@
 **                  confusion pr_curve roc_curve
 **   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
+**   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
 ** and the shared core in ml_*.c (see ml_core.h).
 **
 ** Rules:
@@ -48,6 +49,10 @@ static const MlFuncDesc dEceKumar    = {"ece_l2_kumar", CAL_L2_KUMAR};
 static const MlFuncDesc dStratPrAuc  = {"strat_pr_auc", ST_PR_AUC};
 static const MlFuncDesc dStratGap    = {"strat_gap", ST_GAP};
 static const MlFuncDesc dStratReport = {"strat_report", ST_REPORT};
+static const MlFuncDesc dAuprcGe     = {"auprc_ge", ORD_GE};
+static const MlFuncDesc dOrdAuprc    = {"ordinal_auprc", ORD_AUPRC};
+static const MlFuncDesc dOrdNap      = {"ordinal_nap", ORD_NAP};
+static const MlFuncDesc dOrdReport   = {"ordinal_report", ORD_REPORT};
 
 typedef struct MlAggDef {
   const MlFuncDesc *desc;
@@ -62,6 +67,7 @@ typedef struct MlAggDef {
 #define CALIB(d, n) { &d, n, ml_calib_step, ml_calib_final, ml_calib_value, ml_calib_inverse }
 #define CALSORT(d, n) { &d, n, ml_calsort_step, ml_calsort_final, ml_calsort_value, ml_calsort_inverse }
 #define STRAT(d, n) { &d, n, ml_strat_step, ml_strat_final, ml_strat_value, ml_strat_inverse }
+#define ORD(d, n)   { &d, n, ml_ord_step, ml_ord_final, ml_ord_value, ml_ord_inverse }
 #define CONF(d, n)  { &d, n, ml_confusion_step, ml_confusion_final, ml_confusion_value, ml_confusion_inverse }
 
 static const MlAggDef aAgg[] = {
@@ -83,6 +89,8 @@ static const MlAggDef aAgg[] = {
   STRAT(dStratPrAuc, 3), STRAT(dStratPrAuc, 5),
   STRAT(dStratGap, 3), STRAT(dStratGap, 5),
   STRAT(dStratReport, 3), STRAT(dStratReport, 5), STRAT(dStratReport, 6),
+  ORD(dAuprcGe, 3),
+  ORD(dOrdAuprc, -1), ORD(dOrdNap, -1), ORD(dOrdReport, -1),   /* y, s_1..s_m: m checked in xStep */
 };
 
 /*
