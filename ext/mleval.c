@@ -10,6 +10,8 @@
 **   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
+**   svd_bench.c    the svd_bench table-valued function (svd_cpu.c; svd_cuda.c
+**                  in the separate module mleval_cuda.so)
 ** and the shared core in ml_*.c (see ml_core.h).
 **
 ** Rules:
@@ -139,6 +141,10 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   rc = sqlite3_create_function(db, "mleval_version", 0, flags, 0, versionFunc, 0, 0);
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_function(db, "mleval_build_info", 0, flags, 0, buildInfoFunc, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = ml_register_svd_bench(db);
+    if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("mleval: cannot register svd_bench");
   }
   for(i=0; rc==SQLITE_OK && i<sizeof(aAgg)/sizeof(aAgg[0]); i++){
     const MlAggDef *a = &aAgg[i];
