@@ -1,0 +1,59 @@
+"""make bench-svd: svd_bench's CPU full SVD against numpy.linalg.svd (the
+same OpenBLAS/LAPACK underneath) at 256, 512, 1024 square and 128 x 512, and
+the CUDA rows for the same shapes when this build and machine have a GPU.
+
+Both sides: 5 untimed warm-up calls, then the median of 20 timed calls of a
+thin SVD with vectors (numpy: full_matrices=False, i.e. gesdd, copying its
+input first as svd_bench does).
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mlbench  # noqa: E402
+
+SHAPES = [(256, 256), (512, 512), (1024, 1024), (128, 512)]
+
+
+def numpy_ms(m, n, warmup=5, iters=20):
+    A = np.asfortranarray(np.random.default_rng(0).standard_normal((m, n)))
+    for _ in range(warmup):
+        np.linalg.svd(A, full_matrices=False)
+    ts = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        np.linalg.svd(A, full_matrices=False)
+        ts.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", default="ext/.libs/mleval")
+    a = ap.parse_args()
+    con = mlbench.connect(os.path.abspath(a.lib), ":memory:")
+    print("svd_bench full SVD (gesdd, float64) vs numpy.linalg.svd, median ms of 20 after 5 warm-up")
+    print("  %-12s %12s %12s %8s" % ("shape", "svd_bench", "numpy", "ratio"))
+    for m, n in SHAPES:
+        ours = con.execute("SELECT ms_median FROM svd_bench(?, ?, NULL, 5, 20) WHERE method = 'full'", (m, n)).fetchone()[0]
+        ref = numpy_ms(m, n)
+        print("  %-12s %12.3f %12.3f %8.2fx" % ("%dx%d" % (m, n), ours, ref, ours / ref))
+    try:
+        rows = []
+        for m, n in SHAPES:
+            for r in con.execute("SELECT method, dtype, ms_median, sv_rel_error FROM svd_bench(?, ?, NULL, 5, 20, 'cuda')", (m, n)):
+                rows.append(("%dx%d" % (m, n),) + r)
+        print("CUDA (cuSOLVER, CUDA events), median ms:")
+        for r in rows:
+            print("  %-12s %-12s %-8s %10.3f  sv_rel_error %.2e" % r)
+    except Exception as e:
+        print("CUDA rows: skipped (%s)" % e)
+
+
+if __name__ == "__main__":
+    main()
