@@ -1,0 +1,157 @@
+/*
+** check_oom.c -- out-of-memory fault injection over every SQL function.
+**
+** A failing allocator is installed with SQLITE_CONFIG_MALLOC before
+** sqlite3_initialize(), wrapping the default one (SQLITE_CONFIG_GETMALLOC).
+** For each statement in aCase (every registered function, as GROUP BY and as
+** a sliding window, and svd_bench), and for N = 1, 2, ... until the
+** statement completes without reaching its Nth allocation, the statement
+** runs on a fresh database with the Nth allocation failing, in two modes:
+** only the Nth ("transient"), and the Nth and every one after ("persistent").
+** Each run must end with the right answer (the text of all rows, as an
+** unarmed run gives it) or SQLITE_NOMEM -- no other error, no crash -- and
+** after sqlite3_close, sqlite3_memory_used() must be back where it started.
+*/
+#include <sqlite3.h>
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sqlite3_mleval_init(sqlite3*, char**, const void*);
+
+static sqlite3_mem_methods defaultMem;
+static int failAt = 0;        /* 0: never fail */
+static int persistent = 0;
+static int nAlloc = 0;        /* allocations since arming */
+static int nFailed = 0;
+
+static int should_fail(void){
+  if( failAt==0 ) return 0;
+  nAlloc++;
+  if( nAlloc==failAt || (persistent && nAlloc>failAt) ){ nFailed++; return 1; }
+  return 0;
+}
+static void *oomMalloc(int n){ return should_fail() ? 0 : defaultMem.xMalloc(n); }
+static void *oomRealloc(void *p, int n){ return should_fail() ? 0 : defaultMem.xRealloc(p, n); }
+
+static const char *zSchema =
+  "CREATE TABLE t(id INTEGER PRIMARY KEY, g INT, y INT, s REAL, p REAL, z REAL, o INT);"
+  "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<120)"
+  " INSERT INTO t SELECT i, i%3, (i*7)%5 < 2, ((i*37)%101)/101.0 + ((i*7)%5 < 2)*0.3,"
+  "  ((i*53)%97)/97.0, (i*13)%17, (i*11)%7 %3 FROM c;";
+
+#define W " OVER (ORDER BY id ROWS BETWEEN 30 PRECEDING AND CURRENT ROW)"
+static const char *aCase[] = {
+  "SELECT g, pr_auc(y, s), auroc(y, s), nap(y, s) FROM t GROUP BY g",
+  "SELECT pr_auc(y, s)" W ", auroc(y, s)" W " FROM t",
+  "SELECT g, youden_j(y, s), tpr_at_fpr(y, s, 0.1), sens_at_spec(y, s, 0.9) FROM t GROUP BY g",
+  "SELECT youden_j(y, s)" W ", sens_at_spec(y, s, 0.9)" W " FROM t",
+  "SELECT g, confusion(y, s, 0.5), pr_curve(y, s), roc_curve(y, s) FROM t GROUP BY g",
+  "SELECT confusion(y, s, 0.5)" W ", pr_curve(y, s)" W ", roc_curve(y, s)" W " FROM t",
+  "SELECT g, brier(y, p), log_loss(y, p), ece(y, p, 7), reliability(y, p, 5) FROM t GROUP BY g",
+  "SELECT brier(y, p)" W ", log_loss(y, p, 0.01)" W ", ece(y, p)" W ", reliability(y, p)" W " FROM t",
+  "SELECT g, ece_l2_debiased(y, p), ece_l2_kumar(y, p, 4) FROM t GROUP BY g",
+  "SELECT ece_l2_debiased(y, p, 5)" W ", ece_l2_kumar(y, p, 5)" W " FROM t",
+  "SELECT g, strat_pr_auc(y, s, z), strat_gap(y, s, z, 0.1, 0.9), strat_report(y, s, z) FROM t GROUP BY g",
+  "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
+  "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
+  "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
+  "SELECT mleval_version(), mleval_build_info()",
+  "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
+  "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",
+  "SELECT method, driver FROM svd_bench(10, 6, 2, 0, 1, 'cpu', 'float32', 1, 'decay')",
+};
+
+/* Runs zSql on a fresh database; the rows' text (or "error: msg") in zOut.
+** Returns the final sqlite3 result code. */
+static int run_case(const char *zSql, int armAt, int persist, char *zOut, size_t nOut){
+  sqlite3 *db = 0;
+  sqlite3_stmt *st = 0;
+  int rc;
+  size_t k = 0;
+  zOut[0] = 0;
+  rc = sqlite3_open(":memory:", &db);
+  ck_assert_int_eq(rc, SQLITE_OK);
+  rc = sqlite3_exec(db, zSchema, 0, 0, 0);
+  ck_assert_int_eq(rc, SQLITE_OK);
+  failAt = armAt; persistent = persist; nAlloc = 0;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  while( rc==SQLITE_OK || rc==SQLITE_ROW ){
+    if( (rc = sqlite3_step(st))!=SQLITE_ROW ) break;
+    int i;
+    for(i=0; i<sqlite3_column_count(st); i++){
+      const char *z = (const char*)sqlite3_column_text(st, i);
+      if( z==0 && sqlite3_column_type(st, i)!=SQLITE_NULL ){ rc = SQLITE_NOMEM; break; }
+      k += snprintf(zOut + k, k<nOut ? nOut - k : 0, "%s|", z ? z : "NULL");
+    }
+    if( rc==SQLITE_NOMEM ) break;
+    k += snprintf(zOut + k, k<nOut ? nOut - k : 0, "\n");
+  }
+  if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  else if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+    rc = sqlite3_errcode(db);
+    snprintf(zOut, nOut, "error %d: %s", rc, sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(st);
+  failAt = 0;
+  sqlite3_close(db);
+  return rc;
+}
+
+START_TEST(test_every_function_under_oom){
+  static char zWant[1<<20], zGot[1<<20];
+  const char *zSql = aCase[_i];
+  int mode, n, nRun = 0;
+  sqlite3_int64 mem0 = sqlite3_memory_used();
+  int rcWant = run_case(zSql, 0, 0, zWant, sizeof(zWant));
+  ck_assert_msg(rcWant==SQLITE_OK || strncmp(zWant, "error 1:", 8)==0, "%s: %s", zSql, zWant);
+  ck_assert_msg(sqlite3_memory_used()==mem0, "%s leaks %lld bytes unarmed", zSql,
+                (long long)(sqlite3_memory_used() - mem0));
+  for(mode=0; mode<2; mode++){
+    for(n=1; ; n++){
+      int rc;
+      nFailed = 0;
+      rc = run_case(zSql, n, mode, zGot, sizeof(zGot));
+      nRun++;
+      ck_assert_msg(sqlite3_memory_used()==mem0, "%s: fail #%d (%s): %lld bytes leaked", zSql, n,
+                    mode ? "persistent" : "transient", (long long)(sqlite3_memory_used() - mem0));
+      if( rc==SQLITE_NOMEM ) continue;
+      /* When the expected outcome is an error, SQLite's sqlite3_result_error()
+      ** copies the message and ignores a failed copy: the statement then
+      ** fails with SQLITE_ERROR and no message ("SQL logic error").  That is
+      ** still the documented error class, just without its text. */
+      if( rcWant!=SQLITE_OK && strcmp(zGot, "error 1: SQL logic error")==0 ) continue;
+      ck_assert_msg(strcmp(zGot, zWant)==0, "%s: fail #%d (%s): got\n%.300s\nwant\n%.300s", zSql, n,
+                    mode ? "persistent" : "transient", zGot, zWant);
+      if( nFailed==0 ) break;     /* the Nth allocation never came: every N is covered */
+    }
+  }
+  ck_assert_int_gt(nRun, 2);
+}
+END_TEST
+
+int main(void){
+  Suite *s = suite_create("oom");
+  TCase *tc = tcase_create("fault injection");
+  SRunner *sr;
+  sqlite3_mem_methods m;
+  int nFail;
+  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &defaultMem);
+  m = defaultMem;
+  m.xMalloc = oomMalloc;
+  m.xRealloc = oomRealloc;
+  sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
+  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
+  sqlite3_initialize();
+  sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_every_function_under_oom, 0, (int)(sizeof(aCase)/sizeof(aCase[0])));
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  nFail = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nFail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
