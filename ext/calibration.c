@@ -58,11 +58,16 @@ static int default_bins(int kind){ return kind==CAL_L2_KUMAR ? 15 : 10; }
 ** last.  floor(p*B) can be one off near an edge; the edges themselves are
 ** the doubles b/B, so correct against them. */
 static ml_i64 bin_of(double p, ml_i64 B){
-  ml_i64 b = (ml_i64)floor(p * (double)B);
-  if( b>=B ) b = B-1;
-  if( b<0 ) b = 0;
-  if( b+1<B && p >= (double)(b+1)/(double)B ) b++;
-  else if( b>0 && p < (double)b/(double)B ) b--;
+  double x = p * (double)B;
+  ml_i64 b = (ml_i64)x;                   /* p >= 0: truncation is floor */
+  double frac = x - (double)b;
+  if( b>=B ) return B-1;
+  /* Only a product within rounding of an integer can disagree with the
+  ** edges b/B; check those against the edges themselves. */
+  if( frac < 1e-9 || frac > 1.0 - 1e-9 ){
+    if( b+1<B && p >= (double)(b+1)/(double)B ) b++;
+    else if( b>0 && p < (double)b/(double)B ) b--;
+  }
   return b;
 }
 

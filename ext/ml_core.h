@@ -99,6 +99,11 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 /* Sorts both arrays by key if not already sorted.  ML_OK or ML_NOMEM (the
 ** scratch buffer is max(n0, n1) records, freed before returning). */
 int ml_samples_sort(MlSamples *s);
+/* The same with a caller's scratch area of ml_samples_scratch_size(s)
+** bytes (callers that need a temporary buffer of their own first, such as
+** the stratified quantiles, share one allocation with the sort). */
+uint64_t ml_samples_scratch_size(const MlSamples *s);
+void ml_samples_sort_using(MlSamples *s, void *scratch);
 
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
@@ -121,38 +126,55 @@ typedef struct MlSweep {
   ml_key key;           /* current threshold */
 } MlSweep;
 
-/* Starts a sweep over sorted samples (f may be NULL).  Counts P and N. */
+/* Starts a sweep over sorted samples (f may be NULL; it needs 16-byte
+** records).  Counts P and N. */
 void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
-/* The filtered (or 16-byte) case of ml_sweep_next, out of line. */
-int ml_sweep_next_general(MlSweep *w);
-
-/* Advances to the next lower distinct threshold that holds a row.  Returns 0
-** when every row has been passed.  Inline: the folds run it once per
-** distinct score, and a window frame runs the folds once per row, so the
-** plain case (8-byte records, no filter) is a tight merge of two arrays. */
+/* Advances to the next lower distinct threshold that holds a row (one
+** that passes the filter).  Returns 0 when every row has been passed.
+** Inline: the folds run it once per distinct score, and a window frame runs
+** the folds once per row, so it is a tight merge of two strided arrays. */
 static inline int ml_sweep_next(MlSweep *w){
-  const ml_key *a0, *a1;
-  ml_i64 i0 = w->i[0], i1 = w->i[1], d0 = 0, d1 = 0;
-  ml_key k;
-  if( w->f || w->s->width!=8 ) return ml_sweep_next_general(w);
-  if( i0==0 && i1==0 ) return 0;
-  a0 = (const ml_key*)w->s->a[0];
-  a1 = (const ml_key*)w->s->a[1];
-  if( i0==0 ) k = a1[i1-1];
-  else if( i1==0 ) k = a0[i0-1];
-  else k = a0[i0-1] > a1[i1-1] ? a0[i0-1] : a1[i1-1];
-  while( i0>0 && a0[i0-1]==k ){ i0--; d0++; }
-  while( i1>0 && a1[i1-1]==k ){ i1--; d1++; }
-  w->i[0] = i0; w->i[1] = i1;
-  w->key = k;
-  w->dtp = d1; w->dfp = d0;
-  w->tp += d1; w->fp += d0;
-  return 1;
+  const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
+  const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
+  const MlFilter *f = w->f;
+  ml_i64 i0 = w->i[0], i1 = w->i[1];
+  for(;;){
+    ml_i64 d0 = 0, d1 = 0;
+    ml_key k;
+    if( i0==0 && i1==0 ){ w->i[0] = w->i[1] = 0; return 0; }
+    if( i0==0 ) k = a1[(i1-1)*st];
+    else if( i1==0 ) k = a0[(i0-1)*st];
+    else{
+      ml_key k0 = a0[(i0-1)*st], k1 = a1[(i1-1)*st];
+      k = k0>k1 ? k0 : k1;
+    }
+    if( f==0 ){
+      while( i0>0 && a0[(i0-1)*st]==k ){ i0--; d0++; }
+      while( i1>0 && a1[(i1-1)*st]==k ){ i1--; d1++; }
+    }else{
+      /* a record is (key, aux): the stratifier follows its key */
+      while( i0>0 && a0[(i0-1)*st]==k ){
+        double z; i0--; memcpy(&z, &a0[i0*st+1], 8); d0 += z>=f->lo && z<=f->hi;
+      }
+      while( i1>0 && a1[(i1-1)*st]==k ){
+        double z; i1--; memcpy(&z, &a1[i1*st+1], 8); d1 += z>=f->lo && z<=f->hi;
+      }
+      if( d0==0 && d1==0 ) continue;        /* no row of this threshold is in the window */
+    }
+    w->i[0] = i0; w->i[1] = i1;
+    w->key = k;
+    w->dtp = d1; w->dfp = d0;
+    w->tp += d1; w->fp += d0;
+    return 1;
+  }
 }
 
 /* Folds over the sweep.  Each returns the metric; the caller has checked
 ** that both classes are present (P > 0 and N > 0). */
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
+/* AP folded over a sweep just started with ml_sweep_init (whose P and N the
+** caller may have looked at first). */
+double ml_fold_ap_sweep(MlSweep *w);
 double ml_fold_auroc(const MlSamples *s);
 double ml_fold_youden_j(const MlSamples *s);
 /* Max TPR over the thresholds (and the all-negative point) with

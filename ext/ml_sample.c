@@ -180,18 +180,24 @@ void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
   if( src!=(unsigned char*)base ) memcpy(base, src, (size_t)n*width);
 }
 
-int ml_samples_sort(MlSamples *s){
-  ml_i64 nMax;
-  void *scratch = 0;
-  if( s->sorted ) return ML_OK;
-  nMax = s->n[0] > s->n[1] ? s->n[0] : s->n[1];
-  if( nMax>48 ){
-    scratch = ml_malloc((uint64_t)nMax * s->width + ML_RADIX_EXTRA);
-    if( scratch==0 ) return ML_NOMEM;
-  }
+uint64_t ml_samples_scratch_size(const MlSamples *s){
+  ml_i64 nMax = s->n[0] > s->n[1] ? s->n[0] : s->n[1];
+  return (uint64_t)nMax * s->width + ML_RADIX_EXTRA;
+}
+
+void ml_samples_sort_using(MlSamples *s, void *scratch){
+  if( s->sorted ) return;
   ml_radix_sort(s->a[0], s->n[0], s->width, scratch);
   ml_radix_sort(s->a[1], s->n[1], s->width, scratch);
-  ml_free(scratch);
   s->sorted = 1;
+}
+
+int ml_samples_sort(MlSamples *s){
+  void *scratch;
+  if( s->sorted ) return ML_OK;
+  scratch = ml_malloc(ml_samples_scratch_size(s));
+  if( scratch==0 ) return ML_NOMEM;
+  ml_samples_sort_using(s, scratch);
+  ml_free(scratch);
   return ML_OK;
 }

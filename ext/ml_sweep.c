@@ -53,45 +53,18 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
   ml_count_classes(s, f, &w->P, &w->N);
 }
 
-int ml_sweep_next_general(MlSweep *w){
-  const MlSamples *s = w->s;
-  for(;;){
-    ml_key k;
-    ml_i64 d[2] = {0, 0};
-    int y;
-    if( w->i[0]==0 && w->i[1]==0 ) return 0;
-    /* The next threshold is the larger of the two top keys not yet passed. */
-    if( w->i[0]==0 ) k = ml_samples_key(s, 1, w->i[1]-1);
-    else if( w->i[1]==0 ) k = ml_samples_key(s, 0, w->i[0]-1);
-    else{
-      ml_key k0 = ml_samples_key(s, 0, w->i[0]-1);
-      ml_key k1 = ml_samples_key(s, 1, w->i[1]-1);
-      k = k0>k1 ? k0 : k1;
-    }
-    for(y=0; y<2; y++){
-      while( w->i[y]>0 && ml_samples_key(s, y, w->i[y]-1)==k ){
-        w->i[y]--;
-        d[y] += passes(s, w->f, y, w->i[y]);
-      }
-    }
-    if( d[0]==0 && d[1]==0 ) continue;     /* filtered out entirely */
-    w->key = k;
-    w->dtp = d[1];
-    w->dfp = d[0];
-    w->tp += d[1];
-    w->fp += d[0];
-    return 1;
+double ml_fold_ap_sweep(MlSweep *w){
+  MlSum ap = {0.0, 0.0};
+  while( ml_sweep_next(w) ){
+    if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
   }
+  return ml_sum_value(&ap) / (double)w->P;
 }
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
-  MlSum ap = {0.0, 0.0};
   ml_sweep_init(&w, s, f);
-  while( ml_sweep_next(&w) ){
-    if( w.dtp ) ml_sum_add(&ap, (double)w.dtp * ((double)w.tp / (double)(w.tp + w.fp)));
-  }
-  return ml_sum_value(&ap) / (double)w.P;
+  return ml_fold_ap_sweep(&w);
 }
 
 double ml_fold_auroc(const MlSamples *s){

@@ -119,29 +119,35 @@ typedef struct StratResult {
 static int strat_compute(StratAgg *p, StratResult *r){
   MlSamples *smp = &p->smp;
   MlFilter f;
+  MlSweep w;
   ml_i64 n = ml_samples_count(smp), i, k = 0;
+  uint64_t nScratch = ml_samples_scratch_size(smp);
   int y;
   double *z;
   memset(r, 0, sizeof(*r));
   r->full = r->trimmed = r->gap = NAN;
   r->n = n;
-  /* the quantiles, by selection on a copy of the stratifiers */
-  z = ml_malloc(sizeof(double) * (uint64_t)n);
+  /* One scratch allocation serves the stratifier copy for the selection,
+  ** then the sort. */
+  if( smp->sorted || nScratch < sizeof(double)*(uint64_t)n ) nScratch = sizeof(double)*(uint64_t)n;
+  z = ml_malloc(nScratch);
   if( z==0 ) return ML_NOMEM;
   for(y=0; y<2; y++) for(i=0; i<smp->n[y]; i++) z[k++] = ml_samples_aux(smp, y, i);
   ml_quantile_pair(z, n, p->ql.v, p->qh.v, &r->lo, &r->hi);
+  ml_samples_sort_using(smp, z);          /* a no-op when a window frame is kept sorted */
   ml_free(z);
-  if( ml_samples_sort(smp) ) return ML_NOMEM;
   if( smp->n[0]>0 && smp->n[1]>0 ) r->full = ml_fold_average_precision(smp, 0);
   f.lo = r->lo; f.hi = r->hi;
-  ml_count_classes(smp, &f, &r->pos, &r->neg);
+  ml_sweep_init(&w, smp, &f);
+  r->pos = w.P;
+  r->neg = w.N;
   if( r->pos<STRAT_MIN_CLASS || r->neg<STRAT_MIN_CLASS ){
     const char *zWhat = r->pos<STRAT_MIN_CLASS && r->neg<STRAT_MIN_CLASS ? "positives and fewer than 10 negatives"
                       : r->pos<STRAT_MIN_CLASS ? "positives" : "negatives";
     sqlite3_snprintf(sizeof(r->zReason), r->zReason, "fewer than 10 %s in the window [%.15g, %.15g]",
                      zWhat, r->lo, r->hi);
   }else{
-    r->trimmed = ml_fold_average_precision(smp, &f);
+    r->trimmed = ml_fold_ap_sweep(&w);
   }
   r->gap = r->full - r->trimmed;
   return ML_OK;
