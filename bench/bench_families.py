@@ -9,7 +9,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mlbench  # noqa: E402
 
 QUERIES = [
-    ("two-column scan: count(y), sum(s)", "SELECT count(y), sum(s) FROM preds"),
+    ("floor, two columns: sum(y*p)", "SELECT sum(y*p) FROM preds"),
+    ("plain-SQL Brier: avg((p-y)*(p-y))", "SELECT avg((p-y)*(p-y)) FROM preds"),
     ("brier(y, p)", "SELECT brier(y, p) FROM preds"),
     ("log_loss(y, p)", "SELECT log_loss(y, p) FROM preds"),
     ("ece(y, p, 10)", "SELECT ece(y, p, 10) FROM preds"),
