@@ -48,7 +48,13 @@ def main():
         for m, n in SHAPES:
             for r in con.execute("SELECT method, dtype, ms_median, sv_rel_error FROM svd_bench(?, ?, NULL, 5, 20, 'cuda')", (m, n)):
                 rows.append(("%dx%d" % (m, n),) + r)
-        print("CUDA (cuSOLVER, CUDA events), median ms:")
+        try:
+            import subprocess
+            gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                                 capture_output=True, text=True).stdout.strip()
+        except OSError:
+            gpu = "unknown GPU"
+        print("CUDA (cuSOLVER, CUDA events) on %s, median ms:" % gpu)
         for r in rows:
             print("  %-12s %-12s %-8s %10.3f  sv_rel_error %.2e" % r)
     except Exception as e:
