@@ -3,6 +3,7 @@
 # mleval loaded and compares stdout+stderr with tests/sql/*.expected.
 #   MLEVAL_LIB  path of the built library without suffix (set by make check)
 #   SQLITE3     the sqlite3 shell
+#   SQLITE3_WRAPPER  a command to run the shell under (make check-valgrind)
 #   UPDATE=1    rewrite the .expected files (review the diff before committing!)
 srcdir=${srcdir:-.}
 SQLITE3=${SQLITE3:-sqlite3}
@@ -18,7 +19,7 @@ for f in "$srcdir"/tests/sql/*.sql; do
     n=$((n+1))
     exp=${f%.sql}.expected
     # stdbuf keeps stdout and stderr in statement order in one stream
-    ( cd "$(dirname "$f")" && stdbuf -o0 -e0 "$SQLITE3" -batch -cmd ".load $MLEVAL_LIB" :memory: \
+    ( cd "$(dirname "$f")" && stdbuf -o0 -e0 $SQLITE3_WRAPPER "$SQLITE3" -batch -cmd ".load $MLEVAL_LIB" :memory: \
         < "$(basename "$f")" ) > "$tmp" 2>&1
     if [ "${UPDATE:-0}" = 1 ]; then cp "$tmp" "$exp"; continue; fi
     if ! diff -u "$exp" "$tmp"; then
