@@ -33,6 +33,9 @@
 ** Cost: the matrix, its copies and the workspaces, all from
 ** sqlite3_malloc64; time as measured.
 */
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE   /* dladdr, Dl_info */
+#endif
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <math.h>

@@ -1,0 +1,1 @@
+SELECT g, pr_auc(y, s), auroc(y, s), nap(y, s), youden_j(y, s) FROM t GROUP BY g;

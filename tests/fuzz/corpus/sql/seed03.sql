@@ -1,0 +1,1 @@
+SELECT tpr_at_fpr(y, s, 0.1), sens_at_spec(y, s, 0.9), confusion(y, s, 0.5), pr_curve(y, s), roc_curve(y, s) FROM t;

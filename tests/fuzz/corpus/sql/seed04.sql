@@ -1,0 +1,1 @@
+SELECT brier(y, p), log_loss(y, p, 1e-3), ece(y, p, 7), reliability(y, p, 3), ece_l2_debiased(y, p, 4), ece_l2_kumar(y, p) FROM t GROUP BY g;

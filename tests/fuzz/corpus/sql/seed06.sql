@@ -1,0 +1,1 @@
+SELECT strat_pr_auc(y, s, z), strat_gap(y, s, s) FROM t;

@@ -1,0 +1,1 @@
+SELECT ordinal_report(o, s, p), ordinal_auprc(o, s, p), ordinal_nap(o, p, p), auprc_ge(o, s, 2) FROM t GROUP BY g;

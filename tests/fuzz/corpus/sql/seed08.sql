@@ -1,0 +1,1 @@
+SELECT pr_auc(y, 9e999 * (s - 0.5)), auroc(y, -0.0 * s), pr_auc(y, 1e-310 * s) FROM t;

@@ -1,0 +1,1 @@
+SELECT pr_auc(2, 1); SELECT ece(1, 0.5, 0); SELECT strat_pr_auc(1, 0.5, 3, 0.9, 0.1); SELECT ordinal_auprc(5, 1, 2);

@@ -1,0 +1,1 @@
+SELECT json_extract(confusion(y, s, 0.3), '$.f1'), pr_curve(y, s) -> '$[0]' FROM t WHERE y IS NOT NULL;

@@ -1,0 +1,1 @@
+SELECT pr_auc(y, s) OVER w, ece(y, p) OVER w, ordinal_auprc(o, s) OVER w FROM t WINDOW w AS (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 7 FOLLOWING EXCLUDE GROUP);

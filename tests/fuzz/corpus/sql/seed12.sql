@@ -1,0 +1,1 @@
+SELECT reliability(y, p, 100000), ece(y, p, 100000) FROM t;

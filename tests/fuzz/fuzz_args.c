@@ -1,0 +1,82 @@
+/*
+** fuzz_args.c -- libFuzzer target: one mleval function, arbitrary argument
+** values across many rows, as an aggregate, with GROUP BY and over a window.
+**
+** Byte 0 picks the call, byte 1 the window size; then each value is a type
+** byte (NULL, small int, huge int, double from 8 bytes -- +-Inf, +-1e308,
+** subnormals, -0.0 included --, text, blob) followed by its payload.
+*/
+#include <stdio.h>
+#include "fuzz_common.h"
+
+static const char *azCall[] = {
+  "pr_auc(a, b)", "auroc(a, b)", "nap(a, b)", "youden_j(a, b)", "tpr_at_fpr(a, b, c)",
+  "sens_at_spec(a, b, c)", "confusion(a, b, c)", "pr_curve(a, b)", "roc_curve(a, b)",
+  "brier(a, b)", "log_loss(a, b)", "log_loss(a, b, c)", "ece(a, b)", "ece(a, b, c)",
+  "reliability(a, b, c)", "ece_l2_debiased(a, b, c)", "ece_l2_kumar(a, b, c)",
+  "strat_pr_auc(a, b, c)", "strat_gap(a, b, c, d, e)", "strat_report(a, b, c, d, e)",
+  "auprc_ge(a, b, c)", "ordinal_auprc(a, b, c)", "ordinal_nap(a, b, c, d)",
+  "ordinal_report(a, b, c, d, e)", "ordinal_auprc(a, b)",
+};
+
+/* Binds one value from the input; returns bytes used. */
+static size_t bind_value(sqlite3_stmt *st, int i, const uint8_t *d, size_t n){
+  double x;
+  int64_t v;
+  if( n==0 ){ sqlite3_bind_null(st, i); return 0; }
+  switch( d[0] % 8 ){
+    case 0: sqlite3_bind_null(st, i); return 1;
+    case 1: case 2: sqlite3_bind_int(st, i, (int)(d[0]/8) % 4 - 1); return 1;   /* -1..2 */
+    case 3:
+      if( n<9 ){ sqlite3_bind_int64(st, i, 0); return n; }
+      memcpy(&v, d+1, 8); sqlite3_bind_int64(st, i, v); return 9;
+    case 4: case 5:
+      if( n<9 ){ sqlite3_bind_double(st, i, (d[0]/8) / 31.0); return n; }
+      memcpy(&x, d+1, 8); sqlite3_bind_double(st, i, x); return 9;
+    case 6: {
+      size_t len;
+      if( n<2 ){ sqlite3_bind_text(st, i, "", 0, SQLITE_STATIC); return n; }
+      len = d[1] % 8;
+      if( 2+len>n ) len = n-2;
+      sqlite3_bind_text(st, i, (const char*)d+2, (int)len, SQLITE_TRANSIENT);
+      return 2+len;
+    }
+    default:
+      sqlite3_bind_blob(st, i, d, n>4 ? 4 : (int)n, SQLITE_TRANSIENT);
+      return n>4 ? 4 : n;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  int steps, row, col;
+  sqlite3 *db;
+  sqlite3_stmt *st = 0;
+  size_t at = 2;
+  const char *call;
+  char q[512];
+  if( size<2 || size>4096 ) return 0;
+  call = azCall[data[0] % (sizeof(azCall)/sizeof(azCall[0]))];
+  db = fuzz_open(&steps);
+  if( db==0 ) return 0;
+  sqlite3_exec(db, "CREATE TABLE f(k INTEGER PRIMARY KEY, g, a, b, c, d, e)", 0, 0, 0);
+  if( sqlite3_prepare_v2(db, "INSERT INTO f(g, a, b, c, d, e) VALUES (?, ?, ?, ?, ?, ?)", -1, &st, 0)==SQLITE_OK ){
+    for(row=0; row<200 && at<size; row++){
+      sqlite3_bind_int(st, 1, row % 3);
+      for(col=2; col<=6; col++) at += bind_value(st, col, data+at, at<size ? size-at : 0);
+      sqlite3_step(st);
+      sqlite3_reset(st);
+    }
+  }
+  sqlite3_finalize(st);
+  snprintf(q, sizeof(q), "SELECT %s FROM f", call);
+  sqlite3_exec(db, q, 0, 0, 0);
+  snprintf(q, sizeof(q), "SELECT g, %s FROM f GROUP BY g", call);
+  sqlite3_exec(db, q, 0, 0, 0);
+  snprintf(q, sizeof(q), "SELECT %s OVER (ORDER BY k ROWS BETWEEN %d PRECEDING AND %d FOLLOWING) FROM f",
+           call, data[1] % 16, (data[1] / 16) % 4);
+  sqlite3_exec(db, q, 0, 0, 0);
+  snprintf(q, sizeof(q), "SELECT %s OVER (PARTITION BY g ORDER BY a RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM f", call);
+  sqlite3_exec(db, q, 0, 0, 0);
+  sqlite3_close(db);
+  return 0;
+}
