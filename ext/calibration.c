@@ -292,10 +292,7 @@ void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   if( cal_param(ctx, d, argc, argv, &p->bins) ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( ml_samples_add(&p->smp, y, pr, 0.0) ){
-    ml_samples_clear(&p->smp);
-    sqlite3_result_error_nomem(ctx);
-  }
+  ml_add_row(ctx, &p->smp, y, pr, 0.0);
 }
 
 void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){

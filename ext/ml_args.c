@@ -134,6 +134,13 @@ int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv
   return rc;
 }
 
+int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
+  if( ml_samples_add(smp, y, score, aux)==ML_OK ) return ML_OK;
+  ml_samples_clear(smp);
+  sqlite3_result_error_nomem(ctx);
+  return ML_NOMEM;
+}
+
 /* Checks that this row's parameter equals the one the group started with. */
 static int param_same(sqlite3_context *ctx, const char *fn, const char *name,
                       sqlite3_value *v, double d, MlParam *slot){

@@ -42,6 +42,10 @@ int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
+/* Adds a row to an aggregate's sample buffer; when memory runs out, frees
+** the buffer and sets SQLITE_NOMEM on the context.  ML_OK or ML_NOMEM. */
+int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
+
 /* A real parameter in the interval lo..hi (open ends as flagged), the same in
 ** every row.  NULL is an error (a parameter is not data). */
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,

@@ -66,10 +66,7 @@ void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( rc ) return;
   }
   if( rank_row(ctx, d->name, argv, &y, &s)!=ML_ROW_OK ) return;
-  if( ml_samples_add(&p->smp, y, s, 0.0) ){
-    ml_samples_clear(&p->smp);
-    sqlite3_result_error_nomem(ctx);
-  }
+  ml_add_row(ctx, &p->smp, y, s, 0.0);
 }
 
 /* xInverse: the row was accepted by xStep, so it parses; remove it. */

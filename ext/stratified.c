@@ -90,10 +90,7 @@ void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
   if( strat_params(ctx, d->name, argc, argv, p) ) return;
   if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
-  if( ml_samples_add(&p->smp, y, s, z) ){
-    ml_samples_clear(&p->smp);
-    sqlite3_result_error_nomem(ctx);
-  }
+  ml_add_row(ctx, &p->smp, y, s, z);
 }
 
 void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){

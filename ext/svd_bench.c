@@ -245,11 +245,6 @@ static double *makeMatrix(const MlSvdSpec *sp, int decay){
   return A;
 }
 
-static int cmpDouble(const void *a, const void *b){
-  double x = *(const double*)a, y = *(const double*)b;
-  return x<y ? -1 : x>y;
-}
-
 /* sv_rel_error and sv_correlation of S against the full SVD's F. */
 static void svStats(const double *F, const double *S, int k, double *rel, double *corr){
   double num = 0, den = 0, mf = 0, ms = 0, sff = 0, sss = 0, sfs = 0;
@@ -360,15 +355,18 @@ static int svdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( rc==0 ){
     for(i=0; i<ML_SVD_NMETHOD; i++){
       SvdRow *r = &c->row[i];
-      double sum = 0;
+      double sum = 0, lo, hi;
       memcpy(r->driver, run[i].driver, sizeof(r->driver));
-      for(j=0; j<sp->iters; j++) sum += run[i].ms[j];
-      qsort(run[i].ms, sp->iters, sizeof(double), cmpDouble);
+      r->ms_min = r->ms_max = run[i].ms[0];
+      for(j=0; j<sp->iters; j++){
+        sum += run[i].ms[j];
+        if( run[i].ms[j]<r->ms_min ) r->ms_min = run[i].ms[j];
+        if( run[i].ms[j]>r->ms_max ) r->ms_max = run[i].ms[j];
+      }
       r->ms_mean = sum / sp->iters;
-      r->ms_min = run[i].ms[0];
-      r->ms_max = run[i].ms[sp->iters-1];
-      r->ms_median = sp->iters%2 ? run[i].ms[sp->iters/2]
-                   : 0.5*(run[i].ms[sp->iters/2-1] + run[i].ms[sp->iters/2]);
+      /* the median is the core's 0.5 quantile (the mean of the middle two) */
+      ml_quantile_pair(run[i].ms, sp->iters, 0.5, 0.5, &lo, &hi);
+      r->ms_median = hi;
       svStats(run[ML_SVD_FULL].S, run[i].S, sp->rank, &r->sv_rel, &r->sv_corr);
       r->recon = run[i].recon_rel_error;
     }
