@@ -1,7 +1,6 @@
 """make bench (second part): every family's aggregate over the cached
 10-million-row table, as a ratio to SELECT sum(s) on the same table.
 Goals: brier, log_loss, ece <= 1.2x; strat_report <= 3x."""
-import argparse
 import os
 import sys
 
@@ -24,11 +23,7 @@ QUERIES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", default="ext/.libs/mleval")
-    ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--repeat", type=int, default=5)
-    a = ap.parse_args()
+    a = mlbench.parse_args(__doc__)
     path = mlbench.bench_db(a.rows)
     con = mlbench.connect(os.path.abspath(a.lib), path)
     print("mleval families benchmark, %d rows, median of %d" % (a.rows, a.repeat))

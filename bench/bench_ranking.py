@@ -8,7 +8,6 @@ Prints, for a cached 10-million-row table:
     row (timed on the first 50 000 rows), per-row cost ratio (goal >= 20x);
   * peak RSS of pr_auc over sum(s) in the sqlite3 shell, per row (goal <= 16 B).
 """
-import argparse
 import os
 import sys
 
@@ -20,11 +19,7 @@ import mlbench  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", default="ext/.libs/mleval")
-    ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--repeat", type=int, default=5)
-    a = ap.parse_args()
+    a = mlbench.parse_args(__doc__)
     lib = os.path.abspath(a.lib)
     path = mlbench.bench_db(a.rows)
     con = mlbench.connect(lib, path)

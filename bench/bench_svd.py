@@ -6,7 +6,6 @@ Both sides: 5 untimed warm-up calls, then the median of 20 timed calls of a
 thin SVD with vectors (numpy: full_matrices=False, i.e. gesdd, copying its
 input first as svd_bench does).
 """
-import argparse
 import os
 import statistics
 import sys
@@ -33,9 +32,7 @@ def numpy_ms(m, n, warmup=5, iters=20):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", default="ext/.libs/mleval")
-    a = ap.parse_args()
+    a = mlbench.parse_args(__doc__, rows=False)
     con = mlbench.connect(os.path.abspath(a.lib), ":memory:")
     print("svd_bench full SVD (gesdd, float64) vs numpy.linalg.svd, median ms of 20 after 5 warm-up")
     print("  %-12s %12s %12s %8s" % ("shape", "svd_bench", "numpy", "ratio"))

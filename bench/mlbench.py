@@ -46,6 +46,17 @@ def bench_db(n=10_000_000):
     return path
 
 
+def parse_args(doc, rows=True):
+    """The options every benchmark takes: --lib, and --rows/--repeat."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument("--lib", default="ext/.libs/mleval")
+    if rows:
+        ap.add_argument("--rows", type=int, default=10_000_000)
+        ap.add_argument("--repeat", type=int, default=5)
+    return ap.parse_args()
+
+
 def timeit(fn, repeat=5):
     """Median and min seconds of fn() over repeat runs (after one warm-up)."""
     fn()

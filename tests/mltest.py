@@ -119,6 +119,17 @@ def window(con, expr, frame, order="id", table="t"):
     return dict(con.execute(q).fetchall())
 
 
+def each_frame(con, exprs, shapes=FRAMES, order="ts", table="t"):
+    """For every frame shape and every row: (shape, row id, the 0-based
+    indices of the rows in its frame -- ids are 1..n --, [each expr's value
+    OVER that frame])."""
+    for shape in shapes:
+        members = frames(con, shape, order, table)
+        got = [window(con, e, shape, order, table) for e in exprs]
+        for rid, ids in members:
+            yield shape, rid, [i - 1 for i in ids], [g[rid] for g in got]
+
+
 def random_scores(rng, n, kind):
     """Scores of several shapes: continuous, heavy ties, integers, signed zeros."""
     if kind == "uniform":

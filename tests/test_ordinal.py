@@ -106,15 +106,11 @@ def main():
         g = rng.integers(0, 2, n)
         mltest.load(con, ["y", "s1", "s2", "ts", "g"],
                     [(int(y[i]), float(S[0][i]), float(S[1][i]), int(ts[i]), int(g[i])) for i in range(n)])
-        for frame in mltest.FRAMES:
-            members = mltest.frames(con, frame, order="ts")
-            got = mltest.window(con, "ordinal_report(y, s1, s2)", frame, order="ts")
-            got2 = mltest.window(con, "auprc_ge(y, s2, 2)", frame, order="ts")
-            for rid, ids in members:
-                idx = [i - 1 for i in ids]
-                what = "window %d [%s] row %d" % (trial, frame, rid)
-                check_report(ck, got[rid], report(y[idx], [S[0][idx], S[1][idx]]), what)
-                ck.close(got2[rid], ap((y[idx] >= 2).astype(int), S[1][idx]), what + " auprc_ge")
+        for frame, rid, idx, (rep, ge2) in mltest.each_frame(
+                con, ["ordinal_report(y, s1, s2)", "auprc_ge(y, s2, 2)"]):
+            what = "window %d [%s] row %d" % (trial, frame, rid)
+            check_report(ck, rep, report(y[idx], [S[0][idx], S[1][idx]]), what)
+            ck.close(ge2, ap((y[idx] >= 2).astype(int), S[1][idx]), what + " auprc_ge")
     ck.finish()
 
 

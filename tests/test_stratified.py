@@ -100,16 +100,13 @@ def main():
         ts = np.sort(rng.integers(0, n // 2, n))
         g = rng.integers(0, 2, n)
         mltest.load(con, ["y", "s", "z", "ts", "g"], [(int(y[i]), float(s[i]), float(z[i]), int(ts[i]), int(g[i])) for i in range(n)])
-        for frame in mltest.FRAMES + ["ORDER BY {o} ROWS BETWEEN 40 PRECEDING AND 40 FOLLOWING"]:
-            members = mltest.frames(con, frame, order="ts")
-            got = mltest.window(con, "strat_report(y, s, z, 0.1, 0.9, 0.02)", frame, order="ts")
-            got2 = mltest.window(con, "strat_pr_auc(y, s, z)", frame, order="ts")
-            for rid, ids in members:
-                idx = [i - 1 for i in ids]
-                what = "window %d [%s] row %d" % (trial, frame, rid)
-                check_report(ck, got[rid], reference(y[idx], s[idx], z[idx], 0.1, 0.9, 0.02), what)
-                want = reference(y[idx], s[idx], z[idx], 0.25, 0.75)
-                ck.close(got2[rid], want["trimmed"] if want else None, what + " strat_pr_auc")
+        shapes = mltest.FRAMES + ["ORDER BY {o} ROWS BETWEEN 40 PRECEDING AND 40 FOLLOWING"]
+        for frame, rid, idx, (rep, spa) in mltest.each_frame(
+                con, ["strat_report(y, s, z, 0.1, 0.9, 0.02)", "strat_pr_auc(y, s, z)"], shapes):
+            what = "window %d [%s] row %d" % (trial, frame, rid)
+            check_report(ck, rep, reference(y[idx], s[idx], z[idx], 0.1, 0.9, 0.02), what)
+            want = reference(y[idx], s[idx], z[idx], 0.25, 0.75)
+            ck.close(spa, want["trimmed"] if want else None, what + " strat_pr_auc")
     ck.finish()
 
 
