@@ -23,12 +23,14 @@ int main(void){
   sqlite3 *db;
   SRunner *sr;
   int nFail;
+  sqlite3_config(SQLITE_CONFIG_LOG, log_capture, (void*)0);
   sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 99;
   sr = srunner_create(suite_sort());
   srunner_add_suite(sr, suite_sweep());
   srunner_add_suite(sr, suite_quantile());
   srunner_add_suite(sr, suite_json());
+  srunner_add_suite(sr, suite_log());
   srunner_set_fork_status(sr, CK_NOFORK);
   srunner_run_all(sr, CK_NORMAL);
   nFail = srunner_ntests_failed(sr);

@@ -6,6 +6,9 @@ Suite *suite_sort(void);
 Suite *suite_sweep(void);
 Suite *suite_quantile(void);
 Suite *suite_json(void);
+Suite *suite_log(void);
+/* SQLITE_CONFIG_LOG callback of check_log.c, installed by check_main.c. */
+void log_capture(void *arg, int code, const char *msg);
 /* A deterministic generator for test data (xorshift64*). */
 double test_rand01(void);
 void test_seed(unsigned long long s);
