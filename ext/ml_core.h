@@ -100,8 +100,9 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 ** scratch buffer is max(n0, n1) records, freed before returning). */
 int ml_samples_sort(MlSamples *s);
 /* The same with a caller's scratch area of ml_samples_scratch_size(s)
-** bytes (callers that need a temporary buffer of their own first, such as
-** the stratified quantiles, share one allocation with the sort). */
+** bytes (0 when already sorted or small enough for insertion sort; callers
+** that need a temporary buffer of their own first, such as the stratified
+** quantiles, share one allocation with the sort). */
 uint64_t ml_samples_scratch_size(const MlSamples *s);
 void ml_samples_sort_using(MlSamples *s, void *scratch);
 

@@ -182,6 +182,7 @@ void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
 
 uint64_t ml_samples_scratch_size(const MlSamples *s){
   ml_i64 nMax = s->n[0] > s->n[1] ? s->n[0] : s->n[1];
+  if( s->sorted || nMax<=48 ) return 0;     /* insertion sort needs no scratch */
   return (uint64_t)nMax * s->width + ML_RADIX_EXTRA;
 }
 
@@ -194,9 +195,10 @@ void ml_samples_sort_using(MlSamples *s, void *scratch){
 
 int ml_samples_sort(MlSamples *s){
   void *scratch;
+  uint64_t nScratch = ml_samples_scratch_size(s);
   if( s->sorted ) return ML_OK;
-  scratch = ml_malloc(ml_samples_scratch_size(s));
-  if( scratch==0 ) return ML_NOMEM;
+  scratch = nScratch ? ml_malloc(nScratch) : 0;
+  if( nScratch && scratch==0 ) return ML_NOMEM;
   ml_samples_sort_using(s, scratch);
   ml_free(scratch);
   return ML_OK;

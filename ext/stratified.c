@@ -126,7 +126,7 @@ static int strat_compute(StratAgg *p, StratResult *r){
   r->n = n;
   /* One scratch allocation serves the stratifier copy for the selection,
   ** then the sort. */
-  if( smp->sorted || nScratch < sizeof(double)*(uint64_t)n ) nScratch = sizeof(double)*(uint64_t)n;
+  if( nScratch < sizeof(double)*(uint64_t)n ) nScratch = sizeof(double)*(uint64_t)n;
   z = ml_malloc(nScratch);
   if( z==0 ) return ML_NOMEM;
   for(y=0; y<2; y++) for(i=0; i<smp->n[y]; i++) z[k++] = ml_samples_aux(smp, y, i);
