@@ -72,18 +72,27 @@ static int bad_value(sqlite3_context *ctx, const char *fn, const char *name,
   return ML_ROW_ERR;
 }
 
-int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y){
+int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out){
   int t = sqlite3_value_type(v);
-  sqlite3_int64 hi = maxLabel<0 ? 2147483647 : maxLabel;
   if( t==SQLITE_INTEGER ){
     sqlite3_int64 i = sqlite3_value_int64(v);
-    if( i>=0 && i<=hi ){ *y = (int)i; return ML_ROW_OK; }
-  }else if( t==SQLITE_FLOAT ){
-    double d = sqlite3_value_double(v);
-    if( d>=0.0 && d<=(double)hi && d==floor(d) ){ *y = (int)d; return ML_ROW_OK; }
-  }else if( t==SQLITE_NULL ){
-    return ML_ROW_SKIP;
+    if( i<lo || i>hi ) return 0;
+    *out = i;
+    return 1;
   }
+  if( t==SQLITE_FLOAT ){
+    double d = sqlite3_value_double(v);
+    if( d!=floor(d) || d<(double)lo || d>(double)hi ) return 0;
+    *out = (ml_i64)d;
+    return 1;
+  }
+  return 0;
+}
+
+int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y){
+  ml_i64 i;
+  if( ml_value_integer(v, 0, maxLabel<0 ? 2147483647 : maxLabel, &i) ){ *y = (int)i; return ML_ROW_OK; }
+  if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
   if( maxLabel==1 ) return bad_value(ctx, fn, "y", "0 or 1", v);
   if( maxLabel<0 ) return bad_value(ctx, fn, "y", "a non-negative integer", v);
   {
@@ -181,15 +190,7 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
 
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out){
-  int t = sqlite3_value_type(v);
-  if( t==SQLITE_INTEGER || (t==SQLITE_FLOAT && sqlite3_value_double(v)==floor(sqlite3_value_double(v))) ){
-    double d = sqlite3_value_double(v);
-    if( slot->set && d==slot->v ){ *out = (ml_i64)d; return ML_ROW_OK; }
-    if( d>=(double)lo && d<=(double)hi ){
-      *out = (ml_i64)d;
-      return param_same(ctx, fn, name, v, d, slot);
-    }
-  }
+  if( ml_value_integer(v, lo, hi, out) ) return param_same(ctx, fn, name, v, (double)*out, slot);
   {
     char zWhat[96];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in %lld..%lld", (long long)lo, (long long)hi);

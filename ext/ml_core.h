@@ -116,6 +116,7 @@ void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 
 /* Optional row filter: keep rows whose aux lies in [lo, hi]. */
 typedef struct MlFilter { double lo, hi; } MlFilter;
+static inline int ml_filter_keeps(const MlFilter *f, double aux){ return aux>=f->lo && aux<=f->hi; }
 
 typedef struct MlSweep {
   const MlSamples *s;
@@ -155,10 +156,10 @@ static inline int ml_sweep_next(MlSweep *w){
     }else{
       /* a record is (key, aux): the stratifier follows its key */
       while( i0>0 && a0[(i0-1)*st]==k ){
-        double z; i0--; memcpy(&z, &a0[i0*st+1], 8); d0 += z>=f->lo && z<=f->hi;
+        double z; i0--; memcpy(&z, &a0[i0*st+1], 8); d0 += ml_filter_keeps(f, z);
       }
       while( i1>0 && a1[(i1-1)*st]==k ){
-        double z; i1--; memcpy(&z, &a1[i1*st+1], 8); d1 += z>=f->lo && z<=f->hi;
+        double z; i1--; memcpy(&z, &a1[i1*st+1], 8); d1 += ml_filter_keeps(f, z);
       }
       if( d0==0 && d1==0 ) continue;        /* no row of this threshold is in the window */
     }

@@ -26,6 +26,11 @@ void ml_result_json(sqlite3_context *ctx, MlJson *j);
 /* A short description of a value for error messages: 2, 0.5, text 'abc', a blob, NULL. */
 char *ml_describe(sqlite3_value *v);
 
+/* True when v is an INTEGER, or a REAL with an integral value, in lo..hi;
+** the value goes to *out.  The one integer test behind labels, integer
+** parameters and svd_bench's arguments. */
+int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out);
+
 /* Label in 0..maxLabel (1 for binary functions; -1: any non-negative
 ** integer): INTEGER or an integral REAL. */
 int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y);

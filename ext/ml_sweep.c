@@ -24,13 +24,6 @@
 SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
-static inline int passes(const MlSamples *s, const MlFilter *f, int y, ml_i64 i){
-  double a;
-  if( f==0 ) return 1;
-  a = ml_samples_aux(s, y, i);
-  return a>=f->lo && a<=f->hi;
-}
-
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N){
   ml_i64 i, c[2] = {0, 0};
   int y;
@@ -39,7 +32,7 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
     return;
   }
   for(y=0; y<2; y++){
-    for(i=0; i<s->n[y]; i++) c[y] += passes(s, f, y, i);
+    for(i=0; i<s->n[y]; i++) c[y] += ml_filter_keeps(f, ml_samples_aux(s, y, i));
   }
   *P = c[1]; *N = c[0];
 }

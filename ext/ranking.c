@@ -40,11 +40,6 @@ typedef struct RankAgg {
   int init;
 } RankAgg;
 
-static int rank_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                    int *y, double *s){
-  return ml_arg_binary_row(ctx, fn, argv, 0, y, s);
-}
-
 static const char *target_name(int kind){
   return kind==RK_TPR_AT_FPR ? "target_fpr" : "target_spec";
 }
@@ -65,7 +60,7 @@ void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     rc = ml_param_real(ctx, d->name, target_name(d->kind), argv[2], 0.0, 1, 1.0, 1, &p->target, &t);
     if( rc ) return;
   }
-  if( rank_row(ctx, d->name, argv, &y, &s)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
   ml_add_row(ctx, &p->smp, y, s, 0.0);
 }
 
@@ -77,7 +72,7 @@ void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   double s;
   (void)argc;
   if( p==0 || !p->init ) return;
-  if( rank_row(ctx, d->name, argv, &y, &s)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, s, 0.0);
 }
 
@@ -193,7 +188,7 @@ void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( ml_param_real(ctx, "confusion", "threshold", argv[2], -INFINITY, 0, INFINITY, 0,
                     &p->threshold, &t) ) return;
-  if( rank_row(ctx, "confusion", argv, &y, &s)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row(ctx, "confusion", argv, 0, &y, &s)!=ML_ROW_OK ) return;
   p->c[y][s>=t]++;
 }
 
@@ -203,7 +198,7 @@ void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   double s;
   (void)argc;
   if( p==0 || !p->threshold.set ) return;
-  if( rank_row(ctx, "confusion", argv, &y, &s)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row(ctx, "confusion", argv, 0, &y, &s)!=ML_ROW_OK ) return;
   p->c[y][s>=p->threshold.v]--;
 }
 

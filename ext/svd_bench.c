@@ -174,12 +174,8 @@ static int svdError(SvdCursor *c, const char *zFmt, ...){
 
 /* An integer argument in lo..hi. */
 static int argInt(SvdCursor *c, int a, sqlite3_value *v, sqlite3_int64 lo, sqlite3_int64 hi, sqlite3_int64 *out){
-  int t = sqlite3_value_type(v);
-  double d = sqlite3_value_double(v);
-  if( (t==SQLITE_INTEGER || (t==SQLITE_FLOAT && d==floor(d))) && d>=(double)lo && d<=(double)hi ){
-    *out = t==SQLITE_INTEGER ? sqlite3_value_int64(v) : (sqlite3_int64)d;
-    return SQLITE_OK;
-  }
+  ml_i64 i;
+  if( ml_value_integer(v, lo, hi, &i) ){ *out = i; return SQLITE_OK; }
   {
     char *z = ml_describe(v);
     int rc = z ? svdError(c, "%s must be an integer in %lld..%lld, got %s", azArg[a], lo, hi, z) : SQLITE_NOMEM;
@@ -223,8 +219,7 @@ static double *makeMatrix(const MlSvdSpec *sp, int decay){
   int m = sp->rows, n = sp->cols, r = m<n ? m : n, i, j;
   lapack_int iseed[4];
   double *A = sqlite3_malloc64(sizeof(double)*(uint64_t)m*n), *U, *V;
-  iseed[0] = (lapack_int)(sp->seed & 4095); iseed[1] = (lapack_int)((sp->seed>>12) & 4095);
-  iseed[2] = (lapack_int)((sp->seed>>24) & 4095); iseed[3] = (lapack_int)(((sp->seed>>36) & 4095) | 1);
+  ML_SVD_ISEED(sp->seed, iseed);
   if( A==0 ) return 0;
   if( !decay ){
     LAPACKE_dlarnv(3, iseed, (lapack_int)m*n, A);

@@ -20,6 +20,12 @@
 #define ML_SVD_OVERSAMPLE  10
 #define ML_SVD_POWER_ITERS 2
 
+/* LAPACK's ?larnv seed (four integers in 0..4095, the last odd) from the
+** 48-bit svd_bench seed; the matrix and the randomized sketch both use it. */
+#define ML_SVD_ISEED(seed, is) do{ \
+  (is)[0] = (seed) & 4095; (is)[1] = ((seed)>>12) & 4095; \
+  (is)[2] = ((seed)>>24) & 4095; (is)[3] = (((seed)>>36) & 4095) | 1; }while(0)
+
 typedef struct MlSvdSpec {
   int rows, cols;          /* the test matrix is rows x cols, column-major */
   int rank;                /* leading singular values compared, and the randomized target */

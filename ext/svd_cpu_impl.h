@@ -138,8 +138,7 @@ static int FN(randomized)(const MlSvdSpec *sp, const R *A, MlSvdRun *run, char *
   if( info!=0 ){ snprintf(zErr, nErr, "randomized workspace query failed (info %d)", (int)info); FN(release)(sp, buf, 11); return 1; }
   work = buf[10] = sp->xMalloc(sizeof(R)*(uint64_t)lwork);
   if( work==0 ){ FN(release)(sp, buf, 11); return 2; }
-  iseed0[0] = (lapack_int)(sp->seed & 4095); iseed0[1] = (lapack_int)((sp->seed>>12) & 4095);
-  iseed0[2] = (lapack_int)((sp->seed>>24) & 4095); iseed0[3] = (lapack_int)(((sp->seed>>36) & 4095) | 1);
+  ML_SVD_ISEED(sp->seed, iseed0);
   for(it=0; it<total && info==0; it++){
     struct timespec t0, t1;
     memcpy(iseed, iseed0, sizeof(iseed));          /* the same sketch every call */
