@@ -129,10 +129,7 @@ def main():
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
         if name in ONE_CLASS_DEFINED:
-            if name.startswith("ece_l2"):
-                ck.true(one is not None, name + " one class is defined")
-            else:
-                ck.true(one is not None, name + " one class is defined")
+            ck.true(one is not None, name + " one class is defined")
         elif name == "strat_report":
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")
         elif name == "ordinal_report":

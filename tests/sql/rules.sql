@@ -48,6 +48,12 @@ INSERT INTO kept VALUES (1), (2);
 INSERT INTO kept SELECT pr_auc(7, 0);
 SELECT 'kept', count(*), sum(x) FROM kept;
 SELECT 'still works', pr_auc(y, s) FROM p WHERE fold = 1;
+-- 12. mleval_version() is the version; mleval_build_info() is JSON naming the build's options
+SELECT 'version', mleval_version();
+SELECT 'build_info', json_valid(mleval_build_info()), mleval_build_info() ->> '$.version' = mleval_version(),
+       json_type(mleval_build_info(), '$.lapacke'), json_type(mleval_build_info(), '$.openblas'),
+       json_type(mleval_build_info(), '$.cuda') IN ('true', 'false'), json_type(mleval_build_info(), '$.commit'),
+       json_type(mleval_build_info(), '$.compiler');
 -- 11. JSON results carry subtype J and are valid JSON
 SELECT 'confusion', confusion(y, s, 0.5) FROM p WHERE fold = 1;
 SELECT 'json', json_extract(confusion(y, s, 0.5), '$.tp'), confusion(y, s, 0.5) ->> '$.f1' FROM p;
