@@ -11,7 +11,7 @@
 **               double (the stratifier) rides along.
 **   ml_samples_sort      LSD radix sort on the keys (ties: equal keys, so equal
 **                        doubles, -0.0 == 0.0 folded at insertion).
-**   ml_samples_insert/remove  kept-sorted maintenance for window frames.
+**   ml_samples_add/remove     append, or kept-sorted insert/remove for window frames.
 **   MlSweep     one walk over the distinct thresholds, highest first, yielding
 **               cumulative TP/FP.  pr_auc, auroc, the operating points, the
 **               curves, the stratified and the ordinal metrics all fold over it.
