@@ -41,8 +41,6 @@ SQLITE_EXTENSION_INIT3
 
 #define ML_MAX_BINS 100000
 
-/* One equal-width bin: rows, positives, and the sum of p. */
-typedef struct CalBin { ml_i64 n, npos; MlSum sp; } CalBin;
 
 typedef struct CalAgg {
   ml_i64 n;           /* rows in the group (frame) */
@@ -99,7 +97,7 @@ static double log_loss_term(int y, double p, double eps){
 static void cal_update(CalAgg *p, int kind, int y, double pr, int sign){
   p->n += sign;
   switch( kind ){
-    case CAL_BRIER: { double e = pr - y; ml_sum_add(&p->sum, sign * e*e); break; }
+    case CAL_BRIER: ml_sum_add(&p->sum, sign * ml_calib_brier_term(y, pr)); break;
     case CAL_LOGLOSS: ml_sum_add(&p->sum, sign * log_loss_term(y, pr, p->param.v)); break;
     default: {
       CalBin *b = &p->aBin[bin_of(pr, p->nBin)];
@@ -111,6 +109,22 @@ static void cal_update(CalAgg *p, int kind, int y, double pr, int sign){
     }
   }
   if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
+}
+
+/* The per-row terms and bins, shared with brier_ci, log_loss_ci, ece_ci and
+** ece_diff_ci (uncertainty.c), so that their estimates are these metrics. */
+double ml_calib_brier_term(int y, double p){ double e = p - y; return e*e; }
+double ml_calib_log_loss_term(int y, double p, double eps){ return log_loss_term(y, p, eps); }
+ml_i64 ml_calib_bin(double p, ml_i64 B){ return bin_of(p, B); }
+
+/* ece from its bins: sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b|. */
+double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n){
+  MlSum e = {0.0, 0.0};
+  ml_i64 b;
+  for(b=0; b<nBin; b++){
+    if( aBin[b].n ) ml_sum_add(&e, fabs((double)aBin[b].npos - ml_sum_value(&aBin[b].sp)));
+  }
+  return ml_sum_value(&e) / (double)n;
 }
 
 /*
@@ -174,16 +188,9 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
     case CAL_LOGLOSS:
       sqlite3_result_double(ctx, ml_sum_value(&p->sum) / (double)p->n);
       break;
-    case CAL_ECE: {
-      /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
-      MlSum e = {0.0, 0.0};
-      ml_i64 b;
-      for(b=0; b<p->nBin; b++){
-        if( p->aBin[b].n ) ml_sum_add(&e, fabs((double)p->aBin[b].npos - ml_sum_value(&p->aBin[b].sp)));
-      }
-      sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
+    case CAL_ECE:
+      sqlite3_result_double(ctx, ml_calib_ece_fold(p->aBin, p->nBin, p->n));
       break;
-    }
     default: {
       MlJson j;
       ml_json_init(&j);

@@ -18,6 +18,12 @@
 **   ml_quantile_pair     numpy-default (linear) quantiles by selection, O(n).
 **   MlJson      a small JSON writer: escaping, shortest round-trip doubles,
 **               null for NaN/Inf.
+**   MlRng, MlBoot   the bootstrap (ml_boot.c): a seeded xoshiro256** stream
+**               per replicate, multinomial row weights over the canonical
+**               order, the metric folded over a weighted sweep; BCa and
+**               percentile intervals.
+**   ml_delong_*     DeLong's structural components with midranks (ml_delong.c).
+**   ml_norm_*, ml_t_quantile   normal and Student-t distribution (ml_dist.c).
 */
 #ifndef ML_CORE_H
 #define ML_CORE_H
@@ -118,9 +124,13 @@ void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 typedef struct MlFilter { double lo, hi; } MlFilter;
 static inline int ml_filter_keeps(const MlFilter *f, double aux){ return aux>=f->lo && aux<=f->hi; }
 
+/* Row weights of a bootstrap replicate (how often each row was drawn). */
+typedef uint32_t ml_weight;
+
 typedef struct MlSweep {
   const MlSamples *s;
   const MlFilter *f;
+  const ml_weight *wt[2];  /* NULL: every row counts once; else wt[y][i] for record i of array y */
   ml_i64 i[2];          /* rows of each class not yet passed (from the top) */
   ml_i64 P, N;          /* positives and negatives that pass the filter */
   ml_i64 tp, fp;        /* rows with score >= current threshold */
@@ -135,11 +145,13 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 ** that passes the filter).  Returns 0 when every row has been passed.
 ** Inline: the folds run it once per distinct score, and a window frame runs
 ** the folds once per row, so it is a tight merge of two strided arrays. */
+int ml_sweep_next_weighted(MlSweep *w);
 static inline int ml_sweep_next(MlSweep *w){
   const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
   const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
   const MlFilter *f = w->f;
   ml_i64 i0 = w->i[0], i1 = w->i[1];
+  if( w->wt[0] ) return ml_sweep_next_weighted(w);
   for(;;){
     ml_i64 d0 = 0, d1 = 0;
     ml_key k;
@@ -171,6 +183,12 @@ static inline int ml_sweep_next(MlSweep *w){
   }
 }
 
+/* A weighted sweep: row i of array y counts wt[y][i] times (0: not at all;
+** a threshold whose rows all weigh 0 is not visited), so P, N, tp, fp are
+** the counts of the resampled rows.  The folds below run unchanged on it. */
+void ml_sweep_init_weighted(MlSweep *w, const MlSamples *s, const MlFilter *f,
+                            const ml_weight *wt0, const ml_weight *wt1);
+
 /* Folds over the sweep.  Each returns the metric; the caller has checked
 ** that both classes are present (P > 0 and N > 0). */
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
@@ -178,6 +196,8 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
 ** caller may have looked at first). */
 double ml_fold_ap_sweep(MlSweep *w);
 double ml_fold_auroc(const MlSamples *s);
+/* AUROC folded over a started (possibly weighted) sweep. */
+double ml_fold_auroc_sweep(MlSweep *w);
 double ml_fold_youden_j(const MlSamples *s);
 /* Max TPR over the thresholds (and the all-negative point) with
 ** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */
@@ -191,6 +211,11 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
 ** a (which is reordered).  n >= 1. */
 void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2);
+/* The same quantiles of ascending v[0..n) where v[i] is repeated w[i] times
+** (w NULL: once), the total weight >= 1: one O(n) walk, the same lerp, so
+** with unit weights it returns ml_quantile_pair's doubles. */
+void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
+                             double q1, double q2, double *out1, double *out2);
 
 /* ------------------------------------------------------------------- json */
 
@@ -218,5 +243,83 @@ void ml_json_null(MlJson *j);
 void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
 /* Shortest "%.{15,16,17}g" text that reads back as d; buf >= 32 bytes. */
 int ml_format_double(char *buf, double d);
+
+/* -------------------------------------------------------------- bootstrap */
+
+/* xoshiro256** (Blackman & Vigna 2018), its state filled by splitmix64. */
+typedef struct MlRng { uint64_t s[4]; } MlRng;
+/* The stream of replicate `rep` of `seed` (docs/uncertainty.md). */
+void ml_rng_seed(MlRng *r, uint64_t seed, uint64_t rep);
+uint64_t ml_rng_next(MlRng *r);
+/* Uniform in [0, n), n >= 1, unbiased (Lemire 2019). */
+uint64_t ml_rng_below(MlRng *r, uint64_t n);
+
+/* Sorts the sample into the canonical order: by key, and for 16-byte
+** records ties by the key of aux (after -0.0 -> +0.0), so that the order is
+** the same whatever order the rows came in.  Across the two arrays the
+** canonical order puts, at one key, the negatives first.  ML_OK / ML_NOMEM. */
+int ml_samples_sort_canonical(MlSamples *s);
+
+/* A statistic over weighted rows: wt[y][i] is the weight of record i of
+** array y.  Writes its K values to out[]; returns 1 when defined, 0 when
+** not (the replicate is then drawn again). */
+typedef int (*MlBootStat)(void *arg, const MlSamples *s, const ml_weight *const wt[2], double *out);
+
+#define ML_BOOT_MAXK 3
+typedef struct MlBootSpec {
+  double level;          /* (0, 1) */
+  ml_i64 reps;           /* >= 2 */
+  uint64_t seed;
+  int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK */
+  MlBootStat stat;
+  void *arg;
+} MlBootSpec;
+
+typedef struct MlBootInterval {
+  double estimate;       /* the statistic on the rows themselves */
+  double se;             /* standard deviation of the replicates (ddof 1) */
+  double lo, hi;         /* BCa */
+  double plo, phi;       /* percentile */
+  double p_value;        /* two-sided bootstrap p of "statistic = 0" */
+  double z0, accel;      /* BCa's bias correction and acceleration */
+} MlBootInterval;
+
+typedef struct MlBootResult {
+  ml_i64 redrawn;        /* replicates drawn again because undefined */
+  MlBootInterval iv[ML_BOOT_MAXK];
+} MlBootResult;
+
+#define ML_BOOT_UNDEFINED 2    /* the statistic is undefined on the rows */
+#define ML_BOOT_EXHAUSTED 3    /* more than ML_BOOT_MAX_REDRAW redraws per replicate */
+#define ML_BOOT_MAX_REDRAW 100
+#define ML_BOOT_JACK_GROUPS 200
+
+/* Runs the bootstrap over a canonically sorted sample.  ML_OK, ML_NOMEM,
+** ML_BOOT_UNDEFINED or ML_BOOT_EXHAUSTED.  Cost: O(reps * n) time,
+** 8 bytes per row and 8 * K * reps bytes of scratch. */
+int ml_boot_run(const MlSamples *s, const MlBootSpec *spec, MlBootResult *r);
+
+/* Canonical index -> weight slot (slot i < n0: negative i, else positive
+** i - n0), by merging the two arrays.  map has n entries. */
+void ml_boot_canonical_map(const MlSamples *s, uint32_t *map);
+
+/* ----------------------------------------------------------------- delong */
+
+/* DeLong's structural components for one score, O(n log n) with midranks:
+** v10[i] = (#neg below + #neg tied / 2) / N for positive i,
+** v01[j] = (#pos above + #pos tied / 2) / P for negative j, both in the
+** order of the given keys.  Returns twice the sum of the v10 numerators
+** (exact, so the AUC is that / (2 P N)), or -1 when out of memory. */
+double ml_delong_components(const ml_key *kp, ml_i64 P, const ml_key *kn, ml_i64 N,
+                            double *v10, double *v01);
+
+/* ----------------------------------------------------------- distributions */
+
+double ml_norm_cdf(double x);
+double ml_norm_quantile(double p);        /* p in (0, 1) */
+/* Upper tail of Student's t with df degrees of freedom: P(T > t). */
+double ml_t_sf(double t, double df);
+double ml_t_quantile(double p, double df);   /* p in (0, 1), df > 0 */
+double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
 
 #endif /* ML_CORE_H */

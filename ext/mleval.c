@@ -10,6 +10,8 @@
 **   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
+**   uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
+**                  auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
 **   svd_bench.c    the svd_bench table-valued function (svd_cpu.c; svd_cuda.c
 **                  in the separate module mleval_cuda.so)
 ** and the shared core in ml_*.c (see ml_core.h).
@@ -55,6 +57,17 @@ static const MlFuncDesc dAuprcGe     = {"auprc_ge", ORD_GE};
 static const MlFuncDesc dOrdAuprc    = {"ordinal_auprc", ORD_AUPRC};
 static const MlFuncDesc dOrdNap      = {"ordinal_nap", ORD_NAP};
 static const MlFuncDesc dOrdReport   = {"ordinal_report", ORD_REPORT};
+static const MlFuncDesc dPrAucCi     = {"pr_auc_ci", UN_PR_AUC};
+static const MlFuncDesc dNapCi       = {"nap_ci", UN_NAP};
+static const MlFuncDesc dBrierCi     = {"brier_ci", UN_BRIER};
+static const MlFuncDesc dLogLossCi   = {"log_loss_ci", UN_LOGLOSS};
+static const MlFuncDesc dEceCi       = {"ece_ci", UN_ECE};
+static const MlFuncDesc dStratGapCi  = {"strat_gap_ci", UN_STRAT_GAP};
+static const MlFuncDesc dAurocCi     = {"auroc_ci", UN_AUROC};
+static const MlFuncDesc dAurocDiff   = {"auroc_diff", UN_AUROC_DIFF};
+static const MlFuncDesc dPrAucDiffCi = {"pr_auc_diff_ci", UN_PR_AUC_DIFF};
+static const MlFuncDesc dEceDiffCi   = {"ece_diff_ci", UN_ECE_DIFF};
+static const MlFuncDesc dMeanCi      = {"mean_ci", UN_MEAN};
 
 typedef struct MlAggDef {
   const MlFuncDesc *desc;
@@ -70,6 +83,7 @@ typedef struct MlAggDef {
 #define CALSORT(d, n) { &d, n, ml_calsort_step, ml_calsort_final, ml_calsort_value, ml_calsort_inverse }
 #define STRAT(d, n) { &d, n, ml_strat_step, ml_strat_final, ml_strat_value, ml_strat_inverse }
 #define ORD(d, n)   { &d, n, ml_ord_step, ml_ord_final, ml_ord_value, ml_ord_inverse }
+#define UNC(d, n)   { &d, n, ml_unc_step, ml_unc_final, ml_unc_value, ml_unc_inverse }
 #define CONF(d, n)  { &d, n, ml_confusion_step, ml_confusion_final, ml_confusion_value, ml_confusion_inverse }
 
 static const MlAggDef aAgg[] = {
@@ -93,6 +107,17 @@ static const MlAggDef aAgg[] = {
   STRAT(dStratReport, 3), STRAT(dStratReport, 5), STRAT(dStratReport, 6),
   ORD(dAuprcGe, 3),
   ORD(dOrdAuprc, -1), ORD(dOrdNap, -1), ORD(dOrdReport, -1),   /* y, s_1..s_m: m checked in xStep */
+  UNC(dPrAucCi, 2), UNC(dPrAucCi, 3), UNC(dPrAucCi, 4), UNC(dPrAucCi, 5),
+  UNC(dNapCi, 2), UNC(dNapCi, 3), UNC(dNapCi, 4), UNC(dNapCi, 5),
+  UNC(dBrierCi, 2), UNC(dBrierCi, 3), UNC(dBrierCi, 4), UNC(dBrierCi, 5),
+  UNC(dLogLossCi, 2), UNC(dLogLossCi, 3), UNC(dLogLossCi, 4), UNC(dLogLossCi, 5),
+  UNC(dEceCi, 2), UNC(dEceCi, 3), UNC(dEceCi, 4), UNC(dEceCi, 5), UNC(dEceCi, 6),
+  UNC(dStratGapCi, 3), UNC(dStratGapCi, 5), UNC(dStratGapCi, 6), UNC(dStratGapCi, 7), UNC(dStratGapCi, 8),
+  UNC(dAurocCi, 2), UNC(dAurocCi, 3),
+  UNC(dAurocDiff, 3), UNC(dAurocDiff, 4),
+  UNC(dPrAucDiffCi, 3), UNC(dPrAucDiffCi, 4), UNC(dPrAucDiffCi, 5), UNC(dPrAucDiffCi, 6),
+  UNC(dEceDiffCi, 3), UNC(dEceDiffCi, 4), UNC(dEceDiffCi, 5), UNC(dEceDiffCi, 6), UNC(dEceDiffCi, 7),
+  UNC(dMeanCi, 1), UNC(dMeanCi, 2),
 };
 
 /*
