@@ -3,7 +3,7 @@
 ** (uncertainty.c) folds its metric over.  SPDX-License-Identifier: MIT
 **
 ** Provides: the seeded generator (ml_rng_*), the canonical order
-** (ml_samples_sort_canonical, ml_boot_canonical_map) and ml_boot_run, which
+** (ml_samples_sort_canonical, ml_canon_build) and ml_boot_run, which
 ** draws the replicates, runs the jackknife and writes the BCa and percentile
 ** intervals, the standard error and the bootstrap p-value.  Pure C: no SQL.
 **
@@ -33,9 +33,9 @@
 **      undefined are left out, and a = 0 when sum d^2 = 0.
 **   5. p_value = min(1, 2 min(#{t* <= 0}, #{t* >= 0}) / reps).
 **
-** Cost: O(reps * n) time; scratch 8 bytes per row (weights and the
-** canonical map) and 8 * K * (reps + 200) bytes; the state itself is the
-** caller's MlSamples.
+** Cost: O(reps * n) time; scratch 4 bytes per row (the weights), the
+** flattened canonical order (9 or 17 bytes per row) and 8 * K * (reps + 200)
+** bytes; the state itself is the caller's MlSamples.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -133,16 +133,31 @@ int ml_samples_sort_canonical(MlSamples *s){
   return ML_OK;
 }
 
-void ml_boot_canonical_map(const MlSamples *s, uint32_t *map){
-  ml_i64 i0 = 0, i1 = 0, r = 0, n0 = s->n[0], n1 = s->n[1];
+void ml_canon_free(MlCanon *c){
+  ml_free(c->key);
+  memset(c, 0, sizeof(*c));
+}
+
+int ml_canon_build(MlCanon *c, const MlSamples *s){
+  ml_i64 i0 = 0, i1 = 0, r = 0, n0 = s->n[0], n1 = s->n[1], n = n0 + n1;
+  int hasAux = s->width==16;
+  memset(c, 0, sizeof(*c));
+  /* one block: keys, aux (16-byte samples), labels */
+  c->key = ml_malloc((uint64_t)(n ? n : 1) * (8 + (hasAux ? 8 : 0) + 1));
+  if( c->key==0 ) return ML_NOMEM;
+  c->n = n;
+  c->aux = hasAux ? (double*)(c->key + n) : 0;
+  c->lab = (unsigned char*)(c->key + (hasAux ? 2*n : n));
   while( i0<n0 || i1<n1 ){
     /* at equal keys the negative comes first */
-    if( i1>=n1 || (i0<n0 && ml_samples_key(s, 0, i0) <= ml_samples_key(s, 1, i1)) ){
-      map[r++] = (uint32_t)i0++;
-    }else{
-      map[r++] = (uint32_t)(n0 + i1++);
-    }
+    int y = !(i1>=n1 || (i0<n0 && ml_samples_key(s, 0, i0) <= ml_samples_key(s, 1, i1)));
+    ml_i64 i = y ? i1++ : i0++;
+    c->key[r] = ml_samples_key(s, y, i);
+    c->lab[r] = (unsigned char)y;
+    if( hasAux ) c->aux[r] = ml_samples_aux(s, y, i);
+    r++;
   }
+  return ML_OK;
 }
 
 /* ------------------------------------------------------------- intervals */
@@ -214,26 +229,21 @@ static void make_interval(MlBootInterval *iv, double est, double *t, ml_i64 B,
 
 /* ----------------------------------------------------------------- driver */
 
-int ml_boot_run(const MlSamples *s, const MlBootSpec *spec, MlBootResult *r){
-  ml_i64 n = ml_samples_count(s), n0 = s->n[0], B = spec->reps, b, i, g;
+int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
+  ml_i64 n = c->n, B = spec->reps, b, i, g;
   ml_i64 G = n < ML_BOOT_JACK_GROUPS ? n : ML_BOOT_JACK_GROUPS;
   int K = spec->K, k, rc = ML_OK;
-  uint32_t *map;
-  ml_weight *wt;
+  ml_weight *wc;
   double *rep, *jk, est[ML_BOOT_MAXK], out[ML_BOOT_MAXK];
-  const ml_weight *wts[2];
   memset(r, 0, sizeof(*r));
-  map = ml_malloc(sizeof(uint32_t)*(uint64_t)n + sizeof(ml_weight)*(uint64_t)n);
+  wc = ml_malloc(sizeof(ml_weight)*(uint64_t)(n ? n : 1));
   rep = ml_malloc(sizeof(double)*(uint64_t)K*(uint64_t)(B + G));
-  if( map==0 || rep==0 ){ ml_free(map); ml_free(rep); return ML_NOMEM; }
-  wt = (ml_weight*)(map + n);
+  if( wc==0 || rep==0 ){ ml_free(wc); ml_free(rep); return ML_NOMEM; }
   jk = rep + (size_t)K*(size_t)B;
-  wts[0] = wt; wts[1] = wt + n0;
-  ml_boot_canonical_map(s, map);
 
   /* the estimate: every row once */
-  for(i=0; i<n; i++) wt[i] = 1;
-  if( !spec->stat(spec->arg, s, wts, est) ){ rc = ML_BOOT_UNDEFINED; goto done; }
+  for(i=0; i<n; i++) wc[i] = 1;
+  if( !spec->stat(spec->arg, c, wc, est) ){ rc = ML_BOOT_UNDEFINED; goto done; }
 
   /* the replicates */
   for(b=0; b<B; b++){
@@ -241,9 +251,9 @@ int ml_boot_run(const MlSamples *s, const MlBootSpec *spec, MlBootResult *r){
     int tries = 0;
     ml_rng_seed(&rng, spec->seed, (uint64_t)b);
     for(;;){
-      memset(wt, 0, sizeof(ml_weight)*(size_t)n);
-      for(i=0; i<n; i++) wt[map[ml_rng_below(&rng, (uint64_t)n)]]++;
-      if( spec->stat(spec->arg, s, wts, out) ) break;
+      memset(wc, 0, sizeof(ml_weight)*(size_t)n);
+      for(i=0; i<n; i++) wc[ml_rng_below(&rng, (uint64_t)n)]++;
+      if( spec->stat(spec->arg, c, wc, out) ) break;
       r->redrawn++;
       if( ++tries > ML_BOOT_MAX_REDRAW ){ rc = ML_BOOT_EXHAUSTED; goto done; }
     }
@@ -252,9 +262,9 @@ int ml_boot_run(const MlSamples *s, const MlBootSpec *spec, MlBootResult *r){
 
   /* the jackknife over G groups, round-robin in canonical order */
   for(g=0; g<G; g++){
-    for(i=0; i<n; i++) wt[i] = 1;
-    for(i=g; i<n; i+=G) wt[map[i]] = 0;
-    if( spec->stat(spec->arg, s, wts, out) ){
+    for(i=0; i<n; i++) wc[i] = 1;
+    for(i=g; i<n; i+=G) wc[i] = 0;
+    if( spec->stat(spec->arg, c, wc, out) ){
       for(k=0; k<K; k++) jk[(size_t)k*G + g] = out[k];
     }else{
       for(k=0; k<K; k++) jk[(size_t)k*G + g] = NAN;
@@ -265,7 +275,7 @@ int ml_boot_run(const MlSamples *s, const MlBootSpec *spec, MlBootResult *r){
     make_interval(&r->iv[k], est[k], rep + (size_t)k*B, B, jk + (size_t)k*G, G, spec->level);
   }
 done:
-  ml_free(map);
+  ml_free(wc);
   ml_free(rep);
   return rc;
 }

@@ -127,10 +127,21 @@ static inline int ml_filter_keeps(const MlFilter *f, double aux){ return aux>=f-
 /* Row weights of a bootstrap replicate (how often each row was drawn). */
 typedef uint32_t ml_weight;
 
+/* The canonical order of a sample, flattened (ml_boot.c): position r holds
+** the r-th row by (key, label, aux).  A weighted sweep walks it. */
+typedef struct MlCanon {
+  ml_i64 n;
+  ml_key *key;           /* ascending */
+  unsigned char *lab;    /* 0 or 1 */
+  double *aux;           /* the aux of 16-byte samples, else NULL */
+} MlCanon;
+
 typedef struct MlSweep {
   const MlSamples *s;
   const MlFilter *f;
-  const ml_weight *wt[2];  /* NULL: every row counts once; else wt[y][i] for record i of array y */
+  const MlCanon *cn;      /* weighted sweep: the canonical order it walks ... */
+  const ml_weight *wc;    /* ... and the weight of each position (NULL: unweighted) */
+  ml_i64 r;               /* weighted: canonical positions not yet passed */
   ml_i64 i[2];          /* rows of each class not yet passed (from the top) */
   ml_i64 P, N;          /* positives and negatives that pass the filter */
   ml_i64 tp, fp;        /* rows with score >= current threshold */
@@ -145,13 +156,46 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 ** that passes the filter).  Returns 0 when every row has been passed.
 ** Inline: the folds run it once per distinct score, and a window frame runs
 ** the folds once per row, so it is a tight merge of two strided arrays. */
-int ml_sweep_next_weighted(MlSweep *w);
+/* The weighted step: the rows of the next lower key in canonical order,
+** their weights summed by label (branch-free; a key none of whose rows was
+** drawn is visited with dtp = dfp = 0, which every fold ignores). */
+static inline int ml_sweep_next_weighted(MlSweep *w){
+  const MlCanon *c = w->cn;
+  const ml_weight *wc = w->wc;
+  const MlFilter *f = w->f;
+  ml_i64 r = w->r, d0 = 0, d1 = 0;
+  ml_key k;
+  if( r==0 ) return 0;
+  k = c->key[r-1];
+  if( f==0 ){
+    do{
+      ml_i64 wi = wc[r-1], y = c->lab[r-1];
+      d1 += wi & -y;
+      d0 += wi & (y-1);
+      r--;
+    }while( r>0 && c->key[r-1]==k );
+  }else{
+    do{
+      double z = c->aux[r-1];
+      ml_i64 wi = wc[r-1] * (ml_i64)(z>=f->lo && z<=f->hi), y = c->lab[r-1];
+      d1 += wi & -y;
+      d0 += wi & (y-1);
+      r--;
+    }while( r>0 && c->key[r-1]==k );
+  }
+  w->r = r;
+  w->key = k;
+  w->dtp = d1; w->dfp = d0;
+  w->tp += d1; w->fp += d0;
+  return 1;
+}
 static inline int ml_sweep_next(MlSweep *w){
+  if( w->wc ) return ml_sweep_next_weighted(w);
+  {
   const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
   const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
   const MlFilter *f = w->f;
   ml_i64 i0 = w->i[0], i1 = w->i[1];
-  if( w->wt[0] ) return ml_sweep_next_weighted(w);
   for(;;){
     ml_i64 d0 = 0, d1 = 0;
     ml_key k;
@@ -181,13 +225,14 @@ static inline int ml_sweep_next(MlSweep *w){
     w->tp += d1; w->fp += d0;
     return 1;
   }
+  }
 }
 
-/* A weighted sweep: row i of array y counts wt[y][i] times (0: not at all;
-** a threshold whose rows all weigh 0 is not visited), so P, N, tp, fp are
-** the counts of the resampled rows.  The folds below run unchanged on it. */
-void ml_sweep_init_weighted(MlSweep *w, const MlSamples *s, const MlFilter *f,
-                            const ml_weight *wt0, const ml_weight *wt1);
+/* A weighted sweep over a canonical order: the row at position r counts
+** wc[r] times (0: not at all), so P, N, tp, fp are the counts of the
+** resampled rows and the folds below compute the replicate's metric as on
+** the rows repeated.  A filter (c->aux needed) keeps rows as in ml_sweep_init. */
+void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc);
 
 /* Folds over the sweep.  Each returns the metric; the caller has checked
 ** that both classes are present (P > 0 and N > 0). */
@@ -260,10 +305,15 @@ uint64_t ml_rng_below(MlRng *r, uint64_t n);
 ** canonical order puts, at one key, the negatives first.  ML_OK / ML_NOMEM. */
 int ml_samples_sort_canonical(MlSamples *s);
 
-/* A statistic over weighted rows: wt[y][i] is the weight of record i of
-** array y.  Writes its K values to out[]; returns 1 when defined, 0 when
-** not (the replicate is then drawn again). */
-typedef int (*MlBootStat)(void *arg, const MlSamples *s, const ml_weight *const wt[2], double *out);
+/* Flattens a canonically sorted sample into c (merging the classes,
+** negatives first at equal keys).  ML_OK / ML_NOMEM; ml_canon_free frees. */
+int ml_canon_build(MlCanon *c, const MlSamples *s);
+void ml_canon_free(MlCanon *c);
+
+/* A statistic over weighted rows: wc[r] is the weight of the row at
+** canonical position r.  Writes its K values to out[]; returns 1 when
+** defined, 0 when not (the replicate is then drawn again). */
+typedef int (*MlBootStat)(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
 
 #define ML_BOOT_MAXK 3
 typedef struct MlBootSpec {
@@ -294,14 +344,10 @@ typedef struct MlBootResult {
 #define ML_BOOT_MAX_REDRAW 100
 #define ML_BOOT_JACK_GROUPS 200
 
-/* Runs the bootstrap over a canonically sorted sample.  ML_OK, ML_NOMEM,
+/* Runs the bootstrap over a canonical order.  ML_OK, ML_NOMEM,
 ** ML_BOOT_UNDEFINED or ML_BOOT_EXHAUSTED.  Cost: O(reps * n) time,
-** 8 bytes per row and 8 * K * reps bytes of scratch. */
-int ml_boot_run(const MlSamples *s, const MlBootSpec *spec, MlBootResult *r);
-
-/* Canonical index -> weight slot (slot i < n0: negative i, else positive
-** i - n0), by merging the two arrays.  map has n entries. */
-void ml_boot_canonical_map(const MlSamples *s, uint32_t *map);
+** 4 bytes per row and 8 * K * (reps + 200) bytes of scratch. */
+int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r);
 
 /* ----------------------------------------------------------------- delong */
 

@@ -20,8 +20,10 @@
 **   4. A weighted sweep (the bootstrap's replicates, ml_boot.c) counts row i
 **      of class y wt[y][i] times: the counts are those of the resampled rows,
 **      so every fold computes the metric of the replicate exactly as it would
-**      on the rows repeated, without re-sorting.  Thresholds whose rows all
-**      weigh 0 are not visited.
+**      on the rows repeated, without re-sorting.  It walks the canonical
+**      order (MlCanon, both classes merged) with branch-free counting; a
+**      threshold none of whose rows was drawn is visited with dtp = dfp = 0,
+**      which no fold counts.
 **
 ** Cost: O(n) for one sweep over sorted samples, O(1) extra memory.
 */
@@ -51,65 +53,20 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
   ml_count_classes(s, f, &w->P, &w->N);
 }
 
-void ml_sweep_init_weighted(MlSweep *w, const MlSamples *s, const MlFilter *f,
-                            const ml_weight *wt0, const ml_weight *wt1){
-  static const ml_weight none = 0;      /* an empty class still marks the sweep weighted */
-  ml_i64 i, c[2] = {0, 0};
-  int y;
+void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc){
+  ml_i64 r, P = 0, T = 0;
   memset(w, 0, sizeof(*w));
-  w->s = s;
   w->f = f;
-  w->i[0] = s->n[0];
-  w->i[1] = s->n[1];
-  w->wt[0] = wt0 ? wt0 : &none;
-  w->wt[1] = wt1 ? wt1 : &none;
-  for(y=0; y<2; y++){
-    const ml_weight *wt = w->wt[y];
-    if( f==0 ){
-      for(i=0; i<s->n[y]; i++) c[y] += wt[i];
-    }else{
-      for(i=0; i<s->n[y]; i++) if( ml_filter_keeps(f, ml_samples_aux(s, y, i)) ) c[y] += wt[i];
-    }
+  w->cn = c;
+  w->wc = wc;
+  w->r = c->n;
+  for(r=0; r<c->n; r++){
+    ml_i64 wi = wc[r];
+    if( f && !ml_filter_keeps(f, c->aux[r]) ) continue;
+    T += wi;
+    P += wi & -(ml_i64)c->lab[r];
   }
-  w->P = c[1]; w->N = c[0];
-}
-
-/* ml_sweep_next for a weighted sweep (with or without a filter). */
-int ml_sweep_next_weighted(MlSweep *w){
-  const MlSamples *s = w->s;
-  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
-  const size_t st = s->width/8;
-  const ml_weight *w0 = w->wt[0], *w1 = w->wt[1];
-  const MlFilter *f = w->f;
-  ml_i64 i0 = w->i[0], i1 = w->i[1];
-  for(;;){
-    ml_i64 d0 = 0, d1 = 0;
-    ml_key k;
-    if( i0==0 && i1==0 ){ w->i[0] = w->i[1] = 0; return 0; }
-    if( i0==0 ) k = a1[(i1-1)*st];
-    else if( i1==0 ) k = a0[(i0-1)*st];
-    else{
-      ml_key k0 = a0[(i0-1)*st], k1 = a1[(i1-1)*st];
-      k = k0>k1 ? k0 : k1;
-    }
-    if( f==0 ){
-      while( i0>0 && a0[(i0-1)*st]==k ){ i0--; d0 += w0[i0]; }
-      while( i1>0 && a1[(i1-1)*st]==k ){ i1--; d1 += w1[i1]; }
-    }else{
-      while( i0>0 && a0[(i0-1)*st]==k ){
-        double z; i0--; memcpy(&z, &a0[i0*st+1], 8); if( ml_filter_keeps(f, z) ) d0 += w0[i0];
-      }
-      while( i1>0 && a1[(i1-1)*st]==k ){
-        double z; i1--; memcpy(&z, &a1[i1*st+1], 8); if( ml_filter_keeps(f, z) ) d1 += w1[i1];
-      }
-    }
-    if( d0==0 && d1==0 ) continue;          /* nothing of this threshold was drawn */
-    w->i[0] = i0; w->i[1] = i1;
-    w->key = k;
-    w->dtp = d1; w->dfp = d0;
-    w->tp += d1; w->fp += d0;
-    return 1;
-  }
+  w->P = P; w->N = T - P;
 }
 
 double ml_fold_ap_sweep(MlSweep *w){

@@ -179,93 +179,77 @@ void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /* ---------------------------------------------------------- statistics */
 
-/* What a statistic needs besides the sample and the weights. */
+/* What a statistic needs besides the canonical order and the weights; every
+** per-row array is in canonical order. */
 typedef struct UncCtx {
   int kind;
-  ml_i64 n;
-  const double *term;         /* brier/log_loss: per-row term, slot order */
-  const uint32_t *binA, *binB;  /* ece: bin of each row (slot order) by p, by aux */
-  CalBin *bins;               /* ece: 2 x B accumulators */
+  const double *term;           /* brier/log_loss: the row's term */
+  const uint32_t *binA, *binB;  /* ece: the row's bin by p, and by aux */
+  CalBin *bins;                 /* ece: 2 x B accumulators */
   ml_i64 B;
-  /* strat_gap: the stratifier ascending and the slot of each */
-  const double *zSorted;
-  const uint32_t *zSlot;
-  ml_weight *zw;              /* weights in stratifier order */
+  const double *zSorted;        /* strat_gap: the stratifier ascending, */
+  const uint32_t *zPos;         /* the canonical position of each, */
+  ml_weight *zw;                /* and its weight in a replicate */
   double ql, qh;
-  /* pr_auc_diff: the sample sorted by s_b (aux = slot) and its weights */
-  const MlSamples *smpB;
-  ml_weight *wB;
+  const MlCanon *cB;            /* pr_auc_diff: the rows ordered by s_b, */
+  const uint32_t *posB;         /* the canonical position of each, */
+  ml_weight *wB;                /* and its weight in a replicate */
 } UncCtx;
 
-/* slot of record i of class y: negatives first */
-#define SLOT(s, y, i) ((y) ? (s)->n[0] + (i) : (i))
-
-static int stat_ap(void *arg, const MlSamples *s, const ml_weight *const wt[2], double *out){
-  UncCtx *c = arg;
+static int stat_ap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
   MlSweep w;
-  double ap;
-  ml_sweep_init_weighted(&w, s, 0, wt[0], wt[1]);
-  if( w.P==0 || w.N==0 ) return 0;
-  {
-    ml_i64 P = w.P, N = w.N;
-    ap = ml_fold_ap_sweep(&w);
-    if( c->kind==UN_NAP ){
-      double pi = (double)P / (double)(P+N);
-      ap = (ap - pi) / (1.0 - pi);
-    }
+  ml_i64 P, N;
+  ml_sweep_init_weighted(&w, c, 0, wc);
+  P = w.P; N = w.N;
+  if( P==0 || N==0 ) return 0;
+  out[0] = ml_fold_ap_sweep(&w);
+  if( u->kind==UN_NAP ){
+    double pi = (double)P / (double)(P+N);          /* as nap() */
+    out[0] = (out[0] - pi) / (1.0 - pi);
   }
-  out[0] = ap;
   return 1;
 }
 
-/* brier, log_loss: the mean of the per-row terms over the drawn rows, each
-** term added as often as its row was drawn. */
-static int stat_mean_term(void *arg, const MlSamples *s, const ml_weight *const wt[2], double *out){
-  UncCtx *c = arg;
-  const ml_weight *w = wt[0];      /* slot order: wt[1] == wt[0] + n0 */
+/* brier, log_loss: the mean of the per-row terms over the drawn rows. */
+static int stat_mean_term(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
   MlSum sum = {0.0, 0.0};
   ml_i64 i, m = 0;
-  (void)s;
   for(i=0; i<c->n; i++){
-    ml_weight k;
-    for(k=0; k<w[i]; k++) ml_sum_add(&sum, c->term[i]);
-    m += w[i];
+    if( wc[i]==0 ) continue;
+    ml_sum_add(&sum, wc[i]==1 ? u->term[i] : (double)wc[i] * u->term[i]);
+    m += wc[i];
   }
   out[0] = ml_sum_value(&sum) / (double)m;
   return 1;
 }
 
 /* ece over the drawn rows, by p (bins[0..B)) and, paired, by aux (bins[B..2B)). */
-static int stat_ece(void *arg, const MlSamples *s, const ml_weight *const wt[2], double *out){
-  UncCtx *c = arg;
-  int paired = c->binB!=0, y;
-  ml_i64 i, m = 0, B = c->B;
-  memset(c->bins, 0, sizeof(CalBin)*(size_t)B*(paired ? 2 : 1));
-  for(y=0; y<2; y++){
-    for(i=0; i<s->n[y]; i++){
-      ml_i64 slot = SLOT(s, y, i);
-      ml_weight k, wi = wt[y][i];
-      CalBin *a, *b = 0;
-      double pa, pb = 0.0;
-      if( wi==0 ) continue;
-      m += wi;
-      a = &c->bins[c->binA[slot]];
-      pa = ml_double_of(ml_samples_key(s, y, i));
-      a->n += wi; a->npos += y ? wi : 0;
-      if( paired ){
-        b = &c->bins[B + c->binB[slot]];
-        pb = ml_samples_aux(s, y, i);
-        b->n += wi; b->npos += y ? wi : 0;
-      }
-      for(k=0; k<wi; k++){
-        ml_sum_add(&a->sp, pa);
-        if( b ) ml_sum_add(&b->sp, pb);
-      }
+static int stat_ece(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  int paired = u->binB!=0;
+  ml_i64 i, m = 0, B = u->B;
+  memset(u->bins, 0, sizeof(CalBin)*(size_t)B*(paired ? 2 : 1));
+  for(i=0; i<c->n; i++){
+    ml_weight wi = wc[i];
+    CalBin *a;
+    if( wi==0 ) continue;
+    m += wi;
+    a = &u->bins[u->binA[i]];
+    a->n += wi;
+    a->npos += c->lab[i] ? wi : 0;
+    ml_sum_add(&a->sp, wi==1 ? ml_double_of(c->key[i]) : (double)wi * ml_double_of(c->key[i]));
+    if( paired ){
+      CalBin *b = &u->bins[B + u->binB[i]];
+      b->n += wi;
+      b->npos += c->lab[i] ? wi : 0;
+      ml_sum_add(&b->sp, wi==1 ? c->aux[i] : (double)wi * c->aux[i]);
     }
   }
-  out[1] = ml_calib_ece_fold(c->bins, B, m);
+  out[1] = ml_calib_ece_fold(u->bins, B, m);
   if( paired ){
-    out[2] = ml_calib_ece_fold(c->bins + B, B, m);
+    out[2] = ml_calib_ece_fold(u->bins + B, B, m);
     out[0] = out[1] - out[2];
   }else{
     out[0] = out[1];
@@ -275,19 +259,18 @@ static int stat_ece(void *arg, const MlSamples *s, const ml_weight *const wt[2],
 
 /* strat_gap: the window [Q(ql), Q(qh)] of the drawn stratifiers, then AP
 ** over all drawn rows and over those in the window. */
-static int stat_strat_gap(void *arg, const MlSamples *s, const ml_weight *const wt[2], double *out){
-  UncCtx *c = arg;
-  const ml_weight *w = wt[0];
+static int stat_strat_gap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
   ml_i64 i;
   MlFilter f;
   MlSweep sw;
   double full, trimmed;
-  for(i=0; i<c->n; i++) c->zw[i] = w[c->zSlot[i]];
-  ml_quantile_pair_sorted(c->zSorted, c->zw, c->n, c->ql, c->qh, &f.lo, &f.hi);
-  ml_sweep_init_weighted(&sw, s, 0, wt[0], wt[1]);
+  for(i=0; i<c->n; i++) u->zw[i] = wc[u->zPos[i]];
+  ml_quantile_pair_sorted(u->zSorted, u->zw, c->n, u->ql, u->qh, &f.lo, &f.hi);
+  ml_sweep_init_weighted(&sw, c, 0, wc);
   if( sw.P==0 || sw.N==0 ) return 0;
   full = ml_fold_ap_sweep(&sw);
-  ml_sweep_init_weighted(&sw, s, &f, wt[0], wt[1]);
+  ml_sweep_init_weighted(&sw, c, &f, wc);
   if( sw.P<10 || sw.N<10 ) return 0;       /* as strat_pr_auc: fewer than 10 of a class */
   trimmed = ml_fold_ap_sweep(&sw);
   out[0] = full - trimmed;
@@ -296,25 +279,30 @@ static int stat_strat_gap(void *arg, const MlSamples *s, const ml_weight *const 
   return 1;
 }
 
-/* pr_auc_diff: AP of s_a over the sample, AP of s_b over its own sorted
-** copy, the same weights carried across by slot. */
-static int stat_ap_diff(void *arg, const MlSamples *s, const ml_weight *const wt[2], double *out){
-  UncCtx *c = arg;
-  const MlSamples *sb = c->smpB;
+/* pr_auc_diff: AP of s_a over the canonical order, AP of s_b over the rows
+** ordered by s_b, the same weights carried across by position. */
+static int stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
   MlSweep w;
   ml_i64 i;
-  int y;
-  ml_sweep_init_weighted(&w, s, 0, wt[0], wt[1]);
+  ml_sweep_init_weighted(&w, c, 0, wc);
   if( w.P==0 || w.N==0 ) return 0;
   out[1] = ml_fold_ap_sweep(&w);
-  for(y=0; y<2; y++){
-    ml_weight *wb = c->wB + (y ? sb->n[0] : 0);
-    for(i=0; i<sb->n[y]; i++) wb[i] = wt[0][(ml_i64)ml_samples_aux(sb, y, i)];
-  }
-  ml_sweep_init_weighted(&w, sb, 0, c->wB, c->wB + sb->n[0]);
+  for(i=0; i<c->n; i++) u->wB[i] = wc[u->posB[i]];
+  ml_sweep_init_weighted(&w, u->cB, 0, u->wB);
   out[2] = ml_fold_ap_sweep(&w);
   out[0] = out[1] - out[2];
   return 1;
+}
+
+/* Rows ordered by the key of aux (any order among equal keys: a sweep sums
+** a key's rows), with each row's canonical position: a radix sort of
+** (key of aux, position) records.  rec has n records; scratch as
+** ml_radix_sort wants. */
+static void order_by_aux(const MlCanon *c, MlRec16 *rec, void *scratch){
+  ml_i64 i;
+  for(i=0; i<c->n; i++){ rec[i].key = ml_key_of(c->aux[i]); rec[i].aux = (double)i; }
+  ml_radix_sort(rec, c->n, 16, scratch);
 }
 
 /* ------------------------------------------------------------- results */
@@ -369,27 +357,29 @@ static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootRe
   ml_json_end_object(j);
 }
 
-/* Builds what the kind's statistic needs (into c, owning *pMem), runs the
-** bootstrap, writes the result. */
+/* Builds what the kind's statistic needs (one block, mem), runs the
+** bootstrap over the canonical order, writes the result. */
 static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
-  MlSamples *s = &p->smp, sb;
+  MlSamples *s = &p->smp;
   ml_i64 n = ml_samples_count(s), i;
-  UncCtx c;
+  MlCanon c, cB;
+  UncCtx u;
   MlBootSpec spec;
   MlBootResult r;
-  void *mem = 0;
-  int rc = ML_OK, y;
-  memset(&c, 0, sizeof(c));
+  void *mem = 0, *scratch = 0;
+  int rc;
+  memset(&u, 0, sizeof(u));
   memset(&spec, 0, sizeof(spec));
-  ml_samples_init(&sb, 16);
-  c.kind = d->kind;
-  c.n = n;
+  memset(&cB, 0, sizeof(cB));
+  u.kind = d->kind;
   spec.level = p->level.v;
   spec.reps = (ml_i64)p->reps.v;
   spec.seed = (uint64_t)p->seed.v;
-  spec.arg = &c;
+  spec.arg = &u;
   spec.K = 1;
-  if( ml_samples_sort_canonical(s) ){ sqlite3_result_error_nomem(ctx); return; }
+  rc = ml_samples_sort_canonical(s);
+  if( rc==ML_OK ) rc = ml_canon_build(&c, s);
+  if( rc ){ sqlite3_result_error_nomem(ctx); return; }
   switch( d->kind ){
     case UN_PR_AUC: case UN_NAP:
       spec.stat = stat_ap;
@@ -397,83 +387,83 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     case UN_BRIER: case UN_LOGLOSS: {
       double *t = mem = ml_malloc(sizeof(double)*(uint64_t)n);
       if( t==0 ){ rc = ML_NOMEM; break; }
-      for(y=0; y<2; y++) for(i=0; i<s->n[y]; i++){
-        double pr = ml_double_of(ml_samples_key(s, y, i));
-        t[SLOT(s, y, i)] = d->kind==UN_BRIER ? ml_calib_brier_term(y, pr)
-                                             : ml_calib_log_loss_term(y, pr, 1e-15);
+      for(i=0; i<n; i++){
+        double pr = ml_double_of(c.key[i]);
+        t[i] = d->kind==UN_BRIER ? ml_calib_brier_term(c.lab[i], pr)
+                                 : ml_calib_log_loss_term(c.lab[i], pr, 1e-15);
       }
-      c.term = t;
+      u.term = t;
       spec.stat = stat_mean_term;
       break;
     }
     case UN_ECE: case UN_ECE_DIFF: {
       int paired = d->kind==UN_ECE_DIFF;
       uint32_t *bin;
-      c.B = (ml_i64)p->bins.v;
-      mem = ml_malloc(sizeof(uint32_t)*(uint64_t)n*(paired ? 2 : 1) + sizeof(CalBin)*(uint64_t)c.B*2);
+      u.B = (ml_i64)p->bins.v;
+      mem = ml_malloc(sizeof(CalBin)*(uint64_t)u.B*2 + sizeof(uint32_t)*(uint64_t)n*2);
       if( mem==0 ){ rc = ML_NOMEM; break; }
-      c.bins = mem;
-      bin = (uint32_t*)(c.bins + 2*c.B);
-      for(y=0; y<2; y++) for(i=0; i<s->n[y]; i++){
-        ml_i64 slot = SLOT(s, y, i);
-        bin[slot] = (uint32_t)ml_calib_bin(ml_double_of(ml_samples_key(s, y, i)), c.B);
-        if( paired ) bin[n + slot] = (uint32_t)ml_calib_bin(ml_samples_aux(s, y, i), c.B);
+      u.bins = mem;
+      bin = (uint32_t*)(u.bins + 2*u.B);
+      for(i=0; i<n; i++){
+        bin[i] = (uint32_t)ml_calib_bin(ml_double_of(c.key[i]), u.B);
+        if( paired ) bin[n + i] = (uint32_t)ml_calib_bin(c.aux[i], u.B);
       }
-      c.binA = bin;
-      c.binB = paired ? bin + n : 0;
+      u.binA = bin;
+      u.binB = paired ? bin + n : 0;
       spec.stat = stat_ece;
       spec.K = paired ? 3 : 1;
       break;
     }
     case UN_STRAT_GAP: {
-      /* the stratifier in ascending order with its slot: a radix sort of
-      ** (key of strat, slot) records, once */
       MlRec16 *rec;
-      void *scratch;
+      double *z;
+      uint32_t *zp;
       mem = ml_malloc(16*(uint64_t)n + 8*(uint64_t)n + 4*(uint64_t)n + 4*(uint64_t)n);
       scratch = ml_malloc(16*(uint64_t)n + ML_RADIX_EXTRA);
-      if( mem==0 || scratch==0 ){ ml_free(scratch); rc = ML_NOMEM; break; }
+      if( mem==0 || scratch==0 ){ rc = ML_NOMEM; break; }
       rec = mem;
-      for(y=0; y<2; y++) for(i=0; i<s->n[y]; i++){
-        ml_i64 slot = SLOT(s, y, i);
-        rec[slot].key = ml_key_of(ml_samples_aux(s, y, i));
-        rec[slot].aux = (double)slot;
-      }
-      ml_radix_sort(rec, n, 16, scratch);
-      ml_free(scratch);
-      {
-        double *z = (double*)(rec + n);
-        uint32_t *zs = (uint32_t*)(z + n);
-        for(i=0; i<n; i++){ z[i] = ml_double_of(rec[i].key); zs[i] = (uint32_t)rec[i].aux; }
-        c.zSorted = z;
-        c.zSlot = zs;
-        c.zw = (ml_weight*)(zs + n);
-      }
-      c.ql = p->ql.v; c.qh = p->qh.v;
+      order_by_aux(&c, rec, scratch);
+      z = (double*)(rec + n);
+      zp = (uint32_t*)(z + n);
+      for(i=0; i<n; i++){ z[i] = ml_double_of(rec[i].key); zp[i] = (uint32_t)rec[i].aux; }
+      u.zSorted = z;
+      u.zPos = zp;
+      u.zw = (ml_weight*)(zp + n);
+      u.ql = p->ql.v; u.qh = p->qh.v;
       spec.stat = stat_strat_gap;
       spec.K = 3;
       break;
     }
     case UN_PR_AUC_DIFF: {
-      /* s_b's own sorted sample, aux = the slot of the row */
-      for(y=0; y<2 && rc==ML_OK; y++) for(i=0; i<s->n[y] && rc==ML_OK; i++){
-        rc = ml_samples_add(&sb, y, ml_samples_aux(s, y, i), (double)SLOT(s, y, i));
+      /* the rows ordered by s_b: keys, labels, positions, weights */
+      MlRec16 *rec;
+      uint32_t *pos;
+      mem = ml_malloc(16*(uint64_t)n + 8*(uint64_t)n + (uint64_t)n + 4*(uint64_t)n + 4*(uint64_t)n);
+      scratch = ml_malloc(16*(uint64_t)n + ML_RADIX_EXTRA);
+      if( mem==0 || scratch==0 ){ rc = ML_NOMEM; break; }
+      rec = mem;
+      order_by_aux(&c, rec, scratch);
+      cB.n = n;
+      cB.key = (ml_key*)(rec + n);
+      pos = (uint32_t*)(cB.key + n);
+      u.wB = (ml_weight*)(pos + n);
+      cB.lab = (unsigned char*)(u.wB + n);
+      for(i=0; i<n; i++){
+        pos[i] = (uint32_t)rec[i].aux;
+        cB.key[i] = rec[i].key;
+        cB.lab[i] = c.lab[pos[i]];
       }
-      if( rc==ML_OK ) rc = ml_samples_sort(&sb);
-      if( rc==ML_OK ){
-        mem = ml_malloc(sizeof(ml_weight)*(uint64_t)(n ? n : 1));
-        if( mem==0 ) rc = ML_NOMEM;
-      }
-      c.smpB = &sb;
-      c.wB = mem;
+      u.cB = &cB;
+      u.posB = pos;
       spec.stat = stat_ap_diff;
       spec.K = 3;
       break;
     }
   }
-  if( rc==ML_OK ) rc = ml_boot_run(s, &spec, &r);
+  ml_free(scratch);
+  if( rc==ML_OK ) rc = ml_boot_run(&c, &spec, &r);
   ml_free(mem);
-  ml_samples_clear(&sb);
+  ml_canon_free(&c);
   switch( rc ){
     case ML_OK: {
       MlJson j;
@@ -487,7 +477,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       break;
     case ML_BOOT_UNDEFINED:
       if( d->kind==UN_STRAT_GAP ){
-        ml_result_null(ctx, d->name, "fewer than 10 positives or negatives in the window, or one class");
+        ml_result_null(ctx, d->name, "fewer than 10 positives or negatives in the window");
       }else{
         ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
                        (long long)s->n[1], (long long)s->n[0]);
