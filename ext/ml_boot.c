@@ -232,6 +232,7 @@ static void make_interval(MlBootInterval *iv, double est, double *t, ml_i64 B,
 int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
   ml_i64 n = c->n, B = spec->reps, b, i, g;
   ml_i64 G = n < ML_BOOT_JACK_GROUPS ? n : ML_BOOT_JACK_GROUPS;
+  ml_i64 work = 0;        /* rows processed since stop was last asked */
   int K = spec->K, k, rc = ML_OK;
   ml_weight *wc;
   double *rep, *jk, est[ML_BOOT_MAXK], out[ML_BOOT_MAXK];
@@ -253,6 +254,11 @@ int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
     for(;;){
       memset(wc, 0, sizeof(ml_weight)*(size_t)n);
       for(i=0; i<n; i++) wc[ml_rng_below(&rng, (uint64_t)n)]++;
+      work += n;
+      if( work >= (1<<20) ){
+        work = 0;
+        if( spec->stop && spec->stop(spec->stopArg) ){ rc = ML_BOOT_STOPPED; goto done; }
+      }
       if( spec->stat(spec->arg, c, wc, out) ) break;
       r->redrawn++;
       if( ++tries > ML_BOOT_MAX_REDRAW ){ rc = ML_BOOT_EXHAUSTED; goto done; }
@@ -262,6 +268,11 @@ int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
 
   /* the jackknife over G groups, round-robin in canonical order */
   for(g=0; g<G; g++){
+    work += n;
+    if( work >= (1<<20) ){
+      work = 0;
+      if( spec->stop && spec->stop(spec->stopArg) ){ rc = ML_BOOT_STOPPED; goto done; }
+    }
     for(i=0; i<n; i++) wc[i] = 1;
     for(i=g; i<n; i+=G) wc[i] = 0;
     if( spec->stat(spec->arg, c, wc, out) ){

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_core.h -- the pure-C core every mleval metric family folds over.
 **
 ** Nothing here calls SQLite except the allocator (ml_malloc & co., which go
@@ -323,6 +325,8 @@ typedef struct MlBootSpec {
   int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK */
   MlBootStat stat;
   void *arg;
+  int (*stop)(void *stopArg);   /* optional: asked between chunks of work; true ends the run */
+  void *stopArg;
 } MlBootSpec;
 
 typedef struct MlBootInterval {
@@ -341,11 +345,13 @@ typedef struct MlBootResult {
 
 #define ML_BOOT_UNDEFINED 2    /* the statistic is undefined on the rows */
 #define ML_BOOT_EXHAUSTED 3    /* more than ML_BOOT_MAX_REDRAW redraws per replicate */
+#define ML_BOOT_STOPPED 4      /* spec->stop said so (an interrupted statement) */
 #define ML_BOOT_MAX_REDRAW 100
 #define ML_BOOT_JACK_GROUPS 200
 
 /* Runs the bootstrap over a canonical order.  ML_OK, ML_NOMEM,
-** ML_BOOT_UNDEFINED or ML_BOOT_EXHAUSTED.  Cost: O(reps * n) time,
+** ML_BOOT_UNDEFINED, ML_BOOT_EXHAUSTED or ML_BOOT_STOPPED (spec->stop is
+** asked about every 2^20 rows of work).  Cost: O(reps * n) time,
 ** 4 bytes per row and 8 * K * (reps + 200) bytes of scratch. */
 int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r);
 

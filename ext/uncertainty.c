@@ -33,6 +33,8 @@
 **      class gives null se, bounds, z and p_value.
 **   7. Windows are allowed and equal the aggregate over the frame; each
 **      frame re-runs the bootstrap: O(reps * w) per row.
+**   8. An interrupted statement (sqlite3_interrupt) stops the bootstrap within
+**      about 2^20 rows of work and fails with SQLITE_INTERRUPT.
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -86,6 +88,10 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
   double v;
   ml_i64 iv;
   if( u->hasQ ){
+    if( argc==i+1 ){
+      ml_error(ctx, d->name, "expects (%s), got %d arguments", d->signature, argc);
+      return ML_ROW_ERR;
+    }
     if( argc>i+1 ){
       if( ml_param_real(ctx, d->name, "ql", argv[i], 0.0, 0, 1.0, 1, &p->ql, &v) ) return ML_ROW_ERR;
       if( ml_param_real(ctx, d->name, "qh", argv[i+1], 0.0, 1, 1.0, 0, &p->qh, &v) ) return ML_ROW_ERR;
@@ -357,6 +363,9 @@ static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootRe
   ml_json_end_object(j);
 }
 
+/* spec.stop: the statement was interrupted. */
+static int unc_stop(void *db){ return ml_interrupted((sqlite3*)db); }
+
 /* Builds what the kind's statistic needs (one block, mem), runs the
 ** bootstrap over the canonical order, writes the result. */
 static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
@@ -377,6 +386,8 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   spec.seed = (uint64_t)p->seed.v;
   spec.arg = &u;
   spec.K = 1;
+  spec.stop = unc_stop;
+  spec.stopArg = sqlite3_context_db_handle(ctx);
   rc = ml_samples_sort_canonical(s);
   if( rc==ML_OK ) rc = ml_canon_build(&c, s);
   if( rc ){ sqlite3_result_error_nomem(ctx); return; }
@@ -474,6 +485,9 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     }
     case ML_NOMEM:
       sqlite3_result_error_nomem(ctx);
+      break;
+    case ML_BOOT_STOPPED:
+      sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
       break;
     case ML_BOOT_UNDEFINED:
       if( d->kind==UN_STRAT_GAP ){
