@@ -19,6 +19,11 @@ static const char *azCall[] = {
   "strat_pr_auc(a, b, c)", "strat_gap(a, b, c, d, e)", "strat_report(a, b, c, d, e)",
   "auprc_ge(a, b, c)", "ordinal_auprc(a, b, c)", "ordinal_nap(a, b, c, d)",
   "ordinal_report(a, b, c, d, e)", "ordinal_auprc(a, b)",
+  /* the bootstrap ones with few replicates, so that a run stays short */
+  "pr_auc_ci(a, b, 0.9, 10, c)", "nap_ci(a, b, c, 10)", "brier_ci(a, b, 0.5, 10)",
+  "log_loss_ci(a, b, 0.9, 10, c)", "ece_ci(a, b, c, 0.9, 10)", "strat_gap_ci(a, b, c, 0.1, 0.9, 0.9, 10)",
+  "auroc_ci(a, b, c)", "auroc_diff(a, b, c, d)", "pr_auc_diff_ci(a, b, c, 0.9, 10, d)",
+  "ece_diff_ci(a, b, c, d, 0.9, 10)", "mean_ci(a, b)", "mean_ci(a)",
 };
 
 /* Binds one value from the input; returns bytes used. */
