@@ -18,6 +18,7 @@ The coverage simulation and the KS test are in test_uncertainty_coverage.py.
 """
 import json
 import math
+import os
 
 import numpy as np
 from scipy import stats
@@ -429,6 +430,33 @@ def check_bad_inputs(ck, con):
     ck.equal(con.execute("SELECT strat_gap_ci(y, s, z) FROM t").fetchone()[0], None, "strat_gap_ci thin window -> NULL")
 
 
+# ---------------------------------------------------------- p_adjust.sql
+
+def check_p_adjust(ck, con, rng):
+    from statsmodels.stats.multitest import multipletests
+    src = os.environ.get("srcdir", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    with open(os.path.join(src, "sql", "p_adjust.sql"), encoding="utf-8") as f:
+        script = "\n".join(l for l in f.read().splitlines() if not l.startswith("."))   # shell dot-commands
+    for trial in range(60):
+        m = int(rng.integers(1, 60))
+        p = rng.random(m) ** rng.uniform(0.5, 4)
+        if trial % 3 == 0:
+            p = np.round(p, 2)                                          # ties
+        if trial % 7 == 0:
+            p[: m // 3] = rng.choice([0.0, 1.0], m // 3)                # the ends
+        con.execute("DROP TABLE IF EXISTS pvals")
+        con.execute("CREATE TABLE pvals(name TEXT, p REAL)")
+        rows = [("t%03d" % i, float(p[i])) for i in range(m)] + [("missing", None)]
+        con.executemany("INSERT INTO pvals VALUES (?, ?)", [rows[i] for i in rng.permutation(len(rows))])
+        con.executescript(script)
+        got = {r[0]: r[1:] for r in con.execute("SELECT name, bonferroni, holm, bh FROM p_adjusted")}
+        ck.equal(len(got), m, "p_adjust %d: NULL p left out" % trial)
+        for k, method in enumerate(("bonferroni", "holm", "fdr_bh")):
+            want = multipletests(p, method=method)[1]
+            for i in range(m):
+                ck.close(got["t%03d" % i][k], float(want[i]), "p_adjust %d %s t%03d" % (trial, method, i))
+
+
 def main():
     ck = mltest.Checker("test_uncertainty")
     con = mltest.connect()
@@ -440,6 +468,7 @@ def main():
     check_determinism(ck, con, rng)
     check_windows(ck, con, rng)
     check_bad_inputs(ck, con)
+    check_p_adjust(ck, con, rng)
     ck.finish()
 
 
