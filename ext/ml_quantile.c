@@ -96,10 +96,14 @@ void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
   virtual_index(m, q2, &j[1], &g[1]);
   want[0] = j[0]; want[1] = j[0]+1 < m ? j[0]+1 : j[0];
   want[2] = j[1]; want[3] = j[1]+1 < m ? j[1]+1 : j[1];
-  /* one walk: the ranks wanted are ascending */
-  for(i=0, at=0, k=0; i<n && k<4; i++){
-    at += w ? w[i] : 1;                  /* ranks [at - w_i, at) hold v[i] */
-    while( k<4 && want[k] < at ) val[k++] = v[i];
+  /* one walk over the ranks wanted in ascending order (j1 + 1 may pass j2) */
+  {
+    int ord[4] = {0, 1, 2, 3};
+    if( want[1] > want[2] ){ ord[1] = 2; ord[2] = 1; }
+    for(i=0, at=0, k=0; i<n && k<4; i++){
+      at += w ? w[i] : 1;                /* ranks [at - w_i, at) hold v[i] */
+      while( k<4 && want[ord[k]] < at ) val[ord[k++]] = v[i];
+    }
   }
   *out1 = lerp_np(val[0], val[1], g[0]);
   *out2 = lerp_np(val[2], val[3], g[1]);
