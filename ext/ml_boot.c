@@ -60,7 +60,7 @@ void ml_rng_seed(MlRng *r, uint64_t seed, uint64_t rep){
 
 static inline uint64_t rotl(uint64_t x, int k){ return (x << k) | (x >> (64 - k)); }
 
-uint64_t ml_rng_next(MlRng *r){
+static inline uint64_t rng_next(MlRng *r){
   uint64_t *s = r->s;
   uint64_t out = rotl(s[1] * 5, 7) * 9;
   uint64_t t = s[1] << 17;
@@ -75,18 +75,21 @@ uint64_t ml_rng_next(MlRng *r){
 
 /* Lemire, "Fast random integer generation in an interval" (2019): the high
 ** word of x * n, rejecting x whose low word falls below 2^64 mod n. */
-uint64_t ml_rng_below(MlRng *r, uint64_t n){
-  unsigned __int128 m = (unsigned __int128)ml_rng_next(r) * n;
+static inline uint64_t rng_below(MlRng *r, uint64_t n){
+  unsigned __int128 m = (unsigned __int128)rng_next(r) * n;
   uint64_t lo = (uint64_t)m;
   if( lo < n ){
     uint64_t t = (0 - n) % n;
     while( lo < t ){
-      m = (unsigned __int128)ml_rng_next(r) * n;
+      m = (unsigned __int128)rng_next(r) * n;
       lo = (uint64_t)m;
     }
   }
   return (uint64_t)(m >> 64);
 }
+
+uint64_t ml_rng_next(MlRng *r){ return rng_next(r); }
+uint64_t ml_rng_below(MlRng *r, uint64_t n){ return rng_below(r, n); }
 
 /* ------------------------------------------------------- canonical order */
 
@@ -253,7 +256,7 @@ int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
     ml_rng_seed(&rng, spec->seed, (uint64_t)b);
     for(;;){
       memset(wc, 0, sizeof(ml_weight)*(size_t)n);
-      for(i=0; i<n; i++) wc[ml_rng_below(&rng, (uint64_t)n)]++;
+      for(i=0; i<n; i++) wc[rng_below(&rng, (uint64_t)n)]++;
       work += n;
       if( work >= (1<<20) ){
         work = 0;

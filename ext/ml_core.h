@@ -161,7 +161,12 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 /* The weighted step: the rows of the next lower key in canonical order,
 ** their weights summed by label (branch-free; a key none of whose rows was
 ** drawn is visited with dtp = dfp = 0, which every fold ignores). */
-static inline int ml_sweep_next_weighted(MlSweep *w){
+#if defined(__GNUC__)
+# define ML_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+# define ML_ALWAYS_INLINE inline
+#endif
+static ML_ALWAYS_INLINE int ml_sweep_next_weighted(MlSweep *w){
   const MlCanon *c = w->cn;
   const ml_weight *wc = w->wc;
   const MlFilter *f = w->f;
@@ -231,9 +236,12 @@ static inline int ml_sweep_next(MlSweep *w){
 }
 
 /* A weighted sweep over a canonical order: the row at position r counts
-** wc[r] times (0: not at all), so P, N, tp, fp are the counts of the
-** resampled rows and the folds below compute the replicate's metric as on
-** the rows repeated.  A filter (c->aux needed) keeps rows as in ml_sweep_init. */
+** wc[r] times (0: not at all), so tp, fp are the counts of the resampled
+** rows and the folds below compute the replicate's metric as on the rows
+** repeated.  A filter (c->aux needed) keeps rows as in ml_sweep_init.  P
+** and N are not counted up front (-1): a fold sets them when it ends, and a
+** metric that needs both classes checks them then (a fold over one class
+** returns NaN). */
 void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc);
 
 /* Folds over the sweep.  Each returns the metric; the caller has checked

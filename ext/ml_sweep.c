@@ -54,27 +54,30 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
 }
 
 void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc){
-  ml_i64 r, P = 0, T = 0;
   memset(w, 0, sizeof(*w));
   w->f = f;
   w->cn = c;
   w->wc = wc;
   w->r = c->n;
-  for(r=0; r<c->n; r++){
-    ml_i64 wi = wc[r];
-    if( f && !ml_filter_keeps(f, c->aux[r]) ) continue;
-    T += wi;
-    P += wi & -(ml_i64)c->lab[r];
-  }
-  w->P = P; w->N = T - P;
+  w->P = w->N = -1;       /* known once the sweep has run: tp and fp at its end */
 }
 
 double ml_fold_ap_sweep(MlSweep *w){
   MlSum ap = {0.0, 0.0};
-  while( ml_sweep_next(w) ){
-    if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
+  if( w->wc ){
+    /* Weighted: no branch on dtp (which a replicate makes unpredictable);
+    ** a term with dtp = 0 adds exactly 0, and tp + fp = 0 only then. */
+    while( ml_sweep_next_weighted(w) ){
+      ml_i64 d = w->tp + w->fp;
+      ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(d + (d==0))));
+    }
+    w->P = w->tp; w->N = w->fp;
+  }else{
+    while( ml_sweep_next(w) ){
+      if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
+    }
   }
-  return ml_sum_value(&ap) / (double)w->P;
+  return ml_sum_value(&ap) / (double)w->tp;        /* tp = P once every row is passed */
 }
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
@@ -90,7 +93,8 @@ double ml_fold_auroc_sweep(MlSweep *w){
     ** in doubles, exact while the counts stay below 2^53. */
     area2 += (double)w->dfp * (double)(2*w->tp - w->dtp);
   }
-  return area2 / (2.0 * (double)w->P * (double)w->N);
+  if( w->wc ){ w->P = w->tp; w->N = w->fp; }
+  return area2 / (2.0 * (double)w->tp * (double)w->fp);   /* tp = P, fp = N at the end */
 }
 
 double ml_fold_auroc(const MlSamples *s){

@@ -205,13 +205,11 @@ typedef struct UncCtx {
 static int stat_ap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
   MlSweep w;
-  ml_i64 P, N;
   ml_sweep_init_weighted(&w, c, 0, wc);
-  P = w.P; N = w.N;
-  if( P==0 || N==0 ) return 0;
   out[0] = ml_fold_ap_sweep(&w);
+  if( w.P==0 || w.N==0 ) return 0;
   if( u->kind==UN_NAP ){
-    double pi = (double)P / (double)(P+N);          /* as nap() */
+    double pi = (double)w.P / (double)(w.P+w.N);    /* as nap() */
     out[0] = (out[0] - pi) / (1.0 - pi);
   }
   return 1;
@@ -274,11 +272,11 @@ static int stat_strat_gap(void *arg, const MlCanon *c, const ml_weight *wc, doub
   for(i=0; i<c->n; i++) u->zw[i] = wc[u->zPos[i]];
   ml_quantile_pair_sorted(u->zSorted, u->zw, c->n, u->ql, u->qh, &f.lo, &f.hi);
   ml_sweep_init_weighted(&sw, c, 0, wc);
-  if( sw.P==0 || sw.N==0 ) return 0;
   full = ml_fold_ap_sweep(&sw);
+  if( sw.P==0 || sw.N==0 ) return 0;
   ml_sweep_init_weighted(&sw, c, &f, wc);
-  if( sw.P<10 || sw.N<10 ) return 0;       /* as strat_pr_auc: fewer than 10 of a class */
   trimmed = ml_fold_ap_sweep(&sw);
+  if( sw.P<10 || sw.N<10 ) return 0;       /* as strat_pr_auc: fewer than 10 of a class */
   out[0] = full - trimmed;
   out[1] = full;
   out[2] = trimmed;
@@ -292,8 +290,8 @@ static int stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double
   MlSweep w;
   ml_i64 i;
   ml_sweep_init_weighted(&w, c, 0, wc);
-  if( w.P==0 || w.N==0 ) return 0;
   out[1] = ml_fold_ap_sweep(&w);
+  if( w.P==0 || w.N==0 ) return 0;
   for(i=0; i<c->n; i++) u->wB[i] = wc[u->posB[i]];
   ml_sweep_init_weighted(&w, u->cB, 0, u->wB);
   out[2] = ml_fold_ap_sweep(&w);

@@ -115,9 +115,9 @@ START_TEST(test_weighted_sweep_equals_repeated_rows){
       }
     }
     ml_sweep_init_weighted(&sw, &c, 0, wc);
+    ck_assert(ml_fold_ap_sweep(&sw)==ml_fold_average_precision(&b, 0));
     ck_assert_int_eq((int)sw.P, (int)b.n[1]);
     ck_assert_int_eq((int)sw.N, (int)b.n[0]);
-    ck_assert(ml_fold_ap_sweep(&sw)==ml_fold_average_precision(&b, 0));
     ml_sweep_init_weighted(&sw, &c, 0, wc);
     ck_assert(ml_fold_auroc_sweep(&sw)==ml_fold_auroc(&b));
     ml_canon_free(&c);
