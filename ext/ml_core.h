@@ -112,6 +112,31 @@ void ml_samples_sort_using(MlSamples *s, void *scratch);
 #define ML_RADIX_EXTRA (6*2048*8)
 void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 
+/* ---------------------------------------------------------------- rankset */
+
+/* A counted multiset of keys (ml_rankset.c): insert, remove and "how many
+** keys below k" in O(log n), for statistics a window frame can update row by
+** row (auroc's Mann-Whitney count).  Sorted blocks of at most 512 keys with
+** a Fenwick tree over the block sizes. */
+typedef struct MlRsBlock { ml_key *k; int n, cap; } MlRsBlock;
+typedef struct MlRankSet {
+  MlRsBlock *b;          /* nBlk blocks in key order, none empty */
+  ml_i64 *fen;           /* Fenwick tree over b[].n, 1-based */
+  ml_i64 nBlk, capBlk;
+  ml_i64 n;              /* keys held */
+} MlRankSet;
+void ml_rankset_init(MlRankSet *r);
+void ml_rankset_clear(MlRankSet *r);               /* frees, back to init state */
+/* ML_OK or ML_NOMEM (the set is left as it was). */
+int ml_rankset_insert(MlRankSet *r, ml_key k);
+/* Removes one key equal to k: 1 if found, 0 if not. */
+int ml_rankset_remove(MlRankSet *r, ml_key k);
+ml_i64 ml_rankset_less(const MlRankSet *r, ml_key k);   /* keys < k */
+ml_i64 ml_rankset_le(const MlRankSet *r, ml_key k);     /* keys <= k */
+/* Replaces the contents with n ascending keys a[0], a[stride], ...
+** ML_OK or ML_NOMEM (the set is then empty). */
+int ml_rankset_build(MlRankSet *r, const ml_key *a, ml_i64 n, unsigned stride);
+
 /* ------------------------------------------------------------------ sweep */
 
 /* Optional row filter: keep rows whose aux lies in [lo, hi]. */
@@ -178,6 +203,9 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
 ** caller may have looked at first). */
 double ml_fold_ap_sweep(MlSweep *w);
 double ml_fold_auroc(const MlSamples *s);
+/* Twice the Mann-Whitney count: over every (positive, negative) pair, 2 when
+** the positive scores higher, 1 when tied.  auroc = u2 / (2 P N). */
+ml_i64 ml_fold_auroc_u2(const MlSamples *s);
 double ml_fold_youden_j(const MlSamples *s);
 /* Max TPR over the thresholds (and the all-negative point) with
 ** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */

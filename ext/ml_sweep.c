@@ -60,16 +60,20 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   return ml_fold_ap_sweep(&w);
 }
 
-double ml_fold_auroc(const MlSamples *s){
+ml_i64 ml_fold_auroc_u2(const MlSamples *s){
   MlSweep w;
-  double area2 = 0.0;     /* twice the area, in units of one (pos, neg) pair */
+  ml_i64 area2 = 0;       /* twice the area, in units of one (pos, neg) pair */
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
-    /* Trapezoid between (fp-dfp, tp-dtp) and (fp, tp): integer arithmetic
-    ** in doubles, exact while the counts stay below 2^53. */
-    area2 += (double)w.dfp * (double)(2*w.tp - w.dtp);
+    /* Trapezoid between (fp-dfp, tp-dtp) and (fp, tp), in integers: each
+    ** negative at this threshold counts 2 per positive above, 1 per tie. */
+    area2 += w.dfp * (2*w.tp - w.dtp);
   }
-  return area2 / (2.0 * (double)w.P * (double)w.N);
+  return area2;
+}
+
+double ml_fold_auroc(const MlSamples *s){
+  return (double)ml_fold_auroc_u2(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
 }
 
 double ml_fold_youden_j(const MlSamples *s){
