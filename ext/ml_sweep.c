@@ -54,8 +54,37 @@ double ml_fold_ap_sweep(MlSweep *w){
   return ml_sum_value(&ap) / (double)w->P;
 }
 
+/* AP without a filter, walking the positives: only a threshold that holds a
+** positive adds a term, and there fp is the count of negatives >= its key,
+** found by moving one pointer down the negatives.  The terms, and their
+** order, are those of the general sweep, so the sum is the same bit for bit;
+** but the loop over the negatives is a bare comparison (a sliding window
+** runs this fold once per row). */
+static double ap_unfiltered(const MlSamples *s){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  const ml_i64 n0 = s->n[0];
+  ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
+  MlSum ap = {0.0, 0.0};
+  while( i1>0 ){
+    ml_key k = a1[(i1-1)*st];
+    ml_i64 d = 0, fp;
+    do{ i1--; d++; }while( i1>0 && a1[(i1-1)*st]==k );
+    tp += d;
+    if( st==1 ){
+      while( i0>0 && a0[i0-1]>=k ) i0--;
+    }else{
+      while( i0>0 && a0[(i0-1)*st]>=k ) i0--;
+    }
+    fp = n0 - i0;
+    ml_sum_add(&ap, (double)d * ((double)tp / (double)(tp + fp)));
+  }
+  return ml_sum_value(&ap) / (double)s->n[1];
+}
+
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
+  if( f==0 ) return ap_unfiltered(s);
   ml_sweep_init(&w, s, f);
   return ml_fold_ap_sweep(&w);
 }
