@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """make bench (second part): every metric's aggregate over the cached
 10-million-row table, as a ratio to the floor and to SELECT sum(s).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """make bench (third part): window frames and many small groups.
 
   * sliding frames of 5000 rows (ROWS BETWEEN 4999 PRECEDING AND CURRENT ROW):

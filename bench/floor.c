@@ -1,6 +1,7 @@
 /*
-** floor.c -- the floor every mleval aggregate is measured against (make bench).
 ** SPDX-License-Identifier: MIT
+**
+** floor.c -- the floor every mleval aggregate is measured against (make bench).
 **
 ** A separate loadable module, built only for benchmarking and never part of
 ** mleval.so.  It registers aggregates that do what any aggregate of two or

@@ -1,6 +1,7 @@
 /*
-** ml_rankset.c -- a counted multiset of keys: rank queries in O(log n).
 ** SPDX-License-Identifier: MIT
+**
+** ml_rankset.c -- a counted multiset of keys: rank queries in O(log n).
 **
 ** Provides: ml_rankset_* (insert, remove, count below / at or below a key,
 ** bulk build from a sorted array).  Caller: ranking.c, which keeps auroc's
@@ -26,8 +27,6 @@
 ** splits or goes away, which happens at most once every ML_RS_MIN operations;
 ** rank queries O(log n).  Memory: about 8 to 13 bytes per key.
 */
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 #define ML_RS_MAX 512

@@ -1,7 +1,8 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_rankset.c -- the counted multiset (ml_rankset.c) against a naive
 ** reference: an unsorted array of doubles counted by a linear scan.
-** SPDX-License-Identifier: MIT
 **
 ** Random inserts and removes (some of keys that are absent), with heavy
 ** duplicates, +-Inf, -0.0 beside +0.0, and enough keys that blocks split,
