@@ -47,6 +47,10 @@ static const char *zSchema =
 static const char *aCase[] = {
   "SELECT g, pr_auc(y, s), auroc(y, s), nap(y, s) FROM t GROUP BY g",
   "SELECT pr_auc(y, s)" W ", auroc(y, s)" W " FROM t",
+  /* auroc's counted sets: growing frame, and a frame wide enough that blocks split and merge */
+  "SELECT auroc(y, s) OVER (ORDER BY id), pr_auc(y, s) OVER (ORDER BY id) FROM t",
+  "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<1400)"
+  " SELECT sum(a) FROM (SELECT auroc(i%3=0, (i*37)%1001) OVER (ORDER BY i ROWS BETWEEN 1099 PRECEDING AND CURRENT ROW) AS a FROM c)",
   "SELECT g, youden_j(y, s), tpr_at_fpr(y, s, 0.1), sens_at_spec(y, s, 0.9) FROM t GROUP BY g",
   "SELECT youden_j(y, s)" W ", sens_at_spec(y, s, 0.9)" W " FROM t",
   "SELECT g, confusion(y, s, 0.5), pr_curve(y, s), roc_curve(y, s) FROM t GROUP BY g",
