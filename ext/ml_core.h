@@ -95,6 +95,23 @@ static inline double ml_samples_aux(const MlSamples *s, int y, ml_i64 i){
 ** is left as it was). */
 int ml_samples_add(MlSamples *s, int y, double score, double aux);
 
+/* The common case of ml_samples_add, inline for the per-row path: an
+** unsorted buffer with room appends the record.  1 if it did, 0 when the
+** caller must call ml_samples_add. */
+static inline int ml_samples_append(MlSamples *s, int y, double score, double aux){
+  ml_i64 n = s->n[y];
+  if( s->sorted || n>=s->cap[y] ) return 0;
+  if( s->width==8 ){
+    ((ml_key*)s->a[y])[n] = ml_key_of(score);
+  }else{
+    MlRec16 *r = (MlRec16*)s->a[y] + n;
+    r->key = ml_key_of(score);
+    r->aux = aux;
+  }
+  s->n[y] = n+1;
+  return 1;
+}
+
 /* Removes one row equal to (y, score, aux).  Returns 1 if found, 0 if not. */
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 

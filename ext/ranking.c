@@ -88,17 +88,18 @@ static const char *target_name(int kind){
 **   pr_curve(y, s), roc_curve(y, s)        -- xStep
 */
 void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y, rc;
   double s, t;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   if( argc==3 ){
+    const MlFuncDesc *d = sqlite3_user_data(ctx);
     rc = ml_param_real(ctx, d->name, target_name(d->kind), argv[2], 0.0, 1, 1.0, 1, &p->target, &t);
     if( rc ) return;
   }
-  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  /* the function's name is only needed for an error: looked up then */
+  if( ml_arg_binary_row(ctx, 0, argv, 0, &y, &s)!=ML_ROW_OK ) return;
   if( p->live ){
     ml_key k = ml_key_of(s);
     if( ml_rankset_insert(&p->rs[y], k) ){ sqlite3_result_error_nomem(ctx); return; }
