@@ -128,7 +128,7 @@ void ml_samples_sort_using(MlSamples *s, void *scratch);
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
-#define ML_RADIX_EXTRA (6*2048*8)
+#define ML_RADIX_EXTRA ((6*2048 + 3*2049)*8)
 void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 
 /* ---------------------------------------------------------------- rankset */
