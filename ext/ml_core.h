@@ -179,7 +179,12 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 ** that passes the filter).  Returns 0 when every row has been passed.
 ** Inline: the folds run it once per distinct score, and a window frame runs
 ** the folds once per row, so it is a tight merge of two strided arrays. */
-static inline int ml_sweep_next(MlSweep *w){
+#if defined(__GNUC__)
+# define ML_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+# define ML_ALWAYS_INLINE inline
+#endif
+static ML_ALWAYS_INLINE int ml_sweep_next(MlSweep *w){
   const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
   const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
   const MlFilter *f = w->f;
