@@ -32,7 +32,11 @@
 **      a bin with fewer than 2 rows adding 0.
 **
 ** Cost: brier and log_loss keep two numbers; ece and reliability one
-** accumulator per bin (32 bytes x bins); all use compensated sums and window
+** accumulator per bin (32 bytes x bins) -- but with more than
+** CAL_DENSE_MAX bins a group first keeps its rows (8 bytes each, the shared
+** sample buffer keyed by p) and moves to the bins only once it has more rows
+** than bins/4, so a small group costs its rows, not its bins
+** (reliability(y, p, 100000) over groups of 2 rows); all use compensated sums and window
 ** xInverse subtracts, so no row is buffered.  The debiased estimators keep
 ** the shared sorted sample (8 bytes per row) and walk it with the sweep.
 */
@@ -52,7 +56,16 @@ typedef struct CalAgg {
   MlParam param;      /* eps or bins */
   ml_i64 nBin;        /* ece / reliability: bins allocated */
   CalBin *aBin;
+  int buffered;       /* ece / reliability with many bins: rows kept in smp */
+  MlSamples smp;
 } CalAgg;
+
+/* Up to this many bins a group allocates them at its first row; above, it
+** keeps its rows until they outnumber bins/4. */
+#define CAL_DENSE_MAX 1024
+
+/* An occupied bin: its index and its accumulators. */
+typedef struct CalOcc { ml_i64 b; CalBin c; } CalOcc;
 
 static int default_bins(int kind){ return kind==CAL_L2_KUMAR ? 15 : 10; }
 
@@ -115,6 +128,58 @@ static void cal_update(CalAgg *p, int kind, int y, double pr, int sign){
   if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
 }
 
+/* A buffered group has grown to bins/4 rows: allocate the bins, replay
+** the rows into them, free the rows.  ML_OK or ML_NOMEM (nothing changed). */
+static int to_bins(CalAgg *p, int kind){
+  ml_i64 i;
+  int y;
+  p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+  if( p->aBin==0 ) return ML_NOMEM;
+  memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+  p->n = 0;
+  for(y=0; y<2; y++){
+    for(i=0; i<p->smp.n[y]; i++) cal_update(p, kind, y, ml_double_of(ml_samples_key(&p->smp, y, i)), +1);
+  }
+  ml_samples_clear(&p->smp);
+  p->buffered = 0;
+  return ML_OK;
+}
+
+/* The occupied bins in ascending order, in a new array (*pn of them):
+** from the bins, or for a buffered group from its rows sorted by p.  NULL
+** when out of memory (or when there are none). */
+static CalOcc *occupied_bins(CalAgg *p, ml_i64 *pn){
+  CalOcc *o;
+  ml_i64 k = 0, b;
+  *pn = 0;
+  if( !p->buffered ){
+    for(b=0; b<p->nBin; b++) k += p->aBin[b].n>0;
+    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(k ? k : 1));
+    if( o==0 ) return 0;
+    for(k=0, b=0; b<p->nBin; b++){
+      if( p->aBin[b].n>0 ){ o[k].b = b; o[k].c = p->aBin[b]; k++; }
+    }
+  }else{
+    ml_i64 i0 = 0, i1 = 0;
+    const MlSamples *s = &p->smp;
+    if( ml_samples_sort(&p->smp) ) return 0;
+    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(ml_samples_count(s) ? ml_samples_count(s) : 1));
+    if( o==0 ) return 0;
+    /* merge the two sorted arrays: ascending p, so ascending bins */
+    while( i0<s->n[0] || i1<s->n[1] ){
+      int y = i0>=s->n[0] || (i1<s->n[1] && ml_samples_key(s, 1, i1)<ml_samples_key(s, 0, i0));
+      double pr = ml_double_of(ml_samples_key(s, y, y ? i1++ : i0++));
+      b = bin_of(pr, p->nBin);
+      if( k==0 || o[k-1].b!=b ){ memset(&o[k], 0, sizeof(CalOcc)); o[k].b = b; k++; }
+      o[k-1].c.n++;
+      o[k-1].c.npos += y;
+      ml_sum_add(&o[k-1].c.sp, pr);
+    }
+  }
+  *pn = k;
+  return o;
+}
+
 /*
 ** SQL function: brier(y, p), log_loss(y, p [, eps]), ece(y, p [, bins]),
 **   reliability(y, p [, bins])                   -- xStep
@@ -129,9 +194,22 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
   if( (d->kind==CAL_ECE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
     p->nBin = (ml_i64)p->param.v;
-    p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-    if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return; }
-    memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+    if( p->nBin>CAL_DENSE_MAX && !p->buffered && p->n==0 ){
+      ml_samples_init(&p->smp, 8);
+      p->buffered = 1;
+    }
+    if( p->buffered ){
+      if( ml_samples_count(&p->smp) < p->nBin/4 ){
+        if( ml_add_row(ctx, &p->smp, y, pr, 0.0) ) return;
+        p->n++;
+        return;
+      }
+      if( to_bins(p, d->kind) ){ sqlite3_result_error_nomem(ctx); return; }
+    }else{
+      p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+      if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return; }
+      memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+    }
   }
   cal_update(p, d->kind, y, pr, +1);
 }
@@ -144,15 +222,19 @@ void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
   if( p==0 || p->n==0 ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( p->buffered ){
+    p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
+    return;
+  }
   cal_update(p, d->kind, y, pr, -1);
 }
 
-static void write_reliability(MlJson *j, const CalAgg *p){
-  ml_i64 b;
+static void write_reliability(MlJson *j, const CalAgg *p, const CalOcc *o, ml_i64 nOcc){
+  ml_i64 i;
   ml_json_begin_array(j);
-  for(b=0; b<p->nBin; b++){
-    const CalBin *c = &p->aBin[b];
-    if( c->n==0 ) continue;
+  for(i=0; i<nOcc; i++){
+    const CalBin *c = &o[i].c;
+    ml_i64 b = o[i].b;
     ml_json_begin_object(j);
     ml_json_key(j, "bin");      ml_json_int(j, b);
     ml_json_key(j, "lo");       ml_json_double(j, (double)b/(double)p->nBin);
@@ -176,21 +258,22 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
     case CAL_LOGLOSS:
       sqlite3_result_double(ctx, ml_sum_value(&p->sum) / (double)p->n);
       break;
-    case CAL_ECE: {
-      /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
-      MlSum e = {0.0, 0.0};
-      ml_i64 b;
-      for(b=0; b<p->nBin; b++){
-        if( p->aBin[b].n ) ml_sum_add(&e, fabs((double)p->aBin[b].npos - ml_sum_value(&p->aBin[b].sp)));
-      }
-      sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
-      break;
-    }
     default: {
-      MlJson j;
-      ml_json_init(&j);
-      write_reliability(&j, p);
-      ml_result_json(ctx, &j);
+      ml_i64 nOcc, i;
+      CalOcc *o = occupied_bins(p, &nOcc);
+      if( o==0 ){ sqlite3_result_error_nomem(ctx); return; }
+      if( d->kind==CAL_ECE ){
+        /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
+        MlSum e = {0.0, 0.0};
+        for(i=0; i<nOcc; i++) ml_sum_add(&e, fabs((double)o[i].c.npos - ml_sum_value(&o[i].c.sp)));
+        sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
+      }else{
+        MlJson j;
+        ml_json_init(&j);
+        write_reliability(&j, p, o, nOcc);
+        ml_result_json(ctx, &j);
+      }
+      ml_free(o);
       break;
     }
   }
@@ -203,7 +286,10 @@ void ml_calib_value(sqlite3_context *ctx){
 void ml_calib_final(sqlite3_context *ctx){
   CalAgg *p = sqlite3_aggregate_context(ctx, 0);
   calib_result(ctx, p);
-  if( p ){ ml_free(p->aBin); p->aBin = 0; }
+  if( p ){
+    ml_free(p->aBin); p->aBin = 0;
+    if( p->buffered ) ml_samples_clear(&p->smp);
+  }
 }
 
 /* ------------------------------------------- debiased estimators (sorted) */

@@ -57,6 +57,9 @@ static const char *aCase[] = {
   "SELECT confusion(y, s, 0.5)" W ", pr_curve(y, s)" W ", roc_curve(y, s)" W " FROM t",
   "SELECT g, brier(y, p), log_loss(y, p), ece(y, p, 7), reliability(y, p, 5) FROM t GROUP BY g",
   "SELECT brier(y, p)" W ", log_loss(y, p, 0.01)" W ", ece(y, p)" W ", reliability(y, p)" W " FROM t",
+  /* more bins than CAL_DENSE_MAX: rows kept until they outnumber bins/4 */
+  "SELECT g, ece(y, p, 2000), reliability(y, p, 100000), reliability(y, p, 120) FROM t GROUP BY g",
+  "SELECT ece(y, p, 100)" W ", reliability(y, p, 1100)" W " FROM t",
   "SELECT g, ece_l2_debiased(y, p), ece_l2_kumar(y, p, 4) FROM t GROUP BY g",
   "SELECT ece_l2_debiased(y, p, 5)" W ", ece_l2_kumar(y, p, 5)" W " FROM t",
   "SELECT g, strat_pr_auc(y, s, z), strat_gap(y, s, z, 0.1, 0.9), strat_report(y, s, z) FROM t GROUP BY g",
