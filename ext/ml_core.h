@@ -152,6 +152,9 @@ int ml_rankset_insert(MlRankSet *r, ml_key k);
 int ml_rankset_remove(MlRankSet *r, ml_key k);
 ml_i64 ml_rankset_less(const MlRankSet *r, ml_key k);   /* keys < k */
 ml_i64 ml_rankset_le(const MlRankSet *r, ml_key k);     /* keys <= k */
+/* Both counts at once (one walk down the blocks when the ties of k end
+** inside one block). */
+void ml_rankset_count(const MlRankSet *r, ml_key k, ml_i64 *lt, ml_i64 *le);
 /* Replaces the contents with n ascending keys a[0], a[stride], ...
 ** ML_OK or ML_NOMEM (the set is then empty). */
 int ml_rankset_build(MlRankSet *r, const ml_key *a, ml_i64 n, unsigned stride);

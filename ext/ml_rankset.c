@@ -105,6 +105,18 @@ static ml_i64 count_below(const MlRankSet *r, ml_key k, int upper){
   return fen_prefix(r, i) + bound(r->b[i].k, r->b[i].n, k, upper);
 }
 ml_i64 ml_rankset_less(const MlRankSet *r, ml_key k){ return count_below(r, k, 0); }
+
+void ml_rankset_count(const MlRankSet *r, ml_key k, ml_i64 *lt, ml_i64 *le){
+  ml_i64 i = find_block(r, k, 0), pre;
+  const MlRsBlock *b;
+  if( i>=r->nBlk ){ *lt = *le = r->n; return; }
+  b = &r->b[i];
+  pre = fen_prefix(r, i);
+  *lt = pre + bound(b->k, b->n, k, 0);
+  /* the keys equal to k usually end inside this block: one search, no
+  ** second walk down the blocks */
+  *le = b->k[b->n-1]>k ? pre + bound(b->k, b->n, k, 1) : count_below(r, k, 1);
+}
 ml_i64 ml_rankset_le(const MlRankSet *r, ml_key k){ return count_below(r, k, 1); }
 
 /* Splits full block i into two halves (the upper half becomes block i+1). */

@@ -58,7 +58,8 @@ typedef struct RankAgg {
 ** 1 per tie.  The other class's set is unchanged by the row's own move. */
 static ml_i64 u2_share(const RankAgg *p, int y, ml_key k){
   const MlRankSet *o = &p->rs[!y];
-  ml_i64 lt = ml_rankset_less(o, k), le = ml_rankset_le(o, k);
+  ml_i64 lt, le;
+  ml_rankset_count(o, k, &lt, &le);
   return y ? lt + le : 2*o->n - lt - le;
 }
 

@@ -42,8 +42,12 @@ static double draw(int pool){
 }
 
 static void check_ranks(const MlRankSet *s, const Ref *r, double x){
+  ml_i64 lt, le;
   ck_assert_int_eq(ml_rankset_less(s, ml_key_of(x)), ref_less(r, x, 0));
   ck_assert_int_eq(ml_rankset_le(s, ml_key_of(x)), ref_less(r, x, 1));
+  ml_rankset_count(s, ml_key_of(x), &lt, &le);
+  ck_assert_int_eq(lt, ref_less(r, x, 0));
+  ck_assert_int_eq(le, ref_less(r, x, 1));
 }
 
 /* nOps random operations, growing to about target keys then shrinking. */
