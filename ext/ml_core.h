@@ -106,6 +106,10 @@ int ml_samples_sort(MlSamples *s);
 uint64_t ml_samples_scratch_size(const MlSamples *s);
 void ml_samples_sort_using(MlSamples *s, void *scratch);
 
+/* The value at rank r (0-based, ascending) of the sorted samples, both
+** classes merged: O(log n).  0 <= r < ml_samples_count(s). */
+double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
+
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
@@ -191,6 +195,11 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
 ** a (which is reordered).  n >= 1. */
 void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2);
+/* The pieces, for callers that hold sorted values: the virtual index
+** (n-1)q split into j = floor and g = fraction (j = n-1, g = 0 at the top),
+** and numpy's lerp (a + (b-a)g, or b - (b-a)(1-g) when g >= 0.5). */
+void ml_quantile_index(ml_i64 n, double q, ml_i64 *j, double *g);
+double ml_lerp_np(double a, double b, double g);
 
 /* ------------------------------------------------------------------- json */
 

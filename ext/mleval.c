@@ -45,7 +45,11 @@ static const MlFuncDesc dConfusion  = {"confusion", 0};
 static const MlFuncDesc dBrier       = {"brier", CAL_BRIER};
 static const MlFuncDesc dLogLoss     = {"log_loss", CAL_LOGLOSS};
 static const MlFuncDesc dEce         = {"ece", CAL_ECE};
+static const MlFuncDesc dMce         = {"mce", CAL_MCE};
 static const MlFuncDesc dReliability = {"reliability", CAL_RELIABILITY};
+static const MlFuncDesc dEceMass     = {"ece_equal_mass", CAL_EQUAL_MASS};
+static const MlFuncDesc dEceL2       = {"ece_l2", CAL_L2};
+static const MlFuncDesc dBrierDecomp = {"brier_decomposition", CAL_BRIER_DECOMP};
 static const MlFuncDesc dEceDebiased = {"ece_l2_debiased", CAL_L2_DEBIASED};
 static const MlFuncDesc dEceKumar    = {"ece_l2_kumar", CAL_L2_KUMAR};
 static const MlFuncDesc dStratPrAuc  = {"strat_pr_auc", ST_PR_AUC};
@@ -85,7 +89,11 @@ static const MlAggDef aAgg[] = {
   CALIB(dBrier, 2),
   CALIB(dLogLoss, 2), CALIB(dLogLoss, 3),
   CALIB(dEce, 2), CALIB(dEce, 3),
-  CALIB(dReliability, 2), CALIB(dReliability, 3),
+  CALIB(dMce, 2), CALIB(dMce, 3),
+  CALIB(dReliability, 2), CALIB(dReliability, 3), CALIB(dReliability, 4),
+  CALSORT(dEceMass, 2), CALSORT(dEceMass, 3),
+  CALSORT(dEceL2, 2), CALSORT(dEceL2, 3),
+  CALSORT(dBrierDecomp, 2), CALSORT(dBrierDecomp, 3),
   CALSORT(dEceDebiased, 2), CALSORT(dEceDebiased, 3),
   CALSORT(dEceKumar, 2), CALSORT(dEceKumar, 3),
   STRAT(dStratPrAuc, 3), STRAT(dStratPrAuc, 5),
