@@ -187,6 +187,22 @@ double ml_fold_youden_j(const MlSamples *s);
 ** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
 
+/* McClish-standardised partial AUC up to max_fpr in (0, 1), the ROC curve
+** interpolated linearly at max_fpr (sklearn's roc_auc_score(max_fpr=...)). */
+double ml_fold_partial_auroc(const MlSamples *s, double max_fpr);
+
+/* operating_point's criteria, in the order of their names (ranking.c). */
+enum { ML_OP_FPR, ML_OP_SPECIFICITY, ML_OP_SENSITIVITY, ML_OP_PRECISION, ML_OP_MAX_F1, ML_OP_YOUDEN };
+/* The point a criterion picks among every distinct threshold and the
+** all-negative point; among equal optima the highest threshold. */
+typedef struct MlOpPoint {
+  ml_i64 tp, fp;        /* rows with score >= threshold (0, 0 at the all-negative point) */
+  ml_key key;           /* the threshold, unless allNegative */
+  int allNegative;      /* nothing predicted positive: threshold null */
+  int achieved;         /* some candidate met the target (always, without one) */
+} MlOpPoint;
+void ml_fold_operating_point(const MlSamples *s, int criterion, double target, MlOpPoint *out);
+
 /* Rows of each class that pass f (f may be NULL): O(n) when filtered. */
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N);
 

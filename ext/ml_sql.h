@@ -70,8 +70,8 @@ int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3
   void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
   void x##_value(sqlite3_context*); \
   void x##_final(sqlite3_context*);
-ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, one state type */
-ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, O(1) counts */
+ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point */
+ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, O(1) counts */
 ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, mce, reliability */
 ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_debiased,
                                brier_decomposition, ece_l2_kumar */
@@ -80,7 +80,8 @@ ML_AGG_DECL(ml_ord)         /* ordinal.c */
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
-       RK_PR_CURVE, RK_ROC_CURVE };
+       RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
+       RK_CONFUSION, RK_PRECISION_AT_PRIOR };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,

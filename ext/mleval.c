@@ -41,7 +41,10 @@ static const MlFuncDesc dTprAtFpr   = {"tpr_at_fpr", RK_TPR_AT_FPR};
 static const MlFuncDesc dSensAtSpec = {"sens_at_spec", RK_SENS_AT_SPEC};
 static const MlFuncDesc dPrCurve    = {"pr_curve", RK_PR_CURVE};
 static const MlFuncDesc dRocCurve   = {"roc_curve", RK_ROC_CURVE};
-static const MlFuncDesc dConfusion  = {"confusion", 0};
+static const MlFuncDesc dPartialAuroc = {"partial_auroc", RK_PARTIAL_AUROC};
+static const MlFuncDesc dOpPoint    = {"operating_point", RK_OPERATING_POINT};
+static const MlFuncDesc dConfusion  = {"confusion", RK_CONFUSION};
+static const MlFuncDesc dPrecPrior  = {"precision_at_prior", RK_PRECISION_AT_PRIOR};
 static const MlFuncDesc dBrier       = {"brier", CAL_BRIER};
 static const MlFuncDesc dLogLoss     = {"log_loss", CAL_LOGLOSS};
 static const MlFuncDesc dEce         = {"ece", CAL_ECE};
@@ -85,7 +88,10 @@ static const MlAggDef aAgg[] = {
   RANK(dSensAtSpec, 3),
   RANK(dPrCurve, 2),
   RANK(dRocCurve, 2),
+  RANK(dPartialAuroc, 3),
+  RANK(dOpPoint, 3), RANK(dOpPoint, 4),
   CONF(dConfusion, 3),
+  CONF(dPrecPrior, 4),
   CALIB(dBrier, 2),
   CALIB(dLogLoss, 2), CALIB(dLogLoss, 3),
   CALIB(dEce, 2), CALIB(dEce, 3),
