@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** calibration.c -- the calibration family: binary labels, probabilities p.
 **
 ** SQL functions (all aggregate and window functions):
@@ -286,11 +288,8 @@ typedef struct CalSortAgg {
   int init;
 } CalSortAgg;
 
-/* Per-bin sums every binning over the sorted sample fills. */
-typedef struct RankBin { ml_i64 n, npos; MlSum sp; } RankBin;
-
 /* Adds cnt rows of value v (pos of them positive) to a bin. */
-static void rank_bin_add(RankBin *b, ml_i64 cnt, ml_i64 pos, double v){
+static void cal_bin_add(CalBin *b, ml_i64 cnt, ml_i64 pos, double v){
   b->n += cnt;
   b->npos += pos;
   ml_sum_add(&b->sp, (double)cnt * v);
@@ -309,7 +308,7 @@ static ml_i64 mass_edge(ml_i64 i, ml_i64 n, ml_i64 B){
 ** label (0 before 1); part i holds ranks mass_edge(i) .. mass_edge(i+1)-1.
 ** Walking the sweep from the top, a threshold's rows hold ascending ranks
 ** [lo, hi]: negatives first, so positives take the top dtp ranks.  n >= B. */
-static void fill_mass_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
+static void fill_mass_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
   ml_i64 n = ml_samples_count(smp), i = B-1, lo = mass_edge(B-1, n, B);
   MlSweep w;
   ml_sweep_init(&w, smp, 0);
@@ -323,7 +322,7 @@ static void fill_mass_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
         ml_i64 take;
         while( r<lo ){ i--; lo = mass_edge(i, n, B); }    /* part holding rank r */
         take = r - lo + 1 < cnt ? r - lo + 1 : cnt;
-        rank_bin_add(&bin[i], take, pass==0 ? take : 0, pv);
+        cal_bin_add(&bin[i], take, pass==0 ? take : 0, pv);
         r -= take;
         cnt -= take;
       }
@@ -334,14 +333,14 @@ static void fill_mass_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
 /* Puts every row in bin i = the number of edge[0..nEdge-1] below its p
 ** (numpy.searchsorted(edge, p, 'left'), or bisect_left): bin i holds
 ** (edge[i-1], edge[i]].  Edges ascending. */
-static void fill_edge_bins(const MlSamples *smp, const double *edge, ml_i64 nEdge, RankBin *bin){
+static void fill_edge_bins(const MlSamples *smp, const double *edge, ml_i64 nEdge, CalBin *bin){
   ml_i64 i = nEdge;
   MlSweep w;
   ml_sweep_init(&w, smp, 0);
   while( ml_sweep_next(&w) ){
     double v = ml_double_of(w.key);
     while( i>0 && edge[i-1] >= v ) i--;
-    rank_bin_add(&bin[i], w.dtp + w.dfp, w.dtp, v);
+    cal_bin_add(&bin[i], w.dtp + w.dfp, w.dtp, v);
   }
 }
 
@@ -351,7 +350,7 @@ static void fill_edge_bins(const MlSamples *smp, const double *edge, ml_i64 nEdg
 ** the next, then 1.0; bin i = (e_{i-1}, e_i].  Equal edges leave a bin
 ** empty, which is what removing duplicates does.  n >= B.  ML_OK or
 ** ML_NOMEM. */
-static int fill_kumar_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
+static int fill_kumar_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
   ml_i64 n = ml_samples_count(smp), q = n/B, rem = n%B, j;
   double *edge = ml_malloc(sizeof(double) * (uint64_t)B);
   if( edge==0 ) return ML_NOMEM;
@@ -373,12 +372,12 @@ static int fill_kumar_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
 static int write_reliability_quantile(MlJson *j, CalAgg *p){
   ml_i64 B = (ml_i64)p->param.v, n = ml_samples_count(&p->smp), k;
   double *edge;
-  RankBin *bin;
+  CalBin *bin;
   if( ml_samples_sort(&p->smp) ) return ML_NOMEM;
-  edge = ml_malloc((sizeof(double) + sizeof(RankBin)) * (uint64_t)(B+1));
+  edge = ml_malloc((sizeof(double) + sizeof(CalBin)) * (uint64_t)(B+1));
   if( edge==0 ) return ML_NOMEM;
-  bin = (RankBin*)(edge + B + 1);
-  memset(bin, 0, sizeof(RankBin) * (size_t)B);
+  bin = (CalBin*)(edge + B + 1);
+  memset(bin, 0, sizeof(CalBin) * (size_t)B);
   for(k=0; k<=B; k++){
     double q = (width_edge(k, B) * 100.0) / 100.0, g, lo, hi;
     ml_i64 r;
@@ -390,7 +389,7 @@ static int write_reliability_quantile(MlJson *j, CalAgg *p){
   fill_edge_bins(&p->smp, edge+1, B-1, bin);
   ml_json_begin_array(j);
   for(k=0; k<B; k++){
-    const RankBin *c = &bin[k];
+    const CalBin *c = &bin[k];
     if( c->n==0 ) continue;
     ml_json_begin_object(j);
     ml_json_key(j, "bin");      ml_json_int(j, k);
@@ -447,7 +446,7 @@ static double sample_brier(const MlSamples *smp){
 }
 
 /* brier_decomposition's JSON from the equal-mass bins. */
-static void write_brier_decomposition(MlJson *j, const MlSamples *smp, const RankBin *bin, ml_i64 B){
+static void write_brier_decomposition(MlJson *j, const MlSamples *smp, const CalBin *bin, ml_i64 B){
   ml_i64 n = ml_samples_count(smp), b;
   double ybar = (double)smp->n[1] / (double)n;
   MlSum rel = {0.0, 0.0}, res = {0.0, 0.0};
@@ -468,7 +467,7 @@ static void write_brier_decomposition(MlJson *j, const MlSamples *smp, const Ran
 }
 
 /* One bin's term of the sum each scalar estimator adds up (n_b > 0). */
-static double bin_term(int kind, const RankBin *c, ml_i64 n){
+static double bin_term(int kind, const CalBin *c, ml_i64 n){
   double nbv = (double)c->n, w = nbv/(double)n;
   double pbar = ml_sum_value(&c->sp) / nbv, ybar = (double)c->npos / nbv;
   double d2 = (pbar - ybar)*(pbar - ybar);
@@ -484,7 +483,7 @@ static double bin_term(int kind, const RankBin *c, ml_i64 n){
 static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 n, B, b;
-  RankBin *bin;
+  CalBin *bin;
   MlSum tot = {0.0, 0.0};
   double v;
   if( p==0 || !p->init || (n = ml_samples_count(&p->smp))==0 ){
@@ -497,9 +496,9 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
     return;
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  bin = ml_malloc(sizeof(RankBin) * (uint64_t)B);
+  bin = ml_malloc(sizeof(CalBin) * (uint64_t)B);
   if( bin==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  memset(bin, 0, sizeof(RankBin) * (size_t)B);
+  memset(bin, 0, sizeof(CalBin) * (size_t)B);
   if( d->kind!=CAL_L2_KUMAR ){
     fill_mass_bins(&p->smp, bin, B);
   }else if( fill_kumar_bins(&p->smp, bin, B) ){
