@@ -7,34 +7,47 @@
 **   brier(y, p)                      mean of (p - y)^2
 **   log_loss(y, p [, eps=1e-15])     mean of -(y ln clip(p) + (1-y) ln clip(1-p)),
 **                                    clip to [eps, 1 - eps]
-**   ece(y, p [, bins=10])            sum_b (n_b/N) |mean(y)_b - mean(p)_b|,
-**                                    equal-width bins [b/B, (b+1)/B), p = 1 in the last
-**   reliability(y, p [, bins=10])    JSON [{"bin","lo","hi","n","mean_p","frac_pos"}]
-**                                    for every non-empty bin of ece's binning
-**   ece_l2_debiased(y, p [, bins=10])  eval_toolkit's debiased L2 ECE (equal mass by rank)
-**   ece_l2_kumar(y, p [, bins=15])     Kumar, Liang & Ma 2019 debiased L2 error
+**   ece(y, p [, bins=10])            sum_b (n_b/N) |mean(y)_b - mean(p)_b| over equal-width bins
+**   mce(y, p [, bins=10])            max_b |mean(y)_b - mean(p)_b| over equal-width bins
+**   reliability(y, p [, bins=10 [, strategy='uniform']])
+**                                    JSON [{"bin","lo","hi","n","mean_p","frac_pos"}]
+**                                    for every non-empty bin, equal-width or quantile
+**   ece_equal_mass(y, p [, bins=10]) ece's sum over equal-mass bins
+**   ece_l2(y, p [, bins=10])         sqrt(sum_b (n_b/n)(pbar_b - ybar_b)^2), equal mass
+**   ece_l2_debiased(y, p [, bins=10])  eval_toolkit's debiased L2 ECE, equal mass
+**   brier_decomposition(y, p [, bins=10])  JSON {"brier","reliability","resolution",
+**                                    "uncertainty"}, Murphy's terms on equal-mass bins
+**   ece_l2_kumar(y, p [, bins=15])   Kumar, Liang & Ma 2019 debiased L2 error
 **
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
-**   2. eps is a number in (0, 0.5); bins an integer in 1..100000; each the
-**      same in every row of a group.
+**   2. eps is a number in (0, 0.5); bins an integer in 1..100000; strategy
+**      'uniform' or 'quantile' (any case); each the same in every row.
 **   3. One class is fine here: only an empty group gives NULL (and a
-**      SQLITE_WARNING).  The two debiased estimators are NULL when the group
-**      has fewer rows than bins.
-**   4. A value on a bin edge b/B belongs to bin b (the edges are the doubles
-**      b/B); p = 1 belongs to bin B-1.
-**   5. ece_l2_debiased: rows sorted by p, ties by label (0 before 1); part i
-**      is ranks floor(i n/B) .. floor((i+1) n/B) - 1;
-**      sqrt(max(0, sum_b (n_b/n) ((pbar_b - ybar_b)^2 - pbar_b (1 - pbar_b)/n_b))).
-**   6. ece_l2_kumar: sorted p cut into parts of ceil(n/B) values, edges at the
+**      SQLITE_WARNING).  The equal-mass and Kumar estimators are also NULL
+**      when the group has fewer rows than bins.
+**   4. Equal-width bins: edges e_k = k * (1/B), e_B = 1, the doubles of
+**      numpy's linspace(0, 1, B+1); bin b holds e_b <= p < e_{b+1}, p = 1
+**      the last bin.  (e_3 = 0.30000000000000004 at B = 10: p = 0.3 is in bin 2.)
+**   5. Equal-mass bins (ece_equal_mass, ece_l2, ece_l2_debiased,
+**      brier_decomposition, one routine): rows sorted by p, ties by label
+**      (0 before 1); part i is ranks b_i .. b_{i+1} - 1, b_i = floor(i * (n/B))
+**      in doubles (numpy's linspace(0, n, B+1, dtype=int)), b_B = n.
+**   6. ece_l2_kumar: sorted p split as numpy.array_split does, edges at the
 **      midpoints between neighbouring parts plus 1.0, bin i = (e_{i-1}, e_i];
 **      sqrt(max(0, sum_b (n_b/n) ((pbar_b - ybar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)))),
 **      a bin with fewer than 2 rows adding 0.
+**   7. reliability 'quantile': edges numpy.percentile(p, linspace(0, 1, B+1)
+**      * 100), a row in bin searchsorted(edges[1:-1], p) -- sklearn's
+**      calibration_curve(strategy='quantile') exactly.
 **
-** Cost: brier and log_loss keep two numbers; ece and reliability one
-** accumulator per bin (32 bytes x bins); all use compensated sums and window
-** xInverse subtracts, so no row is buffered.  The debiased estimators keep
-** the shared sorted sample (8 bytes per row) and walk it with the sweep.
+** Cost: brier and log_loss keep two numbers; ece, mce and reliability
+** 'uniform' one accumulator per bin (32 bytes x bins); all use compensated
+** sums and window xInverse subtracts, so no row is buffered.  The equal-mass
+** estimators, Kumar's and reliability 'quantile' keep the shared sorted
+** sample (8 bytes per row), kept sorted in a sliding frame (O(w) a row), and
+** walk it with the sweep: O(n + B) a result (Kumar and quantile edges add
+** O(B log n) rank look-ups).
 */
 #include <math.h>
 #include "sqlite3ext.h"

@@ -10,15 +10,25 @@
 **   youden_j(y, s)                  max TPR - FPR over thresholds
 **   tpr_at_fpr(y, s, target_fpr)    max TPR with FPR <= target_fpr
 **   sens_at_spec(y, s, target_spec) max TPR with 1 - FPR >= target_spec
+**   partial_auroc(y, s, max_fpr)    McClish-standardised partial AUC up to max_fpr
+**   operating_point(y, s, criterion [, target])
+**                                   JSON: the threshold a criterion picks, and the
+**                                   counts and rates at it
 **   pr_curve(y, s)                  JSON [{"threshold","precision","recall"}]
 **   roc_curve(y, s)                 JSON [{"threshold","fpr","tpr"}], from (0,0)
 **   confusion(y, s, threshold)      JSON counts and ratios at s >= threshold
+**   precision_at_prior(y, s, threshold, prior)
+**                                   JSON: precision at s >= threshold projected
+**                                   to the prevalence prior
 **
 ** Rules:
 **   1. A row with a NULL y or s is skipped.  y must be 0 or 1 (INTEGER, or
 **      REAL 0.0/1.0), s a number (+-Inf allowed): anything else is an error.
-**   2. target_fpr and target_spec lie in (0, 1); threshold is any number.
-**      Each must be the same in every row of a group.
+**   2. target_fpr, target_spec, operating_point's target and prior lie in
+**      (0, 1), max_fpr in (0, 1]; threshold is any number; criterion is one
+**      of 'fpr', 'specificity', 'sensitivity', 'precision' (these need a
+**      target), 'max_f1', 'youden' (these take none), in any case.  Each
+**      must be the same in every row of a group.
 **   3. Every function but confusion needs both classes: with no rows, or one
 **      class only, the result is NULL and a SQLITE_WARNING is logged.
 **   4. All thresholds are the distinct scores; ties (by ==, so -0.0 == 0.0)
@@ -26,10 +36,14 @@
 **   5. Window frames: xInverse removes the row that left; once a frame has
 **      been sorted it stays sorted, so a frame sliding by one row costs O(w).
 **   6. A curve whose threshold is +-Inf writes null there (JSON has no Inf).
+**   7. operating_point: the candidates are every distinct score and the
+**      all-negative point (threshold null); among equal optima the highest
+**      threshold wins; when no candidate meets the target the all-negative
+**      point is reported with "achieved": false.
 **
 ** Cost: 8 bytes per row of state (the score key; the label picks the array),
 ** a radix sort at the first xValue/xFinal, one O(n) sweep per result.
-** confusion keeps four counters: O(1) state, no buffer.
+** confusion and precision_at_prior keep four counters: O(1) state, no buffer.
 */
 #include <math.h>
 #include "sqlite3ext.h"
