@@ -7,9 +7,10 @@
 ** Provides the registration table of every SQL function (ml_functions),
 ** mleval_version(), mleval_build_info() and mleval_functions().  The
 ** metrics live in one file per family:
-**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec
-**                  confusion pr_curve roc_curve
-**   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
+**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec partial_auroc
+**                  operating_point confusion precision_at_prior pr_curve roc_curve
+**   calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
+**                  ece_l2_debiased brier_decomposition ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
 **   svd_bench.c    the svd_bench table-valued function (its back ends are
