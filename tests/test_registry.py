@@ -94,6 +94,10 @@ def main():
             args = ", ".join((["a", "b"] + ["0.5"] * (n - 2))[:n]) if f["family"] != "ordinal" or n != 3 else "a, b, 1"
             if f["family"] == "stratified":
                 args = "a, b, c"
+            if f["name"] == "operating_point":     # a text criterion
+                args = "a, b, 'youden'"
+            if f["name"] == "brier_decomposition":  # NULL on fewer rows than bins
+                args = "a, b, 1"
             src = "t"
             if f["name"] == "strat_gap_ci":
                 # its window needs 10 rows of each class: 60 rows, one stratum
