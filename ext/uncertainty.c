@@ -78,6 +78,7 @@ static const UncShape aShape[] = {
 typedef struct UncAgg {
   MlSamples smp;       /* key: s, s_a, p, p_a or x; aux: strat, s_b or p_b */
   MlParam level, reps, seed, bins, ql, qh;
+  ml_i64 seedInt;      /* seed exactly (a double holds 53 bits) */
   int init;
 } UncAgg;
 
@@ -121,9 +122,16 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
   }else if( !p->reps.set ){ p->reps.v = 1000; p->reps.set = 1; }
   i++;
   if( argc>i ){
+    int first = !p->seed.set;
     if( ml_param_int(ctx, d->name, "seed", argv[i], 0, INT64_MAX, &p->seed, &iv) ) return ML_ROW_ERR;
-    p->seed.v = (double)iv;
-  }else if( !p->seed.set ){ p->seed.v = 0; p->seed.set = 1; }
+    if( first ){
+      p->seedInt = iv;
+    }else if( iv!=p->seedInt ){      /* equal as doubles, not as integers */
+      ml_error(ctx, d->name, "seed must be the same in every row of a group, got %lld and then %lld",
+               (long long)p->seedInt, (long long)iv);
+      return ML_ROW_ERR;
+    }
+  }else if( !p->seed.set ){ p->seed.v = 0; p->seed.set = 1; p->seedInt = 0; }
   return ML_ROW_OK;
 }
 
@@ -329,7 +337,7 @@ static void json_percentile(MlJson *j, const MlBootInterval *iv){
 static void json_run(MlJson *j, const UncAgg *p, const MlBootResult *r){
   ml_json_key(j, "level");   ml_json_double(j, p->level.v);
   ml_json_key(j, "reps");    ml_json_int(j, (ml_i64)p->reps.v);
-  ml_json_key(j, "seed");    ml_json_int(j, (ml_i64)p->seed.v);
+  ml_json_key(j, "seed");    ml_json_int(j, p->seedInt);
   ml_json_key(j, "method");  ml_json_string(j, "bca");
   ml_json_key(j, "redrawn"); ml_json_int(j, r->redrawn);
   ml_json_key(j, "n");       ml_json_int(j, ml_samples_count(&p->smp));
@@ -381,7 +389,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   u.kind = d->kind;
   spec.level = p->level.v;
   spec.reps = (ml_i64)p->reps.v;
-  spec.seed = (uint64_t)p->seed.v;
+  spec.seed = (uint64_t)p->seedInt;
   spec.arg = &u;
   spec.K = 1;
   spec.stop = unc_stop;

@@ -151,7 +151,7 @@ def check_reproduction(ck, con, rng):
         k = int(rng.integers(2, 5))
         y[-k:], s[-k:] = y[0], s[0]
         reps = int(rng.choice([10, 25, 40]))
-        seed = int(rng.choice([0, 1, 12345, 2**63 - 1]))
+        seed = [2**63 - 1, 2**53 + 1, 0, 1, 12345][trial % 5]      # seeds beyond a double's 53 bits too
         level = float(rng.choice([0.9, 0.95, 0.8]))
         order = rng.permutation(n)
         mltest.load(con, ["y", "s", "sb"], [(int(y[i]), float(s[i]), float(sb[i])) for i in order])
@@ -414,6 +414,8 @@ def check_bad_inputs(ck, con):
         ("pr_auc_ci(y, s, 0.9, 10 + k)", "pr_auc_ci(): reps must be the same in every row of a group, got 10 and then 11"),
         ("pr_auc_ci(y, s, 0.9, 10, k)", "pr_auc_ci(): seed must be the same in every row of a group, got 0 and then 1"),
         ("ece_diff_ci(y, s / 12, s / 12, 10, 0.9, 10, k)", "ece_diff_ci(): seed must be the same in every row of a group, got 0 and then 1"),
+        ("pr_auc_ci(y, s, 0.9, 10, 9007199254740993 - (k % 2))",
+         "pr_auc_ci(): seed must be the same in every row of a group, got 9007199254740993 and then 9007199254740992"),
         ("mean_ci(s, 0.5 + k / 100.0)", "mean_ci(): level must be the same in every row of a group, got 0.5 and then 0.51"),
     ]
     for expr, msg in bad:
