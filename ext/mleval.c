@@ -142,7 +142,9 @@ static void versionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /*
 ** SQL function: mleval_build_info()
 ** JSON naming the build's options: version, commit, compiler, SQLite headers
-** and library, LAPACKE, OpenBLAS, CUDA.
+** and library, LAPACKE, OpenBLAS, CUDA (built: yes/no), and "backends":
+** for svd_bench's back-end modules whether each was built and loads, with
+** its path or the reason it does not (asking loads them: see svd_bench.c).
 */
 static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MlJson j;
@@ -154,13 +156,19 @@ static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_json_key(&j, "compiler");       ml_json_string(&j, MLEVAL_CC_VERSION);
   ml_json_key(&j, "sqlite_headers"); ml_json_string(&j, SQLITE_VERSION);
   ml_json_key(&j, "sqlite_library"); ml_json_string(&j, sqlite3_libversion());
+#ifdef MLEVAL_HAVE_LAPACKE
   ml_json_key(&j, "lapacke");        ml_json_bool(&j, 1);
   ml_json_key(&j, "openblas");       ml_json_bool(&j, 1);
+#else
+  ml_json_key(&j, "lapacke");        ml_json_bool(&j, 0);
+  ml_json_key(&j, "openblas");       ml_json_bool(&j, 0);
+#endif
 #ifdef MLEVAL_HAVE_CUDA
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 1);
 #else
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 0);
 #endif
+  ml_json_key(&j, "backends");       ml_svd_backends_json(&j);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }

@@ -21,6 +21,9 @@
 #include <string.h>
 
 int sqlite3_mleval_init(sqlite3*, char**, const void*);
+/* The core is linked in statically: svd_bench finds its back-end modules
+** through this directory (make check: $MLEVAL_BACKEND_DIR = ext/.libs). */
+void ml_svd_backend_dir(const char *zDir);
 
 static sqlite3_mem_methods defaultMem;
 static int failAt = 0;        /* 0: never fail */
@@ -147,6 +150,7 @@ int main(void){
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
   sqlite3_initialize();
   sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+  ml_svd_backend_dir(getenv("MLEVAL_BACKEND_DIR"));
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_every_function_under_oom, 0, (int)(sizeof(aCase)/sizeof(aCase[0])));
   suite_add_tcase(s, tc);
