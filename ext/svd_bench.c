@@ -118,7 +118,7 @@ typedef struct SvdModule {
   const char *zFile;            /* the module's file name */
   int built;                    /* configure built it */
   const MlSvdBackend *p;        /* once loaded (kept for the process) */
-  char zPath[4096];             /* where it was loaded from */
+  char *zPath;                  /* where it was loaded from (azModulePath) */
 } SvdModule;
 
 #ifdef MLEVAL_HAVE_LAPACKE
@@ -135,12 +135,14 @@ typedef struct SvdModule {
 # define MLEVAL_PKGLIBDIR "/usr/local/lib/mleval"
 #endif
 
+#define SVD_PATH_MAX 4096
+static char azModulePath[2][SVD_PATH_MAX];
 static SvdModule aModule[2] = {
-  { "cpu",  "mleval_cpu.so",  SVD_HAVE_CPU,  0, "" },
-  { "cuda", "mleval_cuda.so", SVD_HAVE_CUDA, 0, "" },
+  { "cpu",  "mleval_cpu.so",  SVD_HAVE_CPU,  0, azModulePath[0] },
+  { "cuda", "mleval_cuda.so", SVD_HAVE_CUDA, 0, azModulePath[1] },
 };
 static const char *zBackendDir = 0;   /* ml_svd_backend_dir() */
-static char zLibDir[4096];            /* the directory of the library holding this code */
+static char zLibDir[SVD_PATH_MAX];            /* the directory of the library holding this code */
 
 /* Remembers, once, the absolute directory of the library holding this code
 ** (dladdr on one of its symbols), so that a later change of the working
@@ -166,7 +168,7 @@ void ml_svd_backend_dir(const char *zDir){
 /* Tries dir/file: ML_SVD_OK when it loaded; else the reason goes to zErr
 ** for the first candidate that exists (*pSeen counts them). */
 static int tryModule(SvdModule *m, const char *zDir, char *zErr, int nErr, int *pSeen){
-  char zPath[sizeof(m->zPath)];
+  char zPath[SVD_PATH_MAX];
   void *h;
   const MlSvdBackend *p;
   sqlite3_snprintf(sizeof(zPath), zPath, "%s/%s", zDir, m->zFile);
