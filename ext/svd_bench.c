@@ -343,10 +343,15 @@ static int svdBestIndex(sqlite3_vtab *tab, sqlite3_index_info *info){
   }
   if( unusable & ~idxNum ) return SQLITE_CONSTRAINT;
   if( (idxNum & SVD_REQUIRED)!=SVD_REQUIRED ){
+    char *z = sqlite3_mprintf("svd_bench(): rows and cols are required: svd_bench(");
+    for(i=0; z && i<A_COUNT; i++){
+      int opt = (SVD_REQUIRED & (1<<i))==0, first = opt && i>0 && (SVD_REQUIRED & (1<<(i-1)));
+      z = sqlite3_mprintf("%z%s%s%s", z, first ? " [" : "", i ? ", " : "", azArg[i]);
+    }
+    if( z ) z = sqlite3_mprintf("%z])", z);
     sqlite3_free(tab->zErrMsg);
-    tab->zErrMsg = sqlite3_mprintf("svd_bench(): rows and cols are required: "
-        "svd_bench(rows, cols [, rank, warmup, iters, device, dtype, seed, spectrum])");
-    return tab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+    tab->zErrMsg = z;
+    return z ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   for(i=0; i<A_COUNT; i++){
     if( aIdx[i]>=0 ){
