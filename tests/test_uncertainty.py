@@ -19,6 +19,9 @@ The coverage simulation and the KS test are in test_uncertainty_coverage.py.
 import json
 import math
 import os
+import sqlite3
+import threading
+import time
 
 import numpy as np
 from scipy import stats
@@ -432,6 +435,28 @@ def check_bad_inputs(ck, con):
     ck.equal(con.execute("SELECT strat_gap_ci(y, s, z) FROM t").fetchone()[0], None, "strat_gap_ci thin window -> NULL")
 
 
+# ------------------------------------------------------------ interrupt
+
+def check_interrupt(ck, con):
+    """sqlite3_interrupt from another thread stops a long bootstrap (1e10
+    row-replicates, hours) within seconds, and the connection still works."""
+    mltest.load(con, ["y", "s"], [(i % 2, (i * 7919 % 10007) / 10007.0) for i in range(10000)])
+    for expr in ("pr_auc_ci(y, s, 0.95, 1000000)", "strat_gap_ci(y, s, s, 0.0, 1.0, 0.95, 1000000)"):
+        timer = threading.Timer(0.3, con.interrupt)
+        t0 = time.perf_counter()
+        timer.start()
+        try:
+            con.execute("SELECT %s FROM t" % expr).fetchall()
+            err = None
+        except sqlite3.OperationalError as e:
+            err = str(e)
+        took = time.perf_counter() - t0
+        timer.join()
+        ck.equal(err, "interrupted", expr + " interrupted")
+        ck.true(took < 20.0, "%s stopped %.1f s after the interrupt (limit 20 s on a loaded machine)" % (expr, took))
+        ck.equal(con.execute("SELECT pr_auc(y, s) > 0 FROM t").fetchone()[0], 1, expr + ": the connection works after")
+
+
 # ---------------------------------------------------------- p_adjust.sql
 
 def check_p_adjust(ck, con, rng):
@@ -471,6 +496,7 @@ def main():
     check_windows(ck, con, rng)
     check_bad_inputs(ck, con)
     check_p_adjust(ck, con, rng)
+    check_interrupt(ck, con)
     ck.finish()
 
 
