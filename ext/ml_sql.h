@@ -71,12 +71,17 @@ ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, reliability 
 ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_l2_debiased, ece_l2_kumar */
 ML_AGG_DECL(ml_strat)       /* stratified.c */
 ML_AGG_DECL(ml_ord)         /* ordinal.c */
+/* plot.c: plot_curves, plot_reliability, plot_bars, plot_lines (aggregates
+** only: no xValue/xInverse). */
+void ml_plot_step(sqlite3_context*, int, sqlite3_value**);
+void ml_plot_final(sqlite3_context*);
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_PR_CURVE, RK_ROC_CURVE };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
+enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };   /* plot.c */
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
 
 /* The descriptor each registration passes as user data. */

@@ -55,6 +55,18 @@ static const MlFuncDesc dAuprcGe     = {"auprc_ge", ORD_GE};
 static const MlFuncDesc dOrdAuprc    = {"ordinal_auprc", ORD_AUPRC};
 static const MlFuncDesc dOrdNap      = {"ordinal_nap", ORD_NAP};
 static const MlFuncDesc dOrdReport   = {"ordinal_report", ORD_REPORT};
+static const MlFuncDesc dPlotCurves  = {"plot_curves", PK_CURVES};
+static const MlFuncDesc dPlotRel     = {"plot_reliability", PK_RELIABILITY};
+static const MlFuncDesc dPlotBars    = {"plot_bars", PK_BARS};
+static const MlFuncDesc dPlotLines   = {"plot_lines", PK_LINES};
+
+/* Plots: aggregates only (plot.c, rule 1). */
+static const struct { const MlFuncDesc *desc; int nArg; } aPlot[] = {
+  {&dPlotCurves, 2}, {&dPlotCurves, 3},
+  {&dPlotRel, 2}, {&dPlotRel, 3},
+  {&dPlotBars, 3}, {&dPlotBars, 4}, {&dPlotBars, 5},
+  {&dPlotLines, 3}, {&dPlotLines, 4},
+};
 
 typedef struct MlAggDef {
   const MlFuncDesc *desc;
@@ -153,6 +165,14 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
     if( rc!=SQLITE_OK && pzErrMsg ){
       *pzErrMsg = sqlite3_mprintf("mleval: cannot register %s/%d: %s",
                                   a->desc->name, a->nArg, sqlite3_errmsg(db));
+    }
+  }
+  for(i=0; rc==SQLITE_OK && i<sizeof(aPlot)/sizeof(aPlot[0]); i++){
+    rc = sqlite3_create_function(db, aPlot[i].desc->name, aPlot[i].nArg, flags, (void*)aPlot[i].desc,
+                                 0, ml_plot_step, ml_plot_final);
+    if( rc!=SQLITE_OK && pzErrMsg ){
+      *pzErrMsg = sqlite3_mprintf("mleval: cannot register %s/%d: %s",
+                                  aPlot[i].desc->name, aPlot[i].nArg, sqlite3_errmsg(db));
     }
   }
   return rc;
