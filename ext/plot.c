@@ -231,9 +231,12 @@ static int step_curve(sqlite3_context *ctx, PlotAgg *p, PlotRow *r, sqlite3_valu
     double x = kind==CURVE_PR ? a[4*i] : a[4*i+2];
     double y = kind==CURVE_PR ? a[4*i+1] : a[4*i+3];
     if( !(x>=0.0 && x<=1.0) || !(y>=0.0 && y<=1.0) ){
-      ml_error(ctx, fn, "curve must be %s JSON, got point %lld with %s %s outside [0, 1] or null",
-               what, (long long)i, kind==CURVE_PR ? "recall, precision" : "fpr, tpr",
-               isnan(x) || isnan(y) ? "null" : "");
+      char bx[32], by[32];
+      if( isnan(x) ) memcpy(bx, "null", 5); else ml_format_double(bx, x);
+      if( isnan(y) ) memcpy(by, "null", 5); else ml_format_double(by, y);
+      ml_error(ctx, fn, "curve must be %s JSON, got point %lld with %s %s, %s %s: not in [0, 1]",
+               what, (long long)i, kind==CURVE_PR ? "recall" : "fpr", bx,
+               kind==CURVE_PR ? "precision" : "tpr", by);
       ml_free(a);
       return ML_ERROR;
     }
