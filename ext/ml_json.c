@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_json.c -- the one JSON writer every JSON-returning function uses
 ** (confusion, pr_curve, roc_curve, reliability, strat_report, ordinal_report,
 ** mleval_build_info), built on the string builder of ml_str.c.
