@@ -19,6 +19,11 @@ static const char *azCall[] = {
   "strat_pr_auc(a, b, c)", "strat_gap(a, b, c, d, e)", "strat_report(a, b, c, d, e)",
   "auprc_ge(a, b, c)", "ordinal_auprc(a, b, c)", "ordinal_nap(a, b, c, d)",
   "ordinal_report(a, b, c, d, e)", "ordinal_auprc(a, b)",
+  /* plots: arbitrary values, and the JSON of each row's group */
+  "plot_curves(a, b)", "plot_reliability(a, b, c)", "plot_bars(a, b, c, d, e)", "plot_lines(a, b, c, d)",
+  "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
+  "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
+  "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
 };
 
 /* Binds one value from the input; returns bytes used. */
