@@ -284,8 +284,9 @@ ml_i64 ml_svg_polyline(MlStr *s, const MlPlotBox *b, const char *cls, const doub
 /* Frame, ticks (at most xTicks/yTicks each; 0: none) and axis labels. */
 void ml_svg_axes(MlStr *s, const MlPlotBox *b, const char *xlabel, const char *ylabel,
                  int xTicks, int yTicks);
+/* boxes: filled squares (bars) instead of line swatches. */
 void ml_svg_legend(MlStr *s, double x, double y, int n, const char *const *azText,
-                   const int *aColorIdx);
+                   const int *aColorIdx, int boxes);
 /* Ticks at multiples of 1, 2 or 5 x 10^k covering lo..hi; the decimals
 ** their labels need.  ml_nice_range widens lo..hi to tick multiples. */
 void ml_nice_ticks(double lo, double hi, int maxTicks, double *pStep, double *pFirst, int *pN,

@@ -248,7 +248,7 @@ static void shorten(char *buf, size_t n, const char *z, size_t max){
 }
 
 void ml_svg_legend(MlStr *s, double x, double y, int n, const char *const *azText,
-                   const int *aColorIdx){
+                   const int *aColorIdx, int boxes){
   int k;
   ml_str_appendz(s, "<g class=\"legend\">\n");
   for(k=0; k<n; k++){
@@ -256,7 +256,14 @@ void ml_svg_legend(MlStr *s, double x, double y, int n, const char *const *azTex
     double yy = y + k*18;
     shorten(buf, sizeof(buf), azText[k], 28);
     ml_str_appendz(s, "<g class=\"legend-entry\">\n");
-    line_px(s, "swatch", x, yy, x+22, yy, ml_svg_color(aColorIdx[k]), ml_svg_dash(aColorIdx[k]), 2.5);
+    if( boxes ){               /* bar charts: a filled square */
+      ml_str_appendz(s, "<rect class=\"swatch\"");
+      attr(s, "x", x+6); attr(s, "y", yy-5); attr(s, "width", 10); attr(s, "height", 10);
+      attrz(s, "fill", ml_svg_color(aColorIdx[k]));
+      ml_str_appendz(s, "/>\n");
+    }else{
+      line_px(s, "swatch", x, yy, x+22, yy, ml_svg_color(aColorIdx[k]), ml_svg_dash(aColorIdx[k]), 2.5);
+    }
     ml_svg_text(s, 0, x+28, yy+4, 0, 11, buf);
     ml_str_appendz(s, "</g>\n");
   }

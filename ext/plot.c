@@ -390,7 +390,7 @@ static char *legend_text(const char *name, const char *label, double v){
 }
 
 /* The legend: one entry per row (curves, reliability) or series. */
-static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, double y){
+static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, double y, int boxes){
   char *az[PLOT_MAX_SERIES];
   int ac[PLOT_MAX_SERIES];
   int k, n = perRow ? (int)p->n : p->nSeries, rc = ML_OK;
@@ -400,7 +400,7 @@ static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, doub
     ac[k] = sidx;
     if( az[k]==0 ) rc = ML_NOMEM;
   }
-  if( rc==ML_OK ) ml_svg_legend(s, LEGEND_X, y, n, (const char *const*)az, ac);
+  if( rc==ML_OK ) ml_svg_legend(s, LEGEND_X, y, n, (const char *const*)az, ac, boxes);
   for(k=0; k<n; k++) sqlite3_free(az[k]);
   return rc;
 }
@@ -422,7 +422,7 @@ static int draw_curves(MlStr *s, PlotAgg *p){
     PlotRow *r = &p->a[i];
     ml_svg_polyline(s, &b, "curve", r->pts, r->nPts, ml_svg_color(r->series), ml_svg_dash(r->series), 2);
   }
-  if( draw_legend(s, p, isPr ? "AP" : "AUROC", 1, LEGEND_Y) ) return ML_NOMEM;
+  if( draw_legend(s, p, isPr ? "AP" : "AUROC", 1, LEGEND_Y, 0) ) return ML_NOMEM;
   ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 8, 0, 10,
               isPr ? "dashed: no skill (prevalence)" : "dashed: chance (AUROC 0.5)");
   ml_svg_end(s);
@@ -463,7 +463,7 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
     ml_svg_polyline(s, &top, "curve", xy, r->nPts, ml_svg_color(r->series), ml_svg_dash(r->series), 2);
     ml_free(xy);
   }
-  if( draw_legend(s, p, "ECE", 1, LEGEND_Y) ) return ML_NOMEM;
+  if( draw_legend(s, p, "ECE", 1, LEGEND_Y, 0) ) return ML_NOMEM;
   ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 8, 0, 10, "dashed: perfect calibration");
   ml_svg_text(s, "note", LEGEND_X, hist.top + 12, 0, 10, "below: predictions per bin");
   ml_svg_end(s);
@@ -511,7 +511,7 @@ static int draw_bars(MlStr *s, PlotAgg *p){
     sqlite3_free(tip);
   }
   if( b.y0<0 ) ml_svg_line(s, &b, "zero", 0, 0, b.x1, 0, "#333333", 0, 1);
-  if( draw_legend(s, p, 0, 0, LEGEND_Y) ) return ML_NOMEM;
+  if( draw_legend(s, p, 0, 0, LEGEND_Y, 1) ) return ML_NOMEM;
   ml_svg_end(s);
   return ML_OK;
 }
@@ -552,7 +552,7 @@ static int draw_lines(MlStr *s, PlotAgg *p){
     i = j;
   }
   ml_free(xy);
-  if( draw_legend(s, p, 0, 0, LEGEND_Y) ) return ML_NOMEM;
+  if( draw_legend(s, p, 0, 0, LEGEND_Y, 0) ) return ML_NOMEM;
   ml_svg_end(s);
   return ML_OK;
 }
