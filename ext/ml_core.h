@@ -18,8 +18,13 @@
 **               cumulative TP/FP.  pr_auc, auroc, the operating points, the
 **               curves, the stratified and the ordinal metrics all fold over it.
 **   ml_quantile_pair     numpy-default (linear) quantiles by selection, O(n).
+**   MlStr       the growable string builder under both writers below, and
+**               locale-independent number text (ml_format_double/_fixed,
+**               ml_parse_double).
 **   MlJson      a small JSON writer: escaping, shortest round-trip doubles,
-**               null for NaN/Inf.
+**               null for NaN/Inf; ml_json_read_rows reads arrays of flat
+**               objects back.
+**   ml_svg_*    the SVG writer the plot family draws with.
 */
 #ifndef ML_CORE_H
 #define ML_CORE_H
