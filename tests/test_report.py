@@ -258,6 +258,7 @@ def main():
         ([db, "preds", "--label", "y", "--score"], 2, "mleval-report: option --score needs a value"),
         ([db, "preds", "extra", "--label", "y", "--score", "s1"], 2,
          "mleval-report: unexpected argument 'extra' (DB and TABLE are already given)"),
+        ([db, "preds", "--label", "y", "--score", "s1", "--score", "s1"], 2, "mleval-report: --score s1 is given twice"),
         ([db, "nope", "--label", "y", "--score", "s1"], 1, "mleval-report: no table 'nope' in %s" % db),
         ([db, "preds", "--label", "y", "--score", "zz"], 1,
          "mleval-report: table 'preds' has no column 'zz' (--score); its columns: fold, y, s1, s2, p, src"),

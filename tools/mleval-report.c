@@ -146,6 +146,9 @@ static void parse_args(Opts *o, int argc, char **argv){
     else if( strcmp(a, "--score")==0 ){
       NEEDV();
       if( o->nScore>=MAX_SCORES ) die(2, "at most %d --score options", MAX_SCORES);
+      for(int k=0; k<o->nScore; k++){
+        if( strcmp(o->azScore[k], v)==0 ) die(2, "--score %s is given twice", v);
+      }
       o->azScore[o->nScore++] = v;
     }
     else if( strcmp(a, "--prob")==0 ){ NEEDV(); o->zProb = v; }
@@ -528,6 +531,17 @@ static void load_groups(Report *r){
     g->neg = sqlite3_column_int64(st, 3);
   }
   sqlite3_finalize(st);
+  /* The groups' order (by their values, not their text: fold 2 before 10)
+  ** for every later query. */
+  exec(r, "CREATE TEMP TABLE grp(g TEXT PRIMARY KEY, idx INT)");
+  st = prep(r, "INSERT INTO temp.grp VALUES (?1, ?2)");
+  for(int i=0; i<r->nGroup; i++){
+    sqlite3_bind_text(st, 1, r->aGroup[i].zName, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, i);
+    step_done(r, st, sqlite3_step(st));
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
 }
 
 /* Rows of (group, y, x) for the column zCol, NULLs left out: the FROM
@@ -545,51 +559,93 @@ static const char *too_few(sqlite3_int64 pos, sqlite3_int64 neg){
   return 0;
 }
 
+/* The FROM clause of (g, y, x) with x the empirical CDF of the score in its
+** group: (rank + (ties - 1)/2) / n, rank counted from 1 at the lowest. */
+static char *cdf_from(Report *r, const char *zCol){
+  char *zBase = base_from(r, zCol);
+  char *z = sqlite3_mprintf(
+    "(SELECT g, y, (rank() OVER (PARTITION BY g ORDER BY x) + (count(*) OVER (PARTITION BY g, x) - 1) / 2.0)"
+    " / count(*) OVER (PARTITION BY g) AS x FROM %s)", zBase);
+  sqlite3_free(zBase);
+  return z;
+}
+
+/* Calibration columns: --prob, or every score through its CDF. */
+static int n_calib(Report *r){ return r->o.zProb ? 1 : r->o.nScore; }
+static const char *calib_col(Report *r, int k){ return r->o.zProb ? r->o.zProb : r->o.azScore[k]; }
+static char *calib_from(Report *r, int k){
+  return r->o.zProb ? base_from(r, r->o.zProb) : cdf_from(r, r->o.azScore[k]);
+}
+
+/* One scan per column computes everything the report shows, into two temp
+** tables: res (per score and group: counts, auroc, pr_auc, both curves) and
+** cal (per calibration column and group: counts, ece, reliability).  The
+** sections and the JSON then read these tables: a 10^7-row table is read
+** (and sorted by group) once per column, not once per number. */
+static void compute(Report *r){
+  int k;
+  exec(r, "CREATE TEMP TABLE res(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
+          " roc TEXT, pr TEXT)");
+  exec(r, "CREATE TEMP TABLE cal(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT)");
+  for(k=0; k<r->o.nScore; k++){
+    char *zFrom = base_from(r, r->o.azScore[k]);
+    char *zSql = sqlite3_mprintf(
+      "INSERT INTO temp.res SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
+      " roc_curve(y, x), pr_curve(y, x) FROM %s GROUP BY g", r->o.azScore[k], zFrom);
+    exec(r, zSql);
+    sqlite3_free(zSql); sqlite3_free(zFrom);
+  }
+  for(k=0; k<n_calib(r); k++){
+    char *zFrom = calib_from(r, k);
+    char *zSql = sqlite3_mprintf(
+      "INSERT INTO temp.cal SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
+      " reliability(y, x, %d) FROM %s GROUP BY g", calib_col(r, k), r->o.bins, r->o.bins, zFrom);
+    exec(r, zSql);
+    sqlite3_free(zSql); sqlite3_free(zFrom);
+  }
+}
+
 /* Per (column, group): n, positives, negatives among the rows where the
-** column is not NULL.  Filled by count_rows. */
+** column is not NULL, from res or cal. */
 typedef struct Counts { sqlite3_int64 n, pos, neg; } Counts;
 
-static Counts *count_rows(Report *r, const char *zCol){
-  Counts *a = xmalloc(sizeof(Counts)*(r->nGroup+1));
-  char *zFrom = base_from(r, zCol), *zSql;
-  sqlite3_stmt *st;
+static int group_index(Report *r, const char *g){
   int i;
+  for(i=0; i<r->nGroup && strcmp(r->aGroup[i].zName, g)!=0; i++){}
+  return i;
+}
+
+static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
+  Counts *a = xmalloc(sizeof(Counts)*(r->nGroup+1));
+  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM temp.%s WHERE col = %Q", zTab, zCol);
+  sqlite3_stmt *st = prep(r, zSql);
   memset(a, 0, sizeof(Counts)*(r->nGroup+1));
-  zSql = sqlite3_mprintf("SELECT g, count(*), sum(y = 1), sum(y = 0) FROM %s GROUP BY g", zFrom);
-  st = prep(r, zSql);
   while( sqlite3_step(st)==SQLITE_ROW ){
-    const char *g = (const char*)sqlite3_column_text(st, 0);
-    for(i=0; i<r->nGroup; i++){
-      if( strcmp(r->aGroup[i].zName, g)==0 ){
-        a[i].n = sqlite3_column_int64(st, 1);
-        a[i].pos = sqlite3_column_int64(st, 2);
-        a[i].neg = sqlite3_column_int64(st, 3);
-      }
-    }
+    int i = group_index(r, (const char*)sqlite3_column_text(st, 0));
+    a[i].n = sqlite3_column_int64(st, 1);
+    a[i].pos = sqlite3_column_int64(st, 2);
+    a[i].neg = sqlite3_column_int64(st, 3);
   }
   sqlite3_finalize(st);
   sqlite3_free(zSql);
-  sqlite3_free(zFrom);
   return a;
 }
 
-/* Runs "SELECT g, <expr> FROM zFrom GROUP BY g" and stores the doubles by group. */
-static double *per_group(Report *r, const char *zExpr, const char *zFrom, const Counts *cnt){
+/* The doubles of one result column by group; NaN where NULL, or where the
+** group has too few of a class and needBoth is set. */
+static double *per_group(Report *r, const char *zTab, const char *zField, const char *zCol, int needBoth){
   double *a = xmalloc(sizeof(double)*(r->nGroup+1));
-  char *zSql = sqlite3_mprintf("SELECT g, %s FROM %s GROUP BY g", zExpr, zFrom);
+  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM temp.%s WHERE col = %Q", zField, zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
-  int i, rc;
+  int i;
   for(i=0; i<r->nGroup; i++) a[i] = NAN;
-  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
-    const char *g = (const char*)sqlite3_column_text(st, 0);
-    for(i=0; i<r->nGroup; i++){
-      if( strcmp(r->aGroup[i].zName, g)==0 && sqlite3_column_type(st, 1)!=SQLITE_NULL
-       && !too_few(cnt[i].pos, cnt[i].neg) ){
-        a[i] = sqlite3_column_double(st, 1);
-      }
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    i = group_index(r, (const char*)sqlite3_column_text(st, 0));
+    if( sqlite3_column_type(st, 1)!=SQLITE_NULL
+     && !(needBoth && too_few(sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3))) ){
+      a[i] = sqlite3_column_double(st, 1);
     }
   }
-  step_done(r, st, rc);
   sqlite3_finalize(st);
   sqlite3_free(zSql);
   return a;
@@ -608,20 +664,20 @@ static char *query_text(Report *r, const char *zSql){
   return z;
 }
 
-/* The JSON of each group's curve (or NULL) in json, as "name":value. */
-static void json_curves(Report *r, const char *zFunc, const char *zFrom, const Counts *cnt){
-  char *zSql = sqlite3_mprintf("SELECT g, %s(y, x) FROM %s GROUP BY g", zFunc, zFrom);
+/* "key":{"group":JSON or null, ...} from a text field of res or cal. */
+static void json_texts(Report *r, const char *zKey, const char *zTab, const char *zField, const char *zCol,
+                       int needBoth){
+  char *zSql = sqlite3_mprintf("SELECT t.g, t.%s, t.pos, t.neg FROM temp.%s t JOIN temp.grp USING (g)"
+                               " WHERE t.col = %Q ORDER BY grp.idx", zField, zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
-  int i, first = 1, rc;
-  sqlite3_str_appendf(r->json, "\"%s\":{", zFunc);
+  int first = 1, rc;
+  sqlite3_str_appendf(r->json, "\"%s\":{", zKey);
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
-    const char *g = (const char*)sqlite3_column_text(st, 0);
     const char *c = (const char*)sqlite3_column_text(st, 1);
-    for(i=0; i<r->nGroup && strcmp(r->aGroup[i].zName, g)!=0; i++){}
-    if( i<r->nGroup && too_few(cnt[i].pos, cnt[i].neg) ) c = 0;
+    if( needBoth && too_few(sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3)) ) c = 0;
     if( !first ) sqlite3_str_appendchar(r->json, 1, ',');
     first = 0;
-    json_str(r->json, g);
+    json_str(r->json, (const char*)sqlite3_column_text(st, 0));
     sqlite3_str_appendf(r->json, ":%s", c ? c : "null");
   }
   step_done(r, st, rc);
@@ -651,16 +707,17 @@ static char *series_expr(Report *r){
   return r->o.zBy ? sqlite3_mprintf("(%Q || ' ' || g)", r->o.zBy) : sqlite3_mprintf("g");
 }
 
-/* A plot of the groups with enough of both classes. */
-static char *plot_query(Report *r, const char *zPlot, const char *zCurveFunc, const char *zFrom,
-                        const char *zTitle){
+/* A plot of one column's groups (those with enough of both classes for a
+** curve), in the groups' order. */
+static char *plot_query(Report *r, const char *zPlot, const char *zTab, const char *zField,
+                        const char *zCol, int needBoth, const char *zTitle){
   char *zSeries = series_expr(r);
   char *zSql = sqlite3_mprintf(
-    "SELECT %s(%s, c, %Q) FROM (SELECT g, %s AS c FROM %s GROUP BY g"
-    " HAVING sum(y = 1) >= 2 AND sum(y = 0) >= 2 ORDER BY g)",
-    zPlot, zSeries, zTitle, zCurveFunc, zFrom);
-  sqlite3_free(zSeries);
+    "SELECT %s(%s, c, %Q) FROM (SELECT t.g AS g, t.%s AS c FROM temp.%s t JOIN temp.grp USING (g)"
+    " WHERE t.col = %Q%s ORDER BY grp.idx)",
+    zPlot, zSeries, zTitle, zField, zTab, zCol, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "");
   char *z = query_text(r, zSql);
+  sqlite3_free(zSeries);
   sqlite3_free(zSql);
   return z;
 }
@@ -687,7 +744,7 @@ static void section_auroc(Report *r, double **aAuroc){
     "<span class=\"inverted\">inverted</span>: the score ranks negatives higher.</p>\n");
   table_head(r, "<th>rows</th><th>positives</th><th>negatives</th><th>AUROC</th>");
   for(k=0; k<r->o.nScore; k++){
-    Counts *cnt = count_rows(r, r->o.azScore[k]);
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
     for(i=0; i<r->nGroup; i++){
       char b[32];
       const char *why = too_few(cnt[i].pos, cnt[i].neg);
@@ -704,10 +761,9 @@ static void section_auroc(Report *r, double **aAuroc){
   }
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   for(k=0; k<r->o.nScore; k++){
-    char *zFrom = base_from(r, r->o.azScore[k]);
     char *zTitle = sqlite3_mprintf("ROC curves: %s", r->o.azScore[k]);
-    char *zSvg = plot_query(r, "plot_curves", "roc_curve(y, x)", zFrom, zTitle);
-    Counts *cnt = count_rows(r, r->o.azScore[k]);
+    char *zSvg = plot_query(r, "plot_curves", "res", "roc", r->o.azScore[k], 1, zTitle);
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
@@ -715,7 +771,7 @@ static void section_auroc(Report *r, double **aAuroc){
     else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
     html_missing(r, cnt);
     free(zSvg); free(cnt);
-    sqlite3_free(zTitle); sqlite3_free(zFrom);
+    sqlite3_free(zTitle);
   }
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
 }
@@ -730,7 +786,7 @@ static void section_pr(Report *r, double **aAp){
     "group's no-skill baseline.</p>\n");
   table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &minus; prevalence</th>");
   for(k=0; k<r->o.nScore; k++){
-    Counts *cnt = count_rows(r, r->o.azScore[k]);
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
     for(i=0; i<r->nGroup; i++){
       char b[32], pv[32], lift[32];
       const char *why = too_few(cnt[i].pos, cnt[i].neg);
@@ -747,10 +803,9 @@ static void section_pr(Report *r, double **aAp){
   }
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   for(k=0; k<r->o.nScore; k++){
-    char *zFrom = base_from(r, r->o.azScore[k]);
     char *zTitle = sqlite3_mprintf("PR curves: %s", r->o.azScore[k]);
-    char *zSvg = plot_query(r, "plot_curves", "pr_curve(y, x)", zFrom, zTitle);
-    Counts *cnt = count_rows(r, r->o.azScore[k]);
+    char *zSvg = plot_query(r, "plot_curves", "res", "pr", r->o.azScore[k], 1, zTitle);
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
@@ -758,27 +813,9 @@ static void section_pr(Report *r, double **aAp){
     else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
     html_missing(r, cnt);
     free(zSvg); free(cnt);
-    sqlite3_free(zTitle); sqlite3_free(zFrom);
+    sqlite3_free(zTitle);
   }
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
-}
-
-/* The FROM clause of (g, y, x) with x the empirical CDF of the score in its
-** group: (rank + (ties - 1)/2) / n, rank counted from 1 at the lowest. */
-static char *cdf_from(Report *r, const char *zCol){
-  char *zBase = base_from(r, zCol);
-  char *z = sqlite3_mprintf(
-    "(SELECT g, y, (rank() OVER (PARTITION BY g ORDER BY x) + (count(*) OVER (PARTITION BY g, x) - 1) / 2.0)"
-    " / count(*) OVER (PARTITION BY g) AS x FROM %s)", zBase);
-  sqlite3_free(zBase);
-  return z;
-}
-
-/* Calibration columns: --prob, or every score through its CDF. */
-static int n_calib(Report *r){ return r->o.zProb ? 1 : r->o.nScore; }
-static const char *calib_col(Report *r, int k){ return r->o.zProb ? r->o.zProb : r->o.azScore[k]; }
-static char *calib_from(Report *r, int k){
-  return r->o.zProb ? base_from(r, r->o.zProb) : cdf_from(r, r->o.azScore[k]);
 }
 
 static void section_calibration(Report *r, double **aEce){
@@ -802,7 +839,7 @@ static void section_calibration(Report *r, double **aEce){
   sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>%s</th><th>%s</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n",
                       r->o.zProb ? "probability" : "score (CDF)", r->o.zBy ? r->o.zBy : "group");
   for(k=0; k<n_calib(r); k++){
-    Counts *cnt = count_rows(r, calib_col(r, k));
+    Counts *cnt = count_rows(r, "cal", calib_col(r, k));
     for(i=0; i<r->nGroup; i++){
       char b[32];
       fmt3(b, aEce[k][i]);
@@ -814,20 +851,14 @@ static void section_calibration(Report *r, double **aEce){
   }
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   for(k=0; k<n_calib(r); k++){
-    char *zFrom = calib_from(r, k);
     char *zTitle = sqlite3_mprintf("Reliability: %s%s", calib_col(r, k), r->o.zProb ? "" : " (empirical CDF)");
-    char *zCurve = sqlite3_mprintf("reliability(y, x, %d)", r->o.bins);
-    char *zSeries = series_expr(r);
-    char *zSql = sqlite3_mprintf("SELECT plot_reliability(%s, c, %Q) FROM (SELECT g, %s AS c FROM %s"
-                                 " GROUP BY g ORDER BY g)", zSeries, zTitle, zCurve, zFrom);
-    sqlite3_free(zSeries);
-    char *zSvg = query_text(r, zSql);
+    char *zSvg = plot_query(r, "plot_reliability", "cal", "rel", calib_col(r, k), 0, zTitle);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
     if( zSvg ) html_svg(r->html, zSvg);
     free(zSvg);
-    sqlite3_free(zSql); sqlite3_free(zCurve); sqlite3_free(zTitle); sqlite3_free(zFrom);
+    sqlite3_free(zTitle);
   }
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
 }
@@ -947,23 +978,12 @@ int main(int argc, char **argv){
   r.json = sqlite3_str_new(r.db);
 
   /* The numbers. */
+  compute(&r);
   for(k=0; k<r.o.nScore; k++){
-    char *zFrom = base_from(&r, r.o.azScore[k]);
-    Counts *cnt = count_rows(&r, r.o.azScore[k]);
-    aAuroc[k] = per_group(&r, "auroc(y, x)", zFrom, cnt);
-    aAp[k] = per_group(&r, "pr_auc(y, x)", zFrom, cnt);
-    free(cnt);
-    sqlite3_free(zFrom);
+    aAuroc[k] = per_group(&r, "res", "auroc", r.o.azScore[k], 1);
+    aAp[k] = per_group(&r, "res", "pr_auc", r.o.azScore[k], 1);
   }
-  for(k=0; k<n_calib(&r); k++){
-    char *zFrom = calib_from(&r, k);
-    char *zExpr = sqlite3_mprintf("ece(y, x, %d)", r.o.bins);
-    Counts *cnt = count_rows(&r, calib_col(&r, k));
-    for(i=0; i<r.nGroup; i++) cnt[i].pos = cnt[i].neg = 2;   /* ECE needs no class */
-    aEce[k] = per_group(&r, zExpr, zFrom, cnt);
-    free(cnt);
-    sqlite3_free(zExpr); sqlite3_free(zFrom);
-  }
+  for(k=0; k<n_calib(&r); k++) aEce[k] = per_group(&r, "cal", "ece", calib_col(&r, k), 0);
 
   /* JSON head. */
   sqlite3_str_appendall(r.json, "{\"mleval_version\":");
@@ -1009,38 +1029,38 @@ int main(int argc, char **argv){
   json_table(&r, "ece", n_calib(&r), calib_col, aEce);
   sqlite3_str_appendall(r.json, ",\"curves\":{");
   for(k=0; k<r.o.nScore; k++){
-    char *zFrom = base_from(&r, r.o.azScore[k]);
-    Counts *cnt = count_rows(&r, r.o.azScore[k]);
     if( k ) sqlite3_str_appendchar(r.json, 1, ',');
     json_str(r.json, r.o.azScore[k]);
     sqlite3_str_appendall(r.json, ":{");
-    json_curves(&r, "roc_curve", zFrom, cnt);
+    json_texts(&r, "roc_curve", "res", "roc", r.o.azScore[k], 1);
     sqlite3_str_appendchar(r.json, 1, ',');
-    json_curves(&r, "pr_curve", zFrom, cnt);
+    json_texts(&r, "pr_curve", "res", "pr", r.o.azScore[k], 1);
     sqlite3_str_appendall(r.json, "}");
-    free(cnt);
-    sqlite3_free(zFrom);
   }
   sqlite3_str_appendall(r.json, "},\"reliability\":{");
   for(k=0; k<n_calib(&r); k++){
-    char *zFrom = calib_from(&r, k);
-    char *zSql = sqlite3_mprintf("SELECT g, reliability(y, x, %d) FROM %s GROUP BY g", r.o.bins, zFrom);
-    sqlite3_stmt *st = prep(&r, zSql);
-    int first = 1, rc;
     if( k ) sqlite3_str_appendchar(r.json, 1, ',');
     json_str(r.json, calib_col(&r, k));
-    sqlite3_str_appendall(r.json, ":{");
-    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
-      const char *c = (const char*)sqlite3_column_text(st, 1);
-      if( !first ) sqlite3_str_appendchar(r.json, 1, ',');
-      first = 0;
-      json_str(r.json, (const char*)sqlite3_column_text(st, 0));
-      sqlite3_str_appendf(r.json, ":%s", c ? c : "null");
+    sqlite3_str_appendchar(r.json, 1, ':');
+    /* json_texts writes "key":{...}: here the key is the column itself */
+    {
+      char *zSql = sqlite3_mprintf("SELECT t.g, t.rel FROM temp.cal t JOIN temp.grp USING (g)"
+                                   " WHERE t.col = %Q ORDER BY grp.idx", calib_col(&r, k));
+      sqlite3_stmt *st = prep(&r, zSql);
+      int first = 1, rc;
+      sqlite3_str_appendchar(r.json, 1, '{');
+      while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+        const char *c = (const char*)sqlite3_column_text(st, 1);
+        if( !first ) sqlite3_str_appendchar(r.json, 1, ',');
+        first = 0;
+        json_str(r.json, (const char*)sqlite3_column_text(st, 0));
+        sqlite3_str_appendf(r.json, ":%s", c ? c : "null");
+      }
+      step_done(&r, st, rc);
+      sqlite3_finalize(st);
+      sqlite3_free(zSql);
+      sqlite3_str_appendchar(r.json, 1, '}');
     }
-    step_done(&r, st, rc);
-    sqlite3_finalize(st);
-    sqlite3_str_appendall(r.json, "}");
-    sqlite3_free(zSql); sqlite3_free(zFrom);
   }
   sqlite3_str_appendall(r.json, "}");
 
