@@ -15,7 +15,8 @@
 **      included, so tables made by the shell's .import --csv work as they
 **      are.  Other text ('yes', '1x') stays an error.
 **   4. Parameters must be valid and the same in every row of a group; NULL
-**      is an error.
+**      is an error.  A text parameter (criterion, strategy) is one of a
+**      fixed list of words, compared case-insensitively.
 **   5. Every message starts with "fn(): ", names the argument and what was
 **      expected, and shows the bad value.
 **   6. A NULL result for an undefined metric logs SQLITE_WARNING with the
@@ -134,10 +135,14 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
   return bad_value(ctx, fn, name, "a probability in [0, 1]", v);
 }
 
-int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                      int isProb, int *y, double *x){
+/* The full check behind the inline ml_arg_binary_row (ml_sql.h). */
+int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                              int isProb, int *y, double *x){
   int t0 = sqlite3_value_type(argv[0]), t1 = sqlite3_value_type(argv[1]);
   int rc;
+  /* fn NULL: the caller's name is its registration row (the hot path
+  ** leaves the look-up to the rare row that needs a message) */
+  if( fn==0 ) fn = ((const MlFuncDesc*)sqlite3_user_data(ctx))->name;
   if( t0==SQLITE_NULL || t1==SQLITE_NULL ) return ML_ROW_SKIP;
   if( t0==SQLITE_INTEGER && (t1==SQLITE_FLOAT || t1==SQLITE_INTEGER) ){
     sqlite3_int64 v = sqlite3_value_int64(argv[0]);
@@ -155,7 +160,9 @@ int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv
   return rc;
 }
 
-int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
+/* ml_add_row (ml_sql.h) when the inline append could not: the buffer must
+** grow, or it is kept sorted. */
+int ml_add_row_grow(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
   if( ml_samples_add(smp, y, score, aux)==ML_OK ) return ML_OK;
   ml_samples_clear(smp);
   sqlite3_result_error_nomem(ctx);
@@ -195,6 +202,34 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
     }else{
       sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%.15g, %.15g%c",
                        loOpen ? '(' : '[', lo, hi, hiOpen ? ')' : ']');
+    }
+    return bad_value(ctx, fn, name, zWhat, v);
+  }
+}
+
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                    const char *const *azChoice, MlParam *slot, int *out){
+  const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
+  int i;
+  if( z && slot->set && sqlite3_stricmp(z, azChoice[(int)slot->v])==0 ){   /* fast path */
+    *out = (int)slot->v;
+    return ML_ROW_OK;
+  }
+  for(i=0; z && azChoice[i]; i++){
+    if( sqlite3_stricmp(z, azChoice[i])!=0 ) continue;
+    *out = i;
+    if( !slot->set ){ slot->v = i; slot->set = 1; return ML_ROW_OK; }
+    ml_error(ctx, fn, "%s must be the same in every row of a group, got '%s' and then '%s'",
+             name, azChoice[(int)slot->v], azChoice[i]);
+    return ML_ROW_ERR;
+  }
+  {
+    char zWhat[160];
+    size_t n = 0;
+    zWhat[0] = 0;
+    for(i=0; azChoice[i]; i++){
+      sqlite3_snprintf((int)(sizeof(zWhat)-n), zWhat+n, "%s'%s'", i==0 ? "one of " : ", ", azChoice[i]);
+      n += strlen(zWhat+n);
     }
     return bad_value(ctx, fn, name, zWhat, v);
   }

@@ -49,19 +49,48 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
 ** argv[0] a 0/1 label, argv[1] a score (isProb 0) or a probability (isProb
 ** 1).  A NULL in either skips the row.  The common case costs two type
 ** look-ups and two reads. */
-int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                      int isProb, int *y, double *x);
+int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                              int isProb, int *y, double *x);
+/* Inline: the common row (INTEGER 0/1 label, a REAL or INTEGER score in
+** range) costs the two type look-ups and two reads that any aggregate of two
+** columns pays; every other row goes to ml_arg_binary_row_checked.  fn may
+** be NULL: the name is then read from the function's MlFuncDesc user data. */
+static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                                    int isProb, int *y, double *x){
+  if( sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
+    int t1 = sqlite3_value_type(argv[1]);
+    if( t1==SQLITE_FLOAT || t1==SQLITE_INTEGER ){
+      sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+      double d = sqlite3_value_double(argv[1]);
+      if( (v & ~(sqlite3_int64)1)==0 && (!isProb || (d>=0.0 && d<=1.0)) ){
+        *y = (int)v;
+        *x = d;
+        return ML_ROW_OK;
+      }
+    }
+  }
+  return ml_arg_binary_row_checked(ctx, fn, argv, isProb, y, x);
+}
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
 /* Adds a row to an aggregate's sample buffer; when memory runs out, frees
 ** the buffer and sets SQLITE_NOMEM on the context.  ML_OK or ML_NOMEM. */
-int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
+int ml_add_row_grow(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
+static inline int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
+  if( ml_samples_append(smp, y, score, aux) ) return ML_OK;
+  return ml_add_row_grow(ctx, smp, y, score, aux);
+}
 
 /* A real parameter in the interval lo..hi (open ends as flagged), the same in
 ** every row.  NULL is an error (a parameter is not data). */
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                   double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out);
+/* A text parameter that names one of azChoice (NULL-terminated list of
+** lowercase words), case-insensitively, the same in every row; its index
+** goes to *out (and is what the slot keeps). */
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                    const char *const *azChoice, MlParam *slot, int *out);
 /* An integer parameter in lo..hi, the same in every row. */
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
@@ -74,10 +103,11 @@ int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3
   void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
   void x##_value(sqlite3_context*); \
   void x##_final(sqlite3_context*);
-ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, one state type */
-ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, O(1) counts */
-ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, reliability */
-ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_l2_debiased, ece_l2_kumar */
+ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point */
+ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, O(1) counts */
+ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, mce, reliability */
+ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_debiased,
+                               brier_decomposition, ece_l2_kumar */
 ML_AGG_DECL(ml_strat)       /* stratified.c */
 ML_AGG_DECL(ml_ord)         /* ordinal.c */
 /* plot.c: plot_curves, plot_reliability, plot_bars, plot_lines (aggregates
@@ -87,11 +117,13 @@ void ml_plot_final(sqlite3_context*);
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
-       RK_PR_CURVE, RK_ROC_CURVE, RK_CONFUSION };
+       RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
+       RK_CONFUSION, RK_PRECISION_AT_PRIOR };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
 enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };   /* plot.c */
-enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
+enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
+       CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR };
 
 /* The callbacks of one family (one aggregate state type). */
 typedef struct MlFamily {
@@ -130,5 +162,12 @@ extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
 int ml_interrupted(sqlite3 *db);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
+/* mleval_build_info()'s "backends": {"cpu": {"built", "loads", "path" or
+** "error"}, "cuda": {...}}; loads each built back end to say whether it loads. */
+void ml_svd_backends_json(MlJson *j);
+/* Where svd_bench looks first for its back-end modules: for programs that
+** link the core statically (the tests), which have no mleval.so to look
+** next to.  The string must outlive every query; NULL: no such directory. */
+void ml_svd_backend_dir(const char *zDir);
 
 #endif /* ML_SQL_H */

@@ -7,9 +7,10 @@
 ** Provides the registration table of every SQL function (ml_functions),
 ** mleval_version(), mleval_build_info() and mleval_functions().  The
 ** metrics live in one file per family:
-**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec
-**                  confusion pr_curve roc_curve
-**   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
+**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec partial_auroc
+**                  operating_point confusion precision_at_prior pr_curve roc_curve
+**   calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
+**                  ece_l2_debiased brier_decomposition ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
 **   svd_bench.c    the svd_bench table-valued function (its back ends are
@@ -28,6 +29,8 @@
 **      arguments".
 **   3. A registration that fails stops the load and reports which function
 **      through pzErrMsg.
+**   4. An SQLite older than MLEVAL_SQLITE_MIN (configure.ac: 3.38.0) is
+**      refused at load with a message naming both versions.
 **
 ** Cost: (nMax - nMin + 2) registrations per function at load time.
 */
@@ -77,12 +80,19 @@ const MlFuncDesc ml_functions[] = {
   { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, 0 },
   { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, J },
   { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, J },
+  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, 0 },
+  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, J },
   { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, J },
+  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, J },
   /* calibration.c */
   { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0 },
   { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0 },
   { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, 0 },
-  { "reliability",     "y, p [, bins]",            2,  3, &famCalib, 0, CAL_RELIABILITY, J },
+  { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, 0 },
+  { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, J },
+  { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, 0 },
+  { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, 0 },
+  { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, J },
   { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0 },
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0 },
   /* stratified.c */
@@ -149,8 +159,10 @@ static void versionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /*
 ** SQL function: mleval_build_info()
-** JSON naming the build's options: version, commit, compiler, SQLite headers
-** and library, LAPACKE, OpenBLAS, CUDA.
+** JSON naming the build's options: version, commit, compiler, SQLite headers,
+** library and the oldest SQLite mleval supports, LAPACKE, OpenBLAS, CUDA (built: yes/no), and "backends":
+** for svd_bench's back-end modules whether each was built and loads, with
+** its path or the reason it does not (asking loads them: see svd_bench.c).
 */
 static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MlJson j;
@@ -162,13 +174,20 @@ static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_json_key(&j, "compiler");       ml_json_string(&j, MLEVAL_CC_VERSION);
   ml_json_key(&j, "sqlite_headers"); ml_json_string(&j, SQLITE_VERSION);
   ml_json_key(&j, "sqlite_library"); ml_json_string(&j, sqlite3_libversion());
+  ml_json_key(&j, "sqlite_minimum"); ml_json_string(&j, MLEVAL_SQLITE_MIN);
+#ifdef MLEVAL_HAVE_LAPACKE
   ml_json_key(&j, "lapacke");        ml_json_bool(&j, 1);
   ml_json_key(&j, "openblas");       ml_json_bool(&j, 1);
+#else
+  ml_json_key(&j, "lapacke");        ml_json_bool(&j, 0);
+  ml_json_key(&j, "openblas");       ml_json_bool(&j, 0);
+#endif
 #ifdef MLEVAL_HAVE_CUDA
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 1);
 #else
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 0);
 #endif
+  ml_json_key(&j, "backends");       ml_svd_backends_json(&j);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
@@ -233,6 +252,15 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   const MlFuncDesc *d;
   int rc;
   SQLITE_EXTENSION_INIT2(pApi);
+  if( sqlite3_libversion_number() < MLEVAL_SQLITE_MIN_NUMBER ){
+    /* configure.ac says why this version; an older SQLite lacks what the
+    ** functions and their documented use rely on */
+    if( pzErrMsg ){
+      *pzErrMsg = sqlite3_mprintf("mleval: needs SQLite >= %s, this process runs %s",
+                                  MLEVAL_SQLITE_MIN, sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
   rc = ml_register_svd_bench(db);
   if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("mleval: cannot register svd_bench");
   for(d=ml_functions; rc==SQLITE_OK && d->name; d++){
