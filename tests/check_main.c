@@ -30,6 +30,7 @@ int main(void){
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 99;
   sr = srunner_create(suite_sort());
   srunner_add_suite(sr, suite_sweep());
+  srunner_add_suite(sr, suite_rankset());
   srunner_add_suite(sr, suite_quantile());
   srunner_add_suite(sr, suite_json());
   srunner_add_suite(sr, suite_log());

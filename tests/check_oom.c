@@ -47,12 +47,19 @@ static const char *zSchema =
 static const char *aCase[] = {
   "SELECT g, pr_auc(y, s), auroc(y, s), nap(y, s) FROM t GROUP BY g",
   "SELECT pr_auc(y, s)" W ", auroc(y, s)" W " FROM t",
+  /* auroc's counted sets: growing frame, and a frame wide enough that blocks split and merge */
+  "SELECT auroc(y, s) OVER (ORDER BY id), pr_auc(y, s) OVER (ORDER BY id) FROM t",
+  "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<1400)"
+  " SELECT sum(a) FROM (SELECT auroc(i%3=0, (i*37)%1001) OVER (ORDER BY i ROWS BETWEEN 1099 PRECEDING AND CURRENT ROW) AS a FROM c)",
   "SELECT g, youden_j(y, s), tpr_at_fpr(y, s, 0.1), sens_at_spec(y, s, 0.9) FROM t GROUP BY g",
   "SELECT youden_j(y, s)" W ", sens_at_spec(y, s, 0.9)" W " FROM t",
   "SELECT g, confusion(y, s, 0.5), pr_curve(y, s), roc_curve(y, s) FROM t GROUP BY g",
   "SELECT confusion(y, s, 0.5)" W ", pr_curve(y, s)" W ", roc_curve(y, s)" W " FROM t",
   "SELECT g, brier(y, p), log_loss(y, p), ece(y, p, 7), reliability(y, p, 5) FROM t GROUP BY g",
   "SELECT brier(y, p)" W ", log_loss(y, p, 0.01)" W ", ece(y, p)" W ", reliability(y, p)" W " FROM t",
+  /* more bins than CAL_DENSE_MAX: rows kept until they outnumber bins/4 */
+  "SELECT g, ece(y, p, 2000), reliability(y, p, 100000), reliability(y, p, 120) FROM t GROUP BY g",
+  "SELECT ece(y, p, 100)" W ", reliability(y, p, 1100)" W " FROM t",
   "SELECT g, ece_l2_debiased(y, p), ece_l2_kumar(y, p, 4) FROM t GROUP BY g",
   "SELECT ece_l2_debiased(y, p, 5)" W ", ece_l2_kumar(y, p, 5)" W " FROM t",
   "SELECT g, mce(y, p), ece_equal_mass(y, p, 4), ece_l2(y, p), brier_decomposition(y, p, 3) FROM t GROUP BY g",
