@@ -157,5 +157,12 @@ extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
 int ml_interrupted(sqlite3 *db);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
+/* mleval_build_info()'s "backends": {"cpu": {"built", "loads", "path" or
+** "error"}, "cuda": {...}}; loads each built back end to say whether it loads. */
+void ml_svd_backends_json(MlJson *j);
+/* Where svd_bench looks first for its back-end modules: for programs that
+** link the core statically (the tests), which have no mleval.so to look
+** next to.  The string must outlive every query; NULL: no such directory. */
+void ml_svd_backend_dir(const char *zDir);
 
 #endif /* ML_SQL_H */
