@@ -21,6 +21,9 @@
 #include <string.h>
 
 int sqlite3_mleval_init(sqlite3*, char**, const void*);
+/* The core is linked in statically: svd_bench finds its back-end modules
+** through this directory (make check: $MLEVAL_BACKEND_DIR = ext/.libs). */
+void ml_svd_backend_dir(const char *zDir);
 
 static sqlite3_mem_methods defaultMem;
 static int failAt = 0;        /* 0: never fail */
@@ -74,10 +77,26 @@ static const char *aCase[] = {
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
+  "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p) FROM t GROUP BY g",
+  "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",
+  "SELECT g, strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10), pr_auc_diff_ci(y, s, p, 0.9, 10), ece_diff_ci(y, p, s / 2, 4, 0.9, 10) FROM t GROUP BY g",
+  /* windows re-run the bootstrap per frame: a shorter table keeps the N loop short */
+  "SELECT pr_auc_ci(y, s, 0.9, 10)" W ", auroc_diff(y, s, p)" W ", mean_ci(p)" W ","
+  " ece_diff_ci(y, p, s / 2, 3, 0.9, 10)" W ", strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10)" W
+  " FROM t WHERE id <= 24",
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",
   "SELECT method, driver FROM svd_bench(10, 6, 2, 0, 1, 'cpu', 'float32', 1, 'decay')",
+  /* the accuracy paths (reconstruction error, singular-value comparison):
+  ** an allocation failure there must be SQLITE_NOMEM, never a NULL value */
+  "SELECT method, printf('%.4e', recon_rel_error), sv_rel_error < 1e-10, sv_correlation > 0.999"
+  " FROM svd_bench(12, 8, 3, 0, 1)",
+  "SELECT method, printf('%.2e', recon_rel_error), sv_rel_error < 1e-4"
+  " FROM svd_bench(16, 9, 4, 0, 1, 'cpu', 'float32', 5, 'decay')",
+  /* arguments from a join, read back from the hidden columns */
+  "SELECT t.g, s.method, s.arg_rank, s.arg_device FROM (SELECT DISTINCT g FROM t) AS t,"
+  " svd_bench(6, 5, t.g + 1, 0, 1) AS s ORDER BY 1, 2",
 };
 
 /* Runs zSql on a fresh database; the rows' text (or "error: msg") in zOut.
@@ -162,6 +181,7 @@ int main(void){
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
   sqlite3_initialize();
   sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+  ml_svd_backend_dir(getenv("MLEVAL_BACKEND_DIR"));
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_every_function_under_oom, 0, (int)(sizeof(aCase)/sizeof(aCase[0])));
   suite_add_tcase(s, tc);
