@@ -40,6 +40,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 #define ML_MAX_BINS 100000
 
@@ -97,22 +98,50 @@ static double log_loss_term(int y, double p, double eps){
   return -log(y ? c : 1.0 - c);
 }
 
-/* Adds (sign +1) or removes (sign -1) one row. */
-static void cal_update(CalAgg *p, int kind, int y, double pr, int sign){
-  p->n += sign;
+/* Adds (w = +1) or removes (w = -1) one row; a state's entry adds w = its
+** count of rows with this (y, p) at once (sums scaled by w: within the
+** precision rule of a row-by-row sum, see docs/states.md). */
+static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
+  p->n += w;
   switch( kind ){
-    case CAL_BRIER: { double e = pr - y; ml_sum_add(&p->sum, sign * e*e); break; }
-    case CAL_LOGLOSS: ml_sum_add(&p->sum, sign * log_loss_term(y, pr, p->param.v)); break;
+    case CAL_BRIER: { double e = pr - y; ml_sum_add(&p->sum, (double)w * (e*e)); break; }
+    case CAL_LOGLOSS: ml_sum_add(&p->sum, (double)w * log_loss_term(y, pr, p->param.v)); break;
     default: {
       CalBin *b = &p->aBin[bin_of(pr, p->nBin)];
-      b->n += sign;
-      b->npos += sign * y;
+      b->n += w;
+      b->npos += w * y;
       if( b->n==0 ){ b->sp.s = 0.0; b->sp.c = 0.0; }   /* no residue in an empty bin */
-      else ml_sum_add(&b->sp, sign * pr);
+      else ml_sum_add(&b->sp, (double)w * pr);
       break;
     }
   }
   if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
+}
+
+/* ece and reliability: the bins, allocated at the group's first row. */
+static int cal_bins(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p){
+  if( (d->kind==CAL_ECE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
+    p->nBin = (ml_i64)p->param.v;
+    p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+    if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+  }
+  return ML_ROW_OK;
+}
+
+/* A state's scores must be probabilities for the calibration functions. */
+static int state_probabilities(sqlite3_context *ctx, const MlFuncDesc *d, const MlState *st, int n){
+  int j;
+  for(j=0; j<n; j++){
+    double lo, hi;
+    if( st[j].sec[0].nEntry==0 ) continue;
+    ml_section_range(&st[j].sec[0], &lo, &hi);
+    if( lo<0.0 || hi>1.0 ){
+      ml_error(ctx, d->name, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
+      return ML_ROW_ERR;
+    }
+  }
+  return ML_ROW_OK;
 }
 
 /*
@@ -127,14 +156,33 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( cal_param(ctx, d, argc, argv, &p->param) ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( (d->kind==CAL_ECE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
-    p->nBin = (ml_i64)p->param.v;
-    p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-    if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return; }
-    memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
-  }
+  if( cal_bins(ctx, d, p) ) return;
   cal_update(p, d->kind, y, pr, +1);
 }
+
+/* States: each entry adds its rows of each class at once. */
+static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int j;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  if( d->kind!=CAL_BRIER && !p->param.set ) return ML_ROW_OK;   /* xStep rejected the parameter */
+  if( state_probabilities(ctx, d, st, n) || cal_bins(ctx, d, p) ) return ML_ROW_ERR;
+  for(j=0; j<n; j++){
+    MlReader r;
+    MlEntry e;
+    ml_reader_init(&r, &st[j].sec[0]);
+    while( ml_reader_next(&r, &e) ){
+      double pr = ml_double_of(e.key);
+      if( e.n[0] ) cal_update(p, d->kind, 0, pr, sign * e.n[0]);
+      if( e.n[1] ) cal_update(p, d->kind, 1, pr, sign * e.n[1]);
+    }
+  }
+  return ML_ROW_OK;
+}
+const MlStateHooks ml_calib_states = {
+  sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calib_absorb
+};
 
 void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -354,6 +402,19 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
 void ml_calsort_value(sqlite3_context *ctx){
   calsort_result(ctx, sqlite3_aggregate_context(ctx, 0));
 }
+
+/* States: the sorted runs merge into the buffer. */
+static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  if( state_probabilities(ctx, d, st, n) ) return ML_ROW_ERR;
+  if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  return ml_absorb_section(ctx, &p->smp, st, n, 0, sign);
+}
+const MlStateHooks ml_calsort_states = {
+  sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb
+};
 
 void ml_calsort_final(sqlite3_context *ctx){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, 0);

@@ -35,8 +35,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_state.h"
 
 #define ML_NEED_RAW 3          /* internal: a scaled codec does not fit */
@@ -359,7 +357,7 @@ corrupt:
   return bad(zErr, nErr, "the state is corrupted: bad entry %lld of section %d", (long long)i+1, iSec+1);
 }
 
-int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nErr){
+static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nErr, int verify){
   const unsigned char *z = blob;
   uint64_t at, need;
   int i, version;
@@ -393,7 +391,7 @@ int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nE
   }else if( n < ML_STATE_HDR + 4 ){
     goto truncated;
   }
-  {
+  if( verify ){
     const unsigned char *t = z + n - 4;
     uint32_t want = (uint32_t)t[0] | (uint32_t)t[1]<<8 | (uint32_t)t[2]<<16 | (uint32_t)t[3]<<24;
     if( ml_crc32c(z, n - 4)!=want ) return bad(zErr, nErr, "the state is corrupted (checksum mismatch)");
@@ -430,8 +428,10 @@ int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nE
     }
     s->nEntry = (ml_i64)ne; s->n[0] = (ml_i64)n0; s->n[1] = (ml_i64)n1;
     s->p = h + ML_STATE_SECHDR;
-    rc = verify_section(s, isStrat, zErr, nErr, i);
-    if( rc ) return rc;
+    if( verify ){
+      rc = verify_section(s, isStrat, zErr, nErr, i);
+      if( rc ) return rc;
+    }
     at += ML_STATE_SECHDR + s->nByte;
   }
   if( st->kind==ML_STATE_ORDINAL ){
@@ -450,6 +450,15 @@ int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nE
 truncated:
   return bad(zErr, nErr, "the state is truncated (%llu bytes, shorter than its sections announce)",
              (unsigned long long)n);
+}
+
+int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nErr){
+  return state_parse(blob, n, st, zErr, nErr, 1);
+}
+
+void ml_state_parse_own(const void *blob, uint64_t n, MlState *st){
+  char zErr[8];
+  state_parse(blob, n, st, zErr, sizeof(zErr), 0);
 }
 
 /* --------------------------------------------------------------- reader */
@@ -554,14 +563,26 @@ static int encode_section(MlSamples *s, int strat, MlBuf *b){
   }
 }
 
-int ml_state_encode(MlSamples *smp, int nSmp, int kind, MlBuf *out){
+void ml_section_range(const MlSection *sec, double *lo, double *hi){
+  MlReader r;
+  MlEntry e;
+  int first = 1;
+  *lo = *hi = 0.0;
+  ml_reader_init(&r, sec);
+  while( ml_reader_next(&r, &e) ){
+    if( first ){ *lo = ml_double_of(e.key); first = 0; }
+    *hi = ml_double_of(e.key);
+  }
+}
+
+int ml_state_encode(MlSamples *const *smp, int nSmp, int kind, MlBuf *out){
   int i;
   memset(out, 0, sizeof(*out));
   if( state_begin(out, kind, kind==ML_STATE_ORDINAL ? nSmp-1 : 1, nSmp) ) return ML_NOMEM;
   for(i=0; i<nSmp; i++){
-    if( ml_samples_sort(&smp[i]) ){ ml_buf_free(out); return ML_NOMEM; }
-    if( kind==ML_STATE_STRAT ) sort_blocks_by_aux(&smp[i]);
-    if( encode_section(&smp[i], kind==ML_STATE_STRAT, out) ){ ml_buf_free(out); return ML_NOMEM; }
+    if( ml_samples_sort(smp[i]) ){ ml_buf_free(out); return ML_NOMEM; }
+    if( kind==ML_STATE_STRAT ) sort_blocks_by_aux(smp[i]);
+    if( encode_section(smp[i], kind==ML_STATE_STRAT, out) ){ ml_buf_free(out); return ML_NOMEM; }
   }
   if( state_end(out) ){ ml_buf_free(out); return ML_NOMEM; }
   return ML_OK;
@@ -642,86 +663,190 @@ int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, cha
   return ML_OK;
 }
 
+/* --------------------------------------------------------- k-way merge */
+
+/* Merges k sections' entries into one ascending stream, equal (key, zkey)
+** entries combined: a binary heap of readers, O(log k) per entry. */
+typedef struct MlMerger {
+  int k, nHeap;
+  MlReader *r;
+  MlEntry *head;
+  int *heap;
+} MlMerger;
+
+static inline int merger_less(const MlMerger *m, int a, int b){
+  return entry_cmp(&m->head[a], &m->head[b]) < 0;
+}
+
+static void merger_sift(MlMerger *m, int i){
+  for(;;){
+    int l = 2*i+1, r = l+1, s = i, t;
+    if( l<m->nHeap && merger_less(m, m->heap[l], m->heap[s]) ) s = l;
+    if( r<m->nHeap && merger_less(m, m->heap[r], m->heap[s]) ) s = r;
+    if( s==i ) return;
+    t = m->heap[i]; m->heap[i] = m->heap[s]; m->heap[s] = t;
+    i = s;
+  }
+}
+
+static int merger_init(MlMerger *m, const MlSection *const *secs, int k){
+  int i;
+  memset(m, 0, sizeof(*m));
+  m->r = ml_malloc((sizeof(MlReader) + sizeof(MlEntry) + sizeof(int)) * (uint64_t)(k>0 ? k : 1));
+  if( m->r==0 ) return ML_NOMEM;
+  m->head = (MlEntry*)(m->r + k);
+  m->heap = (int*)(m->head + k);
+  m->k = k;
+  for(i=0; i<k; i++){
+    ml_reader_init(&m->r[i], secs[i]);
+    if( ml_reader_next(&m->r[i], &m->head[i]) ) m->heap[m->nHeap++] = i;
+  }
+  for(i=m->nHeap/2-1; i>=0; i--) merger_sift(m, i);
+  return ML_OK;
+}
+
+static void merger_free(MlMerger *m){ ml_free(m->r); m->r = 0; }
+
+/* The next combined entry; 0 at the end. */
+static int merger_next(MlMerger *m, MlEntry *e){
+  int first = 1;
+  while( m->nHeap>0 ){
+    int t = m->heap[0];
+    if( first ){ *e = m->head[t]; first = 0; }
+    else if( entry_cmp(&m->head[t], e)==0 ){ e->n[0] += m->head[t].n[0]; e->n[1] += m->head[t].n[1]; }
+    else break;
+    if( ml_reader_next(&m->r[t], &m->head[t]) ) merger_sift(m, 0);
+    else{ m->heap[0] = m->heap[--m->nHeap]; merger_sift(m, 0); }
+  }
+  return !first;
+}
+
+/* One section merged from k; ML_NEED_RAW when a scaled codec does not fit. */
+static int kmerge_section(const MlSection *const *secs, int k, int c0, int c1, MlBuf *out){
+  MlMerger m;
+  MlEntry e;
+  SecWriter w;
+  int rc = ML_OK;
+  if( sw_begin(&w, out, c0, c1) ) return ML_NOMEM;
+  if( merger_init(&m, secs, k) ) return ML_NOMEM;
+  while( rc==ML_OK && merger_next(&m, &e) ) rc = sw_put(&w, &e);
+  merger_free(&m);
+  if( rc ) return rc;
+  sw_end(&w);
+  return ML_OK;
+}
+
+/* k states of one kind (validated, checked alike) merged into one. */
+static int kmerge_states(const MlState *st, int k, MlBuf *out, char *zErr, int nErr){
+  const MlSection **secs;
+  int i, j, rc = ML_OK;
+  memset(out, 0, sizeof(*out));
+  for(i=0; i<st[0].nSec; i++){
+    ml_i64 t[2] = {0, 0};
+    for(j=0; j<k; j++){ t[0] += st[j].sec[i].n[0]; t[1] += st[j].sec[i].n[1];
+      if( t[0] > ML_STATE_MAX_ROWS || t[1] > ML_STATE_MAX_ROWS || t[0]+t[1] > ML_STATE_MAX_ROWS ){
+        return bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
+      }
+    }
+  }
+  secs = ml_malloc(sizeof(*secs) * (uint64_t)k);
+  if( secs==0 ) return ML_NOMEM;
+  if( state_begin(out, st[0].kind, st[0].m, st[0].nSec) ){ ml_free(secs); return ML_NOMEM; }
+  for(i=0; rc==ML_OK && i<st[0].nSec; i++){
+    uint64_t at = out->n;
+    int c0 = st[0].sec[i].codec[0], c1 = st[0].sec[i].codec[1];
+    for(j=0; j<k; j++){
+      secs[j] = &st[j].sec[i];
+      c0 = codec_join(c0, secs[j]->codec[0]);
+      c1 = codec_join(c1, secs[j]->codec[1]);
+    }
+    rc = kmerge_section(secs, k, c0, c1, out);
+    if( rc==ML_NEED_RAW ){
+      out->n = at;
+      rc = kmerge_section(secs, k, 0, c1==ML_CODEC_NONE ? c1 : 0, out);
+    }
+  }
+  ml_free(secs);
+  if( rc==ML_OK ) rc = state_end(out);
+  if( rc ) ml_buf_free(out);
+  return rc;
+}
+
 /* ---------------------------------------------------------- accumulator */
 
 void ml_acc_clear(MlStateAcc *acc){
   int i;
-  for(i=0; i<acc->nLevel; i++) ml_free(acc->a[i].z);
+  for(i=0; i<acc->n; i++) ml_free(acc->a[i].z);
+  ml_free(acc->a);
   memset(acc, 0, sizeof(*acc));
-}
-
-/* Parses a state this module wrote (cannot fail but for a bug). */
-static void parse_own(const unsigned char *z, uint64_t n, MlState *st){
-  char zErr[8];
-  ml_state_parse(z, n, st, zErr, sizeof(zErr));
-}
-
-/* Merges the top two levels into one. */
-static int acc_merge_top(MlStateAcc *acc, char *zErr, int nErr){
-  MlState sa, sb;
-  MlBuf out;
-  int t = acc->nLevel, rc;
-  parse_own(acc->a[t-2].z, acc->a[t-2].n, &sa);
-  parse_own(acc->a[t-1].z, acc->a[t-1].n, &sb);
-  rc = ml_state_merge(&sa, &sb, 1, &out, zErr, nErr);
-  if( rc ) return rc;
-  ml_free(acc->a[t-2].z);
-  ml_free(acc->a[t-1].z);
-  acc->a[t-2].z = out.z;
-  acc->a[t-2].n = out.n;
-  acc->a[t-2].level++;
-  acc->nLevel--;
-  return ML_OK;
 }
 
 int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st, char *zErr, int nErr){
   unsigned char *z;
-  if( acc->kind && (acc->kind!=st->kind || acc->m!=st->m) ){
+  if( acc->n>0 && (acc->kind!=st->kind || acc->m!=st->m) ){
     MlState first;
     char b1[32], b2[32];
     first.kind = acc->kind; first.m = acc->m;
     return bad(zErr, nErr, "states of different kinds in one group: %s and then %s",
                ml_state_kind_name(&first, b1, sizeof(b1)), ml_state_kind_name(st, b2, sizeof(b2)));
   }
-  if( acc->nLevel>=63 ){
-    int rc = acc_merge_top(acc, zErr, nErr);     /* cannot happen below 2^63 states */
-    if( rc ) return rc;
+  if( acc->n>=acc->cap ){
+    int nNew = acc->cap ? acc->cap*2 : 8;
+    void *p = ml_realloc(acc->a, sizeof(acc->a[0]) * (uint64_t)nNew);
+    if( p==0 ) return ML_NOMEM;
+    acc->a = p;
+    acc->cap = nNew;
   }
   z = ml_malloc(n);
   if( z==0 ) return ML_NOMEM;
   memcpy(z, blob, n);
   acc->kind = st->kind; acc->m = st->m;
-  acc->a[acc->nLevel].z = z;
-  acc->a[acc->nLevel].n = n;
-  acc->a[acc->nLevel].level = 0;
-  acc->nLevel++;
-  while( acc->nLevel>=2 && acc->a[acc->nLevel-1].level==acc->a[acc->nLevel-2].level ){
-    int rc = acc_merge_top(acc, zErr, nErr);
-    if( rc ) return rc;
-  }
+  acc->a[acc->n].z = z;
+  acc->a[acc->n].n = n;
+  acc->n++;
+  return ML_OK;
+}
+
+int ml_acc_states(const MlStateAcc *acc, MlState **pSt){
+  MlState *st;
+  int i;
+  *pSt = 0;
+  if( acc->n==0 ) return ML_OK;
+  st = ml_malloc(sizeof(MlState) * (uint64_t)acc->n);
+  if( st==0 ) return ML_NOMEM;
+  for(i=0; i<acc->n; i++) ml_state_parse_own(acc->a[i].z, acc->a[i].n, &st[i]);
+  *pSt = st;
   return ML_OK;
 }
 
 int ml_acc_collapse(MlStateAcc *acc, const unsigned char **pz, uint64_t *pn, char *zErr, int nErr){
-  while( acc->nLevel>=2 ){
-    int rc = acc_merge_top(acc, zErr, nErr);
+  *pz = 0; *pn = 0;
+  if( acc->n>1 ){
+    MlState *st;
+    MlBuf out;
+    int i, rc = ml_acc_states(acc, &st);
     if( rc ) return rc;
+    rc = kmerge_states(st, acc->n, &out, zErr, nErr);
+    ml_free(st);
+    if( rc ) return rc;
+    for(i=0; i<acc->n; i++) ml_free(acc->a[i].z);
+    acc->a[0].z = out.z;
+    acc->a[0].n = out.n;
+    acc->n = 1;
   }
-  *pz = acc->nLevel ? acc->a[0].z : 0;
-  *pn = acc->nLevel ? acc->a[0].n : 0;
+  if( acc->n==1 ){ *pz = acc->a[0].z; *pn = acc->a[0].n; }
   return ML_OK;
 }
 
-int ml_acc_remove(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st, char *zErr, int nErr){
+int ml_acc_remove(MlStateAcc *acc, const MlState *st, char *zErr, int nErr){
   const unsigned char *z;
   uint64_t nz;
   MlState sa;
   MlBuf out;
   int rc = ml_acc_collapse(acc, &z, &nz, zErr, nErr);
-  (void)blob; (void)n;
   if( rc ) return rc;
   if( z==0 ) return bad(zErr, nErr, "the state removed holds rows the merged states do not");
-  parse_own(z, nz, &sa);
+  ml_state_parse_own(z, nz, &sa);
   rc = ml_state_merge(&sa, st, -1, &out, zErr, nErr);
   if( rc ) return rc;
   ml_free(acc->a[0].z);
@@ -738,41 +863,50 @@ static inline unsigned char *put_copies(unsigned char *d, const unsigned char *r
   return d;
 }
 
-/* Merges class y's rows of the section into array y: the held records move
-** to the end, then one forward merge writes from the front (the write
-** position never passes the read position). */
-static int absorb_class(MlSamples *s, const MlSection *sec, int y){
+/* Merges k sections' rows into the sorted arrays in one pass: each array's
+** held records move to its end, then one forward merge writes from the
+** front (the write position never passes the read position). */
+static int absorb_runs(MlSamples *s, const MlSection *const *secs, int k){
   unsigned w = s->width;
-  ml_i64 n = s->n[y], m = sec->n[y], i;
-  unsigned char *a, *src, *dst, rec[16];
-  MlReader r;
+  ml_i64 n[2], m[2] = {0, 0}, i[2] = {0, 0};
+  unsigned char *src[2], *dst[2], rec[16];
+  MlMerger mg;
   MlEntry e;
-  if( m==0 ) return ML_OK;
-  if( n + m > s->cap[y] ){
-    a = ml_realloc(s->a[y], (uint64_t)(n + m) * w);
-    if( a==0 ) return ML_NOMEM;
-    s->a[y] = a;
-    s->cap[y] = n + m;
-  }
-  a = s->a[y];
-  memmove(a + (size_t)m*w, a, (size_t)n*w);
-  src = a + (size_t)m*w;
-  dst = a;
-  i = 0;
-  ml_reader_init(&r, sec);
-  while( ml_reader_next(&r, &e) ){
-    if( e.n[y]==0 ) continue;
-    while( i<n ){
-      ml_key k; memcpy(&k, src, 8);
-      if( k > e.key ) break;
-      if( dst!=src ) memcpy(dst, src, w);
-      dst += w; src += w; i++;
+  int y, j;
+  for(j=0; j<k; j++){ m[0] += secs[j]->n[0]; m[1] += secs[j]->n[1]; }
+  for(y=0; y<2; y++){
+    n[y] = s->n[y];
+    if( n[y] + m[y] > s->cap[y] ){
+      unsigned char *a = ml_realloc(s->a[y], (uint64_t)(n[y] + m[y]) * w);
+      if( a==0 ) return ML_NOMEM;
+      s->a[y] = a;
+      s->cap[y] = n[y] + m[y];
     }
+  }
+  if( merger_init(&mg, secs, k) ) return ML_NOMEM;
+  for(y=0; y<2; y++){
+    if( m[y] && n[y] ) memmove(s->a[y] + (size_t)m[y]*w, s->a[y], (size_t)n[y]*w);
+    src[y] = s->a[y] + (size_t)m[y]*w;
+    dst[y] = s->a[y];
+  }
+  while( merger_next(&mg, &e) ){
     memcpy(rec, &e.key, 8);
     if( w==16 ){ double z = ml_double_of_zkey(e.zkey); memcpy(rec+8, &z, 8); }
-    dst = put_copies(dst, rec, w, e.n[y]);
+    for(y=0; y<2; y++){
+      if( e.n[y]==0 ) continue;
+      while( i[y]<n[y] ){
+        ml_key kk; memcpy(&kk, src[y], 8);
+        if( kk > e.key ) break;
+        if( dst[y]!=src[y] ) memcpy(dst[y], src[y], w);
+        dst[y] += w; src[y] += w; i[y]++;
+      }
+      dst[y] = put_copies(dst[y], rec, w, e.n[y]);
+    }
   }
-  s->n[y] = n + m;        /* the held records left after the last entry are in place */
+  merger_free(&mg);
+  /* the held records after the last entry are in place already */
+  s->n[0] = n[0] + m[0];
+  s->n[1] = n[1] + m[1];
   return ML_OK;
 }
 
@@ -822,14 +956,14 @@ static void remove_class(MlSamples *s, const MlSection *sec, int y){
   s->n[y] = out + (n - i);
 }
 
-int ml_samples_absorb(MlSamples *s, const MlSection *sec, int sign){
-  int y;
+int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign){
+  int y, j;
   if( ml_samples_sort(s) ) return ML_NOMEM;
   if( sign<0 ){
-    for(y=0; y<2; y++) remove_class(s, sec, y);
+    for(j=0; j<k; j++) for(y=0; y<2; y++) remove_class(s, secs[j], y);
     return ML_OK;
   }
-  for(y=0; y<2; y++) if( absorb_class(s, sec, y) ) return ML_NOMEM;
+  if( absorb_runs(s, secs, k) ) return ML_NOMEM;
   s->sorted = 1;
   return ML_OK;
 }

@@ -94,35 +94,45 @@ void ml_buf_free(MlBuf *b);
 /* Encodes sorted samples as a state: kind binary (width 8) or strat (width
 ** 16, aux = stratifier); the buffer is sorted here (ties by stratifier).
 ** Ordinal: nSmp = m + 1 buffers of width 8.  ML_OK / ML_NOMEM. */
-int ml_state_encode(MlSamples *smp, int nSmp, int kind, MlBuf *out);
+int ml_state_encode(MlSamples *const *smp, int nSmp, int kind, MlBuf *out);
+/* The lowest and highest score of a non-empty section. */
+void ml_section_range(const MlSection *sec, double *lo, double *hi);
 
 /* Merges two parsed states of the same kind into out (sign -1: removes b's
 ** rows from a; every row of b must be in a).  ML_OK, ML_NOMEM, or
 ** ML_STATE_BAD with zErr (different kinds, counts overflow, b not in a). */
 int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, char *zErr, int nErr);
 
-/* Accumulates states, merging them pairwise like a binary counter so that k
-** states of n distinct entries cost O(n log k), and repeated scores
-** collapse as they merge.  Zero-initialise. */
+/* Parses a state this module wrote (headers only: no checksum, no entry
+** walk). */
+void ml_state_parse_own(const void *blob, uint64_t n, MlState *st);
+
+/* Collects the states of a group (copies, at most the states' own size)
+** and merges them all at once: a k-way merge of sorted runs, O(total log k),
+** repeated scores adding their counts.  Zero-initialise. */
 typedef struct MlStateAcc {
-  int nLevel;
-  struct { unsigned char *z; uint64_t n; int level; } a[64];
-  int kind, m;                  /* of the first state; 0 when empty */
+  int n, cap;
+  struct MlAccItem { unsigned char *z; uint64_t n; } *a;
+  int kind, m;                  /* of the first state */
 } MlStateAcc;
-/* Adds one validated state (copied). ML_OK / ML_NOMEM / ML_STATE_BAD. */
+/* Adds one validated state (copied).  ML_OK / ML_NOMEM / ML_STATE_BAD
+** (a state of another kind than the first). */
 int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st, char *zErr, int nErr);
+/* Parses the held states into a new array of acc->n (caller frees). */
+int ml_acc_states(const MlStateAcc *acc, MlState **pSt);
 /* Removes one validated state's rows (window xInverse): collapses, then
 ** subtracts. */
-int ml_acc_remove(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st, char *zErr, int nErr);
+int ml_acc_remove(MlStateAcc *acc, const MlState *st, char *zErr, int nErr);
 /* Merges everything into one state; *pz / *pn point at it (owned by acc),
 ** NULL / 0 when empty. */
 int ml_acc_collapse(MlStateAcc *acc, const unsigned char **pz, uint64_t *pn, char *zErr, int nErr);
 void ml_acc_clear(MlStateAcc *acc);
 
-/* Merges a section's rows into sorted samples in one linear pass (sign +1),
-** or removes them (sign -1).  width 16 takes the stratifier as aux.  The
-** buffer is sorted first when it is not.  ML_OK / ML_NOMEM. */
-int ml_samples_absorb(MlSamples *s, const MlSection *sec, int sign);
+/* Merges k sections' rows into sorted samples in one linear pass over
+** them all (sign +1), or removes them (sign -1).  Width 16 takes the
+** stratifier as aux.  The buffer is sorted first when it is not.
+** ML_OK / ML_NOMEM. */
+int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign);
 
 /* CRC-32C of n bytes (exposed for the tests and the fuzz target). */
 uint32_t ml_crc32c(const void *p, uint64_t n);

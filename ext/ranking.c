@@ -35,6 +35,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 typedef struct RankAgg {
   MlSamples smp;
@@ -170,6 +171,18 @@ void ml_rank_final(sqlite3_context *ctx){
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
 
+/* States (ml_state_sql.c): the states' sorted runs merge into the buffer.
+** xStep has run first (parameters), so the buffer is set up. */
+static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+  RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  return ml_absorb_section(ctx, &p->smp, st, n, 0, sign);
+}
+const MlStateHooks ml_rank_states = {
+  sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb
+};
+
 /* ------------------------------------------------------------- confusion */
 
 typedef struct ConfAgg {
@@ -237,3 +250,24 @@ void ml_confusion_value(sqlite3_context *ctx){
 void ml_confusion_final(sqlite3_context *ctx){
   ml_confusion_value(ctx);
 }
+
+/* States: each entry's counts go to their side of the threshold. */
+static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+  ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int j;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  for(j=0; j<n; j++){
+    MlReader r;
+    MlEntry e;
+    ml_reader_init(&r, &st[j].sec[0]);
+    while( ml_reader_next(&r, &e) ){
+      int pred = ml_double_of(e.key) >= p->threshold.v;
+      p->c[0][pred] += sign * e.n[0];
+      p->c[1][pred] += sign * e.n[1];
+    }
+  }
+  return ML_ROW_OK;
+}
+const MlStateHooks ml_confusion_states = {
+  sizeof(ConfAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), confusion_absorb
+};
