@@ -130,18 +130,18 @@ static int cal_bins(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p){
 }
 
 /* A state's scores must be probabilities for the calibration functions. */
-static int state_probabilities(sqlite3_context *ctx, const MlFuncDesc *d, const MlState *st, int n){
+static int state_probabilities(const MlState *st, int n, char *zErr, int nErr){
   int j;
   for(j=0; j<n; j++){
     double lo, hi;
     if( st[j].sec[0].nEntry==0 ) continue;
     ml_section_range(&st[j].sec[0], &lo, &hi);
     if( lo<0.0 || hi>1.0 ){
-      ml_error(ctx, d->name, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
-      return ML_ROW_ERR;
+      sqlite3_snprintf(nErr, zErr, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
+      return ML_ERROR;
     }
   }
-  return ML_ROW_OK;
+  return ML_OK;
 }
 
 /*
@@ -161,13 +161,19 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 /* States: each entry adds its rows of each class at once. */
-static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int j;
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  if( d->kind!=CAL_BRIER && !p->param.set ) return ML_ROW_OK;   /* xStep rejected the parameter */
-  if( state_probabilities(ctx, d, st, n) || cal_bins(ctx, d, p) ) return ML_ROW_ERR;
+  int j, rc;
+  if( p==0 ) return ML_NOMEM;
+  if( d->kind!=CAL_BRIER && !p->param.set ) return ML_OK;   /* xStep rejected the parameter */
+  if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( (d->kind==CAL_ECE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
+    p->nBin = (ml_i64)p->param.v;
+    p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+    if( p->aBin==0 ) return ML_NOMEM;
+    memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+  }
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
@@ -178,7 +184,7 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
       if( e.n[1] ) cal_update(p, d->kind, 1, pr, sign * e.n[1]);
     }
   }
-  return ML_ROW_OK;
+  return ML_OK;
 }
 const MlStateHooks ml_calib_states = {
   sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calib_absorb
@@ -404,13 +410,13 @@ void ml_calsort_value(sqlite3_context *ctx){
 }
 
 /* States: the sorted runs merge into the buffer. */
-static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
+static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  if( state_probabilities(ctx, d, st, n) ) return ML_ROW_ERR;
+  int rc;
+  if( p==0 ) return ML_NOMEM;
+  if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  return ml_absorb_section(ctx, &p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign);
 }
 const MlStateHooks ml_calsort_states = {
   sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb

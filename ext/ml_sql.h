@@ -104,8 +104,9 @@ typedef struct MlStateHooks {
                             ** 3 (y, s, strat); 0: y and every score (ordinal) */
   unsigned char kinds;      /* states accepted: bits 1 << ML_STATE_* */
   /* Adds (sign +1) or removes (sign -1) the rows of n states of one kind.
-  ** ML_ROW_OK or ML_ROW_ERR (error set). */
-  int (*xAbsorb)(sqlite3_context*, const struct MlState *st, int n, int sign);
+  ** Sets no error itself (xFinal must still free the family's buffers):
+  ** returns ML_OK, ML_NOMEM, or ML_ERROR with the message in zErr. */
+  int (*xAbsorb)(sqlite3_context*, const struct MlState *st, int n, int sign, char *zErr, int nErr);
 } MlStateHooks;
 
 /* The callbacks of one family (one aggregate state type). */
@@ -167,8 +168,8 @@ extern const MlStateHooks ml_rank_states, ml_confusion_states, ml_calib_states,
 ** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);
 /* Absorbs section iSec of n states into smp (sign +1) or removes it (-1);
-** out of memory clears smp and sets SQLITE_NOMEM.  ML_ROW_OK / ML_ROW_ERR. */
-int ml_absorb_section(sqlite3_context *ctx, MlSamples *smp, const struct MlState *st, int n,
-                      int iSec, int sign);
+** out of memory clears smp.  ML_OK / ML_NOMEM. */
+int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign);
+#define ML_ERROR 2                 /* xAbsorb: zErr says what */
 
 #endif /* ML_SQL_H */

@@ -27,8 +27,8 @@
 **      when a result is due: one k-way merge straight into the family's
 **      buffers, no re-sort.  A window frame's xInverse removes the state's
 **      rows in one linear pass.
-**   4. NULL states are skipped, as avg() skips NULLs.  States and rows may
-**      mix in one group: the result is over the union of their rows.
+**   4. NULL states are skipped, as avg() skips NULLs (ml_state over no rows
+**      is NULL, so an empty shard adds nothing).
 **   5. ml_merge returns NULL for a group without states.
 **
 ** Cost: a state in the group costs its own size until the merge; the merge
@@ -131,13 +131,20 @@ static sqlite3_value *null_value(sqlite3_context *ctx, StatePending *q){
   return q->nullv;
 }
 
-/* Feeds the collected states to the family and empties the collection. */
-static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q){
+/* Sets the error an xAbsorb returned. */
+static void absorb_error(sqlite3_context *ctx, const MlFuncDesc *d, int rc, const char *zErr){
+  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else ml_error(ctx, d->name, "%s", zErr);
+}
+
+/* Feeds the collected states to the family and empties the collection.
+** ML_OK, or an xAbsorb code with zErr. */
+static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, char *zErr, int nErr){
   MlState *st;
   int rc;
-  if( q==0 || q->acc.n==0 ) return ML_ROW_OK;
-  if( ml_acc_states(&q->acc, &st) ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  rc = d->fam->state->xAbsorb(ctx, st, q->acc.n, +1);
+  if( q==0 || q->acc.n==0 ) return ML_OK;
+  if( ml_acc_states(&q->acc, &st) ){ ml_acc_clear(&q->acc); return ML_NOMEM; }
+  rc = d->fam->state->xAbsorb(ctx, st, q->acc.n, +1, zErr, nErr);
   ml_free(st);
   ml_acc_clear(&q->acc);
   return rc;
@@ -157,6 +164,11 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char zErr[200];
   if( q==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( argc==0 || sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
+    int lo, hi;
+    ml_state_arity(d, &lo, &hi);
+    /* A NULL where a state may stand is a NULL state: skipped whole, its
+    ** parameters unread (a row with a NULL label would be skipped too). */
+    if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
     if( argc<d->nMin || argc>d->nMax ){
       ml_error(ctx, d->name, "expects (%s), got %d argument%s", d->signature, argc, argc==1 ? "" : "s");
       return;
@@ -189,63 +201,53 @@ void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlStateHooks *h = d->fam->state;
   MlState st;
   const void *z;
-  int n;
+  char zErr[200];
+  int n, rc;
   if( argc==0 || sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
-    d->fam->xInverse(ctx, argc, argv);
+    int lo, hi;
+    ml_state_arity(d, &lo, &hi);
+    if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+    if( argc>=d->nMin && argc<=d->nMax ) d->fam->xInverse(ctx, argc, argv);   /* as xStep took it */
     return;
   }
-  if( flush(ctx, d, pending(ctx, h, 0)) ) return;
+  rc = flush(ctx, d, pending(ctx, h, 0), zErr, sizeof(zErr));
+  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
-  h->xAbsorb(ctx, &st, 1, -1);
+  rc = h->xAbsorb(ctx, &st, 1, -1, zErr, sizeof(zErr));
+  if( rc ) absorb_error(ctx, d, rc, zErr);
 }
 
 void ml_state_xvalue(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  if( flush(ctx, d, pending(ctx, d->fam->state, 0)) ) return;
+  char zErr[200];
+  int rc = flush(ctx, d, pending(ctx, d->fam->state, 0), zErr, sizeof(zErr));
+  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
   d->fam->xValue(ctx);
 }
 
 void ml_state_xfinal(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StatePending *q = pending(ctx, d->fam->state, 0);
+  char zErr[200];
+  int rc;
   if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; }
-  if( q && q->acc.n>0 ){
-    MlState *st;
-    int rc;
-    if( ml_acc_states(&q->acc, &st) ){
-      ml_acc_clear(&q->acc);
-      d->fam->xFinal(ctx);                    /* frees the family's buffers */
-      sqlite3_result_error_nomem(ctx);
-      return;
-    }
-    rc = d->fam->state->xAbsorb(ctx, st, q->acc.n, +1);
-    ml_free(st);
-    ml_acc_clear(&q->acc);
-    if( rc ){
-      /* The family frees its buffers in xFinal, which sets a result: the
-      ** error is set again after it. */
-      sqlite3_result_error_nomem(ctx);
-      d->fam->xFinal(ctx);
-      sqlite3_result_error_nomem(ctx);
-      return;
-    }
-  }
-  d->fam->xFinal(ctx);
+  rc = flush(ctx, d, q, zErr, sizeof(zErr));
+  d->fam->xFinal(ctx);                  /* frees the family's buffers */
+  if( rc ) absorb_error(ctx, d, rc, zErr);
 }
 
-int ml_absorb_section(sqlite3_context *ctx, MlSamples *smp, const MlState *st, int n,
-                      int iSec, int sign){
+int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign){
   const MlSection *one[1] = {0}, **secs = one;
   int j, rc;
   if( n>1 ){
     secs = ml_malloc(sizeof(*secs) * (uint64_t)n);
-    if( secs==0 ){ ml_samples_clear(smp); sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    if( secs==0 ){ ml_samples_clear(smp); return ML_NOMEM; }
   }
   for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
   rc = ml_samples_absorb(smp, secs, n, sign);
   if( secs!=one ) ml_free(secs);
-  if( rc ){ ml_samples_clear(smp); sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  return ML_ROW_OK;
+  if( rc ){ ml_samples_clear(smp); return ML_NOMEM; }
+  return ML_OK;
 }
 
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind){

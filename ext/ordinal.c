@@ -218,25 +218,25 @@ void ml_ord_final(sqlite3_context *ctx){
 
 /* States (ordinal): cut k takes section k, ordinal_report's severity run the
 ** last; auprc_ge(state, k) takes section k alone. */
-static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   OrdAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int i;
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  if( p->m==0 ) return ML_ROW_OK;         /* xStep failed before setting up */
+  if( p==0 ) return ML_NOMEM;
+  if( p->m==0 ) return ML_OK;             /* xStep failed before setting up */
   if( d->kind==ORD_GE ){
     ml_i64 k = (ml_i64)p->k.v;
-    if( !p->k.set ) return ML_ROW_OK;     /* xStep rejected k */
+    if( !p->k.set ) return ML_OK;         /* xStep rejected k */
     if( k>st[0].m ){
-      ml_error(ctx, d->name, "k must be at most the state's m = %d, got %lld", st[0].m, (long long)k);
-      return ML_ROW_ERR;
+      sqlite3_snprintf(nErr, zErr, "k must be at most the state's m = %d, got %lld", st[0].m, (long long)k);
+      return ML_ERROR;
     }
-    return ml_absorb_section(ctx, &p->cut[0], st, n, (int)k-1, sign);
+    return ml_absorb_section(&p->cut[0], st, n, (int)k-1, sign);
   }
   for(i=0; i<p->m; i++){
-    if( ml_absorb_section(ctx, &p->cut[i], st, n, i, sign) ) return ML_ROW_ERR;
+    if( ml_absorb_section(&p->cut[i], st, n, i, sign) ) return ML_NOMEM;
   }
-  if( d->kind==ORD_REPORT ) return ml_absorb_section(ctx, &p->sev, st, n, p->m, sign);
-  return ML_ROW_OK;
+  if( d->kind==ORD_REPORT ) return ml_absorb_section(&p->sev, st, n, p->m, sign);
+  return ML_OK;
 }
 const MlStateHooks ml_ord_states = { sizeof(OrdAgg), 0, 1u<<ML_STATE_ORDINAL, ord_absorb };

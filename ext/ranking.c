@@ -173,11 +173,12 @@ void ml_rank_final(sqlite3_context *ctx){
 
 /* States (ml_state_sql.c): the states' sorted runs merge into the buffer.
 ** xStep has run first (parameters), so the buffer is set up. */
-static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  (void)zErr; (void)nErr;
+  if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  return ml_absorb_section(ctx, &p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign);
 }
 const MlStateHooks ml_rank_states = {
   sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb
@@ -252,10 +253,11 @@ void ml_confusion_final(sqlite3_context *ctx){
 }
 
 /* States: each entry's counts go to their side of the threshold. */
-static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int j;
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  (void)zErr; (void)nErr;
+  if( p==0 ) return ML_NOMEM;
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
@@ -266,7 +268,7 @@ static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int 
       p->c[1][pred] += sign * e.n[1];
     }
   }
-  return ML_ROW_OK;
+  return ML_OK;
 }
 const MlStateHooks ml_confusion_states = {
   sizeof(ConfAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), confusion_absorb

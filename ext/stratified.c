@@ -204,10 +204,11 @@ void ml_strat_final(sqlite3_context *ctx){
 }
 
 /* States: the (score, stratifier) runs merge into the buffer. */
-static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign){
+static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  (void)zErr; (void)nErr;
+  if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
-  return ml_absorb_section(ctx, &p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign);
 }
 const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_STRAT, strat_absorb };
