@@ -232,6 +232,7 @@ void ml_state_xfinal(sqlite3_context *ctx){
   int rc;
   if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; }
   rc = flush(ctx, d, q, zErr, sizeof(zErr));
+  if( q ) ml_acc_clear(&q->acc);        /* an empty one may still hold its array */
   d->fam->xFinal(ctx);                  /* frees the family's buffers */
   if( rc ) absorb_error(ctx, d, rc, zErr);
 }

@@ -59,6 +59,16 @@ static const char *aCase[] = {
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
+  /* partial states: making, merging (ml_merge and every state-taking
+  ** function's k-way merge into its buffer), windows of states */
+  "SELECT g, hex(ml_state(y, s)), hex(ml_state(y, s, z)), hex(ml_state_ordinal(o, s, p)) FROM t GROUP BY g",
+  "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz, ml_state_ordinal(o, s, p) so FROM t GROUP BY g)"
+  " SELECT pr_auc(b), ece(b, 7), brier(sz), confusion(b, 0.5), ece_l2_kumar(b, 4), strat_report(sz),"
+  " ordinal_report(so), auprc_ge(so, 2), hex(ml_merge(b)), hex(ml_merge(so)) FROM st",
+  "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz FROM t GROUP BY g)"
+  " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), strat_pr_auc(sz) OVER (ORDER BY g ROWS 1 PRECEDING),"
+  " hex(ml_merge(b) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",
+  "SELECT hex(ml_state(y, s)" W ") FROM t",
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",

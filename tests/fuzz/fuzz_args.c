@@ -19,6 +19,7 @@ static const char *azCall[] = {
   "strat_pr_auc(a, b, c)", "strat_gap(a, b, c, d, e)", "strat_report(a, b, c, d, e)",
   "auprc_ge(a, b, c)", "ordinal_auprc(a, b, c)", "ordinal_nap(a, b, c, d)",
   "ordinal_report(a, b, c, d, e)", "ordinal_auprc(a, b)",
+  "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)",
 };
 
 /* Binds one value from the input; returns bytes used. */
