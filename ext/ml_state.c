@@ -886,7 +886,7 @@ static int absorb_runs(MlSamples *s, const MlSection *const *secs, int k){
   if( merger_init(&mg, secs, k) ) return ML_NOMEM;
   for(y=0; y<2; y++){
     if( m[y] && n[y] ) memmove(s->a[y] + (size_t)m[y]*w, s->a[y], (size_t)n[y]*w);
-    src[y] = s->a[y] + (size_t)m[y]*w;
+    src[y] = s->a[y] ? s->a[y] + (size_t)m[y]*w : 0;   /* no array: no rows of this class */
     dst[y] = s->a[y];
   }
   while( merger_next(&mg, &e) ){
