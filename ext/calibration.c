@@ -7,34 +7,47 @@
 **   brier(y, p)                      mean of (p - y)^2
 **   log_loss(y, p [, eps=1e-15])     mean of -(y ln clip(p) + (1-y) ln clip(1-p)),
 **                                    clip to [eps, 1 - eps]
-**   ece(y, p [, bins=10])            sum_b (n_b/N) |mean(y)_b - mean(p)_b|,
-**                                    equal-width bins [b/B, (b+1)/B), p = 1 in the last
-**   reliability(y, p [, bins=10])    JSON [{"bin","lo","hi","n","mean_p","frac_pos"}]
-**                                    for every non-empty bin of ece's binning
-**   ece_l2_debiased(y, p [, bins=10])  eval_toolkit's debiased L2 ECE (equal mass by rank)
-**   ece_l2_kumar(y, p [, bins=15])     Kumar, Liang & Ma 2019 debiased L2 error
+**   ece(y, p [, bins=10])            sum_b (n_b/N) |mean(y)_b - mean(p)_b| over equal-width bins
+**   mce(y, p [, bins=10])            max_b |mean(y)_b - mean(p)_b| over equal-width bins
+**   reliability(y, p [, bins=10 [, strategy='uniform']])
+**                                    JSON [{"bin","lo","hi","n","mean_p","frac_pos"}]
+**                                    for every non-empty bin, equal-width or quantile
+**   ece_equal_mass(y, p [, bins=10]) ece's sum over equal-mass bins
+**   ece_l2(y, p [, bins=10])         sqrt(sum_b (n_b/n)(pbar_b - ybar_b)^2), equal mass
+**   ece_l2_debiased(y, p [, bins=10])  eval_toolkit's debiased L2 ECE, equal mass
+**   brier_decomposition(y, p [, bins=10])  JSON {"brier","reliability","resolution",
+**                                    "uncertainty"}, Murphy's terms on equal-mass bins
+**   ece_l2_kumar(y, p [, bins=15])   Kumar, Liang & Ma 2019 debiased L2 error
 **
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
-**   2. eps is a number in (0, 0.5); bins an integer in 1..100000; each the
-**      same in every row of a group.
+**   2. eps is a number in (0, 0.5); bins an integer in 1..100000; strategy
+**      'uniform' or 'quantile' (any case); each the same in every row.
 **   3. One class is fine here: only an empty group gives NULL (and a
-**      SQLITE_WARNING).  The two debiased estimators are NULL when the group
-**      has fewer rows than bins.
-**   4. A value on a bin edge b/B belongs to bin b (the edges are the doubles
-**      b/B); p = 1 belongs to bin B-1.
-**   5. ece_l2_debiased: rows sorted by p, ties by label (0 before 1); part i
-**      is ranks floor(i n/B) .. floor((i+1) n/B) - 1;
-**      sqrt(max(0, sum_b (n_b/n) ((pbar_b - ybar_b)^2 - pbar_b (1 - pbar_b)/n_b))).
-**   6. ece_l2_kumar: sorted p cut into parts of ceil(n/B) values, edges at the
+**      SQLITE_WARNING).  The equal-mass and Kumar estimators are also NULL
+**      when the group has fewer rows than bins.
+**   4. Equal-width bins: edges e_k = k * (1/B), e_B = 1, the doubles of
+**      numpy's linspace(0, 1, B+1); bin b holds e_b <= p < e_{b+1}, p = 1
+**      the last bin.  (e_3 = 0.30000000000000004 at B = 10: p = 0.3 is in bin 2.)
+**   5. Equal-mass bins (ece_equal_mass, ece_l2, ece_l2_debiased,
+**      brier_decomposition, one routine): rows sorted by p, ties by label
+**      (0 before 1); part i is ranks b_i .. b_{i+1} - 1, b_i = floor(i * (n/B))
+**      in doubles (numpy's linspace(0, n, B+1, dtype=int)), b_B = n.
+**   6. ece_l2_kumar: sorted p split as numpy.array_split does, edges at the
 **      midpoints between neighbouring parts plus 1.0, bin i = (e_{i-1}, e_i];
 **      sqrt(max(0, sum_b (n_b/n) ((pbar_b - ybar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)))),
 **      a bin with fewer than 2 rows adding 0.
+**   7. reliability 'quantile': edges numpy.percentile(p, linspace(0, 1, B+1)
+**      * 100), a row in bin searchsorted(edges[1:-1], p) -- sklearn's
+**      calibration_curve(strategy='quantile') exactly.
 **
-** Cost: brier and log_loss keep two numbers; ece and reliability one
-** accumulator per bin (32 bytes x bins); all use compensated sums and window
-** xInverse subtracts, so no row is buffered.  The debiased estimators keep
-** the shared sorted sample (8 bytes per row) and walk it with the sweep.
+** Cost: brier and log_loss keep two numbers; ece, mce and reliability
+** 'uniform' one accumulator per bin (32 bytes x bins); all use compensated
+** sums and window xInverse subtracts, so no row is buffered.  The equal-mass
+** estimators, Kumar's and reliability 'quantile' keep the shared sorted
+** sample (8 bytes per row), kept sorted in a sliding frame (O(w) a row), and
+** walk it with the sweep: O(n + B) a result (Kumar and quantile edges add
+** O(B log n) rank look-ups).
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -51,27 +64,59 @@ typedef struct CalAgg {
   ml_i64 n;           /* rows in the group (frame) */
   MlSum sum;          /* brier: sum (p-y)^2; log_loss: sum of losses */
   MlParam param;      /* eps or bins */
-  ml_i64 nBin;        /* ece / reliability: bins allocated */
+  ml_i64 nBin;        /* ece / mce / reliability: bins allocated */
   CalBin *aBin;
+  MlParam strategy;   /* reliability: STRATEGY_* */
+  MlSamples smp;      /* reliability 'quantile': the rows (key p) */
 } CalAgg;
+
+/* reliability's strategy argument. */
+enum { STRATEGY_UNIFORM, STRATEGY_QUANTILE };
+static const char *const azStrategy[] = {"uniform", "quantile", 0};
+
+static int uses_quantiles(const CalAgg *p){
+  return p->strategy.set && p->strategy.v==STRATEGY_QUANTILE;
+}
 
 static int default_bins(int kind){ return kind==CAL_L2_KUMAR ? 15 : 10; }
 
-/* Bin of p in [0, 1] among B equal-width bins [b/B, (b+1)/B), p = 1 in the
+/* Edge k of B equal-width bins: the double numpy's linspace(0, 1, B+1)
+** holds there, k * (1/B), and exactly 1 at k = B.  (k/B is a different
+** double for some k: 3 * (1/10) = 0.30000000000000004, 3/10 = 0.3.) */
+static double width_edge(ml_i64 k, ml_i64 B){
+  return k>=B ? 1.0 : (double)k * (1.0/(double)B);
+}
+
+/* Bin of p in [0, 1] among B equal-width bins [e_b, e_{b+1}), p = 1 in the
 ** last.  floor(p*B) can be one off near an edge; the edges themselves are
-** the doubles b/B, so correct against them. */
+** the doubles width_edge(), so correct against them. */
 static ml_i64 bin_of(double p, ml_i64 B){
   double x = p * (double)B;
   ml_i64 b = (ml_i64)x;                   /* p >= 0: truncation is floor */
   double frac = x - (double)b;
   if( b>=B ) return B-1;
   /* Only a product within rounding of an integer can disagree with the
-  ** edges b/B; check those against the edges themselves. */
+  ** edges (which lie within a few ulps of b/B); check those against the
+  ** edges themselves. */
   if( frac < 1e-9 || frac > 1.0 - 1e-9 ){
-    if( b+1<B && p >= (double)(b+1)/(double)B ) b++;
-    else if( b>0 && p < (double)b/(double)B ) b--;
+    if( b+1<B && p >= width_edge(b+1, B) ) b++;
+    else if( b>0 && p < width_edge(b, B) ) b--;
   }
   return b;
+}
+
+/* reliability's strategy (argv[3], default 'uniform'); the first row that
+** sets it 'quantile' starts the sample buffer.  Returns ML_ROW_*. */
+static int cal_strategy(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                        CalAgg *p){
+  int st, first = !p->strategy.set;
+  if( argc<4 ){
+    if( first ){ p->strategy.v = STRATEGY_UNIFORM; p->strategy.set = 1; }
+    return ML_ROW_OK;
+  }
+  if( ml_param_choice(ctx, d->name, "strategy", argv[3], azStrategy, &p->strategy, &st) ) return ML_ROW_ERR;
+  if( first && st==STRATEGY_QUANTILE ) ml_samples_init(&p->smp, 8);
+  return ML_ROW_OK;
 }
 
 /* Reads the optional parameter (argv[2]) into its slot; returns ML_ROW_*. */
@@ -118,9 +163,9 @@ static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
   if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
 }
 
-/* ece and reliability: the bins, allocated at the group's first row. */
+/* ece, mce and reliability: the bins, allocated at the group's first row. */
 static int cal_bins(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p){
-  if( (d->kind==CAL_ECE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
     p->nBin = (ml_i64)p->param.v;
     p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
     if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
@@ -146,7 +191,8 @@ static int state_probabilities(const MlState *st, int n, char *zErr, int nErr){
 
 /*
 ** SQL function: brier(y, p), log_loss(y, p [, eps]), ece(y, p [, bins]),
-**   reliability(y, p [, bins])                   -- xStep
+**   mce(y, p [, bins]), reliability(y, p [, bins [, strategy]])   -- xStep
+** reliability with strategy 'quantile' keeps the rows instead of bins.
 */
 void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -155,20 +201,31 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   double pr;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( cal_param(ctx, d, argc, argv, &p->param) ) return;
+  if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, p) ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( uses_quantiles(p) ){
+    if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
+    return;
+  }
   if( cal_bins(ctx, d, p) ) return;
   cal_update(p, d->kind, y, pr, +1);
 }
 
-/* States: each entry adds its rows of each class at once. */
+/* States: each entry adds its rows of each class at once; reliability
+** 'quantile' merges the sorted runs into its buffer. */
 static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int j, rc;
   if( p==0 ) return ML_NOMEM;
   if( d->kind!=CAL_BRIER && !p->param.set ) return ML_OK;   /* xStep rejected the parameter */
+  if( d->kind==CAL_RELIABILITY && !p->strategy.set ) return ML_OK;
   if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
-  if( (d->kind==CAL_ECE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
+  if( uses_quantiles(p) ){
+    for(j=0; j<n; j++) p->n += sign * (st[j].sec[0].n[0] + st[j].sec[0].n[1]);
+    return ml_absorb_section(&p->smp, st, n, 0, sign);
+  }
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
     p->nBin = (ml_i64)p->param.v;
     p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
     if( p->aBin==0 ) return ML_NOMEM;
@@ -198,8 +255,19 @@ void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
   if( p==0 || p->n==0 ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( uses_quantiles(p) ){
+    p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
+    return;
+  }
   cal_update(p, d->kind, y, pr, -1);
 }
+
+/* Mean p of a non-empty bin. */
+static double bin_mean_p(const CalBin *c){
+  return ml_sum_value(&c->sp)/(double)c->n;
+}
+
+static int write_reliability_quantile(MlJson *j, CalAgg *p);
 
 static void write_reliability(MlJson *j, const CalAgg *p){
   ml_i64 b;
@@ -209,10 +277,10 @@ static void write_reliability(MlJson *j, const CalAgg *p){
     if( c->n==0 ) continue;
     ml_json_begin_object(j);
     ml_json_key(j, "bin");      ml_json_int(j, b);
-    ml_json_key(j, "lo");       ml_json_double(j, (double)b/(double)p->nBin);
-    ml_json_key(j, "hi");       ml_json_double(j, (double)(b+1)/(double)p->nBin);
+    ml_json_key(j, "lo");       ml_json_double(j, width_edge(b, p->nBin));
+    ml_json_key(j, "hi");       ml_json_double(j, width_edge(b+1, p->nBin));
     ml_json_key(j, "n");        ml_json_int(j, c->n);
-    ml_json_key(j, "mean_p");   ml_json_double(j, ml_sum_value(&c->sp)/(double)c->n);
+    ml_json_key(j, "mean_p");   ml_json_double(j, bin_mean_p(c));
     ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
     ml_json_end_object(j);
   }
@@ -240,10 +308,32 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
       sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
       break;
     }
+    case CAL_MCE: {
+      /* max_b |ybar_b - pbar_b| over the non-empty bins */
+      double m = 0.0;
+      ml_i64 b;
+      for(b=0; b<p->nBin; b++){
+        const CalBin *c = &p->aBin[b];
+        if( c->n ){
+          double e = fabs((double)c->npos/(double)c->n - bin_mean_p(c));
+          if( e>m ) m = e;
+        }
+      }
+      sqlite3_result_double(ctx, m);
+      break;
+    }
     default: {
       MlJson j;
       ml_json_init(&j);
-      write_reliability(&j, p);
+      if( uses_quantiles(p) ){
+        if( write_reliability_quantile(&j, p) ){
+          ml_json_free(&j);
+          sqlite3_result_error_nomem(ctx);
+          break;
+        }
+      }else{
+        write_reliability(&j, p);
+      }
       ml_result_json(ctx, &j);
       break;
     }
@@ -257,10 +347,13 @@ void ml_calib_value(sqlite3_context *ctx){
 void ml_calib_final(sqlite3_context *ctx){
   CalAgg *p = sqlite3_aggregate_context(ctx, 0);
   calib_result(ctx, p);
-  if( p ){ ml_free(p->aBin); p->aBin = 0; }
+  if( p ){
+    ml_free(p->aBin); p->aBin = 0;
+    if( uses_quantiles(p) ) ml_samples_clear(&p->smp);
+  }
 }
 
-/* ------------------------------------------- debiased estimators (sorted) */
+/* --------------------------------------- bins over the sorted sample */
 
 typedef struct CalSortAgg {
   MlSamples smp;      /* key p; label picks the array */
@@ -268,13 +361,28 @@ typedef struct CalSortAgg {
   int init;
 } CalSortAgg;
 
-/* Per-bin sums the two estimators share. */
+/* Adds cnt rows of value v (pos of them positive) to a bin. */
+static void cal_bin_add(CalBin *b, ml_i64 cnt, ml_i64 pos, double v){
+  b->n += cnt;
+  b->npos += pos;
+  ml_sum_add(&b->sp, (double)cnt * v);
+}
 
-/* eval_toolkit: equal-mass bins by rank.  Walking the sorted sample from the
-** top, a threshold's rows hold ascending ranks [lo, hi]: negatives first
-** (ties by label), so positives take the top dtp ranks. */
-static void fill_rank_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
-  ml_i64 n = ml_samples_count(smp);
+/* Boundary i of n ranks cut into B equal-mass parts: floor(i * (n/B)) with
+** n/B a double, and n at i = B -- numpy's linspace(0, n, B+1, dtype=int),
+** which is how eval_toolkit cuts.  (floor(i*n/B) in integers differs for
+** about 1 % of (n, B) pairs: n = 30, B = 22, i = 11 gives 14 here, 15 there.) */
+static ml_i64 mass_edge(ml_i64 i, ml_i64 n, ml_i64 B){
+  return i>=B ? n : (ml_i64)((double)i * ((double)n/(double)B));
+}
+
+/* Equal-mass bins, the one routine behind ece_equal_mass, ece_l2,
+** ece_l2_debiased and brier_decomposition.  Rows are ranked by p, ties by
+** label (0 before 1); part i holds ranks mass_edge(i) .. mass_edge(i+1)-1.
+** Walking the sweep from the top, a threshold's rows hold ascending ranks
+** [lo, hi]: negatives first, so positives take the top dtp ranks.  n >= B. */
+static void fill_mass_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
+  ml_i64 n = ml_samples_count(smp), i = B-1, lo = mass_edge(B-1, n, B);
   MlSweep w;
   ml_sweep_init(&w, smp, 0);
   while( ml_sweep_next(&w) ){
@@ -284,12 +392,10 @@ static void fill_rank_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
     for(pass=0; pass<2; pass++){                          /* positives, then negatives */
       ml_i64 cnt = pass==0 ? w.dtp : w.dfp;
       while( cnt>0 ){
-        ml_i64 i = ((r+1)*B + n - 1)/n - 1;               /* part holding rank r */
-        ml_i64 lo = i*n/B;
-        ml_i64 take = r - lo + 1 < cnt ? r - lo + 1 : cnt;
-        bin[i].n += take;
-        bin[i].npos += pass==0 ? take : 0;
-        ml_sum_add(&bin[i].sp, (double)take * pv);
+        ml_i64 take;
+        while( r<lo ){ i--; lo = mass_edge(i, n, B); }    /* part holding rank r */
+        take = r - lo + 1 < cnt ? r - lo + 1 : cnt;
+        cal_bin_add(&bin[i], take, pass==0 ? take : 0, pv);
         r -= take;
         cnt -= take;
       }
@@ -297,46 +403,85 @@ static void fill_rank_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
   }
 }
 
-/* Kumar et al.: parts of k = ceil(n/B) sorted values; edges at midpoints of
-** neighbouring parts, then 1.0; bin i = (e_{i-1}, e_i].  Returns the number
-** of bins used (m = ceil(n/k)), or -1 when out of memory. */
-static ml_i64 fill_kumar_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
-  ml_i64 n = ml_samples_count(smp);
-  ml_i64 k = (n + B - 1)/B, m = (n + k - 1)/k, nq = 2*(m-1), t = 0, j, i;
-  double *edge, *qv;
+/* Puts every row in bin i = the number of edge[0..nEdge-1] below its p
+** (numpy.searchsorted(edge, p, 'left'), or bisect_left): bin i holds
+** (edge[i-1], edge[i]].  Edges ascending. */
+static void fill_edge_bins(const MlSamples *smp, const double *edge, ml_i64 nEdge, CalBin *bin){
+  ml_i64 i = nEdge;
   MlSweep w;
-  edge = ml_malloc(sizeof(double) * (uint64_t)(m + nq));
-  if( edge==0 ) return -1;
-  qv = edge + m;
-  /* The values at the ranks around each cut, highest first: for j = m-2
-  ** down to 0, rank (j+1)k (first of part j+1) then (j+1)k - 1 (last of
-  ** part j).  A threshold's rows hold ranks [lo, lo + dtp + dfp). */
-  ml_sweep_init(&w, smp, 0);
-  while( t<nq && ml_sweep_next(&w) ){
-    ml_i64 lo = n - (w.tp + w.fp);
-    while( t<nq && (m-1 - t/2)*k - (t%2) >= lo ) qv[t++] = ml_double_of(w.key);
-  }
-  for(j=0; j<m-1; j++){
-    ml_i64 q = 2*(m-2-j);
-    edge[j] = (qv[q+1] + qv[q]) / 2.0;       /* (last of part j + first of part j+1) / 2 */
-  }
-  edge[m-1] = 1.0;
-  /* bisect_left on the edges (bin i holds (e_{i-1}, e_i]), values downwards */
-  i = m-1;
   ml_sweep_init(&w, smp, 0);
   while( ml_sweep_next(&w) ){
     double v = ml_double_of(w.key);
     while( i>0 && edge[i-1] >= v ) i--;
-    bin[i].n += w.dtp + w.dfp;
-    bin[i].npos += w.dtp;
-    ml_sum_add(&bin[i].sp, (double)(w.dtp + w.dfp) * v);
+    cal_bin_add(&bin[i], w.dtp + w.dfp, w.dtp, v);
   }
+}
+
+/* Kumar et al.: the sorted p split as numpy.array_split(p, B) does (parts
+** of ceil(n/B) values first, n mod B of them, then parts of floor(n/B));
+** edges at the midpoints between the last value of a part and the first of
+** the next, then 1.0; bin i = (e_{i-1}, e_i].  Equal edges leave a bin
+** empty, which is what removing duplicates does.  n >= B.  ML_OK or
+** ML_NOMEM. */
+static int fill_kumar_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
+  ml_i64 n = ml_samples_count(smp), q = n/B, rem = n%B, j;
+  double *edge = ml_malloc(sizeof(double) * (uint64_t)B);
+  if( edge==0 ) return ML_NOMEM;
+  for(j=0; j<B-1; j++){
+    ml_i64 next = (j+1)*q + (j+1<rem ? j+1 : rem);   /* first rank of part j+1 */
+    edge[j] = (ml_samples_at_rank(smp, next-1) + ml_samples_at_rank(smp, next)) / 2.0;
+  }
+  edge[B-1] = 1.0;
+  fill_edge_bins(smp, edge, B-1, bin);   /* p <= 1 = edge[B-1]: nothing beyond the last bin */
   ml_free(edge);
-  return m;
+  return ML_OK;
+}
+
+/* reliability(..., 'quantile'): edges numpy.percentile(p, linspace(0, 1,
+** B+1) * 100) -- the percentile divides by 100 again, so q_k is
+** (e_k * 100) / 100, which is not always e_k --, a row in bin
+** searchsorted(edges[1:-1], p), as sklearn's calibration_curve.  Writes the
+** non-empty bins; returns ML_OK or ML_NOMEM (j untouched then). */
+static int write_reliability_quantile(MlJson *j, CalAgg *p){
+  ml_i64 B = (ml_i64)p->param.v, n = ml_samples_count(&p->smp), k;
+  double *edge;
+  CalBin *bin;
+  if( ml_samples_sort(&p->smp) ) return ML_NOMEM;
+  edge = ml_malloc((sizeof(double) + sizeof(CalBin)) * (uint64_t)(B+1));
+  if( edge==0 ) return ML_NOMEM;
+  bin = (CalBin*)(edge + B + 1);
+  memset(bin, 0, sizeof(CalBin) * (size_t)B);
+  for(k=0; k<=B; k++){
+    double q = (width_edge(k, B) * 100.0) / 100.0, g, lo, hi;
+    ml_i64 r;
+    ml_quantile_index(n, q, &r, &g);
+    lo = ml_samples_at_rank(&p->smp, r);
+    hi = r+1<n ? ml_samples_at_rank(&p->smp, r+1) : lo;
+    edge[k] = ml_lerp_np(lo, hi, g);
+  }
+  fill_edge_bins(&p->smp, edge+1, B-1, bin);
+  ml_json_begin_array(j);
+  for(k=0; k<B; k++){
+    const CalBin *c = &bin[k];
+    if( c->n==0 ) continue;
+    ml_json_begin_object(j);
+    ml_json_key(j, "bin");      ml_json_int(j, k);
+    ml_json_key(j, "lo");       ml_json_double(j, edge[k]);
+    ml_json_key(j, "hi");       ml_json_double(j, edge[k+1]);
+    ml_json_key(j, "n");        ml_json_int(j, c->n);
+    ml_json_key(j, "mean_p");   ml_json_double(j, ml_sum_value(&c->sp)/(double)c->n);
+    ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+  ml_free(edge);
+  return ML_OK;
 }
 
 /*
-** SQL function: ece_l2_debiased(y, p [, bins=10]), ece_l2_kumar(y, p [, bins=15])
+** SQL function: ece_equal_mass(y, p [, bins=10]), ece_l2(y, p [, bins=10]),
+**   ece_l2_debiased(y, p [, bins=10]), brier_decomposition(y, p [, bins=10]),
+**   ece_l2_kumar(y, p [, bins=15])             -- xStep
 */
 void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -361,9 +506,56 @@ void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_samples_remove(&p->smp, y, pr, 0.0);
 }
 
+/* Mean of (p - y)^2 over the sorted sample, for brier_decomposition. */
+static double sample_brier(const MlSamples *smp){
+  MlSum e = {0.0, 0.0};
+  MlSweep w;
+  ml_sweep_init(&w, smp, 0);
+  while( ml_sweep_next(&w) ){
+    double v = ml_double_of(w.key);
+    ml_sum_add(&e, (double)w.dfp * v*v + (double)w.dtp * (1.0 - v)*(1.0 - v));
+  }
+  return ml_sum_value(&e) / (double)ml_samples_count(smp);
+}
+
+/* brier_decomposition's JSON from the equal-mass bins. */
+static void write_brier_decomposition(MlJson *j, const MlSamples *smp, const CalBin *bin, ml_i64 B){
+  ml_i64 n = ml_samples_count(smp), b;
+  double ybar = (double)smp->n[1] / (double)n;
+  MlSum rel = {0.0, 0.0}, res = {0.0, 0.0};
+  for(b=0; b<B; b++){
+    double nbv = (double)bin[b].n, pbar, yb;
+    if( bin[b].n==0 ) continue;
+    pbar = ml_sum_value(&bin[b].sp) / nbv;
+    yb = (double)bin[b].npos / nbv;
+    ml_sum_add(&rel, nbv/(double)n * (pbar - yb)*(pbar - yb));
+    ml_sum_add(&res, nbv/(double)n * (yb - ybar)*(yb - ybar));
+  }
+  ml_json_begin_object(j);
+  ml_json_key(j, "brier");       ml_json_double(j, sample_brier(smp));
+  ml_json_key(j, "reliability"); ml_json_double(j, ml_sum_value(&rel));
+  ml_json_key(j, "resolution");  ml_json_double(j, ml_sum_value(&res));
+  ml_json_key(j, "uncertainty"); ml_json_double(j, ybar * (1.0 - ybar));
+  ml_json_end_object(j);
+}
+
+/* One bin's term of the sum each scalar estimator adds up (n_b > 0). */
+static double bin_term(int kind, const CalBin *c, ml_i64 n){
+  double nbv = (double)c->n, w = nbv/(double)n;
+  double pbar = ml_sum_value(&c->sp) / nbv, ybar = (double)c->npos / nbv;
+  double d2 = (pbar - ybar)*(pbar - ybar);
+  switch( kind ){
+    case CAL_EQUAL_MASS:  return w * fabs(ybar - pbar);
+    case CAL_L2:          return w * d2;
+    case CAL_L2_DEBIASED: return w * (d2 - pbar*(1.0 - pbar)/nbv);
+    default:              /* CAL_L2_KUMAR: a bin of one row adds 0 */
+      return c->n<2 ? 0.0 : w * (d2 - ybar*(1.0 - ybar)/(nbv - 1.0));
+  }
+}
+
 static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ml_i64 n, B, nb, b;
+  ml_i64 n, B, b;
   CalBin *bin;
   MlSum tot = {0.0, 0.0};
   double v;
@@ -380,29 +572,31 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
   bin = ml_malloc(sizeof(CalBin) * (uint64_t)B);
   if( bin==0 ){ sqlite3_result_error_nomem(ctx); return; }
   memset(bin, 0, sizeof(CalBin) * (size_t)B);
-  if( d->kind==CAL_L2_DEBIASED ){
-    fill_rank_bins(&p->smp, bin, B);
-    nb = B;
-  }else{
-    nb = fill_kumar_bins(&p->smp, bin, B);
-    if( nb<0 ){ ml_free(bin); sqlite3_result_error_nomem(ctx); return; }
+  if( d->kind!=CAL_L2_KUMAR ){
+    fill_mass_bins(&p->smp, bin, B);
+  }else if( fill_kumar_bins(&p->smp, bin, B) ){
+    ml_free(bin);
+    sqlite3_result_error_nomem(ctx);
+    return;
   }
-  for(b=0; b<nb; b++){
-    double nbv = (double)bin[b].n, pbar, ybar, term;
-    if( bin[b].n==0 ) continue;
-    pbar = ml_sum_value(&bin[b].sp) / nbv;
-    ybar = (double)bin[b].npos / nbv;
-    if( d->kind==CAL_L2_DEBIASED ){
-      term = (pbar - ybar)*(pbar - ybar) - pbar*(1.0 - pbar)/nbv;
-    }else{
-      if( bin[b].n<2 ) continue;
-      term = (pbar - ybar)*(pbar - ybar) - ybar*(1.0 - ybar)/(nbv - 1.0);
-    }
-    ml_sum_add(&tot, nbv/(double)n * term);
+  if( d->kind==CAL_BRIER_DECOMP ){
+    MlJson j;
+    ml_json_init(&j);
+    write_brier_decomposition(&j, &p->smp, bin, B);
+    ml_free(bin);
+    ml_result_json(ctx, &j);
+    return;
+  }
+  for(b=0; b<B; b++){
+    if( bin[b].n ) ml_sum_add(&tot, bin_term(d->kind, &bin[b], n));
   }
   ml_free(bin);
   v = ml_sum_value(&tot);
-  sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0));
+  switch( d->kind ){
+    case CAL_EQUAL_MASS: sqlite3_result_double(ctx, v); break;
+    case CAL_L2:         sqlite3_result_double(ctx, sqrt(v)); break;
+    default:             sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0)); break;
+  }
 }
 
 void ml_calsort_value(sqlite3_context *ctx){

@@ -15,7 +15,8 @@
 **      included, so tables made by the shell's .import --csv work as they
 **      are.  Other text ('yes', '1x') stays an error.
 **   4. Parameters must be valid and the same in every row of a group; NULL
-**      is an error.
+**      is an error.  A text parameter (criterion, strategy) is one of a
+**      fixed list of words, compared case-insensitively.
 **   5. Every message starts with "fn(): ", names the argument and what was
 **      expected, and shows the bad value.
 **   6. A NULL result for an undefined metric logs SQLITE_WARNING with the
@@ -195,6 +196,34 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
     }else{
       sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%.15g, %.15g%c",
                        loOpen ? '(' : '[', lo, hi, hiOpen ? ')' : ']');
+    }
+    return bad_value(ctx, fn, name, zWhat, v);
+  }
+}
+
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                    const char *const *azChoice, MlParam *slot, int *out){
+  const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
+  int i;
+  if( z && slot->set && sqlite3_stricmp(z, azChoice[(int)slot->v])==0 ){   /* fast path */
+    *out = (int)slot->v;
+    return ML_ROW_OK;
+  }
+  for(i=0; z && azChoice[i]; i++){
+    if( sqlite3_stricmp(z, azChoice[i])!=0 ) continue;
+    *out = i;
+    if( !slot->set ){ slot->v = i; slot->set = 1; return ML_ROW_OK; }
+    ml_error(ctx, fn, "%s must be the same in every row of a group, got '%s' and then '%s'",
+             name, azChoice[(int)slot->v], azChoice[i]);
+    return ML_ROW_ERR;
+  }
+  {
+    char zWhat[160];
+    size_t n = 0;
+    zWhat[0] = 0;
+    for(i=0; azChoice[i]; i++){
+      sqlite3_snprintf((int)(sizeof(zWhat)-n), zWhat+n, "%s'%s'", i==0 ? "one of " : ", ", azChoice[i]);
+      n += strlen(zWhat+n);
     }
     return bad_value(ctx, fn, name, zWhat, v);
   }

@@ -108,6 +108,10 @@ int ml_samples_sort(MlSamples *s);
 uint64_t ml_samples_scratch_size(const MlSamples *s);
 void ml_samples_sort_using(MlSamples *s, void *scratch);
 
+/* The value at rank r (0-based, ascending) of the sorted samples, both
+** classes merged: O(log n).  0 <= r < ml_samples_count(s). */
+double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
+
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
@@ -185,6 +189,22 @@ double ml_fold_youden_j(const MlSamples *s);
 ** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
 
+/* McClish-standardised partial AUC up to max_fpr in (0, 1), the ROC curve
+** interpolated linearly at max_fpr (sklearn's roc_auc_score(max_fpr=...)). */
+double ml_fold_partial_auroc(const MlSamples *s, double max_fpr);
+
+/* operating_point's criteria, in the order of their names (ranking.c). */
+enum { ML_OP_FPR, ML_OP_SPECIFICITY, ML_OP_SENSITIVITY, ML_OP_PRECISION, ML_OP_MAX_F1, ML_OP_YOUDEN };
+/* The point a criterion picks among every distinct threshold and the
+** all-negative point; among equal optima the highest threshold. */
+typedef struct MlOpPoint {
+  ml_i64 tp, fp;        /* rows with score >= threshold (0, 0 at the all-negative point) */
+  ml_key key;           /* the threshold, unless allNegative */
+  int allNegative;      /* nothing predicted positive: threshold null */
+  int achieved;         /* some candidate met the target (always, without one) */
+} MlOpPoint;
+void ml_fold_operating_point(const MlSamples *s, int criterion, double target, MlOpPoint *out);
+
 /* Rows of each class that pass f (f may be NULL): O(n) when filtered. */
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N);
 
@@ -193,6 +213,11 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
 ** a (which is reordered).  n >= 1. */
 void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2);
+/* The pieces, for callers that hold sorted values: the virtual index
+** (n-1)q split into j = floor and g = fraction (j = n-1, g = 0 at the top),
+** and numpy's lerp (a + (b-a)g, or b - (b-a)(1-g) when g >= 0.5). */
+void ml_quantile_index(ml_i64 n, double q, ml_i64 *j, double *g);
+double ml_lerp_np(double a, double b, double g);
 
 /* ------------------------------------------------------------------- json */
 

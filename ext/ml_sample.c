@@ -3,8 +3,8 @@
 **
 ** ml_sample.c -- the scored-sample buffer shared by every sorted metric.
 **
-** Provides: ml_samples_* (append, kept-sorted insert/remove, sort) and
-** ml_radix_sort.  No SQL function lives here; ranking.c, stratified.c,
+** Provides: ml_samples_* (append, kept-sorted insert/remove, sort, the
+** value at a rank of the merged order) and ml_radix_sort.  No SQL function lives here; ranking.c, stratified.c,
 ** ordinal.c and calibration.c keep one MlSamples in their aggregate context.
 **
 ** Rules:
@@ -202,4 +202,24 @@ int ml_samples_sort(MlSamples *s){
   ml_samples_sort_using(s, scratch);
   ml_free(scratch);
   return ML_OK;
+}
+
+/* Two-array selection: with k = r+1 smallest rows split as i from the
+** negatives and k-i from the positives, the split is right when neither
+** side's last taken key exceeds the other side's first untaken one.  A
+** binary search on i finds it in O(log n). */
+double ml_samples_at_rank(const MlSamples *s, ml_i64 r){
+  ml_i64 n0 = s->n[0], n1 = s->n[1], k = r+1;
+  ml_i64 lo = k>n1 ? k-n1 : 0, hi = k<n0 ? k : n0;
+  for(;;){
+    ml_i64 i = lo + (hi-lo)/2, j = k - i;
+    if( i>0 && j<n1 && ml_samples_key(s, 0, i-1) > ml_samples_key(s, 1, j) ){
+      hi = i-1;                        /* took too many negatives */
+    }else if( j>0 && i<n0 && ml_samples_key(s, 1, j-1) > ml_samples_key(s, 0, i) ){
+      lo = i+1;                        /* took too few */
+    }else{
+      ml_key a = i>0 ? ml_samples_key(s, 0, i-1) : 0, b = j>0 ? ml_samples_key(s, 1, j-1) : 0;
+      return ml_double_of(a>b ? a : b);
+    }
+  }
 }

@@ -62,6 +62,11 @@ int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double
 ** every row.  NULL is an error (a parameter is not data). */
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                   double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out);
+/* A text parameter that names one of azChoice (NULL-terminated list of
+** lowercase words), case-insensitively, the same in every row; its index
+** goes to *out (and is what the slot keeps). */
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                    const char *const *azChoice, MlParam *slot, int *out);
 /* An integer parameter in lo..hi, the same in every row. */
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
@@ -74,19 +79,22 @@ int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3
   void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
   void x##_value(sqlite3_context*); \
   void x##_final(sqlite3_context*);
-ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, one state type */
-ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, O(1) counts */
-ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, reliability */
-ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_l2_debiased, ece_l2_kumar */
+ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point */
+ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, O(1) counts */
+ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, mce, reliability */
+ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_debiased,
+                               brier_decomposition, ece_l2_kumar */
 ML_AGG_DECL(ml_strat)       /* stratified.c */
 ML_AGG_DECL(ml_ord)         /* ordinal.c */
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
-       RK_PR_CURVE, RK_ROC_CURVE, RK_CONFUSION };
+       RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
+       RK_CONFUSION, RK_PRECISION_AT_PRIOR };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT, ORD_STATE };
-enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
+enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
+       CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR };
 
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of

@@ -5,8 +5,9 @@
 **
 ** Provides: ml_sweep_init/next, ml_count_classes and the folds
 ** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
-** ml_fold_tpr_at_fpr.  Callers: ranking.c (pr_auc, auroc, nap, youden_j,
-** tpr_at_fpr, sens_at_spec, pr_curve, roc_curve), stratified.c (the same AP
+** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point.
+** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
+** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve), stratified.c (the same AP
 ** with a filter on the stratifier), ordinal.c (AP per cut), calibration.c
 ** (the debiased ECEs walk the sorted probabilities through it).
 **
@@ -19,6 +20,13 @@
 **   3. The folds match scikit-learn's definitions exactly: AP is
 **      sum (R_i - R_{i-1}) P_i with no interpolation, AUROC counts a tied
 **      positive/negative pair as 1/2 (trapezoids between sweep points).
+**   4. Partial AUROC: whole trapezoids up to the last point with
+**      FPR <= max_fpr, then the crossing segment interpolated at max_fpr as
+**      numpy.interp does; McClish's standardisation 0.5 (1 + (A - m^2/2) /
+**      (m - m^2/2)).
+**   5. Operating points: the candidates are the all-negative point (highest
+**      of all) and every distinct threshold; among equal optima the first
+**      met along the sweep -- the highest threshold -- stays.
 **
 ** Cost: O(n) for one sweep over sorted samples, O(1) extra memory.
 */
@@ -96,4 +104,77 @@ double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
     best = (double)w.tp/(double)w.P;
   }
   return best;
+}
+
+double ml_fold_partial_auroc(const MlSamples *s, double max_fpr){
+  MlSweep w;
+  double area2 = 0.0, part = 0.0, N, P, pa, lo;
+  ml_i64 fp0 = 0, tp0 = 0;
+  ml_sweep_init(&w, s, 0);
+  N = (double)w.N; P = (double)w.P;
+  while( ml_sweep_next(&w) ){
+    double x1 = (double)w.fp/N;
+    if( x1 > max_fpr ){
+      /* the segment that crosses max_fpr: numpy.interp between its ends
+      ** (the start itself when it lies on max_fpr), then one trapezoid */
+      double x0 = (double)fp0/N, y0 = (double)tp0/P, y1 = (double)w.tp/P, yi;
+      if( x0==max_fpr ) yi = y0;
+      else yi = (y1 - y0)/(x1 - x0) * (max_fpr - x0) + y0;
+      part = (max_fpr - x0) * (yi + y0) / 2.0;
+      break;
+    }
+    /* a whole trapezoid, exact in units of one (pos, neg) pair, as auroc */
+    area2 += (double)w.dfp * (double)(2*w.tp - w.dtp);
+    fp0 = w.fp; tp0 = w.tp;
+  }
+  pa = area2 / (2.0 * P * N) + part;
+  lo = 0.5 * max_fpr * max_fpr;            /* the diagonal's area up to max_fpr */
+  return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
+}
+
+/* Does the all-negative point, or a point with counts (tp, fp), meet the
+** target?  Written as the reference writes each test, so a point on the
+** boundary is decided the same way. */
+static int op_meets(int criterion, double target, ml_i64 tp, ml_i64 fp, ml_i64 P, ml_i64 N){
+  switch( criterion ){
+    case ML_OP_FPR:         return (double)fp/(double)N <= target;
+    case ML_OP_SPECIFICITY: return 1.0 - (double)fp/(double)N >= target;
+    case ML_OP_SENSITIVITY: return (double)tp/(double)P >= target;
+    case ML_OP_PRECISION:   return tp+fp>0 && (double)tp/(double)(tp+fp) >= target;
+    default:                return 1;
+  }
+}
+
+/* Is (tp, fp) strictly better than the best so far?  Compared exactly in
+** integers (F1 = 2tp/(tp+fp+P), J = (tp N - fp P)/(P N)), so that equal
+** optima are equal whatever their doubles; exact below about 2^31 rows. */
+static int op_better(int criterion, ml_i64 tp, ml_i64 fp, const MlOpPoint *b, ml_i64 P, ml_i64 N){
+  switch( criterion ){
+    case ML_OP_SENSITIVITY: return fp < b->fp;             /* max specificity */
+    case ML_OP_MAX_F1:      return tp*(b->tp + b->fp + P) > b->tp*(tp + fp + P);
+    case ML_OP_YOUDEN:      return tp*N - fp*P > b->tp*N - b->fp*P;
+    default:                return tp > b->tp;             /* max TPR (recall) */
+  }
+}
+
+void ml_fold_operating_point(const MlSamples *s, int criterion, double target, MlOpPoint *out){
+  MlSweep w;
+  ml_sweep_init(&w, s, 0);
+  memset(out, 0, sizeof(*out));
+  out->allNegative = 1;
+  out->achieved = op_meets(criterion, target, 0, 0, w.P, w.N);
+  while( ml_sweep_next(&w) ){
+    if( !op_meets(criterion, target, w.tp, w.fp, w.P, w.N) ){
+      /* fp only grows along the sweep: past the FPR bound nothing meets it */
+      if( criterion==ML_OP_FPR || criterion==ML_OP_SPECIFICITY ) break;
+      continue;
+    }
+    if( !out->achieved || op_better(criterion, w.tp, w.fp, out, w.P, w.N) ){
+      out->tp = w.tp; out->fp = w.fp; out->key = w.key;
+      out->allNegative = 0;
+      out->achieved = 1;
+    }
+    /* tp and fp only grow: the first point over a TPR bound has the fewest fp */
+    if( criterion==ML_OP_SENSITIVITY ) break;
+  }
 }

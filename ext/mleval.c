@@ -7,9 +7,10 @@
 ** Provides the registration table of every SQL function (ml_functions),
 ** mleval_version(), mleval_build_info() and mleval_functions().  The
 ** metrics live in one file per family:
-**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec
-**                  confusion pr_curve roc_curve
-**   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
+**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec partial_auroc
+**                  operating_point confusion precision_at_prior pr_curve roc_curve
+**   calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
+**                  ece_l2_debiased brier_decomposition ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
 **   svd_bench.c    the svd_bench table-valued function (its back ends are
@@ -80,12 +81,19 @@ const MlFuncDesc ml_functions[] = {
   { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, 0 },
   { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, J },
   { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, J },
+  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, 0 },
+  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, J },
   { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, J },
+  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, J },
   /* calibration.c */
   { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0 },
   { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0 },
   { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, 0 },
-  { "reliability",     "y, p [, bins]",            2,  3, &famCalib, 0, CAL_RELIABILITY, J },
+  { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, 0 },
+  { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, J },
+  { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, 0 },
+  { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, 0 },
+  { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, J },
   { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0 },
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0 },
   /* stratified.c */

@@ -55,6 +55,14 @@ static const char *aCase[] = {
   "SELECT brier(y, p)" W ", log_loss(y, p, 0.01)" W ", ece(y, p)" W ", reliability(y, p)" W " FROM t",
   "SELECT g, ece_l2_debiased(y, p), ece_l2_kumar(y, p, 4) FROM t GROUP BY g",
   "SELECT ece_l2_debiased(y, p, 5)" W ", ece_l2_kumar(y, p, 5)" W " FROM t",
+  "SELECT g, mce(y, p), ece_equal_mass(y, p, 4), ece_l2(y, p), brier_decomposition(y, p, 3) FROM t GROUP BY g",
+  "SELECT mce(y, p, 5)" W ", ece_equal_mass(y, p, 3)" W ", ece_l2(y, p, 3)" W ", brier_decomposition(y, p)" W " FROM t",
+  "SELECT g, reliability(y, p, 4, 'quantile'), reliability(y, p, 4, 'uniform') FROM t GROUP BY g",
+  "SELECT reliability(y, p, 3, 'quantile')" W " FROM t",
+  "SELECT g, partial_auroc(y, s, 0.3), operating_point(y, s, 'specificity', 0.95), operating_point(y, s, 'max_f1'),"
+  " precision_at_prior(y, s, 0.5, 0.01) FROM t GROUP BY g",
+  "SELECT partial_auroc(y, s, 0.2)" W ", operating_point(y, s, 'youden')" W ", precision_at_prior(y, s, 0.4, 0.1)" W " FROM t",
+  "SELECT operating_point(y, s, 'f1') FROM t",       /* a choice error text under OOM */
   "SELECT g, strat_pr_auc(y, s, z), strat_gap(y, s, z, 0.1, 0.9), strat_report(y, s, z) FROM t GROUP BY g",
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",

@@ -16,6 +16,9 @@ import sqlite3
 
 import mltest
 
+CRITERIA = "one of 'fpr', 'specificity', 'sensitivity', 'precision', 'max_f1', 'youden'"
+STRATEGIES = "one of 'uniform', 'quantile'"
+
 # name: (shape, extra params (SQL text), [(bad param SQL, expected message tail)], varying-param name)
 #   shapes: score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k)
 FUNCS = {
@@ -28,12 +31,41 @@ FUNCS = {
     "sens_at_spec": ("score", ", 0.9", [(", 0", "target_spec must be a number in (0, 1), got 0"),
                                         (", NULL", "target_spec must be a number in (0, 1), got NULL")], "target_spec"),
     "confusion": ("score", ", 0.5", [(", 'a'", "threshold must be a number, got text 'a'")], "threshold"),
+    "precision_at_prior": ("score", ", 0.5, 0.1", [(", 0.5, 0", "prior must be a number in (0, 1), got 0"),
+                                                   (", 0.5, 1", "prior must be a number in (0, 1), got 1"),
+                                                   (", 0.5, 'x'", "prior must be a number in (0, 1), got text 'x'"),
+                                                   (", 0.5, NULL", "prior must be a number in (0, 1), got NULL"),
+                                                   (", 'a', 0.1", "threshold must be a number, got text 'a'")], "prior"),
+    "partial_auroc": ("score", ", 0.5", [(", 0", "max_fpr must be a number in (0, 1], got 0"),
+                                         (", 1.5", "max_fpr must be a number in (0, 1], got 1.5"),
+                                         (", 'a'", "max_fpr must be a number in (0, 1], got text 'a'"),
+                                         (", NULL", "max_fpr must be a number in (0, 1], got NULL")], "max_fpr"),
+    "operating_point": ("score", ", 'fpr', 0.1", [
+        (", 'f1', 0.1", "criterion must be " + CRITERIA + ", got text 'f1'"),
+        (", NULL, 0.1", "criterion must be " + CRITERIA + ", got NULL"),
+        (", 0.1, 0.1", "criterion must be " + CRITERIA + ", got 0.1"),
+        (", 'fpr', 1.0", "target must be a number in (0, 1), got 1.0"),
+        (", 'specificity', 0", "target must be a number in (0, 1), got 0"),
+        (", 'precision', 'x'", "target must be a number in (0, 1), got text 'x'"),
+        (", 'sensitivity', NULL", "target must be a number in (0, 1), got NULL"),
+        (", 'fpr'", "criterion 'fpr' needs a target in (0, 1)"),
+        (", 'SENSITIVITY'", "criterion 'sensitivity' needs a target in (0, 1)"),
+        (", 'youden', 0.5", "criterion 'youden' takes no target, got 0.5"),
+        (", 'max_f1', NULL", "criterion 'max_f1' takes no target, got NULL")], "target"),
     "pr_curve": ("score", "", [], None),
     "roc_curve": ("score", "", [], None),
     "brier": ("prob", "", [], None),
     "log_loss": ("prob", ", 1e-15", [(", 0.7", "eps must be a number in (0, 0.5), got 0.7")], "eps"),
     "ece": ("prob", ", 10", [(", 0", "bins must be an integer in 1..100000, got 0")], "bins"),
-    "reliability": ("prob", ", 10", [(", 2.5", "bins must be an integer in 1..100000, got 2.5")], "bins"),
+    "mce": ("prob", ", 10", [(", 0", "bins must be an integer in 1..100000, got 0")], "bins"),
+    "reliability": ("prob", ", 10", [(", 2.5", "bins must be an integer in 1..100000, got 2.5"),
+                                     (", 10, 'bogus'", "strategy must be " + STRATEGIES + ", got text 'bogus'"),
+                                     (", 10, NULL", "strategy must be " + STRATEGIES + ", got NULL"),
+                                     (", 10, 1", "strategy must be " + STRATEGIES + ", got 1"),
+                                     (", 0, 'quantile'", "bins must be an integer in 1..100000, got 0")], "bins"),
+    "ece_equal_mass": ("prob", ", 2", [(", 'x'", "bins must be an integer in 1..100000, got text 'x'")], "bins"),
+    "ece_l2": ("prob", ", 2", [(", 0.5", "bins must be an integer in 1..100000, got 0.5")], "bins"),
+    "brier_decomposition": ("prob", ", 2", [(", NULL", "bins must be an integer in 1..100000, got NULL")], "bins"),
     "ece_l2_debiased": ("prob", ", 2", [(", 100001", "bins must be an integer in 1..100000, got 100001")], "bins"),
     "ece_l2_kumar": ("prob", ", 2", [(", -1", "bins must be an integer in 1..100000, got -1")], "bins"),
     "strat_pr_auc": ("strat", ", 0.25, 0.75", [(", 0.8, 0.2", "ql must be less than qh, got ql = 0.8 and qh = 0.2"),
@@ -51,9 +83,31 @@ FUNCS = {
     "mleval_build_info": ("scalar", "", [], None),
     "mleval_functions": ("scalar", "", [], None),
 }
-ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "reliability", "ece_l2_debiased", "ece_l2_kumar",
+ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
+                     "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar",
                      "ml_state", "ml_state_ordinal"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
+
+# Text parameters that must agree across rows, and the rules between two
+# parameters, which the generic columns above cannot express.
+TWO_ROWS = "FROM (SELECT 0 AS y, 0.5 AS s UNION ALL SELECT 1, 0.6)"
+EXTRA_ERRORS = [
+    ("SELECT reliability(y, s, 5, CASE WHEN y = 0 THEN 'uniform' ELSE 'quantile' END) " + TWO_ROWS,
+     "reliability(): strategy must be the same in every row of a group, got 'uniform' and then 'quantile'"),
+    ("SELECT operating_point(y, s, CASE WHEN y = 0 THEN 'youden' ELSE 'max_f1' END) " + TWO_ROWS,
+     "operating_point(): criterion must be the same in every row of a group, got 'youden' and then 'max_f1'"),
+    ("SELECT operating_point(y, s, CASE WHEN y = 0 THEN 'fpr' ELSE 'youden' END, 0.1) " + TWO_ROWS,
+     "operating_point(): criterion must be the same in every row of a group, got 'fpr' and then 'youden'"),
+    ("SELECT operating_point(y, s, 'youden', CASE WHEN y = 0 THEN NULL ELSE 0.5 END) " + TWO_ROWS,
+     "operating_point(): criterion 'youden' takes no target, got NULL"),
+    ("SELECT operating_point(y, s, 'precision', 0.5, 1) " + TWO_ROWS,
+     "operating_point(): expects (y, s, criterion [, target]), got 5 arguments"),
+    ("SELECT reliability(y, s, 5, 'quantile', 1) " + TWO_ROWS,
+     "reliability(): expects (y, p [, bins [, strategy]]), got 5 arguments"),
+    ("SELECT partial_auroc(y, s) " + TWO_ROWS, "partial_auroc(): expects (y, s, max_fpr), got 2 arguments"),
+    ("SELECT precision_at_prior(y, s, 0.5) " + TWO_ROWS,
+     "precision_at_prior(): expects (y, s, threshold, prior), got 3 arguments"),
+]
 
 
 def call(name, shape, y, x, extra):
@@ -132,6 +186,7 @@ def main():
                 ck.error(con, q, (), "auprc_ge(): k must be the same in every row of a group, got 1 and then 2")
             else:
                 vals = {"target_fpr": ("0.1", "0.2"), "target_spec": ("0.9", "0.8"), "threshold": ("0.5", "0.6"),
+                        "max_fpr": ("0.5", "0.6"), "target": ("0.1", "0.2"), "prior": ("0.1", "0.2"),
                         "eps": ("0.001", "0.002"), "bins": ("10", "11"), "ql": ("0.25", "0.3"),
                         "gap_threshold": ("0.05", "0.06")}[varying]
                 ex = extra.replace(vals[0], "CASE WHEN y = 0 THEN %s ELSE %s END" % vals, 1)
@@ -157,6 +212,9 @@ def main():
             ck.true(one is not None and '"ordinal_auprc":null' in one, name + " one class: means null")
         else:
             ck.equal(one, None, name + " one class: NULL")
+    for sql, msg in EXTRA_ERRORS:
+        ck.error(con, sql, (), msg)
+        after_error(sql)
     ck.finish()
 
 

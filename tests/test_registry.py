@@ -98,6 +98,10 @@ def main():
             args = ", ".join(["a", "b"] + ["0.5"] * (n - 2)) if f["family"] != "ordinal" or n != 3 else "a, b, 1"
             if f["family"] == "stratified":
                 args = "a, b, c"
+            if f["name"] == "operating_point":     # a text criterion
+                args = "a, b, 'youden'"
+            if f["name"] == "brier_decomposition":  # NULL on fewer rows than bins
+                args = "a, b, 1"
             # a subquery column drops subtypes: call it inside json_array itself
             v = con.execute("SELECT json_valid(%s(%s)), json_type(json_array(%s(%s)), '$[0]') FROM t"
                             % (f["name"], args, f["name"], args)).fetchone()

@@ -19,6 +19,11 @@ static const char *azCall[] = {
   "strat_pr_auc(a, b, c)", "strat_gap(a, b, c, d, e)", "strat_report(a, b, c, d, e)",
   "auprc_ge(a, b, c)", "ordinal_auprc(a, b, c)", "ordinal_nap(a, b, c, d)",
   "ordinal_report(a, b, c, d, e)", "ordinal_auprc(a, b)",
+  "mce(a, b)", "mce(a, b, c)", "ece_equal_mass(a, b, c)", "ece_l2(a, b, c)",
+  "brier_decomposition(a, b, c)", "reliability(a, b, c, 'quantile')", "reliability(a, b, c, d)",
+  "partial_auroc(a, b, c)", "operating_point(a, b, 'fpr', c)", "operating_point(a, b, 'max_f1')",
+  "operating_point(a, b, d, c)", "operating_point(a, b, 'precision', c)",
+  "precision_at_prior(a, b, c, d)", "precision_at_prior(a, b, 0.5, c)",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)",
 };
 
