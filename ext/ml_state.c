@@ -672,6 +672,14 @@ typedef struct MlMerger {
   MlReader *r;
   MlEntry *head;
   int *heap;
+  /* Counting mode: every section holds scaled scores (integers over 10^d)
+  ** and no stratifier, and the integers span a range not much wider than
+  ** the entries: the counts of each integer are added in a table indexed
+  ** by it, then read back in order.  O(entries + range), no comparisons:
+  ** merging many states of rounded probabilities costs one pass. */
+  ml_i64 (*cnt)[2];
+  int64_t lo, nSlot, at;
+  int scale;
 } MlMerger;
 
 static inline int merger_less(const MlMerger *m, int a, int b){
@@ -689,9 +697,73 @@ static void merger_sift(MlMerger *m, int i){
   }
 }
 
+/* The integers of a scaled section, first and last (entries ascend). */
+static void section_int_range(const MlSection *s, int64_t *first, int64_t *last){
+  const unsigned char *p = s->p;
+  uint64_t u = 0;
+  ml_i64 i;
+  for(i=0; i<s->nEntry; i++){
+    u += get_varint_fast(&p);
+    if( i==0 ) *first = (int64_t)(u ^ TOP_BIT);
+    get_varint_fast(&p); get_varint_fast(&p);
+  }
+  *last = (int64_t)(u ^ TOP_BIT);
+}
+
+/* Tries the counting mode; ML_OK with m->cnt set, ML_OK without (not
+** applicable), or ML_NOMEM. */
+static int merger_counting(MlMerger *m, const MlSection *const *secs, int k){
+  int64_t lo = 0, hi = 0;
+  ml_i64 nEntry = 0;
+  int j, scale = 0, any = 0;
+  if( k<3 ) return ML_OK;
+  for(j=0; j<k; j++){
+    if( secs[j]->codec[0]==0 || secs[j]->codec[1]!=ML_CODEC_NONE ) return ML_OK;
+    if( secs[j]->codec[0]-1 > scale ) scale = secs[j]->codec[0]-1;
+    nEntry += secs[j]->nEntry;
+  }
+  for(j=0; j<k; j++){
+    int64_t a = 0, b = 0, mul = 1;
+    int d;
+    if( secs[j]->nEntry==0 ) continue;
+    for(d=secs[j]->codec[0]-1; d<scale; d++) mul *= 10;
+    section_int_range(secs[j], &a, &b);
+    if( a < -(int64_t)SCALED_MAX/mul || b > (int64_t)SCALED_MAX/mul ) return ML_OK;
+    a *= mul; b *= mul;
+    if( !any || a<lo ) lo = a;
+    if( !any || b>hi ) hi = b;
+    any = 1;
+  }
+  if( !any || hi - lo >= 4*nEntry + 4096 ) return ML_OK;
+  m->nSlot = hi - lo + 1;
+  m->cnt = ml_malloc(sizeof(m->cnt[0]) * (uint64_t)m->nSlot);
+  if( m->cnt==0 ) return ML_NOMEM;
+  memset(m->cnt, 0, sizeof(m->cnt[0]) * (size_t)m->nSlot);
+  m->lo = lo;
+  m->scale = scale;
+  for(j=0; j<k; j++){
+    const unsigned char *p = secs[j]->p;
+    uint64_t u = 0;
+    int64_t mul = 1;
+    ml_i64 i;
+    int d;
+    for(d=secs[j]->codec[0]-1; d<scale; d++) mul *= 10;
+    for(i=0; i<secs[j]->nEntry; i++){
+      ml_i64 *c;
+      u += get_varint_fast(&p);
+      c = m->cnt[(int64_t)(u ^ TOP_BIT)*mul - lo];
+      c[0] += (ml_i64)get_varint_fast(&p);
+      c[1] += (ml_i64)get_varint_fast(&p);
+    }
+  }
+  return ML_OK;
+}
+
 static int merger_init(MlMerger *m, const MlSection *const *secs, int k){
   int i;
   memset(m, 0, sizeof(*m));
+  if( merger_counting(m, secs, k) ) return ML_NOMEM;
+  if( m->cnt ) return ML_OK;
   m->r = ml_malloc((sizeof(MlReader) + sizeof(MlEntry) + sizeof(int)) * (uint64_t)(k>0 ? k : 1));
   if( m->r==0 ) return ML_NOMEM;
   m->head = (MlEntry*)(m->r + k);
@@ -705,11 +777,22 @@ static int merger_init(MlMerger *m, const MlSection *const *secs, int k){
   return ML_OK;
 }
 
-static void merger_free(MlMerger *m){ ml_free(m->r); m->r = 0; }
+static void merger_free(MlMerger *m){ ml_free(m->r); m->r = 0; ml_free(m->cnt); m->cnt = 0; }
 
 /* The next combined entry; 0 at the end. */
 static int merger_next(MlMerger *m, MlEntry *e){
   int first = 1;
+  if( m->cnt ){
+    while( m->at < m->nSlot ){
+      ml_i64 *c = m->cnt[m->at++];
+      if( c[0]==0 && c[1]==0 ) continue;
+      e->key = ml_key_of((double)(m->lo + m->at - 1) / aPow10[m->scale]);
+      e->zkey = 0;
+      e->n[0] = c[0]; e->n[1] = c[1];
+      return 1;
+    }
+    return 0;
+  }
   while( m->nHeap>0 ){
     int t = m->heap[0];
     if( first ){ *e = m->head[t]; first = 0; }
