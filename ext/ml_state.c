@@ -176,27 +176,50 @@ ml_key ml_zkey_of(double d){
 }
 double ml_double_of_zkey(ml_key k){ return ml_double_of(k); }
 
+/* A scaled value: the double nearest i / 10^d, moved by corr (-1, 0, +1)
+** ulps.  The correction keeps doubles that are one ulp off the nearest --
+** SQLite's round() makes some, its text-to-double conversion is not always
+** correctly rounded -- in the scaled codec, bit for bit. */
+static inline double scaled_double(int64_t i, int corr, int d){
+  double s = (double)i / aPow10[d];
+  if( corr>0 ) s = nextafter(s, INFINITY);
+  else if( corr<0 ) s = nextafter(s, -INFINITY);
+  return s;
+}
+/* A scaled column value as written: ((i + 2^52) << 2) | (corr + 1),
+** ascending with the value. */
+#define SCALED_OFF     4503599627370496LL      /* 2^52 */
+#define SCALED_INT(u)  ((int64_t)((u) >> 2) - SCALED_OFF)
+#define SCALED_CORR(u) ((int)((u) & 3) - 1)
+#define SCALED_OK(u)   (((u) & 3)!=3 && ((u) >> 2) <= (uint64_t)(2*SCALED_OFF))
+
 /* The unsigned order-preserving integer written for a column value (score
 ** key, or stratifier zkey) under codec c; ML_NEED_RAW when the value is not
-** an integer over 10^d. */
+** within an ulp of an integer over 10^d. */
 static inline int codec_put(int c, ml_key k, uint64_t *u){
   double s, x, back;
   long long i;
+  int corr;
   if( c==0 ){ *u = k; return ML_OK; }
   s = ml_double_of(k);
   x = s * aPow10[c-1];
   if( !(fabs(x) <= SCALED_MAX) ) return ML_NEED_RAW;
   i = llround(x);
-  back = (double)i / aPow10[c-1];
-  if( memcmp(&back, &s, 8)!=0 ) return ML_NEED_RAW;
-  *u = (uint64_t)i ^ TOP_BIT;
-  return ML_OK;
+  for(corr=0; corr<3; corr++){
+    int dc = corr==0 ? 0 : corr==1 ? 1 : -1;
+    back = scaled_double(i, dc, c-1);
+    if( memcmp(&back, &s, 8)==0 ){
+      *u = ((uint64_t)(i + SCALED_OFF) << 2) | (uint64_t)(dc + 1);
+      return ML_OK;
+    }
+  }
+  return ML_NEED_RAW;
 }
 /* Value from its written integer: the score key (fold -0.0) or the zkey. */
 static inline ml_key codec_get(int c, uint64_t u, int isStrat){
   double s;
   if( c==0 ) return u;
-  s = (double)(long long)(u ^ TOP_BIT) / aPow10[c-1];
+  s = scaled_double(SCALED_INT(u), SCALED_CORR(u), c-1);
   return isStrat ? ml_zkey_of(s) : ml_key_of(s);
 }
 
@@ -316,18 +339,12 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
     if( !get_varint(&p, end, &d) ) goto corrupt;
     u = prev[0] + d;
     if( u<prev[0] ) goto corrupt;                               /* wrapped */
-    if( s->codec[0]>0 ){
-      int64_t iv = (int64_t)(u ^ TOP_BIT);
-      if( iv > (int64_t)SCALED_MAX || iv < -(int64_t)SCALED_MAX ) goto corrupt;
-    }
+    if( s->codec[0]>0 && !SCALED_OK(u) ) goto corrupt;
     key = codec_get(s->codec[0], u, 0);
     if( isStrat ){
       if( !get_varint(&p, end, &zz) ) goto corrupt;
       uz = prev[1] + (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
-      if( s->codec[1]>0 ){
-        int64_t iv = (int64_t)(uz ^ TOP_BIT);
-        if( iv > (int64_t)SCALED_MAX || iv < -(int64_t)SCALED_MAX ) goto corrupt;
-      }
+      if( s->codec[1]>0 && !SCALED_OK(uz) ) goto corrupt;
       zk = codec_get(s->codec[1], uz, 1);
     }
     if( ml_double_of(key)!=ml_double_of(key) || (isStrat && ml_double_of(zk)!=ml_double_of(zk)) ){
@@ -704,10 +721,10 @@ static void section_int_range(const MlSection *s, int64_t *first, int64_t *last)
   ml_i64 i;
   for(i=0; i<s->nEntry; i++){
     u += get_varint_fast(&p);
-    if( i==0 ) *first = (int64_t)(u ^ TOP_BIT);
+    if( i==0 ) *first = SCALED_INT(u);
     get_varint_fast(&p); get_varint_fast(&p);
   }
-  *last = (int64_t)(u ^ TOP_BIT);
+  *last = SCALED_INT(u);
 }
 
 /* Tries the counting mode; ML_OK with m->cnt set, ML_OK without (not
@@ -734,8 +751,8 @@ static int merger_counting(MlMerger *m, const MlSection *const *secs, int k){
     if( !any || b>hi ) hi = b;
     any = 1;
   }
-  if( !any || hi - lo >= 4*nEntry + 4096 ) return ML_OK;
-  m->nSlot = hi - lo + 1;
+  if( !any || hi - lo >= 2*nEntry + 4096 ) return ML_OK;
+  m->nSlot = ((hi - lo) << 2) + 4;            /* 4 slots per integer: the correction */
   m->cnt = ml_malloc(sizeof(m->cnt[0]) * (uint64_t)m->nSlot);
   if( m->cnt==0 ) return ML_NOMEM;
   memset(m->cnt, 0, sizeof(m->cnt[0]) * (size_t)m->nSlot);
@@ -751,7 +768,7 @@ static int merger_counting(MlMerger *m, const MlSection *const *secs, int k){
     for(i=0; i<secs[j]->nEntry; i++){
       ml_i64 *c;
       u += get_varint_fast(&p);
-      c = m->cnt[(int64_t)(u ^ TOP_BIT)*mul - lo];
+      c = m->cnt[((SCALED_INT(u)*mul - lo) << 2) | (int64_t)(u & 3)];
       c[0] += (ml_i64)get_varint_fast(&p);
       c[1] += (ml_i64)get_varint_fast(&p);
     }
@@ -786,7 +803,7 @@ static int merger_next(MlMerger *m, MlEntry *e){
     while( m->at < m->nSlot ){
       ml_i64 *c = m->cnt[m->at++];
       if( c[0]==0 && c[1]==0 ) continue;
-      e->key = ml_key_of((double)(m->lo + m->at - 1) / aPow10[m->scale]);
+      e->key = ml_key_of(scaled_double(m->lo + ((m->at - 1) >> 2), (int)((m->at - 1) & 3) - 1, m->scale));
       e->zkey = 0;
       e->n[0] = c[0]; e->n[1] = c[1];
       return 1;
