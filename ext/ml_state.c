@@ -192,6 +192,7 @@ static inline double scaled_double(int64_t i, int corr, int d){
 #define SCALED_INT(u)  ((int64_t)((u) >> 2) - SCALED_OFF)
 #define SCALED_CORR(u) ((int)((u) & 3) - 1)
 #define SCALED_OK(u)   (((u) & 3)!=3 && ((u) >> 2) <= (uint64_t)(2*SCALED_OFF))
+#define FAST_LIM       (1LL<<48)
 
 /* The unsigned order-preserving integer written for a column value (score
 ** key, or stratifier zkey) under codec c; ML_NEED_RAW when the value is not
@@ -331,6 +332,7 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
   const unsigned char *p = s->p, *end = s->p + s->nByte;
   uint64_t prev[2] = {0, 0}, d, zz;
   ml_key lastKey = 0, lastZ = 0;
+  int fast, lastFast = 0;
   ml_i64 i, sum[2] = {0, 0};
   for(i=0; i<s->nEntry; i++){
     uint64_t c[2], u, uz = 0;
@@ -340,7 +342,18 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
     u = prev[0] + d;
     if( u<prev[0] ) goto corrupt;                               /* wrapped */
     if( s->codec[0]>0 && !SCALED_OK(u) ) goto corrupt;
+    /* Binary sections of small scaled integers: ascending integers are
+    ** ascending distinct doubles (their spacing is far above an ulp), so
+    ** the order is checked on them, without a division per entry. */
+    fast = s->codec[0]>0 && !isStrat && SCALED_INT(u) < FAST_LIM && SCALED_INT(u) > -FAST_LIM;
+    if( fast ){
+      if( i>0 && d==0 ) goto order;
+      lastFast = 1;
+      goto counts;
+    }
     key = codec_get(s->codec[0], u, 0);
+    if( lastFast ) lastKey = codec_get(s->codec[0], prev[0], 0);
+    lastFast = 0;
     if( isStrat ){
       if( !get_varint(&p, end, &zz) ) goto corrupt;
       uz = prev[1] + (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
@@ -351,9 +364,9 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
       goto corrupt;                                              /* NaN */
     }
     /* strictly ascending by (score, strat), as decoded */
-    if( i>0 && (key<lastKey || (key==lastKey && (!isStrat || zk<=lastZ))) ){
-      return bad(zErr, nErr, "the state is corrupted: entries of section %d are not in ascending order", iSec+1);
-    }
+    if( i>0 && (key<lastKey || (key==lastKey && (!isStrat || zk<=lastZ))) ) goto order;
+    lastKey = key; lastZ = zk;
+counts:
     if( !get_varint(&p, end, &c[0]) || !get_varint(&p, end, &c[1]) ) goto corrupt;
     if( c[0]==0 && c[1]==0 ) goto corrupt;
     for(y=0; y<2; y++){
@@ -363,7 +376,6 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
       sum[y] += (ml_i64)c[y];
     }
     prev[0] = u; prev[1] = uz;
-    lastKey = key; lastZ = zk;
   }
   if( p!=end ) goto corrupt;
   if( sum[0]!=s->n[0] || sum[1]!=s->n[1] ){
@@ -372,6 +384,8 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
   return ML_OK;
 corrupt:
   return bad(zErr, nErr, "the state is corrupted: bad entry %lld of section %d", (long long)i+1, iSec+1);
+order:
+  return bad(zErr, nErr, "the state is corrupted: entries of section %d are not in ascending order", iSec+1);
 }
 
 static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nErr, int verify){
@@ -564,19 +578,27 @@ static int encode_section(MlSamples *s, int strat, MlBuf *b){
   SecWriter w;
   int c[2] = {1, strat ? 1 : ML_CODEC_NONE}, rc;
   uint64_t at = b->n;
+  int k;
+  /* The codecs from the first entries; an entry that does not fit widens
+  ** them and restarts the section (each restart widens or goes raw). */
   memset(&it, 0, sizeof(it)); it.s = s;
-  while( (c[0] || (strat && c[1])) && smp_next(&it, &e) ){
+  for(k=0; k<32 && (c[0] || (strat && c[1])) && smp_next(&it, &e); k++){
     if( c[0] ) c[0] = codec_widen(c[0], e.key);
     if( strat && c[1] ) c[1] = codec_widen(c[1], e.zkey);
   }
   for(;;){
+    int n0, n1;
     if( sw_begin(&w, b, c[0], c[1]) ) return ML_NOMEM;
     memset(&it, 0, sizeof(it)); it.s = s;
     rc = ML_OK;
     while( rc==ML_OK && smp_next(&it, &e) ) rc = sw_put(&w, &e);
     if( rc==ML_NOMEM ) return rc;
     if( rc==ML_OK ){ sw_end(&w); return ML_OK; }
-    b->n = at; c[0] = 0; if( strat ) c[1] = 0;      /* a codec did not fit: raw */
+    b->n = at;                                       /* entry e did not fit */
+    n0 = c[0] ? codec_widen(c[0], e.key) : 0;
+    n1 = strat && c[1] ? codec_widen(c[1], e.zkey) : c[1];
+    if( n0==c[0] && n1==c[1] ){ n0 = 0; if( strat ) n1 = 0; }
+    c[0] = n0; c[1] = n1;
   }
 }
 
