@@ -43,7 +43,11 @@
 **
 ** Cost: brier and log_loss keep two numbers; ece, mce and reliability
 ** 'uniform' one accumulator per bin (32 bytes x bins); all use compensated
-** sums and window xInverse subtracts, so no row is buffered.  The equal-mass
+** sums and window xInverse subtracts, so no row is buffered -- except with
+** more than CAL_DENSE_MAX bins: a group then keeps its rows (8 bytes each,
+** the shared sample keyed by p) until they outnumber bins/4, and only then
+** allocates its bins, so a small group costs its rows, not its bins
+** (reliability(y, p, 100000) over groups of 2 rows).  The equal-mass
 ** estimators, Kumar's and reliability 'quantile' keep the shared sorted
 ** sample (8 bytes per row), kept sorted in a sliding frame (O(w) a row), and
 ** walk it with the sweep: O(n + B) a result (Kumar and quantile edges add
@@ -67,8 +71,16 @@ typedef struct CalAgg {
   ml_i64 nBin;        /* ece / mce / reliability: bins allocated */
   CalBin *aBin;
   MlParam strategy;   /* reliability: STRATEGY_* */
-  MlSamples smp;      /* reliability 'quantile': the rows (key p) */
+  MlSamples smp;      /* reliability 'quantile', or a buffered group: the rows (key p) */
+  int buffered;       /* ece / mce / reliability with many bins: rows kept in smp */
 } CalAgg;
+
+/* Up to this many bins a group allocates them at its first row; above, it
+** keeps its rows until they outnumber bins/4. */
+#define CAL_DENSE_MAX 1024
+
+/* An occupied bin: its index and its accumulators. */
+typedef struct CalOcc { ml_i64 b; CalBin c; } CalOcc;
 
 /* reliability's strategy argument. */
 enum { STRATEGY_UNIFORM, STRATEGY_QUANTILE };
@@ -143,10 +155,11 @@ static double log_loss_term(int y, double p, double eps){
   return -log(y ? c : 1.0 - c);
 }
 
-/* Adds (w = +1) or removes (w = -1) one row; a state's entry adds w = its
-** count of rows with this (y, p) at once (sums scaled by w: within the
-** precision rule of a row-by-row sum, see docs/states.md). */
+/* Adds (sign +1) or removes (sign -1) one row. */
 static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
+  /* w = +1 or -1 for a row; a state's entry adds w = its count of rows with
+  ** this (y, p) at once (sums scaled by w: within the precision rule of a
+  ** row-by-row sum, see docs/states.md). */
   p->n += w;
   switch( kind ){
     case CAL_BRIER: { double e = pr - y; ml_sum_add(&p->sum, (double)w * (e*e)); break; }
@@ -163,30 +176,56 @@ static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
   if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
 }
 
-/* ece, mce and reliability: the bins, allocated at the group's first row. */
-static int cal_bins(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p){
-  if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
-    p->nBin = (ml_i64)p->param.v;
-    p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-    if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-    memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+/* A buffered group has grown to bins/4 rows: allocate the bins, replay
+** the rows into them, free the rows.  ML_OK or ML_NOMEM (nothing changed). */
+static int to_bins(CalAgg *p, int kind){
+  ml_i64 i;
+  int y;
+  p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+  if( p->aBin==0 ) return ML_NOMEM;
+  memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+  p->n = 0;
+  for(y=0; y<2; y++){
+    for(i=0; i<p->smp.n[y]; i++) cal_update(p, kind, y, ml_double_of(ml_samples_key(&p->smp, y, i)), +1);
   }
-  return ML_ROW_OK;
+  ml_samples_clear(&p->smp);
+  p->buffered = 0;
+  return ML_OK;
 }
 
-/* A state's scores must be probabilities for the calibration functions. */
-static int state_probabilities(const MlState *st, int n, char *zErr, int nErr){
-  int j;
-  for(j=0; j<n; j++){
-    double lo, hi;
-    if( st[j].sec[0].nEntry==0 ) continue;
-    ml_section_range(&st[j].sec[0], &lo, &hi);
-    if( lo<0.0 || hi>1.0 ){
-      sqlite3_snprintf(nErr, zErr, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
-      return ML_ERROR;
+/* The occupied bins in ascending order, in a new array (*pn of them):
+** from the bins, or for a buffered group from its rows sorted by p.  NULL
+** when out of memory. */
+static CalOcc *occupied_bins(CalAgg *p, ml_i64 *pn){
+  CalOcc *o;
+  ml_i64 k = 0, b;
+  *pn = 0;
+  if( !p->buffered ){
+    for(b=0; b<p->nBin; b++) k += p->aBin[b].n>0;
+    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(k ? k : 1));
+    if( o==0 ) return 0;
+    for(k=0, b=0; b<p->nBin; b++){
+      if( p->aBin[b].n>0 ){ o[k].b = b; o[k].c = p->aBin[b]; k++; }
+    }
+  }else{
+    ml_i64 i0 = 0, i1 = 0;
+    const MlSamples *s = &p->smp;
+    if( ml_samples_sort(&p->smp) ) return 0;
+    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(ml_samples_count(s) ? ml_samples_count(s) : 1));
+    if( o==0 ) return 0;
+    /* merge the two sorted arrays: ascending p, so ascending bins */
+    while( i0<s->n[0] || i1<s->n[1] ){
+      int y = i0>=s->n[0] || (i1<s->n[1] && ml_samples_key(s, 1, i1)<ml_samples_key(s, 0, i0));
+      double pr = ml_double_of(ml_samples_key(s, y, y ? i1++ : i0++));
+      b = bin_of(pr, p->nBin);
+      if( k==0 || o[k-1].b!=b ){ memset(&o[k], 0, sizeof(CalOcc)); o[k].b = b; k++; }
+      o[k-1].c.n++;
+      o[k-1].c.npos += y;
+      ml_sum_add(&o[k-1].c.sp, pr);
     }
   }
-  return ML_OK;
+  *pn = k;
+  return o;
 }
 
 /*
@@ -207,12 +246,46 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
     return;
   }
-  if( cal_bins(ctx, d, p) ) return;
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
+    p->nBin = (ml_i64)p->param.v;
+    if( p->nBin>CAL_DENSE_MAX && !p->buffered && p->n==0 ){
+      ml_samples_init(&p->smp, 8);
+      p->buffered = 1;
+    }
+    if( p->buffered ){
+      if( ml_samples_count(&p->smp) < p->nBin/4 ){
+        if( ml_add_row(ctx, &p->smp, y, pr, 0.0) ) return;
+        p->n++;
+        return;
+      }
+      if( to_bins(p, d->kind) ){ sqlite3_result_error_nomem(ctx); return; }
+    }else{
+      p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+      if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return; }
+      memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+    }
+  }
   cal_update(p, d->kind, y, pr, +1);
 }
 
-/* States: each entry adds its rows of each class at once; reliability
-** 'quantile' merges the sorted runs into its buffer. */
+/* A state's scores must be probabilities for the calibration functions. */
+static int state_probabilities(const MlState *st, int n, char *zErr, int nErr){
+  int j;
+  for(j=0; j<n; j++){
+    double lo, hi;
+    if( st[j].sec[0].nEntry==0 ) continue;
+    ml_section_range(&st[j].sec[0], &lo, &hi);
+    if( lo<0.0 || hi>1.0 ){
+      sqlite3_snprintf(nErr, zErr, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
+      return ML_ERROR;
+    }
+  }
+  return ML_OK;
+}
+
+/* States: each entry adds its rows of each class at once (a buffered group
+** goes to its bins first); reliability 'quantile' merges the sorted runs
+** into its buffer. */
 static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
@@ -227,9 +300,13 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   }
   if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
     p->nBin = (ml_i64)p->param.v;
-    p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-    if( p->aBin==0 ) return ML_NOMEM;
-    memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+    if( p->buffered ){
+      if( to_bins(p, d->kind) ) return ML_NOMEM;
+    }else{
+      p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+      if( p->aBin==0 ) return ML_NOMEM;
+      memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+    }
   }
   for(j=0; j<n; j++){
     MlReader r;
@@ -255,7 +332,7 @@ void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
   if( p==0 || p->n==0 ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( uses_quantiles(p) ){
+  if( uses_quantiles(p) || p->buffered ){
     p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
     return;
   }
@@ -269,12 +346,12 @@ static double bin_mean_p(const CalBin *c){
 
 static int write_reliability_quantile(MlJson *j, CalAgg *p);
 
-static void write_reliability(MlJson *j, const CalAgg *p){
-  ml_i64 b;
+static void write_reliability(MlJson *j, const CalAgg *p, const CalOcc *o, ml_i64 nOcc){
+  ml_i64 i;
   ml_json_begin_array(j);
-  for(b=0; b<p->nBin; b++){
-    const CalBin *c = &p->aBin[b];
-    if( c->n==0 ) continue;
+  for(i=0; i<nOcc; i++){
+    const CalBin *c = &o[i].c;
+    ml_i64 b = o[i].b;
     ml_json_begin_object(j);
     ml_json_key(j, "bin");      ml_json_int(j, b);
     ml_json_key(j, "lo");       ml_json_double(j, width_edge(b, p->nBin));
@@ -298,43 +375,42 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
     case CAL_LOGLOSS:
       sqlite3_result_double(ctx, ml_sum_value(&p->sum) / (double)p->n);
       break;
-    case CAL_ECE: {
-      /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
-      MlSum e = {0.0, 0.0};
-      ml_i64 b;
-      for(b=0; b<p->nBin; b++){
-        if( p->aBin[b].n ) ml_sum_add(&e, fabs((double)p->aBin[b].npos - ml_sum_value(&p->aBin[b].sp)));
-      }
-      sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
-      break;
-    }
-    case CAL_MCE: {
-      /* max_b |ybar_b - pbar_b| over the non-empty bins */
-      double m = 0.0;
-      ml_i64 b;
-      for(b=0; b<p->nBin; b++){
-        const CalBin *c = &p->aBin[b];
-        if( c->n ){
-          double e = fabs((double)c->npos/(double)c->n - bin_mean_p(c));
-          if( e>m ) m = e;
-        }
-      }
-      sqlite3_result_double(ctx, m);
-      break;
-    }
     default: {
       MlJson j;
-      ml_json_init(&j);
+      ml_i64 nOcc, i;
+      CalOcc *o;
       if( uses_quantiles(p) ){
+        ml_json_init(&j);
         if( write_reliability_quantile(&j, p) ){
           ml_json_free(&j);
           sqlite3_result_error_nomem(ctx);
           break;
         }
-      }else{
-        write_reliability(&j, p);
+        ml_result_json(ctx, &j);
+        break;
       }
-      ml_result_json(ctx, &j);
+      /* the occupied bins, ascending: from the bins or the buffered rows */
+      o = occupied_bins(p, &nOcc);
+      if( o==0 ){ sqlite3_result_error_nomem(ctx); break; }
+      if( d->kind==CAL_ECE ){
+        /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
+        MlSum e = {0.0, 0.0};
+        for(i=0; i<nOcc; i++) ml_sum_add(&e, fabs((double)o[i].c.npos - ml_sum_value(&o[i].c.sp)));
+        sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
+      }else if( d->kind==CAL_MCE ){
+        /* max_b |ybar_b - pbar_b| over the non-empty bins */
+        double m = 0.0;
+        for(i=0; i<nOcc; i++){
+          double e = fabs((double)o[i].c.npos/(double)o[i].c.n - bin_mean_p(&o[i].c));
+          if( e>m ) m = e;
+        }
+        sqlite3_result_double(ctx, m);
+      }else{
+        ml_json_init(&j);
+        write_reliability(&j, p, o, nOcc);
+        ml_result_json(ctx, &j);
+      }
+      ml_free(o);
       break;
     }
   }
@@ -349,7 +425,7 @@ void ml_calib_final(sqlite3_context *ctx){
   calib_result(ctx, p);
   if( p ){
     ml_free(p->aBin); p->aBin = 0;
-    if( uses_quantiles(p) ) ml_samples_clear(&p->smp);
+    if( uses_quantiles(p) || p->buffered ) ml_samples_clear(&p->smp);
   }
 }
 

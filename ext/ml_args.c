@@ -135,10 +135,14 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
   return bad_value(ctx, fn, name, "a probability in [0, 1]", v);
 }
 
-int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                      int isProb, int *y, double *x){
+/* The full check behind the inline ml_arg_binary_row (ml_sql.h). */
+int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                              int isProb, int *y, double *x){
   int t0 = sqlite3_value_type(argv[0]), t1 = sqlite3_value_type(argv[1]);
   int rc;
+  /* fn NULL: the caller's name is its registration row (the hot path
+  ** leaves the look-up to the rare row that needs a message) */
+  if( fn==0 ) fn = ((const MlFuncDesc*)sqlite3_user_data(ctx))->name;
   if( t0==SQLITE_NULL || t1==SQLITE_NULL ) return ML_ROW_SKIP;
   if( t0==SQLITE_INTEGER && (t1==SQLITE_FLOAT || t1==SQLITE_INTEGER) ){
     sqlite3_int64 v = sqlite3_value_int64(argv[0]);
@@ -156,7 +160,9 @@ int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv
   return rc;
 }
 
-int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
+/* ml_add_row (ml_sql.h) when the inline append could not: the buffer must
+** grow, or it is kept sorted. */
+int ml_add_row_grow(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
   if( ml_samples_add(smp, y, score, aux)==ML_OK ) return ML_OK;
   ml_samples_clear(smp);
   sqlite3_result_error_nomem(ctx);

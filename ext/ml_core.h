@@ -95,6 +95,23 @@ static inline double ml_samples_aux(const MlSamples *s, int y, ml_i64 i){
 ** is left as it was). */
 int ml_samples_add(MlSamples *s, int y, double score, double aux);
 
+/* The common case of ml_samples_add, inline for the per-row path: an
+** unsorted buffer with room appends the record.  1 if it did, 0 when the
+** caller must call ml_samples_add. */
+static inline int ml_samples_append(MlSamples *s, int y, double score, double aux){
+  ml_i64 n = s->n[y];
+  if( s->sorted || n>=s->cap[y] ) return 0;
+  if( s->width==8 ){
+    ((ml_key*)s->a[y])[n] = ml_key_of(score);
+  }else{
+    MlRec16 *r = (MlRec16*)s->a[y] + n;
+    r->key = ml_key_of(score);
+    r->aux = aux;
+  }
+  s->n[y] = n+1;
+  return 1;
+}
+
 /* Removes one row equal to (y, score, aux).  Returns 1 if found, 0 if not. */
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 
@@ -115,8 +132,36 @@ double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
-#define ML_RADIX_EXTRA (6*2048*8)
+#define ML_RADIX_EXTRA ((6*2048 + 3*2049)*8)
 void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
+
+/* ---------------------------------------------------------------- rankset */
+
+/* A counted multiset of keys (ml_rankset.c): insert, remove and "how many
+** keys below k" in O(log n), for statistics a window frame can update row by
+** row (auroc's Mann-Whitney count).  Sorted blocks of at most 512 keys with
+** a Fenwick tree over the block sizes. */
+typedef struct MlRsBlock { ml_key *k; int n, cap; } MlRsBlock;
+typedef struct MlRankSet {
+  MlRsBlock *b;          /* nBlk blocks in key order, none empty */
+  ml_i64 *fen;           /* Fenwick tree over b[].n, 1-based */
+  ml_i64 nBlk, capBlk;
+  ml_i64 n;              /* keys held */
+} MlRankSet;
+void ml_rankset_init(MlRankSet *r);
+void ml_rankset_clear(MlRankSet *r);               /* frees, back to init state */
+/* ML_OK or ML_NOMEM (the set is left as it was). */
+int ml_rankset_insert(MlRankSet *r, ml_key k);
+/* Removes one key equal to k: 1 if found, 0 if not. */
+int ml_rankset_remove(MlRankSet *r, ml_key k);
+ml_i64 ml_rankset_less(const MlRankSet *r, ml_key k);   /* keys < k */
+ml_i64 ml_rankset_le(const MlRankSet *r, ml_key k);     /* keys <= k */
+/* Both counts at once (one walk down the blocks when the ties of k end
+** inside one block). */
+void ml_rankset_count(const MlRankSet *r, ml_key k, ml_i64 *lt, ml_i64 *le);
+/* Replaces the contents with n ascending keys a[0], a[stride], ...
+** ML_OK or ML_NOMEM (the set is then empty). */
+int ml_rankset_build(MlRankSet *r, const ml_key *a, ml_i64 n, unsigned stride);
 
 /* ------------------------------------------------------------------ sweep */
 
@@ -141,7 +186,12 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 ** that passes the filter).  Returns 0 when every row has been passed.
 ** Inline: the folds run it once per distinct score, and a window frame runs
 ** the folds once per row, so it is a tight merge of two strided arrays. */
-static inline int ml_sweep_next(MlSweep *w){
+#if defined(__GNUC__)
+# define ML_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+# define ML_ALWAYS_INLINE inline
+#endif
+static ML_ALWAYS_INLINE int ml_sweep_next(MlSweep *w){
   const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
   const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
   const MlFilter *f = w->f;
@@ -184,6 +234,9 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
 ** caller may have looked at first). */
 double ml_fold_ap_sweep(MlSweep *w);
 double ml_fold_auroc(const MlSamples *s);
+/* Twice the Mann-Whitney count: over every (positive, negative) pair, 2 when
+** the positive scores higher, 1 when tied.  auroc = u2 / (2 P N). */
+ml_i64 ml_fold_auroc_u2(const MlSamples *s);
 double ml_fold_youden_j(const MlSamples *s);
 /* Max TPR over the thresholds (and the all-negative point) with
 ** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */

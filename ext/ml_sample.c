@@ -128,34 +128,27 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
 #define RADIX_BITS   11
 #define RADIX_SIZE   (1<<RADIX_BITS)
 #define RADIX_PASSES 6
-#if RADIX_PASSES*RADIX_SIZE*8 != ML_RADIX_EXTRA
+/* Value buckets: at most VB_MAX per level, VB_DEPTH levels, then LSD. */
+#define VB_MAX       2048
+#define VB_DEPTH     3
+#if (RADIX_PASSES*RADIX_SIZE + VB_DEPTH*(VB_MAX+1))*8 != ML_RADIX_EXTRA
 # error ML_RADIX_EXTRA does not match the radix geometry
 #endif
+#define KEY_AT(a, i, w) (*(const ml_key*)((a) + (size_t)(i)*(w)))
 
-void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
-  ml_i64 (*cnt)[RADIX_SIZE];
+/* LSD radix sort of a[0..n) into a, with tmp (n records) and cnt
+** (RADIX_PASSES x RADIX_SIZE counters). */
+static void lsd_sort(unsigned char *base, ml_i64 n, unsigned width, unsigned char *tmp,
+                     ml_i64 (*cnt)[RADIX_SIZE]){
   ml_i64 i;
   int b;
-  unsigned char *src = base, *dst = scratch;
-  if( n<2 ) return;
-  if( n<=48 ){ insertion_sort(base, n, width); return; }
-  /* the histograms live after the n records of scratch (ML_RADIX_EXTRA) */
-  cnt = (ml_i64(*)[RADIX_SIZE])(dst + (size_t)n*width);
-  memset(cnt, 0, ML_RADIX_EXTRA);
+  unsigned char *src = base, *dst = tmp;
+  memset(cnt, 0, (size_t)RADIX_PASSES*RADIX_SIZE*8);
   /* One pass builds every digit's histogram. */
 #define DIGIT(v, b) (((v) >> (RADIX_BITS*(b))) & (RADIX_SIZE-1))
-  if( width==8 ){
-    const ml_key *k = base;
-    for(i=0; i<n; i++){
-      ml_key v = k[i];
-      for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
-    }
-  }else{
-    const MlRec16 *r = base;
-    for(i=0; i<n; i++){
-      ml_key v = r[i].key;
-      for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
-    }
+  for(i=0; i<n; i++){
+    ml_key v = KEY_AT(base, i, width);
+    for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
   }
   for(b=0; b<RADIX_PASSES; b++){
     ml_i64 sum = 0, *c = cnt[b];
@@ -177,7 +170,80 @@ void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
     { unsigned char *t = src; src = dst; dst = t; }
   }
 #undef DIGIT
-  if( src!=(unsigned char*)base ) memcpy(base, src, (size_t)n*width);
+  if( src!=base ) memcpy(base, src, (size_t)n*width);
+}
+
+/* The value bucket of key k: floor((x - min) * scale), the top one clamped. */
+static inline ml_i64 vb_bucket(ml_key k, double dmin, double scale, ml_i64 nb){
+  ml_i64 b = (ml_i64)((ml_double_of(k) - dmin) * scale);
+  return b<nb ? b : nb-1;
+}
+
+/* Sorts a[0..n) in place, tmp[0..n) as scratch: a distribution pass by
+** value (bucket = floor((x - min) * B / (max - min)), monotone in x because
+** IEEE subtraction and multiplication by a positive constant are), then each
+** bucket the same way, one level down, from tmp back into a.  Buckets of
+** uniform-ish scores are small enough for insertion sort after one or two
+** levels, all but the first pass in cache; a range that is not finite
+** (+-Inf), subnormal, or still wide after VB_DEPTH levels falls back to LSD. */
+static void value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w,
+                       ml_i64 *hist, ml_i64 (*lsdCnt)[RADIX_SIZE], int depth){
+  ml_key kmin, kmax;
+  double dmin, range, scale;
+  ml_i64 i, nb, *c = hist;
+  if( n<=48 ){ insertion_sort(a, n, w); return; }
+  kmin = kmax = KEY_AT(a, 0, w);
+  for(i=1; i<n; i++){
+    ml_key k = KEY_AT(a, i, w);
+    if( k<kmin ) kmin = k;
+    if( k>kmax ) kmax = k;
+  }
+  if( kmin==kmax ) return;
+  dmin = ml_double_of(kmin);
+  range = ml_double_of(kmax) - dmin;
+  nb = n/4 < VB_MAX ? n/4 : VB_MAX;
+  scale = (double)nb / range;
+  if( depth>=VB_DEPTH || !(range>0.0 && range<=1.7e308 && scale<=1e300) ){
+    lsd_sort(a, n, w, tmp, lsdCnt);
+    return;
+  }
+#define BUCKET(k) vb_bucket(k, dmin, scale, nb)
+  memset(c, 0, (size_t)(nb+1)*sizeof(ml_i64));
+  for(i=0; i<n; i++) c[BUCKET(KEY_AT(a, i, w))+1]++;
+  for(i=1; i<=nb; i++) c[i] += c[i-1];          /* c[b]: first slot of bucket b */
+  if( w==8 ){
+    const ml_key *s8 = (const ml_key*)a;
+    ml_key *d8 = (ml_key*)tmp;
+    for(i=0; i<n; i++){ ml_key v = s8[i]; d8[c[BUCKET(v)]++] = v; }
+  }else{
+    const MlRec16 *s16 = (const MlRec16*)a;
+    MlRec16 *d16 = (MlRec16*)tmp;
+    for(i=0; i<n; i++) d16[c[BUCKET(s16[i].key)]++] = s16[i];
+  }
+#undef BUCKET
+  /* now c[b] is one past bucket b: sort each bucket, tmp -> a */
+  for(i=0; i<nb; i++){
+    ml_i64 lo = i ? c[i-1] : 0, m = c[i] - lo;
+    unsigned char *seg = tmp + (size_t)lo*w, *out = a + (size_t)lo*w;
+    if( m==0 ) continue;
+    if( m<=48 ){
+      memcpy(out, seg, (size_t)m*w);
+      insertion_sort(out, m, w);
+    }else{
+      value_sort(seg, out, m, w, hist + VB_MAX + 1, lsdCnt, depth+1);
+      memcpy(out, seg, (size_t)m*w);
+    }
+  }
+}
+
+void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
+  unsigned char *extra;
+  if( n<2 ) return;
+  if( n<=48 ){ insertion_sort(base, n, width); return; }
+  /* the counters live after the n records of scratch (ML_RADIX_EXTRA) */
+  extra = (unsigned char*)scratch + (size_t)n*width;
+  value_sort(base, scratch, n, width, (ml_i64*)(extra + (size_t)RADIX_PASSES*RADIX_SIZE*8),
+             (ml_i64(*)[RADIX_SIZE])extra, 0);
 }
 
 uint64_t ml_samples_scratch_size(const MlSamples *s){

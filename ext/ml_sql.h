@@ -49,14 +49,38 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
 ** argv[0] a 0/1 label, argv[1] a score (isProb 0) or a probability (isProb
 ** 1).  A NULL in either skips the row.  The common case costs two type
 ** look-ups and two reads. */
-int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                      int isProb, int *y, double *x);
+int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                              int isProb, int *y, double *x);
+/* Inline: the common row (INTEGER 0/1 label, a REAL or INTEGER score in
+** range) costs the two type look-ups and two reads that any aggregate of two
+** columns pays; every other row goes to ml_arg_binary_row_checked.  fn may
+** be NULL: the name is then read from the function's MlFuncDesc user data. */
+static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                                    int isProb, int *y, double *x){
+  if( sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
+    int t1 = sqlite3_value_type(argv[1]);
+    if( t1==SQLITE_FLOAT || t1==SQLITE_INTEGER ){
+      sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+      double d = sqlite3_value_double(argv[1]);
+      if( (v & ~(sqlite3_int64)1)==0 && (!isProb || (d>=0.0 && d<=1.0)) ){
+        *y = (int)v;
+        *x = d;
+        return ML_ROW_OK;
+      }
+    }
+  }
+  return ml_arg_binary_row_checked(ctx, fn, argv, isProb, y, x);
+}
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
 /* Adds a row to an aggregate's sample buffer; when memory runs out, frees
 ** the buffer and sets SQLITE_NOMEM on the context.  ML_OK or ML_NOMEM. */
-int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
+int ml_add_row_grow(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
+static inline int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
+  if( ml_samples_append(smp, y, score, aux) ) return ML_OK;
+  return ml_add_row_grow(ctx, smp, y, score, aux);
+}
 
 /* A real parameter in the interval lo..hi (open ends as flagged), the same in
 ** every row.  NULL is an error (a parameter is not data). */
@@ -158,6 +182,13 @@ extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
 int ml_interrupted(sqlite3 *db);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
+/* mleval_build_info()'s "backends": {"cpu": {"built", "loads", "path" or
+** "error"}, "cuda": {...}}; loads each built back end to say whether it loads. */
+void ml_svd_backends_json(MlJson *j);
+/* Where svd_bench looks first for its back-end modules: for programs that
+** link the core statically (the tests), which have no mleval.so to look
+** next to.  The string must outlive every query; NULL: no such directory. */
+void ml_svd_backend_dir(const char *zDir);
 
 /* ml_state_sql.c: the wrappers registered for a function that takes states,
 ** the argument counts of its state form (0 when it has none), ml_merge, and

@@ -62,22 +62,55 @@ double ml_fold_ap_sweep(MlSweep *w){
   return ml_sum_value(&ap) / (double)w->P;
 }
 
+/* AP without a filter, walking the positives: only a threshold that holds a
+** positive adds a term, and there fp is the count of negatives >= its key,
+** found by moving one pointer down the negatives.  The terms, and their
+** order, are those of the general sweep, so the sum is the same bit for bit;
+** but the loop over the negatives is a bare comparison (a sliding window
+** runs this fold once per row). */
+static double ap_unfiltered(const MlSamples *s){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  const ml_i64 n0 = s->n[0];
+  ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
+  MlSum ap = {0.0, 0.0};
+  while( i1>0 ){
+    ml_key k = a1[(i1-1)*st];
+    ml_i64 d = 0, fp;
+    do{ i1--; d++; }while( i1>0 && a1[(i1-1)*st]==k );
+    tp += d;
+    if( st==1 ){
+      while( i0>0 && a0[i0-1]>=k ) i0--;
+    }else{
+      while( i0>0 && a0[(i0-1)*st]>=k ) i0--;
+    }
+    fp = n0 - i0;
+    ml_sum_add(&ap, (double)d * ((double)tp / (double)(tp + fp)));
+  }
+  return ml_sum_value(&ap) / (double)s->n[1];
+}
+
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
+  if( f==0 ) return ap_unfiltered(s);
   ml_sweep_init(&w, s, f);
   return ml_fold_ap_sweep(&w);
 }
 
-double ml_fold_auroc(const MlSamples *s){
+ml_i64 ml_fold_auroc_u2(const MlSamples *s){
   MlSweep w;
-  double area2 = 0.0;     /* twice the area, in units of one (pos, neg) pair */
+  ml_i64 area2 = 0;       /* twice the area, in units of one (pos, neg) pair */
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
-    /* Trapezoid between (fp-dfp, tp-dtp) and (fp, tp): integer arithmetic
-    ** in doubles, exact while the counts stay below 2^53. */
-    area2 += (double)w.dfp * (double)(2*w.tp - w.dtp);
+    /* Trapezoid between (fp-dfp, tp-dtp) and (fp, tp), in integers: each
+    ** negative at this threshold counts 2 per positive above, 1 per tie. */
+    area2 += w.dfp * (2*w.tp - w.dtp);
   }
-  return area2 / (2.0 * (double)w.P * (double)w.N);
+  return area2;
+}
+
+double ml_fold_auroc(const MlSamples *s){
+  return (double)ml_fold_auroc_u2(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
 }
 
 double ml_fold_youden_j(const MlSamples *s){

@@ -29,6 +29,8 @@
 **      arguments".
 **   3. A registration that fails stops the load and reports which function
 **      through pzErrMsg.
+**   4. An SQLite older than MLEVAL_SQLITE_MIN (configure.ac: 3.38.0) is
+**      refused at load with a message naming both versions.
 **
 ** Cost: (nMax - nMin + 2) registrations per function at load time.
 */
@@ -159,8 +161,10 @@ static void versionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /*
 ** SQL function: mleval_build_info()
-** JSON naming the build's options: version, commit, compiler, SQLite headers
-** and library, LAPACKE, OpenBLAS, CUDA.
+** JSON naming the build's options: version, commit, compiler, SQLite headers,
+** library and the oldest SQLite mleval supports, LAPACKE, OpenBLAS, CUDA (built: yes/no), and "backends":
+** for svd_bench's back-end modules whether each was built and loads, with
+** its path or the reason it does not (asking loads them: see svd_bench.c).
 */
 static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MlJson j;
@@ -172,13 +176,20 @@ static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_json_key(&j, "compiler");       ml_json_string(&j, MLEVAL_CC_VERSION);
   ml_json_key(&j, "sqlite_headers"); ml_json_string(&j, SQLITE_VERSION);
   ml_json_key(&j, "sqlite_library"); ml_json_string(&j, sqlite3_libversion());
+  ml_json_key(&j, "sqlite_minimum"); ml_json_string(&j, MLEVAL_SQLITE_MIN);
+#ifdef MLEVAL_HAVE_LAPACKE
   ml_json_key(&j, "lapacke");        ml_json_bool(&j, 1);
   ml_json_key(&j, "openblas");       ml_json_bool(&j, 1);
+#else
+  ml_json_key(&j, "lapacke");        ml_json_bool(&j, 0);
+  ml_json_key(&j, "openblas");       ml_json_bool(&j, 0);
+#endif
 #ifdef MLEVAL_HAVE_CUDA
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 1);
 #else
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 0);
 #endif
+  ml_json_key(&j, "backends");       ml_svd_backends_json(&j);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
@@ -262,6 +273,15 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   const MlFuncDesc *d;
   int rc;
   SQLITE_EXTENSION_INIT2(pApi);
+  if( sqlite3_libversion_number() < MLEVAL_SQLITE_MIN_NUMBER ){
+    /* configure.ac says why this version; an older SQLite lacks what the
+    ** functions and their documented use rely on */
+    if( pzErrMsg ){
+      *pzErrMsg = sqlite3_mprintf("mleval: needs SQLite >= %s, this process runs %s",
+                                  MLEVAL_SQLITE_MIN, sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
   rc = ml_register_svd_bench(db);
   if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("mleval: cannot register svd_bench");
   for(d=ml_functions; rc==SQLITE_OK && d->name; d++){

@@ -35,6 +35,11 @@
 **      form one threshold; no collinear point is dropped.
 **   5. Window frames: xInverse removes the row that left; once a frame has
 **      been sorted it stays sorted, so a frame sliding by one row costs O(w).
+**      auroc does better: at the first xValue its rows move to one counted
+**      set per class (ml_rankset.c) and twice the Mann-Whitney count is
+**      kept up to date, so a row entering or leaving costs O(log w); the
+**      value is the same integer count the aggregate's sweep finds, so
+**      frame and aggregate agree exactly.
 **   6. A curve whose threshold is +-Inf writes null there (JSON has no Inf).
 **   7. operating_point: the candidates are every distinct score and the
 **      all-negative point (threshold null); among equal optima the highest
@@ -42,7 +47,8 @@
 **      point is reported with "achieved": false.
 **
 ** Cost: 8 bytes per row of state (the score key; the label picks the array),
-** a radix sort at the first xValue/xFinal, one O(n) sweep per result.
+** a radix sort at the first xValue/xFinal, one O(n) sweep per result; an
+** auroc window, O(log w) per row and about 8 to 13 bytes per row.
 ** confusion and precision_at_prior keep four counters: O(1) state, no buffer.
 */
 #include <math.h>
@@ -56,7 +62,38 @@ typedef struct RankAgg {
   MlParam target;          /* target_fpr / target_spec / max_fpr / operating_point's target */
   MlParam criterion;       /* operating_point: ML_OP_* */
   int init;
+  /* auroc over a window frame: once xValue has been called, the rows live in
+  ** one counted set per class and u2 (twice the Mann-Whitney count) is kept
+  ** up to date row by row; smp is then empty. */
+  int live;
+  MlRankSet rs[2];
+  ml_i64 u2;
 } RankAgg;
+
+/* What the row (y, key) adds to u2: 2 per row of the other class it beats,
+** 1 per tie.  The other class's set is unchanged by the row's own move. */
+static ml_i64 u2_share(const RankAgg *p, int y, ml_key k){
+  const MlRankSet *o = &p->rs[!y];
+  ml_i64 lt, le;
+  ml_rankset_count(o, k, &lt, &le);
+  return y ? lt + le : 2*o->n - lt - le;
+}
+
+/* Moves an auroc window state from the sample buffer to the counted sets. */
+static int go_live(RankAgg *p){
+  int y;
+  if( ml_samples_sort(&p->smp) ) return ML_NOMEM;
+  p->u2 = ml_fold_auroc_u2(&p->smp);
+  for(y=0; y<2; y++){
+    if( ml_rankset_build(&p->rs[y], (const ml_key*)p->smp.a[y], p->smp.n[y], 1) ){
+      ml_rankset_clear(&p->rs[0]);
+      return ML_NOMEM;
+    }
+  }
+  ml_samples_clear(&p->smp);
+  p->live = 1;
+  return ML_OK;
+}
 
 /* operating_point's criteria, in ML_OP_* order; the last two take no target. */
 static const char *const azCriterion[] = {"fpr", "specificity", "sensitivity", "precision",
@@ -107,14 +144,23 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
 **   pr_curve(y, s), roc_curve(y, s)        -- xStep
 */
 void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  if( rank_params(ctx, d, argc, argv, p) ) return;
-  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  if( argc>2 ){
+    const MlFuncDesc *d = sqlite3_user_data(ctx);
+    if( rank_params(ctx, d, argc, argv, p) ) return;
+  }
+  /* the function's name is only needed for an error: looked up then */
+  if( ml_arg_binary_row(ctx, 0, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  if( p->live ){
+    ml_key k = ml_key_of(s);
+    if( ml_rankset_insert(&p->rs[y], k) ){ sqlite3_result_error_nomem(ctx); return; }
+    p->u2 += u2_share(p, y, k);
+    return;
+  }
   ml_add_row(ctx, &p->smp, y, s, 0.0);
 }
 
@@ -127,6 +173,11 @@ void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
   if( p==0 || !p->init ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  if( p->live ){
+    ml_key k = ml_key_of(s);
+    if( ml_rankset_remove(&p->rs[y], k) ) p->u2 -= u2_share(p, y, k);
+    return;
+  }
   ml_samples_remove(&p->smp, y, s, 0.0);
 }
 
@@ -201,15 +252,23 @@ static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion
 static void rank_result(sqlite3_context *ctx, RankAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 P, N;
-  if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
+  if( p==0 || !p->init ){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
-  P = p->smp.n[1];
-  N = p->smp.n[0];
+  P = p->live ? p->rs[1].n : p->smp.n[1];
+  N = p->live ? p->rs[0].n : p->smp.n[0];
+  if( P+N==0 ){
+    ml_result_null(ctx, d->name, "no rows");
+    return;
+  }
   if( P==0 || N==0 ){
     ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
                    (long long)P, (long long)N);
+    return;
+  }
+  if( p->live ){        /* auroc over a window frame: the count is up to date */
+    sqlite3_result_double(ctx, (double)p->u2 / (2.0 * (double)P * (double)N));
     return;
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
@@ -249,14 +308,26 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p){
   }
 }
 
+/* xValue is only called for window frames: an auroc frame moves to the
+** counted sets here, so that each later row costs O(log w). */
 void ml_rank_value(sqlite3_context *ctx){
-  rank_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  RankAgg *p = sqlite3_aggregate_context(ctx, 0);
+  if( p && p->init && !p->live && d->kind==RK_AUROC && go_live(p) ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  rank_result(ctx, p);
 }
 
 void ml_rank_final(sqlite3_context *ctx){
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
   rank_result(ctx, p);
-  if( p && p->init ) ml_samples_clear(&p->smp);
+  if( p && p->init ){
+    ml_samples_clear(&p->smp);
+    ml_rankset_clear(&p->rs[0]);
+    ml_rankset_clear(&p->rs[1]);
+  }
 }
 
 /* States (ml_state_sql.c): the states' sorted runs merge into the buffer.
@@ -266,6 +337,29 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
   (void)zErr; (void)nErr;
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  if( p->live ){                 /* auroc over a frame: the rows go through the counted sets */
+    int j;
+    for(j=0; j<n; j++){
+      MlReader r;
+      MlEntry e;
+      ml_reader_init(&r, &st[j].sec[0]);
+      while( ml_reader_next(&r, &e) ){
+        int y;
+        for(y=0; y<2; y++){
+          ml_i64 c;
+          for(c=0; c<e.n[y]; c++){
+            if( sign>0 ){
+              if( ml_rankset_insert(&p->rs[y], e.key) ) return ML_NOMEM;
+              p->u2 += u2_share(p, y, e.key);
+            }else if( ml_rankset_remove(&p->rs[y], e.key) ){
+              p->u2 -= u2_share(p, y, e.key);
+            }
+          }
+        }
+      }
+    }
+    return ML_OK;
+  }
   return ml_absorb_section(&p->smp, st, n, 0, sign);
 }
 const MlStateHooks ml_rank_states = {

@@ -21,6 +21,9 @@
 #include <string.h>
 
 int sqlite3_mleval_init(sqlite3*, char**, const void*);
+/* The core is linked in statically: svd_bench finds its back-end modules
+** through this directory (make check: $MLEVAL_BACKEND_DIR = ext/.libs). */
+void ml_svd_backend_dir(const char *zDir);
 
 static sqlite3_mem_methods defaultMem;
 static int failAt = 0;        /* 0: never fail */
@@ -47,12 +50,19 @@ static const char *zSchema =
 static const char *aCase[] = {
   "SELECT g, pr_auc(y, s), auroc(y, s), nap(y, s) FROM t GROUP BY g",
   "SELECT pr_auc(y, s)" W ", auroc(y, s)" W " FROM t",
+  /* auroc's counted sets: growing frame, and a frame wide enough that blocks split and merge */
+  "SELECT auroc(y, s) OVER (ORDER BY id), pr_auc(y, s) OVER (ORDER BY id) FROM t",
+  "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<1400)"
+  " SELECT sum(a) FROM (SELECT auroc(i%3=0, (i*37)%1001) OVER (ORDER BY i ROWS BETWEEN 1099 PRECEDING AND CURRENT ROW) AS a FROM c)",
   "SELECT g, youden_j(y, s), tpr_at_fpr(y, s, 0.1), sens_at_spec(y, s, 0.9) FROM t GROUP BY g",
   "SELECT youden_j(y, s)" W ", sens_at_spec(y, s, 0.9)" W " FROM t",
   "SELECT g, confusion(y, s, 0.5), pr_curve(y, s), roc_curve(y, s) FROM t GROUP BY g",
   "SELECT confusion(y, s, 0.5)" W ", pr_curve(y, s)" W ", roc_curve(y, s)" W " FROM t",
   "SELECT g, brier(y, p), log_loss(y, p), ece(y, p, 7), reliability(y, p, 5) FROM t GROUP BY g",
   "SELECT brier(y, p)" W ", log_loss(y, p, 0.01)" W ", ece(y, p)" W ", reliability(y, p)" W " FROM t",
+  /* more bins than CAL_DENSE_MAX: rows kept until they outnumber bins/4 */
+  "SELECT g, ece(y, p, 2000), reliability(y, p, 100000), reliability(y, p, 120) FROM t GROUP BY g",
+  "SELECT ece(y, p, 100)" W ", reliability(y, p, 1100)" W " FROM t",
   "SELECT g, ece_l2_debiased(y, p), ece_l2_kumar(y, p, 4) FROM t GROUP BY g",
   "SELECT ece_l2_debiased(y, p, 5)" W ", ece_l2_kumar(y, p, 5)" W " FROM t",
   "SELECT g, mce(y, p), ece_equal_mass(y, p, 4), ece_l2(y, p), brier_decomposition(y, p, 3) FROM t GROUP BY g",
@@ -81,6 +91,15 @@ static const char *aCase[] = {
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",
   "SELECT method, driver FROM svd_bench(10, 6, 2, 0, 1, 'cpu', 'float32', 1, 'decay')",
+  /* the accuracy paths (reconstruction error, singular-value comparison):
+  ** an allocation failure there must be SQLITE_NOMEM, never a NULL value */
+  "SELECT method, printf('%.4e', recon_rel_error), sv_rel_error < 1e-10, sv_correlation > 0.999"
+  " FROM svd_bench(12, 8, 3, 0, 1)",
+  "SELECT method, printf('%.2e', recon_rel_error), sv_rel_error < 1e-4"
+  " FROM svd_bench(16, 9, 4, 0, 1, 'cpu', 'float32', 5, 'decay')",
+  /* arguments from a join, read back from the hidden columns */
+  "SELECT t.g, s.method, s.arg_rank, s.arg_device FROM (SELECT DISTINCT g FROM t) AS t,"
+  " svd_bench(6, 5, t.g + 1, 0, 1) AS s ORDER BY 1, 2",
 };
 
 /* Runs zSql on a fresh database; the rows' text (or "error: msg") in zOut.
@@ -165,6 +184,7 @@ int main(void){
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
   sqlite3_initialize();
   sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+  ml_svd_backend_dir(getenv("MLEVAL_BACKEND_DIR"));
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_every_function_under_oom, 0, (int)(sizeof(aCase)/sizeof(aCase[0])));
   suite_add_tcase(s, tc);

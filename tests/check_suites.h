@@ -5,6 +5,7 @@
 #include <check.h>
 Suite *suite_sort(void);
 Suite *suite_sweep(void);
+Suite *suite_rankset(void);
 Suite *suite_quantile(void);
 Suite *suite_json(void);
 Suite *suite_log(void);

@@ -380,7 +380,56 @@ def main():
                     want = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (expr, ",".join(map(str, ids or [0])))).fetchone()[0]
                     ck.true(same_reliability(got[rid], want),
                             "window %d [%s] %s row %d: %s vs %s" % (trial, frame, expr, rid, got[rid], want))
+    many_bins(ck, con, rng)
     ck.finish()
+
+
+def reliability_ref(y, p, B):
+    """[(bin, n, mean_p, frac_pos)] for the non-empty bins, ascending."""
+    b = np_bin(p, B)
+    return [(int(k), int((b == k).sum()), float(p[b == k].mean()), float(y[b == k].mean())) for k in np.unique(b)]
+
+
+def many_bins(ck, con, rng):
+    """More bins than CAL_DENSE_MAX (1024): a group keeps its rows until they
+    outnumber bins/4, then moves to the bins.  Groups on both sides of the
+    switch, values on bin edges, and sliding frames that cross it."""
+    for trial in range(12):
+        B = [1025, 5000, 100000][trial % 3]
+        n = int(rng.integers(50, 4000))
+        y, p = gen(rng, n, ["calibrated", "edges", "ties", "rare"][trial % 4])
+        if trial % 4 == 1:
+            p = rng.integers(0, B + 1, n) / B            # every value on an edge of B
+        g = np.where(rng.random(n) < 0.5, rng.integers(0, 400, n), 400)   # small groups and a big one
+        mltest.load(con, ["y", "p", "g"], [(int(y[i]), float(p[i]), int(g[i])) for i in range(n)])
+        rows = con.execute("SELECT g, ece(y, p, ?), reliability(y, p, ?), mce(y, p, ?) FROM t GROUP BY g",
+                           (B, B, B)).fetchall()
+        for gid, e, rel, mc in rows:
+            m = g == gid
+            what = "many bins trial %d B=%d g=%d (n=%d)" % (trial, B, gid, m.sum())
+            ck.close(e, ece_ref(y[m], p[m], B), what + " ece")
+            ck.close(mc, mce_ref(y[m], p[m], B), what + " mce")
+            got = [(x["bin"], x["n"], x["mean_p"], x["frac_pos"]) for x in json.loads(rel)]
+            want = reliability_ref(y[m], p[m], B)
+            ck.equal([x[:2] for x in got], [x[:2] for x in want], what + " reliability bins")
+            for a, b in zip(got, want):
+                ck.close(a[2], b[2], what + " mean_p")
+                ck.close(a[3], b[3], what + " frac_pos")
+    # a frame that grows past bins/4 and shrinks back under it
+    n, B = 900, 2000
+    y, p = gen(rng, n, "calibrated")
+    mltest.load(con, ["y", "p"], [(int(y[i]), float(p[i])) for i in range(n)])
+    for frame in ["ORDER BY id ROWS BETWEEN 599 PRECEDING AND CURRENT ROW", "ORDER BY id"]:
+        got_m = mltest.window(con, "mce(y, p, %d)" % B, frame)
+        got_e = mltest.window(con, "ece(y, p, %d)" % B, frame)
+        got_r = mltest.window(con, "reliability(y, p, %d)" % B, frame)
+        members = mltest.frames(con, frame)
+        for rid, ids in members[::7]:
+            idx = [i - 1 for i in ids]
+            ck.close(got_e[rid], ece_ref(y[idx], p[idx], B), "many bins frame [%s] ece row %d" % (frame, rid))
+            ck.close(got_m[rid], mce_ref(y[idx], p[idx], B), "many bins frame [%s] mce row %d" % (frame, rid))
+            want = con.execute("SELECT reliability(y, p, %d) FROM t WHERE id IN (%s)" % (B, ",".join(map(str, ids)))).fetchone()[0]
+            ck.true(same_reliability(got_r[rid], want), "many bins frame [%s] reliability row %d" % (frame, rid))
 
 
 if __name__ == "__main__":
