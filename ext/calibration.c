@@ -61,8 +61,6 @@ SQLITE_EXTENSION_INIT3
 
 #define ML_MAX_BINS 100000
 
-/* One equal-width bin: rows, positives, and the sum of p. */
-typedef struct CalBin { ml_i64 n, npos; MlSum sp; } CalBin;
 
 typedef struct CalAgg {
   ml_i64 n;           /* rows in the group (frame) */
@@ -162,7 +160,7 @@ static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
   ** row-by-row sum, see docs/states.md). */
   p->n += w;
   switch( kind ){
-    case CAL_BRIER: { double e = pr - y; ml_sum_add(&p->sum, (double)w * (e*e)); break; }
+    case CAL_BRIER: ml_sum_add(&p->sum, (double)w * ml_calib_brier_term(y, pr)); break;
     case CAL_LOGLOSS: ml_sum_add(&p->sum, (double)w * log_loss_term(y, pr, p->param.v)); break;
     default: {
       CalBin *b = &p->aBin[bin_of(pr, p->nBin)];
@@ -174,6 +172,29 @@ static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
     }
   }
   if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
+}
+
+/* The per-row terms and bins, shared with brier_ci, log_loss_ci, ece_ci and
+** ece_diff_ci (uncertainty.c), so that their estimates are these metrics. */
+double ml_calib_brier_term(int y, double p){ double e = p - y; return e*e; }
+double ml_calib_log_loss_term(int y, double p, double eps){ return log_loss_term(y, p, eps); }
+ml_i64 ml_calib_bin(double p, ml_i64 B){ return bin_of(p, B); }
+
+/* One non-empty bin's share of ece times N: |npos_b - sum_p_b|, since
+** sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b|. */
+double ml_calib_ece_term(const CalBin *c){
+  return fabs((double)c->npos - ml_sum_value(&c->sp));
+}
+
+/* ece from B bins in ascending order (the empty ones skipped), summed as
+** calib_result sums the occupied bins. */
+double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n){
+  MlSum e = {0.0, 0.0};
+  ml_i64 b;
+  for(b=0; b<nBin; b++){
+    if( aBin[b].n ) ml_sum_add(&e, ml_calib_ece_term(&aBin[b]));
+  }
+  return ml_sum_value(&e) / (double)n;
 }
 
 /* A buffered group has grown to bins/4 rows: allocate the bins, replay
@@ -395,7 +416,7 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
       if( d->kind==CAL_ECE ){
         /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
         MlSum e = {0.0, 0.0};
-        for(i=0; i<nOcc; i++) ml_sum_add(&e, fabs((double)o[i].c.npos - ml_sum_value(&o[i].c.sp)));
+        for(i=0; i<nOcc; i++) ml_sum_add(&e, ml_calib_ece_term(&o[i].c));
         sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
       }else if( d->kind==CAL_MCE ){
         /* max_b |ybar_b - pbar_b| over the non-empty bins */

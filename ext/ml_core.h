@@ -20,6 +20,12 @@
 **   ml_quantile_pair     numpy-default (linear) quantiles by selection, O(n).
 **   MlJson      a small JSON writer: escaping, shortest round-trip doubles,
 **               null for NaN/Inf.
+**   MlRng, MlBoot   the bootstrap (ml_boot.c): a seeded xoshiro256** stream
+**               per replicate, multinomial row weights over the canonical
+**               order, the metric folded over a weighted sweep; BCa and
+**               percentile intervals.
+**   ml_delong_*     DeLong's structural components with midranks (ml_delong.c).
+**   ml_norm_*, ml_t_quantile   normal and Student-t distribution (ml_dist.c).
 */
 #ifndef ML_CORE_H
 #define ML_CORE_H
@@ -169,9 +175,24 @@ int ml_rankset_build(MlRankSet *r, const ml_key *a, ml_i64 n, unsigned stride);
 typedef struct MlFilter { double lo, hi; } MlFilter;
 static inline int ml_filter_keeps(const MlFilter *f, double aux){ return aux>=f->lo && aux<=f->hi; }
 
+/* Row weights of a bootstrap replicate (how often each row was drawn). */
+typedef uint32_t ml_weight;
+
+/* The canonical order of a sample, flattened (ml_boot.c): position r holds
+** the r-th row by (key, label, aux).  A weighted sweep walks it. */
+typedef struct MlCanon {
+  ml_i64 n;
+  ml_key *key;           /* ascending */
+  unsigned char *lab;    /* 0 or 1 */
+  double *aux;           /* the aux of 16-byte samples, else NULL */
+} MlCanon;
+
 typedef struct MlSweep {
   const MlSamples *s;
   const MlFilter *f;
+  const MlCanon *cn;      /* weighted sweep: the canonical order it walks ... */
+  const ml_weight *wc;    /* ... and the weight of each position (NULL: unweighted) */
+  ml_i64 r;               /* weighted: canonical positions not yet passed */
   ml_i64 i[2];          /* rows of each class not yet passed (from the top) */
   ml_i64 P, N;          /* positives and negatives that pass the filter */
   ml_i64 tp, fp;        /* rows with score >= current threshold */
@@ -186,12 +207,47 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 ** that passes the filter).  Returns 0 when every row has been passed.
 ** Inline: the folds run it once per distinct score, and a window frame runs
 ** the folds once per row, so it is a tight merge of two strided arrays. */
+/* The weighted step: the rows of the next lower key in canonical order,
+** their weights summed by label (branch-free; a key none of whose rows was
+** drawn is visited with dtp = dfp = 0, which every fold ignores). */
 #if defined(__GNUC__)
 # define ML_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 # define ML_ALWAYS_INLINE inline
 #endif
+static ML_ALWAYS_INLINE int ml_sweep_next_weighted(MlSweep *w){
+  const MlCanon *c = w->cn;
+  const ml_weight *wc = w->wc;
+  const MlFilter *f = w->f;
+  ml_i64 r = w->r, d0 = 0, d1 = 0;
+  ml_key k;
+  if( r==0 ) return 0;
+  k = c->key[r-1];
+  if( f==0 ){
+    do{
+      ml_i64 wi = wc[r-1], y = c->lab[r-1];
+      d1 += wi & -y;
+      d0 += wi & (y-1);
+      r--;
+    }while( r>0 && c->key[r-1]==k );
+  }else{
+    do{
+      double z = c->aux[r-1];
+      ml_i64 wi = wc[r-1] * (ml_i64)(z>=f->lo && z<=f->hi), y = c->lab[r-1];
+      d1 += wi & -y;
+      d0 += wi & (y-1);
+      r--;
+    }while( r>0 && c->key[r-1]==k );
+  }
+  w->r = r;
+  w->key = k;
+  w->dtp = d1; w->dfp = d0;
+  w->tp += d1; w->fp += d0;
+  return 1;
+}
 static ML_ALWAYS_INLINE int ml_sweep_next(MlSweep *w){
+  if( w->wc ) return ml_sweep_next_weighted(w);
+  {
   const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
   const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
   const MlFilter *f = w->f;
@@ -225,7 +281,17 @@ static ML_ALWAYS_INLINE int ml_sweep_next(MlSweep *w){
     w->tp += d1; w->fp += d0;
     return 1;
   }
+  }
 }
+
+/* A weighted sweep over a canonical order: the row at position r counts
+** wc[r] times (0: not at all), so tp, fp are the counts of the resampled
+** rows and the folds below compute the replicate's metric as on the rows
+** repeated.  A filter (c->aux needed) keeps rows as in ml_sweep_init.  P
+** and N are not counted up front (-1): a fold sets them when it ends, and a
+** metric that needs both classes checks them then (a fold over one class
+** returns NaN). */
+void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc);
 
 /* Folds over the sweep.  Each returns the metric; the caller has checked
 ** that both classes are present (P > 0 and N > 0). */
@@ -234,6 +300,8 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
 ** caller may have looked at first). */
 double ml_fold_ap_sweep(MlSweep *w);
 double ml_fold_auroc(const MlSamples *s);
+/* AUROC folded over a started (possibly weighted) sweep. */
+double ml_fold_auroc_sweep(MlSweep *w);
 /* Twice the Mann-Whitney count: over every (positive, negative) pair, 2 when
 ** the positive scores higher, 1 when tied.  auroc = u2 / (2 P N). */
 ml_i64 ml_fold_auroc_u2(const MlSamples *s);
@@ -266,6 +334,11 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
 ** a (which is reordered).  n >= 1. */
 void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2);
+/* The same quantiles of ascending v[0..n) where v[i] is repeated w[i] times
+** (w NULL: once), the total weight >= 1: one O(n) walk, the same lerp, so
+** with unit weights it returns ml_quantile_pair's doubles. */
+void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
+                             double q1, double q2, double *out1, double *out2);
 /* The pieces, for callers that hold sorted values: the virtual index
 ** (n-1)q split into j = floor and g = fraction (j = n-1, g = 0 at the top),
 ** and numpy's lerp (a + (b-a)g, or b - (b-a)(1-g) when g >= 0.5). */
@@ -298,5 +371,88 @@ void ml_json_null(MlJson *j);
 void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
 /* Shortest "%.{15,16,17}g" text that reads back as d; buf >= 32 bytes. */
 int ml_format_double(char *buf, double d);
+
+/* -------------------------------------------------------------- bootstrap */
+
+/* xoshiro256** (Blackman & Vigna 2018), its state filled by splitmix64. */
+typedef struct MlRng { uint64_t s[4]; } MlRng;
+/* The stream of replicate `rep` of `seed` (docs/uncertainty.md). */
+void ml_rng_seed(MlRng *r, uint64_t seed, uint64_t rep);
+uint64_t ml_rng_next(MlRng *r);
+/* Uniform in [0, n), n >= 1, unbiased (Lemire 2019). */
+uint64_t ml_rng_below(MlRng *r, uint64_t n);
+
+/* Sorts the sample into the canonical order: by key, and for 16-byte
+** records ties by the key of aux (after -0.0 -> +0.0), so that the order is
+** the same whatever order the rows came in.  Across the two arrays the
+** canonical order puts, at one key, the negatives first.  ML_OK / ML_NOMEM. */
+int ml_samples_sort_canonical(MlSamples *s);
+
+/* Flattens a canonically sorted sample into c (merging the classes,
+** negatives first at equal keys).  ML_OK / ML_NOMEM; ml_canon_free frees. */
+int ml_canon_build(MlCanon *c, const MlSamples *s);
+void ml_canon_free(MlCanon *c);
+
+/* A statistic over weighted rows: wc[r] is the weight of the row at
+** canonical position r.  Writes its K values to out[]; returns 1 when
+** defined, 0 when not (the replicate is then drawn again). */
+typedef int (*MlBootStat)(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+
+#define ML_BOOT_MAXK 3
+typedef struct MlBootSpec {
+  double level;          /* (0, 1) */
+  ml_i64 reps;           /* >= 2 */
+  uint64_t seed;
+  int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK */
+  MlBootStat stat;
+  void *arg;
+  int (*stop)(void *stopArg);   /* optional: asked between chunks of work; true ends the run */
+  void *stopArg;
+} MlBootSpec;
+
+typedef struct MlBootInterval {
+  double estimate;       /* the statistic on the rows themselves */
+  double se;             /* standard deviation of the replicates (ddof 1) */
+  double lo, hi;         /* BCa */
+  double plo, phi;       /* percentile */
+  double p_value;        /* two-sided bootstrap p of "statistic = 0" */
+  double z0, accel;      /* BCa's bias correction and acceleration */
+} MlBootInterval;
+
+typedef struct MlBootResult {
+  ml_i64 redrawn;        /* replicates drawn again because undefined */
+  MlBootInterval iv[ML_BOOT_MAXK];
+} MlBootResult;
+
+#define ML_BOOT_UNDEFINED 2    /* the statistic is undefined on the rows */
+#define ML_BOOT_EXHAUSTED 3    /* more than ML_BOOT_MAX_REDRAW redraws per replicate */
+#define ML_BOOT_STOPPED 4      /* spec->stop said so (an interrupted statement) */
+#define ML_BOOT_MAX_REDRAW 100
+#define ML_BOOT_JACK_GROUPS 200
+
+/* Runs the bootstrap over a canonical order.  ML_OK, ML_NOMEM,
+** ML_BOOT_UNDEFINED, ML_BOOT_EXHAUSTED or ML_BOOT_STOPPED (spec->stop is
+** asked about every 2^20 rows of work).  Cost: O(reps * n) time,
+** 4 bytes per row and 8 * K * (reps + 200) bytes of scratch. */
+int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r);
+
+/* ----------------------------------------------------------------- delong */
+
+/* DeLong's structural components for one score, O(n log n) with midranks:
+** v10[i] = (#neg below + #neg tied / 2) / N for positive i,
+** v01[j] = (#pos above + #pos tied / 2) / P for negative j, both in the
+** order of the given keys.  Returns twice the sum of the v10 numerators
+** (exact, so the AUC is that / (2 P N)), or -1 when out of memory. */
+double ml_delong_components(const ml_key *kp, ml_i64 P, const ml_key *kn, ml_i64 N,
+                            double *v10, double *v01);
+
+/* ----------------------------------------------------------- distributions */
+
+double ml_norm_cdf(double x);
+double ml_norm_quantile(double p);        /* p in (0, 1) */
+/* Upper tail of Student's t with df degrees of freedom: P(T > t). */
+double ml_t_sf(double t, double df);
+double ml_t_quantile(double p, double df);   /* p in (0, 1), df > 0 */
+double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
 
 #endif /* ML_CORE_H */

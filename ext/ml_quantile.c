@@ -7,7 +7,9 @@
 ** Provides ml_quantile_pair(), used by stratified.c for the window
 ** [Q(ql), Q(qh)] of the stratifier, and its two pieces ml_quantile_index()
 ** and ml_lerp_np(), used by calibration.c for the quantile reliability
-** bins over an already sorted sample.
+** bins over an already sorted sample; ml_quantile_pair_sorted(), the same
+** quantiles of sorted values repeated by weights (strat_gap_ci's replicates,
+** one O(n) walk each).
 **
 ** Rules:
 **   1. The virtual index is h = (n-1)q; with j = floor(h), g = h - j the
@@ -84,4 +86,27 @@ void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, d
     select_kth(a, 0, j2-1, j1);
     *out1 = ml_lerp_np(a[j1], min_of(a, j1+1, j2), g1);
   }
+}
+
+void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
+                             double q1, double q2, double *out1, double *out2){
+  ml_i64 m = 0, i, j[2], want[4], at;
+  double g[2], val[4];
+  int k;
+  for(i=0; i<n; i++) m += w ? w[i] : 1;
+  ml_quantile_index(m, q1, &j[0], &g[0]);
+  ml_quantile_index(m, q2, &j[1], &g[1]);
+  want[0] = j[0]; want[1] = j[0]+1 < m ? j[0]+1 : j[0];
+  want[2] = j[1]; want[3] = j[1]+1 < m ? j[1]+1 : j[1];
+  /* one walk over the ranks wanted in ascending order (j1 + 1 may pass j2) */
+  {
+    int ord[4] = {0, 1, 2, 3};
+    if( want[1] > want[2] ){ ord[1] = 2; ord[2] = 1; }
+    for(i=0, at=0, k=0; i<n && k<4; i++){
+      at += w ? w[i] : 1;                /* ranks [at - w_i, at) hold v[i] */
+      while( k<4 && want[ord[k]] < at ) val[ord[k++]] = v[i];
+    }
+  }
+  *out1 = ml_lerp_np(val[0], val[1], g[0]);
+  *out2 = ml_lerp_np(val[2], val[3], g[1]);
 }

@@ -95,6 +95,15 @@ int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqli
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
 
+/* calibration.c's per-row terms and equal-width bins, shared with the
+** uncertainty family so that brier_ci & co. estimate exactly brier & co. */
+typedef struct CalBin { ml_i64 n, npos; MlSum sp; } CalBin;   /* rows, positives, sum of p */
+double ml_calib_brier_term(int y, double p);
+double ml_calib_log_loss_term(int y, double p, double eps);
+ml_i64 ml_calib_bin(double p, ml_i64 B);
+double ml_calib_ece_term(const CalBin *c);
+double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
+
 /* Family callbacks: one set per state type; the table in mleval.c says
 ** which functions share a set (MlFuncDesc.kind tells the family which
 ** metric to compute). */
@@ -110,6 +119,7 @@ ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_deb
                                brier_decomposition, ece_l2_kumar */
 ML_AGG_DECL(ml_strat)       /* stratified.c */
 ML_AGG_DECL(ml_ord)         /* ordinal.c */
+ML_AGG_DECL(ml_unc)         /* uncertainty.c: the *_ci functions, auroc_diff, mean_ci */
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
@@ -117,6 +127,8 @@ enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_CONFUSION, RK_PRECISION_AT_PRIOR };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT, ORD_STATE };
+enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
+       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
        CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR };
 

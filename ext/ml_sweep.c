@@ -3,7 +3,7 @@
 **
 ** ml_sweep.c -- the one sorted threshold sweep every ranking metric folds over.
 **
-** Provides: ml_sweep_init/next, ml_count_classes and the folds
+** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes and the folds
 ** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
 ** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point.
 ** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
@@ -27,6 +27,13 @@
 **   5. Operating points: the candidates are the all-negative point (highest
 **      of all) and every distinct threshold; among equal optima the first
 **      met along the sweep -- the highest threshold -- stays.
+**   6. A weighted sweep (the bootstrap's replicates, ml_boot.c) counts row i
+**      of class y wt[y][i] times: the counts are those of the resampled rows,
+**      so every fold computes the metric of the replicate exactly as it would
+**      on the rows repeated, without re-sorting.  It walks the canonical
+**      order (MlCanon, both classes merged) with branch-free counting; a
+**      threshold none of whose rows was drawn is visited with dtp = dfp = 0,
+**      which no fold counts.
 **
 ** Cost: O(n) for one sweep over sorted samples, O(1) extra memory.
 */
@@ -54,12 +61,31 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
   ml_count_classes(s, f, &w->P, &w->N);
 }
 
+void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc){
+  memset(w, 0, sizeof(*w));
+  w->f = f;
+  w->cn = c;
+  w->wc = wc;
+  w->r = c->n;
+  w->P = w->N = -1;       /* known once the sweep has run: tp and fp at its end */
+}
+
 double ml_fold_ap_sweep(MlSweep *w){
   MlSum ap = {0.0, 0.0};
-  while( ml_sweep_next(w) ){
-    if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
+  if( w->wc ){
+    /* Weighted: no branch on dtp (which a replicate makes unpredictable);
+    ** a term with dtp = 0 adds exactly 0, and tp + fp = 0 only then. */
+    while( ml_sweep_next_weighted(w) ){
+      ml_i64 d = w->tp + w->fp;
+      ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(d + (d==0))));
+    }
+    w->P = w->tp; w->N = w->fp;
+  }else{
+    while( ml_sweep_next(w) ){
+      if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
+    }
   }
-  return ml_sum_value(&ap) / (double)w->P;
+  return ml_sum_value(&ap) / (double)w->tp;        /* tp = P once every row is passed */
 }
 
 /* AP without a filter, walking the positives: only a threshold that holds a
@@ -111,6 +137,17 @@ ml_i64 ml_fold_auroc_u2(const MlSamples *s){
 
 double ml_fold_auroc(const MlSamples *s){
   return (double)ml_fold_auroc_u2(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
+}
+
+double ml_fold_auroc_sweep(MlSweep *w){
+  double area2 = 0.0;     /* twice the area, in units of one (pos, neg) pair */
+  while( ml_sweep_next(w) ){
+    /* Trapezoid between (fp-dfp, tp-dtp) and (fp, tp): integer arithmetic
+    ** in doubles, exact while the counts stay below 2^53. */
+    area2 += (double)w->dfp * (double)(2*w->tp - w->dtp);
+  }
+  if( w->wc ){ w->P = w->tp; w->N = w->fp; }
+  return area2 / (2.0 * (double)w->tp * (double)w->fp);   /* tp = P, fp = N at the end */
 }
 
 double ml_fold_youden_j(const MlSamples *s){

@@ -13,6 +13,8 @@
 **                  ece_l2_debiased brier_decomposition ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
+**   uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
+**                  auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
 **   svd_bench.c    the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 ** and the shared core in ml_*.c (see ml_core.h).
@@ -64,6 +66,7 @@ ML_FAMILY_STATES(famStrat,     "stratified",  ml_strat)
 ML_FAMILY_STATES(famOrd,       "ordinal",     ml_ord)
 ML_FAMILY(famMake,             "state",       ml_make)
 ML_FAMILY(famMerge,            "state",       ml_merge)
+ML_FAMILY(famUnc,              "uncertainty", ml_unc)
 
 #define J ML_FN_JSON
 /*
@@ -107,6 +110,18 @@ const MlFuncDesc ml_functions[] = {
   { "ordinal_auprc",   "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_AUPRC, 0 },
   { "ordinal_nap",     "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_NAP, 0 },
   { "ordinal_report",  "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_REPORT, J },
+  /* uncertainty.c (strat_gap_ci rejects 4 arguments itself: ql needs qh) */
+  { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, J },
+  { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, J },
+  { "brier_ci",        "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_BRIER, J },
+  { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, J },
+  { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, J },
+  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUnc, 0, UN_STRAT_GAP, J },
+  { "auroc_ci",        "y, s [, level]",           2,  3, &famUnc, 0, UN_AUROC, J },
+  { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, J },
+  { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF, J },
+  { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF, J },
+  { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, J },
   /* partial states: ml_state_sql.c (ml_state_ordinal: ordinal.c) */
   { "ml_state",         "y, s [, strat]",          2,  3, &famMake, 0, 0, ML_FN_BLOB },
   { "ml_state_ordinal", "y, s_1, ..., s_m",        2, 17, &famOrd, 0, ORD_STATE, ML_FN_BLOB | ML_FN_NO_STATE },

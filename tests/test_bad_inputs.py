@@ -20,7 +20,11 @@ CRITERIA = "one of 'fpr', 'specificity', 'sensitivity', 'precision', 'max_f1', '
 STRATEGIES = "one of 'uniform', 'quantile'"
 
 # name: (shape, extra params (SQL text), [(bad param SQL, expected message tail)], varying-param name)
-#   shapes: score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k)
+#   shapes: score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k),
+#   pair = (y, s_a, s_b), ppair = (y, p_a, p_b), mean = (x)
+LEVEL = ", 1.0", "level must be a number in (0, 1), got 1.0"
+REPS = ", 0.9, 9", "reps must be an integer in 10..1000000, got 9"
+SEED = ", 0.9, 20, -1", "seed must be an integer in 0..9223372036854775807, got -1"
 FUNCS = {
     "pr_auc": ("score", "", [], None),
     "auroc": ("score", "", [], None),
@@ -76,6 +80,24 @@ FUNCS = {
     "ordinal_auprc": ("ord", "", [], None),
     "ordinal_nap": ("ord", "", [], None),
     "ordinal_report": ("ord", "", [], None),
+    "pr_auc_ci": ("score", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "seed"),
+    "nap_ci": ("score", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "reps"),
+    "brier_ci": ("prob", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "level"),
+    "log_loss_ci": ("prob", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "seed"),
+    "ece_ci": ("prob", ", 10, 0.9, 20, 7", [(", 0", "bins must be an integer in 1..100000, got 0"),
+                                            (", 10, 0", "level must be a number in (0, 1), got 0"),
+                                            (", 10, 0.9, 1000001", "reps must be an integer in 10..1000000, got 1000001"),
+                                            (", 10, 0.9, 20, 0.5", "seed must be an integer in 0..9223372036854775807, got 0.5")], "seed"),
+    "strat_gap_ci": ("strat", ", 0.25, 0.75, 0.9, 20, 7", [(", 0.8, 0.2", "ql must be less than qh, got ql = 0.8 and qh = 0.2"),
+                                                           (", 0.25, 0.75, 1.5", "level must be a number in (0, 1), got 1.5"),
+                                                           (", 0.25", "expects (y, s, strat [, ql, qh [, level, reps, seed]]), got 4 arguments"),
+                                                           (", 0.25, 0.75, 0.9, 20, 'x'", "seed must be an integer in 0..9223372036854775807, got text 'x'")], "reps"),
+    "auroc_ci": ("score", ", 0.9", [LEVEL, (", NULL", "level must be a number in (0, 1), got NULL")], "level"),
+    "auroc_diff": ("pair", ", 0.9", [LEVEL, (", 'a'", "level must be a number in (0, 1), got text 'a'")], "level"),
+    "pr_auc_diff_ci": ("pair", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "seed"),
+    "ece_diff_ci": ("ppair", ", 10, 0.9, 20, 7", [(", 100001", "bins must be an integer in 1..100000, got 100001"),
+                                                   (", 10, 1", "level must be a number in (0, 1), got 1")], "seed"),
+    "mean_ci": ("mean", ", 0.9", [LEVEL], "level"),
     "ml_state": ("score", "", [], None),
     "ml_state_ordinal": ("ord", "", [], None),
     "ml_merge": ("state", "", [], None),
@@ -85,6 +107,7 @@ FUNCS = {
 }
 ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar",
+                     "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
                      "ml_state", "ml_state_ordinal"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
 
@@ -119,7 +142,26 @@ def call(name, shape, y, x, extra):
         return "%s(%s, %s, %s)" % (name, y, x, x)
     if shape == "ge":
         return "%s(%s, %s, 1)" % (name, y, x)
+    if shape in ("pair", "ppair"):
+        return "%s(%s, %s, %s%s)" % (name, y, x, x, extra)
     raise ValueError(shape)
+
+
+def check_mean(ck, con, name, extra, badparams, after_error):
+    """mean_ci(x [, level]): one data argument, no label."""
+    for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")]:
+        ck.error(con, "SELECT %s(%s%s)" % (name, sqlv, extra), (), "%s(): x must be a number, got %s" % (name, shown))
+        after_error(name + " bad x")
+    for p, tail in badparams:
+        ck.error(con, "SELECT %s(0.5%s)" % (name, p), (), "%s(): %s" % (name, tail), name + " bad param")
+        after_error(name + " bad param")
+    ck.error(con, "SELECT %s(x, CASE WHEN x = 0 THEN 0.9 ELSE 0.8 END) FROM (SELECT 0 AS x UNION ALL SELECT 1)" % name,
+             (), "%s(): level must be the same in every row of a group, got 0.9 and then 0.8" % name)
+    after_error(name + " varying param")
+    ck.equal(con.execute("SELECT %s(x%s) FROM (SELECT NULL AS x UNION ALL SELECT NULL)" % (name, extra)).fetchone(),
+             (None,), name + " NULL rows only: NULL")
+    ck.equal(con.execute("SELECT %s(x%s) FROM (SELECT 1 AS x) WHERE 0" % (name, extra)).fetchone(),
+             (None,), name + " empty group: NULL")
 
 
 def registered():
@@ -159,8 +201,11 @@ def main():
         if shape == "scalar":
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
-        label = "a probability in [0, 1]" if shape == "prob" else "a number"
-        xname = "p" if shape == "prob" else ("s_1" if shape == "ord" else "s")
+        if shape == "mean":
+            check_mean(ck, con, name, extra, badparams, after_error)
+            continue
+        label = "a probability in [0, 1]" if shape in ("prob", "ppair") else "a number"
+        xname = {"prob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a"}.get(shape, "s")
         ylabel = "an integer in 0..2" if shape == "ord" else ("a non-negative integer" if shape == "ge" else "0 or 1")
         bad_y = [("2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1"),
                   "2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1")),
@@ -171,7 +216,7 @@ def main():
                 msg = "%s(): %s" % (name, NOT_A_STATE)
             ck.error(con, "SELECT " + call(name, shape, sqlv, "0.5", extra), (), msg, name + " bad label " + sqlv)
             after_error(name + " bad label")
-        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape == "prob" else []):
+        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair") else []):
             msg = "%s(): %s must be %s, got %s" % (name, xname, label, shown)
             ck.error(con, "SELECT " + call(name, shape, "1", sqlv, extra), (), msg, name + " bad score " + sqlv)
             after_error(name + " bad score")
@@ -188,12 +233,13 @@ def main():
                 vals = {"target_fpr": ("0.1", "0.2"), "target_spec": ("0.9", "0.8"), "threshold": ("0.5", "0.6"),
                         "max_fpr": ("0.5", "0.6"), "target": ("0.1", "0.2"), "prior": ("0.1", "0.2"),
                         "eps": ("0.001", "0.002"), "bins": ("10", "11"), "ql": ("0.25", "0.3"),
-                        "gap_threshold": ("0.05", "0.06")}[varying]
+                        "gap_threshold": ("0.05", "0.06"), "seed": ("7", "8"), "reps": ("20", "21"),
+                        "level": ("0.9", "0.8")}[varying]
                 ex = extra.replace(vals[0], "CASE WHEN y = 0 THEN %s ELSE %s END" % vals, 1)
                 if vals[0] not in extra:
                     ex = extra.replace(extra.split(",")[1].strip(), "CASE WHEN y = 0 THEN %s ELSE %s END" % vals, 1)
                 q = "SELECT %s FROM (SELECT 0 AS y, 0.5 AS s, 0.5 AS p UNION ALL SELECT 1, 0.6, 0.6)" % call(
-                    name, shape, "y", "p" if shape == "prob" else "s", ex)
+                    name, shape, "y", "p" if shape in ("prob", "ppair") else "s", ex)
                 ck.error(con, q, (), "%s(): %s must be the same in every row of a group, got %s and then %s" %
                          (name, varying, vals[0], vals[1]), name + " varying param")
             after_error(name + " varying param")

@@ -24,6 +24,11 @@ static const char *azCall[] = {
   "partial_auroc(a, b, c)", "operating_point(a, b, 'fpr', c)", "operating_point(a, b, 'max_f1')",
   "operating_point(a, b, d, c)", "operating_point(a, b, 'precision', c)",
   "precision_at_prior(a, b, c, d)", "precision_at_prior(a, b, 0.5, c)",
+  /* the bootstrap ones with few replicates, so that a run stays short */
+  "pr_auc_ci(a, b, 0.9, 10, c)", "nap_ci(a, b, c, 10)", "brier_ci(a, b, 0.5, 10)",
+  "log_loss_ci(a, b, 0.9, 10, c)", "ece_ci(a, b, c, 0.9, 10)", "strat_gap_ci(a, b, c, 0.1, 0.9, 0.9, 10)",
+  "auroc_ci(a, b, c)", "auroc_diff(a, b, c, d)", "pr_auc_diff_ci(a, b, c, 0.9, 10, d)",
+  "ece_diff_ci(a, b, c, d, 0.9, 10)", "mean_ci(a, b)", "mean_ci(a)",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)",
 };
 
