@@ -57,6 +57,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 #define ML_MAX_BINS 100000
 
@@ -153,17 +154,20 @@ static double log_loss_term(int y, double p, double eps){
 }
 
 /* Adds (sign +1) or removes (sign -1) one row. */
-static void cal_update(CalAgg *p, int kind, int y, double pr, int sign){
-  p->n += sign;
+static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
+  /* w = +1 or -1 for a row; a state's entry adds w = its count of rows with
+  ** this (y, p) at once (sums scaled by w: within the precision rule of a
+  ** row-by-row sum, see docs/states.md). */
+  p->n += w;
   switch( kind ){
-    case CAL_BRIER: ml_sum_add(&p->sum, sign * ml_calib_brier_term(y, pr)); break;
-    case CAL_LOGLOSS: ml_sum_add(&p->sum, sign * log_loss_term(y, pr, p->param.v)); break;
+    case CAL_BRIER: ml_sum_add(&p->sum, (double)w * ml_calib_brier_term(y, pr)); break;
+    case CAL_LOGLOSS: ml_sum_add(&p->sum, (double)w * log_loss_term(y, pr, p->param.v)); break;
     default: {
       CalBin *b = &p->aBin[bin_of(pr, p->nBin)];
-      b->n += sign;
-      b->npos += sign * y;
+      b->n += w;
+      b->npos += w * y;
       if( b->n==0 ){ b->sp.s = 0.0; b->sp.c = 0.0; }   /* no residue in an empty bin */
-      else ml_sum_add(&b->sp, sign * pr);
+      else ml_sum_add(&b->sp, (double)w * pr);
       break;
     }
   }
@@ -284,6 +288,62 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   cal_update(p, d->kind, y, pr, +1);
 }
+
+/* A state's scores must be probabilities for the calibration functions. */
+static int state_probabilities(const MlState *st, int n, char *zErr, int nErr){
+  int j;
+  for(j=0; j<n; j++){
+    double lo, hi;
+    if( st[j].sec[0].nEntry==0 ) continue;
+    ml_section_range(&st[j].sec[0], &lo, &hi);
+    if( lo<0.0 || hi>1.0 ){
+      sqlite3_snprintf(nErr, zErr, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
+      return ML_ERROR;
+    }
+  }
+  return ML_OK;
+}
+
+/* States: each entry adds its rows of each class at once (a buffered group
+** goes to its bins first); reliability 'quantile' merges the sorted runs
+** into its buffer. */
+static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int j, rc;
+  if( p==0 ) return ML_NOMEM;
+  if( d->kind!=CAL_BRIER && !p->param.set ) return ML_OK;   /* xStep rejected the parameter */
+  if( d->kind==CAL_RELIABILITY && !p->strategy.set ) return ML_OK;
+  if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( uses_quantiles(p) ){
+    for(j=0; j<n; j++) p->n += sign * (st[j].sec[0].n[0] + st[j].sec[0].n[1]);
+    return ml_absorb_section(&p->smp, st, n, 0, sign);
+  }
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
+    p->nBin = (ml_i64)p->param.v;
+    if( p->buffered ){
+      if( to_bins(p, d->kind) ) return ML_NOMEM;
+    }else{
+      p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
+      if( p->aBin==0 ) return ML_NOMEM;
+      memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
+    }
+  }
+  for(j=0; j<n; j++){
+    MlReader r;
+    MlEntry e;
+    ml_reader_init(&r, &st[j].sec[0]);
+    while( ml_reader_next(&r, &e) ){
+      double pr = ml_double_of(e.key);
+      if( e.n[0] ) cal_update(p, d->kind, 0, pr, sign * e.n[0]);
+      if( e.n[1] ) cal_update(p, d->kind, 1, pr, sign * e.n[1]);
+    }
+  }
+  return ML_OK;
+}
+const MlStateHooks ml_calib_states = {
+  sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calib_absorb
+};
 
 void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -639,6 +699,19 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
 void ml_calsort_value(sqlite3_context *ctx){
   calsort_result(ctx, sqlite3_aggregate_context(ctx, 0));
 }
+
+/* States: the sorted runs merge into the buffer. */
+static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int rc;
+  if( p==0 ) return ML_NOMEM;
+  if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  return ml_absorb_section(&p->smp, st, n, 0, sign);
+}
+const MlStateHooks ml_calsort_states = {
+  sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb
+};
 
 void ml_calsort_final(sqlite3_context *ctx){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, 0);

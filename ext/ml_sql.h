@@ -130,12 +130,33 @@ enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
        RK_CONFUSION, RK_PRECISION_AT_PRIOR };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
-enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
+enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT, ORD_STATE };
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
        UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
 enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };   /* plot.c */
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
        CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR };
+
+/*
+** Partial states (ml_state_sql.c): what a family supplies so that each of
+** its functions takes a state BLOB in place of its data arguments.  The
+** registration wraps the family's callbacks: a BLOB first argument is
+** decoded and validated there; the family's own xStep then runs with NULL
+** in the data slots, so it sets up and checks the parameters exactly as for
+** a row and skips the (NULL) row; the states of a group are collected and,
+** when a result is due, xAbsorb feeds them to the family's buffers.
+*/
+struct MlState;
+typedef struct MlStateHooks {
+  size_t szAgg;             /* the family's aggregate context, in bytes */
+  signed char nData;        /* data arguments a state replaces: 2 (y, s),
+                            ** 3 (y, s, strat); 0: y and every score (ordinal) */
+  unsigned char kinds;      /* states accepted: bits 1 << ML_STATE_* */
+  /* Adds (sign +1) or removes (sign -1) the rows of n states of one kind.
+  ** Sets no error itself (xFinal must still free the family's buffers):
+  ** returns ML_OK, ML_NOMEM, or ML_ERROR with the message in zErr. */
+  int (*xAbsorb)(sqlite3_context*, const struct MlState *st, int n, int sign, char *zErr, int nErr);
+} MlStateHooks;
 
 /* The callbacks of one family (one aggregate state type). */
 typedef struct MlFamily {
@@ -144,10 +165,14 @@ typedef struct MlFamily {
   void (*xFinal)(sqlite3_context*);
   void (*xValue)(sqlite3_context*);
   void (*xInverse)(sqlite3_context*, int, sqlite3_value**);
+  const MlStateHooks *state;   /* 0: the family's functions take no state */
 } MlFamily;
 
 /* Flags of a table row. */
-#define ML_FN_JSON    0x01   /* returns JSON text, subtype 'J' */
+#define ML_FN_JSON      0x01   /* returns JSON text, subtype 'J' */
+#define ML_FN_NO_STATE  0x02   /* takes no state though its family does (ml_state) */
+#define ML_FN_STATE_YS  0x04   /* a state replaces (y, s) whatever the family's nData */
+#define ML_FN_BLOB      0x08   /* returns a BLOB (a state) */
 
 /* One row of the registration table (mleval.c), the one source of truth
 ** for every SQL function mleval provides: the loader registers from it, the
@@ -181,5 +206,26 @@ void ml_svd_backends_json(MlJson *j);
 ** link the core statically (the tests), which have no mleval.so to look
 ** next to.  The string must outlive every query; NULL: no such directory. */
 void ml_svd_backend_dir(const char *zDir);
+
+/* ml_state_sql.c: the wrappers registered for a function that takes states,
+** the argument counts of its state form (0 when it has none), ml_merge, and
+** the result of ml_state / ml_state_ordinal. */
+void ml_state_xstep(sqlite3_context*, int, sqlite3_value**);
+void ml_state_xinverse(sqlite3_context*, int, sqlite3_value**);
+void ml_state_xvalue(sqlite3_context*);
+void ml_state_xfinal(sqlite3_context*);
+int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
+ML_AGG_DECL(ml_merge)
+ML_AGG_DECL(ml_make)        /* ml_state(y, s [, strat]) */
+/* The hooks of each family that takes states (in its own file). */
+extern const MlStateHooks ml_rank_states, ml_confusion_states, ml_calib_states,
+  ml_calsort_states, ml_strat_states, ml_ord_states;
+/* Encodes the buffers as a state BLOB result: kind ML_STATE_BINARY (one
+** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
+void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);
+/* Absorbs section iSec of n states into smp (sign +1) or removes it (-1);
+** out of memory clears smp.  ML_OK / ML_NOMEM. */
+int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign);
+#define ML_ERROR 2                 /* xAbsorb: zErr says what */
 
 #endif /* ML_SQL_H */

@@ -52,18 +52,24 @@ static void buildInfoFunc(sqlite3_context*, int, sqlite3_value**);
 static void functionsFunc(sqlite3_context*, int, sqlite3_value**);
 
 /* The families: one set of callbacks per aggregate state type. */
+/* A family with state hooks (x##_states) takes partial states: each of its
+** functions also accepts a state BLOB in place of its data arguments. */
 #define ML_FAMILY(var, label, x) \
-  static const MlFamily var = { label, x##_step, x##_final, x##_value, x##_inverse };
-ML_FAMILY(famRank,      "ranking",     ml_rank)
-ML_FAMILY(famConfusion, "ranking",     ml_confusion)
-ML_FAMILY(famCalib,     "calibration", ml_calib)
-ML_FAMILY(famCalsort,   "calibration", ml_calsort)
-ML_FAMILY(famStrat,     "stratified",  ml_strat)
-ML_FAMILY(famOrd,       "ordinal",     ml_ord)
-ML_FAMILY(famUnc,       "uncertainty", ml_unc)
+  static const MlFamily var = { label, x##_step, x##_final, x##_value, x##_inverse, 0 };
+#define ML_FAMILY_STATES(var, label, x) \
+  static const MlFamily var = { label, x##_step, x##_final, x##_value, x##_inverse, &x##_states };
+ML_FAMILY_STATES(famRank,      "ranking",     ml_rank)
+ML_FAMILY_STATES(famConfusion, "ranking",     ml_confusion)
+ML_FAMILY_STATES(famCalib,     "calibration", ml_calib)
+ML_FAMILY_STATES(famCalsort,   "calibration", ml_calsort)
+ML_FAMILY_STATES(famStrat,     "stratified",  ml_strat)
+ML_FAMILY_STATES(famOrd,       "ordinal",     ml_ord)
+ML_FAMILY(famMake,             "state",       ml_make)
+ML_FAMILY(famMerge,            "state",       ml_merge)
+ML_FAMILY(famUnc,              "uncertainty", ml_unc)
 /* Plots are aggregates only (plot.c, rule 1): no xValue/xInverse, so SQLite
 ** refuses them with OVER (...). */
-static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0 };
+static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0 };
 
 #define J ML_FN_JSON
 /*
@@ -103,7 +109,7 @@ const MlFuncDesc ml_functions[] = {
   { "strat_gap",       "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_GAP, 0 },
   { "strat_report",    "y, s, strat [, ql, qh [, gap_threshold]]", 3, 6, &famStrat, 0, ST_REPORT, J },
   /* ordinal.c: y and one score per cut, m = 1..16 */
-  { "auprc_ge",        "y, s, k",                  3,  3, &famOrd, 0, ORD_GE, 0 },
+  { "auprc_ge",        "y, s, k",                  3,  3, &famOrd, 0, ORD_GE, ML_FN_STATE_YS },
   { "ordinal_auprc",   "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_AUPRC, 0 },
   { "ordinal_nap",     "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_NAP, 0 },
   { "ordinal_report",  "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_REPORT, J },
@@ -124,6 +130,10 @@ const MlFuncDesc ml_functions[] = {
   { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },
   { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0 },
   { "plot_lines",       "series, x, y [, title]",   3,  4, &famPlot, 0, PK_LINES, 0 },
+  /* partial states: ml_state_sql.c (ml_state_ordinal: ordinal.c) */
+  { "ml_state",         "y, s [, strat]",          2,  3, &famMake, 0, 0, ML_FN_BLOB },
+  { "ml_state_ordinal", "y, s_1, ..., s_m",        2, 17, &famOrd, 0, ORD_STATE, ML_FN_BLOB | ML_FN_NO_STATE },
+  { "ml_merge",         "state",                   1,  1, &famMerge, 0, 0, ML_FN_BLOB },
   /* mleval.c */
   { "mleval_version",    "",                       0,  0, 0, versionFunc, 0, 0 },
   { "mleval_build_info", "",                       0,  0, 0, buildInfoFunc, 0, J },
@@ -228,20 +238,39 @@ static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_json_key(&j, "max_args");  ml_json_int(&j, d->nMax);
     ml_json_key(&j, "family");    ml_json_string(&j, d->fam ? d->fam->name : "scalar");
     ml_json_key(&j, "json");      ml_json_bool(&j, (d->flags & ML_FN_JSON)!=0);
+    {
+      int lo, hi;
+      ml_json_key(&j, "state_args");     /* [fewest, most] arguments of the state form, or null */
+      if( ml_state_arity(d, &lo, &hi) ){
+        ml_json_begin_array(&j); ml_json_int(&j, lo); ml_json_int(&j, hi); ml_json_end_array(&j);
+      }else{
+        ml_json_null(&j);
+      }
+    }
     ml_json_end_object(&j);
   }
   ml_json_end_array(&j);
   ml_result_json(ctx, &j);
 }
 
-/* Registers one row of the table: each accepted count, then the catch-all. */
+/* Registers one row of the table: each accepted count, then the catch-all.
+** A function that takes states is registered through the state wrappers
+** (ml_state_sql.c) for its row counts and its state counts alike: they hand
+** rows to the family and decode states. */
 static int register_function(sqlite3 *db, const MlFuncDesc *d){
   int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-  int n, rc = SQLITE_OK;
+  int n, rc = SQLITE_OK, lo = 0, hi = -1;
 #ifdef SQLITE_RESULT_SUBTYPE
   if( d->flags & ML_FN_JSON ) flags |= SQLITE_RESULT_SUBTYPE;
 #endif
-  for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
+  if( ml_state_arity(d, &lo, &hi) ){
+    int nLo = lo < d->nMin ? lo : d->nMin, nHi = hi > d->nMax ? hi : d->nMax;
+    for(n=nLo; rc==SQLITE_OK && n<=nHi; n++){
+      if( (n<d->nMin || n>d->nMax) && (n<lo || n>hi) ) continue;
+      rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, ml_state_xstep,
+                                          ml_state_xfinal, ml_state_xvalue, ml_state_xinverse, 0);
+    }
+  }else for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
     if( d->fam ){
       rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, d->fam->xStep,
                                           d->fam->xFinal, d->fam->xValue, d->fam->xInverse, 0);

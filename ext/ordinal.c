@@ -36,6 +36,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 #define ORD_MAX_CUTS 16
 #define ORD_MAX_K    1000000
@@ -87,7 +88,7 @@ static int ord_update(OrdAgg *p, int kind, int y, const double *s, int add){
       ml_samples_remove(&p->cut[i], lab, s[i], 0.0);
     }
   }
-  if( kind==ORD_REPORT && y>=1 ){
+  if( (kind==ORD_REPORT || kind==ORD_STATE) && y>=1 ){
     if( add ){
       if( ml_samples_add(&p->sev, y==p->m, s[p->m-1], 0.0) ) return ML_NOMEM;
     }else{
@@ -145,6 +146,18 @@ static int cut_ap(MlSamples *smp, double *ap){
 
 static void ord_result(sqlite3_context *ctx, OrdAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
+  if( d->kind==ORD_STATE ){                /* ml_state_ordinal: the cuts, then the severity run */
+    MlSamples *a[ORD_MAX_CUTS+1];
+    int i;
+    if( p==0 || p->m==0 || ml_samples_count(&p->cut[0])==0 ){
+      ml_result_null(ctx, d->name, "no rows");
+      return;
+    }
+    for(i=0; i<p->m; i++) a[i] = &p->cut[i];
+    a[p->m] = &p->sev;
+    ml_result_state(ctx, a, p->m + 1, ML_STATE_ORDINAL);
+    return;
+  }
   double ap[ORD_MAX_CUTS], nap[ORD_MAX_CUTS], prev[ORD_MAX_CUTS];
   double sumAp = 0.0, sumNap = 0.0, sev = NAN;
   ml_i64 n;
@@ -208,3 +221,28 @@ void ml_ord_final(sqlite3_context *ctx){
   ord_result(ctx, p);
   if( p ) ord_clear(p);
 }
+
+/* States (ordinal): cut k takes section k, ordinal_report's severity run the
+** last; auprc_ge(state, k) takes section k alone. */
+static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  OrdAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int i;
+  if( p==0 ) return ML_NOMEM;
+  if( p->m==0 ) return ML_OK;             /* xStep failed before setting up */
+  if( d->kind==ORD_GE ){
+    ml_i64 k = (ml_i64)p->k.v;
+    if( !p->k.set ) return ML_OK;         /* xStep rejected k */
+    if( k>st[0].m ){
+      sqlite3_snprintf(nErr, zErr, "k must be at most the state's m = %d, got %lld", st[0].m, (long long)k);
+      return ML_ERROR;
+    }
+    return ml_absorb_section(&p->cut[0], st, n, (int)k-1, sign);
+  }
+  for(i=0; i<p->m; i++){
+    if( ml_absorb_section(&p->cut[i], st, n, i, sign) ) return ML_NOMEM;
+  }
+  if( d->kind==ORD_REPORT ) return ml_absorb_section(&p->sev, st, n, p->m, sign);
+  return ML_OK;
+}
+const MlStateHooks ml_ord_states = { sizeof(OrdAgg), 0, 1u<<ML_STATE_ORDINAL, ord_absorb };

@@ -55,6 +55,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 typedef struct RankAgg {
   MlSamples smp;
@@ -329,6 +330,42 @@ void ml_rank_final(sqlite3_context *ctx){
   }
 }
 
+/* States (ml_state_sql.c): the states' sorted runs merge into the buffer.
+** xStep has run first (parameters), so the buffer is set up. */
+static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  (void)zErr; (void)nErr;
+  if( p==0 ) return ML_NOMEM;
+  if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  if( p->live ){                 /* auroc over a frame: the rows go through the counted sets */
+    int j;
+    for(j=0; j<n; j++){
+      MlReader r;
+      MlEntry e;
+      ml_reader_init(&r, &st[j].sec[0]);
+      while( ml_reader_next(&r, &e) ){
+        int y;
+        for(y=0; y<2; y++){
+          ml_i64 c;
+          for(c=0; c<e.n[y]; c++){
+            if( sign>0 ){
+              if( ml_rankset_insert(&p->rs[y], e.key) ) return ML_NOMEM;
+              p->u2 += u2_share(p, y, e.key);
+            }else if( ml_rankset_remove(&p->rs[y], e.key) ){
+              p->u2 -= u2_share(p, y, e.key);
+            }
+          }
+        }
+      }
+    }
+    return ML_OK;
+  }
+  return ml_absorb_section(&p->smp, st, n, 0, sign);
+}
+const MlStateHooks ml_rank_states = {
+  sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb
+};
+
 /* ------------------------------------- confusion, precision_at_prior */
 
 typedef struct ConfAgg {
@@ -432,3 +469,26 @@ void ml_confusion_value(sqlite3_context *ctx){
 void ml_confusion_final(sqlite3_context *ctx){
   ml_confusion_value(ctx);
 }
+
+/* States: each entry's counts go to their side of the threshold. */
+static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int j;
+  (void)zErr; (void)nErr;
+  if( p==0 ) return ML_NOMEM;
+  if( !p->threshold.set ) return ML_OK;     /* xStep rejected the parameters */
+  for(j=0; j<n; j++){
+    MlReader r;
+    MlEntry e;
+    ml_reader_init(&r, &st[j].sec[0]);
+    while( ml_reader_next(&r, &e) ){
+      int pred = ml_double_of(e.key) >= p->threshold.v;   /* xStep set the threshold */
+      p->c[0][pred] += sign * e.n[0];
+      p->c[1][pred] += sign * e.n[1];
+    }
+  }
+  return ML_OK;
+}
+const MlStateHooks ml_confusion_states = {
+  sizeof(ConfAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), confusion_absorb
+};

@@ -36,6 +36,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 #define STRAT_MIN_CLASS 10
 
@@ -201,3 +202,13 @@ void ml_strat_final(sqlite3_context *ctx){
   strat_result(ctx, p);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
+
+/* States: the (score, stratifier) runs merge into the buffer. */
+static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  (void)zErr; (void)nErr;
+  if( p==0 ) return ML_NOMEM;
+  if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
+  return ml_absorb_section(&p->smp, st, n, 0, sign);
+}
+const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_STRAT, strat_absorb };

@@ -89,6 +89,16 @@ static const char *aCase[] = {
   "SELECT plot_reliability(g, r, 'calibration') FROM (SELECT g, reliability(y, p, 5) AS r FROM t GROUP BY g)",
   "SELECT plot_bars(g, o, s, 'cost', 'ms'), plot_lines(g, id, s) FROM t",
   "SELECT plot_curves('a', '[{\"recall\":2,\"precision\":1}]')",
+  /* partial states: making, merging (ml_merge and every state-taking
+  ** function's k-way merge into its buffer), windows of states */
+  "SELECT g, hex(ml_state(y, s)), hex(ml_state(y, s, z)), hex(ml_state_ordinal(o, s, p)) FROM t GROUP BY g",
+  "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz, ml_state_ordinal(o, s, p) so FROM t GROUP BY g)"
+  " SELECT pr_auc(b), ece(b, 7), brier(sz), confusion(b, 0.5), ece_l2_kumar(b, 4), strat_report(sz),"
+  " ordinal_report(so), auprc_ge(so, 2), hex(ml_merge(b)), hex(ml_merge(so)) FROM st",
+  "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz FROM t GROUP BY g)"
+  " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), strat_pr_auc(sz) OVER (ORDER BY g ROWS 1 PRECEDING),"
+  " hex(ml_merge(b) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",
+  "SELECT hex(ml_state(y, s)" W ") FROM t",
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",

@@ -8,7 +8,7 @@ SQLITE3=${SQLITE3:-sqlite3}
 MLEVAL_LIB=${MLEVAL_LIB:-ext/.libs/mleval}
 case $MLEVAL_LIB in /*) ;; *) MLEVAL_LIB=$PWD/$MLEVAL_LIB ;; esac
 fail=0; n=0
-for f in demo.sql operating_points.sql calibration_audit.sql confound_audit.sql ordinal_audit.sql svd_targets.sql p_adjust.sql; do
+for f in demo.sql operating_points.sql calibration_audit.sql confound_audit.sql ordinal_audit.sql svd_targets.sql p_adjust.sql incremental.sql shards.sql; do
     n=$((n+1))
     out=$( cd "$srcdir" && $SQLITE3_WRAPPER "$SQLITE3" -bail -cmd ".load $MLEVAL_LIB" :memory: < "sql/$f" 2>&1 )
     rc=$?

@@ -11,6 +11,7 @@ row-varying parameter, NULL rows, empty group, one class -- the documented
 error text or NULL is asserted, and after every error the connection still
 works and a table written before the error is intact.
 """
+import json
 import sqlite3
 
 import mltest
@@ -101,6 +102,9 @@ FUNCS = {
     "plot_reliability": ("plot", "", [], None),
     "plot_bars": ("plot", "", [], None),
     "plot_lines": ("plot", "", [], None),
+    "ml_state": ("score", "", [], None),
+    "ml_state_ordinal": ("ord", "", [], None),
+    "ml_merge": ("state", "", [], None),
     "mleval_version": ("scalar", "", [], None),
     "mleval_build_info": ("scalar", "", [], None),
     "mleval_functions": ("scalar", "", [], None),
@@ -148,7 +152,9 @@ PLOT_NULL = {
 }
 ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar",
-                     "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci"}
+                     "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
+                     "ml_state", "ml_state_ordinal"}
+NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
 
 # Text parameters that must agree across rows, and the rules between two
 # parameters, which the generic columns above cannot express.
@@ -225,7 +231,18 @@ def main():
         ck.equal(con.execute("SELECT pr_auc(y, s) FROM (SELECT 1 AS y, 0.9 AS s UNION ALL SELECT 0, 0.1)").fetchone(),
                  (1.0,), what + ": connection works")
 
+    takes_states = {f["name"] for f in json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+                    if f["state_args"]}
     for name, (shape, extra, badparams, varying) in FUNCS.items():
+        if shape == "state":          # ml_merge(state): a state or NULL, nothing else
+            for sqlv, shown in [("2", "2"), ("'a'", "text 'a'"), ("0.5", "0.5")]:
+                ck.error(con, "SELECT %s(%s)" % (name, sqlv), (), "%s(): state must be a state made by ml_state(), got %s"
+                         % (name, shown), name + " bad state " + sqlv)
+                after_error(name + " bad state")
+            ck.error(con, "SELECT %s(x'01')" % name, (), "%s(): %s" % (name, NOT_A_STATE), name + " not a state")
+            ck.equal(con.execute("SELECT %s(NULL)" % name).fetchone(), (None,), name + " NULL only: NULL")
+            ck.equal(con.execute("SELECT %s(x'01') WHERE 0" % name).fetchone(), (None,), name + " empty group: NULL")
+            continue
         if shape == "scalar":
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
@@ -250,6 +267,8 @@ def main():
                  ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")]
         for sqlv, shown in bad_y:
             msg = "%s(): y must be %s, got %s" % (name, ylabel, shown)
+            if sqlv.startswith("x'") and name in takes_states:     # a BLOB first argument is a state
+                msg = "%s(): %s" % (name, NOT_A_STATE)
             ck.error(con, "SELECT " + call(name, shape, sqlv, "0.5", extra), (), msg, name + " bad label " + sqlv)
             after_error(name + " bad label")
         for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair") else []):

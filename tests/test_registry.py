@@ -48,6 +48,8 @@ def main():
     ck.equal(sorted(got), sorted(names), "pragma_function_list names = the table")
     for f in table:
         want = set(range(f["min_args"], f["max_args"] + 1)) | {-1}
+        if f.get("state_args"):      # the state form: a state BLOB in place of the data arguments
+            want |= set(range(f["state_args"][0], f["state_args"][1] + 1))
         ck.equal(got.get(f["name"], set()), want, f["name"] + " registered counts")
 
     # 2. coverage in every list the tests keep
@@ -70,6 +72,8 @@ def main():
     cols = "abcdefghijklmnopqrs"
     for f in table:
         bad = [f["max_args"] + 1] + ([f["min_args"] - 1] if f["min_args"] > 0 else [])
+        if f.get("state_args"):      # counts the state form takes are not arity errors
+            bad = [n for n in bad if not f["state_args"][0] <= n <= f["state_args"][1]]
         for n in bad:
             args = ", ".join(cols[:n])
             msg = "%s(): expects (%s), got %d argument%s" % (f["name"], f["signature"], n, "" if n == 1 else "s")

@@ -34,6 +34,7 @@ static const char *azCall[] = {
   "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
+  "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)",
 };
 
 /* Binds one value from the input; returns bytes used. */

@@ -15,8 +15,9 @@ SELECT confusion(y, s) FROM t;
 SELECT mleval_version(1);
 SELECT pr_auc() FROM t;
 -- on empty input the count never reaches the function: the message says so
-SELECT sens_at_spec(y, s) FROM t WHERE 0;
-SELECT ordinal_nap(y) FROM t WHERE 0;
+-- (sens_at_spec(y, s) and ordinal_nap(y) are the state forms: NULL here)
+SELECT sens_at_spec(y, s, 0.9, 1) FROM t WHERE 0;
+SELECT ordinal_nap() FROM t WHERE 0;
 -- as a window function
 SELECT pr_auc(y) OVER (ORDER BY z) FROM t;
 -- every accepted count still works

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: MIT
+"""make bench: partial states (docs/states.md).
+
+1. Shards: the 10-million-row table split into 10 shards (id ranges, as 10
+   shard files would hold them).  10 states (one ml_state per shard) plus
+   pr_auc over them, against one pr_auc over the whole table
+   (goal <= 1.3x).  Also the states' size.
+2. Incremental: a year of daily states (365 days, ~27 400 rows a day) merged
+   for the year's PR-AUC, against rescanning the year's rows: scores stored
+   rounded to 4 decimals (goal >= 10x) and at full double precision.
+Every pair of answers is checked equal before it is timed.
+"""
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mlbench  # noqa: E402
+
+
+def timeit(fn, repeat):
+    """Median wall and CPU seconds of fn() (after a warm-up).  On a shared,
+    loaded machine the CPU time (this process: SQLite and mleval run in it)
+    is the steadier figure; both are reported."""
+    fn()
+    wall, cpu = [], []
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def year_db(src, n):
+    """A cached copy of the bench table as a year: year(day, y, s4, sf),
+    s4 the score rounded to 4 decimals, sf a full-precision double."""
+    path = os.path.join(mlbench.CACHE, "year_%d.db" % n)
+    if os.path.exists(path):
+        return path
+    tmp = path + ".tmp"
+    if os.path.exists(tmp):
+        os.remove(tmp)
+    import sqlite3
+    con = sqlite3.connect(tmp)
+    con.execute("ATTACH ? AS src", (src,))
+    per_day = (n + 364) // 365
+    con.executescript("""
+      CREATE TABLE year(id INTEGER PRIMARY KEY, day INT, y INT, s4 REAL, sf REAL);
+      INSERT INTO year SELECT id, (id - 1) / %d, y, round(s, 4),
+             0.75 * ((abs(random()) %% 9007199254740991) / 9007199254740991.0) + 0.25 * y FROM src.preds;
+      CREATE INDEX year_day ON year(day);
+    """ % per_day)
+    con.commit()
+    con.close()
+    os.rename(tmp, path)
+    return path
+
+
+def shards(con, rows, repeat):
+    k = 10
+    per = rows // k
+    bounds = [(i * per + 1, rows if i == k - 1 else (i + 1) * per) for i in range(k)]
+    con.execute("CREATE TEMP TABLE st(b BLOB)")
+
+    def states_then_merge():
+        con.execute("DELETE FROM st")
+        for lo, hi in bounds:
+            con.execute("INSERT INTO st SELECT ml_state(y, s) FROM preds WHERE id BETWEEN ? AND ?", (lo, hi))
+        return con.execute("SELECT pr_auc(b) FROM st").fetchone()[0]
+
+    whole = lambda: con.execute("SELECT pr_auc(y, s) FROM preds").fetchone()[0]   # noqa: E731
+    assert states_then_merge() == whole(), "states and rows disagree"
+    t_whole, c_whole = timeit(whole, repeat)
+    t_states, c_states = timeit(states_then_merge, repeat)
+    t_merge, c_merge = timeit(lambda: con.execute("SELECT pr_auc(b) FROM st").fetchone(), repeat)
+    t_ml_merge, c_ml_merge = timeit(lambda: con.execute("SELECT length(ml_merge(b)) FROM st").fetchone(), repeat)
+    size = con.execute("SELECT sum(length(b)) FROM st").fetchone()[0]
+    merged = con.execute("SELECT length(ml_merge(b)) FROM st").fetchone()[0]
+    print("1. shards: %d rows in %d shards (scores with 6 decimals)" % (rows, k))
+    print("  %-50s %8s %8s" % ("", "wall", "cpu"))
+    print("  %-50s %8.3f %8.3f s" % ("SELECT pr_auc(y, s) over the whole table", t_whole, c_whole))
+    print("  %-50s %8.3f %8.3f s   %5.2fx / %5.2fx the whole-table query (goal <= 1.3x)" %
+          ("10 x ml_state(y, s) per shard + pr_auc(states)", t_states, c_states, t_states / t_whole, c_states / c_whole))
+    print("  %-50s %8.3f %8.3f s" % ("  of which pr_auc over the 10 states", t_merge, c_merge))
+    print("  %-50s %8.3f %8.3f s" % ("ml_merge of the 10 states", t_ml_merge, c_ml_merge))
+    print("  states: %d bytes in all (%.2f bytes/row), merged state %d bytes" % (size, size / rows, merged))
+
+
+def incremental(con, repeat):
+    print("2. incremental: a year of daily states against rescanning the year's rows")
+    for col, label in (("s4", "scores rounded to 4 decimals"), ("sf", "full-precision double scores")):
+        con.execute("DROP TABLE IF EXISTS temp.daily")
+        t0 = time.perf_counter()
+        con.execute("CREATE TEMP TABLE daily AS SELECT day, ml_state(y, %s) AS st FROM year GROUP BY day" % col)
+        t_build = time.perf_counter() - t0
+        days, size = con.execute("SELECT count(*), sum(length(st)) FROM daily").fetchone()
+        rescan = lambda: con.execute("SELECT pr_auc(y, %s) FROM year WHERE day BETWEEN 0 AND 364" % col).fetchone()[0]  # noqa: E731
+        merged = lambda: con.execute("SELECT pr_auc(st) FROM daily WHERE day BETWEEN 0 AND 364").fetchone()[0]  # noqa: E731
+        assert rescan() == merged(), "states and rows disagree (%s)" % col
+        t_rescan, c_rescan = timeit(rescan, repeat)
+        t_merged, c_merged = timeit(merged, repeat)
+        goal = " (goal >= 10x)" if col == "s4" else ""
+        print("  %s: %d daily states, %d bytes (%.1f KiB a day); built once in %.1f s" %
+              (label, days, size, size / days / 1024, t_build))
+        print("  %-50s %8.3f %8.3f s" % ("  rescan: pr_auc(y, s) over the year's rows", t_rescan, c_rescan))
+        print("  %-50s %8.3f %8.3f s   %5.1fx / %5.1fx faster%s" % (
+            "  merge: pr_auc(st) over 365 daily states", t_merged, c_merged,
+            t_rescan / t_merged, c_rescan / c_merged, goal))
+
+
+def main():
+    a = mlbench.parse_args(__doc__)
+    lib = os.path.abspath(a.lib)
+    path = mlbench.bench_db(a.rows)
+    con = mlbench.connect(lib, path)
+    print("mleval partial-state benchmark, %d rows (%s), median of %d" % (a.rows, path, a.repeat))
+    shards(con, a.rows, a.repeat)
+    con.close()
+    con = mlbench.connect(lib, year_db(path, a.rows))
+    incremental(con, a.repeat)
+
+
+if __name__ == "__main__":
+    main()

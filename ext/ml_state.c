@@ -1,0 +1,1091 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** ml_state.c -- partial states: encoding, validation, merging, and the
+** sample buffer's absorption of a sorted run.  The format is in ml_state.h.
+**
+** Provides: ml_state_encode (sorted samples -> blob), ml_state_parse (blob ->
+** validated sections), ml_reader_* (entries of a section), ml_state_merge
+** (two states -> one, a linear merge of sorted runs, sign -1 subtracts),
+** MlStateAcc (many states -> one, pairwise like a binary counter),
+** ml_samples_absorb (a section's rows into an MlSamples in one linear pass)
+** and ml_crc32c.  No SQL function lives here (ml_state_sql.c).
+**
+** Rules:
+**   1. Every blob is validated before use: magic, version (a newer one is
+**      refused by name), length against the sections' sizes, CRC-32C, kind
+**      and m, every varint, strictly ascending entries, counts that sum to
+**      the totals, totals of at most 2^53 rows.  After that, readers trust it.
+**   2. Equal doubles are one entry (-0.0 == 0.0 for scores, as scikit-learn
+**      ties by ==); a stratifier keeps its sign bit so that quantiles come
+**      back bit for bit.
+**   3. A column whose every value is an integer over 10^d (d <= 12, |i| <=
+**      2^52, checked by dividing back) is written as those integers: rounded
+**      probabilities cost a byte or two.  Otherwise the raw 64-bit keys.
+**   4. Merging never re-sorts: each merge is one pass over both runs,
+**      repeated keys add their counts, so merging k daily states of
+**      rounded scores stays as small as one day.
+**   5. Out of memory returns ML_NOMEM and leaks nothing.
+**
+** Cost: encode O(n) after the sort; parse O(size); merge O(size of both);
+** k states through MlStateAcc O(total log k) at most; absorb O(rows held +
+** rows added).  CRC-32C uses the SSE4.2 instruction where the CPU has it.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "ml_state.h"
+
+#define ML_NEED_RAW 3          /* internal: a scaled codec does not fit */
+#define TOP_BIT 0x8000000000000000ULL
+
+static const double aPow10[ML_STATE_MAX_SCALE+1] = {
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12
+};
+#define SCALED_MAX 4503599627370496.0     /* 2^52 */
+
+/* ------------------------------------------------------------------ crc */
+
+static uint32_t aCrcTab[8][256];
+static int crcReady = 0;
+
+static void crc_init(void){
+  uint32_t i, j, c;
+  for(i=0; i<256; i++){
+    c = i;
+    for(j=0; j<8; j++) c = (c>>1) ^ (0x82F63B78u & (0u - (c & 1u)));
+    aCrcTab[0][i] = c;
+  }
+  for(i=0; i<256; i++){
+    c = aCrcTab[0][i];
+    for(j=1; j<8; j++){ c = aCrcTab[0][c & 0xff] ^ (c >> 8); aCrcTab[j][i] = c; }
+  }
+  crcReady = 1;
+}
+
+static uint32_t crc_soft(uint32_t c, const unsigned char *p, uint64_t n){
+  if( !crcReady ) crc_init();
+  while( n>=8 ){
+    uint32_t lo = c ^ ((uint32_t)p[0] | (uint32_t)p[1]<<8 | (uint32_t)p[2]<<16 | (uint32_t)p[3]<<24);
+    uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5]<<8 | (uint32_t)p[6]<<16 | (uint32_t)p[7]<<24;
+    c = aCrcTab[7][lo & 0xff] ^ aCrcTab[6][(lo>>8) & 0xff] ^ aCrcTab[5][(lo>>16) & 0xff]
+      ^ aCrcTab[4][lo>>24] ^ aCrcTab[3][hi & 0xff] ^ aCrcTab[2][(hi>>8) & 0xff]
+      ^ aCrcTab[1][(hi>>16) & 0xff] ^ aCrcTab[0][hi>>24];
+    p += 8; n -= 8;
+  }
+  while( n-- ) c = aCrcTab[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+  return c;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("sse4.2")))
+static uint32_t crc_hw(uint32_t c, const unsigned char *p, uint64_t n){
+  uint64_t c64 = c;
+  while( n>=8 ){
+    uint64_t v; memcpy(&v, p, 8);
+    c64 = __builtin_ia32_crc32di(c64, v);
+    p += 8; n -= 8;
+  }
+  c = (uint32_t)c64;
+  while( n-- ) c = __builtin_ia32_crc32qi(c, *p++);
+  return c;
+}
+#endif
+
+uint32_t ml_crc32c(const void *p, uint64_t n){
+#if defined(__x86_64__) && defined(__GNUC__)
+  static int hw = -1;
+  if( hw<0 ){ __builtin_cpu_init(); hw = __builtin_cpu_supports("sse4.2") ? 1 : 0; }
+  if( hw ) return ~crc_hw(0xffffffffu, p, n);
+#endif
+  return ~crc_soft(0xffffffffu, p, n);
+}
+
+/* --------------------------------------------------------------- buffer */
+
+void ml_buf_free(MlBuf *b){
+  ml_free(b->z);
+  memset(b, 0, sizeof(*b));
+}
+
+static int buf_reserve(MlBuf *b, uint64_t extra){
+  if( b->oom ) return ML_NOMEM;
+  if( b->n + extra > b->cap ){
+    uint64_t nNew = b->cap ? b->cap + b->cap/2 : 256;
+    unsigned char *z;
+    if( nNew < b->n + extra ) nNew = b->n + extra;
+    z = ml_realloc(b->z, nNew);
+    if( z==0 ){ ml_free(b->z); b->z = 0; b->oom = 1; return ML_NOMEM; }
+    b->z = z;
+    b->cap = nNew;
+  }
+  return ML_OK;
+}
+
+static void put_u64le(unsigned char *z, uint64_t v){
+  int i; for(i=0; i<8; i++) z[i] = (unsigned char)(v >> (8*i));
+}
+static uint64_t get_u64le(const unsigned char *z){
+  uint64_t v = 0; int i; for(i=7; i>=0; i--) v = (v<<8) | z[i];
+  return v;
+}
+
+/* Appends a LEB128 varint; the caller reserved 10 bytes. */
+static inline void put_varint(MlBuf *b, uint64_t v){
+  unsigned char *z = b->z + b->n;
+  while( v>=0x80 ){ *z++ = (unsigned char)(v | 0x80); v >>= 7; }
+  *z++ = (unsigned char)v;
+  b->n = (uint64_t)(z - b->z);
+}
+/* Reads a varint from [*pp, end): 1, or 0 when it runs off the end or
+** takes more than 64 bits. */
+static inline int get_varint(const unsigned char **pp, const unsigned char *end, uint64_t *out){
+  const unsigned char *p = *pp;
+  uint64_t v = 0;
+  int sh = 0;
+  for(;;){
+    unsigned char c;
+    if( p>=end || sh>63 ) return 0;
+    c = *p++;
+    if( sh==63 && c>1 ) return 0;
+    v |= (uint64_t)(c & 0x7f) << sh;
+    if( (c & 0x80)==0 ) break;
+    sh += 7;
+  }
+  *pp = p;
+  *out = v;
+  return 1;
+}
+/* The same without checks, for validated payloads. */
+static inline uint64_t get_varint_fast(const unsigned char **pp){
+  const unsigned char *p = *pp;
+  uint64_t v = *p & 0x7f;
+  int sh = 7;
+  while( *p++ & 0x80 ){ v |= (uint64_t)(*p & 0x7f) << sh; sh += 7; }
+  *pp = p;
+  return v;
+}
+
+/* ---------------------------------------------------------------- codec */
+
+ml_key ml_zkey_of(double d){
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return (u & TOP_BIT) ? ~u : (u | TOP_BIT);
+}
+double ml_double_of_zkey(ml_key k){ return ml_double_of(k); }
+
+/* A scaled value: the double nearest i / 10^d, moved by corr (-1, 0, +1)
+** ulps.  The correction keeps doubles that are one ulp off the nearest --
+** SQLite's round() makes some, its text-to-double conversion is not always
+** correctly rounded -- in the scaled codec, bit for bit. */
+static inline double scaled_double(int64_t i, int corr, int d){
+  double s = (double)i / aPow10[d];
+  if( corr>0 ) s = nextafter(s, INFINITY);
+  else if( corr<0 ) s = nextafter(s, -INFINITY);
+  return s;
+}
+/* A scaled column value as written: ((i + 2^52) << 2) | (corr + 1),
+** ascending with the value. */
+#define SCALED_OFF     4503599627370496LL      /* 2^52 */
+#define SCALED_INT(u)  ((int64_t)((u) >> 2) - SCALED_OFF)
+#define SCALED_CORR(u) ((int)((u) & 3) - 1)
+#define SCALED_OK(u)   (((u) & 3)!=3 && ((u) >> 2) <= (uint64_t)(2*SCALED_OFF))
+#define FAST_LIM       (1LL<<48)
+
+/* The unsigned order-preserving integer written for a column value (score
+** key, or stratifier zkey) under codec c; ML_NEED_RAW when the value is not
+** within an ulp of an integer over 10^d. */
+static inline int codec_put(int c, ml_key k, uint64_t *u){
+  double s, x, back;
+  long long i;
+  int corr;
+  if( c==0 ){ *u = k; return ML_OK; }
+  s = ml_double_of(k);
+  x = s * aPow10[c-1];
+  if( !(fabs(x) <= SCALED_MAX) ) return ML_NEED_RAW;
+  i = llround(x);
+  for(corr=0; corr<3; corr++){
+    int dc = corr==0 ? 0 : corr==1 ? 1 : -1;
+    back = scaled_double(i, dc, c-1);
+    if( memcmp(&back, &s, 8)==0 ){
+      *u = ((uint64_t)(i + SCALED_OFF) << 2) | (uint64_t)(dc + 1);
+      return ML_OK;
+    }
+  }
+  return ML_NEED_RAW;
+}
+/* Value from its written integer: the score key (fold -0.0) or the zkey. */
+static inline ml_key codec_get(int c, uint64_t u, int isStrat){
+  double s;
+  if( c==0 ) return u;
+  s = scaled_double(SCALED_INT(u), SCALED_CORR(u), c-1);
+  return isStrat ? ml_zkey_of(s) : ml_key_of(s);
+}
+
+/* The smallest codec >= c that fits key k (0 when none does). */
+static int codec_widen(int c, ml_key k){
+  uint64_t u;
+  if( c==0 ) return 0;
+  for(; c<=ML_STATE_MAX_SCALE+1; c++) if( codec_put(c, k, &u)==ML_OK ) return c;
+  return 0;
+}
+
+/* ------------------------------------------------------- section writer */
+
+typedef struct SecWriter {
+  MlBuf *b;
+  uint64_t at;                  /* where the section header starts */
+  int codec[2];                 /* codec[1] 255: no stratifier */
+  ml_i64 nEntry, n[2];
+  uint64_t prev[2];
+} SecWriter;
+
+static int sw_begin(SecWriter *w, MlBuf *b, int cs, int cz){
+  memset(w, 0, sizeof(*w));
+  w->b = b;
+  w->at = b->n;
+  w->codec[0] = cs; w->codec[1] = cz;
+  if( buf_reserve(b, ML_STATE_SECHDR) ) return ML_NOMEM;
+  b->n += ML_STATE_SECHDR;
+  return ML_OK;
+}
+
+static inline int sw_put(SecWriter *w, const MlEntry *e){
+  uint64_t u, uz = 0;
+  int rc = codec_put(w->codec[0], e->key, &u);
+  if( rc ) return rc;
+  if( w->codec[1]!=ML_CODEC_NONE ){
+    rc = codec_put(w->codec[1], e->zkey, &uz);
+    if( rc ) return rc;
+  }
+  if( buf_reserve(w->b, 40) ) return ML_NOMEM;
+  put_varint(w->b, u - w->prev[0]);
+  if( w->codec[1]!=ML_CODEC_NONE ){
+    int64_t dz = (int64_t)(uz - w->prev[1]);
+    put_varint(w->b, ((uint64_t)dz << 1) ^ (uint64_t)(dz >> 63));
+    w->prev[1] = uz;
+  }
+  w->prev[0] = u;
+  put_varint(w->b, (uint64_t)e->n[0]);
+  put_varint(w->b, (uint64_t)e->n[1]);
+  w->nEntry++;
+  w->n[0] += e->n[0];
+  w->n[1] += e->n[1];
+  return ML_OK;
+}
+
+static void sw_end(SecWriter *w){
+  unsigned char *h = w->b->z + w->at;
+  h[0] = (unsigned char)w->codec[0];
+  h[1] = (unsigned char)w->codec[1];
+  h[2] = h[3] = 0;
+  put_u64le(h+4, (uint64_t)w->nEntry);
+  put_u64le(h+12, (uint64_t)w->n[0]);
+  put_u64le(h+20, (uint64_t)w->n[1]);
+  put_u64le(h+28, w->b->n - w->at - ML_STATE_SECHDR);
+}
+
+static int state_begin(MlBuf *b, int kind, int m, int nSec){
+  if( buf_reserve(b, ML_STATE_HDR) ) return ML_NOMEM;
+  memcpy(b->z, "MLST", 4);
+  b->z[4] = ML_STATE_VERSION;
+  b->z[5] = (unsigned char)kind;
+  b->z[6] = (unsigned char)m;
+  b->z[7] = (unsigned char)nSec;
+  b->n = ML_STATE_HDR;
+  return ML_OK;
+}
+
+static int state_end(MlBuf *b){
+  uint32_t c;
+  if( buf_reserve(b, 4) ) return ML_NOMEM;
+  c = ml_crc32c(b->z, b->n);
+  b->z[b->n] = (unsigned char)c; b->z[b->n+1] = (unsigned char)(c>>8);
+  b->z[b->n+2] = (unsigned char)(c>>16); b->z[b->n+3] = (unsigned char)(c>>24);
+  b->n += 4;
+  return ML_OK;
+}
+
+/* ------------------------------------------------------- parse / verify */
+
+static int bad(char *zErr, int nErr, const char *zFmt, ...){
+  va_list ap;
+  va_start(ap, zFmt);
+  vsnprintf(zErr, (size_t)nErr, zFmt, ap);
+  va_end(ap);
+  return ML_STATE_BAD;
+}
+
+const char *ml_state_kind_name(const MlState *st, char *buf, int nBuf){
+  if( st->kind==ML_STATE_BINARY ) return "binary";
+  if( st->kind==ML_STATE_STRAT ) return "binary+strat";
+  snprintf(buf, (size_t)nBuf, "ordinal (m = %d)", st->m);
+  return buf;
+}
+
+static int codec_valid(int c){ return c>=0 && c<=ML_STATE_MAX_SCALE+1; }
+
+/* Walks one section's payload checking every entry. */
+static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr, int iSec){
+  const unsigned char *p = s->p, *end = s->p + s->nByte;
+  uint64_t prev[2] = {0, 0}, d, zz;
+  ml_key lastKey = 0, lastZ = 0;
+  int fast, lastFast = 0;
+  ml_i64 i, sum[2] = {0, 0};
+  for(i=0; i<s->nEntry; i++){
+    uint64_t c[2], u, uz = 0;
+    ml_key key, zk = 0;
+    int y;
+    if( !get_varint(&p, end, &d) ) goto corrupt;
+    u = prev[0] + d;
+    if( u<prev[0] ) goto corrupt;                               /* wrapped */
+    if( s->codec[0]>0 && !SCALED_OK(u) ) goto corrupt;
+    /* Binary sections of small scaled integers: ascending integers are
+    ** ascending distinct doubles (their spacing is far above an ulp), so
+    ** the order is checked on them, without a division per entry. */
+    fast = s->codec[0]>0 && !isStrat && SCALED_INT(u) < FAST_LIM && SCALED_INT(u) > -FAST_LIM;
+    if( fast ){
+      if( i>0 && d==0 ) goto order;
+      lastFast = 1;
+      goto counts;
+    }
+    key = codec_get(s->codec[0], u, 0);
+    if( lastFast ) lastKey = codec_get(s->codec[0], prev[0], 0);
+    lastFast = 0;
+    if( isStrat ){
+      if( !get_varint(&p, end, &zz) ) goto corrupt;
+      uz = prev[1] + (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
+      if( s->codec[1]>0 && !SCALED_OK(uz) ) goto corrupt;
+      zk = codec_get(s->codec[1], uz, 1);
+    }
+    if( ml_double_of(key)!=ml_double_of(key) || (isStrat && ml_double_of(zk)!=ml_double_of(zk)) ){
+      goto corrupt;                                              /* NaN */
+    }
+    /* strictly ascending by (score, strat), as decoded */
+    if( i>0 && (key<lastKey || (key==lastKey && (!isStrat || zk<=lastZ))) ) goto order;
+    lastKey = key; lastZ = zk;
+counts:
+    if( !get_varint(&p, end, &c[0]) || !get_varint(&p, end, &c[1]) ) goto corrupt;
+    if( c[0]==0 && c[1]==0 ) goto corrupt;
+    for(y=0; y<2; y++){
+      if( c[y] > (uint64_t)(s->n[y] - sum[y]) ){
+        return bad(zErr, nErr, "the state is inconsistent: the counts of section %d overflow its totals", iSec+1);
+      }
+      sum[y] += (ml_i64)c[y];
+    }
+    prev[0] = u; prev[1] = uz;
+  }
+  if( p!=end ) goto corrupt;
+  if( sum[0]!=s->n[0] || sum[1]!=s->n[1] ){
+    return bad(zErr, nErr, "the state is inconsistent: the entries of section %d do not sum to its totals", iSec+1);
+  }
+  return ML_OK;
+corrupt:
+  return bad(zErr, nErr, "the state is corrupted: bad entry %lld of section %d", (long long)i+1, iSec+1);
+order:
+  return bad(zErr, nErr, "the state is corrupted: entries of section %d are not in ascending order", iSec+1);
+}
+
+static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nErr, int verify){
+  const unsigned char *z = blob;
+  uint64_t at, need;
+  int i, version;
+  memset(st, 0, sizeof(*st));
+  if( n<4 || memcmp(z, "MLST", 4)!=0 ){
+    return bad(zErr, nErr, "the blob is not an mleval state (no MLST header; make one with ml_state())");
+  }
+  if( n<ML_STATE_HDR ) return bad(zErr, nErr, "the state is truncated (%llu bytes)", (unsigned long long)n);
+  version = z[4];
+  if( version>ML_STATE_VERSION ){
+    return bad(zErr, nErr, "the state has format version %d, newer than this mleval reads (%d): upgrade mleval",
+               version, ML_STATE_VERSION);
+  }
+  if( version<1 ) return bad(zErr, nErr, "the state has an unknown format version 0");
+  st->kind = z[5]; st->m = z[6]; st->nSec = z[7];
+  /* Length first: the sections announce their sizes. */
+  if( st->nSec>=1 && st->nSec<=ML_STATE_MAX_SEC ){
+    at = ML_STATE_HDR;
+    for(i=0; i<st->nSec; i++){
+      uint64_t nb;
+      if( n < at + ML_STATE_SECHDR ) goto truncated;
+      nb = get_u64le(z + at + 28);
+      if( nb > n - at - ML_STATE_SECHDR ) goto truncated;
+      at += ML_STATE_SECHDR + nb;
+    }
+    need = at + 4;
+    if( n < need ) goto truncated;
+    if( n > need ){
+      return bad(zErr, nErr, "the state is corrupted: %llu bytes after its end", (unsigned long long)(n - need));
+    }
+  }else if( n < ML_STATE_HDR + 4 ){
+    goto truncated;
+  }
+  if( verify ){
+    const unsigned char *t = z + n - 4;
+    uint32_t want = (uint32_t)t[0] | (uint32_t)t[1]<<8 | (uint32_t)t[2]<<16 | (uint32_t)t[3]<<24;
+    if( ml_crc32c(z, n - 4)!=want ) return bad(zErr, nErr, "the state is corrupted (checksum mismatch)");
+  }
+  /* The checksum holds: now the meaning. */
+  if( st->kind==ML_STATE_BINARY || st->kind==ML_STATE_STRAT ){
+    if( st->m!=1 || st->nSec!=1 ) return bad(zErr, nErr, "the state is inconsistent: kind %d with m = %d and %d sections", st->kind, st->m, st->nSec);
+  }else if( st->kind==ML_STATE_ORDINAL ){
+    if( st->m<1 || st->m>ML_STATE_MAX_CUTS || st->nSec!=st->m+1 ){
+      return bad(zErr, nErr, "the state is inconsistent: ordinal with m = %d and %d sections", st->m, st->nSec);
+    }
+  }else{
+    return bad(zErr, nErr, "the state has an unknown kind %d", st->kind);
+  }
+  at = ML_STATE_HDR;
+  for(i=0; i<st->nSec; i++){
+    MlSection *s = &st->sec[i];
+    const unsigned char *h = z + at;
+    uint64_t ne = get_u64le(h+4), n0 = get_u64le(h+12), n1 = get_u64le(h+20);
+    int isStrat = st->kind==ML_STATE_STRAT, rc;
+    s->codec[0] = h[0]; s->codec[1] = h[1];
+    if( !codec_valid(s->codec[0]) || h[2] || h[3]
+     || (isStrat ? !codec_valid(s->codec[1]) : s->codec[1]!=ML_CODEC_NONE) ){
+      return bad(zErr, nErr, "the state is corrupted: unknown codec in section %d", i+1);
+    }
+    if( n0 > (uint64_t)ML_STATE_MAX_ROWS || n1 > (uint64_t)ML_STATE_MAX_ROWS
+     || n0 + n1 > (uint64_t)ML_STATE_MAX_ROWS ){
+      return bad(zErr, nErr, "the state's counts overflow: section %d claims more than 2^53 rows", i+1);
+    }
+    s->nByte = get_u64le(h+28);
+    if( ne > s->nByte/3 || (ne==0) != (n0+n1==0) || ne > n0+n1 ){
+      return bad(zErr, nErr, "the state is inconsistent: section %d has %llu entries for %llu rows",
+                 i+1, (unsigned long long)ne, (unsigned long long)(n0+n1));
+    }
+    s->nEntry = (ml_i64)ne; s->n[0] = (ml_i64)n0; s->n[1] = (ml_i64)n1;
+    s->p = h + ML_STATE_SECHDR;
+    if( verify ){
+      rc = verify_section(s, isStrat, zErr, nErr, i);
+      if( rc ) return rc;
+    }
+    at += ML_STATE_SECHDR + s->nByte;
+  }
+  if( st->kind==ML_STATE_ORDINAL ){
+    ml_i64 tot = st->sec[0].n[0] + st->sec[0].n[1];
+    for(i=1; i<st->m; i++){
+      if( st->sec[i].n[0] + st->sec[i].n[1] != tot ){
+        return bad(zErr, nErr, "the state is inconsistent: its cuts hold different numbers of rows");
+      }
+    }
+    if( st->sec[st->m].n[0] + st->sec[st->m].n[1] != st->sec[0].n[1]
+     || st->sec[st->m].n[1] != st->sec[st->m-1].n[1] ){
+      return bad(zErr, nErr, "the state is inconsistent: its severity run does not match its cuts");
+    }
+  }
+  return ML_OK;
+truncated:
+  return bad(zErr, nErr, "the state is truncated (%llu bytes, shorter than its sections announce)",
+             (unsigned long long)n);
+}
+
+int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nErr){
+  return state_parse(blob, n, st, zErr, nErr, 1);
+}
+
+void ml_state_parse_own(const void *blob, uint64_t n, MlState *st){
+  char zErr[8];
+  state_parse(blob, n, st, zErr, sizeof(zErr), 0);
+}
+
+/* --------------------------------------------------------------- reader */
+
+void ml_reader_init(MlReader *r, const MlSection *sec){
+  r->sec = sec;
+  r->p = sec->p;
+  r->left = sec->nEntry;
+  r->prev[0] = r->prev[1] = 0;
+}
+
+int ml_reader_next(MlReader *r, MlEntry *e){
+  const MlSection *s = r->sec;
+  if( r->left==0 ) return 0;
+  r->left--;
+  r->prev[0] += get_varint_fast(&r->p);
+  e->key = codec_get(s->codec[0], r->prev[0], 0);
+  if( s->codec[1]!=ML_CODEC_NONE ){
+    uint64_t zz = get_varint_fast(&r->p);
+    r->prev[1] += (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
+    e->zkey = codec_get(s->codec[1], r->prev[1], 1);
+  }else{
+    e->zkey = 0;
+  }
+  e->n[0] = (ml_i64)get_varint_fast(&r->p);
+  e->n[1] = (ml_i64)get_varint_fast(&r->p);
+  return 1;
+}
+
+/* --------------------------------------------------------------- encode */
+
+/* Entries of sorted samples: the two class arrays merged by (key, zkey). */
+typedef struct SmpIter { const MlSamples *s; ml_i64 i[2]; int strat; } SmpIter;
+
+static inline ml_key smp_zkey(const MlSamples *s, int y, ml_i64 i){
+  return s->width==16 ? ml_zkey_of(ml_samples_aux(s, y, i)) : 0;
+}
+
+static int smp_next(SmpIter *it, MlEntry *e){
+  const MlSamples *s = it->s;
+  int y, have = 0;
+  for(y=0; y<2; y++){
+    if( it->i[y] < s->n[y] ){
+      ml_key k = ml_samples_key(s, y, it->i[y]), z = smp_zkey(s, y, it->i[y]);
+      if( !have || k<e->key || (k==e->key && z<e->zkey) ){ e->key = k; e->zkey = z; }
+      have = 1;
+    }
+  }
+  if( !have ) return 0;
+  for(y=0; y<2; y++){
+    ml_i64 i = it->i[y];
+    while( i < s->n[y] && ml_samples_key(s, y, i)==e->key && smp_zkey(s, y, i)==e->zkey ) i++;
+    e->n[y] = i - it->i[y];
+    it->i[y] = i;
+  }
+  return 1;
+}
+
+static int cmp_zkey16(const void *a, const void *b){
+  double x, y;
+  ml_key kx, ky;
+  memcpy(&x, (const char*)a + 8, 8); memcpy(&y, (const char*)b + 8, 8);
+  kx = ml_zkey_of(x); ky = ml_zkey_of(y);
+  return kx<ky ? -1 : kx>ky;
+}
+
+/* Sorts each block of equal score keys by stratifier (16-byte records). */
+static void sort_blocks_by_aux(MlSamples *s){
+  int y;
+  for(y=0; y<2; y++){
+    ml_i64 i = 0, n = s->n[y];
+    while( i<n ){
+      ml_i64 j = i+1;
+      ml_key k = ml_samples_key(s, y, i);
+      while( j<n && ml_samples_key(s, y, j)==k ) j++;
+      if( j-i>1 ) qsort(s->a[y] + (size_t)i*16, (size_t)(j-i), 16, cmp_zkey16);
+      i = j;
+    }
+  }
+}
+
+/* Writes one section from sorted samples, choosing the codecs first. */
+static int encode_section(MlSamples *s, int strat, MlBuf *b){
+  SmpIter it;
+  MlEntry e;
+  SecWriter w;
+  int c[2] = {1, strat ? 1 : ML_CODEC_NONE}, rc;
+  uint64_t at = b->n;
+  int k;
+  /* The codecs from the first entries; an entry that does not fit widens
+  ** them and restarts the section (each restart widens or goes raw). */
+  memset(&it, 0, sizeof(it)); it.s = s;
+  for(k=0; k<32 && (c[0] || (strat && c[1])) && smp_next(&it, &e); k++){
+    if( c[0] ) c[0] = codec_widen(c[0], e.key);
+    if( strat && c[1] ) c[1] = codec_widen(c[1], e.zkey);
+  }
+  for(;;){
+    int n0, n1;
+    if( sw_begin(&w, b, c[0], c[1]) ) return ML_NOMEM;
+    memset(&it, 0, sizeof(it)); it.s = s;
+    rc = ML_OK;
+    while( rc==ML_OK && smp_next(&it, &e) ) rc = sw_put(&w, &e);
+    if( rc==ML_NOMEM ) return rc;
+    if( rc==ML_OK ){ sw_end(&w); return ML_OK; }
+    b->n = at;                                       /* entry e did not fit */
+    n0 = c[0] ? codec_widen(c[0], e.key) : 0;
+    n1 = strat && c[1] ? codec_widen(c[1], e.zkey) : c[1];
+    if( n0==c[0] && n1==c[1] ){ n0 = 0; if( strat ) n1 = 0; }
+    c[0] = n0; c[1] = n1;
+  }
+}
+
+void ml_section_range(const MlSection *sec, double *lo, double *hi){
+  MlReader r;
+  MlEntry e;
+  int first = 1;
+  *lo = *hi = 0.0;
+  ml_reader_init(&r, sec);
+  while( ml_reader_next(&r, &e) ){
+    if( first ){ *lo = ml_double_of(e.key); first = 0; }
+    *hi = ml_double_of(e.key);
+  }
+}
+
+int ml_state_encode(MlSamples *const *smp, int nSmp, int kind, MlBuf *out){
+  int i;
+  memset(out, 0, sizeof(*out));
+  if( state_begin(out, kind, kind==ML_STATE_ORDINAL ? nSmp-1 : 1, nSmp) ) return ML_NOMEM;
+  for(i=0; i<nSmp; i++){
+    if( ml_samples_sort(smp[i]) ){ ml_buf_free(out); return ML_NOMEM; }
+    if( kind==ML_STATE_STRAT ) sort_blocks_by_aux(smp[i]);
+    if( encode_section(smp[i], kind==ML_STATE_STRAT, out) ){ ml_buf_free(out); return ML_NOMEM; }
+  }
+  if( state_end(out) ){ ml_buf_free(out); return ML_NOMEM; }
+  return ML_OK;
+}
+
+/* ---------------------------------------------------------------- merge */
+
+static int codec_join(int a, int b){
+  if( a==ML_CODEC_NONE ) return a;
+  if( a==0 || b==0 ) return 0;
+  return a>b ? a : b;
+}
+
+static inline int entry_cmp(const MlEntry *a, const MlEntry *b){
+  if( a->key!=b->key ) return a->key<b->key ? -1 : 1;
+  if( a->zkey!=b->zkey ) return a->zkey<b->zkey ? -1 : 1;
+  return 0;
+}
+
+/* One merged section; ML_NEED_RAW when a scaled codec does not fit. */
+static int merge_section(const MlSection *a, const MlSection *b, int sign, int c0, int c1,
+                         MlBuf *out, char *zErr, int nErr){
+  MlReader ra, rb;
+  MlEntry ea, eb, e;
+  SecWriter w;
+  int ha, hb, rc = ML_OK;
+  if( sw_begin(&w, out, c0, c1) ) return ML_NOMEM;
+  ml_reader_init(&ra, a); ml_reader_init(&rb, b);
+  ha = ml_reader_next(&ra, &ea); hb = ml_reader_next(&rb, &eb);
+  while( rc==ML_OK && (ha || hb) ){
+    int c = !ha ? 1 : !hb ? -1 : entry_cmp(&ea, &eb);
+    if( c<0 ){ e = ea; ha = ml_reader_next(&ra, &ea); }
+    else if( c>0 ){
+      if( sign<0 ) return bad(zErr, nErr, "the state removed holds rows the merged states do not");
+      e = eb; hb = ml_reader_next(&rb, &eb);
+    }else{
+      e = ea;
+      e.n[0] += sign*eb.n[0]; e.n[1] += sign*eb.n[1];
+      if( e.n[0]<0 || e.n[1]<0 ) return bad(zErr, nErr, "the state removed holds rows the merged states do not");
+      ha = ml_reader_next(&ra, &ea); hb = ml_reader_next(&rb, &eb);
+      if( e.n[0]+e.n[1]==0 ) continue;
+    }
+    rc = sw_put(&w, &e);
+  }
+  if( rc ) return rc;
+  sw_end(&w);
+  return ML_OK;
+}
+
+int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, char *zErr, int nErr){
+  int i, rc;
+  memset(out, 0, sizeof(*out));
+  if( a->kind!=b->kind || a->m!=b->m ){
+    char b1[32], b2[32];
+    return bad(zErr, nErr, "states of different kinds in one group: %s and then %s",
+               ml_state_kind_name(a, b1, sizeof(b1)), ml_state_kind_name(b, b2, sizeof(b2)));
+  }
+  for(i=0; i<a->nSec; i++){
+    if( sign>0 && (a->sec[i].n[0] + b->sec[i].n[0] > ML_STATE_MAX_ROWS
+                || a->sec[i].n[1] + b->sec[i].n[1] > ML_STATE_MAX_ROWS
+                || a->sec[i].n[0] + b->sec[i].n[0] + a->sec[i].n[1] + b->sec[i].n[1] > ML_STATE_MAX_ROWS) ){
+      return bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
+    }
+  }
+  if( state_begin(out, a->kind, a->m, a->nSec) ) return ML_NOMEM;
+  for(i=0; i<a->nSec; i++){
+    const MlSection *sa = &a->sec[i], *sb = &b->sec[i];
+    uint64_t at = out->n;
+    int c0 = codec_join(sa->codec[0], sb->codec[0]), c1 = codec_join(sa->codec[1], sb->codec[1]);
+    rc = merge_section(sa, sb, sign, c0, c1, out, zErr, nErr);
+    if( rc==ML_NEED_RAW ){
+      out->n = at;
+      rc = merge_section(sa, sb, sign, 0, c1==ML_CODEC_NONE ? c1 : 0, out, zErr, nErr);
+    }
+    if( rc ){ ml_buf_free(out); return rc; }
+  }
+  if( state_end(out) ){ ml_buf_free(out); return ML_NOMEM; }
+  return ML_OK;
+}
+
+/* --------------------------------------------------------- k-way merge */
+
+/* Merges k sections' entries into one ascending stream, equal (key, zkey)
+** entries combined: a binary heap of readers, O(log k) per entry. */
+typedef struct MlMerger {
+  int k, nHeap;
+  MlReader *r;
+  MlEntry *head;
+  int *heap;
+  /* Counting mode: every section holds scaled scores (integers over 10^d)
+  ** and no stratifier, and the integers span a range not much wider than
+  ** the entries: the counts of each integer are added in a table indexed
+  ** by it, then read back in order.  O(entries + range), no comparisons:
+  ** merging many states of rounded probabilities costs one pass. */
+  ml_i64 (*cnt)[2];
+  int64_t lo, nSlot, at;
+  int scale;
+} MlMerger;
+
+static inline int merger_less(const MlMerger *m, int a, int b){
+  return entry_cmp(&m->head[a], &m->head[b]) < 0;
+}
+
+static void merger_sift(MlMerger *m, int i){
+  for(;;){
+    int l = 2*i+1, r = l+1, s = i, t;
+    if( l<m->nHeap && merger_less(m, m->heap[l], m->heap[s]) ) s = l;
+    if( r<m->nHeap && merger_less(m, m->heap[r], m->heap[s]) ) s = r;
+    if( s==i ) return;
+    t = m->heap[i]; m->heap[i] = m->heap[s]; m->heap[s] = t;
+    i = s;
+  }
+}
+
+/* The integers of a scaled section, first and last (entries ascend). */
+static void section_int_range(const MlSection *s, int64_t *first, int64_t *last){
+  const unsigned char *p = s->p;
+  uint64_t u = 0;
+  ml_i64 i;
+  for(i=0; i<s->nEntry; i++){
+    u += get_varint_fast(&p);
+    if( i==0 ) *first = SCALED_INT(u);
+    get_varint_fast(&p); get_varint_fast(&p);
+  }
+  *last = SCALED_INT(u);
+}
+
+/* Tries the counting mode; ML_OK with m->cnt set, ML_OK without (not
+** applicable), or ML_NOMEM. */
+static int merger_counting(MlMerger *m, const MlSection *const *secs, int k){
+  int64_t lo = 0, hi = 0;
+  ml_i64 nEntry = 0;
+  int j, scale = 0, any = 0;
+  if( k<3 ) return ML_OK;
+  for(j=0; j<k; j++){
+    if( secs[j]->codec[0]==0 || secs[j]->codec[1]!=ML_CODEC_NONE ) return ML_OK;
+    if( secs[j]->codec[0]-1 > scale ) scale = secs[j]->codec[0]-1;
+    nEntry += secs[j]->nEntry;
+  }
+  for(j=0; j<k; j++){
+    int64_t a = 0, b = 0, mul = 1;
+    int d;
+    if( secs[j]->nEntry==0 ) continue;
+    for(d=secs[j]->codec[0]-1; d<scale; d++) mul *= 10;
+    section_int_range(secs[j], &a, &b);
+    if( a < -(int64_t)SCALED_MAX/mul || b > (int64_t)SCALED_MAX/mul ) return ML_OK;
+    a *= mul; b *= mul;
+    if( !any || a<lo ) lo = a;
+    if( !any || b>hi ) hi = b;
+    any = 1;
+  }
+  if( !any || hi - lo >= 2*nEntry + 4096 ) return ML_OK;
+  m->nSlot = ((hi - lo) << 2) + 4;            /* 4 slots per integer: the correction */
+  m->cnt = ml_malloc(sizeof(m->cnt[0]) * (uint64_t)m->nSlot);
+  if( m->cnt==0 ) return ML_NOMEM;
+  memset(m->cnt, 0, sizeof(m->cnt[0]) * (size_t)m->nSlot);
+  m->lo = lo;
+  m->scale = scale;
+  for(j=0; j<k; j++){
+    const unsigned char *p = secs[j]->p;
+    uint64_t u = 0;
+    int64_t mul = 1;
+    ml_i64 i;
+    int d;
+    for(d=secs[j]->codec[0]-1; d<scale; d++) mul *= 10;
+    for(i=0; i<secs[j]->nEntry; i++){
+      ml_i64 *c;
+      u += get_varint_fast(&p);
+      c = m->cnt[((SCALED_INT(u)*mul - lo) << 2) | (int64_t)(u & 3)];
+      c[0] += (ml_i64)get_varint_fast(&p);
+      c[1] += (ml_i64)get_varint_fast(&p);
+    }
+  }
+  return ML_OK;
+}
+
+static int merger_init(MlMerger *m, const MlSection *const *secs, int k){
+  int i;
+  memset(m, 0, sizeof(*m));
+  if( merger_counting(m, secs, k) ) return ML_NOMEM;
+  if( m->cnt ) return ML_OK;
+  m->r = ml_malloc((sizeof(MlReader) + sizeof(MlEntry) + sizeof(int)) * (uint64_t)(k>0 ? k : 1));
+  if( m->r==0 ) return ML_NOMEM;
+  m->head = (MlEntry*)(m->r + k);
+  m->heap = (int*)(m->head + k);
+  m->k = k;
+  for(i=0; i<k; i++){
+    ml_reader_init(&m->r[i], secs[i]);
+    if( ml_reader_next(&m->r[i], &m->head[i]) ) m->heap[m->nHeap++] = i;
+  }
+  for(i=m->nHeap/2-1; i>=0; i--) merger_sift(m, i);
+  return ML_OK;
+}
+
+static void merger_free(MlMerger *m){ ml_free(m->r); m->r = 0; ml_free(m->cnt); m->cnt = 0; }
+
+/* The next combined entry; 0 at the end. */
+static int merger_next(MlMerger *m, MlEntry *e){
+  int first = 1;
+  if( m->cnt ){
+    while( m->at < m->nSlot ){
+      ml_i64 *c = m->cnt[m->at++];
+      if( c[0]==0 && c[1]==0 ) continue;
+      e->key = ml_key_of(scaled_double(m->lo + ((m->at - 1) >> 2), (int)((m->at - 1) & 3) - 1, m->scale));
+      e->zkey = 0;
+      e->n[0] = c[0]; e->n[1] = c[1];
+      return 1;
+    }
+    return 0;
+  }
+  while( m->nHeap>0 ){
+    int t = m->heap[0];
+    if( first ){ *e = m->head[t]; first = 0; }
+    else if( entry_cmp(&m->head[t], e)==0 ){ e->n[0] += m->head[t].n[0]; e->n[1] += m->head[t].n[1]; }
+    else break;
+    if( ml_reader_next(&m->r[t], &m->head[t]) ) merger_sift(m, 0);
+    else{ m->heap[0] = m->heap[--m->nHeap]; merger_sift(m, 0); }
+  }
+  return !first;
+}
+
+/* One section merged from k; ML_NEED_RAW when a scaled codec does not fit. */
+static int kmerge_section(const MlSection *const *secs, int k, int c0, int c1, MlBuf *out){
+  MlMerger m;
+  MlEntry e;
+  SecWriter w;
+  int rc = ML_OK;
+  if( sw_begin(&w, out, c0, c1) ) return ML_NOMEM;
+  if( merger_init(&m, secs, k) ) return ML_NOMEM;
+  while( rc==ML_OK && merger_next(&m, &e) ) rc = sw_put(&w, &e);
+  merger_free(&m);
+  if( rc ) return rc;
+  sw_end(&w);
+  return ML_OK;
+}
+
+/* k states of one kind (validated, checked alike) merged into one. */
+static int kmerge_states(const MlState *st, int k, MlBuf *out, char *zErr, int nErr){
+  const MlSection **secs;
+  int i, j, rc = ML_OK;
+  memset(out, 0, sizeof(*out));
+  for(i=0; i<st[0].nSec; i++){
+    ml_i64 t[2] = {0, 0};
+    for(j=0; j<k; j++){ t[0] += st[j].sec[i].n[0]; t[1] += st[j].sec[i].n[1];
+      if( t[0] > ML_STATE_MAX_ROWS || t[1] > ML_STATE_MAX_ROWS || t[0]+t[1] > ML_STATE_MAX_ROWS ){
+        return bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
+      }
+    }
+  }
+  secs = ml_malloc(sizeof(*secs) * (uint64_t)k);
+  if( secs==0 ) return ML_NOMEM;
+  if( state_begin(out, st[0].kind, st[0].m, st[0].nSec) ){ ml_free(secs); return ML_NOMEM; }
+  for(i=0; rc==ML_OK && i<st[0].nSec; i++){
+    uint64_t at = out->n;
+    int c0 = st[0].sec[i].codec[0], c1 = st[0].sec[i].codec[1];
+    for(j=0; j<k; j++){
+      secs[j] = &st[j].sec[i];
+      c0 = codec_join(c0, secs[j]->codec[0]);
+      c1 = codec_join(c1, secs[j]->codec[1]);
+    }
+    rc = kmerge_section(secs, k, c0, c1, out);
+    if( rc==ML_NEED_RAW ){
+      out->n = at;
+      rc = kmerge_section(secs, k, 0, c1==ML_CODEC_NONE ? c1 : 0, out);
+    }
+  }
+  ml_free(secs);
+  if( rc==ML_OK ) rc = state_end(out);
+  if( rc ) ml_buf_free(out);
+  return rc;
+}
+
+/* ---------------------------------------------------------- accumulator */
+
+void ml_acc_clear(MlStateAcc *acc){
+  int i;
+  for(i=0; i<acc->n; i++) ml_free(acc->a[i].z);
+  ml_free(acc->a);
+  memset(acc, 0, sizeof(*acc));
+}
+
+int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st, char *zErr, int nErr){
+  unsigned char *z;
+  if( acc->n>0 && (acc->kind!=st->kind || acc->m!=st->m) ){
+    MlState first;
+    char b1[32], b2[32];
+    first.kind = acc->kind; first.m = acc->m;
+    return bad(zErr, nErr, "states of different kinds in one group: %s and then %s",
+               ml_state_kind_name(&first, b1, sizeof(b1)), ml_state_kind_name(st, b2, sizeof(b2)));
+  }
+  if( acc->n>=acc->cap ){
+    int nNew = acc->cap ? acc->cap*2 : 8;
+    void *p = ml_realloc(acc->a, sizeof(acc->a[0]) * (uint64_t)nNew);
+    if( p==0 ) return ML_NOMEM;
+    acc->a = p;
+    acc->cap = nNew;
+  }
+  z = ml_malloc(n);
+  if( z==0 ) return ML_NOMEM;
+  memcpy(z, blob, n);
+  acc->kind = st->kind; acc->m = st->m;
+  acc->a[acc->n].z = z;
+  acc->a[acc->n].n = n;
+  acc->n++;
+  return ML_OK;
+}
+
+int ml_acc_states(const MlStateAcc *acc, MlState **pSt){
+  MlState *st;
+  int i;
+  *pSt = 0;
+  if( acc->n==0 ) return ML_OK;
+  st = ml_malloc(sizeof(MlState) * (uint64_t)acc->n);
+  if( st==0 ) return ML_NOMEM;
+  for(i=0; i<acc->n; i++) ml_state_parse_own(acc->a[i].z, acc->a[i].n, &st[i]);
+  *pSt = st;
+  return ML_OK;
+}
+
+int ml_acc_collapse(MlStateAcc *acc, const unsigned char **pz, uint64_t *pn, char *zErr, int nErr){
+  *pz = 0; *pn = 0;
+  if( acc->n>1 ){
+    MlState *st;
+    MlBuf out;
+    int i, rc = ml_acc_states(acc, &st);
+    if( rc ) return rc;
+    rc = kmerge_states(st, acc->n, &out, zErr, nErr);
+    ml_free(st);
+    if( rc ) return rc;
+    for(i=0; i<acc->n; i++) ml_free(acc->a[i].z);
+    acc->a[0].z = out.z;
+    acc->a[0].n = out.n;
+    acc->n = 1;
+  }
+  if( acc->n==1 ){ *pz = acc->a[0].z; *pn = acc->a[0].n; }
+  return ML_OK;
+}
+
+int ml_acc_remove(MlStateAcc *acc, const MlState *st, char *zErr, int nErr){
+  const unsigned char *z;
+  uint64_t nz;
+  MlState sa;
+  MlBuf out;
+  int rc = ml_acc_collapse(acc, &z, &nz, zErr, nErr);
+  if( rc ) return rc;
+  if( z==0 ) return bad(zErr, nErr, "the state removed holds rows the merged states do not");
+  ml_state_parse_own(z, nz, &sa);
+  rc = ml_state_merge(&sa, st, -1, &out, zErr, nErr);
+  if( rc ) return rc;
+  ml_free(acc->a[0].z);
+  acc->a[0].z = out.z;
+  acc->a[0].n = out.n;
+  return ML_OK;
+}
+
+/* ------------------------------------------------------------- absorb */
+
+/* Appends count copies of one record. */
+static inline unsigned char *put_copies(unsigned char *d, const unsigned char *rec, unsigned w, ml_i64 count){
+  while( count-- > 0 ){ memcpy(d, rec, w); d += w; }
+  return d;
+}
+
+/* Merges k sections' rows into the sorted arrays in one pass: each array's
+** held records move to its end, then one forward merge writes from the
+** front (the write position never passes the read position). */
+static int absorb_runs(MlSamples *s, const MlSection *const *secs, int k){
+  unsigned w = s->width;
+  ml_i64 n[2], m[2] = {0, 0}, i[2] = {0, 0};
+  unsigned char *src[2], *dst[2], rec[16];
+  MlMerger mg;
+  MlEntry e;
+  int y, j;
+  for(j=0; j<k; j++){ m[0] += secs[j]->n[0]; m[1] += secs[j]->n[1]; }
+  for(y=0; y<2; y++){
+    n[y] = s->n[y];
+    if( n[y] + m[y] > s->cap[y] ){
+      unsigned char *a = ml_realloc(s->a[y], (uint64_t)(n[y] + m[y]) * w);
+      if( a==0 ) return ML_NOMEM;
+      s->a[y] = a;
+      s->cap[y] = n[y] + m[y];
+    }
+  }
+  if( merger_init(&mg, secs, k) ) return ML_NOMEM;
+  for(y=0; y<2; y++){
+    if( m[y] && n[y] ) memmove(s->a[y] + (size_t)m[y]*w, s->a[y], (size_t)n[y]*w);
+    src[y] = s->a[y] ? s->a[y] + (size_t)m[y]*w : 0;   /* no array: no rows of this class */
+    dst[y] = s->a[y];
+  }
+  while( merger_next(&mg, &e) ){
+    memcpy(rec, &e.key, 8);
+    if( w==16 ){ double z = ml_double_of_zkey(e.zkey); memcpy(rec+8, &z, 8); }
+    for(y=0; y<2; y++){
+      if( e.n[y]==0 ) continue;
+      while( i[y]<n[y] ){
+        ml_key kk; memcpy(&kk, src[y], 8);
+        if( kk > e.key ) break;
+        if( dst[y]!=src[y] ) memcpy(dst[y], src[y], w);
+        dst[y] += w; src[y] += w; i[y]++;
+      }
+      dst[y] = put_copies(dst[y], rec, w, e.n[y]);
+    }
+  }
+  merger_free(&mg);
+  /* the held records after the last entry are in place already */
+  s->n[0] = n[0] + m[0];
+  s->n[1] = n[1] + m[1];
+  return ML_OK;
+}
+
+/* Removes class y's rows of the section from sorted array y, in one pass.
+** Width 16: a block of equal keys is sorted by stratifier when first met
+** (the order inside a block is free), so the entries, in (key, strat)
+** order, meet its records in order. */
+static void remove_class(MlSamples *s, const MlSection *sec, int y){
+  unsigned w = s->width;
+  ml_i64 n = s->n[y], i = 0, out = 0;
+  unsigned char *a = s->a[y];
+  MlReader r;
+  MlEntry e;
+  ml_key blockKey = 0;
+  int haveBlock = 0;
+  ml_reader_init(&r, sec);
+  while( ml_reader_next(&r, &e) ){
+    ml_i64 need = e.n[y];
+    if( need==0 ) continue;
+    while( i<n ){
+      ml_key k = ml_samples_key(s, y, i);
+      int drop;
+      if( k<e.key ) drop = 0;
+      else if( k>e.key ) break;
+      else if( w==8 ){
+        if( need==0 ) break;
+        drop = 1;
+      }else{
+        ml_key z;
+        if( !haveBlock || blockKey!=k ){
+          ml_i64 j = i;
+          while( j<n && ml_samples_key(s, y, j)==k ) j++;
+          qsort(a + (size_t)i*w, (size_t)(j-i), w, cmp_zkey16);
+          blockKey = k; haveBlock = 1;
+        }
+        z = ml_zkey_of(ml_samples_aux(s, y, i));
+        if( z<e.zkey ) drop = 0;
+        else if( z>e.zkey || need==0 ) break;
+        else drop = 1;
+      }
+      if( drop ){ need--; i++; continue; }
+      if( out!=i ) memcpy(a + (size_t)out*w, a + (size_t)i*w, w);
+      out++; i++;
+    }
+  }
+  if( out!=i ) memmove(a + (size_t)out*w, a + (size_t)i*w, (size_t)(n-i)*w);
+  s->n[y] = out + (n - i);
+}
+
+int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign){
+  int y, j;
+  if( ml_samples_sort(s) ) return ML_NOMEM;
+  if( sign<0 ){
+    for(j=0; j<k; j++) for(y=0; y<2; y++) remove_class(s, secs[j], y);
+    return ML_OK;
+  }
+  if( absorb_runs(s, secs, k) ) return ML_NOMEM;
+  s->sorted = 1;
+  return ML_OK;
+}

@@ -1,0 +1,140 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** ml_state.h -- partial states: the compact, mergeable BLOB that holds what
+** every sorted metric needs from a set of rows (SPEC "Partial states").
+**
+** A state is one or more sections; a section is a sorted run of distinct
+** entries (score [, stratifier]) with their count of negatives and
+** positives.  The format (version 1, all integers little-endian):
+**
+**   header   "MLST" | version u8 = 1 | kind u8 | m u8 | nsec u8
+**            kind 1 binary (1 section), 2 binary + stratifier (1 section),
+**            3 ordinal with m cuts (m + 1 sections: y >= 1 .. y >= m, then
+**            the severity run: rows with y >= 1, positive when y == m)
+**   section  codec_s u8 | codec_z u8 | 0 u16 | entries u64 | neg u64 |
+**            pos u64 | payload bytes u64 | payload
+**   trailer  CRC-32C (Castagnoli) u32 of every byte before it
+**
+** A codec says how a column's values are written: 0 raw (the 64-bit
+** order-preserving key of the double), 1 + d (the double is exactly the
+** integer i divided by 10^d, d in 0..ML_STATE_MAX_SCALE, |i| <= 2^52: rounded
+** probabilities), and for codec_z of a section without stratifier 255.
+** An entry is: LEB128 varint of the score's delta from the previous entry
+** (the first from 0; values as unsigned order-preserving integers), for
+** stratified states the zig-zag varint of the stratifier's signed delta,
+** then varint neg, varint pos.  Entries ascend strictly by (score, strat),
+** neg + pos >= 1, and they sum to the section's totals.
+**
+** Cost: a float score takes ~5-8 bytes, a rounded one ~1 byte plus its
+** counts; see docs/states.md for measured sizes.
+*/
+#ifndef ML_STATE_H
+#define ML_STATE_H
+
+#include "ml_core.h"
+
+#define ML_STATE_VERSION    1
+#define ML_STATE_BINARY     1
+#define ML_STATE_STRAT      2
+#define ML_STATE_ORDINAL    3
+#define ML_STATE_MAX_CUTS   16
+#define ML_STATE_MAX_SEC    (ML_STATE_MAX_CUTS+1)
+#define ML_STATE_MAX_SCALE  12
+#define ML_STATE_MAX_ROWS   (((ml_i64)1)<<53)    /* rows of one section, at most */
+#define ML_STATE_HDR        8
+#define ML_STATE_SECHDR     36
+#define ML_CODEC_NONE       255
+
+/* Error codes of parsing and merging (ML_OK, ML_NOMEM from ml_core.h). */
+#define ML_STATE_BAD        2    /* the message says what */
+
+/* One entry of a section: score key, stratifier key (the double's bits
+** mapped to an order-preserving integer, -0.0 kept apart), class counts. */
+typedef struct MlEntry { ml_key key; ml_key zkey; ml_i64 n[2]; } MlEntry;
+
+/* A parsed section: totals and where its payload lies. */
+typedef struct MlSection {
+  int codec[2];                 /* score, strat: 0 raw, 1+d scaled, 255 none */
+  ml_i64 nEntry, n[2];
+  const unsigned char *p;       /* payload */
+  uint64_t nByte;
+} MlSection;
+
+typedef struct MlState {
+  int kind, m, nSec;
+  MlSection sec[ML_STATE_MAX_SEC];
+} MlState;
+
+/* Parses and fully validates a blob (magic, version, length, checksum, every
+** entry); on failure writes what is wrong to zErr ("the blob is not an
+** mleval state", "truncated", ...) and returns ML_STATE_BAD. */
+int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nErr);
+/* "binary", "binary+strat" or "ordinal (m = 2)". */
+const char *ml_state_kind_name(const MlState *st, char *buf, int nBuf);
+
+/* Forward reader over a validated section. */
+typedef struct MlReader {
+  const MlSection *sec;
+  const unsigned char *p;
+  ml_i64 left;
+  uint64_t prev[2];
+} MlReader;
+void ml_reader_init(MlReader *r, const MlSection *sec);
+int ml_reader_next(MlReader *r, MlEntry *e);            /* 1: an entry; 0: the end */
+
+/* The double a stratifier key stands for. */
+ml_key ml_zkey_of(double d);
+double ml_double_of_zkey(ml_key k);
+
+/* A growing byte buffer. */
+typedef struct MlBuf { unsigned char *z; uint64_t n, cap; int oom; } MlBuf;
+void ml_buf_free(MlBuf *b);
+
+/* Encodes sorted samples as a state: kind binary (width 8) or strat (width
+** 16, aux = stratifier); the buffer is sorted here (ties by stratifier).
+** Ordinal: nSmp = m + 1 buffers of width 8.  ML_OK / ML_NOMEM. */
+int ml_state_encode(MlSamples *const *smp, int nSmp, int kind, MlBuf *out);
+/* The lowest and highest score of a non-empty section. */
+void ml_section_range(const MlSection *sec, double *lo, double *hi);
+
+/* Merges two parsed states of the same kind into out (sign -1: removes b's
+** rows from a; every row of b must be in a).  ML_OK, ML_NOMEM, or
+** ML_STATE_BAD with zErr (different kinds, counts overflow, b not in a). */
+int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, char *zErr, int nErr);
+
+/* Parses a state this module wrote (headers only: no checksum, no entry
+** walk). */
+void ml_state_parse_own(const void *blob, uint64_t n, MlState *st);
+
+/* Collects the states of a group (copies, at most the states' own size)
+** and merges them all at once: a k-way merge of sorted runs, O(total log k),
+** repeated scores adding their counts.  Zero-initialise. */
+typedef struct MlStateAcc {
+  int n, cap;
+  struct MlAccItem { unsigned char *z; uint64_t n; } *a;
+  int kind, m;                  /* of the first state */
+} MlStateAcc;
+/* Adds one validated state (copied).  ML_OK / ML_NOMEM / ML_STATE_BAD
+** (a state of another kind than the first). */
+int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st, char *zErr, int nErr);
+/* Parses the held states into a new array of acc->n (caller frees). */
+int ml_acc_states(const MlStateAcc *acc, MlState **pSt);
+/* Removes one validated state's rows (window xInverse): collapses, then
+** subtracts. */
+int ml_acc_remove(MlStateAcc *acc, const MlState *st, char *zErr, int nErr);
+/* Merges everything into one state; *pz / *pn point at it (owned by acc),
+** NULL / 0 when empty. */
+int ml_acc_collapse(MlStateAcc *acc, const unsigned char **pz, uint64_t *pn, char *zErr, int nErr);
+void ml_acc_clear(MlStateAcc *acc);
+
+/* Merges k sections' rows into sorted samples in one linear pass over
+** them all (sign +1), or removes them (sign -1).  Width 16 takes the
+** stratifier as aux.  The buffer is sorted first when it is not.
+** ML_OK / ML_NOMEM. */
+int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign);
+
+/* CRC-32C of n bytes (exposed for the tests and the fuzz target). */
+uint32_t ml_crc32c(const void *p, uint64_t n);
+
+#endif /* ML_STATE_H */

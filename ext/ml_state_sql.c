@@ -1,0 +1,389 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** ml_state_sql.c -- partial states on the SQL side: every function of a
+** family with state hooks takes a state BLOB in place of its data
+** arguments, and ml_merge(state) merges states.
+**
+** SQL functions:
+**   ml_merge(state)     agg: the union of the group's states, one state
+**   pr_auc(state), ece(state, 15), strat_report(state, 0.25, 0.75),
+**   ordinal_auprc(state), ...  every function whose family has MlStateHooks
+**   (ml_state(y, s [, strat]) and ml_state_ordinal(y, s_1..s_m) are kinds of
+**   the ranking, stratified and ordinal families: ml_result_state below.)
+**
+** Rules:
+**   1. A BLOB first argument is a state: it stands for the function's data
+**      arguments (y, s / y, p: 2; y, s, strat: 3; ordinal: y and its m
+**      scores), the parameters follow it: ece(state, 15).  Any other first
+**      argument is a row, handled by the family as before.
+**   2. Every state is validated (ml_state_parse) before anything is taken
+**      from it; the error names what is wrong: "pr_auc(): state: the state
+**      is truncated (...)".  A state of a kind the function cannot read is
+**      an error naming both kinds.  Binary functions read binary and
+**      stratified states (the stratifier is ignored); stratified functions
+**      need a stratifier; ordinal functions an ordinal state.
+**   3. A group's states are collected (their own bytes) and merged at once
+**      when a result is due: one k-way merge straight into the family's
+**      buffers, no re-sort.  A window frame's xInverse removes the state's
+**      rows in one linear pass.
+**   4. NULL states are skipped, as avg() skips NULLs (ml_state over no rows
+**      is NULL, so an empty shard adds nothing).
+**   5. ml_merge returns NULL for a group without states.
+**
+** Cost: a state in the group costs its own size until the merge; the merge
+** is O(entries log k) for k states plus O(rows) to fill the family's
+** buffer (8 or 16 bytes per row, as rows would).
+*/
+#include <stdio.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+#include "ml_state.h"
+
+#define ML_MAX_ARGS 24
+
+/* The wrapper's own part of the aggregate context, after the family's. */
+typedef struct StatePending {
+  MlStateAcc acc;
+  sqlite3_value *nullv;         /* a NULL for the family's data slots */
+} StatePending;
+
+static size_t pending_offset(const MlStateHooks *h){ return (h->szAgg + 15) & ~(size_t)15; }
+
+static StatePending *pending(sqlite3_context *ctx, const MlStateHooks *h, int create){
+  char *p = sqlite3_aggregate_context(ctx, create ? (int)(pending_offset(h) + sizeof(StatePending)) : 0);
+  return p ? (StatePending*)(p + pending_offset(h)) : 0;
+}
+
+/* Data arguments a state replaces for this function (ordinal: 1 + m). */
+static int data_args(const MlFuncDesc *d, const MlState *st){
+  if( d->flags & ML_FN_STATE_YS ) return 2;
+  if( d->fam->state->nData>0 ) return d->fam->state->nData;
+  return st ? 1 + st->m : 2;
+}
+
+int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi){
+  int nData;
+  if( d->fam==0 || d->fam->state==0 || (d->flags & ML_FN_NO_STATE) ) return 0;
+  nData = (d->flags & ML_FN_STATE_YS) ? 2 : d->fam->state->nData;
+  if( nData>0 ){ *lo = d->nMin - nData + 1; *hi = d->nMax - nData + 1; }
+  else{ *lo = *hi = 1; }
+  return 1;
+}
+
+/* The signature of the state form: the row signature with its data
+** arguments replaced by "state": "y, p [, bins]" -> "state [, bins]". */
+static void state_signature(const MlFuncDesc *d, char *buf, int nBuf){
+  const char *z = d->signature, *br = strstr(z, " ["), *end = z + strlen(z), *rest = z;
+  int nData = (d->flags & ML_FN_STATE_YS) ? 2 : d->fam->state->nData, i, afterComma = 0;
+  if( nData<=0 ){
+    rest = br ? br : end;
+  }else{
+    for(i=0; i<nData; i++){
+      const char *c = strstr(rest, ", ");
+      if( c==0 || (br && c>br) ){ rest = br ? br : end; afterComma = 0; break; }
+      rest = c + 2;
+      afterComma = 1;
+    }
+  }
+  snprintf(buf, (size_t)nBuf, "state%s%s", afterComma ? ", " : "", rest);
+}
+
+static const char *kind_wanted(unsigned kinds){
+  if( kinds & (1u<<ML_STATE_BINARY) ) return "a binary state (made by ml_state(y, s))";
+  if( kinds & (1u<<ML_STATE_STRAT) ) return "a state with a stratifier (made by ml_state(y, s, strat))";
+  return "an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m))";
+}
+
+/* Parses argv[0] as a state; ML_ROW_OK or ML_ROW_ERR (error set). */
+static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v, MlState *st,
+                      const void **pz, int *pn){
+  char zErr[200];
+  const void *z = sqlite3_value_blob(v);
+  int n = sqlite3_value_bytes(v);
+  if( z==0 && n>0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  if( ml_state_parse(z ? z : "", (uint64_t)n, st, zErr, sizeof(zErr)) ){
+    ml_error(ctx, d->name, "state: %s", zErr);
+    return ML_ROW_ERR;
+  }
+  if( d->fam->state && !(d->fam->state->kinds & (1u<<st->kind)) ){
+    char buf[32];
+    ml_error(ctx, d->name, "expects %s, got a %s state",
+             kind_wanted(d->fam->state->kinds), ml_state_kind_name(st, buf, sizeof(buf)));
+    return ML_ROW_ERR;
+  }
+  *pz = z; *pn = n;
+  return ML_ROW_OK;
+}
+
+/* A protected NULL value, made once per group from "SELECT NULL" (SQLite
+** offers no other way to make one); freed by xFinal. */
+static sqlite3_value *null_value(sqlite3_context *ctx, StatePending *q){
+  if( q->nullv==0 ){
+    sqlite3_stmt *st = 0;
+    if( sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "SELECT NULL", -1, &st, 0)==SQLITE_OK
+     && sqlite3_step(st)==SQLITE_ROW ){
+      q->nullv = sqlite3_value_dup(sqlite3_column_value(st, 0));
+    }
+    sqlite3_finalize(st);
+  }
+  return q->nullv;
+}
+
+/* Sets the error an xAbsorb returned. */
+static void absorb_error(sqlite3_context *ctx, const MlFuncDesc *d, int rc, const char *zErr){
+  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else ml_error(ctx, d->name, "%s", zErr);
+}
+
+/* Feeds the collected states to the family and empties the collection.
+** ML_OK, or an xAbsorb code with zErr. */
+static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, char *zErr, int nErr){
+  MlState *st;
+  int rc;
+  if( q==0 || q->acc.n==0 ) return ML_OK;
+  if( ml_acc_states(&q->acc, &st) ){ ml_acc_clear(&q->acc); return ML_NOMEM; }
+  rc = d->fam->state->xAbsorb(ctx, st, q->acc.n, +1, zErr, nErr);
+  ml_free(st);
+  ml_acc_clear(&q->acc);
+  return rc;
+}
+
+/*
+** SQL function: any function whose family takes states  -- xStep
+*/
+void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  const MlStateHooks *h = d->fam->state;
+  StatePending *q = pending(ctx, h, 1);
+  sqlite3_value *av[ML_MAX_ARGS];
+  MlState st;
+  const void *z;
+  int n, nData, argc2, i, rc;
+  char zErr[200];
+  if( q==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( argc==0 || sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
+    int lo, hi;
+    ml_state_arity(d, &lo, &hi);
+    /* A NULL where a state may stand is a NULL state: skipped whole, its
+    ** parameters unread (a row with a NULL label would be skipped too). */
+    if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+    if( argc<d->nMin || argc>d->nMax ){
+      ml_error(ctx, d->name, "expects (%s), got %d argument%s", d->signature, argc, argc==1 ? "" : "s");
+      return;
+    }
+    d->fam->xStep(ctx, argc, argv);
+    return;
+  }
+  if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
+  nData = data_args(d, &st);
+  argc2 = argc - 1 + nData;
+  if( argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ){
+    char sig[160];
+    state_signature(d, sig, sizeof(sig));
+    ml_error(ctx, d->name, "a state takes (%s), got %d argument%s", sig, argc, argc==1 ? "" : "s");
+    return;
+  }
+  /* The family's own xStep sets up and checks the parameters, then skips
+  ** the row: its data are NULL. */
+  if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  for(i=0; i<nData; i++) av[i] = q->nullv;
+  for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
+  d->fam->xStep(ctx, argc2, av);
+  rc = ml_acc_add(&q->acc, z, (uint64_t)n, &st, zErr, sizeof(zErr));
+  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else if( rc ) ml_error(ctx, d->name, "%s", zErr);
+}
+
+void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  const MlStateHooks *h = d->fam->state;
+  MlState st;
+  const void *z;
+  char zErr[200];
+  int n, rc;
+  if( argc==0 || sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
+    int lo, hi;
+    ml_state_arity(d, &lo, &hi);
+    if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+    if( argc>=d->nMin && argc<=d->nMax ) d->fam->xInverse(ctx, argc, argv);   /* as xStep took it */
+    return;
+  }
+  rc = flush(ctx, d, pending(ctx, h, 0), zErr, sizeof(zErr));
+  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
+  if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
+  rc = h->xAbsorb(ctx, &st, 1, -1, zErr, sizeof(zErr));
+  if( rc ) absorb_error(ctx, d, rc, zErr);
+}
+
+void ml_state_xvalue(sqlite3_context *ctx){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  char zErr[200];
+  int rc = flush(ctx, d, pending(ctx, d->fam->state, 0), zErr, sizeof(zErr));
+  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
+  d->fam->xValue(ctx);
+}
+
+void ml_state_xfinal(sqlite3_context *ctx){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StatePending *q = pending(ctx, d->fam->state, 0);
+  char zErr[200];
+  int rc;
+  if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; }
+  rc = flush(ctx, d, q, zErr, sizeof(zErr));
+  if( q ) ml_acc_clear(&q->acc);        /* an empty one may still hold its array */
+  d->fam->xFinal(ctx);                  /* frees the family's buffers */
+  if( rc ) absorb_error(ctx, d, rc, zErr);
+}
+
+int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign){
+  const MlSection *one[1] = {0}, **secs = one;
+  int j, rc;
+  if( n>1 ){
+    secs = ml_malloc(sizeof(*secs) * (uint64_t)n);
+    if( secs==0 ){ ml_samples_clear(smp); return ML_NOMEM; }
+  }
+  for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
+  rc = ml_samples_absorb(smp, secs, n, sign);
+  if( secs!=one ) ml_free(secs);
+  if( rc ){ ml_samples_clear(smp); return ML_NOMEM; }
+  return ML_OK;
+}
+
+void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind){
+  MlBuf b;
+  if( ml_state_encode(smp, nSmp, kind, &b) ){ sqlite3_result_error_nomem(ctx); return; }
+  sqlite3_result_blob64(ctx, b.z, b.n, sqlite3_free);
+}
+
+/* ---------------------------------------------------------------- merge */
+
+typedef struct MergeAgg { MlStateAcc acc; } MergeAgg;
+
+/*
+** SQL function: ml_merge(state)
+** The union of the group's states as one state (a k-way merge of sorted
+** runs); NULL states are skipped; NULL when the group has none.
+*/
+void ml_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  MergeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  MlState st;
+  char zErr[200];
+  const void *z;
+  int n, rc;
+  (void)argc;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+  if( sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
+    char *zv = ml_describe(argv[0]);
+    if( zv==0 ){ sqlite3_result_error_nomem(ctx); return; }
+    ml_error(ctx, "ml_merge", "state must be a state made by ml_state(), got %s", zv);
+    sqlite3_free(zv);
+    return;
+  }
+  z = sqlite3_value_blob(argv[0]);
+  n = sqlite3_value_bytes(argv[0]);
+  if( z==0 && n>0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( ml_state_parse(z ? z : "", (uint64_t)n, &st, zErr, sizeof(zErr)) ){
+    ml_error(ctx, "ml_merge", "state: %s", zErr);
+    return;
+  }
+  rc = ml_acc_add(&p->acc, z, (uint64_t)n, &st, zErr, sizeof(zErr));
+  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else if( rc ) ml_error(ctx, "ml_merge", "%s", zErr);
+}
+
+void ml_merge_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  MergeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  MlState st;
+  char zErr[200];
+  int rc;
+  (void)argc;
+  if( p==0 || sqlite3_value_type(argv[0])!=SQLITE_BLOB ) return;
+  if( ml_state_parse(sqlite3_value_blob(argv[0]), (uint64_t)sqlite3_value_bytes(argv[0]), &st,
+                     zErr, sizeof(zErr)) ) return;
+  rc = ml_acc_remove(&p->acc, &st, zErr, sizeof(zErr));
+  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else if( rc ) ml_error(ctx, "ml_merge", "%s", zErr);
+}
+
+static void merge_result(sqlite3_context *ctx, MergeAgg *p){
+  const unsigned char *z;
+  uint64_t n;
+  char zErr[200];
+  int rc;
+  if( p==0 || p->acc.n==0 ){
+    ml_result_null(ctx, "ml_merge", "no states");
+    return;
+  }
+  rc = ml_acc_collapse(&p->acc, &z, &n, zErr, sizeof(zErr));
+  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return; }
+  if( rc ){ ml_error(ctx, "ml_merge", "%s", zErr); return; }
+  sqlite3_result_blob64(ctx, z, n, SQLITE_TRANSIENT);
+}
+
+void ml_merge_value(sqlite3_context *ctx){
+  merge_result(ctx, sqlite3_aggregate_context(ctx, 0));
+}
+
+void ml_merge_final(sqlite3_context *ctx){
+  MergeAgg *p = sqlite3_aggregate_context(ctx, 0);
+  merge_result(ctx, p);
+  if( p ) ml_acc_clear(&p->acc);
+}
+
+/* ------------------------------------------------------------- ml_state */
+
+typedef struct MakeAgg { MlSamples smp; int init; } MakeAgg;
+
+/* Reads (y, s [, strat]); ML_ROW_*. */
+static int make_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int *y, double *s, double *z){
+  int rc;
+  *z = 0.0;
+  if( argc==3 && sqlite3_value_type(argv[2])==SQLITE_NULL ) return ML_ROW_SKIP;
+  rc = ml_arg_binary_row(ctx, "ml_state", argv, 0, y, s);
+  if( rc==ML_ROW_OK && argc==3 ) rc = ml_arg_strat(ctx, "ml_state", argv[2], z);
+  return rc;
+}
+
+/*
+** SQL function: ml_state(y, s [, strat])
+** The group's rows as a state: sorted distinct scores (or (score, strat)
+** pairs) with their counts of negatives and positives; NULL for no rows.
+*/
+void ml_make_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  MakeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y;
+  double s, z;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){ ml_samples_init(&p->smp, argc==3 ? 16 : 8); p->init = 1; }
+  if( make_row(ctx, argc, argv, &y, &s, &z)!=ML_ROW_OK ) return;
+  ml_add_row(ctx, &p->smp, y, s, z);
+}
+
+void ml_make_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  MakeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y;
+  double s, z;
+  if( p==0 || !p->init ) return;
+  if( make_row(ctx, argc, argv, &y, &s, &z)!=ML_ROW_OK ) return;
+  ml_samples_remove(&p->smp, y, s, z);
+}
+
+void ml_make_value(sqlite3_context *ctx){
+  MakeAgg *p = sqlite3_aggregate_context(ctx, 0);
+  MlSamples *a;
+  if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
+    ml_result_null(ctx, "ml_state", "no rows");
+    return;
+  }
+  a = &p->smp;
+  ml_result_state(ctx, &a, 1, p->smp.width==16 ? ML_STATE_STRAT : ML_STATE_BINARY);
+}
+
+void ml_make_final(sqlite3_context *ctx){
+  MakeAgg *p = sqlite3_aggregate_context(ctx, 0);
+  ml_make_value(ctx);
+  if( p && p->init ) ml_samples_clear(&p->smp);
+}

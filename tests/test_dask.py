@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+"""mleval.dask on a real Dask cluster: a LocalCluster on loopback with 2
+worker processes evaluates 8 shard files (one empty, one with one class),
+and the results equal the single-database ones exactly -- binary,
+stratified and ordinal states, merged in a tree of fan-in 3.  Then a worker
+process is killed mid-job (the first attempt of one shard's task kills its
+own worker with SIGKILL, as a lost machine would): the scheduler reruns the
+task elsewhere and the result is still exact.
+
+Exit 77 (automake's SKIP) with the reason when dask.distributed is missing
+or the cluster cannot start at all; any wrong number fails.
+"""
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("srcdir", os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(SRC, "python"))
+sys.path.insert(0, HERE)
+
+import mltest  # noqa: E402
+
+if not os.path.isabs(mltest.LIB):
+    mltest.LIB = os.path.abspath(mltest.LIB)
+os.environ["MLEVAL_LIB"] = mltest.LIB            # what mleval.load() loads, in the workers too
+os.environ["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.abspath(SRC), "python"), HERE] +
+                                           [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+METRICS = {
+    "b": ("SELECT ml_state(y, s) FROM preds",
+          {"pr_auc": "pr_auc(st)", "auroc": "auroc(st)", "roc": "roc_curve(st)", "ece": "ece(st, 15)",
+           "op": "operating_point(st, 'max_f1')"},
+          "SELECT pr_auc(y, s), auroc(y, s), roc_curve(y, s), ece(y, s, 15), operating_point(y, s, 'max_f1') FROM preds"),
+    "z": ("SELECT ml_state(y, s, len) FROM preds",
+          {"report": "strat_report(st, 0.25, 0.75)"},
+          "SELECT strat_report(y, s, len, 0.25, 0.75) FROM preds"),
+    "o": ("SELECT ml_state_ordinal(sev, s, s2) FROM preds",
+          {"ord": "ordinal_report(st)"},
+          "SELECT ordinal_report(sev, s, s2) FROM preds"),
+}
+
+
+def skip(why):
+    print("SKIP: %s" % why)
+    sys.exit(77)
+
+
+def make_shards(tmp):
+    import numpy as np
+    rng = np.random.default_rng(2026)
+    sizes = [3000, 2500, 0, 1800, 40, 2200, 900, 2600]          # shard 2 empty, shard 4 one class
+    everything = sqlite3.connect(os.path.join(tmp, "all.db"))
+    schema = "CREATE TABLE preds(y INTEGER, s REAL, s2 REAL, len INTEGER, sev INTEGER)"
+    everything.execute(schema)
+    paths = []
+    for k, n in enumerate(sizes):
+        y = (rng.random(n) < 0.3).astype(int) if k != 4 else np.zeros(n, int)
+        s = np.round(rng.random(n) * 0.7 + 0.3 * y, 3 if k % 2 else 17)
+        s2 = np.round(rng.random(n) * 0.5 + 0.5 * y * (rng.random(n) < 0.5), 2)
+        sev = y * (1 + (s2 > 0.5))
+        ln = rng.integers(10, 200, n)
+        rows = [(int(a), float(b), float(c), int(d), int(e)) for a, b, c, d, e in zip(y, s, s2, ln, sev)]
+        path = os.path.join(tmp, "shard_%d.db" % k)
+        con = sqlite3.connect(path)
+        con.execute(schema)
+        con.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?)", rows)
+        con.commit()
+        con.close()
+        everything.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?)", rows)
+        paths.append(path)
+    everything.commit()
+    return paths, everything
+
+
+def expected(everything):
+    import mleval
+    mleval.load(everything)
+    out = {}
+    for kind, (_, metrics, sql) in METRICS.items():
+        out[kind] = dict(zip(metrics, everything.execute(sql).fetchone()))
+    return out
+
+
+def main():
+    ck = mltest.Checker("dask")
+    try:
+        from dask.distributed import Client, LocalCluster
+        import mleval.dask as md
+    except ImportError as e:
+        skip("dask.distributed is not installed (apt-get install python3-distributed): %s" % e)
+    import dask
+    dask.config.set({"distributed.scheduler.allowed-failures": 5,
+                     "distributed.comm.timeouts.connect": "60s",
+                     "distributed.worker.daemon": False})
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix="mleval-dask-") as tmp:
+        paths, everything = make_shards(tmp)
+        want = expected(everything)
+        try:
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address=None, silence_logs=50)
+            client = Client(cluster, timeout="60s")
+            client.wait_for_workers(2, timeout=120)
+        except Exception as e:      # no cluster at all: say why, skip
+            skip("a LocalCluster with 2 worker processes cannot start here: %r" % (e,))
+        t1 = time.time()
+        print("cluster up in %.1f s; workers %s" % (t1 - t0, sorted(client.scheduler_info()["workers"])))
+        try:
+            for kind, (query, metrics, _) in METRICS.items():
+                got = md.evaluate_shards(client, paths, query, metrics, fan_in=3)
+                for name in metrics:
+                    ck.equal(got[name], want[kind][name], "%s state: %s over 8 shards on 2 workers" % (kind, name))
+            t2 = time.time()
+            print("8 shards x 3 kinds of state evaluated in %.1f s" % (t2 - t1))
+
+            # A worker lost mid-job: the first attempt of shard 5's task kills its worker.
+            marker = os.path.join(tmp, "killed")
+            pids_before = set(client.run(os.getpid).values())
+            query, metrics, _ = METRICS["b"]
+            got = md.evaluate_shards(client, paths, query, metrics, fan_in=3, fn=flaky_state_for(marker, paths[5]))
+            ck.true(os.path.exists(marker), "a worker was killed during the job")
+            for name in metrics:
+                ck.equal(got[name], want["b"][name], "after a worker was killed: %s" % name)
+            client.wait_for_workers(2, timeout=120)
+            pids_after = set(client.run(os.getpid).values())
+            ck.true(pids_after != pids_before, "the killed worker was replaced (pids %s -> %s)" % (pids_before, pids_after))
+            print("worker killed mid-job and replaced; result exact; %.1f s" % (time.time() - t2))
+        finally:
+            client.close()
+            cluster.close()
+    print("dask test: %.1f s in all" % (time.time() - t0))
+    ck.finish()
+
+
+def flaky_state_for(marker, victim):
+    import functools
+    import dask_flaky
+    return functools.partial(dask_flaky.flaky_state, marker=marker, victim=victim)
+
+
+if __name__ == "__main__":
+    main()
