@@ -37,7 +37,7 @@
 **      set (tests only), in mleval/ next to the library holding this code
 **      (installed: $(pkglibdir) = $(libdir)/mleval), next to it (the build
 **      tree's ext/.libs/), and in the configured $(pkglibdir).  A module of
-**      another interface version is refused.
+**      another interface version, or of another device, is refused.
 **   4. A build without LAPACKE has no CPU back end: every svd_bench query
 **      fails with "svd_bench(): this build has no CPU back end (LAPACKE);
 **      install liblapacke-dev libopenblas-dev and reconfigure".
@@ -184,6 +184,14 @@ static int tryModule(SvdModule *m, const char *zDir, char *zErr, int nErr, int *
       sqlite3_snprintf(nErr, zErr, "cannot load the %s back end: %s is not a back end of this mleval "
                        "(interface %d, want %d)", m->zDevice, zPath, p ? p->iVersion : -1,
                        ML_SVD_BACKEND_VERSION);
+    }
+    dlclose(h);
+    return ML_SVD_ERROR;
+  }
+  if( p->zDevice==0 || strcmp(p->zDevice, m->zDevice)!=0 ){
+    if( !(*pSeen)++ ){
+      sqlite3_snprintf(nErr, zErr, "cannot load the %s back end: %s is the %s back end, not the %s one",
+                       m->zDevice, zPath, p->zDevice ? p->zDevice : "unnamed", m->zDevice);
     }
     dlclose(h);
     return ML_SVD_ERROR;

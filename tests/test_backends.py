@@ -110,27 +110,40 @@ print(con.execute("SELECT count(*) FROM svd_bench(9, 7, 3, 0, 1)").fetchone()[0]
     rc, out, err = child(code)
     ck.equal((rc, out), (0, "3"), "relative load, then chdir: the back end is still found: %s" % err[-300:])
 
-    # a file that is not a back end of this mleval is refused, with a message
+    # a module of another interface version, or of another device, is refused
+    # with a message (fake modules, compiled here: struct MlSvdBackend's head)
     scratch = tempfile.mkdtemp(prefix="mleval_be_")
-    try:
-        shutil.copy(SO, scratch)
-        os.makedirs(os.path.join(scratch, "mleval"))
-        shutil.copy(SO, os.path.join(scratch, "mleval", "mleval_cpu.so"))
-        code = r'''
+    cc = os.environ.get("CC", "cc")
+    fake = ("struct B { int v; const char *d; void *m, *r; };\n"
+            "const struct B mleval_svd_backend = { VERSION, DEVICE, 0, 0 };\n")
+    code = r'''
 import sqlite3
 con = sqlite3.connect(":memory:"); con.enable_load_extension(True); con.load_extension(%r)
 try:
     con.execute("SELECT * FROM svd_bench(4, 4)").fetchall(); print("no error")
 except sqlite3.Error as e:
     print(e)
-''' % os.path.join(scratch, "mleval")
-        rc, out, err = child(code)
-        want = ("svd_bench(): cannot load the cpu back end: %s/mleval/mleval_cpu.so is not a back end "
-                "of this mleval (interface -1, want 1)" % os.path.realpath(scratch))
-        if os.path.exists(os.path.join(os.environ.get("MLEVAL_PKGLIBDIR", "/nonexistent"), "mleval_cpu.so")):
-            print("skipped the stale-module check: an installed back end would be found after it")
-        else:
-            ck.equal((rc, out), (0, want), "a stale module is refused")
+'''
+    try:
+        shutil.copy(SO, scratch)
+        os.makedirs(os.path.join(scratch, "mleval"))
+        with open(os.path.join(scratch, "fake.c"), "w") as f:
+            f.write(fake)
+        where = "%s/mleval/mleval_cpu.so" % os.path.realpath(scratch)
+        installed = os.path.exists(os.path.join(os.environ.get("MLEVAL_PKGLIBDIR", "/nonexistent"), "mleval_cpu.so"))
+        for version, device, why in [(999, "cpu", "is not a back end of this mleval (interface 999, want 1)"),
+                                     (1, "cuda", "is the cuda back end, not the cpu one")]:
+            p = subprocess.run([cc, "-shared", "-fPIC", "-DVERSION=%d" % version, "-DDEVICE=\"%s\"" % device,
+                                "-o", where, os.path.join(scratch, "fake.c")], capture_output=True, text=True)
+            if p.returncode != 0:
+                print("skipped the stale-module check: %s cannot compile: %s" % (cc, p.stderr[-200:]))
+                break
+            rc, out, err = child(code % os.path.join(scratch, "mleval"))
+            if installed:
+                print("skipped the stale-module check: an installed back end would be found after it")
+                break
+            ck.equal((rc, out), (0, "svd_bench(): cannot load the cpu back end: %s %s" % (where, why)),
+                     "a %s module of interface %d is refused" % (device, version))
     finally:
         shutil.rmtree(scratch)
 

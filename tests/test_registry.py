@@ -54,8 +54,8 @@ def main():
     ck.equal(sorted(test_bad_inputs.FUNCS), sorted(names), "bad-input matrix lists every function")
     oom = read("tests", "check_oom.c")
     fuzz_args = read("tests", "fuzz", "fuzz_args.c")
-    fuzz_sql = "".join(read(p) for p in sorted(glob.glob(os.path.join(SRC, "tests", "fuzz", "corpus", "sql", "*"))))
-    docs = "".join(read(p) for p in sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))))
+    fuzz_sql = "".join(read(os.path.relpath(p, SRC)) for p in sorted(glob.glob(os.path.join(SRC, "tests", "fuzz", "corpus", "sql", "*"))))
+    docs = "".join(read(os.path.relpath(p, SRC)) for p in sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))))
     for f in table:
         call = re.compile(r"\b%s\(" % re.escape(f["name"]))
         ck.true(call.search(oom) is not None, f["name"] + " is in the OOM injection (tests/check_oom.c)")
