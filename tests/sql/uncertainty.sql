@@ -1,0 +1,38 @@
+-- SPDX-License-Identifier: MIT
+-- uncertainty.sql -- the examples of docs/uncertainty.md with their output,
+-- every function of the family once, and its edge cases.
+.read ../../sql/demo_data.sql
+.mode column
+.headers on
+SELECT fold, count(*) AS n, round(pr_auc(y, s), 4) AS ap,
+       round(pr_auc_ci(y, s) ->> '$.lo', 4) AS ap_lo,
+       round(pr_auc_ci(y, s) ->> '$.hi', 4) AS ap_hi,
+       round(auroc_ci(y, s) ->> '$.estimate', 4) AS auroc,
+       round(auroc_ci(y, s) ->> '$.lo', 4) AS auroc_lo,
+       round(auroc_ci(y, s) ->> '$.hi', 4) AS auroc_hi,
+       round(ece_ci(y, p) ->> '$.estimate', 4) AS ece,
+       round(ece_ci(y, p) ->> '$.hi', 4) AS ece_hi
+FROM preds GROUP BY fold;
+.mode list
+.headers off
+SELECT mean_ci(ap) FROM (SELECT fold, pr_auc(y, s) AS ap FROM preds GROUP BY fold);
+SELECT pr_auc_ci(y, s) FROM preds WHERE fold = 1;
+SELECT nap_ci(y, s, 0.9, 200, 1) FROM preds WHERE fold = 1;
+SELECT brier_ci(y, p, 0.9, 200, 2) FROM preds WHERE fold = 1;
+SELECT log_loss_ci(y, p, 0.9, 200, 3) FROM preds WHERE fold = 1;
+SELECT ece_ci(y, p, 15, 0.9, 200, 4) FROM preds WHERE fold = 1;
+SELECT auroc_ci(y, s) FROM preds WHERE fold = 1;
+SELECT auroc_diff(y, s, p) FROM preds;
+SELECT pr_auc_diff_ci(y, s, p) FROM preds;
+SELECT ece_diff_ci(y, p, 1/(1+exp(-s)), 10, 0.95, 200) FROM preds;
+SELECT source, strat_gap_ci(y, s, len, 0.25, 0.75, 0.95, 200) FROM preds GROUP BY source;
+-- the same rows in a window frame give the aggregate's text
+SELECT count(DISTINCT v) FROM (SELECT pr_auc_ci(y, s, 0.9, 50) OVER (PARTITION BY fold) AS v FROM preds WHERE fold <= 2);
+-- one class, one value, no rows
+SELECT pr_auc_ci(y, s) IS NULL, auroc_ci(y, s) IS NULL, brier_ci(y, p, 0.9, 10) IS NOT NULL FROM preds WHERE y = 1;
+SELECT mean_ci(0.5);
+SELECT mean_ci(x) IS NULL FROM (SELECT 1 AS x) WHERE 0;
+-- errors
+SELECT strat_gap_ci(y, s, len, 0.25) FROM preds;
+SELECT pr_auc_ci(y, s, 0.95, 5) FROM preds;
+SELECT auroc_diff(y, s) FROM preds;
