@@ -16,7 +16,8 @@ import mlbench  # noqa: E402
 
 QUERIES = [("floor2(y, s)", 2), ("floor3(y, s, len)", 3), ("sum(s)", 2),
            ("pr_auc(y, s)", 2), ("auroc(y, s)", 2), ("nap(y, s)", 2), ("youden_j(y, s)", 2),
-           ("sens_at_spec(y, s, 0.95)", 2), ("brier(y, p)", 2), ("log_loss(y, p)", 2),
+           ("sens_at_spec(y, s, 0.95)", 2), ("operating_point(y, s, 'specificity', 0.95)", 2),
+           ("operating_point(y, s, 'max_f1')", 2), ("partial_auroc(y, s, 0.1)", 2), ("brier(y, p)", 2), ("log_loss(y, p)", 2),
            ("ece(y, p, 10)", 2), ("mce(y, p, 10)", 2),
            ("strat_report(y, s, len)", 3), ("ordinal_auprc(y, s, s)", 3)]
 

@@ -211,9 +211,15 @@ int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqli
                     const char *const *azChoice, MlParam *slot, int *out){
   const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
   int i;
-  if( z && slot->set && sqlite3_stricmp(z, azChoice[(int)slot->v])==0 ){   /* fast path */
-    *out = (int)slot->v;
-    return ML_ROW_OK;
+  if( z && slot->set ){
+    /* fast path, once per row: the group's word again, usually in the
+    ** same (lowercase) spelling, so a memcmp decides before stricmp */
+    const char *c = azChoice[(int)slot->v];
+    size_t n = strlen(c);
+    if( (size_t)sqlite3_value_bytes(v)==n && (memcmp(z, c, n)==0 || sqlite3_stricmp(z, c)==0) ){
+      *out = (int)slot->v;
+      return ML_ROW_OK;
+    }
   }
   for(i=0; z && azChoice[i]; i++){
     if( sqlite3_stricmp(z, azChoice[i])!=0 ) continue;

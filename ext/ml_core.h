@@ -18,6 +18,9 @@
 **               cumulative TP/FP.  pr_auc, auroc, the operating points, the
 **               curves, the stratified and the ordinal metrics all fold over it.
 **   ml_quantile_pair     numpy-default (linear) quantiles by selection, O(n).
+**   MlStr       the growable string builder under both writers below, and
+**               locale-independent number text (ml_format_double/_fixed,
+**               ml_parse_double).
 **   MlJson      a small JSON writer: escaping, shortest round-trip doubles,
 **               null for NaN/Inf.
 **   MlRng, MlBoot   the bootstrap (ml_boot.c): a seeded xoshiro256** stream
@@ -26,6 +29,9 @@
 **               percentile intervals.
 **   ml_delong_*     DeLong's structural components with midranks (ml_delong.c).
 **   ml_norm_*, ml_t_quantile   normal and Student-t distribution (ml_dist.c).
+**               null for NaN/Inf; ml_json_read_rows reads arrays of flat
+**               objects back.
+**   ml_svg_*    the SVG writer the plot family draws with.
 */
 #ifndef ML_CORE_H
 #define ML_CORE_H
@@ -85,6 +91,7 @@ typedef struct MlSamples {
 
 #define ML_OK     0
 #define ML_NOMEM  1
+#define ML_ERROR  2   /* a reader's input is malformed: the message is in zErr */
 
 void ml_samples_init(MlSamples *s, unsigned width);
 void ml_samples_clear(MlSamples *s);          /* frees, back to init state */
@@ -345,12 +352,41 @@ void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
 void ml_quantile_index(ml_i64 n, double q, ml_i64 *j, double *g);
 double ml_lerp_np(double a, double b, double g);
 
+/* ------------------------------------------------------- string builder */
+
+/* A growable string (ml_str.c): the JSON and SVG writers are built on it.
+** After an allocation failure oom is set, the text is freed and every later
+** append is a no-op; ml_str_finish() then returns NULL. */
+typedef struct MlStr {
+  char *z;          /* text, NUL-terminated when not oom */
+  size_t n, cap;
+  int oom;
+} MlStr;
+
+void ml_str_init(MlStr *s);
+void ml_str_free(MlStr *s);
+void ml_str_append(MlStr *s, const char *z, size_t n);
+void ml_str_appendz(MlStr *s, const char *z);
+void ml_str_int(MlStr *s, ml_i64 v);
+void ml_str_double(MlStr *s, double d);            /* ml_format_double */
+void ml_str_fixed(MlStr *s, double d, int decimals); /* ml_format_fixed */
+void ml_str_xml(MlStr *s, const char *z);          /* XML-escaped text */
+/* Hands over the text (caller frees with ml_free); NULL when oom. */
+char *ml_str_finish(MlStr *s, size_t *pn);
+
+/* Numbers as text, the same in every C locale (decimal point '.').
+** ml_format_double: shortest "%.{15,16,17}g" text that reads back as d;
+** buf >= 32 bytes.  ml_format_fixed: "%.*f" (no "-0"); buf >= 64 bytes.
+** ml_parse_double: strtod with '.' as the decimal point whatever the locale;
+** *pEnd (may be NULL) is set past the number, to z when there is none. */
+int ml_format_double(char *buf, double d);
+int ml_format_fixed(char *buf, double d, int decimals);
+double ml_parse_double(const char *z, const char **pEnd);
+
 /* ------------------------------------------------------------------- json */
 
 typedef struct MlJson {
-  char *z;          /* text, NUL-terminated when not oom */
-  size_t n, cap;
-  int oom;          /* an allocation failed: z is freed, everything else no-op */
+  MlStr s;
   int depth;
   unsigned char first[32];  /* per nesting level: nothing written yet */
 } MlJson;
@@ -369,8 +405,50 @@ void ml_json_int(MlJson *j, ml_i64 v);
 void ml_json_bool(MlJson *j, int b);
 void ml_json_null(MlJson *j);
 void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
-/* Shortest "%.{15,16,17}g" text that reads back as d; buf >= 32 bytes. */
-int ml_format_double(char *buf, double d);
+
+/* Reads a JSON array of flat objects (ml_json_read.c): *paOut gets, for each
+** element i, the value of field f at [i*nField + f] (NaN for null or
+** missing); anPresent[f] counts the elements that have field f.  ML_OK,
+** ML_NOMEM, or ML_ERROR with the reason in zErr.  The caller frees *paOut. */
+int ml_json_read_rows(const char *z, int nField, const char *const *azField,
+                      double **paOut, ml_i64 *pnRow, ml_i64 *anPresent,
+                      char *zErr, size_t nErr);
+
+/* -------------------------------------------------------------------- svg */
+
+/* Data range and pixel box of one panel (ml_svg.c). */
+typedef struct MlPlotBox {
+  double x0, x1, y0, y1;           /* data coordinates at the box's edges */
+  double left, top, width, height; /* pixels */
+} MlPlotBox;
+
+const char *ml_svg_color(int k);          /* Okabe-Ito, cycling */
+const char *ml_svg_dash(int k);           /* NULL for the first 8 series */
+void ml_svg_begin(MlStr *s, int w, int h, const char *title);
+void ml_svg_end(MlStr *s);
+double ml_svg_px(const MlPlotBox *b, double x);
+double ml_svg_py(const MlPlotBox *b, double y);
+void ml_svg_text(MlStr *s, const char *cls, double x, double y, const char *anchor,
+                 double size, const char *z);
+void ml_svg_line(MlStr *s, const MlPlotBox *b, const char *cls, double x1, double y1,
+                 double x2, double y2, const char *color, const char *dash, double width);
+void ml_svg_rect(MlStr *s, const MlPlotBox *b, const char *cls, double x0, double y0,
+                 double x1, double y1, const char *color, double opacity,
+                 const char *tip);   /* tip: a <title> tooltip, or NULL */
+/* xy: n (x, y) pairs in data coordinates.  Returns the points drawn. */
+ml_i64 ml_svg_polyline(MlStr *s, const MlPlotBox *b, const char *cls, const double *xy,
+                       ml_i64 n, const char *color, const char *dash, double width);
+/* Frame, ticks (at most xTicks/yTicks each; 0: none) and axis labels. */
+void ml_svg_axes(MlStr *s, const MlPlotBox *b, const char *xlabel, const char *ylabel,
+                 int xTicks, int yTicks);
+/* boxes: filled squares (bars) instead of line swatches. */
+void ml_svg_legend(MlStr *s, double x, double y, int n, const char *const *azText,
+                   const int *aColorIdx, int boxes);
+/* Ticks at multiples of 1, 2 or 5 x 10^k covering lo..hi; the decimals
+** their labels need.  ml_nice_range widens lo..hi to tick multiples. */
+void ml_nice_ticks(double lo, double hi, int maxTicks, double *pStep, double *pFirst, int *pN,
+                   int *pDecimals);
+void ml_nice_range(double lo, double hi, int maxTicks, double *pLo, double *pHi);
 
 /* -------------------------------------------------------------- bootstrap */
 

@@ -120,6 +120,10 @@ ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_deb
 ML_AGG_DECL(ml_strat)       /* stratified.c */
 ML_AGG_DECL(ml_ord)         /* ordinal.c */
 ML_AGG_DECL(ml_unc)         /* uncertainty.c: the *_ci functions, auroc_diff, mean_ci */
+/* plot.c: plot_curves, plot_reliability, plot_bars, plot_lines (aggregates
+** only: no xValue/xInverse). */
+void ml_plot_step(sqlite3_context*, int, sqlite3_value**);
+void ml_plot_final(sqlite3_context*);
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
@@ -129,6 +133,7 @@ enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
        UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
+enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };   /* plot.c */
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
        CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR };
 

@@ -124,13 +124,21 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
 }
 
 ml_i64 ml_fold_auroc_u2(const MlSamples *s){
-  MlSweep w;
-  ml_i64 area2 = 0;       /* twice the area, in units of one (pos, neg) pair */
-  ml_sweep_init(&w, s, 0);
-  while( ml_sweep_next(&w) ){
-    /* Trapezoid between (fp-dfp, tp-dtp) and (fp, tp), in integers: each
-    ** negative at this threshold counts 2 per positive above, 1 per tie. */
-    area2 += w.dfp * (2*w.tp - w.dtp);
+  /* Each negative counts 2 per positive above it and 1 per tied positive
+  ** (the trapezoids between sweep points, in integers).  Walk the negatives
+  ** from the top, one group of equal keys at a time, moving one pointer
+  ** down the positives: the same sum as the general sweep, without its
+  ** per-threshold merge. */
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  ml_i64 i0 = s->n[0], i1 = s->n[1], gt = 0, area2 = 0;
+  while( i0>0 ){
+    ml_key k = a0[(i0-1)*st];
+    ml_i64 d0 = 0, eq = 0;
+    do{ i0--; d0++; }while( i0>0 && a0[(i0-1)*st]==k );
+    while( i1>0 && a1[(i1-1)*st]>k ){ i1--; gt++; }
+    while( i1-eq>0 && a1[(i1-eq-1)*st]==k ) eq++;
+    area2 += d0 * (2*gt + eq);
   }
   return area2;
 }

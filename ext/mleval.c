@@ -61,6 +61,9 @@ ML_FAMILY(famCalsort,   "calibration", ml_calsort)
 ML_FAMILY(famStrat,     "stratified",  ml_strat)
 ML_FAMILY(famOrd,       "ordinal",     ml_ord)
 ML_FAMILY(famUnc,       "uncertainty", ml_unc)
+/* Plots are aggregates only (plot.c, rule 1): no xValue/xInverse, so SQLite
+** refuses them with OVER (...). */
+static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0 };
 
 #define J ML_FN_JSON
 /*
@@ -116,6 +119,11 @@ const MlFuncDesc ml_functions[] = {
   { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF, J },
   { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF, J },
   { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, J },
+  /* plot.c: SVG images */
+  { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0 },
+  { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },
+  { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0 },
+  { "plot_lines",       "series, x, y [, title]",   3,  4, &famPlot, 0, PK_LINES, 0 },
   /* mleval.c */
   { "mleval_version",    "",                       0,  0, 0, versionFunc, 0, 0 },
   { "mleval_build_info", "",                       0,  0, 0, buildInfoFunc, 0, J },

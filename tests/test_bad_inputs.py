@@ -97,9 +97,54 @@ FUNCS = {
     "ece_diff_ci": ("ppair", ", 10, 0.9, 20, 7", [(", 100001", "bins must be an integer in 1..100000, got 100001"),
                                                    (", 10, 1", "level must be a number in (0, 1), got 1")], "seed"),
     "mean_ci": ("mean", ", 0.9", [LEVEL], "level"),
+    "plot_curves": ("plot", "", [], None),
+    "plot_reliability": ("plot", "", [], None),
+    "plot_bars": ("plot", "", [], None),
+    "plot_lines": ("plot", "", [], None),
     "mleval_version": ("scalar", "", [], None),
     "mleval_build_info": ("scalar", "", [], None),
     "mleval_functions": ("scalar", "", [], None),
+}
+# The plot family takes JSON or points, not (y, s): its bad inputs, each with
+# its exact error; every one also gets the NULL-rows and empty-group checks.
+CUR = "plot_curves(): curve must be pr_curve() or roc_curve() JSON, got "
+REL = "plot_reliability(): bins must be reliability() JSON, got "
+PLOT_BAD = {
+    "plot_curves": [
+        ("plot_curves('a', 0.5)", CUR + "0.5"),
+        ("plot_curves('a', x'00')", CUR + "a blob"),
+        ("plot_curves('a', 'yes')", CUR + "'yes': expected an array at byte 0"),
+        ("plot_curves('a', '[{\"recall\":1,\"precision\":2}]')",
+         CUR + "point 0 with recall 1, precision 2: not in [0, 1]"),
+        ("plot_curves('a', '[{\"fpr\":0,\"tpr\":0}]', 3)", "plot_curves(): title must be text, got 3"),
+        ("plot_curves(v, '[{\"fpr\":0,\"tpr\":0}]', v) FROM (SELECT 'a' AS v UNION ALL SELECT 'b')",
+         "plot_curves(): title must be the same in every row, got 'b' after 'a'"),
+    ],
+    "plot_reliability": [
+        ("plot_reliability('a', 1)", REL + "1"),
+        ("plot_reliability('a', '[{\"lo\":0}')", REL + "'[{\"lo\":0}': expected ',' or ']' at byte 9"),
+        ("plot_reliability('a', '[{\"lo\":0,\"hi\":0.5,\"n\":1.5,\"mean_p\":0.2,\"frac_pos\":0}]')",
+         REL + "a bin 0 with lo 0, hi 0.5, n 1.5, mean_p 0.2, frac_pos 0"),
+        ("plot_reliability('a', '[]', x'01')", "plot_reliability(): title must be text, got a blob"),
+    ],
+    "plot_bars": [
+        ("plot_bars('c', 's', 'x')", "plot_bars(): value must be a number, got text 'x'"),
+        ("plot_bars('c', 's', x'00')", "plot_bars(): value must be a number, got a blob"),
+        ("plot_bars('c', 's', 1e999)", "plot_bars(): value must be a finite number, got Inf"),
+        ("plot_bars('c', 's', 1, 't', 5)", "plot_bars(): unit must be text, got 5"),
+    ],
+    "plot_lines": [
+        ("plot_lines('s', 'x', 1)", "plot_lines(): x must be a number, got text 'x'"),
+        ("plot_lines('s', 1, x'00')", "plot_lines(): y must be a number, got a blob"),
+        ("plot_lines('s', 1, -1e999)", "plot_lines(): y must be a finite number, got -Inf"),
+        ("plot_lines('s', 1, 2, 0.5)", "plot_lines(): title must be text, got 0.5"),
+    ],
+}
+PLOT_NULL = {
+    "plot_curves": "plot_curves(y, s)",
+    "plot_reliability": "plot_reliability(y, s)",
+    "plot_bars": "plot_bars(y, y, s)",
+    "plot_lines": "plot_lines(y, y, s)",
 }
 ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar",
@@ -189,6 +234,16 @@ def main():
             continue
         label = "a probability in [0, 1]" if shape in ("prob", "ppair") else "a number"
         xname = {"prob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a"}.get(shape, "s")
+        if shape == "plot":
+            for sql, msg in PLOT_BAD[name]:
+                ck.error(con, "SELECT " + sql, (), msg, name + " bad input")
+                after_error(name + " bad input")
+            c = PLOT_NULL[name]
+            ck.equal(con.execute("SELECT %s FROM (SELECT NULL AS y, NULL AS s UNION ALL SELECT 1, NULL)" % c).fetchone(),
+                     (None,), name + " NULL rows only: NULL")
+            ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % c).fetchone(),
+                     (None,), name + " empty group: NULL")
+            continue
         ylabel = "an integer in 0..2" if shape == "ord" else ("a non-negative integer" if shape == "ge" else "0 or 1")
         bad_y = [("2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1"),
                   "2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1")),

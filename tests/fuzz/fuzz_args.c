@@ -29,6 +29,11 @@ static const char *azCall[] = {
   "log_loss_ci(a, b, 0.9, 10, c)", "ece_ci(a, b, c, 0.9, 10)", "strat_gap_ci(a, b, c, 0.1, 0.9, 0.9, 10)",
   "auroc_ci(a, b, c)", "auroc_diff(a, b, c, d)", "pr_auc_diff_ci(a, b, c, 0.9, 10, d)",
   "ece_diff_ci(a, b, c, d, 0.9, 10)", "mean_ci(a, b)", "mean_ci(a)",
+  /* plots: arbitrary values, and the JSON of each row's group */
+  "plot_curves(a, b)", "plot_reliability(a, b, c)", "plot_bars(a, b, c, d, e)", "plot_lines(a, b, c, d)",
+  "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
+  "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
+  "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
 };
 
 /* Binds one value from the input; returns bytes used. */
