@@ -29,9 +29,11 @@
 **      sqrt(max(0, sum_b (n_b/n) ((pbar_b - ybar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)))),
 **      a bin with fewer than 2 rows adding 0.
 **
-** Cost: brier and log_loss keep two numbers; ece and reliability one
-** accumulator per bin (32 bytes x bins); all use compensated sums and window
-** xInverse subtracts, so no row is buffered.  The debiased estimators keep
+** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece and
+** reliability a count and an exact probability sum per bin (MlPSum: 40 bytes
+** x bins, +568 bytes in bin 0 once it sees a p < 2^-17).  Sums are exact and
+** window xInverse subtracts exactly, so no row is buffered and a frame's
+** result equals the aggregate over its rows bit for bit.  The debiased estimators keep
 ** the shared sorted sample (8 bytes per row) and walk it with the sweep.
 */
 #include <math.h>
@@ -41,15 +43,22 @@ SQLITE_EXTENSION_INIT3
 
 #define ML_MAX_BINS 100000
 
-/* One equal-width bin: rows, positives, and the sum of p. */
-typedef struct CalBin { ml_i64 n, npos; MlSum sp; } CalBin;
+/* One equal-width bin: rows, positives, and the exact sum of p. */
+typedef struct CalBin { ml_i64 n, npos; MlPSum sp; } CalBin;
+
+/* The bins of one bins value. */
+typedef struct CalBins {
+  ml_i64 nBin;        /* bins allocated */
+  ml_i64 n;           /* rows held in them */
+  CalBin *a;
+} CalBins;
 
 typedef struct CalAgg {
   ml_i64 n;           /* rows in the group (frame) */
-  MlSum sum;          /* brier: sum (p-y)^2; log_loss: sum of losses */
+  MlXsum sum;         /* brier: sum (p-y)^2; log_loss: sum of losses (exact) */
   MlParam param;      /* eps or bins */
-  ml_i64 nBin;        /* ece / reliability: bins allocated */
-  CalBin *aBin;
+  CalBins set[2];     /* ece / reliability: one binning per bins value held
+                      ** (two only between two frames, see MlParam) */
 } CalAgg;
 
 static int default_bins(int kind){ return kind==CAL_L2_KUMAR ? 15 : 10; }
@@ -71,20 +80,32 @@ static ml_i64 bin_of(double p, ml_i64 B){
   return b;
 }
 
-/* Reads the optional parameter (argv[2]) into its slot; returns ML_ROW_*. */
+static double default_param(int kind){
+  return kind==CAL_LOGLOSS ? 1e-15 : (double)default_bins(kind);
+}
+static const char *param_name(int kind){ return kind==CAL_LOGLOSS ? "eps" : "bins"; }
+
+/* Reads the optional parameter (argv[2]) of this row into *val and counts
+** the row under it; the default when absent.  Returns ML_ROW_*. */
 static int cal_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
-                     MlParam *slot){
+                     MlParam *slot, double *val){
+  *val = default_param(d->kind);
+  if( argc<3 || d->kind==CAL_BRIER ) return ML_ROW_OK;
   if( d->kind==CAL_LOGLOSS ){
-    double eps;
-    if( argc<3 ){ if( !slot->set ){ slot->v = 1e-15; slot->set = 1; } return ML_ROW_OK; }
-    return ml_param_real(ctx, d->name, "eps", argv[2], 0.0, 1, 0.5, 1, slot, &eps);
-  }
-  if( d->kind==CAL_BRIER ) return ML_ROW_OK;
-  {
+    return ml_param_real(ctx, d->name, "eps", argv[2], 0.0, 1, 0.5, 1, slot, val);
+  }else{
     ml_i64 b;
-    if( argc<3 ){ if( !slot->set ){ slot->v = default_bins(d->kind); slot->set = 1; } return ML_ROW_OK; }
-    return ml_param_int(ctx, d->name, "bins", argv[2], 1, ML_MAX_BINS, slot, &b);
+    int rc = ml_param_int(ctx, d->name, "bins", argv[2], 1, ML_MAX_BINS, slot, &b);
+    *val = (double)b;
+    return rc;
   }
+}
+
+/* xInverse: the row's parameter value (as cal_param read it), uncounted. */
+static double cal_param_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, MlParam *slot){
+  if( argc<3 || d->kind==CAL_BRIER ) return default_param(d->kind);
+  ml_param_drop(slot, argv[2]);
+  return sqlite3_value_double(argv[2]);
 }
 
 /* Loss of one row for log_loss.  clip(1 - p) equals 1 - clip(p) in exact
@@ -95,22 +116,58 @@ static double log_loss_term(int y, double p, double eps){
   return -log(y ? c : 1.0 - c);
 }
 
-/* Adds (sign +1) or removes (sign -1) one row. */
-static void cal_update(CalAgg *p, int kind, int y, double pr, int sign){
-  p->n += sign;
+static void bins_free(CalBins *s){
+  ml_i64 b;
+  for(b=0; b<s->nBin; b++) ml_psum_clear(&s->a[b].sp);
+  ml_free(s->a);
+  memset(s, 0, sizeof(*s));
+}
+
+/* The binning of B bins: the one holding rows with B, else a free one
+** (re-allocated for B).  NULL when out of memory. */
+static CalBins *bins_for(CalAgg *p, ml_i64 B){
+  int i;
+  for(i=0; i<2; i++) if( p->set[i].n>0 && p->set[i].nBin==B ) return &p->set[i];
+  for(i=0; i<2; i++){
+    CalBins *s = &p->set[i];
+    if( s->n>0 ) continue;
+    if( s->nBin!=B ){
+      bins_free(s);
+      s->a = ml_malloc(sizeof(CalBin) * (uint64_t)B);
+      if( s->a==0 ) return 0;
+      memset(s->a, 0, sizeof(CalBin) * (size_t)B);
+      s->nBin = B;
+    }
+    return s;
+  }
+  return 0;     /* not reached: MlParam holds at most two values */
+}
+
+/* The binning holding the rows (the one non-empty set), or NULL. */
+static const CalBins *bins_held(const CalAgg *p){
+  return p->set[0].n>0 ? &p->set[0] : p->set[1].n>0 ? &p->set[1] : 0;
+}
+
+/* Adds (sign +1) or removes (sign -1) one row whose parameter is param.
+** ML_OK or ML_NOMEM (adding only). */
+static int cal_update(CalAgg *p, int kind, int y, double pr, double param, int sign){
   switch( kind ){
-    case CAL_BRIER: { double e = pr - y; ml_sum_add(&p->sum, sign * e*e); break; }
-    case CAL_LOGLOSS: ml_sum_add(&p->sum, sign * log_loss_term(y, pr, p->param.v)); break;
+    case CAL_BRIER: { double e = pr - y; ml_xsum_add(&p->sum, e*e, sign); break; }
+    case CAL_LOGLOSS: ml_xsum_add(&p->sum, log_loss_term(y, pr, param), sign); break;
     default: {
-      CalBin *b = &p->aBin[bin_of(pr, p->nBin)];
+      CalBins *s = bins_for(p, (ml_i64)param);
+      CalBin *b;
+      if( s==0 ) return ML_NOMEM;
+      b = &s->a[bin_of(pr, s->nBin)];
+      if( ml_psum_add(&b->sp, pr, sign) ) return ML_NOMEM;
       b->n += sign;
       b->npos += sign * y;
-      if( b->n==0 ){ b->sp.s = 0.0; b->sp.c = 0.0; }   /* no residue in an empty bin */
-      else ml_sum_add(&b->sp, sign * pr);
+      s->n += sign;
       break;
     }
   }
-  if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
+  p->n += sign;
+  return ML_OK;
 }
 
 /*
@@ -121,42 +178,36 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
-  double pr;
+  double pr, param;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( cal_param(ctx, d, argc, argv, &p->param) ) return;
+  if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( (d->kind==CAL_ECE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
-    p->nBin = (ml_i64)p->param.v;
-    p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-    if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return; }
-    memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
-  }
-  cal_update(p, d->kind, y, pr, +1);
+  if( cal_update(p, d->kind, y, pr, param, +1) ) sqlite3_result_error_nomem(ctx);
 }
 
 void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
-  double pr;
-  (void)argc;
-  if( p==0 || p->n==0 ) return;
+  double pr, param;
+  if( p==0 ) return;
+  param = cal_param_drop(d, argc, argv, &p->param);
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  cal_update(p, d->kind, y, pr, -1);
+  cal_update(p, d->kind, y, pr, param, -1);
 }
 
-static void write_reliability(MlJson *j, const CalAgg *p){
+static void write_reliability(MlJson *j, const CalBins *s){
   ml_i64 b;
   ml_json_begin_array(j);
-  for(b=0; b<p->nBin; b++){
-    const CalBin *c = &p->aBin[b];
+  for(b=0; b<s->nBin; b++){
+    const CalBin *c = &s->a[b];
     if( c->n==0 ) continue;
     ml_json_begin_object(j);
     ml_json_key(j, "bin");      ml_json_int(j, b);
-    ml_json_key(j, "lo");       ml_json_double(j, (double)b/(double)p->nBin);
-    ml_json_key(j, "hi");       ml_json_double(j, (double)(b+1)/(double)p->nBin);
+    ml_json_key(j, "lo");       ml_json_double(j, (double)b/(double)s->nBin);
+    ml_json_key(j, "hi");       ml_json_double(j, (double)(b+1)/(double)s->nBin);
     ml_json_key(j, "n");        ml_json_int(j, c->n);
-    ml_json_key(j, "mean_p");   ml_json_double(j, ml_sum_value(&c->sp)/(double)c->n);
+    ml_json_key(j, "mean_p");   ml_json_double(j, ml_psum_round(&c->sp)/(double)c->n);
     ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
     ml_json_end_object(j);
   }
@@ -165,6 +216,7 @@ static void write_reliability(MlJson *j, const CalAgg *p){
 
 static void calib_result(sqlite3_context *ctx, CalAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
+  if( p && ml_param_check(ctx, d->name, param_name(d->kind), &p->param) ) return;
   if( p==0 || p->n==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -172,22 +224,25 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
   switch( d->kind ){
     case CAL_BRIER:
     case CAL_LOGLOSS:
-      sqlite3_result_double(ctx, ml_sum_value(&p->sum) / (double)p->n);
+      sqlite3_result_double(ctx, ml_xsum_round(&p->sum) / (double)p->n);
       break;
     case CAL_ECE: {
       /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
-      MlSum e = {0.0, 0.0};
+      const CalBins *s = bins_held(p);
+      MlXsum e;
       ml_i64 b;
-      for(b=0; b<p->nBin; b++){
-        if( p->aBin[b].n ) ml_sum_add(&e, fabs((double)p->aBin[b].npos - ml_sum_value(&p->aBin[b].sp)));
+      ml_xsum_init(&e);
+      for(b=0; b<s->nBin; b++){
+        const CalBin *c = &s->a[b];
+        if( c->n ) ml_xsum_add(&e, fabs((double)c->npos - ml_psum_round(&c->sp)), 1);
       }
-      sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
+      sqlite3_result_double(ctx, ml_xsum_round(&e) / (double)p->n);
       break;
     }
     default: {
       MlJson j;
       ml_json_init(&j);
-      write_reliability(&j, p);
+      write_reliability(&j, bins_held(p));
       ml_result_json(ctx, &j);
       break;
     }
@@ -201,7 +256,7 @@ void ml_calib_value(sqlite3_context *ctx){
 void ml_calib_final(sqlite3_context *ctx){
   CalAgg *p = sqlite3_aggregate_context(ctx, 0);
   calib_result(ctx, p);
-  if( p ){ ml_free(p->aBin); p->aBin = 0; }
+  if( p ){ bins_free(&p->set[0]); bins_free(&p->set[1]); }
 }
 
 /* ------------------------------------------- debiased estimators (sorted) */
@@ -287,10 +342,10 @@ void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
-  double pr;
+  double pr, bins;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  if( cal_param(ctx, d, argc, argv, &p->bins) ) return;
+  if( cal_param(ctx, d, argc, argv, &p->bins, &bins) ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
   ml_add_row(ctx, &p->smp, y, pr, 0.0);
 }
@@ -300,8 +355,8 @@ void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double pr;
-  (void)argc;
   if( p==0 || !p->init ) return;
+  cal_param_drop(d, argc, argv, &p->bins);
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, pr, 0.0);
 }
@@ -312,11 +367,12 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
   RankBin *bin;
   MlSum tot = {0.0, 0.0};
   double v;
+  if( p && ml_param_check(ctx, d->name, "bins", &p->bins) ) return;
   if( p==0 || !p->init || (n = ml_samples_count(&p->smp))==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
-  B = (ml_i64)p->bins.v;
+  B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
     ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)n, (long long)B);
     return;

@@ -16,6 +16,7 @@
 */
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
@@ -52,11 +53,25 @@ void ml_result_json(sqlite3_context *ctx, MlJson *j){
   sqlite3_result_subtype(ctx, 'J');
 }
 
+const char *ml_num(char *buf, double d){
+  if( isinf(d) ) memcpy(buf, d>0 ? "Inf" : "-Inf", d>0 ? 4 : 5);
+  else if( isnan(d) ) memcpy(buf, "NaN", 4);
+  else ml_format_double(buf, d);
+  return buf;
+}
+
+/* A REAL shows a decimal point or an exponent (2.0, not 2), so that it
+** reads apart from the INTEGER 2; text is cut at 40 characters (the '!'
+** flag counts characters, not bytes: no UTF-8 sequence is split). */
 char *ml_describe(sqlite3_value *v){
   switch( sqlite3_value_type(v) ){
     case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
-    case SQLITE_FLOAT:   return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
-    case SQLITE_TEXT:    return sqlite3_mprintf("text '%.40q'", (const char*)sqlite3_value_text(v));
+    case SQLITE_FLOAT: {
+      char z[32];
+      ml_num(z, sqlite3_value_double(v));
+      return sqlite3_mprintf("%s%s", z, strpbrk(z, ".enI") ? "" : ".0");
+    }
+    case SQLITE_TEXT:    return sqlite3_mprintf("text '%!.40q'", (const char*)sqlite3_value_text(v));
     case SQLITE_BLOB:    return sqlite3_mprintf("a blob");
     default:             return sqlite3_mprintf("NULL");
   }
@@ -150,18 +165,43 @@ int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double
   return ML_NOMEM;
 }
 
-/* Checks that this row's parameter equals the one the group started with. */
-static int param_same(sqlite3_context *ctx, const char *fn, const char *name,
-                      sqlite3_value *v, double d, MlParam *slot){
-  char *z;
-  if( !slot->set ){ slot->v = d; slot->set = 1; return ML_ROW_OK; }
-  if( d==slot->v ) return ML_ROW_OK;
-  z = ml_describe(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  ml_error(ctx, fn, "%s must be the same in every row of a group, got %.15g and then %s",
-           name, slot->v, z);
-  sqlite3_free(z);
+/* Counts this row under its parameter value d: a value held already, a free
+** place, or (a third value) the error naming the two held, the first
+** disagreement in a group. */
+static int param_hold(sqlite3_context *ctx, const char *fn, const char *name,
+                      double d, MlParam *slot){
+  char z1[32], z2[32];
+  int i;
+  for(i=0; i<2; i++){
+    if( slot->n[i]>0 && slot->v[i]==d ){ slot->n[i]++; return ML_ROW_OK; }
+  }
+  for(i=0; i<2; i++){
+    if( slot->n[i]==0 ){ slot->v[i] = d; slot->n[i] = 1; return ML_ROW_OK; }
+  }
+  ml_error(ctx, fn, "%s must be the same in every row of a group, got %s and then %s",
+           name, ml_num(z1, slot->v[0]), ml_num(z2, slot->v[1]));
   return ML_ROW_ERR;
+}
+
+void ml_param_drop(MlParam *slot, sqlite3_value *v){
+  double d = sqlite3_value_double(v);
+  int i;
+  for(i=0; i<2; i++){
+    if( slot->n[i]>0 && slot->v[i]==d ){ slot->n[i]--; break; }
+  }
+  if( slot->n[0]==0 && slot->n[1]>0 ){           /* keep v[0] the older value */
+    slot->v[0] = slot->v[1]; slot->n[0] = slot->n[1]; slot->n[1] = 0;
+  }
+}
+
+int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const MlParam *slot){
+  char z1[32], z2[32];
+  if( slot->n[0]>0 && slot->n[1]>0 ){
+    ml_error(ctx, fn, "%s must be the same in every row of a group, got %s and then %s",
+             name, ml_num(z1, slot->v[0]), ml_num(z2, slot->v[1]));
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
 }
 
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
@@ -170,10 +210,10 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
   double d;
   if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
     d = sqlite3_value_double(v);
-    if( slot->set && d==slot->v ){ *out = d; return ML_ROW_OK; }   /* fast path */
+    if( slot->n[0]>0 && d==slot->v[0] ){ slot->n[0]++; *out = d; return ML_ROW_OK; }  /* fast path */
     if( (loOpen ? d>lo : d>=lo) && (hiOpen ? d<hi : d<=hi) ){
       *out = d;
-      return param_same(ctx, fn, name, v, d, slot);
+      return param_hold(ctx, fn, name, d, slot);
     }
   }
   {
@@ -181,8 +221,9 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
     if( isinf(lo) && isinf(hi) ){
       sqlite3_snprintf(sizeof(zWhat), zWhat, "a number");
     }else{
-      sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%.15g, %.15g%c",
-                       loOpen ? '(' : '[', lo, hi, hiOpen ? ')' : ']');
+      char z1[32], z2[32];
+      sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%s, %s%c",
+                       loOpen ? '(' : '[', ml_num(z1, lo), ml_num(z2, hi), hiOpen ? ')' : ']');
     }
     return bad_value(ctx, fn, name, zWhat, v);
   }
@@ -190,7 +231,7 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
 
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out){
-  if( ml_value_integer(v, lo, hi, out) ) return param_same(ctx, fn, name, v, (double)*out, slot);
+  if( ml_value_integer(v, lo, hi, out) ) return param_hold(ctx, fn, name, (double)*out, slot);
   {
     char zWhat[96];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in %lld..%lld", (long long)lo, (long long)hi);

@@ -14,8 +14,17 @@
 #define ML_ROW_SKIP  1   /* NULL: skip the row, as avg() does */
 #define ML_ROW_ERR   2   /* an error is set on the context: return at once */
 
-/* A per-row parameter that must be the same in every row of a group. */
-typedef struct MlParam { double v; int set; } MlParam;
+/* A per-row parameter that must be the same in every row of a group or
+** window frame.  It follows the rows holding it: xStep counts the row under
+** its value (ml_param_real, ml_param_int), xInverse uncounts it
+** (ml_param_drop), and once no row holds a value it is free again, so
+** consecutive frames may use different values.  Two values may be held at
+** once: for frames that start FOLLOWING SQLite steps the next frame's rows
+** before it removes the last frame's, so between two results the state holds
+** both.  A third value is an error at once; two values when a result is due
+** are an error then (ml_param_check).  v[0] is the older value; a zeroed
+** struct holds nothing. */
+typedef struct MlParam { double v[2]; ml_i64 n[2]; } MlParam;
 
 /* Sets "fn(): <message>" as the statement's error. */
 void ml_error(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
@@ -52,12 +61,26 @@ int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv
 int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
 
 /* A real parameter in the interval lo..hi (open ends as flagged), the same in
-** every row.  NULL is an error (a parameter is not data). */
+** every row: validates it and counts this row under it.  NULL is an error (a
+** parameter is not data). */
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                   double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out);
 /* An integer parameter in lo..hi, the same in every row. */
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
+
+/* xInverse: the row holding the parameter value v (accepted by xStep) left. */
+void ml_param_drop(MlParam *slot, sqlite3_value *v);
+/* At a result: an error when the rows held disagree.  ML_ROW_OK or ML_ROW_ERR. */
+int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const MlParam *slot);
+/* The value the rows hold, or dflt when no row holds one. */
+static inline double ml_param_value(const MlParam *slot, double dflt){
+  return slot->n[0]>0 ? slot->v[0] : dflt;
+}
+
+/* The shortest text that reads back as d ("0.1", "1.0000000000000002",
+** "Inf"), for messages; buf >= 32 bytes. */
+const char *ml_num(char *buf, double d);
 
 /* Family callbacks. */
 #define ML_AGG_DECL(x) \

@@ -68,9 +68,8 @@ static int ord_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_
 }
 
 /* Adds (add 1) or removes (add 0) one row in every cut. */
-static int ord_update(OrdAgg *p, int kind, int y, const double *s, int add){
+static int ord_update(OrdAgg *p, int kind, int y, const double *s, ml_i64 kk, int add){
   int i, lab;
-  ml_i64 kk = kind==ORD_GE ? (ml_i64)p->k.v : 0;
   for(i=0; i<p->m; i++){
     lab = kind==ORD_GE ? y>=kk : y>=i+1;
     if( add ){
@@ -97,6 +96,7 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   OrdAgg *p;
   int y, i;
+  ml_i64 k = 0;
   double s[ORD_MAX_CUTS];
   if( d->kind!=ORD_GE && (argc<2 || argc>ORD_MAX_CUTS+1) ){
     ml_error(ctx, d->name, "expects y and 1 to %d scores, got %d score%s",
@@ -111,11 +111,10 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_samples_init(&p->sev, 8);
   }
   if( d->kind==ORD_GE ){
-    ml_i64 k;
     if( ml_param_int(ctx, d->name, "k", argv[2], 1, ORD_MAX_K, &p->k, &k) ) return;
   }
   if( ord_row(ctx, d, argc, argv, &y, s)!=ML_ROW_OK ) return;
-  if( ord_update(p, d->kind, y, s, 1) ){
+  if( ord_update(p, d->kind, y, s, k, 1) ){
     ord_clear(p);
     sqlite3_result_error_nomem(ctx);
   }
@@ -126,9 +125,14 @@ void ml_ord_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   OrdAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s[ORD_MAX_CUTS];
+  ml_i64 k = 0;
   if( p==0 || p->m==0 ) return;
+  if( d->kind==ORD_GE ){                    /* the row's own k, as xStep used */
+    ml_param_drop(&p->k, argv[2]);
+    k = sqlite3_value_int64(argv[2]);
+  }
   if( ord_row(ctx, d, argc, argv, &y, s)!=ML_ROW_OK ) return;
-  ord_update(p, d->kind, y, s, 0);
+  ord_update(p, d->kind, y, s, k, 0);
 }
 
 /* AP of one buffer, NaN when it holds one class or none.  ML_NOMEM or ML_OK. */
@@ -146,6 +150,7 @@ static void ord_result(sqlite3_context *ctx, OrdAgg *p){
   double sumAp = 0.0, sumNap = 0.0, sev = NAN;
   ml_i64 n;
   int i, bad = -1;
+  if( p && ml_param_check(ctx, d->name, "k", &p->k) ) return;
   if( p==0 || p->m==0 || (n = ml_samples_count(&p->cut[0]))==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -186,7 +191,7 @@ static void ord_result(sqlite3_context *ctx, OrdAgg *p){
   if( bad>=0 ){
     if( d->kind==ORD_GE ){
       ml_result_null(ctx, d->name, "only one class in the cut y >= %lld (%lld of %lld rows)",
-                     (long long)p->k.v, (long long)p->cut[bad].n[1], (long long)n);
+                     (long long)ml_param_value(&p->k, 0), (long long)p->cut[bad].n[1], (long long)n);
     }else{
       ml_result_null(ctx, d->name, "only one class in the cut y >= %d (%lld of %lld rows)",
                      bad+1, (long long)p->cut[bad].n[1], (long long)n);

@@ -64,14 +64,15 @@ void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_add_row(ctx, &p->smp, y, s, 0.0);
 }
 
-/* xInverse: the row was accepted by xStep, so it parses; remove it. */
+/* xInverse: the row was accepted by xStep, so it parses; remove it (and
+** its parameter). */
 void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s;
-  (void)argc;
   if( p==0 || !p->init ) return;
+  if( argc==3 ) ml_param_drop(&p->target, argv[2]);
   if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, s, 0.0);
 }
@@ -116,6 +117,7 @@ static void write_roc_curve(MlJson *j, const MlSamples *smp){
 static void rank_result(sqlite3_context *ctx, RankAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 P, N;
+  if( p && ml_param_check(ctx, d->name, target_name(d->kind), &p->target) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -145,7 +147,8 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p){
       break;
     case RK_TPR_AT_FPR:
     case RK_SENS_AT_SPEC:
-      sqlite3_result_double(ctx, ml_fold_tpr_at_fpr(&p->smp, p->target.v, d->kind==RK_SENS_AT_SPEC));
+      sqlite3_result_double(ctx, ml_fold_tpr_at_fpr(&p->smp, ml_param_value(&p->target, NAN),
+                                                       d->kind==RK_SENS_AT_SPEC));
       break;
     default: {
       MlJson j;
@@ -195,11 +198,13 @@ void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
-  double s;
+  double s, t;
   (void)argc;
-  if( p==0 || !p->threshold.set ) return;
+  if( p==0 ) return;
+  ml_param_drop(&p->threshold, argv[2]);
+  t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
   if( ml_arg_binary_row(ctx, "confusion", argv, 0, &y, &s)!=ML_ROW_OK ) return;
-  p->c[y][s>=p->threshold.v]--;
+  p->c[y][s>=t]--;
 }
 
 static void ratio(MlJson *j, const char *k, ml_i64 num, ml_i64 den){
@@ -211,6 +216,7 @@ void ml_confusion_value(sqlite3_context *ctx){
   ConfAgg *p = sqlite3_aggregate_context(ctx, 0);
   ml_i64 tp, fp, tn, fn;
   MlJson j;
+  if( p && ml_param_check(ctx, "confusion", "threshold", &p->threshold) ) return;
   if( p==0 || p->c[0][0]+p->c[0][1]+p->c[1][0]+p->c[1][1]==0 ){
     ml_result_null(ctx, "confusion", "no rows");
     return;

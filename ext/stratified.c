@@ -43,28 +43,43 @@ typedef struct StratAgg {
   int init;
 } StratAgg;
 
-/* Checks ql, qh (argv[3], argv[4]) and gap_threshold (argv[5]). */
+/* Checks ql, qh (argv[3], argv[4]) and gap_threshold (argv[5]) and counts
+** the row under them. */
 static int strat_params(sqlite3_context *ctx, const char *fn, int argc, sqlite3_value **argv,
                         StratAgg *p){
-  double v;
+  double ql, qh, v;
   if( argc>=5 ){
-    if( ml_param_real(ctx, fn, "ql", argv[3], 0.0, 0, 1.0, 1, &p->ql, &v) ) return ML_ROW_ERR;
-    if( ml_param_real(ctx, fn, "qh", argv[4], 0.0, 1, 1.0, 0, &p->qh, &v) ) return ML_ROW_ERR;
-    if( p->ql.v >= p->qh.v ){
-      ml_error(ctx, fn, "ql must be less than qh, got ql = %.15g and qh = %.15g", p->ql.v, p->qh.v);
+    if( ml_param_real(ctx, fn, "ql", argv[3], 0.0, 0, 1.0, 1, &p->ql, &ql) ) return ML_ROW_ERR;
+    if( ml_param_real(ctx, fn, "qh", argv[4], 0.0, 1, 1.0, 0, &p->qh, &qh) ) return ML_ROW_ERR;
+    if( ql >= qh ){
+      char z1[32], z2[32];
+      ml_error(ctx, fn, "ql must be less than qh, got ql = %s and qh = %s", ml_num(z1, ql), ml_num(z2, qh));
       return ML_ROW_ERR;
     }
-  }else if( !p->ql.set ){
-    p->ql.v = 0.25; p->ql.set = 1;
-    p->qh.v = 0.75; p->qh.set = 1;
   }
   if( argc>=6 ){
     if( ml_param_real(ctx, fn, "gap_threshold", argv[5], -INFINITY, 0, INFINITY, 0, &p->thr, &v) ){
       return ML_ROW_ERR;
     }
-  }else if( !p->thr.set ){
-    p->thr.v = 0.05; p->thr.set = 1;
   }
+  return ML_ROW_OK;
+}
+
+/* xInverse: the row's parameters, uncounted. */
+static void strat_params_drop(int argc, sqlite3_value **argv, StratAgg *p){
+  if( argc>=5 ){ ml_param_drop(&p->ql, argv[3]); ml_param_drop(&p->qh, argv[4]); }
+  if( argc>=6 ) ml_param_drop(&p->thr, argv[5]);
+}
+
+/* The parameters the rows hold (or the defaults); ML_ROW_ERR when two rows
+** of the group disagree. */
+static int strat_params_check(sqlite3_context *ctx, const char *fn, const StratAgg *p,
+                              double *ql, double *qh, double *thr){
+  if( ml_param_check(ctx, fn, "ql", &p->ql) || ml_param_check(ctx, fn, "qh", &p->qh)
+   || ml_param_check(ctx, fn, "gap_threshold", &p->thr) ) return ML_ROW_ERR;
+  *ql = ml_param_value(&p->ql, 0.25);
+  *qh = ml_param_value(&p->qh, 0.75);
+  *thr = ml_param_value(&p->thr, 0.05);
   return ML_ROW_OK;
 }
 
@@ -98,8 +113,8 @@ void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s, z;
-  (void)argc;
   if( p==0 || !p->init ) return;
+  strat_params_drop(argc, argv, p);
   if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, s, z);
 }
@@ -107,6 +122,7 @@ void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* Everything the three functions report. */
 typedef struct StratResult {
   double full, trimmed, gap;     /* NaN when undefined */
+  double ql, qh, thr;            /* the parameters */
   double lo, hi;                 /* the window [Q(ql), Q(qh)] */
   ml_i64 n, pos, neg;            /* rows in the group; classes in the window */
   char zReason[160];             /* why trimmed is undefined, or "" */
@@ -121,7 +137,6 @@ static int strat_compute(StratAgg *p, StratResult *r){
   uint64_t nScratch = ml_samples_scratch_size(smp);
   int y;
   double *z;
-  memset(r, 0, sizeof(*r));
   r->full = r->trimmed = r->gap = NAN;
   r->n = n;
   /* One scratch allocation serves the stratifier copy for the selection,
@@ -130,7 +145,7 @@ static int strat_compute(StratAgg *p, StratResult *r){
   z = ml_malloc(nScratch);
   if( z==0 ) return ML_NOMEM;
   for(y=0; y<2; y++) for(i=0; i<smp->n[y]; i++) z[k++] = ml_samples_aux(smp, y, i);
-  ml_quantile_pair(z, n, p->ql.v, p->qh.v, &r->lo, &r->hi);
+  ml_quantile_pair(z, n, r->ql, r->qh, &r->lo, &r->hi);
   ml_samples_sort_using(smp, z);          /* a no-op when a window frame is kept sorted */
   ml_free(z);
   if( smp->n[0]>0 && smp->n[1]>0 ) r->full = ml_fold_average_precision(smp, 0);
@@ -141,8 +156,9 @@ static int strat_compute(StratAgg *p, StratResult *r){
   if( r->pos<STRAT_MIN_CLASS || r->neg<STRAT_MIN_CLASS ){
     const char *zWhat = r->pos<STRAT_MIN_CLASS && r->neg<STRAT_MIN_CLASS ? "positives and fewer than 10 negatives"
                       : r->pos<STRAT_MIN_CLASS ? "positives" : "negatives";
-    sqlite3_snprintf(sizeof(r->zReason), r->zReason, "fewer than 10 %s in the window [%.15g, %.15g]",
-                     zWhat, r->lo, r->hi);
+    char z1[32], z2[32];
+    sqlite3_snprintf(sizeof(r->zReason), r->zReason, "fewer than 10 %s in the window [%s, %s]",
+                     zWhat, ml_num(z1, r->lo), ml_num(z2, r->hi));
   }else{
     r->trimmed = ml_fold_ap_sweep(&w);
   }
@@ -153,6 +169,8 @@ static int strat_compute(StratAgg *p, StratResult *r){
 static void strat_result(sqlite3_context *ctx, StratAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratResult r;
+  memset(&r, 0, sizeof(r));
+  if( p && strat_params_check(ctx, d->name, p, &r.ql, &r.qh, &r.thr) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -166,11 +184,11 @@ static void strat_result(sqlite3_context *ctx, StratAgg *p){
     ml_json_key(&j, "trimmed");         ml_json_double(&j, r.trimmed);
     ml_json_key(&j, "gap");             ml_json_double(&j, r.gap);
     ml_json_key(&j, "gap_flag");
-    if( isnan(r.gap) ) ml_json_null(&j); else ml_json_bool(&j, r.gap > p->thr.v);
+    if( isnan(r.gap) ) ml_json_null(&j); else ml_json_bool(&j, r.gap > r.thr);
     ml_json_key(&j, "stratifier_low");  ml_json_double(&j, r.lo);
     ml_json_key(&j, "stratifier_high"); ml_json_double(&j, r.hi);
-    ml_json_key(&j, "q_low");           ml_json_double(&j, p->ql.v);
-    ml_json_key(&j, "q_high");          ml_json_double(&j, p->qh.v);
+    ml_json_key(&j, "q_low");           ml_json_double(&j, r.ql);
+    ml_json_key(&j, "q_high");          ml_json_double(&j, r.qh);
     ml_json_key(&j, "n");               ml_json_int(&j, r.n);
     ml_json_key(&j, "n_trimmed");       ml_json_int(&j, r.pos + r.neg);
     ml_json_key(&j, "pos_trimmed");     ml_json_int(&j, r.pos);
