@@ -45,10 +45,22 @@ void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...){
   sqlite3_result_null(ctx);
 }
 
+/* Every function returning JSON is registered with its MlFuncDesc (name
+** first) as user data; mleval_build_info with none. */
 void ml_result_json(sqlite3_context *ctx, MlJson *j){
   size_t n;
   char *z = ml_json_finish(j, &n);
+  int lim;
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  lim = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
+  if( n > (size_t)lim ){
+    const MlFuncDesc *d = sqlite3_user_data(ctx);
+    ml_error(ctx, d ? d->name : "mleval_build_info",
+             "the JSON result is %llu bytes, longer than SQLITE_LIMIT_LENGTH (%d)",
+             (unsigned long long)n, lim);
+    ml_free(z);
+    return;
+  }
   sqlite3_result_text64(ctx, z, n, sqlite3_free, SQLITE_UTF8);
   sqlite3_result_subtype(ctx, 'J');
 }
@@ -109,7 +121,7 @@ int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int max
   if( ml_value_integer(v, 0, maxLabel<0 ? 2147483647 : maxLabel, &i) ){ *y = (int)i; return ML_ROW_OK; }
   if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
   if( maxLabel==1 ) return bad_value(ctx, fn, "y", "0 or 1", v);
-  if( maxLabel<0 ) return bad_value(ctx, fn, "y", "a non-negative integer", v);
+  if( maxLabel<0 ) return bad_value(ctx, fn, "y", "an integer in 0..2147483647", v);
   {
     char zWhat[48];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in 0..%d", maxLabel);

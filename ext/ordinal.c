@@ -16,7 +16,7 @@
 ** Rules:
 **   1. m is the number of scores, 1..16.  y is an integer 0..m (INTEGER, or
 **      an integral REAL); above m, negative, fractional, text or blob is an
-**      error.  For auprc_ge, y is any non-negative integer and k an integer
+**      error.  For auprc_ge, y is an integer in 0..2147483647 and k an integer
 **      in 1..1000000, the same in every row.
 **   2. A NULL y or any NULL score skips the row.
 **   3. A cut with one class makes ordinal_auprc and ordinal_nap NULL (the
@@ -99,8 +99,9 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_i64 k = 0;
   double s[ORD_MAX_CUTS];
   if( d->kind!=ORD_GE && (argc<2 || argc>ORD_MAX_CUTS+1) ){
-    ml_error(ctx, d->name, "expects y and 1 to %d scores, got %d score%s",
-             ORD_MAX_CUTS, argc-1, argc==2 ? "" : "s");
+    if( argc==0 ) ml_error(ctx, d->name, "expects y and 1 to %d scores, got no arguments", ORD_MAX_CUTS);
+    else ml_error(ctx, d->name, "expects y and 1 to %d scores, got %d score%s",
+                  ORD_MAX_CUTS, argc-1, argc==2 ? "" : "s");
     return;
   }
   p = sqlite3_aggregate_context(ctx, sizeof(*p));

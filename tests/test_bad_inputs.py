@@ -88,7 +88,7 @@ def main():
             continue
         label = "a probability in [0, 1]" if shape == "prob" else "a number"
         xname = "p" if shape == "prob" else ("s_1" if shape == "ord" else "s")
-        ylabel = "an integer in 0..2" if shape == "ord" else ("a non-negative integer" if shape == "ge" else "0 or 1")
+        ylabel = "an integer in 0..2" if shape == "ord" else ("an integer in 0..2147483647" if shape == "ge" else "0 or 1")
         bad_y = [("2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1"),
                   "2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1")),
                  ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")]
