@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """make bench (second part): every family's aggregate over the cached
 10-million-row table, as a ratio to SELECT sum(s) on the same table.
 Goals: brier, log_loss, ece <= 1.2x; strat_report <= 3x."""

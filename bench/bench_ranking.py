@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """make bench: ranking functions against a bare scan and against scikit-learn.
 
 Prints, for a cached 10-million-row table:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """make bench-svd: svd_bench's CPU full SVD against numpy.linalg.svd (the
 same OpenBLAS/LAPACK underneath) at 256, 512, 1024 square and 128 x 512, and
 the CUDA rows for the same shapes when this build and machine have a GPU.

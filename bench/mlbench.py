@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """mlbench -- shared pieces of mleval's benchmarks (bench/*.py).
 
 The 10-million-row table is generated once by SQLite itself and cached

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** calibration.c -- the calibration family: binary labels, probabilities p.
 **
 ** SQL functions (all aggregate and window functions):
@@ -261,6 +263,10 @@ void ml_calib_final(sqlite3_context *ctx){
 
 /* ------------------------------------------- debiased estimators (sorted) */
 
+/* A bin of the sorted estimators: filled once per result from the sorted
+** sample (no xInverse), so a compensated sum of p suffices. */
+typedef struct CalSortBin { ml_i64 n, npos; MlSum sp; } CalSortBin;
+
 typedef struct CalSortAgg {
   MlSamples smp;      /* key p; label picks the array */
   MlParam bins;
@@ -268,12 +274,11 @@ typedef struct CalSortAgg {
 } CalSortAgg;
 
 /* Per-bin sums the two estimators share. */
-typedef struct RankBin { ml_i64 n, npos; MlSum sp; } RankBin;
 
 /* eval_toolkit: equal-mass bins by rank.  Walking the sorted sample from the
 ** top, a threshold's rows hold ascending ranks [lo, hi]: negatives first
 ** (ties by label), so positives take the top dtp ranks. */
-static void fill_rank_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
+static void fill_rank_bins(const MlSamples *smp, CalSortBin *bin, ml_i64 B){
   ml_i64 n = ml_samples_count(smp);
   MlSweep w;
   ml_sweep_init(&w, smp, 0);
@@ -300,7 +305,7 @@ static void fill_rank_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
 /* Kumar et al.: parts of k = ceil(n/B) sorted values; edges at midpoints of
 ** neighbouring parts, then 1.0; bin i = (e_{i-1}, e_i].  Returns the number
 ** of bins used (m = ceil(n/k)), or -1 when out of memory. */
-static ml_i64 fill_kumar_bins(const MlSamples *smp, RankBin *bin, ml_i64 B){
+static ml_i64 fill_kumar_bins(const MlSamples *smp, CalSortBin *bin, ml_i64 B){
   ml_i64 n = ml_samples_count(smp);
   ml_i64 k = (n + B - 1)/B, m = (n + k - 1)/k, nq = 2*(m-1), t = 0, j, i;
   double *edge, *qv;
@@ -364,7 +369,7 @@ void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 n, B, nb, b;
-  RankBin *bin;
+  CalSortBin *bin;
   MlSum tot = {0.0, 0.0};
   double v;
   if( p && ml_param_check(ctx, d->name, "bins", &p->bins) ) return;
@@ -378,9 +383,9 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
     return;
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  bin = ml_malloc(sizeof(RankBin) * (uint64_t)B);
+  bin = ml_malloc(sizeof(CalSortBin) * (uint64_t)B);
   if( bin==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  memset(bin, 0, sizeof(RankBin) * (size_t)B);
+  memset(bin, 0, sizeof(CalSortBin) * (size_t)B);
   if( d->kind==CAL_L2_DEBIASED ){
     fill_rank_bins(&p->smp, bin, B);
     nb = B;

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_alloc.c -- the core's allocator: every byte mleval holds comes from
 ** SQLite's allocator, so SQLITE_CONFIG_MALLOC fault injection reaches it and
 ** sqlite3_memory_used() accounts for it.  (Redis sds.c keeps its allocator

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_args.c -- argument checks and results shared by every metric family.
 **
 ** Rules (SPEC "Rules every function follows"):
@@ -7,6 +9,11 @@
 **      Anything else (2, -1, 0.5, text, blob) is an error.
 **   3. Scores: INTEGER or REAL; text and blob are errors.  Probabilities
 **      must also lie in [0, 1].
+**   3a. Text that SQLite reads in full as a number (what
+**      sqlite3_value_numeric_type converts: '1', ' 0.5 ', '1e3') counts as
+**      that number everywhere a number is expected, labels and parameters
+**      included, so tables made by the shell's .import --csv work as they
+**      are.  Other text ('yes', '1x') stays an error.
 **   4. Parameters must be valid and the same in every row of a group; NULL
 **      is an error.
 **   5. Every message starts with "fn(): ", names the argument and what was
@@ -99,8 +106,13 @@ static int bad_value(sqlite3_context *ctx, const char *fn, const char *name,
   return ML_ROW_ERR;
 }
 
-int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out){
+int ml_value_type(sqlite3_value *v){
   int t = sqlite3_value_type(v);
+  return t==SQLITE_TEXT ? sqlite3_value_numeric_type(v) : t;
+}
+
+int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out){
+  int t = ml_value_type(v);
   if( t==SQLITE_INTEGER ){
     sqlite3_int64 i = sqlite3_value_int64(v);
     if( i<lo || i>hi ) return 0;
@@ -130,7 +142,7 @@ int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int max
 }
 
 int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s){
-  switch( sqlite3_value_type(v) ){
+  switch( ml_value_type(v) ){
     case SQLITE_INTEGER:
     case SQLITE_FLOAT:  *s = sqlite3_value_double(v); return ML_ROW_OK;
     case SQLITE_NULL:   return ML_ROW_SKIP;
@@ -139,7 +151,7 @@ int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3
 }
 
 int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *p){
-  int t = sqlite3_value_type(v);
+  int t = ml_value_type(v);
   if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
     double d = sqlite3_value_double(v);
     if( d>=0.0 && d<=1.0 ){ *p = d; return ML_ROW_OK; }
@@ -218,7 +230,7 @@ int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const
 
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                   double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out){
-  int t = sqlite3_value_type(v);
+  int t = ml_value_type(v);
   double d;
   if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
     d = sqlite3_value_double(v);
@@ -249,4 +261,18 @@ int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in %lld..%lld", (long long)lo, (long long)hi);
     return bad_value(ctx, fn, name, zWhat, v);
   }
+}
+
+int ml_interrupted(sqlite3 *db){
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+#if SQLITE_VERSION_NUMBER>=3041000
+  if( sqlite3_libversion_number()>=3041000 ) return sqlite3_is_interrupted(db);
+#endif
+  /* The parser and the VDBE both stop at once on the interrupt flag, which
+  ** stays set while the interrupted statement is still running. */
+  rc = sqlite3_prepare_v2(db, "SELECT 1", -1, &pStmt, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_step(pStmt);
+  sqlite3_finalize(pStmt);
+  return rc==SQLITE_INTERRUPT;
 }

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_core.h -- the pure-C core every mleval metric family folds over.
 **
 ** Nothing here calls SQLite except the allocator (ml_malloc & co., which go

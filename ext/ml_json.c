@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_json.c -- the one JSON writer every JSON-returning function uses
 ** (confusion, pr_curve, roc_curve, reliability, strat_report, ordinal_report,
 ** mleval_build_info).
@@ -19,8 +21,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 void ml_json_init(MlJson *j){

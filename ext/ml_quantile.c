@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_quantile.c -- numpy's default quantile (method 'linear', Hyndman & Fan
 ** type 7) by selection.
 **
@@ -15,8 +17,6 @@
 **      full sort.  The array is reordered.
 */
 #include <math.h>
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 static void swapd(double *a, double *b){ double t = *a; *a = *b; *b = t; }

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_sample.c -- the scored-sample buffer shared by every sorted metric.
 **
 ** Provides: ml_samples_* (append, kept-sorted insert/remove, sort) and
@@ -23,8 +25,6 @@
 ** top bits), with one scratch array of max(n0, n1) records plus 96 KiB of
 ** histograms; O(n) time.
 */
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 void ml_samples_init(MlSamples *s, unsigned width){

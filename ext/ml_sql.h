@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_sql.h -- what the metric families share on the SQL side: argument
 ** checks, the error helper, NULL-with-a-warning results, JSON results, and
 ** the callbacks each family registers (the table itself is in mleval.c).
@@ -35,13 +37,18 @@ void ml_result_json(sqlite3_context *ctx, MlJson *j);
 /* A short description of a value for error messages: 2, 0.5, text 'abc', a blob, NULL. */
 char *ml_describe(sqlite3_value *v);
 
+/* sqlite3_value_type, except that TEXT which SQLite reads in full as a
+** number is converted in place (sqlite3_value_numeric_type) and reported
+** as INTEGER or REAL.  The one place that decides what counts as a number. */
+int ml_value_type(sqlite3_value *v);
+
 /* True when v is an INTEGER, or a REAL with an integral value, in lo..hi;
 ** the value goes to *out.  The one integer test behind labels, integer
 ** parameters and svd_bench's arguments. */
 int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out);
 
 /* Label in 0..maxLabel (1 for binary functions; -1: any non-negative
-** integer): INTEGER or an integral REAL. */
+** integer): INTEGER or an integral REAL (or numeric text, see ml_value_type). */
 int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y);
 /* Score: INTEGER or REAL, any value (+-Inf included). */
 int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s);
@@ -82,7 +89,9 @@ static inline double ml_param_value(const MlParam *slot, double dflt){
 ** "Inf"), for messages; buf >= 32 bytes. */
 const char *ml_num(char *buf, double d);
 
-/* Family callbacks. */
+/* Family callbacks: one set per state type; the table in mleval.c says
+** which functions share a set (MlFuncDesc.kind tells the family which
+** metric to compute). */
 #define ML_AGG_DECL(x) \
   void x##_step(sqlite3_context*, int, sqlite3_value**); \
   void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
@@ -97,16 +106,46 @@ ML_AGG_DECL(ml_ord)         /* ordinal.c */
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
-       RK_PR_CURVE, RK_ROC_CURVE };
+       RK_PR_CURVE, RK_ROC_CURVE, RK_CONFUSION };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
 
-/* The descriptor each registration passes as user data. */
+/* The callbacks of one family (one aggregate state type). */
+typedef struct MlFamily {
+  const char *name;         /* "ranking", "calibration", ... (mleval_functions()) */
+  void (*xStep)(sqlite3_context*, int, sqlite3_value**);
+  void (*xFinal)(sqlite3_context*);
+  void (*xValue)(sqlite3_context*);
+  void (*xInverse)(sqlite3_context*, int, sqlite3_value**);
+} MlFamily;
+
+/* Flags of a table row. */
+#define ML_FN_JSON    0x01   /* returns JSON text, subtype 'J' */
+
+/* One row of the registration table (mleval.c), the one source of truth
+** for every SQL function mleval provides: the loader registers from it, the
+** arity errors quote its signature, mleval_functions() shows it, and the
+** tests compare it with pragma_function_list and with their own lists.
+** A row is also the user data of every registration of its function. */
 typedef struct MlFuncDesc {
   const char *name;
+  const char *signature;    /* the arguments as the docs show them: "y, p [, bins]" */
+  signed char nMin, nMax;   /* accepted argument counts, each registered */
+  const MlFamily *fam;      /* aggregate/window callbacks; 0 for a scalar */
+  void (*xFunc)(sqlite3_context*, int, sqlite3_value**);   /* a scalar's body */
   int kind;                 /* family-specific selector */
+  unsigned flags;           /* ML_FN_* */
 } MlFuncDesc;
+
+extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
+
+/* True when the statement running on db has been interrupted
+** (sqlite3_interrupt): sqlite3_is_interrupted() where the SQLite in use has
+** it (3.41 and later), else a trivial statement prepared and stepped on the
+** same connection, which fails with SQLITE_INTERRUPT while the flag is set.
+** Costs microseconds: call it between chunks of work, not per row. */
+int ml_interrupted(sqlite3 *db);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
 

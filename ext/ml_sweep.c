@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ml_sweep.c -- the one sorted threshold sweep every ranking metric folds over.
 **
 ** Provides: ml_sweep_init/next, ml_count_classes and the folds
@@ -20,8 +22,6 @@
 **
 ** Cost: O(n) for one sweep over sorted samples, O(1) extra memory.
 */
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N){

@@ -1,25 +1,35 @@
 /*
 ** mleval.c -- entry point of the mleval SQLite extension.
+** SPDX-License-Identifier: MIT
 **
 **   .load ext/.libs/mleval            (entry point sqlite3_mleval_init)
 **
-** Provides the registration table of every SQL function, mleval_version()
-** and mleval_build_info().  The metrics live in one file per family:
+** Provides the registration table of every SQL function (ml_functions),
+** mleval_version(), mleval_build_info() and mleval_functions().  The
+** metrics live in one file per family:
 **   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec
 **                  confusion pr_curve roc_curve
 **   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
-**   svd_bench.c    the svd_bench table-valued function (svd_cpu.c; svd_cuda.c
-**                  in the separate module mleval_cuda.so)
+**   svd_bench.c    the svd_bench table-valued function (its back ends are
+**                  separate modules loaded on first use)
 ** and the shared core in ml_*.c (see ml_core.h).
 **
 ** Rules:
-**   1. Every metric is registered with sqlite3_create_window_function, so it
-**      is an aggregate and a window function alike, with the flags
-**      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS.
-**   2. A registration that fails stops the load and reports which function
+**   1. The table below is the one list of functions.  Every aggregate is
+**      registered with sqlite3_create_window_function, so it is an aggregate
+**      and a window function alike, once per accepted argument count, with
+**      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS (and
+**      SQLITE_RESULT_SUBTYPE for JSON results where SQLite defines it).
+**   2. Every function is also registered with nArg -1, which SQLite picks
+**      only when no exact count matches: that registration fails with the
+**      signature, "sens_at_spec(): expects (y, s, target_spec), got 2
+**      arguments".
+**   3. A registration that fails stops the load and reports which function
 **      through pzErrMsg.
+**
+** Cost: (nMax - nMin + 2) registrations per function at load time.
 */
 #include "config.h"
 #include "sqlite3ext.h"
@@ -32,68 +42,93 @@ SQLITE_EXTENSION_INIT1
 
 #define ML_VERSION PACKAGE_VERSION
 
-/* Selectors passed as user data; the family decides what kind means. */
-static const MlFuncDesc dPrAuc      = {"pr_auc", RK_PR_AUC};
-static const MlFuncDesc dAuroc      = {"auroc", RK_AUROC};
-static const MlFuncDesc dNap        = {"nap", RK_NAP};
-static const MlFuncDesc dYouden     = {"youden_j", RK_YOUDEN};
-static const MlFuncDesc dTprAtFpr   = {"tpr_at_fpr", RK_TPR_AT_FPR};
-static const MlFuncDesc dSensAtSpec = {"sens_at_spec", RK_SENS_AT_SPEC};
-static const MlFuncDesc dPrCurve    = {"pr_curve", RK_PR_CURVE};
-static const MlFuncDesc dRocCurve   = {"roc_curve", RK_ROC_CURVE};
-static const MlFuncDesc dConfusion  = {"confusion", 0};
-static const MlFuncDesc dBrier       = {"brier", CAL_BRIER};
-static const MlFuncDesc dLogLoss     = {"log_loss", CAL_LOGLOSS};
-static const MlFuncDesc dEce         = {"ece", CAL_ECE};
-static const MlFuncDesc dReliability = {"reliability", CAL_RELIABILITY};
-static const MlFuncDesc dEceDebiased = {"ece_l2_debiased", CAL_L2_DEBIASED};
-static const MlFuncDesc dEceKumar    = {"ece_l2_kumar", CAL_L2_KUMAR};
-static const MlFuncDesc dStratPrAuc  = {"strat_pr_auc", ST_PR_AUC};
-static const MlFuncDesc dStratGap    = {"strat_gap", ST_GAP};
-static const MlFuncDesc dStratReport = {"strat_report", ST_REPORT};
-static const MlFuncDesc dAuprcGe     = {"auprc_ge", ORD_GE};
-static const MlFuncDesc dOrdAuprc    = {"ordinal_auprc", ORD_AUPRC};
-static const MlFuncDesc dOrdNap      = {"ordinal_nap", ORD_NAP};
-static const MlFuncDesc dOrdReport   = {"ordinal_report", ORD_REPORT};
+static void versionFunc(sqlite3_context*, int, sqlite3_value**);
+static void buildInfoFunc(sqlite3_context*, int, sqlite3_value**);
+static void functionsFunc(sqlite3_context*, int, sqlite3_value**);
 
-typedef struct MlAggDef {
-  const MlFuncDesc *desc;
-  int nArg;
-  void (*xStep)(sqlite3_context*, int, sqlite3_value**);
-  void (*xFinal)(sqlite3_context*);
-  void (*xValue)(sqlite3_context*);
-  void (*xInverse)(sqlite3_context*, int, sqlite3_value**);
-} MlAggDef;
+/* The families: one set of callbacks per aggregate state type. */
+#define ML_FAMILY(var, label, x) \
+  static const MlFamily var = { label, x##_step, x##_final, x##_value, x##_inverse };
+ML_FAMILY(famRank,      "ranking",     ml_rank)
+ML_FAMILY(famConfusion, "ranking",     ml_confusion)
+ML_FAMILY(famCalib,     "calibration", ml_calib)
+ML_FAMILY(famCalsort,   "calibration", ml_calsort)
+ML_FAMILY(famStrat,     "stratified",  ml_strat)
+ML_FAMILY(famOrd,       "ordinal",     ml_ord)
 
-#define RANK(d, n)  { &d, n, ml_rank_step, ml_rank_final, ml_rank_value, ml_rank_inverse }
-#define CALIB(d, n) { &d, n, ml_calib_step, ml_calib_final, ml_calib_value, ml_calib_inverse }
-#define CALSORT(d, n) { &d, n, ml_calsort_step, ml_calsort_final, ml_calsort_value, ml_calsort_inverse }
-#define STRAT(d, n) { &d, n, ml_strat_step, ml_strat_final, ml_strat_value, ml_strat_inverse }
-#define ORD(d, n)   { &d, n, ml_ord_step, ml_ord_final, ml_ord_value, ml_ord_inverse }
-#define CONF(d, n)  { &d, n, ml_confusion_step, ml_confusion_final, ml_confusion_value, ml_confusion_inverse }
-
-static const MlAggDef aAgg[] = {
-  RANK(dPrAuc, 2),
-  RANK(dAuroc, 2),
-  RANK(dNap, 2),
-  RANK(dYouden, 2),
-  RANK(dTprAtFpr, 3),
-  RANK(dSensAtSpec, 3),
-  RANK(dPrCurve, 2),
-  RANK(dRocCurve, 2),
-  CONF(dConfusion, 3),
-  CALIB(dBrier, 2),
-  CALIB(dLogLoss, 2), CALIB(dLogLoss, 3),
-  CALIB(dEce, 2), CALIB(dEce, 3),
-  CALIB(dReliability, 2), CALIB(dReliability, 3),
-  CALSORT(dEceDebiased, 2), CALSORT(dEceDebiased, 3),
-  CALSORT(dEceKumar, 2), CALSORT(dEceKumar, 3),
-  STRAT(dStratPrAuc, 3), STRAT(dStratPrAuc, 5),
-  STRAT(dStratGap, 3), STRAT(dStratGap, 5),
-  STRAT(dStratReport, 3), STRAT(dStratReport, 5), STRAT(dStratReport, 6),
-  ORD(dAuprcGe, 3),
-  ORD(dOrdAuprc, -1), ORD(dOrdNap, -1), ORD(dOrdReport, -1),   /* y, s_1..s_m: m checked in xStep */
+#define J ML_FN_JSON
+/*
+** The registration table: every SQL function mleval provides, one row each.
+**   name, signature (as the docs and the arity error show it), fewest and
+**   most arguments, family (0: a scalar, then its body), kind, flags.
+** A new function is one row here; the tests read this table through
+** mleval_functions() and fail when a function lacks their coverage.
+*/
+const MlFuncDesc ml_functions[] = {
+  /* ranking.c */
+  { "pr_auc",          "y, s",                     2,  2, &famRank, 0, RK_PR_AUC, 0 },
+  { "auroc",           "y, s",                     2,  2, &famRank, 0, RK_AUROC, 0 },
+  { "nap",             "y, s",                     2,  2, &famRank, 0, RK_NAP, 0 },
+  { "youden_j",        "y, s",                     2,  2, &famRank, 0, RK_YOUDEN, 0 },
+  { "tpr_at_fpr",      "y, s, target_fpr",         3,  3, &famRank, 0, RK_TPR_AT_FPR, 0 },
+  { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, 0 },
+  { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, J },
+  { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, J },
+  { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, J },
+  /* calibration.c */
+  { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0 },
+  { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0 },
+  { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, 0 },
+  { "reliability",     "y, p [, bins]",            2,  3, &famCalib, 0, CAL_RELIABILITY, J },
+  { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0 },
+  { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0 },
+  /* stratified.c */
+  { "strat_pr_auc",    "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_PR_AUC, 0 },
+  { "strat_gap",       "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_GAP, 0 },
+  { "strat_report",    "y, s, strat [, ql, qh [, gap_threshold]]", 3, 6, &famStrat, 0, ST_REPORT, J },
+  /* ordinal.c: y and one score per cut, m = 1..16 */
+  { "auprc_ge",        "y, s, k",                  3,  3, &famOrd, 0, ORD_GE, 0 },
+  { "ordinal_auprc",   "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_AUPRC, 0 },
+  { "ordinal_nap",     "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_NAP, 0 },
+  { "ordinal_report",  "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_REPORT, J },
+  /* mleval.c */
+  { "mleval_version",    "",                       0,  0, 0, versionFunc, 0, 0 },
+  { "mleval_build_info", "",                       0,  0, 0, buildInfoFunc, 0, J },
+  { "mleval_functions",  "",                       0,  0, 0, functionsFunc, 0, J },
+  { 0, 0, 0, 0, 0, 0, 0, 0 }
 };
+#undef J
+
+/*
+** A call with an argument count no row accepts lands on these (registered
+** with nArg -1, which SQLite picks only when no exact count matches) and
+** fails with the function's signature.  An aggregate that never sees a row
+** learns the count nowhere, so its message says so without the number.
+*/
+static void arity_error(sqlite3_context *ctx, int argc){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  if( argc<0 ){
+    ml_error(ctx, d->name, "expects (%s), got a different number of arguments", d->signature);
+  }else{
+    ml_error(ctx, d->name, "expects (%s), got %d argument%s", d->signature, argc, argc==1 ? "" : "s");
+  }
+}
+static void arityFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  int *pSeen = sqlite3_aggregate_context(ctx, sizeof(int));
+  (void)argv;
+  if( pSeen ) *pSeen = 1;
+  arity_error(ctx, argc);
+}
+static void arityScalar(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argv;
+  arity_error(ctx, argc);
+}
+static void arityFinal(sqlite3_context *ctx){
+  if( sqlite3_aggregate_context(ctx, 0)==0 ) arity_error(ctx, -1);   /* no row was seen */
+}
+static void arityInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)ctx; (void)argc; (void)argv;
+}
 
 /*
 ** SQL function: mleval_version()
@@ -130,29 +165,72 @@ static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_result_json(ctx, &j);
 }
 
+/*
+** SQL function: mleval_functions()
+** The registration table as JSON, one object per function:
+** {"name","signature","min_args","max_args","family","json"}; family is
+** "scalar" for plain functions.  The tests compare it with
+** pragma_function_list and with their own lists.
+*/
+static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d;
+  MlJson j;
+  (void)argc; (void)argv;
+  ml_json_init(&j);
+  ml_json_begin_array(&j);
+  for(d=ml_functions; d->name; d++){
+    ml_json_begin_object(&j);
+    ml_json_key(&j, "name");      ml_json_string(&j, d->name);
+    ml_json_key(&j, "signature"); ml_json_string(&j, d->signature);
+    ml_json_key(&j, "min_args");  ml_json_int(&j, d->nMin);
+    ml_json_key(&j, "max_args");  ml_json_int(&j, d->nMax);
+    ml_json_key(&j, "family");    ml_json_string(&j, d->fam ? d->fam->name : "scalar");
+    ml_json_key(&j, "json");      ml_json_bool(&j, (d->flags & ML_FN_JSON)!=0);
+    ml_json_end_object(&j);
+  }
+  ml_json_end_array(&j);
+  ml_result_json(ctx, &j);
+}
+
+/* Registers one row of the table: each accepted count, then the catch-all. */
+static int register_function(sqlite3 *db, const MlFuncDesc *d){
+  int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  int n, rc = SQLITE_OK;
+#ifdef SQLITE_RESULT_SUBTYPE
+  if( d->flags & ML_FN_JSON ) flags |= SQLITE_RESULT_SUBTYPE;
+#endif
+  for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
+    if( d->fam ){
+      rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, d->fam->xStep,
+                                          d->fam->xFinal, d->fam->xValue, d->fam->xInverse, 0);
+    }else{
+      rc = sqlite3_create_function(db, d->name, n, flags, (void*)d, d->xFunc, 0, 0);
+    }
+  }
+  if( rc==SQLITE_OK ){
+    if( d->fam ){
+      rc = sqlite3_create_window_function(db, d->name, -1, flags, (void*)d, arityFunc,
+                                          arityFinal, arityFinal, arityInverse, 0);
+    }else{
+      rc = sqlite3_create_function(db, d->name, -1, flags, (void*)d, arityScalar, 0, 0);
+    }
+  }
+  return rc;
+}
+
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
 int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
-  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-  size_t i;
+  const MlFuncDesc *d;
   int rc;
   SQLITE_EXTENSION_INIT2(pApi);
-  rc = sqlite3_create_function(db, "mleval_version", 0, flags, 0, versionFunc, 0, 0);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function(db, "mleval_build_info", 0, flags, 0, buildInfoFunc, 0, 0);
-  }
-  if( rc==SQLITE_OK ){
-    rc = ml_register_svd_bench(db);
-    if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("mleval: cannot register svd_bench");
-  }
-  for(i=0; rc==SQLITE_OK && i<sizeof(aAgg)/sizeof(aAgg[0]); i++){
-    const MlAggDef *a = &aAgg[i];
-    rc = sqlite3_create_window_function(db, a->desc->name, a->nArg, flags, (void*)a->desc,
-                                        a->xStep, a->xFinal, a->xValue, a->xInverse, 0);
+  rc = ml_register_svd_bench(db);
+  if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("mleval: cannot register svd_bench");
+  for(d=ml_functions; rc==SQLITE_OK && d->name; d++){
+    rc = register_function(db, d);
     if( rc!=SQLITE_OK && pzErrMsg ){
-      *pzErrMsg = sqlite3_mprintf("mleval: cannot register %s/%d: %s",
-                                  a->desc->name, a->nArg, sqlite3_errmsg(db));
+      *pzErrMsg = sqlite3_mprintf("mleval: cannot register %s(): %s", d->name, sqlite3_errmsg(db));
     }
   }
   return rc;

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ordinal.c -- cumulative (ordinal) AUPRC for ordered severities 0..m.
 **
 ** SQL functions (all aggregate and window functions):
@@ -98,12 +100,6 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int y, i;
   ml_i64 k = 0;
   double s[ORD_MAX_CUTS];
-  if( d->kind!=ORD_GE && (argc<2 || argc>ORD_MAX_CUTS+1) ){
-    if( argc==0 ) ml_error(ctx, d->name, "expects y and 1 to %d scores, got no arguments", ORD_MAX_CUTS);
-    else ml_error(ctx, d->name, "expects y and 1 to %d scores, got %d score%s",
-                  ORD_MAX_CUTS, argc-1, argc==2 ? "" : "s");
-    return;
-  }
   p = sqlite3_aggregate_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->m==0 ){

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** ranking.c -- the ranking family: binary labels, real-valued scores.
 **
 ** SQL functions (all aggregate and window functions):

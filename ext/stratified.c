@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** stratified.c -- stratified PR-AUC and the gap flag.
 **
 ** SQL functions (all aggregate and window functions):

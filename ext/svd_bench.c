@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** svd_bench.c -- the svd_bench eponymous table-valued function.
 **
 **   SELECT * FROM svd_bench(rows, cols [, rank, warmup=5, iters=20,

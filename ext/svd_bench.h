@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** svd_bench.h -- the interface between the svd_bench virtual table
 ** (svd_bench.c) and its back ends: svd_cpu.c (LAPACKE on OpenBLAS, in the
 ** extension) and svd_cuda.c (cuSOLVER, in the separate module mleval_cuda.so,

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** svd_cpu.c -- svd_bench's CPU back end: LAPACKE on OpenBLAS.
 **
 **   full         ?gesdd_work, jobz 'S' (thin U and V^T); ?gesvd_work when

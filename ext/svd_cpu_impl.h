@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** svd_cpu_impl.h -- svd_bench's CPU back end, written once for both dtypes.
 ** Included twice by svd_cpu.c with
 **   R        the element type (double, float)

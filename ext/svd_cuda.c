@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** svd_cuda.c -- svd_bench's CUDA back end (cuSOLVER, called from C).
 ** Built into the separate module mleval_cuda.so when configure finds the
 ** CUDA toolkit; svd_bench.c loads it on the first device = 'cuda' query.

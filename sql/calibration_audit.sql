@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Calibration audit on the demo data.
 --   sqlite3 -cmd '.load ext/.libs/mleval' :memory: < sql/calibration_audit.sql
 .read sql/demo_data.sql

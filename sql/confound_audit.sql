@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The length-confound audit (eval_toolkit's canonical example) in SQL.
 --   sqlite3 -cmd '.load ext/.libs/mleval' :memory: < sql/confound_audit.sql
 -- sql/confound.csv: 500 rows, y ~ Bernoulli(0.3), length = U{20..99} + 80 y,

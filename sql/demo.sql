@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- mleval demo: run with `make demo` (or, from the top of the tree,
 --   sqlite3 -cmd '.load ext/.libs/mleval' :memory: < sql/demo.sql)
 .read sql/demo_data.sql

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Generates sql/confound.csv: eval_toolkit's canonical length-confound
 example (its stratified PR-AUC chapter), 500 rows, numpy default_rng(42):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Generates sql/demo_data.sql, the predictions table the demo and the audit
 scripts run on.  Deterministic (numpy default_rng(2026)); the output is
 committed, so nobody needs numpy to run the demo.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Generates sql/ordinal_data.sql: a three-level severity table for the
 ordinal audit.  Every block of 100 rows holds 78 Low (0), 21 High (1) and
 1 Critical (2), shuffled; fold = block % 5 + 1.  p_low, p_high, p_crit are a

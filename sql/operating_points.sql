@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Per-fold operating points at 95 % specificity on the demo data.
 --   sqlite3 -cmd '.load ext/.libs/mleval' :memory: < sql/operating_points.sql
 .read sql/demo_data.sql

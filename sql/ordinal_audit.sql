@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Ordinal (cumulative) AUPRC audit: Low (0) < High (1) < Critical (2).
 --   sqlite3 -cmd '.load ext/.libs/mleval' :memory: < sql/ordinal_audit.sql
 -- sql/ordinal_data.sql: 2000 rows, 78 / 21 / 1 per 100, with class probabilities.

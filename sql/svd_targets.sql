@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- SVD cost of the spectral metrics of a transformer's matrices, per target.
 --   sqlite3 -cmd '.load ext/.libs/mleval' results.db < sql/svd_targets.sql
 -- Sizes: w (the attention window) and d_model default to 128 and 512; set

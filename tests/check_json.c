@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_json.c -- the JSON writer (ml_json.c): commas, escaping, shortest
 ** round-trip doubles, null for non-finite numbers.
 */

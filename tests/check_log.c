@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_log.c -- SPEC: a NULL result for an undefined metric "also emits
 ** sqlite3_log(SQLITE_WARNING, ...) naming the function and the reason".
 ** check_main.c installs log_capture() with SQLITE_CONFIG_LOG before SQLite

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_main.c -- runs every Check suite of mleval's core (make check).
 **
 ** The core allocates through SQLite (sqlite3_malloc64 via the extension API

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_oom.c -- out-of-memory fault injection over every SQL function.
 **
 ** A failing allocator is installed with SQLITE_CONFIG_MALLOC before
@@ -57,7 +59,7 @@ static const char *aCase[] = {
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
-  "SELECT mleval_version(), mleval_build_info()",
+  "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",
   "SELECT method, driver FROM svd_bench(10, 6, 2, 0, 1, 'cpu', 'float32', 1, 'decay')",

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_quantile.c -- numpy-default quantiles by selection (ml_quantile.c),
 ** against the same formula applied to a fully sorted copy.
 */

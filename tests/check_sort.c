@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_sort.c -- the radix sort and the kept-sorted buffer (ml_sample.c).
 ** Each test compares against qsort on the doubles, so a key mapping that
 ** broke order (negatives, -0.0, +-Inf, subnormals, huge values) fails here.

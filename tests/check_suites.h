@@ -1,4 +1,5 @@
-/* check_suites.h -- the Check suites of the core; check_main.c runs them all. */
+/* check_suites.h -- the Check suites of the core; check_main.c runs them all.
+** SPDX-License-Identifier: MIT */
 #ifndef CHECK_SUITES_H
 #define CHECK_SUITES_H
 #include <check.h>

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_svd_cuda.c -- svd_bench's CUDA rows on a real GPU.
 **
 ** Built whenever configure found the CUDA toolkit.  Loads the extension

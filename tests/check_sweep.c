@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** check_sweep.c -- the threshold sweep and its folds (ml_sweep.c), on small
 ** cases worked by hand and on scikit-learn's documented example.
 */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """mltest -- shared helpers for mleval's differential suites.
 
 Run with Debian's /usr/bin/python3 (its sqlite3 module can load extensions;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sql_golden.sh -- runs every tests/sql/*.sql through the sqlite3 shell with
 # mleval loaded and compares stdout+stderr with tests/sql/*.expected.
 #   MLEVAL_LIB  path of the built library without suffix (set by make check)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sql_scripts.sh -- every user-facing script in sql/ (the demo, the audits,
 # the SVD targets) must run to the end in the sqlite3 shell with -bail: a
 # renamed function or a broken query fails make check, not a user.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The bad-input matrix: every registered function against every class of
 bad input in SPEC's Rules, from one table.
 
@@ -44,6 +45,7 @@ FUNCS = {
     "ordinal_report": ("ord", "", [], None),
     "mleval_version": ("scalar", "", [], None),
     "mleval_build_info": ("scalar", "", [], None),
+    "mleval_functions": ("scalar", "", [], None),
 }
 ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "reliability", "ece_l2_debiased", "ece_l2_kumar"}
 

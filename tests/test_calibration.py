@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Differential suite: the calibration family.
 
 brier     <-> sklearn.metrics.brier_score_loss (numpy mean when one class)

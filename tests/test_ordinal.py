@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Differential suite: the ordinal family against sklearn's
 average_precision_score per cut.
 

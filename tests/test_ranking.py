@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Differential suite: the ranking family against scikit-learn.
 
 pr_auc  <-> average_precision_score      auroc <-> roc_auc_score

@@ -176,7 +176,7 @@ def check_messages(ck, con):
     ck.error(con, "SELECT auprc_ge(2147483648, 0.5, 1)", (),
              "auprc_ge(): y must be an integer in 0..2147483647, got 2147483648")
     ck.error(con, "SELECT ordinal_auprc()", (),
-             "ordinal_auprc(): expects y and 1 to 16 scores, got no arguments")
+             "ordinal_auprc(): expects (y, s_1, ..., s_m), got 0 arguments")
     # a JSON result longer than SQLITE_LIMIT_LENGTH names the function and the size
     mltest.load(con, ["y", "s"], [(i % 2, i / 300.0) for i in range(300)])
     size = len(con.execute("SELECT roc_curve(y, s) FROM t").fetchone()[0].encode())

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Differential suite: strat_pr_auc, strat_gap, strat_report against numpy
 (np.quantile window, inclusive) + sklearn's average_precision_score.
 

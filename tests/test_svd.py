@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """svd_bench on the CPU: accuracy bounds (SPEC / issue), shapes, dtypes, and
 the device = 'cuda' contract of this build.
 

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** fuzz_args.c -- libFuzzer target: one mleval function, arbitrary argument
 ** values across many rows, as an aggregate, with GROUP BY and over a window.
 **

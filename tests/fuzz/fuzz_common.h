@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** fuzz_common.h -- what the three fuzz targets share: a database with mleval
 ** registered, bounded so that no input can run for long or grow without
 ** limit.  Used by the libFuzzer builds (make fuzz) and by the plain replay

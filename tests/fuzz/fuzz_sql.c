@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** fuzz_sql.c -- libFuzzer target: arbitrary SQL (meant to use mleval's
 ** functions) against an in-memory database with a small predictions table.
 ** svd_bench is left to fuzz_svd.c (its cost is in LAPACK, out of reach of

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** fuzz_svd.c -- libFuzzer target: svd_bench's arguments with small shapes
 ** (rows, cols up to 24, rank -1..25, warmup 0..2, iters 0..3, the valid and
 ** some invalid devices, dtypes and spectra, any seed).

@@ -1,4 +1,6 @@
 /*
+** SPDX-License-Identifier: MIT
+**
 ** replay.c -- runs a fuzz target's LLVMFuzzerTestOneInput over every file of
 ** its committed corpus, without the fuzzer runtime (make check).
 **   usage: replay DIR...     (default: $srcdir/tests/fuzz/corpus/FUZZ_CORPUS)

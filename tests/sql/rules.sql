@@ -28,7 +28,7 @@ SELECT 'signed zero', auroc(y, s) FROM (SELECT 1 AS y, -0.0 AS s UNION ALL SELEC
 SELECT pr_auc(2, 0.5);
 SELECT auroc(-1, 0.5);
 SELECT nap(0.5, 0.5);
-SELECT pr_auc('1', 0.5);
+SELECT pr_auc('1x', 0.5);
 SELECT pr_auc(x'01', 0.5);
 -- 8. bad scores
 SELECT pr_auc(1, 'high');

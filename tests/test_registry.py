@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+"""The registration table is the one list of functions, and every list the
+tests keep follows it.
+
+mleval_functions() shows the table (ext/mleval.c).  This test checks that
+  1. pragma_function_list holds exactly the table's functions, each with its
+     accepted argument counts and the catch-all (-1) that reports arity errors;
+  2. every function is covered: in the bad-input matrix (test_bad_inputs.FUNCS),
+     in the OOM injection (tests/check_oom.c), in a fuzz target
+     (tests/fuzz/fuzz_args.c for aggregates, the SQL fuzz corpus for scalars)
+     and in a reference page under docs/;
+  3. a call with a count outside the table's range fails with the signature
+     (SPEC Rules, arity), as an aggregate, on empty input and as a window;
+  4. JSON functions return subtype 'J' text that json_valid() accepts.
+So a new function without tests fails make check.
+"""
+import glob
+import json
+import os
+import re
+import sqlite3
+
+import mltest
+import test_bad_inputs
+
+SRC = os.environ.get("srcdir", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def read(*parts):
+    with open(os.path.join(SRC, *parts), encoding="utf-8") as f:
+        return f.read()
+
+
+def main():
+    ck = mltest.Checker("registry")
+    con = mltest.connect()
+    table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+    names = [f["name"] for f in table]
+    ck.equal(len(names), len(set(names)), "each function has one row")
+
+    # 1. what SQLite has registered is exactly the table
+    plain = sqlite3.connect(":memory:")
+    base = {(r[0], r[1]) for r in plain.execute("SELECT name, narg FROM pragma_function_list")}
+    got = {}
+    for name, narg in con.execute("SELECT name, narg FROM pragma_function_list"):
+        if (name, narg) not in base:
+            got.setdefault(name, set()).add(narg)
+    ck.equal(sorted(got), sorted(names), "pragma_function_list names = the table")
+    for f in table:
+        want = set(range(f["min_args"], f["max_args"] + 1)) | {-1}
+        ck.equal(got.get(f["name"], set()), want, f["name"] + " registered counts")
+
+    # 2. coverage in every list the tests keep
+    ck.equal(sorted(test_bad_inputs.FUNCS), sorted(names), "bad-input matrix lists every function")
+    oom = read("tests", "check_oom.c")
+    fuzz_args = read("tests", "fuzz", "fuzz_args.c")
+    fuzz_sql = "".join(read(p) for p in sorted(glob.glob(os.path.join(SRC, "tests", "fuzz", "corpus", "sql", "*"))))
+    docs = "".join(read(p) for p in sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))))
+    for f in table:
+        call = re.compile(r"\b%s\(" % re.escape(f["name"]))
+        ck.true(call.search(oom) is not None, f["name"] + " is in the OOM injection (tests/check_oom.c)")
+        fuzz = fuzz_args if f["family"] != "scalar" else fuzz_sql
+        ck.true(call.search(fuzz) is not None, f["name"] + " is in a fuzz target")
+        ck.true(call.search(docs) is not None, f["name"] + " is documented under docs/")
+
+    # 3. arity errors name the signature
+    con.execute("CREATE TABLE t(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s)")
+    con.execute("INSERT INTO t VALUES (0, 0.1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),"
+                " (1, 0.9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)")
+    cols = "abcdefghijklmnopqrs"
+    for f in table:
+        bad = [f["max_args"] + 1] + ([f["min_args"] - 1] if f["min_args"] > 0 else [])
+        for n in bad:
+            args = ", ".join(cols[:n])
+            msg = "%s(): expects (%s), got %d argument%s" % (f["name"], f["signature"], n, "" if n == 1 else "s")
+            if f["family"] == "scalar":
+                ck.error(con, "SELECT %s(%s) FROM t" % (f["name"], args), (), msg, f["name"] + " arity %d" % n)
+                continue
+            ck.error(con, "SELECT %s(%s) FROM t" % (f["name"], args), (), msg, f["name"] + " arity %d" % n)
+            ck.error(con, "SELECT %s(%s) OVER (ORDER BY a) FROM t" % (f["name"], args), (), msg,
+                     f["name"] + " arity %d as a window" % n)
+            ck.error(con, "SELECT %s(%s) FROM t WHERE 0" % (f["name"], args), (),
+                     "%s(): expects (%s), got a different number of arguments" % (f["name"], f["signature"]),
+                     f["name"] + " arity %d on empty input" % n)
+
+    # 4. JSON results are JSON with subtype 'J' (json() keeps them as objects)
+    for f in table:
+        if not f["json"]:
+            continue
+        if f["family"] == "scalar":
+            v = con.execute("SELECT json_valid(%s()), json_type(json_array(%s()), '$[0]')" % (f["name"], f["name"])).fetchone()
+        else:
+            n = f["min_args"]
+            args = ", ".join(["a", "b"] + ["0.5"] * (n - 2)) if f["family"] != "ordinal" or n != 3 else "a, b, 1"
+            if f["family"] == "stratified":
+                args = "a, b, c"
+            # a subquery column drops subtypes: call it inside json_array itself
+            v = con.execute("SELECT json_valid(%s(%s)), json_type(json_array(%s(%s)), '$[0]') FROM t"
+                            % (f["name"], args, f["name"], args)).fetchone()
+        ck.equal(v[0], 1, f["name"] + " returns valid JSON")
+        ck.true(v[1] in ("object", "array"), f["name"] + " has subtype 'J' (json_array embeds it as JSON, got %r)" % (v[1],))
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
