@@ -271,6 +271,7 @@ typedef struct CalSortAgg {
   MlSamples smp;      /* key p; label picks the array */
   MlParam bins;
   int init;
+  int failed;         /* xStep set an error: xFinal only frees */
 } CalSortAgg;
 
 /* Per-bin sums the two estimators share. */
@@ -346,13 +347,14 @@ static ml_i64 fill_kumar_bins(const MlSamples *smp, CalSortBin *bin, ml_i64 B){
 void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
+  int y, rc;
   double pr, bins;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  if( cal_param(ctx, d, argc, argv, &p->bins, &bins) ) return;
-  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  ml_add_row(ctx, &p->smp, y, pr, 0.0);
+  rc = cal_param(ctx, d, argc, argv, &p->bins, &bins);
+  if( rc==ML_ROW_OK ) rc = ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, pr, 0.0) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -366,7 +368,7 @@ void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_samples_remove(&p->smp, y, pr, 0.0);
 }
 
-static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
+static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 n, B, nb, b;
   CalSortBin *bin;
@@ -409,6 +411,13 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
   ml_free(bin);
   v = ml_sum_value(&tot);
   sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0));
+}
+
+static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  calsort_compute(ctx, p);
+  ml_compute_end(ctx);
 }
 
 void ml_calsort_value(sqlite3_context *ctx){

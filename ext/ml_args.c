@@ -47,7 +47,10 @@ void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...){
   va_start(ap, fmt);
   zMsg = sqlite3_vmprintf(fmt, ap);
   va_end(ap);
-  sqlite3_log(SQLITE_WARNING, "%s(): %s; result is NULL", fn, zMsg ? zMsg : "undefined");
+  /* no warning for a statement being abandoned: its result is never seen */
+  if( !ml_interrupted(sqlite3_context_db_handle(ctx)) ){
+    sqlite3_log(SQLITE_WARNING, "%s(): %s; result is NULL", fn, zMsg ? zMsg : "undefined");
+  }
   sqlite3_free(zMsg);
   sqlite3_result_null(ctx);
 }
@@ -275,4 +278,22 @@ int ml_interrupted(sqlite3 *db){
   if( rc==SQLITE_OK ) rc = sqlite3_step(pStmt);
   sqlite3_finalize(pStmt);
   return rc==SQLITE_INTERRUPT;
+}
+
+static int stop_check(void *db){ return ml_interrupted((sqlite3*)db); }
+
+int ml_compute_begin(sqlite3_context *ctx, ml_i64 nRows){
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  ml_stop_install(0, 0);
+  if( nRows < ML_CHECK_ROWS ) return 0;
+  if( ml_interrupted(db) ) return 1;
+  ml_stop_install(stop_check, db);
+  return 0;
+}
+
+int ml_compute_end(sqlite3_context *ctx){
+  int stopped = ml_stop_happened();
+  ml_stop_install(0, 0);
+  if( stopped ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+  return stopped;
 }

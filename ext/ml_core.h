@@ -129,6 +129,19 @@ int ml_psum_add(MlPSum *s, double p, int sign);
 double ml_psum_round(const MlPSum *s);      /* correctly rounded */
 void ml_psum_clear(MlPSum *s);              /* frees; back to empty */
 
+/* --------------------------------------------------------- cancellation */
+
+/* Long core loops (radix passes, quantile partitions, threshold sweeps over
+** 2^20 thresholds or more) ask ml_stop_requested() between chunks.  The SQL
+** layer installs a check for the running statement around a computation
+** (ml_stop_install, per thread); once it says stop, the answer stays 1 until
+** the next install and the loops return early: a sort leaves its rows
+** unsorted (never marked sorted), a fold returns garbage the caller discards. */
+typedef int (*MlStopFn)(void *arg);
+void ml_stop_install(MlStopFn fn, void *arg);      /* fn 0: uninstall */
+int ml_stop_requested(void);
+int ml_stop_happened(void);                       /* a stop was requested since install */
+
 /* ---------------------------------------------------------------- samples */
 
 /* One record: the key, then (width 16 only) one auxiliary double. */
@@ -177,7 +190,9 @@ void ml_samples_sort_using(MlSamples *s, void *scratch);
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
 #define ML_RADIX_EXTRA (6*2048*8)
-void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
+/* Returns 1 when stopped early (ml_stop_requested): the records are all
+** there, not sorted. */
+int ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 
 /* ------------------------------------------------------------------ sweep */
 

@@ -132,13 +132,14 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
 # error ML_RADIX_EXTRA does not match the radix geometry
 #endif
 
-void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
+int ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
   ml_i64 (*cnt)[RADIX_SIZE];
   ml_i64 i;
   int b;
   unsigned char *src = base, *dst = scratch;
-  if( n<2 ) return;
-  if( n<=48 ){ insertion_sort(base, n, width); return; }
+  int stopped = 0;
+  if( n<2 ) return 0;
+  if( n<=48 ){ insertion_sort(base, n, width); return 0; }
   /* the histograms live after the n records of scratch (ML_RADIX_EXTRA) */
   cnt = (ml_i64(*)[RADIX_SIZE])(dst + (size_t)n*width);
   memset(cnt, 0, ML_RADIX_EXTRA);
@@ -165,6 +166,7 @@ void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
       if( c[d] ){ ml_i64 t = c[d]; c[d] = sum; sum += t; }
     }
     if( trivial ) continue;      /* every key has the same digit here */
+    if( n>=(1<<18) && ml_stop_requested() ){ stopped = 1; break; }
     if( width==8 ){
       const ml_key *s8 = (const ml_key*)src;
       ml_key *d8 = (ml_key*)dst;
@@ -178,6 +180,7 @@ void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
   }
 #undef DIGIT
   if( src!=(unsigned char*)base ) memcpy(base, src, (size_t)n*width);
+  return stopped;
 }
 
 uint64_t ml_samples_scratch_size(const MlSamples *s){
@@ -188,10 +191,29 @@ uint64_t ml_samples_scratch_size(const MlSamples *s){
 
 void ml_samples_sort_using(MlSamples *s, void *scratch){
   if( s->sorted ) return;
-  ml_radix_sort(s->a[0], s->n[0], s->width, scratch);
-  ml_radix_sort(s->a[1], s->n[1], s->width, scratch);
+  if( ml_radix_sort(s->a[0], s->n[0], s->width, scratch) ) return;      /* stopped */
+  if( ml_radix_sort(s->a[1], s->n[1], s->width, scratch) ) return;
   s->sorted = 1;
 }
+
+/* ---------------------------------------------------------- cancellation */
+
+static _Thread_local MlStopFn stopFn = 0;
+static _Thread_local void *stopArg = 0;
+static _Thread_local int stopped = 0;
+
+void ml_stop_install(MlStopFn fn, void *arg){
+  stopFn = fn;
+  stopArg = arg;
+  stopped = 0;
+}
+
+int ml_stop_requested(void){
+  if( !stopped && stopFn ) stopped = stopFn(stopArg)!=0;
+  return stopped;
+}
+
+int ml_stop_happened(void){ return stopped; }
 
 int ml_samples_sort(MlSamples *s){
   void *scratch;

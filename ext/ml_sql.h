@@ -147,6 +147,21 @@ extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
 ** Costs microseconds: call it between chunks of work, not per row. */
 int ml_interrupted(sqlite3 *db);
 
+/* Rows from which a result routine asks whether its statement is being
+** abandoned: below, the computation costs less than the question. */
+#define ML_CHECK_ROWS 16384
+
+/* Brackets the computation of an xFinal or xValue over nRows rows.
+** ml_compute_begin returns 1 when the statement is being abandoned
+** (interrupted: SQLite calls xFinal to clean up after sqlite3_interrupt, a
+** progress handler or an error): compute nothing, set no result, only free.
+** Else it installs the core's stop check (ml_stop_requested) for large
+** inputs, so that an interrupt during the sort or sweep stops them;
+** ml_compute_end uninstalls it and returns 1 when they stopped, having set
+** SQLITE_INTERRUPT as the result (whatever else was set is discarded). */
+int ml_compute_begin(sqlite3_context *ctx, ml_i64 nRows);
+int ml_compute_end(sqlite3_context *ctx);
+
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
 
 #endif /* ML_SQL_H */

@@ -48,8 +48,10 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
 
 double ml_fold_ap_sweep(MlSweep *w){
   MlSum ap = {0.0, 0.0};
+  unsigned k = 0;
   while( ml_sweep_next(w) ){
     if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
+    if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;     /* every 2^20 thresholds */
   }
   return ml_sum_value(&ap) / (double)w->P;
 }

@@ -45,6 +45,7 @@ typedef struct OrdAgg {
   MlSamples cut[ORD_MAX_CUTS];    /* cut k-1: key s_k, label y >= k */
   MlSamples sev;                  /* rows with y >= 1: key s_m, label y == m */
   MlParam k;                      /* auprc_ge's k */
+  int failed;                     /* xStep set an error: xFinal only frees */
 } OrdAgg;
 
 static void ord_clear(OrdAgg *p){
@@ -108,11 +109,14 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_samples_init(&p->sev, 8);
   }
   if( d->kind==ORD_GE ){
-    if( ml_param_int(ctx, d->name, "k", argv[2], 1, ORD_MAX_K, &p->k, &k) ) return;
+    if( ml_param_int(ctx, d->name, "k", argv[2], 1, ORD_MAX_K, &p->k, &k) ){ p->failed = 1; return; }
   }
-  if( ord_row(ctx, d, argc, argv, &y, s)!=ML_ROW_OK ) return;
+  i = ord_row(ctx, d, argc, argv, &y, s);
+  if( i==ML_ROW_ERR ) p->failed = 1;
+  if( i!=ML_ROW_OK ) return;
   if( ord_update(p, d->kind, y, s, k, 1) ){
     ord_clear(p);
+    p->failed = 1;
     sqlite3_result_error_nomem(ctx);
   }
 }
@@ -141,7 +145,7 @@ static int cut_ap(MlSamples *smp, double *ap){
   return ML_OK;
 }
 
-static void ord_result(sqlite3_context *ctx, OrdAgg *p){
+static void ord_compute(sqlite3_context *ctx, OrdAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   double ap[ORD_MAX_CUTS], nap[ORD_MAX_CUTS], prev[ORD_MAX_CUTS];
   double sumAp = 0.0, sumNap = 0.0, sev = NAN;
@@ -196,6 +200,16 @@ static void ord_result(sqlite3_context *ctx, OrdAgg *p){
     return;
   }
   sqlite3_result_double(ctx, d->kind==ORD_NAP ? sumNap / p->m : sumAp / p->m);
+}
+
+static void ord_result(sqlite3_context *ctx, OrdAgg *p){
+  ml_i64 n = 0;
+  int i;
+  if( p && p->failed ) return;
+  for(i=0; p && i<p->m; i++) n += ml_samples_count(&p->cut[i]);
+  if( ml_compute_begin(ctx, n) ) return;
+  ord_compute(ctx, p);
+  ml_compute_end(ctx);
 }
 
 void ml_ord_value(sqlite3_context *ctx){

@@ -40,6 +40,7 @@ typedef struct RankAgg {
   MlSamples smp;
   MlParam target;          /* target_fpr / target_spec */
   int init;
+  int failed;              /* xStep set an error: xFinal only frees */
 } RankAgg;
 
 static const char *target_name(int kind){
@@ -60,10 +61,11 @@ void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   if( argc==3 ){
     rc = ml_param_real(ctx, d->name, target_name(d->kind), argv[2], 0.0, 1, 1.0, 1, &p->target, &t);
-    if( rc ) return;
+    if( rc ){ p->failed = 1; return; }
   }
-  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
-  ml_add_row(ctx, &p->smp, y, s, 0.0);
+  rc = ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, s, 0.0) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 /* xInverse: the row was accepted by xStep, so it parses; remove it (and
@@ -116,7 +118,7 @@ static void write_roc_curve(MlJson *j, const MlSamples *smp){
 }
 
 /* The one compute routine behind xValue and xFinal. */
-static void rank_result(sqlite3_context *ctx, RankAgg *p){
+static void rank_compute(sqlite3_context *ctx, RankAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 P, N;
   if( p && ml_param_check(ctx, d->name, target_name(d->kind), &p->target) ) return;
@@ -161,6 +163,13 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p){
       break;
     }
   }
+}
+
+static void rank_result(sqlite3_context *ctx, RankAgg *p){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  rank_compute(ctx, p);
+  ml_compute_end(ctx);
 }
 
 void ml_rank_value(sqlite3_context *ctx){

@@ -43,6 +43,7 @@ typedef struct StratAgg {
   MlSamples smp;       /* key s, aux strat */
   MlParam ql, qh, thr;
   int init;
+  int failed;          /* xStep set an error: xFinal only frees */
 } StratAgg;
 
 /* Checks ql, qh (argv[3], argv[4]) and gap_threshold (argv[5]) and counts
@@ -101,13 +102,14 @@ static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
 void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
+  int y, rc;
   double s, z;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
-  if( strat_params(ctx, d->name, argc, argv, p) ) return;
-  if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
-  ml_add_row(ctx, &p->smp, y, s, z);
+  rc = strat_params(ctx, d->name, argc, argv, p);
+  if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, &y, &s, &z);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, s, z) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -168,7 +170,7 @@ static int strat_compute(StratAgg *p, StratResult *r){
   return ML_OK;
 }
 
-static void strat_result(sqlite3_context *ctx, StratAgg *p){
+static void strat_answer(sqlite3_context *ctx, StratAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratResult r;
   memset(&r, 0, sizeof(r));
@@ -208,6 +210,13 @@ static void strat_result(sqlite3_context *ctx, StratAgg *p){
   }else{
     sqlite3_result_double(ctx, d->kind==ST_GAP ? r.gap : r.trimmed);
   }
+}
+
+static void strat_result(sqlite3_context *ctx, StratAgg *p){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  strat_answer(ctx, p);
+  ml_compute_end(ctx);
 }
 
 void ml_strat_value(sqlite3_context *ctx){
