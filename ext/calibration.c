@@ -413,19 +413,19 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0));
 }
 
-static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
+static void calsort_result(sqlite3_context *ctx, CalSortAgg *p, int isFinal){
   if( p && p->failed ) return;
-  if( ml_compute_begin(ctx, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  if( ml_compute_begin(ctx, isFinal, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
   calsort_compute(ctx, p);
   ml_compute_end(ctx);
 }
 
 void ml_calsort_value(sqlite3_context *ctx){
-  calsort_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  calsort_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_calsort_final(sqlite3_context *ctx){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, 0);
-  calsort_result(ctx, p);
+  calsort_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }

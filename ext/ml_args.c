@@ -282,11 +282,11 @@ int ml_interrupted(sqlite3 *db){
 
 static int stop_check(void *db){ return ml_interrupted((sqlite3*)db); }
 
-int ml_compute_begin(sqlite3_context *ctx, ml_i64 nRows){
+int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   ml_stop_install(0, 0);
   if( nRows < ML_CHECK_ROWS ) return 0;
-  if( ml_interrupted(db) ) return 1;
+  if( isFinal && ml_interrupted(db) ) return 1;
   ml_stop_install(stop_check, db);
   return 0;
 }

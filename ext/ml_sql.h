@@ -151,15 +151,16 @@ int ml_interrupted(sqlite3 *db);
 ** abandoned: below, the computation costs less than the question. */
 #define ML_CHECK_ROWS 16384
 
-/* Brackets the computation of an xFinal or xValue over nRows rows.
-** ml_compute_begin returns 1 when the statement is being abandoned
-** (interrupted: SQLite calls xFinal to clean up after sqlite3_interrupt, a
-** progress handler or an error): compute nothing, set no result, only free.
-** Else it installs the core's stop check (ml_stop_requested) for large
-** inputs, so that an interrupt during the sort or sweep stops them;
-** ml_compute_end uninstalls it and returns 1 when they stopped, having set
-** SQLITE_INTERRUPT as the result (whatever else was set is discarded). */
-int ml_compute_begin(sqlite3_context *ctx, ml_i64 nRows);
+/* Brackets the computation of an xFinal (isFinal 1) or xValue over nRows
+** rows.  For an xFinal over ML_CHECK_ROWS rows or more, ml_compute_begin
+** returns 1 when the statement is being abandoned (interrupted: SQLite calls
+** xFinal to clean up after sqlite3_interrupt): compute nothing, set no
+** result, only free.  (xValue is never called then, so it does not ask.)
+** Else it installs the core's stop check (ml_stop_requested, asked only by
+** loops over 2^18 rows or more), so that an interrupt during the sort or
+** sweep stops them; ml_compute_end uninstalls it and returns 1 when they
+** stopped, having set SQLITE_INTERRUPT as the result. */
+int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows);
 int ml_compute_end(sqlite3_context *ctx);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */

@@ -202,22 +202,22 @@ static void ord_compute(sqlite3_context *ctx, OrdAgg *p){
   sqlite3_result_double(ctx, d->kind==ORD_NAP ? sumNap / p->m : sumAp / p->m);
 }
 
-static void ord_result(sqlite3_context *ctx, OrdAgg *p){
+static void ord_result(sqlite3_context *ctx, OrdAgg *p, int isFinal){
   ml_i64 n = 0;
   int i;
   if( p && p->failed ) return;
   for(i=0; p && i<p->m; i++) n += ml_samples_count(&p->cut[i]);
-  if( ml_compute_begin(ctx, n) ) return;
+  if( ml_compute_begin(ctx, isFinal, n) ) return;
   ord_compute(ctx, p);
   ml_compute_end(ctx);
 }
 
 void ml_ord_value(sqlite3_context *ctx){
-  ord_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  ord_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_ord_final(sqlite3_context *ctx){
   OrdAgg *p = sqlite3_aggregate_context(ctx, 0);
-  ord_result(ctx, p);
+  ord_result(ctx, p, 1);
   if( p ) ord_clear(p);
 }

@@ -165,20 +165,20 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
   }
 }
 
-static void rank_result(sqlite3_context *ctx, RankAgg *p){
+static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
   if( p && p->failed ) return;
-  if( ml_compute_begin(ctx, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  if( ml_compute_begin(ctx, isFinal, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
   rank_compute(ctx, p);
   ml_compute_end(ctx);
 }
 
 void ml_rank_value(sqlite3_context *ctx){
-  rank_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  rank_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_rank_final(sqlite3_context *ctx){
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
-  rank_result(ctx, p);
+  rank_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
 

@@ -212,19 +212,19 @@ static void strat_answer(sqlite3_context *ctx, StratAgg *p){
   }
 }
 
-static void strat_result(sqlite3_context *ctx, StratAgg *p){
+static void strat_result(sqlite3_context *ctx, StratAgg *p, int isFinal){
   if( p && p->failed ) return;
-  if( ml_compute_begin(ctx, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  if( ml_compute_begin(ctx, isFinal, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
   strat_answer(ctx, p);
   ml_compute_end(ctx);
 }
 
 void ml_strat_value(sqlite3_context *ctx){
-  strat_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  strat_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_strat_final(sqlite3_context *ctx){
   StratAgg *p = sqlite3_aggregate_context(ctx, 0);
-  strat_result(ctx, p);
+  strat_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
