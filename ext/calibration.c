@@ -129,6 +129,7 @@ static void bins_free(CalBins *s){
 ** (re-allocated for B).  NULL when out of memory. */
 static CalBins *bins_for(CalAgg *p, ml_i64 B){
   int i;
+  if( p->set[0].nBin==B && p->set[1].n==0 ) return &p->set[0];     /* the common case */
   for(i=0; i<2; i++) if( p->set[i].n>0 && p->set[i].nBin==B ) return &p->set[i];
   for(i=0; i<2; i++){
     CalBins *s = &p->set[i];

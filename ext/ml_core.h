@@ -123,9 +123,25 @@ int ml_xsum_sign(const MlXsum *a);
 ** a 128-bit fixed-point integer of units 2^-69 for p >= 2^-17, and an MlXsum
 ** allocated on first use for 0 < p < 2^-17.  A zeroed struct is empty. */
 typedef struct MlPSum { uint64_t lo, hi; MlXsum *tiny; } MlPSum;
+/* The rare path of ml_psum_add: p = 0 and p < 2^-17. */
+int ml_psum_add_small(MlPSum *s, double p, int sign);
 /* Adds (sign +1) or removes (sign -1) p in [0, 1].  ML_OK or ML_NOMEM
 ** (possible only when adding the first p < 2^-17; nothing changed then). */
-int ml_psum_add(MlPSum *s, double p, int sign);
+static inline int ml_psum_add(MlPSum *s, double p, int sign){
+  __extension__ typedef unsigned __int128 u128;
+  uint64_t u;
+  unsigned e;
+  u128 v, acc;
+  memcpy(&u, &p, 8);
+  e = (unsigned)(u>>52) & 0x7FF;
+  if( e < 1023-17 ) return ml_psum_add_small(s, p, sign);
+  v = (u128)((u & 0x000FFFFFFFFFFFFFULL) | (1ULL<<52)) << (e - (1023-17));   /* p * 2^69 */
+  acc = ((u128)s->hi << 64) | s->lo;
+  acc = sign>0 ? acc + v : acc - v;
+  s->lo = (uint64_t)acc;
+  s->hi = (uint64_t)(acc >> 64);
+  return 0;
+}
 double ml_psum_round(const MlPSum *s);      /* correctly rounded */
 void ml_psum_clear(MlPSum *s);              /* frees; back to empty */
 

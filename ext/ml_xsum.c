@@ -140,30 +140,14 @@ int ml_xsum_sign(const MlXsum *a){
 
 /* ------------------------------------------------------ probability sums */
 
-#define PS_TINY   (1.0/131072.0)      /* 2^-17: below it a term goes to the xsum */
-
-int ml_psum_add(MlPSum *s, double p, int sign){
-  uint64_t u, m;
-  int e;
-  xs_u128 v, acc;
+int ml_psum_add_small(MlPSum *s, double p, int sign){
   if( p==0.0 ) return ML_OK;
-  if( p < PS_TINY ){
-    if( s->tiny==0 ){
-      s->tiny = ml_malloc(sizeof(MlXsum));
-      if( s->tiny==0 ) return ML_NOMEM;
-      ml_xsum_init(s->tiny);
-    }
-    ml_xsum_add(s->tiny, p, sign);
-    return ML_OK;
+  if( s->tiny==0 ){
+    s->tiny = ml_malloc(sizeof(MlXsum));
+    if( s->tiny==0 ) return ML_NOMEM;
+    ml_xsum_init(s->tiny);
   }
-  memcpy(&u, &p, 8);
-  e = (int)((u>>52) & 0x7FF);                       /* 1023-17 .. 1023 */
-  m = (u & XS_MANT_MASK) | (1ULL<<52);
-  v = (xs_u128)m << (e - (1023-17));                /* p * 2^69 */
-  acc = ((xs_u128)s->hi << 64) | s->lo;
-  acc = sign>0 ? acc + v : acc - v;
-  s->lo = (uint64_t)acc;
-  s->hi = (uint64_t)(acc >> 64);
+  ml_xsum_add(s->tiny, p, sign);
   return ML_OK;
 }
 
