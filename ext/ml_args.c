@@ -55,8 +55,8 @@ void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...){
   sqlite3_result_null(ctx);
 }
 
-/* Every function returning JSON is registered with its MlFuncDesc (name
-** first) as user data; mleval_build_info with none. */
+/* Every function is registered with its MlFuncDesc as user data, which
+** names it in the length error. */
 void ml_result_json(sqlite3_context *ctx, MlJson *j){
   size_t n;
   char *z = ml_json_finish(j, &n);
@@ -65,7 +65,7 @@ void ml_result_json(sqlite3_context *ctx, MlJson *j){
   lim = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   if( n > (size_t)lim ){
     const MlFuncDesc *d = sqlite3_user_data(ctx);
-    ml_error(ctx, d ? d->name : "mleval_build_info",
+    ml_error(ctx, d ? d->name : "mleval",
              "the JSON result is %llu bytes, longer than SQLITE_LIMIT_LENGTH (%d)",
              (unsigned long long)n, lim);
     ml_free(z);
@@ -91,7 +91,7 @@ char *ml_describe(sqlite3_value *v){
     case SQLITE_FLOAT: {
       char z[32];
       ml_num(z, sqlite3_value_double(v));
-      return sqlite3_mprintf("%s%s", z, strpbrk(z, ".enI") ? "" : ".0");
+      return sqlite3_mprintf("%s%s", z, strpbrk(z, ".eIN") ? "" : ".0");
     }
     case SQLITE_TEXT:    return sqlite3_mprintf("text '%!.40q'", (const char*)sqlite3_value_text(v));
     case SQLITE_BLOB:    return sqlite3_mprintf("a blob");
