@@ -14,10 +14,13 @@ import time
 CACHE = os.environ.get("MLEVAL_BENCH_DIR", os.path.expanduser("~/.cache/mleval-bench"))
 
 
-def connect(lib, path):
+def connect(lib, path, floor=None):
+    """A connection to path with mleval loaded (and the floor module, when given)."""
     con = sqlite3.connect(path)
     con.enable_load_extension(True)
     con.load_extension(lib)
+    if floor:
+        con.load_extension(floor)
     return con
 
 
@@ -52,6 +55,8 @@ def parse_args(doc, rows=True):
     import argparse
     ap = argparse.ArgumentParser(description=doc)
     ap.add_argument("--lib", default="ext/.libs/mleval")
+    ap.add_argument("--floor", default="bench/.libs/floor",
+                    help="the no-op aggregates of bench/floor.c (floor2, floor3)")
     if rows:
         ap.add_argument("--rows", type=int, default=10_000_000)
         ap.add_argument("--repeat", type=int, default=5)

@@ -7,36 +7,56 @@
 **   brier(y, p)                      mean of (p - y)^2
 **   log_loss(y, p [, eps=1e-15])     mean of -(y ln clip(p) + (1-y) ln clip(1-p)),
 **                                    clip to [eps, 1 - eps]
-**   ece(y, p [, bins=10])            sum_b (n_b/N) |mean(y)_b - mean(p)_b|,
-**                                    equal-width bins [b/B, (b+1)/B), p = 1 in the last
-**   reliability(y, p [, bins=10])    JSON [{"bin","lo","hi","n","mean_p","frac_pos"}]
-**                                    for every non-empty bin of ece's binning
-**   ece_l2_debiased(y, p [, bins=10])  eval_toolkit's debiased L2 ECE (equal mass by rank)
-**   ece_l2_kumar(y, p [, bins=15])     Kumar, Liang & Ma 2019 debiased L2 error
+**   ece(y, p [, bins=10])            sum_b (n_b/N) |mean(y)_b - mean(p)_b| over equal-width bins
+**   mce(y, p [, bins=10])            max_b |mean(y)_b - mean(p)_b| over equal-width bins
+**   reliability(y, p [, bins=10 [, strategy='uniform']])
+**                                    JSON [{"bin","lo","hi","n","mean_p","frac_pos"}]
+**                                    for every non-empty bin, equal-width or quantile
+**   ece_equal_mass(y, p [, bins=10]) ece's sum over equal-mass bins
+**   ece_l2(y, p [, bins=10])         sqrt(sum_b (n_b/n)(pbar_b - ybar_b)^2), equal mass
+**   ece_l2_debiased(y, p [, bins=10])  eval_toolkit's debiased L2 ECE, equal mass
+**   brier_decomposition(y, p [, bins=10])  JSON {"brier","reliability","resolution",
+**                                    "uncertainty"}, Murphy's terms on equal-mass bins
+**   ece_l2_kumar(y, p [, bins=15])   Kumar, Liang & Ma 2019 debiased L2 error
 **
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
-**   2. eps is a number in (0, 0.5); bins an integer in 1..100000; each the
-**      same in every row of a group.
+**   2. eps is a number in (0, 0.5); bins an integer in 1..100000; strategy
+**      'uniform' or 'quantile' (any case); each the same in every row.
 **   3. One class is fine here: only an empty group gives NULL (and a
-**      SQLITE_WARNING).  The two debiased estimators are NULL when the group
-**      has fewer rows than bins.
-**   4. A value on a bin edge b/B belongs to bin b (the edges are the doubles
-**      b/B); p = 1 belongs to bin B-1.
-**   5. ece_l2_debiased: rows sorted by p, ties by label (0 before 1); part i
-**      is ranks floor(i n/B) .. floor((i+1) n/B) - 1;
-**      sqrt(max(0, sum_b (n_b/n) ((pbar_b - ybar_b)^2 - pbar_b (1 - pbar_b)/n_b))).
-**   6. ece_l2_kumar: sorted p cut into parts of ceil(n/B) values, edges at the
+**      SQLITE_WARNING).  The equal-mass and Kumar estimators are also NULL
+**      when the group has fewer rows than bins.
+**   4. Equal-width bins: edges e_k = k * (1/B), e_B = 1, the doubles of
+**      numpy's linspace(0, 1, B+1); bin b holds e_b <= p < e_{b+1}, p = 1
+**      the last bin.  (e_3 = 0.30000000000000004 at B = 10: p = 0.3 is in bin 2.)
+**   5. Equal-mass bins (ece_equal_mass, ece_l2, ece_l2_debiased,
+**      brier_decomposition, one routine): rows sorted by p, ties by label
+**      (0 before 1); part i is ranks b_i .. b_{i+1} - 1, b_i = floor(i * (n/B))
+**      in doubles (numpy's linspace(0, n, B+1, dtype=int)), b_B = n.
+**   6. ece_l2_kumar: sorted p split as numpy.array_split does, edges at the
 **      midpoints between neighbouring parts plus 1.0, bin i = (e_{i-1}, e_i];
 **      sqrt(max(0, sum_b (n_b/n) ((pbar_b - ybar_b)^2 - ybar_b (1 - ybar_b)/(n_b - 1)))),
 **      a bin with fewer than 2 rows adding 0.
+**   7. reliability 'quantile': edges numpy.percentile(p, linspace(0, 1, B+1)
+**      * 100), a row in bin searchsorted(edges[1:-1], p) -- sklearn's
+**      calibration_curve(strategy='quantile') exactly.
 **
-** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece and
-** reliability a count and an exact probability sum per bin (MlPSum: 40 bytes
-** x bins, +568 bytes in bin 0 once it sees a p < 2^-17).  Sums are exact and
-** window xInverse subtracts exactly, so no row is buffered and a frame's
-** result equals the aggregate over its rows bit for bit.  The debiased estimators keep
-** the shared sorted sample (8 bytes per row) and walk it with the sweep.
+** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
+** and reliability 'uniform' a count and an exact probability sum per bin
+** (MlPSum: 40 bytes x bins, +568 bytes in a bin once it sees a p < 2^-17).
+** Sums are exact and window xInverse subtracts exactly, so no row is
+** buffered and a frame's result equals the aggregate over its rows bit for
+** bit -- except with more than CAL_DENSE_MAX bins: a group then keeps its
+** rows (8 bytes each, the shared sample keyed by p) until they outnumber
+** bins/4, and only then allocates its bins, so a small group costs its
+** rows, not its bins (reliability(y, p, 100000) over groups of 2 rows); its
+** bins' sums are then made exactly from the rows.
+** A parameter (eps, bins, strategy) follows the frame's rows (MlParam):
+** each row is counted, binned and removed under its own value.  The equal-mass
+** estimators, Kumar's and reliability 'quantile' keep the shared sorted
+** sample (8 bytes per row), kept sorted in a sliding frame (O(w) a row), and
+** walk it with the sweep: O(n + B) a result (Kumar and quantile edges add
+** O(B log n) rank look-ups).
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -45,41 +65,87 @@ SQLITE_EXTENSION_INIT3
 
 #define ML_MAX_BINS 100000
 
-/* One equal-width bin: rows, positives, and the exact sum of p. */
-typedef struct CalBin { ml_i64 n, npos; MlPSum sp; } CalBin;
 
-/* The bins of one bins value. */
+/* One equal-width bin of the streaming functions: rows, positives and the
+** exact sum of p. */
+typedef struct CalPBin { ml_i64 n, npos; MlPSum sp; } CalPBin;
+
+/* The equal-width binning of one bins value.  With more than CAL_DENSE_MAX
+** bins it starts buffered: the rows are kept in smp until they outnumber
+** bins/4, then replayed into the bins. */
 typedef struct CalBins {
-  ml_i64 nBin;        /* bins allocated */
-  ml_i64 n;           /* rows held in them */
-  CalBin *a;
+  ml_i64 nBin;        /* B (0: unused) */
+  ml_i64 n;           /* rows held */
+  CalPBin *a;         /* the bins; 0 while buffered */
+  MlSamples smp;      /* buffered: the rows (key p) */
+  int buffered;
 } CalBins;
 
 typedef struct CalAgg {
   ml_i64 n;           /* rows in the group (frame) */
   MlXsum sum;         /* brier: sum (p-y)^2; log_loss: sum of losses (exact) */
   MlParam param;      /* eps or bins */
-  CalBins set[2];     /* ece / reliability: one binning per bins value held
-                      ** (two only between two frames, see MlParam) */
+  MlParam strategy;   /* reliability: STRATEGY_* */
+  CalBins set[2];     /* ece / mce / reliability 'uniform': one binning per
+                      ** bins value held (two only between two frames, see MlParam) */
+  MlSamples smp;      /* reliability 'quantile': the rows (key p) */
+  int qinit;          /* smp initialised */
 } CalAgg;
+
+/* Up to this many bins a group allocates them at its first row; above, it
+** keeps its rows until they outnumber bins/4. */
+#define CAL_DENSE_MAX 1024
+
+/* An occupied bin: its index, counts and the correctly rounded sum of p. */
+typedef struct CalOcc { ml_i64 b, n, npos; double sp; } CalOcc;
+
+/* reliability's strategy argument. */
+enum { STRATEGY_UNIFORM, STRATEGY_QUANTILE };
+static const char *const azStrategy[] = {"uniform", "quantile", 0};
 
 static int default_bins(int kind){ return kind==CAL_L2_KUMAR ? 15 : 10; }
 
-/* Bin of p in [0, 1] among B equal-width bins [b/B, (b+1)/B), p = 1 in the
+/* Edge k of B equal-width bins: the double numpy's linspace(0, 1, B+1)
+** holds there, k * (1/B), and exactly 1 at k = B.  (k/B is a different
+** double for some k: 3 * (1/10) = 0.30000000000000004, 3/10 = 0.3.) */
+static double width_edge(ml_i64 k, ml_i64 B){
+  return k>=B ? 1.0 : (double)k * (1.0/(double)B);
+}
+
+/* Bin of p in [0, 1] among B equal-width bins [e_b, e_{b+1}), p = 1 in the
 ** last.  floor(p*B) can be one off near an edge; the edges themselves are
-** the doubles b/B, so correct against them. */
+** the doubles width_edge(), so correct against them. */
 static ml_i64 bin_of(double p, ml_i64 B){
   double x = p * (double)B;
   ml_i64 b = (ml_i64)x;                   /* p >= 0: truncation is floor */
   double frac = x - (double)b;
   if( b>=B ) return B-1;
   /* Only a product within rounding of an integer can disagree with the
-  ** edges b/B; check those against the edges themselves. */
+  ** edges (which lie within a few ulps of b/B); check those against the
+  ** edges themselves. */
   if( frac < 1e-9 || frac > 1.0 - 1e-9 ){
-    if( b+1<B && p >= (double)(b+1)/(double)B ) b++;
-    else if( b>0 && p < (double)b/(double)B ) b--;
+    if( b+1<B && p >= width_edge(b+1, B) ) b++;
+    else if( b>0 && p < width_edge(b, B) ) b--;
   }
   return b;
+}
+
+/* reliability's strategy (argv[3], default 'uniform') of this row into
+** *st, counted in its slot.  Returns ML_ROW_*. */
+static int cal_strategy(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                        MlParam *slot, int *st){
+  *st = STRATEGY_UNIFORM;
+  if( argc<4 ) return ML_ROW_OK;
+  return ml_param_choice(ctx, d->name, "strategy", argv[3], azStrategy, slot, st);
+}
+
+/* xInverse: the row's strategy (accepted by cal_strategy), uncounted. */
+static int cal_strategy_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, MlParam *slot){
+  const char *z;
+  if( d->kind!=CAL_RELIABILITY || argc<4 ) return STRATEGY_UNIFORM;
+  ml_param_choice_drop(slot, argv[3], azStrategy);
+  z = (const char*)sqlite3_value_text(argv[3]);
+  return z && sqlite3_stricmp(z, "quantile")==0 ? STRATEGY_QUANTILE : STRATEGY_UNIFORM;
 }
 
 static double default_param(int kind){
@@ -120,13 +186,26 @@ static double log_loss_term(int y, double p, double eps){
 
 static void bins_free(CalBins *s){
   ml_i64 b;
-  for(b=0; b<s->nBin; b++) ml_psum_clear(&s->a[b].sp);
-  ml_free(s->a);
+  if( s->a ){
+    for(b=0; b<s->nBin; b++) ml_psum_clear(&s->a[b].sp);
+    ml_free(s->a);
+  }
+  if( s->buffered ) ml_samples_clear(&s->smp);
   memset(s, 0, sizeof(*s));
 }
 
+/* Adds (sign +1) or removes (sign -1) one row to a bin.  ML_OK or ML_NOMEM
+** (adding only; nothing changed then). */
+static int bin_add(CalPBin *c, int y, double pr, int sign){
+  if( ml_psum_add(&c->sp, pr, sign) ) return ML_NOMEM;
+  c->n += sign;
+  c->npos += sign * y;
+  return ML_OK;
+}
+
 /* The binning of B bins: the one holding rows with B, else a free one
-** (re-allocated for B).  NULL when out of memory. */
+** (re-made for B: bins allocated, or buffered above CAL_DENSE_MAX).  NULL
+** when out of memory. */
 static CalBins *bins_for(CalAgg *p, ml_i64 B){
   int i;
   if( p->set[0].nBin==B && p->set[1].n==0 ) return &p->set[0];     /* the common case */
@@ -136,9 +215,14 @@ static CalBins *bins_for(CalAgg *p, ml_i64 B){
     if( s->n>0 ) continue;
     if( s->nBin!=B ){
       bins_free(s);
-      s->a = ml_malloc(sizeof(CalBin) * (uint64_t)B);
-      if( s->a==0 ) return 0;
-      memset(s->a, 0, sizeof(CalBin) * (size_t)B);
+      if( B>CAL_DENSE_MAX ){
+        ml_samples_init(&s->smp, 8);
+        s->buffered = 1;
+      }else{
+        s->a = ml_malloc(sizeof(CalPBin) * (uint64_t)B);
+        if( s->a==0 ) return 0;
+        memset(s->a, 0, sizeof(CalPBin) * (size_t)B);
+      }
       s->nBin = B;
     }
     return s;
@@ -146,25 +230,66 @@ static CalBins *bins_for(CalAgg *p, ml_i64 B){
   return 0;     /* not reached: MlParam holds at most two values */
 }
 
+/* The binning holding rows with B (xInverse), or NULL. */
+static CalBins *bins_find(CalAgg *p, ml_i64 B){
+  int i;
+  for(i=0; i<2; i++) if( p->set[i].n>0 && p->set[i].nBin==B ) return &p->set[i];
+  return 0;
+}
+
 /* The binning holding the rows (the one non-empty set), or NULL. */
-static const CalBins *bins_held(const CalAgg *p){
+static CalBins *bins_held(CalAgg *p){
   return p->set[0].n>0 ? &p->set[0] : p->set[1].n>0 ? &p->set[1] : 0;
+}
+
+/* A buffered binning has grown to bins/4 rows: allocate the bins, replay
+** the rows into them, free the rows.  ML_OK or ML_NOMEM (nothing changed). */
+static int to_bins(CalBins *s){
+  ml_i64 i;
+  int y;
+  s->a = ml_malloc(sizeof(CalPBin) * (uint64_t)s->nBin);
+  if( s->a==0 ) return ML_NOMEM;
+  memset(s->a, 0, sizeof(CalPBin) * (size_t)s->nBin);
+  for(y=0; y<2; y++){
+    for(i=0; i<s->smp.n[y]; i++){
+      double pr = ml_double_of(ml_samples_key(&s->smp, y, i));
+      if( bin_add(&s->a[bin_of(pr, s->nBin)], y, pr, +1) ){
+        for(i=0; i<s->nBin; i++) ml_psum_clear(&s->a[i].sp);
+        ml_free(s->a);
+        s->a = 0;
+        return ML_NOMEM;
+      }
+    }
+  }
+  ml_samples_clear(&s->smp);
+  s->buffered = 0;
+  return ML_OK;
 }
 
 /* Adds (sign +1) or removes (sign -1) one row whose parameter is param.
 ** ML_OK or ML_NOMEM (adding only). */
 static int cal_update(CalAgg *p, int kind, int y, double pr, double param, int sign){
   switch( kind ){
-    case CAL_BRIER: { double e = pr - y; ml_xsum_add(&p->sum, e*e, sign); break; }
+    case CAL_BRIER: ml_xsum_add(&p->sum, ml_calib_brier_term(y, pr), sign); break;
     case CAL_LOGLOSS: ml_xsum_add(&p->sum, log_loss_term(y, pr, param), sign); break;
     default: {
-      CalBins *s = bins_for(p, (ml_i64)param);
-      CalBin *b;
-      if( s==0 ) return ML_NOMEM;
-      b = &s->a[bin_of(pr, s->nBin)];
-      if( ml_psum_add(&b->sp, pr, sign) ) return ML_NOMEM;
-      b->n += sign;
-      b->npos += sign * y;
+      ml_i64 B = (ml_i64)param;
+      CalBins *s = sign>0 ? bins_for(p, B) : bins_find(p, B);
+      if( s==0 ) return sign>0 ? ML_NOMEM : ML_OK;
+      if( s->buffered ){
+        if( sign<0 ){
+          if( ml_samples_remove(&s->smp, y, pr, 0.0) ){ s->n--; p->n--; }
+          return ML_OK;
+        }
+        if( ml_samples_count(&s->smp) < B/4 ){
+          if( ml_samples_add(&s->smp, y, pr, 0.0) ) return ML_NOMEM;
+          s->n++;
+          p->n++;
+          return ML_OK;
+        }
+        if( to_bins(s) ) return ML_NOMEM;
+      }
+      if( bin_add(&s->a[bin_of(pr, B)], y, pr, sign) ) return ML_NOMEM;
       s->n += sign;
       break;
     }
@@ -173,100 +298,219 @@ static int cal_update(CalAgg *p, int kind, int y, double pr, double param, int s
   return ML_OK;
 }
 
+/* The per-row terms and bins, shared with brier_ci, log_loss_ci, ece_ci and
+** ece_diff_ci (uncertainty.c), so that their estimates are these metrics. */
+double ml_calib_brier_term(int y, double p){ double e = p - y; return e*e; }
+double ml_calib_log_loss_term(int y, double p, double eps){ return log_loss_term(y, p, eps); }
+ml_i64 ml_calib_bin(double p, ml_i64 B){ return bin_of(p, B); }
+
+/* One non-empty bin's share of ece times N: |npos_b - sum_p_b|, since
+** sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b|. */
+double ml_calib_ece_term(const CalBin *c){
+  return fabs((double)c->npos - ml_sum_value(&c->sp));
+}
+
+/* ece from B bins in ascending order (the empty ones skipped), summed as
+** calib_result sums the occupied bins. */
+double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n){
+  MlSum e = {0.0, 0.0};
+  ml_i64 b;
+  for(b=0; b<nBin; b++){
+    if( aBin[b].n ) ml_sum_add(&e, ml_calib_ece_term(&aBin[b]));
+  }
+  return ml_sum_value(&e) / (double)n;
+}
+
+/* The occupied bins of s in ascending order, in a new array (*pn of them):
+** from the bins, or for a buffered binning from its rows sorted by p, each
+** bin's sum made exactly (so both give the same doubles).  NULL when out of
+** memory. */
+static CalOcc *occupied_bins(CalBins *s, ml_i64 *pn){
+  CalOcc *o;
+  ml_i64 k = 0, b;
+  *pn = 0;
+  if( !s->buffered ){
+    for(b=0; b<s->nBin; b++) k += s->a[b].n>0;
+    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(k ? k : 1));
+    if( o==0 ) return 0;
+    for(k=0, b=0; b<s->nBin; b++){
+      const CalPBin *c = &s->a[b];
+      if( c->n>0 ){ o[k].b = b; o[k].n = c->n; o[k].npos = c->npos; o[k].sp = ml_psum_round(&c->sp); k++; }
+    }
+  }else{
+    ml_i64 i0 = 0, i1 = 0;
+    const MlSamples *m = &s->smp;
+    MlPSum sp = {0, 0, 0};
+    if( ml_samples_sort(&s->smp) ) return 0;
+    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(ml_samples_count(m) ? ml_samples_count(m) : 1));
+    if( o==0 ) return 0;
+    /* merge the two sorted arrays: ascending p, so ascending bins */
+    while( i0<m->n[0] || i1<m->n[1] ){
+      int y = i0>=m->n[0] || (i1<m->n[1] && ml_samples_key(m, 1, i1)<ml_samples_key(m, 0, i0));
+      double pr = ml_double_of(ml_samples_key(m, y, y ? i1++ : i0++));
+      b = bin_of(pr, s->nBin);
+      if( k==0 || o[k-1].b!=b ){
+        if( k>0 ){ o[k-1].sp = ml_psum_round(&sp); ml_psum_clear(&sp); }
+        memset(&o[k], 0, sizeof(CalOcc));
+        o[k].b = b;
+        k++;
+      }
+      o[k-1].n++;
+      o[k-1].npos += y;
+      if( ml_psum_add(&sp, pr, +1) ){ ml_psum_clear(&sp); ml_free(o); return 0; }
+    }
+    if( k>0 ){ o[k-1].sp = ml_psum_round(&sp); ml_psum_clear(&sp); }
+  }
+  *pn = k;
+  return o;
+}
+
 /*
 ** SQL function: brier(y, p), log_loss(y, p [, eps]), ece(y, p [, bins]),
-**   reliability(y, p [, bins])                   -- xStep
+**   mce(y, p [, bins]), reliability(y, p [, bins [, strategy]])   -- xStep
+** reliability with strategy 'quantile' keeps the rows instead of bins.
 */
 void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
+  int y, st = STRATEGY_UNIFORM;
   double pr, param;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
+  if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( st==STRATEGY_QUANTILE ){
+    if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
+    if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
+    return;
+  }
   if( cal_update(p, d->kind, y, pr, param, +1) ) sqlite3_result_error_nomem(ctx);
 }
 
 void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
+  int y, st;
   double pr, param;
   if( p==0 ) return;
   param = cal_param_drop(d, argc, argv, &p->param);
+  st = cal_strategy_drop(d, argc, argv, &p->strategy);
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( st==STRATEGY_QUANTILE ){
+    if( p->qinit ) p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
+    return;
+  }
   cal_update(p, d->kind, y, pr, param, -1);
 }
 
-static void write_reliability(MlJson *j, const CalBins *s){
-  ml_i64 b;
+/* Mean p of a non-empty bin. */
+static double bin_mean_p(const CalOcc *c){
+  return c->sp/(double)c->n;
+}
+
+static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B);
+
+static void write_reliability(MlJson *j, ml_i64 B, const CalOcc *o, ml_i64 nOcc){
+  ml_i64 i;
   ml_json_begin_array(j);
-  for(b=0; b<s->nBin; b++){
-    const CalBin *c = &s->a[b];
-    if( c->n==0 ) continue;
+  for(i=0; i<nOcc; i++){
+    const CalOcc *c = &o[i];
+    ml_i64 b = o[i].b;
     ml_json_begin_object(j);
     ml_json_key(j, "bin");      ml_json_int(j, b);
-    ml_json_key(j, "lo");       ml_json_double(j, (double)b/(double)s->nBin);
-    ml_json_key(j, "hi");       ml_json_double(j, (double)(b+1)/(double)s->nBin);
+    ml_json_key(j, "lo");       ml_json_double(j, width_edge(b, B));
+    ml_json_key(j, "hi");       ml_json_double(j, width_edge(b+1, B));
     ml_json_key(j, "n");        ml_json_int(j, c->n);
-    ml_json_key(j, "mean_p");   ml_json_double(j, ml_psum_round(&c->sp)/(double)c->n);
+    ml_json_key(j, "mean_p");   ml_json_double(j, bin_mean_p(c));
     ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
     ml_json_end_object(j);
   }
   ml_json_end_array(j);
 }
 
-static void calib_result(sqlite3_context *ctx, CalAgg *p){
+static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ml_i64 B;
   if( p && ml_param_check(ctx, d->name, param_name(d->kind), &p->param) ) return;
+  if( p && d->kind==CAL_RELIABILITY
+   && ml_param_choice_check(ctx, d->name, "strategy", azStrategy, &p->strategy) ) return;
   if( p==0 || p->n==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
+  B = (ml_i64)ml_param_value(&p->param, default_param(d->kind));
   switch( d->kind ){
     case CAL_BRIER:
     case CAL_LOGLOSS:
       sqlite3_result_double(ctx, ml_xsum_round(&p->sum) / (double)p->n);
       break;
-    case CAL_ECE: {
-      /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
-      const CalBins *s = bins_held(p);
-      MlXsum e;
-      ml_i64 b;
-      ml_xsum_init(&e);
-      for(b=0; b<s->nBin; b++){
-        const CalBin *c = &s->a[b];
-        if( c->n ) ml_xsum_add(&e, fabs((double)c->npos - ml_psum_round(&c->sp)), 1);
-      }
-      sqlite3_result_double(ctx, ml_xsum_round(&e) / (double)p->n);
-      break;
-    }
     default: {
       MlJson j;
-      ml_json_init(&j);
-      write_reliability(&j, bins_held(p));
-      ml_result_json(ctx, &j);
+      ml_i64 nOcc, i;
+      CalOcc *o;
+      CalBins *s;
+      if( ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
+        ml_json_init(&j);
+        if( write_reliability_quantile(&j, p, B) ){
+          ml_json_free(&j);
+          sqlite3_result_error_nomem(ctx);
+          break;
+        }
+        ml_result_json(ctx, &j);
+        break;
+      }
+      /* the occupied bins, ascending: from the bins or the buffered rows */
+      s = bins_held(p);
+      o = s ? occupied_bins(s, &nOcc) : 0;
+      if( o==0 ){ sqlite3_result_error_nomem(ctx); break; }
+      if( d->kind==CAL_ECE ){
+        /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
+        MlXsum e;
+        ml_xsum_init(&e);
+        for(i=0; i<nOcc; i++) ml_xsum_add(&e, fabs((double)o[i].npos - o[i].sp), 1);
+        sqlite3_result_double(ctx, ml_xsum_round(&e) / (double)p->n);
+      }else if( d->kind==CAL_MCE ){
+        /* max_b |ybar_b - pbar_b| over the non-empty bins */
+        double m = 0.0;
+        for(i=0; i<nOcc; i++){
+          double e = fabs((double)o[i].npos/(double)o[i].n - bin_mean_p(&o[i]));
+          if( e>m ) m = e;
+        }
+        sqlite3_result_double(ctx, m);
+      }else{
+        ml_json_init(&j);
+        write_reliability(&j, B, o, nOcc);
+        ml_result_json(ctx, &j);
+      }
+      ml_free(o);
       break;
     }
   }
 }
 
+/* Only reliability 'quantile' sorts: its rows decide whether an abandoned
+** statement's cleanup skips the computation. */
+static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
+  if( ml_compute_begin(ctx, isFinal, p && p->qinit ? ml_samples_count(&p->smp) : 0) ) return;
+  calib_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
 void ml_calib_value(sqlite3_context *ctx){
-  calib_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  calib_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_calib_final(sqlite3_context *ctx){
   CalAgg *p = sqlite3_aggregate_context(ctx, 0);
-  calib_result(ctx, p);
-  if( p ){ bins_free(&p->set[0]); bins_free(&p->set[1]); }
+  calib_result(ctx, p, 1);
+  if( p ){
+    bins_free(&p->set[0]);
+    bins_free(&p->set[1]);
+    if( p->qinit ) ml_samples_clear(&p->smp);
+  }
 }
 
-/* ------------------------------------------- debiased estimators (sorted) */
-
-/* A bin of the sorted estimators: filled once per result from the sorted
-** sample (no xInverse), so a compensated sum of p suffices. */
-typedef struct CalSortBin { ml_i64 n, npos; MlSum sp; } CalSortBin;
+/* --------------------------------------- bins over the sorted sample */
 
 typedef struct CalSortAgg {
   MlSamples smp;      /* key p; label picks the array */
@@ -275,13 +519,28 @@ typedef struct CalSortAgg {
   int failed;         /* xStep set an error: xFinal only frees */
 } CalSortAgg;
 
-/* Per-bin sums the two estimators share. */
+/* Adds cnt rows of value v (pos of them positive) to a bin. */
+static void cal_bin_add(CalBin *b, ml_i64 cnt, ml_i64 pos, double v){
+  b->n += cnt;
+  b->npos += pos;
+  ml_sum_add(&b->sp, (double)cnt * v);
+}
 
-/* eval_toolkit: equal-mass bins by rank.  Walking the sorted sample from the
-** top, a threshold's rows hold ascending ranks [lo, hi]: negatives first
-** (ties by label), so positives take the top dtp ranks. */
-static void fill_rank_bins(const MlSamples *smp, CalSortBin *bin, ml_i64 B){
-  ml_i64 n = ml_samples_count(smp);
+/* Boundary i of n ranks cut into B equal-mass parts: floor(i * (n/B)) with
+** n/B a double, and n at i = B -- numpy's linspace(0, n, B+1, dtype=int),
+** which is how eval_toolkit cuts.  (floor(i*n/B) in integers differs for
+** about 1 % of (n, B) pairs: n = 30, B = 22, i = 11 gives 14 here, 15 there.) */
+static ml_i64 mass_edge(ml_i64 i, ml_i64 n, ml_i64 B){
+  return i>=B ? n : (ml_i64)((double)i * ((double)n/(double)B));
+}
+
+/* Equal-mass bins, the one routine behind ece_equal_mass, ece_l2,
+** ece_l2_debiased and brier_decomposition.  Rows are ranked by p, ties by
+** label (0 before 1); part i holds ranks mass_edge(i) .. mass_edge(i+1)-1.
+** Walking the sweep from the top, a threshold's rows hold ascending ranks
+** [lo, hi]: negatives first, so positives take the top dtp ranks.  n >= B. */
+static void fill_mass_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
+  ml_i64 n = ml_samples_count(smp), i = B-1, lo = mass_edge(B-1, n, B);
   MlSweep w;
   ml_sweep_init(&w, smp, 0);
   while( ml_sweep_next(&w) ){
@@ -291,12 +550,10 @@ static void fill_rank_bins(const MlSamples *smp, CalSortBin *bin, ml_i64 B){
     for(pass=0; pass<2; pass++){                          /* positives, then negatives */
       ml_i64 cnt = pass==0 ? w.dtp : w.dfp;
       while( cnt>0 ){
-        ml_i64 i = ((r+1)*B + n - 1)/n - 1;               /* part holding rank r */
-        ml_i64 lo = i*n/B;
-        ml_i64 take = r - lo + 1 < cnt ? r - lo + 1 : cnt;
-        bin[i].n += take;
-        bin[i].npos += pass==0 ? take : 0;
-        ml_sum_add(&bin[i].sp, (double)take * pv);
+        ml_i64 take;
+        while( r<lo ){ i--; lo = mass_edge(i, n, B); }    /* part holding rank r */
+        take = r - lo + 1 < cnt ? r - lo + 1 : cnt;
+        cal_bin_add(&bin[i], take, pass==0 ? take : 0, pv);
         r -= take;
         cnt -= take;
       }
@@ -304,46 +561,85 @@ static void fill_rank_bins(const MlSamples *smp, CalSortBin *bin, ml_i64 B){
   }
 }
 
-/* Kumar et al.: parts of k = ceil(n/B) sorted values; edges at midpoints of
-** neighbouring parts, then 1.0; bin i = (e_{i-1}, e_i].  Returns the number
-** of bins used (m = ceil(n/k)), or -1 when out of memory. */
-static ml_i64 fill_kumar_bins(const MlSamples *smp, CalSortBin *bin, ml_i64 B){
-  ml_i64 n = ml_samples_count(smp);
-  ml_i64 k = (n + B - 1)/B, m = (n + k - 1)/k, nq = 2*(m-1), t = 0, j, i;
-  double *edge, *qv;
+/* Puts every row in bin i = the number of edge[0..nEdge-1] below its p
+** (numpy.searchsorted(edge, p, 'left'), or bisect_left): bin i holds
+** (edge[i-1], edge[i]].  Edges ascending. */
+static void fill_edge_bins(const MlSamples *smp, const double *edge, ml_i64 nEdge, CalBin *bin){
+  ml_i64 i = nEdge;
   MlSweep w;
-  edge = ml_malloc(sizeof(double) * (uint64_t)(m + nq));
-  if( edge==0 ) return -1;
-  qv = edge + m;
-  /* The values at the ranks around each cut, highest first: for j = m-2
-  ** down to 0, rank (j+1)k (first of part j+1) then (j+1)k - 1 (last of
-  ** part j).  A threshold's rows hold ranks [lo, lo + dtp + dfp). */
-  ml_sweep_init(&w, smp, 0);
-  while( t<nq && ml_sweep_next(&w) ){
-    ml_i64 lo = n - (w.tp + w.fp);
-    while( t<nq && (m-1 - t/2)*k - (t%2) >= lo ) qv[t++] = ml_double_of(w.key);
-  }
-  for(j=0; j<m-1; j++){
-    ml_i64 q = 2*(m-2-j);
-    edge[j] = (qv[q+1] + qv[q]) / 2.0;       /* (last of part j + first of part j+1) / 2 */
-  }
-  edge[m-1] = 1.0;
-  /* bisect_left on the edges (bin i holds (e_{i-1}, e_i]), values downwards */
-  i = m-1;
   ml_sweep_init(&w, smp, 0);
   while( ml_sweep_next(&w) ){
     double v = ml_double_of(w.key);
     while( i>0 && edge[i-1] >= v ) i--;
-    bin[i].n += w.dtp + w.dfp;
-    bin[i].npos += w.dtp;
-    ml_sum_add(&bin[i].sp, (double)(w.dtp + w.dfp) * v);
+    cal_bin_add(&bin[i], w.dtp + w.dfp, w.dtp, v);
   }
+}
+
+/* Kumar et al.: the sorted p split as numpy.array_split(p, B) does (parts
+** of ceil(n/B) values first, n mod B of them, then parts of floor(n/B));
+** edges at the midpoints between the last value of a part and the first of
+** the next, then 1.0; bin i = (e_{i-1}, e_i].  Equal edges leave a bin
+** empty, which is what removing duplicates does.  n >= B.  ML_OK or
+** ML_NOMEM. */
+static int fill_kumar_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
+  ml_i64 n = ml_samples_count(smp), q = n/B, rem = n%B, j;
+  double *edge = ml_malloc(sizeof(double) * (uint64_t)B);
+  if( edge==0 ) return ML_NOMEM;
+  for(j=0; j<B-1; j++){
+    ml_i64 next = (j+1)*q + (j+1<rem ? j+1 : rem);   /* first rank of part j+1 */
+    edge[j] = (ml_samples_at_rank(smp, next-1) + ml_samples_at_rank(smp, next)) / 2.0;
+  }
+  edge[B-1] = 1.0;
+  fill_edge_bins(smp, edge, B-1, bin);   /* p <= 1 = edge[B-1]: nothing beyond the last bin */
   ml_free(edge);
-  return m;
+  return ML_OK;
+}
+
+/* reliability(..., 'quantile'): edges numpy.percentile(p, linspace(0, 1,
+** B+1) * 100) -- the percentile divides by 100 again, so q_k is
+** (e_k * 100) / 100, which is not always e_k --, a row in bin
+** searchsorted(edges[1:-1], p), as sklearn's calibration_curve.  Writes the
+** non-empty bins; returns ML_OK or ML_NOMEM (j untouched then). */
+static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B){
+  ml_i64 n = ml_samples_count(&p->smp), k;
+  double *edge;
+  CalBin *bin;
+  if( ml_samples_sort(&p->smp) ) return ML_NOMEM;
+  edge = ml_malloc((sizeof(double) + sizeof(CalBin)) * (uint64_t)(B+1));
+  if( edge==0 ) return ML_NOMEM;
+  bin = (CalBin*)(edge + B + 1);
+  memset(bin, 0, sizeof(CalBin) * (size_t)B);
+  for(k=0; k<=B; k++){
+    double q = (width_edge(k, B) * 100.0) / 100.0, g, lo, hi;
+    ml_i64 r;
+    ml_quantile_index(n, q, &r, &g);
+    lo = ml_samples_at_rank(&p->smp, r);
+    hi = r+1<n ? ml_samples_at_rank(&p->smp, r+1) : lo;
+    edge[k] = ml_lerp_np(lo, hi, g);
+  }
+  fill_edge_bins(&p->smp, edge+1, B-1, bin);
+  ml_json_begin_array(j);
+  for(k=0; k<B; k++){
+    const CalBin *c = &bin[k];
+    if( c->n==0 ) continue;
+    ml_json_begin_object(j);
+    ml_json_key(j, "bin");      ml_json_int(j, k);
+    ml_json_key(j, "lo");       ml_json_double(j, edge[k]);
+    ml_json_key(j, "hi");       ml_json_double(j, edge[k+1]);
+    ml_json_key(j, "n");        ml_json_int(j, c->n);
+    ml_json_key(j, "mean_p");   ml_json_double(j, ml_sum_value(&c->sp)/(double)c->n);
+    ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+  ml_free(edge);
+  return ML_OK;
 }
 
 /*
-** SQL function: ece_l2_debiased(y, p [, bins=10]), ece_l2_kumar(y, p [, bins=15])
+** SQL function: ece_equal_mass(y, p [, bins=10]), ece_l2(y, p [, bins=10]),
+**   ece_l2_debiased(y, p [, bins=10]), brier_decomposition(y, p [, bins=10]),
+**   ece_l2_kumar(y, p [, bins=15])             -- xStep
 */
 void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -369,10 +665,57 @@ void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_samples_remove(&p->smp, y, pr, 0.0);
 }
 
+/* Mean of (p - y)^2 over the sorted sample, for brier_decomposition. */
+static double sample_brier(const MlSamples *smp){
+  MlSum e = {0.0, 0.0};
+  MlSweep w;
+  ml_sweep_init(&w, smp, 0);
+  while( ml_sweep_next(&w) ){
+    double v = ml_double_of(w.key);
+    ml_sum_add(&e, (double)w.dfp * v*v + (double)w.dtp * (1.0 - v)*(1.0 - v));
+  }
+  return ml_sum_value(&e) / (double)ml_samples_count(smp);
+}
+
+/* brier_decomposition's JSON from the equal-mass bins. */
+static void write_brier_decomposition(MlJson *j, const MlSamples *smp, const CalBin *bin, ml_i64 B){
+  ml_i64 n = ml_samples_count(smp), b;
+  double ybar = (double)smp->n[1] / (double)n;
+  MlSum rel = {0.0, 0.0}, res = {0.0, 0.0};
+  for(b=0; b<B; b++){
+    double nbv = (double)bin[b].n, pbar, yb;
+    if( bin[b].n==0 ) continue;
+    pbar = ml_sum_value(&bin[b].sp) / nbv;
+    yb = (double)bin[b].npos / nbv;
+    ml_sum_add(&rel, nbv/(double)n * (pbar - yb)*(pbar - yb));
+    ml_sum_add(&res, nbv/(double)n * (yb - ybar)*(yb - ybar));
+  }
+  ml_json_begin_object(j);
+  ml_json_key(j, "brier");       ml_json_double(j, sample_brier(smp));
+  ml_json_key(j, "reliability"); ml_json_double(j, ml_sum_value(&rel));
+  ml_json_key(j, "resolution");  ml_json_double(j, ml_sum_value(&res));
+  ml_json_key(j, "uncertainty"); ml_json_double(j, ybar * (1.0 - ybar));
+  ml_json_end_object(j);
+}
+
+/* One bin's term of the sum each scalar estimator adds up (n_b > 0). */
+static double bin_term(int kind, const CalBin *c, ml_i64 n){
+  double nbv = (double)c->n, w = nbv/(double)n;
+  double pbar = ml_sum_value(&c->sp) / nbv, ybar = (double)c->npos / nbv;
+  double d2 = (pbar - ybar)*(pbar - ybar);
+  switch( kind ){
+    case CAL_EQUAL_MASS:  return w * fabs(ybar - pbar);
+    case CAL_L2:          return w * d2;
+    case CAL_L2_DEBIASED: return w * (d2 - pbar*(1.0 - pbar)/nbv);
+    default:              /* CAL_L2_KUMAR: a bin of one row adds 0 */
+      return c->n<2 ? 0.0 : w * (d2 - ybar*(1.0 - ybar)/(nbv - 1.0));
+  }
+}
+
 static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ml_i64 n, B, nb, b;
-  CalSortBin *bin;
+  ml_i64 n, B, b;
+  CalBin *bin;
   MlSum tot = {0.0, 0.0};
   double v;
   if( p && ml_param_check(ctx, d->name, "bins", &p->bins) ) return;
@@ -386,32 +729,34 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
     return;
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  bin = ml_malloc(sizeof(CalSortBin) * (uint64_t)B);
+  bin = ml_malloc(sizeof(CalBin) * (uint64_t)B);
   if( bin==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  memset(bin, 0, sizeof(CalSortBin) * (size_t)B);
-  if( d->kind==CAL_L2_DEBIASED ){
-    fill_rank_bins(&p->smp, bin, B);
-    nb = B;
-  }else{
-    nb = fill_kumar_bins(&p->smp, bin, B);
-    if( nb<0 ){ ml_free(bin); sqlite3_result_error_nomem(ctx); return; }
+  memset(bin, 0, sizeof(CalBin) * (size_t)B);
+  if( d->kind!=CAL_L2_KUMAR ){
+    fill_mass_bins(&p->smp, bin, B);
+  }else if( fill_kumar_bins(&p->smp, bin, B) ){
+    ml_free(bin);
+    sqlite3_result_error_nomem(ctx);
+    return;
   }
-  for(b=0; b<nb; b++){
-    double nbv = (double)bin[b].n, pbar, ybar, term;
-    if( bin[b].n==0 ) continue;
-    pbar = ml_sum_value(&bin[b].sp) / nbv;
-    ybar = (double)bin[b].npos / nbv;
-    if( d->kind==CAL_L2_DEBIASED ){
-      term = (pbar - ybar)*(pbar - ybar) - pbar*(1.0 - pbar)/nbv;
-    }else{
-      if( bin[b].n<2 ) continue;
-      term = (pbar - ybar)*(pbar - ybar) - ybar*(1.0 - ybar)/(nbv - 1.0);
-    }
-    ml_sum_add(&tot, nbv/(double)n * term);
+  if( d->kind==CAL_BRIER_DECOMP ){
+    MlJson j;
+    ml_json_init(&j);
+    write_brier_decomposition(&j, &p->smp, bin, B);
+    ml_free(bin);
+    ml_result_json(ctx, &j);
+    return;
+  }
+  for(b=0; b<B; b++){
+    if( bin[b].n ) ml_sum_add(&tot, bin_term(d->kind, &bin[b], n));
   }
   ml_free(bin);
   v = ml_sum_value(&tot);
-  sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0));
+  switch( d->kind ){
+    case CAL_EQUAL_MASS: sqlite3_result_double(ctx, v); break;
+    case CAL_L2:         sqlite3_result_double(ctx, sqrt(v)); break;
+    default:             sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0)); break;
+  }
 }
 
 static void calsort_result(sqlite3_context *ctx, CalSortAgg *p, int isFinal){

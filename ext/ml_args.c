@@ -15,7 +15,8 @@
 **      included, so tables made by the shell's .import --csv work as they
 **      are.  Other text ('yes', '1x') stays an error.
 **   4. Parameters must be valid and the same in every row of a group; NULL
-**      is an error.
+**      is an error.  A text parameter (criterion, strategy) is one of a
+**      fixed list of words, compared case-insensitively.
 **   5. Every message starts with "fn(): ", names the argument and what was
 **      expected, and shows the bad value.
 **   6. A NULL result for an undefined metric logs SQLITE_WARNING with the
@@ -164,10 +165,14 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
   return bad_value(ctx, fn, name, "a probability in [0, 1]", v);
 }
 
-int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                      int isProb, int *y, double *x){
+/* The full check behind the inline ml_arg_binary_row (ml_sql.h). */
+int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                              int isProb, int *y, double *x){
   int t0 = sqlite3_value_type(argv[0]), t1 = sqlite3_value_type(argv[1]);
   int rc;
+  /* fn NULL: the caller's name is its registration row (the hot path
+  ** leaves the look-up to the rare row that needs a message) */
+  if( fn==0 ) fn = ((const MlFuncDesc*)sqlite3_user_data(ctx))->name;
   if( t0==SQLITE_NULL || t1==SQLITE_NULL ) return ML_ROW_SKIP;
   if( t0==SQLITE_INTEGER && (t1==SQLITE_FLOAT || t1==SQLITE_INTEGER) ){
     sqlite3_int64 v = sqlite3_value_int64(argv[0]);
@@ -185,19 +190,34 @@ int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv
   return rc;
 }
 
-int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
+/* ml_add_row (ml_sql.h) when the inline append could not: the buffer must
+** grow, or it is kept sorted. */
+int ml_add_row_grow(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
   if( ml_samples_add(smp, y, score, aux)==ML_OK ) return ML_OK;
   ml_samples_clear(smp);
   sqlite3_result_error_nomem(ctx);
   return ML_NOMEM;
 }
 
+/* "name must be the same ..., got A and then B": numbers as ml_num prints
+** them, a choice (azChoice not 0) as its word. */
+static void param_conflict(sqlite3_context *ctx, const char *fn, const char *name,
+                           const char *const *azChoice, const MlParam *slot){
+  char z1[32], z2[32];
+  if( azChoice ){
+    ml_error(ctx, fn, "%s must be the same in every row of a group, got '%s' and then '%s'",
+             name, azChoice[(int)slot->v[0]], azChoice[(int)slot->v[1]]);
+  }else{
+    ml_error(ctx, fn, "%s must be the same in every row of a group, got %s and then %s",
+             name, ml_num(z1, slot->v[0]), ml_num(z2, slot->v[1]));
+  }
+}
+
 /* Counts this row under its parameter value d: a value held already, a free
 ** place, or (a third value) the error naming the two held, the first
 ** disagreement in a group. */
 static int param_hold(sqlite3_context *ctx, const char *fn, const char *name,
-                      double d, MlParam *slot){
-  char z1[32], z2[32];
+                      const char *const *azChoice, double d, MlParam *slot){
   int i;
   for(i=0; i<2; i++){
     if( slot->n[i]>0 && slot->v[i]==d ){ slot->n[i]++; return ML_ROW_OK; }
@@ -205,13 +225,12 @@ static int param_hold(sqlite3_context *ctx, const char *fn, const char *name,
   for(i=0; i<2; i++){
     if( slot->n[i]==0 ){ slot->v[i] = d; slot->n[i] = 1; return ML_ROW_OK; }
   }
-  ml_error(ctx, fn, "%s must be the same in every row of a group, got %s and then %s",
-           name, ml_num(z1, slot->v[0]), ml_num(z2, slot->v[1]));
+  param_conflict(ctx, fn, name, azChoice, slot);
   return ML_ROW_ERR;
 }
 
-void ml_param_drop(MlParam *slot, sqlite3_value *v){
-  double d = sqlite3_value_double(v);
+/* Uncounts one row holding the value d. */
+static void param_drop_value(MlParam *slot, double d){
   int i;
   for(i=0; i<2; i++){
     if( slot->n[i]>0 && slot->v[i]==d ){ slot->n[i]--; break; }
@@ -221,11 +240,13 @@ void ml_param_drop(MlParam *slot, sqlite3_value *v){
   }
 }
 
+void ml_param_drop(MlParam *slot, sqlite3_value *v){
+  param_drop_value(slot, sqlite3_value_double(v));
+}
+
 int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const MlParam *slot){
-  char z1[32], z2[32];
   if( slot->n[0]>0 && slot->n[1]>0 ){
-    ml_error(ctx, fn, "%s must be the same in every row of a group, got %s and then %s",
-             name, ml_num(z1, slot->v[0]), ml_num(z2, slot->v[1]));
+    param_conflict(ctx, fn, name, 0, slot);
     return ML_ROW_ERR;
   }
   return ML_ROW_OK;
@@ -240,7 +261,7 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
     if( slot->n[0]>0 && d==slot->v[0] ){ slot->n[0]++; *out = d; return ML_ROW_OK; }  /* fast path */
     if( (loOpen ? d>lo : d>=lo) && (hiOpen ? d<hi : d<=hi) ){
       *out = d;
-      return param_hold(ctx, fn, name, d, slot);
+      return param_hold(ctx, fn, name, 0, d, slot);
     }
   }
   {
@@ -256,9 +277,58 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
   }
 }
 
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                    const char *const *azChoice, MlParam *slot, int *out){
+  const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
+  int i;
+  if( z && slot->n[0]>0 ){
+    /* fast path, once per row: the group's word again, usually in the
+    ** same (lowercase) spelling, so a memcmp decides before stricmp */
+    const char *c = azChoice[(int)slot->v[0]];
+    size_t n = strlen(c);
+    if( (size_t)sqlite3_value_bytes(v)==n && (memcmp(z, c, n)==0 || sqlite3_stricmp(z, c)==0) ){
+      slot->n[0]++;
+      *out = (int)slot->v[0];
+      return ML_ROW_OK;
+    }
+  }
+  for(i=0; z && azChoice[i]; i++){
+    if( sqlite3_stricmp(z, azChoice[i])!=0 ) continue;
+    *out = i;
+    return param_hold(ctx, fn, name, azChoice, (double)i, slot);
+  }
+  {
+    char zWhat[160];
+    size_t n = 0;
+    zWhat[0] = 0;
+    for(i=0; azChoice[i]; i++){
+      sqlite3_snprintf((int)(sizeof(zWhat)-n), zWhat+n, "%s'%s'", i==0 ? "one of " : ", ", azChoice[i]);
+      n += strlen(zWhat+n);
+    }
+    return bad_value(ctx, fn, name, zWhat, v);
+  }
+}
+
+void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const char *const *azChoice){
+  const char *z = (const char*)sqlite3_value_text(v);
+  int i;
+  for(i=0; z && azChoice[i]; i++){
+    if( sqlite3_stricmp(z, azChoice[i])==0 ){ param_drop_value(slot, (double)i); return; }
+  }
+}
+
+int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const char *name,
+                          const char *const *azChoice, const MlParam *slot){
+  if( slot->n[0]>0 && slot->n[1]>0 ){
+    param_conflict(ctx, fn, name, azChoice, slot);
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
+}
+
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out){
-  if( ml_value_integer(v, lo, hi, out) ) return param_hold(ctx, fn, name, (double)*out, slot);
+  if( ml_value_integer(v, lo, hi, out) ) return param_hold(ctx, fn, name, 0, (double)*out, slot);
   {
     char zWhat[96];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in %lld..%lld", (long long)lo, (long long)hi);

@@ -20,8 +20,20 @@
 **   ml_quantile_pair     numpy-default (linear) quantiles by selection, O(n).
 **   MlXsum, MlPSum      exact sums (superaccumulator; 128-bit fixed point for
 **               probabilities) for every streaming sum.
+**   MlStr       the growable string builder under both writers below, and
+**               locale-independent number text (ml_format_double/_fixed,
+**               ml_parse_double).
 **   MlJson      a small JSON writer: escaping, shortest round-trip doubles,
 **               null for NaN/Inf.
+**   MlRng, MlBoot   the bootstrap (ml_boot.c): a seeded xoshiro256** stream
+**               per replicate, multinomial row weights over the canonical
+**               order, the metric folded over a weighted sweep; BCa and
+**               percentile intervals.
+**   ml_delong_*     DeLong's structural components with midranks (ml_delong.c).
+**   ml_norm_*, ml_t_quantile   normal and Student-t distribution (ml_dist.c).
+**               null for NaN/Inf; ml_json_read_rows reads arrays of flat
+**               objects back.
+**   ml_svg_*    the SVG writer the plot family draws with.
 */
 #ifndef ML_CORE_H
 #define ML_CORE_H
@@ -173,6 +185,7 @@ typedef struct MlSamples {
 
 #define ML_OK     0
 #define ML_NOMEM  1
+#define ML_ERROR  2   /* a reader's input is malformed: the message is in zErr */
 
 void ml_samples_init(MlSamples *s, unsigned width);
 void ml_samples_clear(MlSamples *s);          /* frees, back to init state */
@@ -189,6 +202,23 @@ static inline double ml_samples_aux(const MlSamples *s, int y, ml_i64 i){
 ** is left as it was). */
 int ml_samples_add(MlSamples *s, int y, double score, double aux);
 
+/* The common case of ml_samples_add, inline for the per-row path: an
+** unsorted buffer with room appends the record.  1 if it did, 0 when the
+** caller must call ml_samples_add. */
+static inline int ml_samples_append(MlSamples *s, int y, double score, double aux){
+  ml_i64 n = s->n[y];
+  if( s->sorted || n>=s->cap[y] ) return 0;
+  if( s->width==8 ){
+    ((ml_key*)s->a[y])[n] = ml_key_of(score);
+  }else{
+    MlRec16 *r = (MlRec16*)s->a[y] + n;
+    r->key = ml_key_of(score);
+    r->aux = aux;
+  }
+  s->n[y] = n+1;
+  return 1;
+}
+
 /* Removes one row equal to (y, score, aux).  Returns 1 if found, 0 if not. */
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 
@@ -202,13 +232,45 @@ int ml_samples_sort(MlSamples *s);
 uint64_t ml_samples_scratch_size(const MlSamples *s);
 void ml_samples_sort_using(MlSamples *s, void *scratch);
 
+/* The value at rank r (0-based, ascending) of the sorted samples, both
+** classes merged: O(log n).  0 <= r < ml_samples_count(s). */
+double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
+
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
-#define ML_RADIX_EXTRA (6*2048*8)
+#define ML_RADIX_EXTRA ((6*2048 + 3*2049)*8)
 /* Returns 1 when stopped early (ml_stop_requested): the records are all
 ** there, not sorted. */
 int ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
+
+/* ---------------------------------------------------------------- rankset */
+
+/* A counted multiset of keys (ml_rankset.c): insert, remove and "how many
+** keys below k" in O(log n), for statistics a window frame can update row by
+** row (auroc's Mann-Whitney count).  Sorted blocks of at most 512 keys with
+** a Fenwick tree over the block sizes. */
+typedef struct MlRsBlock { ml_key *k; int n, cap; } MlRsBlock;
+typedef struct MlRankSet {
+  MlRsBlock *b;          /* nBlk blocks in key order, none empty */
+  ml_i64 *fen;           /* Fenwick tree over b[].n, 1-based */
+  ml_i64 nBlk, capBlk;
+  ml_i64 n;              /* keys held */
+} MlRankSet;
+void ml_rankset_init(MlRankSet *r);
+void ml_rankset_clear(MlRankSet *r);               /* frees, back to init state */
+/* ML_OK or ML_NOMEM (the set is left as it was). */
+int ml_rankset_insert(MlRankSet *r, ml_key k);
+/* Removes one key equal to k: 1 if found, 0 if not. */
+int ml_rankset_remove(MlRankSet *r, ml_key k);
+ml_i64 ml_rankset_less(const MlRankSet *r, ml_key k);   /* keys < k */
+ml_i64 ml_rankset_le(const MlRankSet *r, ml_key k);     /* keys <= k */
+/* Both counts at once (one walk down the blocks when the ties of k end
+** inside one block). */
+void ml_rankset_count(const MlRankSet *r, ml_key k, ml_i64 *lt, ml_i64 *le);
+/* Replaces the contents with n ascending keys a[0], a[stride], ...
+** ML_OK or ML_NOMEM (the set is then empty). */
+int ml_rankset_build(MlRankSet *r, const ml_key *a, ml_i64 n, unsigned stride);
 
 /* ------------------------------------------------------------------ sweep */
 
@@ -216,9 +278,24 @@ int ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 typedef struct MlFilter { double lo, hi; } MlFilter;
 static inline int ml_filter_keeps(const MlFilter *f, double aux){ return aux>=f->lo && aux<=f->hi; }
 
+/* Row weights of a bootstrap replicate (how often each row was drawn). */
+typedef uint32_t ml_weight;
+
+/* The canonical order of a sample, flattened (ml_boot.c): position r holds
+** the r-th row by (key, label, aux).  A weighted sweep walks it. */
+typedef struct MlCanon {
+  ml_i64 n;
+  ml_key *key;           /* ascending */
+  unsigned char *lab;    /* 0 or 1 */
+  double *aux;           /* the aux of 16-byte samples, else NULL */
+} MlCanon;
+
 typedef struct MlSweep {
   const MlSamples *s;
   const MlFilter *f;
+  const MlCanon *cn;      /* weighted sweep: the canonical order it walks ... */
+  const ml_weight *wc;    /* ... and the weight of each position (NULL: unweighted) */
+  ml_i64 r;               /* weighted: canonical positions not yet passed */
   ml_i64 i[2];          /* rows of each class not yet passed (from the top) */
   ml_i64 P, N;          /* positives and negatives that pass the filter */
   ml_i64 tp, fp;        /* rows with score >= current threshold */
@@ -233,7 +310,47 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 ** that passes the filter).  Returns 0 when every row has been passed.
 ** Inline: the folds run it once per distinct score, and a window frame runs
 ** the folds once per row, so it is a tight merge of two strided arrays. */
-static inline int ml_sweep_next(MlSweep *w){
+/* The weighted step: the rows of the next lower key in canonical order,
+** their weights summed by label (branch-free; a key none of whose rows was
+** drawn is visited with dtp = dfp = 0, which every fold ignores). */
+#if defined(__GNUC__)
+# define ML_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+# define ML_ALWAYS_INLINE inline
+#endif
+static ML_ALWAYS_INLINE int ml_sweep_next_weighted(MlSweep *w){
+  const MlCanon *c = w->cn;
+  const ml_weight *wc = w->wc;
+  const MlFilter *f = w->f;
+  ml_i64 r = w->r, d0 = 0, d1 = 0;
+  ml_key k;
+  if( r==0 ) return 0;
+  k = c->key[r-1];
+  if( f==0 ){
+    do{
+      ml_i64 wi = wc[r-1], y = c->lab[r-1];
+      d1 += wi & -y;
+      d0 += wi & (y-1);
+      r--;
+    }while( r>0 && c->key[r-1]==k );
+  }else{
+    do{
+      double z = c->aux[r-1];
+      ml_i64 wi = wc[r-1] * (ml_i64)(z>=f->lo && z<=f->hi), y = c->lab[r-1];
+      d1 += wi & -y;
+      d0 += wi & (y-1);
+      r--;
+    }while( r>0 && c->key[r-1]==k );
+  }
+  w->r = r;
+  w->key = k;
+  w->dtp = d1; w->dfp = d0;
+  w->tp += d1; w->fp += d0;
+  return 1;
+}
+static ML_ALWAYS_INLINE int ml_sweep_next(MlSweep *w){
+  if( w->wc ) return ml_sweep_next_weighted(w);
+  {
   const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
   const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
   const MlFilter *f = w->f;
@@ -267,7 +384,17 @@ static inline int ml_sweep_next(MlSweep *w){
     w->tp += d1; w->fp += d0;
     return 1;
   }
+  }
 }
+
+/* A weighted sweep over a canonical order: the row at position r counts
+** wc[r] times (0: not at all), so tp, fp are the counts of the resampled
+** rows and the folds below compute the replicate's metric as on the rows
+** repeated.  A filter (c->aux needed) keeps rows as in ml_sweep_init.  P
+** and N are not counted up front (-1): a fold sets them when it ends, and a
+** metric that needs both classes checks them then (a fold over one class
+** returns NaN). */
+void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc);
 
 /* Folds over the sweep.  Each returns the metric; the caller has checked
 ** that both classes are present (P > 0 and N > 0). */
@@ -276,10 +403,31 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
 ** caller may have looked at first). */
 double ml_fold_ap_sweep(MlSweep *w);
 double ml_fold_auroc(const MlSamples *s);
+/* AUROC folded over a started (possibly weighted) sweep. */
+double ml_fold_auroc_sweep(MlSweep *w);
+/* Twice the Mann-Whitney count: over every (positive, negative) pair, 2 when
+** the positive scores higher, 1 when tied.  auroc = u2 / (2 P N). */
+ml_i64 ml_fold_auroc_u2(const MlSamples *s);
 double ml_fold_youden_j(const MlSamples *s);
 /* Max TPR over the thresholds (and the all-negative point) with
 ** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
+
+/* McClish-standardised partial AUC up to max_fpr in (0, 1), the ROC curve
+** interpolated linearly at max_fpr (sklearn's roc_auc_score(max_fpr=...)). */
+double ml_fold_partial_auroc(const MlSamples *s, double max_fpr);
+
+/* operating_point's criteria, in the order of their names (ranking.c). */
+enum { ML_OP_FPR, ML_OP_SPECIFICITY, ML_OP_SENSITIVITY, ML_OP_PRECISION, ML_OP_MAX_F1, ML_OP_YOUDEN };
+/* The point a criterion picks among every distinct threshold and the
+** all-negative point; among equal optima the highest threshold. */
+typedef struct MlOpPoint {
+  ml_i64 tp, fp;        /* rows with score >= threshold (0, 0 at the all-negative point) */
+  ml_key key;           /* the threshold, unless allNegative */
+  int allNegative;      /* nothing predicted positive: threshold null */
+  int achieved;         /* some candidate met the target (always, without one) */
+} MlOpPoint;
+void ml_fold_operating_point(const MlSamples *s, int criterion, double target, MlOpPoint *out);
 
 /* Rows of each class that pass f (f may be NULL): O(n) when filtered. */
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N);
@@ -289,13 +437,52 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
 ** a (which is reordered).  n >= 1. */
 void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2);
+/* The same quantiles of ascending v[0..n) where v[i] is repeated w[i] times
+** (w NULL: once), the total weight >= 1: one O(n) walk, the same lerp, so
+** with unit weights it returns ml_quantile_pair's doubles. */
+void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
+                             double q1, double q2, double *out1, double *out2);
+/* The pieces, for callers that hold sorted values: the virtual index
+** (n-1)q split into j = floor and g = fraction (j = n-1, g = 0 at the top),
+** and numpy's lerp (a + (b-a)g, or b - (b-a)(1-g) when g >= 0.5). */
+void ml_quantile_index(ml_i64 n, double q, ml_i64 *j, double *g);
+double ml_lerp_np(double a, double b, double g);
+
+/* ------------------------------------------------------- string builder */
+
+/* A growable string (ml_str.c): the JSON and SVG writers are built on it.
+** After an allocation failure oom is set, the text is freed and every later
+** append is a no-op; ml_str_finish() then returns NULL. */
+typedef struct MlStr {
+  char *z;          /* text, NUL-terminated when not oom */
+  size_t n, cap;
+  int oom;
+} MlStr;
+
+void ml_str_init(MlStr *s);
+void ml_str_free(MlStr *s);
+void ml_str_append(MlStr *s, const char *z, size_t n);
+void ml_str_appendz(MlStr *s, const char *z);
+void ml_str_int(MlStr *s, ml_i64 v);
+void ml_str_double(MlStr *s, double d);            /* ml_format_double */
+void ml_str_fixed(MlStr *s, double d, int decimals); /* ml_format_fixed */
+void ml_str_xml(MlStr *s, const char *z);          /* XML-escaped text */
+/* Hands over the text (caller frees with ml_free); NULL when oom. */
+char *ml_str_finish(MlStr *s, size_t *pn);
+
+/* Numbers as text, the same in every C locale (decimal point '.').
+** ml_format_double: shortest "%.{15,16,17}g" text that reads back as d;
+** buf >= 32 bytes.  ml_format_fixed: "%.*f" (no "-0"); buf >= 64 bytes.
+** ml_parse_double: strtod with '.' as the decimal point whatever the locale;
+** *pEnd (may be NULL) is set past the number, to z when there is none. */
+int ml_format_double(char *buf, double d);
+int ml_format_fixed(char *buf, double d, int decimals);
+double ml_parse_double(const char *z, const char **pEnd);
 
 /* ------------------------------------------------------------------- json */
 
 typedef struct MlJson {
-  char *z;          /* text, NUL-terminated when not oom */
-  size_t n, cap;
-  int oom;          /* an allocation failed: z is freed, everything else no-op */
+  MlStr s;
   int depth;
   unsigned char first[32];  /* per nesting level: nothing written yet */
 } MlJson;
@@ -314,7 +501,132 @@ void ml_json_int(MlJson *j, ml_i64 v);
 void ml_json_bool(MlJson *j, int b);
 void ml_json_null(MlJson *j);
 void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
-/* Shortest "%.{15,16,17}g" text that reads back as d; buf >= 32 bytes. */
-int ml_format_double(char *buf, double d);
+
+/* Reads a JSON array of flat objects (ml_json_read.c): *paOut gets, for each
+** element i, the value of field f at [i*nField + f] (NaN for null or
+** missing); anPresent[f] counts the elements that have field f.  ML_OK,
+** ML_NOMEM, or ML_ERROR with the reason in zErr.  The caller frees *paOut. */
+int ml_json_read_rows(const char *z, int nField, const char *const *azField,
+                      double **paOut, ml_i64 *pnRow, ml_i64 *anPresent,
+                      char *zErr, size_t nErr);
+
+/* -------------------------------------------------------------------- svg */
+
+/* Data range and pixel box of one panel (ml_svg.c). */
+typedef struct MlPlotBox {
+  double x0, x1, y0, y1;           /* data coordinates at the box's edges */
+  double left, top, width, height; /* pixels */
+} MlPlotBox;
+
+const char *ml_svg_color(int k);          /* Okabe-Ito, cycling */
+const char *ml_svg_dash(int k);           /* NULL for the first 8 series */
+void ml_svg_begin(MlStr *s, int w, int h, const char *title);
+void ml_svg_end(MlStr *s);
+double ml_svg_px(const MlPlotBox *b, double x);
+double ml_svg_py(const MlPlotBox *b, double y);
+void ml_svg_text(MlStr *s, const char *cls, double x, double y, const char *anchor,
+                 double size, const char *z);
+void ml_svg_line(MlStr *s, const MlPlotBox *b, const char *cls, double x1, double y1,
+                 double x2, double y2, const char *color, const char *dash, double width);
+void ml_svg_rect(MlStr *s, const MlPlotBox *b, const char *cls, double x0, double y0,
+                 double x1, double y1, const char *color, double opacity,
+                 const char *tip);   /* tip: a <title> tooltip, or NULL */
+/* xy: n (x, y) pairs in data coordinates.  Returns the points drawn. */
+ml_i64 ml_svg_polyline(MlStr *s, const MlPlotBox *b, const char *cls, const double *xy,
+                       ml_i64 n, const char *color, const char *dash, double width);
+/* Frame, ticks (at most xTicks/yTicks each; 0: none) and axis labels. */
+void ml_svg_axes(MlStr *s, const MlPlotBox *b, const char *xlabel, const char *ylabel,
+                 int xTicks, int yTicks);
+/* boxes: filled squares (bars) instead of line swatches. */
+void ml_svg_legend(MlStr *s, double x, double y, int n, const char *const *azText,
+                   const int *aColorIdx, int boxes);
+/* Ticks at multiples of 1, 2 or 5 x 10^k covering lo..hi; the decimals
+** their labels need.  ml_nice_range widens lo..hi to tick multiples. */
+void ml_nice_ticks(double lo, double hi, int maxTicks, double *pStep, double *pFirst, int *pN,
+                   int *pDecimals);
+void ml_nice_range(double lo, double hi, int maxTicks, double *pLo, double *pHi);
+
+/* -------------------------------------------------------------- bootstrap */
+
+/* xoshiro256** (Blackman & Vigna 2018), its state filled by splitmix64. */
+typedef struct MlRng { uint64_t s[4]; } MlRng;
+/* The stream of replicate `rep` of `seed` (docs/uncertainty.md). */
+void ml_rng_seed(MlRng *r, uint64_t seed, uint64_t rep);
+uint64_t ml_rng_next(MlRng *r);
+/* Uniform in [0, n), n >= 1, unbiased (Lemire 2019). */
+uint64_t ml_rng_below(MlRng *r, uint64_t n);
+
+/* Sorts the sample into the canonical order: by key, and for 16-byte
+** records ties by the key of aux (after -0.0 -> +0.0), so that the order is
+** the same whatever order the rows came in.  Across the two arrays the
+** canonical order puts, at one key, the negatives first.  ML_OK / ML_NOMEM. */
+int ml_samples_sort_canonical(MlSamples *s);
+
+/* Flattens a canonically sorted sample into c (merging the classes,
+** negatives first at equal keys).  ML_OK / ML_NOMEM; ml_canon_free frees. */
+int ml_canon_build(MlCanon *c, const MlSamples *s);
+void ml_canon_free(MlCanon *c);
+
+/* A statistic over weighted rows: wc[r] is the weight of the row at
+** canonical position r.  Writes its K values to out[]; returns 1 when
+** defined, 0 when not (the replicate is then drawn again). */
+typedef int (*MlBootStat)(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+
+#define ML_BOOT_MAXK 3
+typedef struct MlBootSpec {
+  double level;          /* (0, 1) */
+  ml_i64 reps;           /* >= 2 */
+  uint64_t seed;
+  int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK */
+  MlBootStat stat;
+  void *arg;
+  int (*stop)(void *stopArg);   /* optional: asked between chunks of work; true ends the run */
+  void *stopArg;
+} MlBootSpec;
+
+typedef struct MlBootInterval {
+  double estimate;       /* the statistic on the rows themselves */
+  double se;             /* standard deviation of the replicates (ddof 1) */
+  double lo, hi;         /* BCa */
+  double plo, phi;       /* percentile */
+  double p_value;        /* two-sided bootstrap p of "statistic = 0" */
+  double z0, accel;      /* BCa's bias correction and acceleration */
+} MlBootInterval;
+
+typedef struct MlBootResult {
+  ml_i64 redrawn;        /* replicates drawn again because undefined */
+  MlBootInterval iv[ML_BOOT_MAXK];
+} MlBootResult;
+
+#define ML_BOOT_UNDEFINED 2    /* the statistic is undefined on the rows */
+#define ML_BOOT_EXHAUSTED 3    /* more than ML_BOOT_MAX_REDRAW redraws per replicate */
+#define ML_BOOT_STOPPED 4      /* spec->stop said so (an interrupted statement) */
+#define ML_BOOT_MAX_REDRAW 100
+#define ML_BOOT_JACK_GROUPS 200
+
+/* Runs the bootstrap over a canonical order.  ML_OK, ML_NOMEM,
+** ML_BOOT_UNDEFINED, ML_BOOT_EXHAUSTED or ML_BOOT_STOPPED (spec->stop is
+** asked about every 2^20 rows of work).  Cost: O(reps * n) time,
+** 4 bytes per row and 8 * K * (reps + 200) bytes of scratch. */
+int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r);
+
+/* ----------------------------------------------------------------- delong */
+
+/* DeLong's structural components for one score, O(n log n) with midranks:
+** v10[i] = (#neg below + #neg tied / 2) / N for positive i,
+** v01[j] = (#pos above + #pos tied / 2) / P for negative j, both in the
+** order of the given keys.  Returns twice the sum of the v10 numerators
+** (exact, so the AUC is that / (2 P N)), or -1 when out of memory. */
+double ml_delong_components(const ml_key *kp, ml_i64 P, const ml_key *kn, ml_i64 N,
+                            double *v10, double *v01);
+
+/* ----------------------------------------------------------- distributions */
+
+double ml_norm_cdf(double x);
+double ml_norm_quantile(double p);        /* p in (0, 1) */
+/* Upper tail of Student's t with df degrees of freedom: P(T > t). */
+double ml_t_sf(double t, double df);
+double ml_t_quantile(double p, double df);   /* p in (0, 1), df > 0 */
+double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
 
 #endif /* ML_CORE_H */

@@ -3,18 +3,20 @@
 **
 ** ml_json.c -- the one JSON writer every JSON-returning function uses
 ** (confusion, pr_curve, roc_curve, reliability, strat_report, ordinal_report,
-** mleval_build_info).
+** mleval_build_info), built on the string builder of ml_str.c.
+** SPDX-License-Identifier: MIT
 **
 ** Rules:
 **   1. Commas are placed by the writer: callers only open, close, and emit
 **      keys and values.
 **   2. Doubles are written in the shortest of %.15g, %.16g, %.17g that reads
-**      back as the same double; NaN and +-Inf are written as null (JSON has
+**      back as the same double, with '.' as the decimal point in every C
+**      locale (ml_format_double); NaN and +-Inf are written as null (JSON has
 **      no such numbers, and SQLite's json functions reject them).
 **   3. Strings are escaped per RFC 8259: quote, backslash, and every control
 **      character below 0x20.
-**   4. Out of memory: the buffer is freed, oom is set, and every later call
-**      is a no-op; ml_json_finish() then returns NULL.
+**   4. Out of memory: the builder frees its text and every later call is a
+**      no-op; ml_json_finish() then returns NULL.
 **
 ** Cost: amortised O(1) per byte, the buffer grows by doubling.
 */
@@ -25,31 +27,17 @@
 
 void ml_json_init(MlJson *j){
   memset(j, 0, sizeof(*j));
+  ml_str_init(&j->s);
   j->first[0] = 1;
 }
 
 void ml_json_free(MlJson *j){
-  ml_free(j->z);
+  ml_str_free(&j->s);
   ml_json_init(j);
 }
 
 static void json_append(MlJson *j, const char *z, size_t n){
-  if( j->oom ) return;
-  if( j->n + n + 1 > j->cap ){
-    size_t nNew = j->cap ? j->cap*2 : 256;
-    char *p;
-    while( nNew < j->n + n + 1 ) nNew *= 2;
-    p = ml_realloc(j->z, nNew);
-    if( p==0 ){
-      ml_free(j->z);
-      j->z = 0; j->n = j->cap = 0; j->oom = 1;
-      return;
-    }
-    j->z = p; j->cap = nNew;
-  }
-  memcpy(j->z + j->n, z, n);
-  j->n += n;
-  j->z[j->n] = 0;
+  ml_str_append(&j->s, z, n);
 }
 
 /* A value or key is about to be written at the current level. */
@@ -59,13 +47,7 @@ static void json_sep(MlJson *j){
 }
 
 char *ml_json_finish(MlJson *j, size_t *pn){
-  char *z = j->oom ? 0 : j->z;
-  if( z==0 && !j->oom ){      /* nothing written: empty text */
-    json_append(j, "", 0);
-    z = j->oom ? 0 : j->z;
-  }
-  if( pn ) *pn = z ? j->n : 0;
-  j->z = 0;
+  char *z = ml_str_finish(&j->s, pn);
   ml_json_init(j);
   return z;
 }
@@ -117,29 +99,15 @@ void ml_json_key(MlJson *j, const char *k){
   j->first[j->depth] = 1;     /* the value that follows takes no comma */
 }
 
-int ml_format_double(char *buf, double d){
-  int prec, n = 0;
-  for(prec=15; prec<=17; prec++){
-    n = snprintf(buf, 32, "%.*g", prec, d);
-    if( strtod(buf, 0)==d ) break;
-  }
-  return n;
-}
-
 void ml_json_double(MlJson *j, double d){
-  char buf[32];
-  int n;
   if( !isfinite(d) ){ ml_json_null(j); return; }
   json_sep(j);
-  n = ml_format_double(buf, d);
-  json_append(j, buf, (size_t)n);
+  ml_str_double(&j->s, d);
 }
 
 void ml_json_int(MlJson *j, ml_i64 v){
-  char buf[32];
-  int n = snprintf(buf, sizeof(buf), "%lld", (long long)v);
   json_sep(j);
-  json_append(j, buf, (size_t)n);
+  ml_str_int(&j->s, v);
 }
 
 void ml_json_bool(MlJson *j, int b){

@@ -5,7 +5,11 @@
 ** type 7) by selection.
 **
 ** Provides ml_quantile_pair(), used by stratified.c for the window
-** [Q(ql), Q(qh)] of the stratifier.
+** [Q(ql), Q(qh)] of the stratifier, and its two pieces ml_quantile_index()
+** and ml_lerp_np(), used by calibration.c for the quantile reliability
+** bins over an already sorted sample; ml_quantile_pair_sorted(), the same
+** quantiles of sorted values repeated by weights (strat_gap_ci's replicates,
+** one O(n) walk each).
 **
 ** Rules:
 **   1. The virtual index is h = (n-1)q; with j = floor(h), g = h - j the
@@ -53,13 +57,13 @@ static double min_of(const double *a, ml_i64 lo, ml_i64 hi){
   return m;
 }
 
-static double lerp_np(double a, double b, double g){
+double ml_lerp_np(double a, double b, double g){
   double d = b - a;
   return g>=0.5 ? b - d*(1.0-g) : a + d*g;
 }
 
 /* Virtual index of quantile q in n values: integer part j, fraction g. */
-static void virtual_index(ml_i64 n, double q, ml_i64 *j, double *g){
+void ml_quantile_index(ml_i64 n, double q, ml_i64 *j, double *g){
   double h = (double)(n-1)*q;
   *j = (ml_i64)floor(h);
   *g = h - (double)*j;
@@ -69,18 +73,41 @@ static void virtual_index(ml_i64 n, double q, ml_i64 *j, double *g){
 void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2){
   ml_i64 j1, j2;
   double g1, g2, next2;
-  virtual_index(n, q2, &j2, &g2);
-  virtual_index(n, q1, &j1, &g1);
+  ml_quantile_index(n, q2, &j2, &g2);
+  ml_quantile_index(n, q1, &j1, &g1);
   /* The upper one first.  Afterwards a[0..j2) <= a[j2] <= a(j2..n). */
   select_kth(a, 0, n-1, j2);
   next2 = (j2+1<n) ? min_of(a, j2+1, n-1) : a[j2];
-  *out2 = lerp_np(a[j2], next2, g2);
+  *out2 = ml_lerp_np(a[j2], next2, g2);
   if( j1==j2 ){
-    *out1 = lerp_np(a[j2], next2, g1);
+    *out1 = ml_lerp_np(a[j2], next2, g1);
   }else{
     /* j1 < j2: its order statistic is in the prefix; its successor is the
     ** smallest of a[j1+1..j2] (a[j2] bounds the prefix from above). */
     select_kth(a, 0, j2-1, j1);
-    *out1 = lerp_np(a[j1], min_of(a, j1+1, j2), g1);
+    *out1 = ml_lerp_np(a[j1], min_of(a, j1+1, j2), g1);
   }
+}
+
+void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
+                             double q1, double q2, double *out1, double *out2){
+  ml_i64 m = 0, i, j[2], want[4], at;
+  double g[2], val[4];
+  int k;
+  for(i=0; i<n; i++) m += w ? w[i] : 1;
+  ml_quantile_index(m, q1, &j[0], &g[0]);
+  ml_quantile_index(m, q2, &j[1], &g[1]);
+  want[0] = j[0]; want[1] = j[0]+1 < m ? j[0]+1 : j[0];
+  want[2] = j[1]; want[3] = j[1]+1 < m ? j[1]+1 : j[1];
+  /* one walk over the ranks wanted in ascending order (j1 + 1 may pass j2) */
+  {
+    int ord[4] = {0, 1, 2, 3};
+    if( want[1] > want[2] ){ ord[1] = 2; ord[2] = 1; }
+    for(i=0, at=0, k=0; i<n && k<4; i++){
+      at += w ? w[i] : 1;                /* ranks [at - w_i, at) hold v[i] */
+      while( k<4 && want[ord[k]] < at ) val[ord[k++]] = v[i];
+    }
+  }
+  *out1 = ml_lerp_np(val[0], val[1], g[0]);
+  *out2 = ml_lerp_np(val[2], val[3], g[1]);
 }

@@ -3,8 +3,8 @@
 **
 ** ml_sample.c -- the scored-sample buffer shared by every sorted metric.
 **
-** Provides: ml_samples_* (append, kept-sorted insert/remove, sort) and
-** ml_radix_sort.  No SQL function lives here; ranking.c, stratified.c,
+** Provides: ml_samples_* (append, kept-sorted insert/remove, sort, the
+** value at a rank of the merged order) and ml_radix_sort.  No SQL function lives here; ranking.c, stratified.c,
 ** ordinal.c and calibration.c keep one MlSamples in their aggregate context.
 **
 ** Rules:
@@ -128,35 +128,30 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
 #define RADIX_BITS   11
 #define RADIX_SIZE   (1<<RADIX_BITS)
 #define RADIX_PASSES 6
-#if RADIX_PASSES*RADIX_SIZE*8 != ML_RADIX_EXTRA
+/* Value buckets: at most VB_MAX per level, VB_DEPTH levels, then LSD. */
+#define VB_MAX       2048
+#define VB_DEPTH     3
+#if (RADIX_PASSES*RADIX_SIZE + VB_DEPTH*(VB_MAX+1))*8 != ML_RADIX_EXTRA
 # error ML_RADIX_EXTRA does not match the radix geometry
 #endif
+#define KEY_AT(a, i, w) (*(const ml_key*)((a) + (size_t)(i)*(w)))
 
-int ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
-  ml_i64 (*cnt)[RADIX_SIZE];
+/* LSD radix sort of a[0..n) into a, with tmp (n records) and cnt
+** (RADIX_PASSES x RADIX_SIZE counters).  Returns 1 when stopped between
+** passes (ml_stop_requested, asked from 2^18 rows): the records are all in
+** a, not sorted. */
+static int lsd_sort(unsigned char *base, ml_i64 n, unsigned width, unsigned char *tmp,
+                     ml_i64 (*cnt)[RADIX_SIZE]){
   ml_i64 i;
   int b;
-  unsigned char *src = base, *dst = scratch;
-  int stopped = 0;
-  if( n<2 ) return 0;
-  if( n<=48 ){ insertion_sort(base, n, width); return 0; }
-  /* the histograms live after the n records of scratch (ML_RADIX_EXTRA) */
-  cnt = (ml_i64(*)[RADIX_SIZE])(dst + (size_t)n*width);
-  memset(cnt, 0, ML_RADIX_EXTRA);
+  unsigned char *src = base, *dst = tmp;
+  int halt = 0;
+  memset(cnt, 0, (size_t)RADIX_PASSES*RADIX_SIZE*8);
   /* One pass builds every digit's histogram. */
 #define DIGIT(v, b) (((v) >> (RADIX_BITS*(b))) & (RADIX_SIZE-1))
-  if( width==8 ){
-    const ml_key *k = base;
-    for(i=0; i<n; i++){
-      ml_key v = k[i];
-      for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
-    }
-  }else{
-    const MlRec16 *r = base;
-    for(i=0; i<n; i++){
-      ml_key v = r[i].key;
-      for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
-    }
+  for(i=0; i<n; i++){
+    ml_key v = KEY_AT(base, i, width);
+    for(b=0; b<RADIX_PASSES; b++) cnt[b][DIGIT(v, b)]++;
   }
   for(b=0; b<RADIX_PASSES; b++){
     ml_i64 sum = 0, *c = cnt[b];
@@ -166,7 +161,7 @@ int ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
       if( c[d] ){ ml_i64 t = c[d]; c[d] = sum; sum += t; }
     }
     if( trivial ) continue;      /* every key has the same digit here */
-    if( n>=(1<<18) && ml_stop_requested() ){ stopped = 1; break; }
+    if( n>=(1<<18) && ml_stop_requested() ){ halt = 1; break; }
     if( width==8 ){
       const ml_key *s8 = (const ml_key*)src;
       ml_key *d8 = (ml_key*)dst;
@@ -179,8 +174,92 @@ int ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
     { unsigned char *t = src; src = dst; dst = t; }
   }
 #undef DIGIT
-  if( src!=(unsigned char*)base ) memcpy(base, src, (size_t)n*width);
-  return stopped;
+  if( src!=base ) memcpy(base, src, (size_t)n*width);
+  return halt;
+}
+
+/* The value bucket of key k: floor((x - min) * scale), the top one clamped. */
+static inline ml_i64 vb_bucket(ml_key k, double dmin, double scale, ml_i64 nb){
+  ml_i64 b = (ml_i64)((ml_double_of(k) - dmin) * scale);
+  return b<nb ? b : nb-1;
+}
+
+/* Sorts a[0..n) in place, tmp[0..n) as scratch: a distribution pass by
+** value (bucket = floor((x - min) * B / (max - min)), monotone in x because
+** IEEE subtraction and multiplication by a positive constant are), then each
+** bucket the same way, one level down, from tmp back into a.  Buckets of
+** uniform-ish scores are small enough for insertion sort after one or two
+** levels, all but the first pass in cache; a range that is not finite
+** (+-Inf), subnormal, or still wide after VB_DEPTH levels falls back to LSD.
+** Returns 1 when stopped (ml_stop_requested: after the distribution pass and
+** every 2^18 rows of buckets, from 2^18 rows): every record is back in a,
+** not sorted. */
+static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w,
+                       ml_i64 *hist, ml_i64 (*lsdCnt)[RADIX_SIZE], int depth){
+  ml_key kmin, kmax;
+  double dmin, range, scale;
+  ml_i64 i, nb, *c = hist, done = 0;
+  const int ask = n>=(1<<18);
+  if( n<=48 ){ insertion_sort(a, n, w); return 0; }
+  kmin = kmax = KEY_AT(a, 0, w);
+  for(i=1; i<n; i++){
+    ml_key k = KEY_AT(a, i, w);
+    if( k<kmin ) kmin = k;
+    if( k>kmax ) kmax = k;
+  }
+  if( kmin==kmax ) return 0;
+  dmin = ml_double_of(kmin);
+  range = ml_double_of(kmax) - dmin;
+  nb = n/4 < VB_MAX ? n/4 : VB_MAX;
+  scale = (double)nb / range;
+  if( depth>=VB_DEPTH || !(range>0.0 && range<=1.7e308 && scale<=1e300) ){
+    return lsd_sort(a, n, w, tmp, lsdCnt);
+  }
+#define BUCKET(k) vb_bucket(k, dmin, scale, nb)
+  memset(c, 0, (size_t)(nb+1)*sizeof(ml_i64));
+  for(i=0; i<n; i++) c[BUCKET(KEY_AT(a, i, w))+1]++;
+  for(i=1; i<=nb; i++) c[i] += c[i-1];          /* c[b]: first slot of bucket b */
+  if( w==8 ){
+    const ml_key *s8 = (const ml_key*)a;
+    ml_key *d8 = (ml_key*)tmp;
+    for(i=0; i<n; i++){ ml_key v = s8[i]; d8[c[BUCKET(v)]++] = v; }
+  }else{
+    const MlRec16 *s16 = (const MlRec16*)a;
+    MlRec16 *d16 = (MlRec16*)tmp;
+    for(i=0; i<n; i++) d16[c[BUCKET(s16[i].key)]++] = s16[i];
+  }
+#undef BUCKET
+  if( ask && ml_stop_requested() ){ memcpy(a, tmp, (size_t)n*w); return 1; }
+  /* now c[b] is one past bucket b: sort each bucket, tmp -> a */
+  for(i=0; i<nb; i++){
+    ml_i64 lo = i ? c[i-1] : 0, m = c[i] - lo;
+    unsigned char *seg = tmp + (size_t)lo*w, *out = a + (size_t)lo*w;
+    int halt = 0;
+    if( m==0 ) continue;
+    if( m<=48 ){
+      memcpy(out, seg, (size_t)m*w);
+      insertion_sort(out, m, w);
+    }else{
+      halt = value_sort(seg, out, m, w, hist + VB_MAX + 1, lsdCnt, depth+1);
+      memcpy(out, seg, (size_t)m*w);
+    }
+    if( ask && (done += m)>=(1<<18) ){ done = 0; halt = halt || ml_stop_requested(); }
+    if( halt ){                     /* the buckets not yet sorted go back to a */
+      memcpy(out + (size_t)m*w, seg + (size_t)m*w, (size_t)(n - lo - m)*w);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
+  unsigned char *extra;
+  if( n<2 ) return 0;
+  if( n<=48 ){ insertion_sort(base, n, width); return 0; }
+  /* the counters live after the n records of scratch (ML_RADIX_EXTRA) */
+  extra = (unsigned char*)scratch + (size_t)n*width;
+  return value_sort(base, scratch, n, width, (ml_i64*)(extra + (size_t)RADIX_PASSES*RADIX_SIZE*8),
+             (ml_i64(*)[RADIX_SIZE])extra, 0);
 }
 
 uint64_t ml_samples_scratch_size(const MlSamples *s){
@@ -198,9 +277,14 @@ void ml_samples_sort_using(MlSamples *s, void *scratch){
 
 /* ---------------------------------------------------------- cancellation */
 
-static _Thread_local MlStopFn stopFn = 0;
-static _Thread_local void *stopArg = 0;
-static _Thread_local int stopped = 0;
+/* Per thread (each connection's statement runs on its caller's thread).
+** initial-exec: no __tls_get_addr, so mleval.so needs only libc and libm
+** (tests/test_backends.py); three words fit glibc's static TLS reserve for
+** dlopen'ed modules. */
+#define ML_TLS static _Thread_local __attribute__((tls_model("initial-exec")))
+ML_TLS MlStopFn stopFn = 0;
+ML_TLS void *stopArg = 0;
+ML_TLS int stopped = 0;
 
 void ml_stop_install(MlStopFn fn, void *arg){
   stopFn = fn;
@@ -224,4 +308,24 @@ int ml_samples_sort(MlSamples *s){
   ml_samples_sort_using(s, scratch);
   ml_free(scratch);
   return ML_OK;
+}
+
+/* Two-array selection: with k = r+1 smallest rows split as i from the
+** negatives and k-i from the positives, the split is right when neither
+** side's last taken key exceeds the other side's first untaken one.  A
+** binary search on i finds it in O(log n). */
+double ml_samples_at_rank(const MlSamples *s, ml_i64 r){
+  ml_i64 n0 = s->n[0], n1 = s->n[1], k = r+1;
+  ml_i64 lo = k>n1 ? k-n1 : 0, hi = k<n0 ? k : n0;
+  for(;;){
+    ml_i64 i = lo + (hi-lo)/2, j = k - i;
+    if( i>0 && j<n1 && ml_samples_key(s, 0, i-1) > ml_samples_key(s, 1, j) ){
+      hi = i-1;                        /* took too many negatives */
+    }else if( j>0 && i<n0 && ml_samples_key(s, 1, j-1) > ml_samples_key(s, 0, i) ){
+      lo = i+1;                        /* took too few */
+    }else{
+      ml_key a = i>0 ? ml_samples_key(s, 0, i-1) : 0, b = j>0 ? ml_samples_key(s, 1, j-1) : 0;
+      return ml_double_of(a>b ? a : b);
+    }
+  }
 }

@@ -58,20 +58,49 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
 ** argv[0] a 0/1 label, argv[1] a score (isProb 0) or a probability (isProb
 ** 1).  A NULL in either skips the row.  The common case costs two type
 ** look-ups and two reads. */
-int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                      int isProb, int *y, double *x);
+int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                              int isProb, int *y, double *x);
+/* Inline: the common row (INTEGER 0/1 label, a REAL or INTEGER score in
+** range) costs the two type look-ups and two reads that any aggregate of two
+** columns pays; every other row goes to ml_arg_binary_row_checked.  fn may
+** be NULL: the name is then read from the function's MlFuncDesc user data. */
+static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                                    int isProb, int *y, double *x){
+  if( sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
+    int t1 = sqlite3_value_type(argv[1]);
+    if( t1==SQLITE_FLOAT || t1==SQLITE_INTEGER ){
+      sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+      double d = sqlite3_value_double(argv[1]);
+      if( (v & ~(sqlite3_int64)1)==0 && (!isProb || (d>=0.0 && d<=1.0)) ){
+        *y = (int)v;
+        *x = d;
+        return ML_ROW_OK;
+      }
+    }
+  }
+  return ml_arg_binary_row_checked(ctx, fn, argv, isProb, y, x);
+}
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
 /* Adds a row to an aggregate's sample buffer; when memory runs out, frees
 ** the buffer and sets SQLITE_NOMEM on the context.  ML_OK or ML_NOMEM. */
-int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
+int ml_add_row_grow(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux);
+static inline int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double score, double aux){
+  if( ml_samples_append(smp, y, score, aux) ) return ML_OK;
+  return ml_add_row_grow(ctx, smp, y, score, aux);
+}
 
 /* A real parameter in the interval lo..hi (open ends as flagged), the same in
 ** every row: validates it and counts this row under it.  NULL is an error (a
 ** parameter is not data). */
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                   double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out);
+/* A text parameter that names one of azChoice (NULL-terminated list of
+** lowercase words), case-insensitively, the same in every row; its index
+** goes to *out (and is what the slot keeps). */
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                    const char *const *azChoice, MlParam *slot, int *out);
 /* An integer parameter in lo..hi, the same in every row. */
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
@@ -80,6 +109,11 @@ int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3
 void ml_param_drop(MlParam *slot, sqlite3_value *v);
 /* At a result: an error when the rows held disagree.  ML_ROW_OK or ML_ROW_ERR. */
 int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const MlParam *slot);
+/* The same for a choice parameter (ml_param_choice): the row's word v
+** left; at a result, the error names the two words. */
+void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const char *const *azChoice);
+int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const char *name,
+                          const char *const *azChoice, const MlParam *slot);
 /* The value the rows hold, or dflt when no row holds one. */
 static inline double ml_param_value(const MlParam *slot, double dflt){
   return slot->n[0]>0 ? slot->v[0] : dflt;
@@ -89,6 +123,15 @@ static inline double ml_param_value(const MlParam *slot, double dflt){
 ** "Inf"), for messages; buf >= 32 bytes. */
 const char *ml_num(char *buf, double d);
 
+/* calibration.c's per-row terms and equal-width bins, shared with the
+** uncertainty family so that brier_ci & co. estimate exactly brier & co. */
+typedef struct CalBin { ml_i64 n, npos; MlSum sp; } CalBin;   /* rows, positives, sum of p */
+double ml_calib_brier_term(int y, double p);
+double ml_calib_log_loss_term(int y, double p, double eps);
+ml_i64 ml_calib_bin(double p, ml_i64 B);
+double ml_calib_ece_term(const CalBin *c);
+double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
+
 /* Family callbacks: one set per state type; the table in mleval.c says
 ** which functions share a set (MlFuncDesc.kind tells the family which
 ** metric to compute). */
@@ -97,19 +140,30 @@ const char *ml_num(char *buf, double d);
   void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
   void x##_value(sqlite3_context*); \
   void x##_final(sqlite3_context*);
-ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, one state type */
-ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, O(1) counts */
-ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, reliability */
-ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_l2_debiased, ece_l2_kumar */
+ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point */
+ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, O(1) counts */
+ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, mce, reliability */
+ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_debiased,
+                               brier_decomposition, ece_l2_kumar */
 ML_AGG_DECL(ml_strat)       /* stratified.c */
 ML_AGG_DECL(ml_ord)         /* ordinal.c */
+ML_AGG_DECL(ml_unc)         /* uncertainty.c: the *_ci functions, auroc_diff, mean_ci */
+/* plot.c: plot_curves, plot_reliability, plot_bars, plot_lines (aggregates
+** only: no xValue/xInverse). */
+void ml_plot_step(sqlite3_context*, int, sqlite3_value**);
+void ml_plot_final(sqlite3_context*);
 
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
-       RK_PR_CURVE, RK_ROC_CURVE, RK_CONFUSION };
+       RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
+       RK_CONFUSION, RK_PRECISION_AT_PRIOR };
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT };
-enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_RELIABILITY, CAL_L2_DEBIASED, CAL_L2_KUMAR };
+enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
+       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
+enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };   /* plot.c */
+enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
+       CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR };
 
 /* The callbacks of one family (one aggregate state type). */
 typedef struct MlFamily {
@@ -164,5 +218,12 @@ int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows);
 int ml_compute_end(sqlite3_context *ctx);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
+/* mleval_build_info()'s "backends": {"cpu": {"built", "loads", "path" or
+** "error"}, "cuda": {...}}; loads each built back end to say whether it loads. */
+void ml_svd_backends_json(MlJson *j);
+/* Where svd_bench looks first for its back-end modules: for programs that
+** link the core statically (the tests), which have no mleval.so to look
+** next to.  The string must outlive every query; NULL: no such directory. */
+void ml_svd_backend_dir(const char *zDir);
 
 #endif /* ML_SQL_H */

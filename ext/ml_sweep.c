@@ -3,10 +3,11 @@
 **
 ** ml_sweep.c -- the one sorted threshold sweep every ranking metric folds over.
 **
-** Provides: ml_sweep_init/next, ml_count_classes and the folds
+** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes and the folds
 ** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
-** ml_fold_tpr_at_fpr.  Callers: ranking.c (pr_auc, auroc, nap, youden_j,
-** tpr_at_fpr, sens_at_spec, pr_curve, roc_curve), stratified.c (the same AP
+** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point.
+** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
+** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve), stratified.c (the same AP
 ** with a filter on the stratifier), ordinal.c (AP per cut), calibration.c
 ** (the debiased ECEs walk the sorted probabilities through it).
 **
@@ -19,6 +20,20 @@
 **   3. The folds match scikit-learn's definitions exactly: AP is
 **      sum (R_i - R_{i-1}) P_i with no interpolation, AUROC counts a tied
 **      positive/negative pair as 1/2 (trapezoids between sweep points).
+**   4. Partial AUROC: whole trapezoids up to the last point with
+**      FPR <= max_fpr, then the crossing segment interpolated at max_fpr as
+**      numpy.interp does; McClish's standardisation 0.5 (1 + (A - m^2/2) /
+**      (m - m^2/2)).
+**   5. Operating points: the candidates are the all-negative point (highest
+**      of all) and every distinct threshold; among equal optima the first
+**      met along the sweep -- the highest threshold -- stays.
+**   6. A weighted sweep (the bootstrap's replicates, ml_boot.c) counts row i
+**      of class y wt[y][i] times: the counts are those of the resampled rows,
+**      so every fold computes the metric of the replicate exactly as it would
+**      on the rows repeated, without re-sorting.  It walks the canonical
+**      order (MlCanon, both classes merged) with branch-free counting; a
+**      threshold none of whose rows was drawn is visited with dtp = dfp = 0,
+**      which no fold counts.
 **
 ** Cost: O(n) for one sweep over sorted samples, O(1) extra memory.
 */
@@ -46,32 +61,106 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
   ml_count_classes(s, f, &w->P, &w->N);
 }
 
+void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, const ml_weight *wc){
+  memset(w, 0, sizeof(*w));
+  w->f = f;
+  w->cn = c;
+  w->wc = wc;
+  w->r = c->n;
+  w->P = w->N = -1;       /* known once the sweep has run: tp and fp at its end */
+}
+
 double ml_fold_ap_sweep(MlSweep *w){
   MlSum ap = {0.0, 0.0};
-  unsigned k = 0;
-  while( ml_sweep_next(w) ){
-    if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
-    if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;     /* every 2^20 thresholds */
+  unsigned k = 0;          /* ml_stop_requested every 2^20 thresholds */
+  if( w->wc ){
+    /* Weighted: no branch on dtp (which a replicate makes unpredictable);
+    ** a term with dtp = 0 adds exactly 0, and tp + fp = 0 only then. */
+    while( ml_sweep_next_weighted(w) ){
+      ml_i64 d = w->tp + w->fp;
+      ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(d + (d==0))));
+      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
+    }
+    w->P = w->tp; w->N = w->fp;
+  }else{
+    while( ml_sweep_next(w) ){
+      if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
+      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
+    }
   }
-  return ml_sum_value(&ap) / (double)w->P;
+  return ml_sum_value(&ap) / (double)w->tp;        /* tp = P once every row is passed */
+}
+
+/* AP without a filter, walking the positives: only a threshold that holds a
+** positive adds a term, and there fp is the count of negatives >= its key,
+** found by moving one pointer down the negatives.  The terms, and their
+** order, are those of the general sweep, so the sum is the same bit for bit;
+** but the loop over the negatives is a bare comparison (a sliding window
+** runs this fold once per row). */
+static double ap_unfiltered(const MlSamples *s){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  const ml_i64 n0 = s->n[0];
+  ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
+  MlSum ap = {0.0, 0.0};
+  unsigned nThr = 0;
+  while( i1>0 ){
+    ml_key k = a1[(i1-1)*st];
+    ml_i64 d = 0, fp;
+    do{ i1--; d++; }while( i1>0 && a1[(i1-1)*st]==k );
+    tp += d;
+    if( st==1 ){
+      while( i0>0 && a0[i0-1]>=k ) i0--;
+    }else{
+      while( i0>0 && a0[(i0-1)*st]>=k ) i0--;
+    }
+    fp = n0 - i0;
+    ml_sum_add(&ap, (double)d * ((double)tp / (double)(tp + fp)));
+    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
+  }
+  return ml_sum_value(&ap) / (double)s->n[1];
 }
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
+  if( f==0 ) return ap_unfiltered(s);
   ml_sweep_init(&w, s, f);
   return ml_fold_ap_sweep(&w);
 }
 
+ml_i64 ml_fold_auroc_u2(const MlSamples *s){
+  /* Each negative counts 2 per positive above it and 1 per tied positive
+  ** (the trapezoids between sweep points, in integers).  Walk the negatives
+  ** from the top, one group of equal keys at a time, moving one pointer
+  ** down the positives: the same sum as the general sweep, without its
+  ** per-threshold merge. */
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  ml_i64 i0 = s->n[0], i1 = s->n[1], gt = 0, area2 = 0;
+  while( i0>0 ){
+    ml_key k = a0[(i0-1)*st];
+    ml_i64 d0 = 0, eq = 0;
+    do{ i0--; d0++; }while( i0>0 && a0[(i0-1)*st]==k );
+    while( i1>0 && a1[(i1-1)*st]>k ){ i1--; gt++; }
+    while( i1-eq>0 && a1[(i1-eq-1)*st]==k ) eq++;
+    area2 += d0 * (2*gt + eq);
+  }
+  return area2;
+}
+
 double ml_fold_auroc(const MlSamples *s){
-  MlSweep w;
+  return (double)ml_fold_auroc_u2(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
+}
+
+double ml_fold_auroc_sweep(MlSweep *w){
   double area2 = 0.0;     /* twice the area, in units of one (pos, neg) pair */
-  ml_sweep_init(&w, s, 0);
-  while( ml_sweep_next(&w) ){
+  while( ml_sweep_next(w) ){
     /* Trapezoid between (fp-dfp, tp-dtp) and (fp, tp): integer arithmetic
     ** in doubles, exact while the counts stay below 2^53. */
-    area2 += (double)w.dfp * (double)(2*w.tp - w.dtp);
+    area2 += (double)w->dfp * (double)(2*w->tp - w->dtp);
   }
-  return area2 / (2.0 * (double)w.P * (double)w.N);
+  if( w->wc ){ w->P = w->tp; w->N = w->fp; }
+  return area2 / (2.0 * (double)w->tp * (double)w->fp);   /* tp = P, fp = N at the end */
 }
 
 double ml_fold_youden_j(const MlSamples *s){
@@ -98,4 +187,77 @@ double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
     best = (double)w.tp/(double)w.P;
   }
   return best;
+}
+
+double ml_fold_partial_auroc(const MlSamples *s, double max_fpr){
+  MlSweep w;
+  double area2 = 0.0, part = 0.0, N, P, pa, lo;
+  ml_i64 fp0 = 0, tp0 = 0;
+  ml_sweep_init(&w, s, 0);
+  N = (double)w.N; P = (double)w.P;
+  while( ml_sweep_next(&w) ){
+    double x1 = (double)w.fp/N;
+    if( x1 > max_fpr ){
+      /* the segment that crosses max_fpr: numpy.interp between its ends
+      ** (the start itself when it lies on max_fpr), then one trapezoid */
+      double x0 = (double)fp0/N, y0 = (double)tp0/P, y1 = (double)w.tp/P, yi;
+      if( x0==max_fpr ) yi = y0;
+      else yi = (y1 - y0)/(x1 - x0) * (max_fpr - x0) + y0;
+      part = (max_fpr - x0) * (yi + y0) / 2.0;
+      break;
+    }
+    /* a whole trapezoid, exact in units of one (pos, neg) pair, as auroc */
+    area2 += (double)w.dfp * (double)(2*w.tp - w.dtp);
+    fp0 = w.fp; tp0 = w.tp;
+  }
+  pa = area2 / (2.0 * P * N) + part;
+  lo = 0.5 * max_fpr * max_fpr;            /* the diagonal's area up to max_fpr */
+  return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
+}
+
+/* Does the all-negative point, or a point with counts (tp, fp), meet the
+** target?  Written as the reference writes each test, so a point on the
+** boundary is decided the same way. */
+static int op_meets(int criterion, double target, ml_i64 tp, ml_i64 fp, ml_i64 P, ml_i64 N){
+  switch( criterion ){
+    case ML_OP_FPR:         return (double)fp/(double)N <= target;
+    case ML_OP_SPECIFICITY: return 1.0 - (double)fp/(double)N >= target;
+    case ML_OP_SENSITIVITY: return (double)tp/(double)P >= target;
+    case ML_OP_PRECISION:   return tp+fp>0 && (double)tp/(double)(tp+fp) >= target;
+    default:                return 1;
+  }
+}
+
+/* Is (tp, fp) strictly better than the best so far?  Compared exactly in
+** integers (F1 = 2tp/(tp+fp+P), J = (tp N - fp P)/(P N)), so that equal
+** optima are equal whatever their doubles; exact below about 2^31 rows. */
+static int op_better(int criterion, ml_i64 tp, ml_i64 fp, const MlOpPoint *b, ml_i64 P, ml_i64 N){
+  switch( criterion ){
+    case ML_OP_SENSITIVITY: return fp < b->fp;             /* max specificity */
+    case ML_OP_MAX_F1:      return tp*(b->tp + b->fp + P) > b->tp*(tp + fp + P);
+    case ML_OP_YOUDEN:      return tp*N - fp*P > b->tp*N - b->fp*P;
+    default:                return tp > b->tp;             /* max TPR (recall) */
+  }
+}
+
+void ml_fold_operating_point(const MlSamples *s, int criterion, double target, MlOpPoint *out){
+  MlSweep w;
+  ml_sweep_init(&w, s, 0);
+  memset(out, 0, sizeof(*out));
+  out->allNegative = 1;
+  out->achieved = op_meets(criterion, target, 0, 0, w.P, w.N);
+  while( ml_sweep_next(&w) ){
+    if( !op_meets(criterion, target, w.tp, w.fp, w.P, w.N) ){
+      /* fp only grows along the sweep: past the FPR bound nothing meets it */
+      if( criterion==ML_OP_FPR || criterion==ML_OP_SPECIFICITY ) break;
+      continue;
+    }
+    if( !out->achieved || op_better(criterion, w.tp, w.fp, out, w.P, w.N) ){
+      out->tp = w.tp; out->fp = w.fp; out->key = w.key;
+      out->allNegative = 0;
+      out->achieved = 1;
+    }
+    /* tp and fp only grow: the first point over a TPR bound has the fewest fp */
+    if( criterion==ML_OP_SENSITIVITY ) break;
+  }
 }

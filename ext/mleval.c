@@ -7,11 +7,14 @@
 ** Provides the registration table of every SQL function (ml_functions),
 ** mleval_version(), mleval_build_info() and mleval_functions().  The
 ** metrics live in one file per family:
-**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec
-**                  confusion pr_curve roc_curve
-**   calibration.c  brier log_loss ece reliability ece_l2_debiased ece_l2_kumar
+**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec partial_auroc
+**                  operating_point confusion precision_at_prior pr_curve roc_curve
+**   calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
+**                  ece_l2_debiased brier_decomposition ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
+**   uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
+**                  auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
 **   svd_bench.c    the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 ** and the shared core in ml_*.c (see ml_core.h).
@@ -28,6 +31,8 @@
 **      arguments".
 **   3. A registration that fails stops the load and reports which function
 **      through pzErrMsg.
+**   4. An SQLite older than MLEVAL_SQLITE_MIN (configure.ac: 3.38.0) is
+**      refused at load with a message naming both versions.
 **
 ** Cost: (nMax - nMin + 2) registrations per function at load time.
 */
@@ -55,6 +60,10 @@ ML_FAMILY(famCalib,     "calibration", ml_calib)
 ML_FAMILY(famCalsort,   "calibration", ml_calsort)
 ML_FAMILY(famStrat,     "stratified",  ml_strat)
 ML_FAMILY(famOrd,       "ordinal",     ml_ord)
+ML_FAMILY(famUnc,       "uncertainty", ml_unc)
+/* Plots are aggregates only (plot.c, rule 1): no xValue/xInverse, so SQLite
+** refuses them with OVER (...). */
+static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0 };
 
 #define J ML_FN_JSON
 /*
@@ -74,12 +83,19 @@ const MlFuncDesc ml_functions[] = {
   { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, 0 },
   { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, J },
   { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, J },
+  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, 0 },
+  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, J },
   { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, J },
+  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, J },
   /* calibration.c */
   { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0 },
   { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0 },
   { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, 0 },
-  { "reliability",     "y, p [, bins]",            2,  3, &famCalib, 0, CAL_RELIABILITY, J },
+  { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, 0 },
+  { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, J },
+  { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, 0 },
+  { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, 0 },
+  { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, J },
   { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0 },
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0 },
   /* stratified.c */
@@ -91,6 +107,23 @@ const MlFuncDesc ml_functions[] = {
   { "ordinal_auprc",   "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_AUPRC, 0 },
   { "ordinal_nap",     "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_NAP, 0 },
   { "ordinal_report",  "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_REPORT, J },
+  /* uncertainty.c (strat_gap_ci rejects 4 arguments itself: ql needs qh) */
+  { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, J },
+  { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, J },
+  { "brier_ci",        "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_BRIER, J },
+  { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, J },
+  { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, J },
+  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUnc, 0, UN_STRAT_GAP, J },
+  { "auroc_ci",        "y, s [, level]",           2,  3, &famUnc, 0, UN_AUROC, J },
+  { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, J },
+  { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF, J },
+  { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF, J },
+  { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, J },
+  /* plot.c: SVG images */
+  { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0 },
+  { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },
+  { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0 },
+  { "plot_lines",       "series, x, y [, title]",   3,  4, &famPlot, 0, PK_LINES, 0 },
   /* mleval.c */
   { "mleval_version",    "",                       0,  0, 0, versionFunc, 0, 0 },
   { "mleval_build_info", "",                       0,  0, 0, buildInfoFunc, 0, J },
@@ -141,8 +174,10 @@ static void versionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /*
 ** SQL function: mleval_build_info()
-** JSON naming the build's options: version, commit, compiler, SQLite headers
-** and library, LAPACKE, OpenBLAS, CUDA.
+** JSON naming the build's options: version, commit, compiler, SQLite headers,
+** library and the oldest SQLite mleval supports, LAPACKE, OpenBLAS, CUDA (built: yes/no), and "backends":
+** for svd_bench's back-end modules whether each was built and loads, with
+** its path or the reason it does not (asking loads them: see svd_bench.c).
 */
 static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MlJson j;
@@ -154,13 +189,20 @@ static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_json_key(&j, "compiler");       ml_json_string(&j, MLEVAL_CC_VERSION);
   ml_json_key(&j, "sqlite_headers"); ml_json_string(&j, SQLITE_VERSION);
   ml_json_key(&j, "sqlite_library"); ml_json_string(&j, sqlite3_libversion());
+  ml_json_key(&j, "sqlite_minimum"); ml_json_string(&j, MLEVAL_SQLITE_MIN);
+#ifdef MLEVAL_HAVE_LAPACKE
   ml_json_key(&j, "lapacke");        ml_json_bool(&j, 1);
   ml_json_key(&j, "openblas");       ml_json_bool(&j, 1);
+#else
+  ml_json_key(&j, "lapacke");        ml_json_bool(&j, 0);
+  ml_json_key(&j, "openblas");       ml_json_bool(&j, 0);
+#endif
 #ifdef MLEVAL_HAVE_CUDA
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 1);
 #else
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 0);
 #endif
+  ml_json_key(&j, "backends");       ml_svd_backends_json(&j);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
@@ -225,6 +267,15 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   const MlFuncDesc *d;
   int rc;
   SQLITE_EXTENSION_INIT2(pApi);
+  if( sqlite3_libversion_number() < MLEVAL_SQLITE_MIN_NUMBER ){
+    /* configure.ac says why this version; an older SQLite lacks what the
+    ** functions and their documented use rely on */
+    if( pzErrMsg ){
+      *pzErrMsg = sqlite3_mprintf("mleval: needs SQLite >= %s, this process runs %s",
+                                  MLEVAL_SQLITE_MIN, sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
   rc = ml_register_svd_bench(db);
   if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("mleval: cannot register svd_bench");
   for(d=ml_functions; rc==SQLITE_OK && d->name; d++){

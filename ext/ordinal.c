@@ -64,6 +64,11 @@ static int ord_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_
   rc = ml_arg_label(ctx, d->name, argv[0], d->kind==ORD_GE ? -1 : nScore, y);
   for(i=0; rc==ML_ROW_OK && i<nScore; i++){
     char zName[8];
+    int t = sqlite3_value_type(argv[1+i]);
+    if( t==SQLITE_FLOAT || t==SQLITE_INTEGER ){      /* the common case: no name needed */
+      s[i] = sqlite3_value_double(argv[1+i]);
+      continue;
+    }
     sqlite3_snprintf(sizeof(zName), zName, nScore==1 && d->kind==ORD_GE ? "s" : "s_%d", i+1);
     rc = ml_arg_score(ctx, d->name, zName, argv[1+i], &s[i]);
   }
@@ -76,7 +81,8 @@ static int ord_update(OrdAgg *p, int kind, int y, const double *s, ml_i64 kk, in
   for(i=0; i<p->m; i++){
     lab = kind==ORD_GE ? y>=kk : y>=i+1;
     if( add ){
-      if( ml_samples_add(&p->cut[i], lab, s[i], 0.0) ) return ML_NOMEM;
+      if( !ml_samples_append(&p->cut[i], lab, s[i], 0.0)
+       && ml_samples_add(&p->cut[i], lab, s[i], 0.0) ) return ML_NOMEM;
     }else{
       ml_samples_remove(&p->cut[i], lab, s[i], 0.0);
     }

@@ -3,7 +3,9 @@
 **
 ** svd_cuda.c -- svd_bench's CUDA back end (cuSOLVER, called from C).
 ** Built into the separate module mleval_cuda.so when configure finds the
-** CUDA toolkit; svd_bench.c loads it on the first device = 'cuda' query.
+** CUDA toolkit; svd_bench.c loads it on the first device = 'cuda' query
+** (see svd_backend.h; the test matrix comes from the CPU module).  Exports
+** one symbol, mleval_svd_backend.
 **
 **   full         cusolverDnXgesvd, jobu = jobvt = 'S'
 **   randomized   cusolverDnXgesvdr, jobu = jobv = 'S', k = rank,
@@ -25,6 +27,9 @@
 **      cublas ?dgmm and ?gemm and measured with ?nrm2.
 **   5. No GPU (cudaGetDeviceCount fails or says 0) is the error
 **      "no CUDA device found".
+**   6. spec->xInterrupted is asked before every warm-up and timed call
+**      (ML_SVD_INTERRUPT); host memory comes from spec->xMalloc
+**      (ML_SVD_NOMEM when it fails).
 */
 #include <math.h>
 #include <stdio.h>
@@ -32,7 +37,7 @@
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
 #include <cusolverDn.h>
-#include "svd_bench.h"
+#include "svd_backend.h"
 
 typedef struct Gpu {
   const MlSvdSpec *sp;
@@ -92,21 +97,23 @@ fail:
 static int fetchS(Gpu *g, const void *dS, MlSvdRun *run, int k){
   void *h = g->sp->xMalloc(g->esz * (uint64_t)k);
   int i;
-  if( h==0 ) return 2;
+  if( h==0 ) return ML_SVD_NOMEM;
   if( cudaMemcpy(h, dS, g->esz * (size_t)k, cudaMemcpyDeviceToHost)!=cudaSuccess ){
     g->sp->xFree(h);
     snprintf(g->zErr, g->nErr, "cannot copy singular values from the device");
-    return 1;
+    return ML_SVD_ERROR;
   }
   for(i=0; i<k; i++) run->S[i] = g->f32 ? ((float*)h)[i] : ((double*)h)[i];
   g->sp->xFree(h);
-  return 0;
+  return ML_SVD_OK;
 }
 
-/* Times one method; setup done by the caller.  which: ML_SVD_*. */
+/* Times one method; setup done by the caller.  which: ML_SVD_FULL ...
+** Returns an ML_SVD_* code. */
 static int timeMethod(Gpu *g, int which, MlSvdRun *run){
   const MlSvdSpec *sp = g->sp;
-  int m = g->m, n = g->n, mn = g->mn, k = sp->rank, it, info = 0, total = sp->warmup + sp->iters, rc = 1;
+  int m = g->m, n = g->n, mn = g->mn, k = sp->rank, it, info = 0, total = sp->warmup + sp->iters;
+  int rc = ML_SVD_ERROR;
   int64_t p = mn - k < ML_SVD_OVERSAMPLE ? mn - k : ML_SVD_OVERSAMPLE;
   signed char job = which==ML_SVD_VALUES ? 'N' : 'S';
   void *dS = 0, *dU = 0, *dV = 0, *dWork = 0, *hWork = 0;
@@ -127,9 +134,10 @@ static int timeMethod(Gpu *g, int which, MlSvdRun *run){
   }
   CU(cudaMalloc(&dWork, wDev ? wDev : 1));
   hWork = sp->xMalloc(wHost ? wHost : 1);
-  if( hWork==0 ){ rc = 2; goto fail; }
+  if( hWork==0 ){ rc = ML_SVD_NOMEM; goto fail; }
   for(it=0; it<total; it++){
     float ms = 0;
+    if( sp->xInterrupted && sp->xInterrupted(sp->pInterruptArg) ){ rc = ML_SVD_INTERRUPT; goto fail; }
     CU(cudaEventRecord(g->e0, g->stream));
     CU(cudaMemcpyAsync(g->dW, g->dA, g->esz * (size_t)m * n, cudaMemcpyDeviceToDevice, g->stream));
     if( which==ML_SVD_RANDOMIZED ){
@@ -151,28 +159,29 @@ static int timeMethod(Gpu *g, int which, MlSvdRun *run){
     goto fail;
   }
   snprintf(run->driver, sizeof(run->driver), "%s", which==ML_SVD_RANDOMIZED ? "cusolverDnXgesvdr" : "cusolverDnXgesvd");
-  if( (rc = fetchS(g, dS, run, k))!=0 ) goto fail;
-  rc = 1;
+  if( (rc = fetchS(g, dS, run, k))!=ML_SVD_OK ) goto fail;
+  rc = ML_SVD_ERROR;
   run->recon_rel_error = NAN;
   if( which==ML_SVD_FULL && recon(g, dU, dS, dV, mn, 0, k, &run->recon_rel_error) ) goto fail;
   if( which==ML_SVD_RANDOMIZED && recon(g, dU, dS, dV, n, 1, k, &run->recon_rel_error) ) goto fail;
-  rc = 0;
+  rc = ML_SVD_OK;
 fail:
   cudaFree(dS); cudaFree(dU); cudaFree(dV); cudaFree(dWork);
   sp->xFree(hWork);
   return rc;
 }
 
-int mleval_cuda_svd(const MlSvdSpec *sp, const double *A, MlSvdRun run[ML_SVD_NMETHOD], char *zErr, int nErr){
+/* All three methods on the GPU.  An ML_SVD_* code. */
+static int cudaRun(const MlSvdSpec *sp, const double *A, MlSvdRun run[ML_SVD_NMETHOD], char *zErr, int nErr){
   Gpu gg, *g = &gg;
-  int nDev = 0, rc = 1, i, j, tr = sp->rows < sp->cols;
+  int nDev = 0, rc = ML_SVD_ERROR, i, j, tr = sp->rows < sp->cols;
   size_t cells = (size_t)sp->rows * sp->cols;
   void *h = 0;
   memset(g, 0, sizeof(*g));
   g->sp = sp; g->zErr = zErr; g->nErr = nErr;
   if( cudaGetDeviceCount(&nDev)!=cudaSuccess || nDev==0 ){
     snprintf(zErr, nErr, "no CUDA device found");
-    return 1;
+    return ML_SVD_ERROR;
   }
   g->m = tr ? sp->cols : sp->rows;
   g->n = tr ? sp->rows : sp->cols;
@@ -182,7 +191,7 @@ int mleval_cuda_svd(const MlSvdSpec *sp, const double *A, MlSvdRun run[ML_SVD_NM
   g->dt = sp->f32 ? CUDA_R_32F : CUDA_R_64F;
   /* the host copy in the dtype, transposed when wide (column-major m x n) */
   h = sp->xMalloc(g->esz * (uint64_t)cells);
-  if( h==0 ) return 2;
+  if( h==0 ) return ML_SVD_NOMEM;
   for(j=0; j<sp->cols; j++){
     for(i=0; i<sp->rows; i++){
       double v = A[(size_t)j*sp->rows + i];
@@ -203,8 +212,8 @@ int mleval_cuda_svd(const MlSvdSpec *sp, const double *A, MlSvdRun run[ML_SVD_NM
   CU(cudaMalloc((void**)&g->dInfo, sizeof(int)));
   CU(cudaMemcpy(g->dA, h, g->esz * cells, cudaMemcpyHostToDevice));
   rc = timeMethod(g, ML_SVD_FULL, &run[ML_SVD_FULL]);
-  if( rc==0 ) rc = timeMethod(g, ML_SVD_RANDOMIZED, &run[ML_SVD_RANDOMIZED]);
-  if( rc==0 ) rc = timeMethod(g, ML_SVD_VALUES, &run[ML_SVD_VALUES]);
+  if( rc==ML_SVD_OK ) rc = timeMethod(g, ML_SVD_RANDOMIZED, &run[ML_SVD_RANDOMIZED]);
+  if( rc==ML_SVD_OK ) rc = timeMethod(g, ML_SVD_VALUES, &run[ML_SVD_VALUES]);
 fail:
   sp->xFree(h);
   if( g->dA ) cudaFree(g->dA);
@@ -218,3 +227,5 @@ fail:
   if( g->stream ) cudaStreamDestroy(g->stream);
   return rc;
 }
+
+const MlSvdBackend mleval_svd_backend = { ML_SVD_BACKEND_VERSION, "cuda", 0, cudaRun };

@@ -13,6 +13,9 @@
 #include "check_suites.h"
 
 int sqlite3_mleval_init(sqlite3*, char**, const void*);
+/* The core is linked in statically: svd_bench finds its back-end modules
+** through this directory (make check: $MLEVAL_BACKEND_DIR = ext/.libs). */
+void ml_svd_backend_dir(const char *zDir);
 
 static unsigned long long rngState = 88172645463325252ULL;
 void test_seed(unsigned long long s){ rngState = s ? s : 88172645463325252ULL; }
@@ -27,13 +30,16 @@ int main(void){
   int nFail;
   sqlite3_config(SQLITE_CONFIG_LOG, log_capture, (void*)0);
   sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+  ml_svd_backend_dir(getenv("MLEVAL_BACKEND_DIR"));
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 99;
   sr = srunner_create(suite_sort());
   srunner_add_suite(sr, suite_sweep());
+  srunner_add_suite(sr, suite_rankset());
   srunner_add_suite(sr, suite_quantile());
   srunner_add_suite(sr, suite_json());
   srunner_add_suite(sr, suite_log());
   srunner_add_suite(sr, suite_xsum());
+  srunner_add_suite(sr, suite_boot());
   srunner_set_fork_status(sr, CK_NOFORK);
   srunner_run_all(sr, CK_NORMAL);
   nFail = srunner_ntests_failed(sr);

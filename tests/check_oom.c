@@ -21,6 +21,9 @@
 #include <string.h>
 
 int sqlite3_mleval_init(sqlite3*, char**, const void*);
+/* The core is linked in statically: svd_bench finds its back-end modules
+** through this directory (make check: $MLEVAL_BACKEND_DIR = ext/.libs). */
+void ml_svd_backend_dir(const char *zDir);
 
 static sqlite3_mem_methods defaultMem;
 static int failAt = 0;        /* 0: never fail */
@@ -47,22 +50,58 @@ static const char *zSchema =
 static const char *aCase[] = {
   "SELECT g, pr_auc(y, s), auroc(y, s), nap(y, s) FROM t GROUP BY g",
   "SELECT pr_auc(y, s)" W ", auroc(y, s)" W " FROM t",
+  /* auroc's counted sets: growing frame, and a frame wide enough that blocks split and merge */
+  "SELECT auroc(y, s) OVER (ORDER BY id), pr_auc(y, s) OVER (ORDER BY id) FROM t",
+  "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<1400)"
+  " SELECT sum(a) FROM (SELECT auroc(i%3=0, (i*37)%1001) OVER (ORDER BY i ROWS BETWEEN 1099 PRECEDING AND CURRENT ROW) AS a FROM c)",
   "SELECT g, youden_j(y, s), tpr_at_fpr(y, s, 0.1), sens_at_spec(y, s, 0.9) FROM t GROUP BY g",
   "SELECT youden_j(y, s)" W ", sens_at_spec(y, s, 0.9)" W " FROM t",
   "SELECT g, confusion(y, s, 0.5), pr_curve(y, s), roc_curve(y, s) FROM t GROUP BY g",
   "SELECT confusion(y, s, 0.5)" W ", pr_curve(y, s)" W ", roc_curve(y, s)" W " FROM t",
   "SELECT g, brier(y, p), log_loss(y, p), ece(y, p, 7), reliability(y, p, 5) FROM t GROUP BY g",
   "SELECT brier(y, p)" W ", log_loss(y, p, 0.01)" W ", ece(y, p)" W ", reliability(y, p)" W " FROM t",
+  /* more bins than CAL_DENSE_MAX: rows kept until they outnumber bins/4 */
+  "SELECT g, ece(y, p, 2000), reliability(y, p, 100000), reliability(y, p, 120) FROM t GROUP BY g",
+  "SELECT ece(y, p, 100)" W ", reliability(y, p, 1100)" W " FROM t",
   "SELECT g, ece_l2_debiased(y, p), ece_l2_kumar(y, p, 4) FROM t GROUP BY g",
   "SELECT ece_l2_debiased(y, p, 5)" W ", ece_l2_kumar(y, p, 5)" W " FROM t",
+  "SELECT g, mce(y, p), ece_equal_mass(y, p, 4), ece_l2(y, p), brier_decomposition(y, p, 3) FROM t GROUP BY g",
+  "SELECT mce(y, p, 5)" W ", ece_equal_mass(y, p, 3)" W ", ece_l2(y, p, 3)" W ", brier_decomposition(y, p)" W " FROM t",
+  "SELECT g, reliability(y, p, 4, 'quantile'), reliability(y, p, 4, 'uniform') FROM t GROUP BY g",
+  "SELECT reliability(y, p, 3, 'quantile')" W " FROM t",
+  "SELECT g, partial_auroc(y, s, 0.3), operating_point(y, s, 'specificity', 0.95), operating_point(y, s, 'max_f1'),"
+  " precision_at_prior(y, s, 0.5, 0.01) FROM t GROUP BY g",
+  "SELECT partial_auroc(y, s, 0.2)" W ", operating_point(y, s, 'youden')" W ", precision_at_prior(y, s, 0.4, 0.1)" W " FROM t",
+  "SELECT operating_point(y, s, 'f1') FROM t",       /* a choice error text under OOM */
   "SELECT g, strat_pr_auc(y, s, z), strat_gap(y, s, z, 0.1, 0.9), strat_report(y, s, z) FROM t GROUP BY g",
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
+  "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p) FROM t GROUP BY g",
+  "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",
+  "SELECT g, strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10), pr_auc_diff_ci(y, s, p, 0.9, 10), ece_diff_ci(y, p, s / 2, 4, 0.9, 10) FROM t GROUP BY g",
+  /* windows re-run the bootstrap per frame: a shorter table keeps the N loop short */
+  "SELECT pr_auc_ci(y, s, 0.9, 10)" W ", auroc_diff(y, s, p)" W ", mean_ci(p)" W ","
+  " ece_diff_ci(y, p, s / 2, 3, 0.9, 10)" W ", strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10)" W
+  " FROM t WHERE id <= 24",
+  "SELECT plot_curves('fold ' || g, c, 'PR') FROM (SELECT g, pr_curve(y, s) AS c FROM t GROUP BY g)",
+  "SELECT plot_curves(g, c) FROM (SELECT g, roc_curve(y, s) AS c FROM t GROUP BY g)",
+  "SELECT plot_reliability(g, r, 'calibration') FROM (SELECT g, reliability(y, p, 5) AS r FROM t GROUP BY g)",
+  "SELECT plot_bars(g, o, s, 'cost', 'ms'), plot_lines(g, id, s) FROM t",
+  "SELECT plot_curves('a', '[{\"recall\":2,\"precision\":1}]')",
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",
   "SELECT method, driver FROM svd_bench(10, 6, 2, 0, 1, 'cpu', 'float32', 1, 'decay')",
+  /* the accuracy paths (reconstruction error, singular-value comparison):
+  ** an allocation failure there must be SQLITE_NOMEM, never a NULL value */
+  "SELECT method, printf('%.4e', recon_rel_error), sv_rel_error < 1e-10, sv_correlation > 0.999"
+  " FROM svd_bench(12, 8, 3, 0, 1)",
+  "SELECT method, printf('%.2e', recon_rel_error), sv_rel_error < 1e-4"
+  " FROM svd_bench(16, 9, 4, 0, 1, 'cpu', 'float32', 5, 'decay')",
+  /* arguments from a join, read back from the hidden columns */
+  "SELECT t.g, s.method, s.arg_rank, s.arg_device FROM (SELECT DISTINCT g FROM t) AS t,"
+  " svd_bench(6, 5, t.g + 1, 0, 1) AS s ORDER BY 1, 2",
 };
 
 /* Runs zSql on a fresh database; the rows' text (or "error: msg") in zOut.
@@ -147,6 +186,7 @@ int main(void){
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
   sqlite3_initialize();
   sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+  ml_svd_backend_dir(getenv("MLEVAL_BACKEND_DIR"));
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_every_function_under_oom, 0, (int)(sizeof(aCase)/sizeof(aCase[0])));
   suite_add_tcase(s, tc);

@@ -72,6 +72,32 @@ START_TEST(test_sort_heavy_ties_and_signs){
 }
 END_TEST
 
+/* The value-bucket passes (ml_sample.c): distributions that put most keys
+** in one bucket at every level, ranges that overflow or are subnormal, and
+** the LSD fallback below them. */
+START_TEST(test_sort_value_buckets_adversarial){
+  long n = 60000, i, t;
+  double *v = malloc(sizeof(double)*n);
+  test_seed(3);
+  for(t=0; t<7; t++){
+    for(i=0; i<n; i++){
+      double u = test_rand01();
+      switch( t ){
+        case 0: v[i] = i==7 ? 1e12 : u; break;                       /* one far outlier */
+        case 1: v[i] = pow(u, 40.0); break;                           /* piled up at 0 */
+        case 2: v[i] = u*4.9e-320; break;                             /* subnormals only */
+        case 3: v[i] = (u-0.5)*1.7e308*2; break;                      /* range overflows */
+        case 4: v[i] = i%3 ? 0.5 : 0.5 + u*1e-12; break;              /* ties and a hair apart */
+        case 5: v[i] = floor(u*1e6)/1e6 - (i%2 ? 0.0 : 1e-300); break;/* probabilities, 6 decimals */
+        default: v[i] = exp((u-0.5)*1400.0) * (i%2 ? 1 : -1); break;  /* every exponent */
+      }
+    }
+    check_sorted_like_qsort(v, n);
+  }
+  free(v);
+}
+END_TEST
+
 START_TEST(test_sort_small_and_constant){
   double one[1] = {3.0}, same[1000];
   long i;
@@ -170,6 +196,7 @@ Suite *suite_sort(void){
   tcase_add_test(tc, test_signed_zero_is_one_key);
   tcase_add_test(tc, test_sort_random_uniform);
   tcase_add_test(tc, test_sort_heavy_ties_and_signs);
+  tcase_add_test(tc, test_sort_value_buckets_adversarial);
   tcase_add_test(tc, test_sort_small_and_constant);
   tcase_add_test(tc, test_sort_width16_carries_aux);
   tcase_add_test(tc, test_kept_sorted_insert_remove);

@@ -5,10 +5,12 @@
 #include <check.h>
 Suite *suite_sort(void);
 Suite *suite_sweep(void);
+Suite *suite_rankset(void);
 Suite *suite_quantile(void);
 Suite *suite_json(void);
 Suite *suite_log(void);
 Suite *suite_xsum(void);
+Suite *suite_boot(void);
 /* SQLITE_CONFIG_LOG callback of check_log.c, installed by check_main.c. */
 void log_capture(void *arg, int code, const char *msg);
 /* A deterministic generator for test data (xorshift64*). */

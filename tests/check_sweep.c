@@ -87,6 +87,75 @@ START_TEST(test_filter_keeps_window_only){
 }
 END_TEST
 
+/* sklearn: roc_auc_score([0,0,1,1], [.1,.4,.35,.8], max_fpr=0.5): the ROC
+** points (0,0) (0,.5) (.5,.5) (.5,1) (1,1); area up to 0.5 is 0.25,
+** McClish 0.5 (1 + (0.25 - 0.125)/(0.5 - 0.125)) = 2/3.  At max_fpr 0.25 the
+** curve is interpolated on the flat segment: area 0.125, min 1/32, max 1/4. */
+START_TEST(test_partial_auroc){
+  MlSamples s;
+  fill(&s, 8, yDoc, sDoc, 0, 4);
+  ck_assert_double_eq_tol(ml_fold_partial_auroc(&s, 0.5), 2.0/3.0, 1e-15);
+  ck_assert_double_eq_tol(ml_fold_partial_auroc(&s, 0.25), 0.5*(1.0 + (0.125 - 1.0/32)/(0.25 - 1.0/32)), 1e-15);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+/* Operating points on the sklearn example: thresholds 0.8 (tp 1, fp 0),
+** 0.4 (1, 1), 0.35 (2, 1), 0.1 (2, 2). */
+START_TEST(test_operating_points){
+  MlSamples s;
+  MlOpPoint o;
+  fill(&s, 8, yDoc, sDoc, 0, 4);
+  ml_fold_operating_point(&s, ML_OP_FPR, 0.5, &o);          /* TPR 1 at 0.35 */
+  ck_assert(!o.allNegative && ml_double_of(o.key)==0.35 && o.tp==2 && o.fp==1 && o.achieved);
+  ml_fold_operating_point(&s, ML_OP_SPECIFICITY, 0.9, &o);  /* FPR 0: 0.8 */
+  ck_assert(!o.allNegative && ml_double_of(o.key)==0.8 && o.tp==1 && o.fp==0);
+  ml_fold_operating_point(&s, ML_OP_SENSITIVITY, 0.6, &o);  /* TPR 1 first at 0.35 */
+  ck_assert(ml_double_of(o.key)==0.35 && o.fp==1);
+  ml_fold_operating_point(&s, ML_OP_PRECISION, 0.6, &o);    /* 0.8: 1/1; 0.35: 2/3 */
+  ck_assert(ml_double_of(o.key)==0.35 && o.achieved);
+  ml_fold_operating_point(&s, ML_OP_PRECISION, 0.99, &o);
+  ck_assert(ml_double_of(o.key)==0.8 && o.achieved);
+  ml_fold_operating_point(&s, ML_OP_MAX_F1, 0.0, &o);       /* F1 2/3 at 0.8, 4/5 at 0.35 */
+  ck_assert(ml_double_of(o.key)==0.35);
+  ml_fold_operating_point(&s, ML_OP_YOUDEN, 0.0, &o);       /* J .5 at 0.8 and at 0.35: the higher */
+  ck_assert(ml_double_of(o.key)==0.8 && o.tp==1);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+START_TEST(test_operating_point_all_negative){
+  static const int y[] = {0, 0, 1, 0};
+  static const double v[] = {0.9, 0.8, 0.5, 0.1};
+  MlSamples s;
+  MlOpPoint o;
+  fill(&s, 8, y, v, 0, 4);
+  /* 0.9 meets FPR <= 0.4 with TPR 0, as the all-negative point: it wins */
+  ml_fold_operating_point(&s, ML_OP_FPR, 0.4, &o);
+  ck_assert(o.allNegative && o.tp==0 && o.fp==0 && o.achieved);
+  /* no threshold reaches precision 0.5 (the best is 1/3, at 0.5) */
+  ml_fold_operating_point(&s, ML_OP_PRECISION, 0.5, &o);
+  ck_assert(o.allNegative && !o.achieved);
+  ml_samples_clear(&s);
+}
+END_TEST
+
+/* The value at a rank of both classes merged, against a merged copy. */
+START_TEST(test_samples_at_rank){
+  static const int y[] = {1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 1};
+  static const double v[] = {0.5, 0.1, 0.5, 0.2, 0.9, 0.9, -1.0, 0.5, 0.3, 0.0, -0.0};
+  static const double sorted[] = {-1.0, 0.0, 0.0, 0.1, 0.2, 0.3, 0.5, 0.5, 0.5, 0.9, 0.9};
+  MlSamples s;
+  int r;
+  fill(&s, 8, y, v, 0, 11);
+  for(r=0; r<11; r++) ck_assert(ml_samples_at_rank(&s, r)==sorted[r]);
+  ml_samples_clear(&s);
+  fill(&s, 8, y, v, 0, 1);                  /* one positive, no negatives */
+  ck_assert(ml_samples_at_rank(&s, 0)==0.5);
+  ml_samples_clear(&s);
+}
+END_TEST
+
 Suite *suite_sweep(void){
   Suite *s = suite_create("sweep");
   TCase *tc = tcase_create("core");
@@ -94,6 +163,10 @@ Suite *suite_sweep(void){
   tcase_add_test(tc, test_folds_on_sklearn_example);
   tcase_add_test(tc, test_all_tied_is_one_threshold);
   tcase_add_test(tc, test_filter_keeps_window_only);
+  tcase_add_test(tc, test_partial_auroc);
+  tcase_add_test(tc, test_operating_points);
+  tcase_add_test(tc, test_operating_point_all_negative);
+  tcase_add_test(tc, test_samples_at_rank);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -8,7 +8,7 @@ SQLITE3=${SQLITE3:-sqlite3}
 MLEVAL_LIB=${MLEVAL_LIB:-ext/.libs/mleval}
 case $MLEVAL_LIB in /*) ;; *) MLEVAL_LIB=$PWD/$MLEVAL_LIB ;; esac
 fail=0; n=0
-for f in demo.sql operating_points.sql calibration_audit.sql confound_audit.sql ordinal_audit.sql svd_targets.sql; do
+for f in demo.sql operating_points.sql calibration_audit.sql confound_audit.sql ordinal_audit.sql svd_targets.sql p_adjust.sql; do
     n=$((n+1))
     out=$( cd "$srcdir" && $SQLITE3_WRAPPER "$SQLITE3" -bail -cmd ".load $MLEVAL_LIB" :memory: < "sql/$f" 2>&1 )
     rc=$?
@@ -18,5 +18,24 @@ for f in demo.sql operating_points.sql calibration_audit.sql confound_audit.sql 
         echo "ok   sql/$f ($(printf '%s\n' "$out" | wc -l) lines)"
     fi
 done
+# sql/plots.sql writes the pictures of docs/plots.md: run it in a scratch
+# directory and compare with the committed docs/img (stale pictures fail).
+n=$((n+1))
+scratch=${TMPDIR:-/tmp}/mleval-plots.$$
+mkdir -p "$scratch/docs/img"
+abs_srcdir=$(cd "$srcdir" && pwd)
+ln -s "$abs_srcdir/sql" "$scratch/sql"
+out=$( cd "$scratch" && $SQLITE3_WRAPPER "$SQLITE3" -bail -cmd ".load $MLEVAL_LIB" :memory: < sql/plots.sql 2>&1 )
+rc=$?
+stale=""
+for svg in "$scratch"/docs/img/*.svg; do
+    cmp -s "$svg" "$abs_srcdir/docs/img/$(basename "$svg")" || stale="$stale $(basename "$svg")"
+done
+if [ $rc -ne 0 ] || [ -n "$stale" ] || [ "$(ls "$scratch"/docs/img/*.svg | wc -l)" -ne 5 ]; then
+    echo "FAIL sql/plots.sql (exit $rc; differs from docs/img:$stale)"; printf '%s\n' "$out" | tail -5; fail=$((fail+1))
+else
+    echo "ok   sql/plots.sql (5 SVGs, equal to docs/img)"
+fi
+rm -rf "$scratch"
 echo "sql_scripts: $n scripts, $fail failed"
 [ "$fail" = 0 ]

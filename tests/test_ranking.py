@@ -181,11 +181,48 @@ def main():
         ck.close(got[i][0], oracle("pr_auc", y[lo:i + 1], s[lo:i + 1]), "sliding pr_auc row %d" % i)
         ck.close(got[i][1], oracle("auroc", y[lo:i + 1], s[lo:i + 1]), "sliding auroc row %d" % i)
 
+    running_and_wide_frames(ck, con, rng)
+
     extra = drop_intermediate_difference()
     ck.n += extra.n
     ck.failures += extra.failures
     ck.finish()
 
+
+
+def running_and_wide_frames(ck, con, rng):
+    """Growing frames (the default frame of OVER (ORDER BY ...)) and frames
+    wide enough that auroc's counted sets split and merge their blocks: each
+    value must equal the aggregate over the same rows exactly (auroc is the
+    same integer count either way; pr_auc the same sweep), and the oracle
+    closely.  Data: ties, +-Inf, -0.0 beside 0.0, 1 % and 40 % prevalence."""
+    for trial, (n, prev, kind) in enumerate([(1500, 0.4, "ties"), (1200, 0.01, "uniform"),
+                                             (1300, 0.2, "zeros"), (1100, 0.3, "normal")]):
+        y = (rng.random(n) < prev).astype(int)
+        y[rng.integers(0, n)] = 1                    # at least one positive
+        s = mltest.random_scores(rng, n, kind)
+        if trial == 0:
+            s[rng.integers(0, n, 40)] = np.inf
+            s[rng.integers(0, n, 40)] = -np.inf
+        ts = np.sort(rng.integers(0, n // 3, n))     # RANGE peers share a frame end
+        g = rng.integers(0, 2, n)
+        mltest.load(con, ["y", "s", "ts", "g"], [(int(y[i]), float(s[i]), int(ts[i]), int(g[i])) for i in range(n)])
+        shapes = ["ORDER BY id", "ORDER BY ts", "PARTITION BY g ORDER BY id",
+                  "ORDER BY id ROWS BETWEEN 699 PRECEDING AND CURRENT ROW",
+                  "ORDER BY id ROWS BETWEEN 300 PRECEDING AND 600 FOLLOWING"]
+        for shape in shapes:
+            members = dict(mltest.frames(con, shape))
+            got = {e: mltest.window(con, e, shape, "id") for e in ["auroc(y, s)", "pr_auc(y, s)"]}
+            for rid in list(members)[::23] + [n]:
+                ids = members[rid]
+                idl = ",".join(map(str, ids)) if ids else "0"
+                idx = [i - 1 for i in ids]
+                for e in ["auroc(y, s)", "pr_auc(y, s)"]:
+                    what = "running trial %d [%s] %s row %d" % (trial, shape, e, rid)
+                    agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (e, idl)).fetchone()[0]
+                    ck.equal(got[e][rid], agg, what + " (aggregate)")
+                    if len(set(y[idx])) == 2 and np.isfinite(s[idx]).all():   # sklearn rejects Inf
+                        ck.close(got[e][rid], oracle(e.split("(")[0], y[idx], s[idx]), what)
 
 
 def drop_intermediate_difference():

@@ -19,6 +19,21 @@ static const char *azCall[] = {
   "strat_pr_auc(a, b, c)", "strat_gap(a, b, c, d, e)", "strat_report(a, b, c, d, e)",
   "auprc_ge(a, b, c)", "ordinal_auprc(a, b, c)", "ordinal_nap(a, b, c, d)",
   "ordinal_report(a, b, c, d, e)", "ordinal_auprc(a, b)",
+  "mce(a, b)", "mce(a, b, c)", "ece_equal_mass(a, b, c)", "ece_l2(a, b, c)",
+  "brier_decomposition(a, b, c)", "reliability(a, b, c, 'quantile')", "reliability(a, b, c, d)",
+  "partial_auroc(a, b, c)", "operating_point(a, b, 'fpr', c)", "operating_point(a, b, 'max_f1')",
+  "operating_point(a, b, d, c)", "operating_point(a, b, 'precision', c)",
+  "precision_at_prior(a, b, c, d)", "precision_at_prior(a, b, 0.5, c)",
+  /* the bootstrap ones with few replicates, so that a run stays short */
+  "pr_auc_ci(a, b, 0.9, 10, c)", "nap_ci(a, b, c, 10)", "brier_ci(a, b, 0.5, 10)",
+  "log_loss_ci(a, b, 0.9, 10, c)", "ece_ci(a, b, c, 0.9, 10)", "strat_gap_ci(a, b, c, 0.1, 0.9, 0.9, 10)",
+  "auroc_ci(a, b, c)", "auroc_diff(a, b, c, d)", "pr_auc_diff_ci(a, b, c, 0.9, 10, d)",
+  "ece_diff_ci(a, b, c, d, 0.9, 10)", "mean_ci(a, b)", "mean_ci(a)",
+  /* plots: arbitrary values, and the JSON of each row's group */
+  "plot_curves(a, b)", "plot_reliability(a, b, c)", "plot_bars(a, b, c, d, e)", "plot_lines(a, b, c, d)",
+  "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
+  "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
+  "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
 };
 
 /* Binds one value from the input; returns bytes used. */

@@ -14,6 +14,9 @@
 #include <string.h>
 
 int sqlite3_mleval_init(sqlite3*, char**, const void*);
+/* The core is linked in statically: svd_bench finds its back-end modules
+** through this directory (make check: $MLEVAL_BACKEND_DIR = ext/.libs). */
+void ml_svd_backend_dir(const char *zDir);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int fuzzProgress(void *p){
@@ -29,6 +32,7 @@ static sqlite3 *fuzz_open(int *pSteps){
   if( !registered ){
     sqlite3_initialize();
     sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
+    ml_svd_backend_dir(getenv("MLEVAL_BACKEND_DIR"));
     registered = 1;
   }
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ){ sqlite3_close(db); return 0; }

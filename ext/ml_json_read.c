@@ -1,0 +1,223 @@
+/*
+** ml_json_read.c -- a small strict JSON reader for the one shape mleval reads
+** back: an array of flat objects whose fields are numbers (the output of
+** pr_curve, roc_curve, reliability).  Used by the plot family (plot.c).
+** SPDX-License-Identifier: MIT
+**
+** Why not SQLite's json_each(): an aggregate step would have to prepare and
+** run a statement per row; this reader is 200 lines, needs no database
+** handle, and says exactly what is wrong.
+**
+** Rules:
+**   1. The text must be one JSON value (RFC 8259, whitespace around it
+**      allowed): an array whose elements are objects.  Anything else is an
+**      error naming the byte offset and what was expected.
+**   2. A requested field's value must be a number or null (null reads as
+**      NaN); other fields may hold any JSON value, which is checked and
+**      skipped (nesting at most 64 deep).
+**   3. A requested field an object lacks reads as NaN and is not counted in
+**      anPresent[f]; the caller decides whether that is an error.  A field
+**      that appears twice in one object keeps its last value.
+**   4. Numbers are read with '.' as the decimal point in every C locale.
+**
+** Cost: O(length of the text); 8 bytes per requested field per element.
+*/
+#include <math.h>
+#include <stdio.h>
+#include "ml_core.h"
+
+typedef struct JRead {
+  const char *z;          /* the text */
+  size_t i;               /* read position */
+  char *zErr; size_t nErr;
+} JRead;
+
+static void jr_ws(JRead *r){
+  while( r->z[r->i]==' ' || r->z[r->i]=='\t' || r->z[r->i]=='\n' || r->z[r->i]=='\r' ) r->i++;
+}
+
+static int jr_fail(JRead *r, const char *zWhat){
+  snprintf(r->zErr, r->nErr, "%s at byte %llu", zWhat, (unsigned long long)r->i);
+  return ML_ERROR;
+}
+
+/* A string; when out is not NULL its raw (unescaped) bytes up to nOut-1
+** are copied there (field names are plain ASCII). */
+static int jr_string(JRead *r, char *out, size_t nOut){
+  size_t o = 0;
+  if( r->z[r->i]!='"' ) return jr_fail(r, "expected a string");
+  r->i++;
+  for(;;){
+    unsigned char c = (unsigned char)r->z[r->i];
+    if( c==0 ) return jr_fail(r, "unterminated string");
+    if( c<0x20 ) return jr_fail(r, "control character in a string");
+    if( c=='"' ){ r->i++; break; }
+    if( c=='\\' ){
+      char e = r->z[r->i+1];
+      if( e=='u' ){
+        int k;
+        for(k=2; k<6; k++){
+          char h = r->z[r->i+k];
+          if( !((h>='0'&&h<='9')||(h>='a'&&h<='f')||(h>='A'&&h<='F')) ) return jr_fail(r, "bad \\u escape");
+        }
+        r->i += 6;
+        if( out && o+1<nOut ) out[o++] = '?';
+        continue;
+      }
+      if( e==0 || strchr("\"\\/bfnrt", e)==0 ) return jr_fail(r, "bad escape in a string");
+      if( out && o+1<nOut ) out[o++] = e;
+      r->i += 2;
+      continue;
+    }
+    if( out && o+1<nOut ) out[o++] = (char)c;
+    r->i++;
+  }
+  if( out ) out[o] = 0;
+  return ML_OK;
+}
+
+/* A number per RFC 8259's grammar (no leading '+', no leading zeros, no
+** bare '.'), read locale-independently. */
+static int jr_number(JRead *r, double *out){
+  size_t j = r->i;
+  const char *end;
+  if( r->z[j]=='-' ) j++;
+  if( r->z[j]=='0' ) j++;
+  else if( r->z[j]>='1' && r->z[j]<='9' ) while( r->z[j]>='0' && r->z[j]<='9' ) j++;
+  else return jr_fail(r, "expected a value");
+  if( r->z[j]=='.' ){
+    j++;
+    if( !(r->z[j]>='0' && r->z[j]<='9') ) return jr_fail(r, "bad number");
+    while( r->z[j]>='0' && r->z[j]<='9' ) j++;
+  }
+  if( r->z[j]=='e' || r->z[j]=='E' ){
+    j++;
+    if( r->z[j]=='+' || r->z[j]=='-' ) j++;
+    if( !(r->z[j]>='0' && r->z[j]<='9') ) return jr_fail(r, "bad number");
+    while( r->z[j]>='0' && r->z[j]<='9' ) j++;
+  }
+  if( out ) *out = ml_parse_double(r->z + r->i, &end);
+  r->i = j;
+  return ML_OK;
+}
+
+static int jr_literal(JRead *r, const char *lit){
+  size_t n = strlen(lit);
+  if( strncmp(r->z + r->i, lit, n)!=0 ) return jr_fail(r, "expected a value");
+  r->i += n;
+  return ML_OK;
+}
+
+/* Any value, checked and skipped. */
+static int jr_skip(JRead *r, int depth){
+  char c;
+  jr_ws(r);
+  c = r->z[r->i];
+  if( depth>64 ) return jr_fail(r, "nested too deep");
+  if( c=='"' ) return jr_string(r, 0, 0);
+  if( c=='t' ) return jr_literal(r, "true");
+  if( c=='f' ) return jr_literal(r, "false");
+  if( c=='n' ) return jr_literal(r, "null");
+  if( c=='[' || c=='{' ){
+    char close = c=='[' ? ']' : '}';
+    r->i++;
+    jr_ws(r);
+    if( r->z[r->i]==close ){ r->i++; return ML_OK; }
+    for(;;){
+      if( c=='{' ){
+        jr_ws(r);
+        if( jr_string(r, 0, 0) ) return ML_ERROR;
+        jr_ws(r);
+        if( r->z[r->i]!=':' ) return jr_fail(r, "expected ':'");
+        r->i++;
+      }
+      if( jr_skip(r, depth+1) ) return ML_ERROR;
+      jr_ws(r);
+      if( r->z[r->i]==',' ){ r->i++; continue; }
+      if( r->z[r->i]==close ){ r->i++; return ML_OK; }
+      return jr_fail(r, c=='[' ? "expected ',' or ']'" : "expected ',' or '}'");
+    }
+  }
+  return jr_number(r, 0);
+}
+
+/* One object: its requested fields go to row[0..nField-1]. */
+static int jr_object(JRead *r, int nField, const char *const *azField, double *row, ml_i64 *anPresent){
+  int f;
+  for(f=0; f<nField; f++) row[f] = NAN;
+  jr_ws(r);
+  if( r->z[r->i]!='{' ) return jr_fail(r, "expected an object");
+  r->i++;
+  jr_ws(r);
+  if( r->z[r->i]=='}' ){ r->i++; return ML_OK; }
+  for(;;){
+    char key[32];
+    jr_ws(r);
+    if( jr_string(r, key, sizeof(key)) ) return ML_ERROR;
+    jr_ws(r);
+    if( r->z[r->i]!=':' ) return jr_fail(r, "expected ':'");
+    r->i++;
+    jr_ws(r);
+    for(f=0; f<nField && strcmp(key, azField[f])!=0; f++){}
+    if( f<nField ){
+      char c = r->z[r->i];
+      if( c=='n' ){
+        if( jr_literal(r, "null") ) return ML_ERROR;
+        row[f] = NAN;
+      }else if( c=='-' || (c>='0' && c<='9') ){
+        if( jr_number(r, &row[f]) ) return ML_ERROR;
+      }else{
+        char msg[64];
+        snprintf(msg, sizeof(msg), "field \"%s\" is not a number", azField[f]);
+        return jr_fail(r, msg);
+      }
+      anPresent[f]++;
+    }else if( jr_skip(r, 1) ){
+      return ML_ERROR;
+    }
+    jr_ws(r);
+    if( r->z[r->i]==',' ){ r->i++; continue; }
+    if( r->z[r->i]=='}' ){ r->i++; return ML_OK; }
+    return jr_fail(r, "expected ',' or '}'");
+  }
+}
+
+int ml_json_read_rows(const char *z, int nField, const char *const *azField,
+                      double **paOut, ml_i64 *pnRow, ml_i64 *anPresent,
+                      char *zErr, size_t nErr){
+  JRead r;
+  double *a = 0;
+  ml_i64 n = 0, cap = 0;
+  int f, rc = ML_OK;
+  r.z = z; r.i = 0; r.zErr = zErr; r.nErr = nErr;
+  *paOut = 0; *pnRow = 0;
+  for(f=0; f<nField; f++) anPresent[f] = 0;
+  jr_ws(&r);
+  if( z[r.i]!='[' ) return jr_fail(&r, "expected an array");
+  r.i++;
+  jr_ws(&r);
+  if( z[r.i]==']' ){
+    r.i++;
+  }else for(;;){
+    if( n==cap ){
+      ml_i64 cNew = cap ? cap*2 : 64;
+      double *p = ml_realloc(a, (uint64_t)cNew * (uint64_t)nField * sizeof(double) + 8);
+      if( p==0 ){ rc = ML_NOMEM; break; }
+      a = p; cap = cNew;
+    }
+    if( jr_object(&r, nField, azField, a + n*nField, anPresent) ){ rc = ML_ERROR; break; }
+    n++;
+    jr_ws(&r);
+    if( z[r.i]==',' ){ r.i++; continue; }
+    if( z[r.i]==']' ){ r.i++; break; }
+    rc = jr_fail(&r, "expected ',' or ']'");
+    break;
+  }
+  if( rc==ML_OK ){
+    jr_ws(&r);
+    if( z[r.i]!=0 ) rc = jr_fail(&r, "text after the array");
+  }
+  if( rc!=ML_OK ){ ml_free(a); return rc; }
+  *paOut = a; *pnRow = n;
+  return ML_OK;
+}

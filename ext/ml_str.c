@@ -1,0 +1,191 @@
+/*
+** ml_str.c -- the growable string builder the JSON writer (ml_json.c) and the
+** SVG writer (ml_svg.c) are built on, and the locale-independent number
+** formatting and parsing every piece of text mleval emits uses.
+** SPDX-License-Identifier: MIT
+**
+** Rules:
+**   1. The text is NUL-terminated after every append (when not oom).
+**   2. Out of memory: the buffer is freed, oom is set, every later append is
+**      a no-op, and ml_str_finish() returns NULL.  A caller checks once, at
+**      the end.
+**   3. Numbers are written and read the same in every C locale: the decimal
+**      point is always '.', whatever setlocale(LC_NUMERIC) the host chose
+**      ("hi":0,5 is not JSON, and 0,5 is not an SVG coordinate).  printf and
+**      strtod are locale-aware, so their decimal point is swapped for '.' on
+**      the way out and '.' for the locale's on the way in.
+**   4. XML text is escaped (& < > " ') and bytes that XML 1.0 forbids (control
+**      characters other than tab, newline, carriage return) are dropped.
+**
+** Cost: amortised O(1) per byte appended; the buffer grows by doubling.
+*/
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "ml_core.h"
+
+void ml_str_init(MlStr *s){
+  memset(s, 0, sizeof(*s));
+}
+
+void ml_str_free(MlStr *s){
+  ml_free(s->z);
+  ml_str_init(s);
+}
+
+void ml_str_append(MlStr *s, const char *z, size_t n){
+  if( s->oom ) return;
+  if( s->n + n + 1 > s->cap ){
+    size_t nNew = s->cap ? s->cap*2 : 256;
+    char *p;
+    while( nNew < s->n + n + 1 ) nNew *= 2;
+    p = ml_realloc(s->z, nNew);
+    if( p==0 ){
+      ml_free(s->z);
+      s->z = 0; s->n = s->cap = 0; s->oom = 1;
+      return;
+    }
+    s->z = p; s->cap = nNew;
+  }
+  if( n ) memcpy(s->z + s->n, z, n);
+  s->n += n;
+  s->z[s->n] = 0;
+}
+
+void ml_str_appendz(MlStr *s, const char *z){
+  ml_str_append(s, z, strlen(z));
+}
+
+void ml_str_int(MlStr *s, ml_i64 v){
+  char buf[32];
+  int n = snprintf(buf, sizeof(buf), "%lld", (long long)v);
+  ml_str_append(s, buf, (size_t)n);
+}
+
+void ml_str_double(MlStr *s, double d){
+  char buf[32];
+  int n = ml_format_double(buf, d);
+  ml_str_append(s, buf, (size_t)n);
+}
+
+void ml_str_fixed(MlStr *s, double d, int decimals){
+  char buf[64];
+  int n = ml_format_fixed(buf, d, decimals);
+  ml_str_append(s, buf, (size_t)n);
+}
+
+void ml_str_xml(MlStr *s, const char *z){
+  const char *run = z;
+  for(; *z; z++){
+    unsigned char c = (unsigned char)*z;
+    const char *esc = 0;
+    switch( c ){
+      case '&':  esc = "&amp;"; break;
+      case '<':  esc = "&lt;"; break;
+      case '>':  esc = "&gt;"; break;
+      case '"':  esc = "&quot;"; break;
+      case '\'': esc = "&#39;"; break;
+      default:
+        if( c<0x20 && c!='\t' && c!='\n' && c!='\r' ) esc = "";
+    }
+    if( esc ){
+      ml_str_append(s, run, (size_t)(z-run));
+      ml_str_appendz(s, esc);
+      run = z+1;
+    }
+  }
+  ml_str_append(s, run, (size_t)(z-run));
+}
+
+char *ml_str_finish(MlStr *s, size_t *pn){
+  char *z;
+  if( s->z==0 && !s->oom ) ml_str_append(s, "", 0);   /* nothing written: "" */
+  z = s->oom ? 0 : s->z;
+  if( pn ) *pn = z ? s->n : 0;
+  ml_str_init(s);
+  return z;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+/* Rewrites printf's output in place so that its decimal point is '.': in a
+** "%g"/"%f" number every byte that is not a digit, sign or exponent letter
+** belongs to the locale's decimal point (one byte, or several in a UTF-8
+** locale); each such run becomes one '.'.  Returns the new length. */
+static int c_locale_number(char *buf, int n){
+  int i, o = 0, inPoint = 0;
+  for(i=0; i<n; i++){
+    char c = buf[i];
+    if( (c>='0' && c<='9') || c=='-' || c=='+' || c=='e' || c=='E'
+     || c=='i' || c=='n' || c=='f' || c=='a' || c=='I' || c=='N' || c=='F' || c=='A' ){
+      buf[o++] = c; inPoint = 0;
+    }else if( !inPoint ){
+      buf[o++] = '.'; inPoint = 1;
+    }
+  }
+  buf[o] = 0;
+  return o;
+}
+
+double ml_parse_double(const char *z, const char **pEnd){
+  /* strtod reads the locale's decimal point: hand it a copy with '.'
+  ** replaced by that point.  A number longer than the buffer is not one
+  ** mleval writes; it is read as far as it fits (still exact for any
+  ** round-trip text, which is at most 24 bytes). */
+  char buf[128];
+  const char *pt = localeconv()->decimal_point;
+  size_t np = (pt && pt[0]) ? strlen(pt) : 1;
+  size_t i, o = 0;
+  int map[128];
+  char *end;
+  double d;
+  if( pt==0 || pt[0]==0 ) pt = ".";
+  for(i=0; z[i] && o+np < sizeof(buf)-1; i++){
+    char c = z[i];
+    if( c=='.' ){
+      size_t k;
+      for(k=0; k<np; k++){ map[o] = (int)i; buf[o++] = pt[k]; }
+    }else if( (c>='0' && c<='9') || c=='-' || c=='+' || c=='e' || c=='E' ){
+      map[o] = (int)i; buf[o++] = c;
+    }else{
+      break;          /* no other byte can be part of a number we read */
+    }
+  }
+  map[o] = (int)i;
+  buf[o] = 0;
+  d = strtod(buf, &end);
+  if( pEnd ){
+    size_t used = (size_t)(end - buf);
+    /* end may fall inside a multi-byte point only when strtod stopped
+    ** there, i.e. the '.' was not part of the number. */
+    *pEnd = z + map[used];
+  }
+  return d;
+}
+
+int ml_format_double(char *buf, double d){
+  int prec, n = 0;
+  for(prec=15; prec<=17; prec++){
+    n = snprintf(buf, 32, "%.*g", prec, d);
+    n = c_locale_number(buf, n);
+    if( !isfinite(d) || ml_parse_double(buf, 0)==d ) break;
+  }
+  return n;
+}
+
+int ml_format_fixed(char *buf, double d, int decimals){
+  int n;
+  if( decimals<0 ) decimals = 0;
+  if( decimals>17 ) decimals = 17;
+  n = snprintf(buf, 64, "%.*f", decimals, d);
+  if( n<0 || n>=64 ){                     /* far beyond any drawing: %g */
+    n = snprintf(buf, 64, "%.6g", d);
+  }
+  n = c_locale_number(buf, n);
+  if( buf[0]=='-' && strspn(buf+1, "0.")==(size_t)(n-1) ){   /* "-0.00": "0.00" */
+    memmove(buf, buf+1, (size_t)n);
+    n--;
+  }
+  return n;
+}

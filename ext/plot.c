@@ -1,0 +1,584 @@
+/*
+** plot.c -- SVG images drawn by aggregates: the plot family.
+** SPDX-License-Identifier: MIT
+**
+**   plot_curves(series, curve [, title])          PR or ROC curves, one line a row
+**   plot_reliability(series, bins [, title])      reliability diagram + histogram
+**   plot_bars(category, series, value [, title [, unit]])   grouped bar chart
+**   plot_lines(series, x, y [, title])            line chart, one line a series
+**
+** Rules:
+**   1. Aggregates only: a plot is drawn once, from every row of its group.
+**      Used with OVER (...), SQLite refuses them ("may not be used as a
+**      window function"); plot a window query's output instead
+**      (docs/decisions.md).
+**   2. curve is pr_curve() or roc_curve() JSON, bins is reliability() JSON,
+**      read by the strict reader of ml_json_read.c; anything else is an error
+**      naming the function, the argument and what is wrong.  The kind of a
+**      curve is read from its fields (recall/precision or fpr/tpr); all rows
+**      of one plot must be of one kind.
+**   3. A row whose curve, bins, value, x or y is NULL is skipped (a fold with
+**      one class has a NULL pr_curve); a NULL series or category is drawn
+**      as "NULL".  No row left: NULL with a warning.
+**   4. Series (and categories) are drawn in the order they first appear;
+**      plot_curves and plot_reliability take one row per series (a name seen
+**      twice is an error).  At most 24 series, 60 categories.
+**   5. Numbers in the legend are computed from the JSON points: AP exactly
+**      as pr_auc does (sum of (R_i - R_{i-1}) P_i, the points highest
+**      threshold first), AUROC by the trapezoid rule over the ROC points,
+**      ECE as sum_b n_b |frac_pos_b - mean_p_b| / sum_b n_b.  The no-skill
+**      baseline of a PR curve is the precision of its last point, where
+**      recall is 1 (everything predicted positive): the prevalence.
+**   6. title and unit, when given, must be the same in every row (text).
+**   7. The image is 640 x 480 (reliability: 640 x 480 with the histogram in
+**      the lower quarter), drawn by ml_svg.c.
+**
+** Cost: the JSON of each row is parsed once in xStep and kept as doubles
+** (16 bytes a curve point, 40 a reliability bin, 24 a bar or line point);
+** drawing is O(points).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+
+#define PLOT_MAX_SERIES 24
+#define PLOT_MAX_CATEGORIES 60
+#define PLOT_W 640
+#define PLOT_H 480
+
+enum { CURVE_NONE, CURVE_PR, CURVE_ROC };
+
+typedef struct PlotRow {
+  int series;               /* index into PlotAgg.azSeries */
+  int cat;                  /* plot_bars: index into azCat */
+  double x, y;              /* bars: y is the value; lines: the point */
+  double *pts;              /* curves: (x, y) pairs; reliability: 5 per bin */
+  ml_i64 nPts;
+  double stat, base;        /* AP / AUROC / ECE; PR baseline (prevalence) */
+  ml_i64 order;             /* row number, for a stable sort */
+} PlotRow;
+
+typedef struct PlotAgg {
+  int init;
+  int curve;                /* CURVE_PR or CURVE_ROC once known */
+  PlotRow *a;
+  ml_i64 n, cap;
+  char *azSeries[PLOT_MAX_SERIES];
+  int nSeries;
+  char *azCat[PLOT_MAX_CATEGORIES];
+  int nCat;
+  char *title, *unit;
+  int titleSet, unitSet;
+} PlotAgg;
+
+static const char *fn_name(int kind){
+  switch( kind ){
+    case PK_CURVES: return "plot_curves";
+    case PK_RELIABILITY: return "plot_reliability";
+    case PK_BARS: return "plot_bars";
+    default: return "plot_lines";
+  }
+}
+
+static char *dup_text(const char *z){
+  size_t n = strlen(z);
+  char *p = ml_malloc(n+1);
+  if( p ) memcpy(p, z, n+1);
+  return p;
+}
+
+static void plot_clear(PlotAgg *p){
+  ml_i64 i;
+  int k;
+  for(i=0; i<p->n; i++) ml_free(p->a[i].pts);
+  ml_free(p->a);
+  for(k=0; k<p->nSeries; k++) ml_free(p->azSeries[k]);
+  for(k=0; k<p->nCat; k++) ml_free(p->azCat[k]);
+  ml_free(p->title);
+  ml_free(p->unit);
+  memset(p, 0, sizeof(*p));
+}
+
+/* The text of a series or category value ("NULL" for NULL); -1 on OOM. */
+static int intern(sqlite3_context *ctx, PlotAgg *p, int kind, sqlite3_value *v, int isCat,
+                  int mustBeNew){
+  const char *fn = fn_name(kind);
+  const char *z = sqlite3_value_type(v)==SQLITE_NULL ? "NULL" : (const char*)sqlite3_value_text(v);
+  char **az = isCat ? p->azCat : p->azSeries;
+  int *pn = isCat ? &p->nCat : &p->nSeries;
+  int max = isCat ? PLOT_MAX_CATEGORIES : PLOT_MAX_SERIES;
+  int k;
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return -1; }
+  for(k=0; k<*pn; k++){
+    if( strcmp(az[k], z)==0 ){
+      if( mustBeNew ){
+        ml_error(ctx, fn, "series '%.40s' appears in two rows; a plot takes one row per series", z);
+        return -1;
+      }
+      return k;
+    }
+  }
+  if( *pn>=max ){
+    ml_error(ctx, fn, "at most %d %s in one plot, got more", max, isCat ? "categories" : "series");
+    return -1;
+  }
+  az[*pn] = dup_text(z);
+  if( az[*pn]==0 ){ sqlite3_result_error_nomem(ctx); return -1; }
+  return (*pn)++;
+}
+
+/* title / unit: text (or NULL), the same in every row. */
+static int text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_value *v,
+                      char **pz, int *pSet){
+  const char *fn = fn_name(kind);
+  const char *z;
+  int t = sqlite3_value_type(v);
+  if( t!=SQLITE_TEXT && t!=SQLITE_NULL ){
+    char *d = ml_describe(v);
+    ml_error(ctx, fn, "%s must be text, got %s", name, d ? d : "?");
+    sqlite3_free(d);
+    return 1;
+  }
+  z = t==SQLITE_NULL ? 0 : (const char*)sqlite3_value_text(v);
+  if( t==SQLITE_TEXT && z==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
+  if( *pSet ){
+    if( (z==0) != (*pz==0) || (z && strcmp(z, *pz)!=0) ){
+      ml_error(ctx, fn, "%s must be the same in every row, got '%.40s' after '%.40s'",
+               name, z ? z : "NULL", *pz ? *pz : "NULL");
+      return 1;
+    }
+    return 0;
+  }
+  if( z ){
+    *pz = dup_text(z);
+    if( *pz==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
+  }
+  *pSet = 1;
+  return 0;
+}
+
+static PlotRow *new_row(sqlite3_context *ctx, PlotAgg *p){
+  PlotRow *r;
+  if( p->n==p->cap ){
+    ml_i64 cNew = p->cap ? p->cap*2 : 16;
+    PlotRow *a = ml_realloc(p->a, (uint64_t)cNew * sizeof(PlotRow));
+    if( a==0 ){ sqlite3_result_error_nomem(ctx); return 0; }
+    p->a = a; p->cap = cNew;
+  }
+  r = &p->a[p->n];
+  memset(r, 0, sizeof(*r));
+  r->order = p->n;
+  return r;
+}
+
+/* Reads a JSON argument; on error sets "fn(): name must be WHAT JSON, got
+** ...: reason".  ML_OK, ML_NOMEM (reported) or ML_ERROR (reported). */
+static int read_json_arg(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
+                         sqlite3_value *v, int nField, const char *const *az,
+                         double **pa, ml_i64 *pn, ml_i64 *anPresent){
+  char zErr[96];
+  int rc;
+  const char *z;
+  if( sqlite3_value_type(v)!=SQLITE_TEXT ){
+    char *d = ml_describe(v);
+    ml_error(ctx, fn, "%s must be %s JSON, got %s", name, what, d ? d : "?");
+    sqlite3_free(d);
+    return ML_ERROR;
+  }
+  z = (const char*)sqlite3_value_text(v);
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  rc = ml_json_read_rows(z, nField, az, pa, pn, anPresent, zErr, sizeof(zErr));
+  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
+  if( rc==ML_ERROR ){
+    ml_error(ctx, fn, "%s must be %s JSON, got '%.40s': %s", name, what, z, zErr);
+  }
+  return rc;
+}
+
+/* plot_curves: the (x, y) points of one curve, its kind, AP/AUROC, baseline. */
+static int step_curve(sqlite3_context *ctx, PlotAgg *p, PlotRow *r, sqlite3_value *v){
+  static const char *const az[] = {"recall", "precision", "fpr", "tpr"};
+  static const char *const what = "pr_curve() or roc_curve()";
+  const char *fn = "plot_curves";
+  double *a = 0;
+  ml_i64 n = 0, pres[4], i;
+  int kind, rc;
+  MlSum sum = {0, 0};
+  rc = read_json_arg(ctx, fn, "curve", what, v, 4, az, &a, &n, pres);
+  if( rc ) return rc;
+  if( n>0 && pres[0]==n && pres[1]==n ) kind = CURVE_PR;
+  else if( n>0 && pres[2]==n && pres[3]==n ) kind = CURVE_ROC;
+  else{
+    ml_error(ctx, fn, "curve must be %s JSON, got '%.40s': %s", what,
+             (const char*)sqlite3_value_text(v),
+             n==0 ? "no points" : "its points lack recall/precision or fpr/tpr");
+    ml_free(a);
+    return ML_ERROR;
+  }
+  if( p->curve!=CURVE_NONE && p->curve!=kind ){
+    ml_error(ctx, fn, "curve mixes %s and %s JSON in one plot; draw them in two plots",
+             p->curve==CURVE_PR ? "pr_curve()" : "roc_curve()",
+             kind==CURVE_PR ? "pr_curve()" : "roc_curve()");
+    ml_free(a);
+    return ML_ERROR;
+  }
+  p->curve = kind;
+  /* Compact to (x, y) pairs, checking the range. */
+  for(i=0; i<n; i++){
+    double x = kind==CURVE_PR ? a[4*i] : a[4*i+2];
+    double y = kind==CURVE_PR ? a[4*i+1] : a[4*i+3];
+    if( !(x>=0.0 && x<=1.0) || !(y>=0.0 && y<=1.0) ){
+      char bx[32], by[32];
+      if( isnan(x) ) memcpy(bx, "null", 5); else ml_format_double(bx, x);
+      if( isnan(y) ) memcpy(by, "null", 5); else ml_format_double(by, y);
+      ml_error(ctx, fn, "curve must be %s JSON, got point %lld with %s %s, %s %s: not in [0, 1]",
+               what, (long long)i, kind==CURVE_PR ? "recall" : "fpr", bx,
+               kind==CURVE_PR ? "precision" : "tpr", by);
+      ml_free(a);
+      return ML_ERROR;
+    }
+    a[2*i] = x; a[2*i+1] = y;
+  }
+  if( kind==CURVE_PR ){
+    double prev = 0.0;
+    for(i=0; i<n; i++){
+      ml_sum_add(&sum, (a[2*i] - prev) * a[2*i+1]);
+      prev = a[2*i];
+    }
+    r->stat = ml_sum_value(&sum);
+    r->base = a[2*(n-1)]==1.0 ? a[2*(n-1)+1] : NAN;
+  }else{
+    double px = 0.0, py = 0.0;
+    for(i=0; i<n; i++){
+      ml_sum_add(&sum, (a[2*i] - px) * (a[2*i+1] + py) / 2.0);
+      px = a[2*i]; py = a[2*i+1];
+    }
+    r->stat = ml_sum_value(&sum);
+    r->base = NAN;
+  }
+  r->pts = a; r->nPts = n;
+  return ML_OK;
+}
+
+/* plot_reliability: lo, hi, n, mean_p, frac_pos per bin, and the ECE. */
+static int step_reliability(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
+  static const char *const az[] = {"lo", "hi", "n", "mean_p", "frac_pos"};
+  const char *fn = "plot_reliability";
+  double *a = 0, tot = 0;
+  ml_i64 n = 0, pres[5], i;
+  MlSum sum = {0, 0};
+  int rc = read_json_arg(ctx, fn, "bins", "reliability()", v, 5, az, &a, &n, pres);
+  if( rc ) return rc;
+  for(i=0; i<5 && n>0; i++){
+    if( pres[i]!=n ){
+      ml_error(ctx, fn, "bins must be reliability() JSON, got '%.40s': a bin has no \"%s\"",
+               (const char*)sqlite3_value_text(v), az[i]);
+      ml_free(a);
+      return ML_ERROR;
+    }
+  }
+  if( n==0 ){
+    ml_error(ctx, fn, "bins must be reliability() JSON, got '%.40s': no bins",
+             (const char*)sqlite3_value_text(v));
+    ml_free(a);
+    return ML_ERROR;
+  }
+  for(i=0; i<n; i++){
+    double *b = a + 5*i;
+    int ok = 1, f;
+    for(f=0; f<5; f++) if( !(b[f]>=0.0) ) ok = 0;
+    if( !(b[0]<=b[1] && b[1]<=1.0 && b[3]<=1.0 && b[4]<=1.0 && b[2]==floor(b[2])) ) ok = 0;
+    if( !ok ){
+      ml_error(ctx, fn, "bins must be reliability() JSON, got a bin %lld with lo %g, hi %g, n %g, "
+               "mean_p %g, frac_pos %g", (long long)i, b[0], b[1], b[2], b[3], b[4]);
+      ml_free(a);
+      return ML_ERROR;
+    }
+    ml_sum_add(&sum, b[2] * fabs(b[4] - b[3]));
+    tot += b[2];
+  }
+  r->stat = tot>0 ? ml_sum_value(&sum) / tot : NAN;
+  r->pts = a; r->nPts = n;
+  return ML_OK;
+}
+
+/* A number argument of plot_bars/plot_lines: finite; NULL skips the row. */
+static int number_arg(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                      double *out){
+  int rc = ml_arg_score(ctx, fn, name, v, out);
+  if( rc!=ML_ROW_OK ) return rc;
+  if( !isfinite(*out) ){
+    ml_error(ctx, fn, "%s must be a finite number, got %s", name, *out>0 ? "Inf" : "-Inf");
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
+}
+
+/*
+** SQL function: plot_curves(series, curve [, title])
+** SQL function: plot_reliability(series, bins [, title])
+** SQL function: plot_bars(category, series, value [, title [, unit]])
+** SQL function: plot_lines(series, x, y [, title])
+** Collects one row; the user data's kind says which plot.
+*/
+void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  PlotAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  const char *fn = d->name;
+  int nData = d->kind==PK_BARS || d->kind==PK_LINES ? 3 : 2;
+  PlotRow *r;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  p->init = 1;
+  if( argc>nData && text_param(ctx, d->kind, "title", argv[nData], &p->title, &p->titleSet) ) return;
+  if( argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ) return;
+  switch( d->kind ){
+    case PK_CURVES:
+    case PK_RELIABILITY: {
+      int s;
+      if( sqlite3_value_type(argv[1])==SQLITE_NULL ) return;
+      r = new_row(ctx, p);
+      if( r==0 ) return;
+      if( (d->kind==PK_CURVES ? step_curve(ctx, p, r, argv[1]) : step_reliability(ctx, r, argv[1])) ) return;
+      s = intern(ctx, p, d->kind, argv[0], 0, 1);
+      if( s<0 ){ ml_free(r->pts); return; }
+      r->series = s;
+      p->n++;
+      break;
+    }
+    case PK_BARS: {
+      double v;
+      int c, s;
+      if( number_arg(ctx, fn, "value", argv[2], &v)!=ML_ROW_OK ) return;
+      if( (c = intern(ctx, p, d->kind, argv[0], 1, 0))<0 ) return;
+      if( (s = intern(ctx, p, d->kind, argv[1], 0, 0))<0 ) return;
+      if( (r = new_row(ctx, p))==0 ) return;
+      r->cat = c; r->series = s; r->y = v;
+      p->n++;
+      break;
+    }
+    default: {
+      double x, y;
+      int s;
+      if( number_arg(ctx, fn, "x", argv[1], &x)!=ML_ROW_OK ) return;
+      if( number_arg(ctx, fn, "y", argv[2], &y)!=ML_ROW_OK ) return;
+      if( (s = intern(ctx, p, d->kind, argv[0], 0, 0))<0 ) return;
+      if( (r = new_row(ctx, p))==0 ) return;
+      r->series = s; r->x = x; r->y = y;
+      p->n++;
+      break;
+    }
+  }
+}
+
+/* ------------------------------------------------------------- drawing */
+
+/* The plot panel left of the legend. */
+static const MlPlotBox kBox = {0, 1, 0, 1, 72, 44, 380, 368};
+#define LEGEND_X 472
+#define LEGEND_Y 56
+
+/* "name (AP 0.812)" */
+static char *legend_text(const char *name, const char *label, double v){
+  char buf[64];
+  if( label==0 ) return sqlite3_mprintf("%s", name);
+  if( isfinite(v) ) ml_format_fixed(buf, v, 3);
+  else memcpy(buf, "n/a", 4);
+  return sqlite3_mprintf("%s (%s %s)", name, label, buf);
+}
+
+/* The legend: one entry per row (curves, reliability) or series. */
+static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, double y, int boxes){
+  char *az[PLOT_MAX_SERIES];
+  int ac[PLOT_MAX_SERIES];
+  int k, n = perRow ? (int)p->n : p->nSeries, rc = ML_OK;
+  for(k=0; k<n; k++){
+    int sidx = perRow ? p->a[k].series : k;
+    az[k] = legend_text(p->azSeries[sidx], label, perRow ? p->a[k].stat : 0);
+    ac[k] = sidx;
+    if( az[k]==0 ) rc = ML_NOMEM;
+  }
+  if( rc==ML_OK ) ml_svg_legend(s, LEGEND_X, y, n, (const char *const*)az, ac, boxes);
+  for(k=0; k<n; k++) sqlite3_free(az[k]);
+  return rc;
+}
+
+static int draw_curves(MlStr *s, PlotAgg *p){
+  MlPlotBox b = kBox;
+  int isPr = p->curve==CURVE_PR;
+  ml_i64 i;
+  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : isPr ? "Precision-recall curves" : "ROC curves");
+  ml_svg_axes(s, &b, isPr ? "recall" : "false positive rate", isPr ? "precision" : "true positive rate", 6, 6);
+  if( !isPr ) ml_svg_line(s, &b, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
+  for(i=0; i<p->n; i++){
+    PlotRow *r = &p->a[i];
+    if( isPr && isfinite(r->base) ){
+      ml_svg_line(s, &b, "baseline", 0, r->base, 1, r->base, ml_svg_color(r->series), "5 4", 1.2);
+    }
+  }
+  for(i=0; i<p->n; i++){
+    PlotRow *r = &p->a[i];
+    ml_svg_polyline(s, &b, "curve", r->pts, r->nPts, ml_svg_color(r->series), ml_svg_dash(r->series), 2);
+  }
+  if( draw_legend(s, p, isPr ? "AP" : "AUROC", 1, LEGEND_Y, 0) ) return ML_NOMEM;
+  ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 8, 0, 10,
+              isPr ? "dashed: no skill (prevalence)" : "dashed: chance (AUROC 0.5)");
+  ml_svg_end(s);
+  return ML_OK;
+}
+
+static int draw_reliability(MlStr *s, PlotAgg *p){
+  MlPlotBox top = {0, 1, 0, 1, 72, 44, 380, 250};
+  MlPlotBox hist = {0, 1, 0, 1, 72, 330, 380, 82};
+  double maxN = 0;
+  ml_i64 i, j;
+  int K = p->nSeries;
+  for(i=0; i<p->n; i++){
+    for(j=0; j<p->a[i].nPts; j++) if( p->a[i].pts[5*j+2] > maxN ) maxN = p->a[i].pts[5*j+2];
+  }
+  ml_nice_range(0, maxN>0 ? maxN : 1, 4, &hist.y0, &hist.y1);
+  hist.y0 = 0;
+  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Reliability diagram");
+  ml_svg_axes(s, &top, 0, "fraction of positives", 6, 6);
+  ml_svg_axes(s, &hist, "predicted probability", "count", 6, 3);
+  ml_svg_line(s, &top, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
+  for(i=0; i<p->n; i++){
+    PlotRow *r = &p->a[i];
+    double *xy = ml_malloc((uint64_t)r->nPts * 16 + 16);
+    if( xy==0 ) return ML_NOMEM;
+    for(j=0; j<r->nPts; j++){
+      double *bin = r->pts + 5*j;
+      char tip[200], sn[32], sm[32], sf[32];
+      ml_format_fixed(sm, bin[3], 3); ml_format_fixed(sf, bin[4], 3);
+      snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
+      snprintf(tip, sizeof(tip), "%.60s: n %s, mean p %s, fraction positive %s",
+               p->azSeries[r->series], sn, sm, sf);
+      xy[2*j] = bin[3]; xy[2*j+1] = bin[4];
+      ml_svg_rect(s, &hist, "hist", bin[0] + (bin[1]-bin[0])*r->series/K, 0,
+                  bin[0] + (bin[1]-bin[0])*(r->series+1)/K, bin[2],
+                  ml_svg_color(r->series), 0.75, tip);
+    }
+    ml_svg_polyline(s, &top, "curve", xy, r->nPts, ml_svg_color(r->series), ml_svg_dash(r->series), 2);
+    ml_free(xy);
+  }
+  if( draw_legend(s, p, "ECE", 1, LEGEND_Y, 0) ) return ML_NOMEM;
+  ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 8, 0, 10, "dashed: perfect calibration");
+  ml_svg_text(s, "note", LEGEND_X, hist.top + 12, 0, 10, "below: predictions per bin");
+  ml_svg_end(s);
+  return ML_OK;
+}
+
+static int draw_bars(MlStr *s, PlotAgg *p){
+  MlPlotBox b = kBox;
+  double lo = 0, hi = 0;
+  ml_i64 i;
+  int c;
+  for(i=0; i<p->n; i++){
+    if( p->a[i].y < lo ) lo = p->a[i].y;
+    if( p->a[i].y > hi ) hi = p->a[i].y;
+  }
+  if( hi==lo ) hi = lo + 1;
+  ml_nice_range(lo, hi, 6, &b.y0, &b.y1);
+  if( lo>=0 ) b.y0 = 0;
+  if( hi<=0 ) b.y1 = 0;
+  b.x0 = 0; b.x1 = p->nCat;
+  b.height = 340;
+  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Bar chart");
+  ml_svg_axes(s, &b, 0, p->unit ? p->unit : "value", 0, 6);
+  for(c=0; c<p->nCat; c++){
+    char buf[64];
+    size_t len = strlen(p->azCat[c]);
+    if( len>18 ){
+      len = 15;
+      while( len>0 && ((unsigned char)p->azCat[c][len] & 0xC0)==0x80 ) len--;
+      memcpy(buf, p->azCat[c], len); memcpy(buf+len, "...", 4);
+    }else{
+      memcpy(buf, p->azCat[c], len+1);
+    }
+    ml_svg_text(s, "xcat", ml_svg_px(&b, c + 0.5), b.top + b.height + 18, "middle", 11, buf);
+  }
+  for(i=0; i<p->n; i++){
+    PlotRow *r = &p->a[i];
+    double w = 0.8 / p->nSeries, x = r->cat + 0.1 + w*r->series;
+    char v[64], *tip;
+    ml_format_double(v, r->y);
+    tip = sqlite3_mprintf("%s / %s: %s%s%s", p->azCat[r->cat], p->azSeries[r->series], v,
+                          p->unit ? " " : "", p->unit ? p->unit : "");
+    if( tip==0 ) return ML_NOMEM;
+    ml_svg_rect(s, &b, "bar", x, 0, x + w, r->y, ml_svg_color(r->series), 1, tip);
+    sqlite3_free(tip);
+  }
+  if( b.y0<0 ) ml_svg_line(s, &b, "zero", 0, 0, b.x1, 0, "#333333", 0, 1);
+  if( draw_legend(s, p, 0, 0, LEGEND_Y, 1) ) return ML_NOMEM;
+  ml_svg_end(s);
+  return ML_OK;
+}
+
+static int cmp_lines(const void *a, const void *b){
+  const PlotRow *x = a, *y = b;
+  if( x->series != y->series ) return x->series < y->series ? -1 : 1;
+  if( x->x != y->x ) return x->x < y->x ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int draw_lines(MlStr *s, PlotAgg *p){
+  MlPlotBox b = kBox;
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  double *xy;
+  ml_i64 i, j;
+  int k;
+  for(i=0; i<p->n; i++){
+    PlotRow *r = &p->a[i];
+    if( r->x<xlo ) xlo = r->x;
+    if( r->x>xhi ) xhi = r->x;
+    if( r->y<ylo ) ylo = r->y;
+    if( r->y>yhi ) yhi = r->y;
+  }
+  ml_nice_range(xlo, xhi, 6, &b.x0, &b.x1);
+  ml_nice_range(ylo, yhi, 6, &b.y0, &b.y1);
+  qsort(p->a, (size_t)p->n, sizeof(PlotRow), cmp_lines);
+  xy = ml_malloc((uint64_t)p->n * 16 + 16);
+  if( xy==0 ) return ML_NOMEM;
+  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Line chart");
+  ml_svg_axes(s, &b, 0, 0, 6, 6);
+  for(k=0, i=0; k<p->nSeries; k++){
+    ml_i64 n = 0;
+    for(j=i; j<p->n && p->a[j].series==k; j++){
+      xy[2*n] = p->a[j].x; xy[2*n+1] = p->a[j].y; n++;
+    }
+    ml_svg_polyline(s, &b, "curve", xy, n, ml_svg_color(k), ml_svg_dash(k), 2);
+    i = j;
+  }
+  ml_free(xy);
+  if( draw_legend(s, p, 0, 0, LEGEND_Y, 0) ) return ML_NOMEM;
+  ml_svg_end(s);
+  return ML_OK;
+}
+
+void ml_plot_final(sqlite3_context *ctx){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  PlotAgg *p = sqlite3_aggregate_context(ctx, 0);
+  MlStr s;
+  int rc;
+  size_t n;
+  char *z;
+  if( p==0 || p->n==0 ){
+    ml_result_null(ctx, d->name, "no rows to draw");
+    if( p ) plot_clear(p);
+    return;
+  }
+  ml_str_init(&s);
+  switch( d->kind ){
+    case PK_CURVES: rc = draw_curves(&s, p); break;
+    case PK_RELIABILITY: rc = draw_reliability(&s, p); break;
+    case PK_BARS: rc = draw_bars(&s, p); break;
+    default: rc = draw_lines(&s, p); break;
+  }
+  plot_clear(p);
+  if( rc ){ ml_str_free(&s); sqlite3_result_error_nomem(ctx); return; }
+  z = ml_str_finish(&s, &n);
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  sqlite3_result_text64(ctx, z, n, ml_free, SQLITE_UTF8);
+}

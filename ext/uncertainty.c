@@ -1,0 +1,700 @@
+/*
+** uncertainty.c -- intervals and comparisons: the uncertainty family.
+** SPDX-License-Identifier: MIT
+**
+** SQL functions (all aggregate and window functions, JSON results):
+**   pr_auc_ci(y, s [, level=0.95, reps=1000, seed=0])     bootstrap of pr_auc
+**   nap_ci, brier_ci, log_loss_ci (same arguments)         of nap, brier, log_loss
+**   ece_ci(y, p [, bins=10, level, reps, seed])            of ece
+**   strat_gap_ci(y, s, strat [, ql, qh, level, reps, seed])  of strat_gap
+**   pr_auc_diff_ci(y, s_a, s_b [, level, reps, seed])      paired, AP(s_a) - AP(s_b)
+**   ece_diff_ci(y, p_a, p_b [, bins, level, reps, seed])   paired, ece(p_a) - ece(p_b)
+**   auroc_ci(y, s [, level])                               DeLong
+**   auroc_diff(y, s_a, s_b [, level])                      paired DeLong test
+**   mean_ci(x [, level])                                   Student t
+**
+** Rules:
+**   1. Rows and NULLs as in the metric's own family: a NULL in any data
+**      argument skips the row; labels 0/1; scores any number; probabilities
+**      in [0, 1].
+**   2. level in (0, 1), reps an integer in 10..1000000, seed an integer
+**      >= 0, bins/ql/qh as in ece and strat_gap: the same in every row of a
+**      group, else an error.
+**   3. The estimate is the metric itself, computed by the same folds and
+**      per-row terms (ml_sweep.c, calibration.c's terms and bins): pr_auc_ci's
+**      "estimate" is pr_auc's value.
+**   4. The bootstrap is ml_boot.c's: canonical order, per-replicate seeded
+**      streams, weighted sweeps, BCa + percentile (docs/uncertainty.md).
+**   5. One class (or, for strat_gap_ci, a window too thin, as strat_gap) gives
+**      NULL with a SQLITE_WARNING; so do more than 100 redraws for one
+**      replicate.  Calibration CIs are defined with one class.
+**   6. DeLong: AUC and structural components by midranks (ml_delong.c); the
+**      variance uses ddof 1 within each class, so fewer than 2 rows of a
+**      class gives null se, bounds, z and p_value.
+**   7. Windows are allowed and equal the aggregate over the frame; each
+**      frame re-runs the bootstrap: O(reps * w) per row.
+**   8. An interrupted statement (sqlite3_interrupt) stops the bootstrap within
+**      about 2^20 rows of work and fails with SQLITE_INTERRUPT.
+**
+** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
+** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
+** aux) and 8 for mean_ci (the values).  A result adds 8 bytes per row of
+** weights and canonical map, plus per function: brier/log_loss 8 (the
+** per-row terms), ece 4 (bin of each row), strat_gap 20 (the stratifier
+** order), pr_auc_diff 20 (s_b order and its weights), ece_diff 8, auroc 16,
+** auroc_diff 48 (keys and components of both scores).
+*/
+#include <math.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+
+#define UNC_MAX_BINS 100000
+
+/* What each kind reads: data arguments, then (in this order) ql/qh, bins,
+** level, reps/seed. */
+typedef struct UncShape {
+  int nData;       /* 1 (mean_ci), 2 (y, s|p) or 3 */
+  int prob;        /* scores are probabilities */
+  int hasQ, hasBins, boot;
+  unsigned width;  /* sample record bytes */
+  const char *zA, *zB;   /* names of the score arguments (3-argument kinds) */
+} UncShape;
+
+static const UncShape aShape[] = {
+  /* UN_PR_AUC      */ {2, 0, 0, 0, 1, 8, "s", 0},
+  /* UN_NAP         */ {2, 0, 0, 0, 1, 8, "s", 0},
+  /* UN_BRIER       */ {2, 1, 0, 0, 1, 8, "p", 0},
+  /* UN_LOGLOSS     */ {2, 1, 0, 0, 1, 8, "p", 0},
+  /* UN_ECE         */ {2, 1, 0, 1, 1, 8, "p", 0},
+  /* UN_STRAT_GAP   */ {3, 0, 1, 0, 1, 16, "s", "strat"},
+  /* UN_AUROC       */ {2, 0, 0, 0, 0, 8, "s", 0},
+  /* UN_AUROC_DIFF  */ {3, 0, 0, 0, 0, 16, "s_a", "s_b"},
+  /* UN_PR_AUC_DIFF */ {3, 0, 0, 0, 1, 16, "s_a", "s_b"},
+  /* UN_ECE_DIFF    */ {3, 1, 0, 1, 1, 16, "p_a", "p_b"},
+  /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0},
+};
+
+/* The parameters a result uses: the frame's rows' values, or the defaults. */
+typedef struct UncParams { double level, ql, qh; ml_i64 reps, bins, seed; } UncParams;
+
+typedef struct UncAgg {
+  MlSamples smp;       /* key: s, s_a, p, p_a or x; aux: strat, s_b or p_b */
+  MlParam level, reps, seed, bins, ql, qh;
+  ml_i64 seedInt;      /* seed exactly (a double holds 53 bits) */
+  UncParams q;         /* set by unc_result for the computation */
+  int init;
+  int failed;          /* xStep set an error: xFinal only frees */
+} UncAgg;
+
+/* Reads the parameters after the data arguments and counts the row under
+** each (MlParam: they follow the frame's rows); an absent one is left out
+** of its slot, and the result uses its default (unc_param_values). */
+static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape *u,
+                      int argc, sqlite3_value **argv, UncAgg *p){
+  int i = u->nData;
+  double v;
+  ml_i64 iv;
+  if( u->hasQ ){
+    if( argc==i+1 ){
+      ml_error(ctx, d->name, "expects (%s), got %d arguments", d->signature, argc);
+      return ML_ROW_ERR;
+    }
+    if( argc>i+1 ){
+      double ql, qh;
+      char z1[32], z2[32];
+      if( ml_param_real(ctx, d->name, "ql", argv[i], 0.0, 0, 1.0, 1, &p->ql, &ql) ) return ML_ROW_ERR;
+      if( ml_param_real(ctx, d->name, "qh", argv[i+1], 0.0, 1, 1.0, 0, &p->qh, &qh) ) return ML_ROW_ERR;
+      if( ql >= qh ){
+        ml_error(ctx, d->name, "ql must be less than qh, got ql = %s and qh = %s",
+                 ml_num(z1, ql), ml_num(z2, qh));
+        return ML_ROW_ERR;
+      }
+    }
+    i += 2;
+  }
+  if( u->hasBins ){
+    if( argc>i && ml_param_int(ctx, d->name, "bins", argv[i], 1, UNC_MAX_BINS, &p->bins, &iv) ) return ML_ROW_ERR;
+    i++;
+  }
+  if( argc>i && ml_param_real(ctx, d->name, "level", argv[i], 0.0, 1, 1.0, 1, &p->level, &v) ) return ML_ROW_ERR;
+  i++;
+  if( !u->boot ) return ML_ROW_OK;
+  if( argc>i && ml_param_int(ctx, d->name, "reps", argv[i], 10, 1000000, &p->reps, &iv) ) return ML_ROW_ERR;
+  i++;
+  if( argc>i ){
+    int first = p->seed.n[0]==0 && p->seed.n[1]==0;
+    if( ml_param_int(ctx, d->name, "seed", argv[i], 0, INT64_MAX, &p->seed, &iv) ) return ML_ROW_ERR;
+    if( first ){
+      p->seedInt = iv;
+    }else if( (double)iv==(double)p->seedInt && iv!=p->seedInt ){   /* equal as doubles only */
+      ml_error(ctx, d->name, "seed must be the same in every row of a group, got %lld and then %lld",
+               (long long)p->seedInt, (long long)iv);
+      return ML_ROW_ERR;
+    }
+  }
+  return ML_ROW_OK;
+}
+
+/* xInverse: the row's parameters (accepted by unc_params) leave. */
+static void unc_params_drop(const UncShape *u, int argc, sqlite3_value **argv, UncAgg *p){
+  int i = u->nData;
+  if( u->hasQ ){
+    if( argc>i+1 ){ ml_param_drop(&p->ql, argv[i]); ml_param_drop(&p->qh, argv[i+1]); }
+    i += 2;
+  }
+  if( u->hasBins ){ if( argc>i ) ml_param_drop(&p->bins, argv[i]); i++; }
+  if( argc>i ) ml_param_drop(&p->level, argv[i]);
+  i++;
+  if( !u->boot ) return;
+  if( argc>i ) ml_param_drop(&p->reps, argv[i]);
+  i++;
+  if( argc>i ) ml_param_drop(&p->seed, argv[i]);
+}
+
+/* At a result: an error when the frame's rows disagree on a parameter;
+** else fills *q.  ML_ROW_OK or ML_ROW_ERR. */
+static int unc_param_values(sqlite3_context *ctx, const MlFuncDesc *d, const UncAgg *p, UncParams *q){
+  double seed;
+  if( ml_param_check(ctx, d->name, "ql", &p->ql) || ml_param_check(ctx, d->name, "qh", &p->qh)
+   || ml_param_check(ctx, d->name, "bins", &p->bins) || ml_param_check(ctx, d->name, "level", &p->level)
+   || ml_param_check(ctx, d->name, "reps", &p->reps) || ml_param_check(ctx, d->name, "seed", &p->seed) ){
+    return ML_ROW_ERR;
+  }
+  q->level = ml_param_value(&p->level, 0.95);
+  q->ql = ml_param_value(&p->ql, 0.25);
+  q->qh = ml_param_value(&p->qh, 0.75);
+  q->reps = (ml_i64)ml_param_value(&p->reps, 1000);
+  q->bins = (ml_i64)ml_param_value(&p->bins, 10);
+  seed = ml_param_value(&p->seed, 0.0);
+  /* seedInt is exact for the value the group started with; a later value
+  ** (a frame that slid past it) is read from its double */
+  q->seed = (double)p->seedInt==seed ? p->seedInt : (ml_i64)seed;
+  return ML_ROW_OK;
+}
+
+/* Reads one row: label y, score or probability x, and aux (the third data
+** argument, -0.0 folded to +0.0 so that equal values have equal bytes). */
+static int unc_row(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape *u,
+                   sqlite3_value **argv, int *y, double *x, double *aux){
+  int rc;
+  *aux = 0.0;
+  if( u->nData==1 ){
+    *y = 0;
+    return ml_arg_score(ctx, d->name, "x", argv[0], x);
+  }
+  if( u->nData==2 ) return ml_arg_binary_row(ctx, d->name, argv, u->prob, y, x);
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL || sqlite3_value_type(argv[1])==SQLITE_NULL
+   || sqlite3_value_type(argv[2])==SQLITE_NULL ) return ML_ROW_SKIP;
+  rc = ml_arg_label(ctx, d->name, argv[0], 1, y);
+  if( rc==ML_ROW_OK ){
+    rc = u->prob ? ml_arg_prob(ctx, d->name, u->zA, argv[1], x)
+                 : ml_arg_score(ctx, d->name, u->zA, argv[1], x);
+  }
+  if( rc==ML_ROW_OK ){
+    rc = u->prob ? ml_arg_prob(ctx, d->name, u->zB, argv[2], aux)
+                 : ml_arg_score(ctx, d->name, u->zB, argv[2], aux);
+  }
+  *aux += 0.0;
+  return rc;
+}
+
+/*
+** SQL function: pr_auc_ci, nap_ci, brier_ci, log_loss_ci, ece_ci,
+**   strat_gap_ci, auroc_ci, auroc_diff, pr_auc_diff_ci, ece_diff_ci,
+**   mean_ci                                                  -- xStep
+*/
+void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  const UncShape *u = &aShape[d->kind];
+  UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y, rc;
+  double x, aux;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){ ml_samples_init(&p->smp, u->width); p->init = 1; }
+  rc = unc_params(ctx, d, u, argc, argv, p);
+  if( rc==ML_ROW_OK ) rc = unc_row(ctx, d, u, argv, &y, &x, &aux);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, x, aux) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
+}
+
+/* xInverse: the row was accepted by xStep; remove it. */
+void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y;
+  double x, aux;
+  if( p==0 || !p->init ) return;
+  unc_params_drop(&aShape[d->kind], argc, argv, p);
+  if( unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux)!=ML_ROW_OK ) return;
+  ml_samples_remove(&p->smp, y, x, aux);
+}
+
+/* ---------------------------------------------------------- statistics */
+
+/* What a statistic needs besides the canonical order and the weights; every
+** per-row array is in canonical order. */
+typedef struct UncCtx {
+  int kind;
+  const double *term;           /* brier/log_loss: the row's term */
+  const uint32_t *binA, *binB;  /* ece: the row's bin by p, and by aux */
+  CalBin *bins;                 /* ece: 2 x B accumulators */
+  ml_i64 B;
+  const double *zSorted;        /* strat_gap: the stratifier ascending, */
+  const uint32_t *zPos;         /* the canonical position of each, */
+  ml_weight *zw;                /* and its weight in a replicate */
+  double ql, qh;
+  const MlCanon *cB;            /* pr_auc_diff: the rows ordered by s_b, */
+  const uint32_t *posB;         /* the canonical position of each, */
+  ml_weight *wB;                /* and its weight in a replicate */
+} UncCtx;
+
+static int stat_ap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  MlSweep w;
+  ml_sweep_init_weighted(&w, c, 0, wc);
+  out[0] = ml_fold_ap_sweep(&w);
+  if( w.P==0 || w.N==0 ) return 0;
+  if( u->kind==UN_NAP ){
+    double pi = (double)w.P / (double)(w.P+w.N);    /* as nap() */
+    out[0] = (out[0] - pi) / (1.0 - pi);
+  }
+  return 1;
+}
+
+/* brier, log_loss: the mean of the per-row terms over the drawn rows. */
+static int stat_mean_term(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  MlSum sum = {0.0, 0.0};
+  ml_i64 i, m = 0;
+  for(i=0; i<c->n; i++){
+    if( wc[i]==0 ) continue;
+    ml_sum_add(&sum, wc[i]==1 ? u->term[i] : (double)wc[i] * u->term[i]);
+    m += wc[i];
+  }
+  out[0] = ml_sum_value(&sum) / (double)m;
+  return 1;
+}
+
+/* ece over the drawn rows, by p (bins[0..B)) and, paired, by aux (bins[B..2B)). */
+static int stat_ece(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  int paired = u->binB!=0;
+  ml_i64 i, m = 0, B = u->B;
+  memset(u->bins, 0, sizeof(CalBin)*(size_t)B*(paired ? 2 : 1));
+  for(i=0; i<c->n; i++){
+    ml_weight wi = wc[i];
+    CalBin *a;
+    if( wi==0 ) continue;
+    m += wi;
+    a = &u->bins[u->binA[i]];
+    a->n += wi;
+    a->npos += c->lab[i] ? wi : 0;
+    ml_sum_add(&a->sp, wi==1 ? ml_double_of(c->key[i]) : (double)wi * ml_double_of(c->key[i]));
+    if( paired ){
+      CalBin *b = &u->bins[B + u->binB[i]];
+      b->n += wi;
+      b->npos += c->lab[i] ? wi : 0;
+      ml_sum_add(&b->sp, wi==1 ? c->aux[i] : (double)wi * c->aux[i]);
+    }
+  }
+  out[1] = ml_calib_ece_fold(u->bins, B, m);
+  if( paired ){
+    out[2] = ml_calib_ece_fold(u->bins + B, B, m);
+    out[0] = out[1] - out[2];
+  }else{
+    out[0] = out[1];
+  }
+  return 1;
+}
+
+/* strat_gap: the window [Q(ql), Q(qh)] of the drawn stratifiers, then AP
+** over all drawn rows and over those in the window. */
+static int stat_strat_gap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  ml_i64 i;
+  MlFilter f;
+  MlSweep sw;
+  double full, trimmed;
+  for(i=0; i<c->n; i++) u->zw[i] = wc[u->zPos[i]];
+  ml_quantile_pair_sorted(u->zSorted, u->zw, c->n, u->ql, u->qh, &f.lo, &f.hi);
+  ml_sweep_init_weighted(&sw, c, 0, wc);
+  full = ml_fold_ap_sweep(&sw);
+  if( sw.P==0 || sw.N==0 ) return 0;
+  ml_sweep_init_weighted(&sw, c, &f, wc);
+  trimmed = ml_fold_ap_sweep(&sw);
+  if( sw.P<10 || sw.N<10 ) return 0;       /* as strat_pr_auc: fewer than 10 of a class */
+  out[0] = full - trimmed;
+  out[1] = full;
+  out[2] = trimmed;
+  return 1;
+}
+
+/* pr_auc_diff: AP of s_a over the canonical order, AP of s_b over the rows
+** ordered by s_b, the same weights carried across by position. */
+static int stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  MlSweep w;
+  ml_i64 i;
+  ml_sweep_init_weighted(&w, c, 0, wc);
+  out[1] = ml_fold_ap_sweep(&w);
+  if( w.P==0 || w.N==0 ) return 0;
+  for(i=0; i<c->n; i++) u->wB[i] = wc[u->posB[i]];
+  ml_sweep_init_weighted(&w, u->cB, 0, u->wB);
+  out[2] = ml_fold_ap_sweep(&w);
+  out[0] = out[1] - out[2];
+  return 1;
+}
+
+/* Rows ordered by the key of aux (any order among equal keys: a sweep sums
+** a key's rows), with each row's canonical position: a radix sort of
+** (key of aux, position) records.  rec has n records; scratch as
+** ml_radix_sort wants. */
+static void order_by_aux(const MlCanon *c, MlRec16 *rec, void *scratch){
+  ml_i64 i;
+  for(i=0; i<c->n; i++){ rec[i].key = ml_key_of(c->aux[i]); rec[i].aux = (double)i; }
+  ml_radix_sort(rec, c->n, 16, scratch);
+}
+
+/* ------------------------------------------------------------- results */
+
+static void json_interval(MlJson *j, const MlBootInterval *iv, int withEstimate){
+  if( withEstimate ){ ml_json_key(j, "estimate"); ml_json_double(j, iv->estimate); }
+  ml_json_key(j, "lo"); ml_json_double(j, iv->lo);
+  ml_json_key(j, "hi"); ml_json_double(j, iv->hi);
+  ml_json_key(j, "se"); ml_json_double(j, iv->se);
+}
+
+static void json_percentile(MlJson *j, const MlBootInterval *iv){
+  ml_json_key(j, "percentile");
+  ml_json_begin_array(j);
+  ml_json_double(j, iv->plo);
+  ml_json_double(j, iv->phi);
+  ml_json_end_array(j);
+}
+
+static void json_run(MlJson *j, const UncAgg *p, const MlBootResult *r){
+  ml_json_key(j, "level");   ml_json_double(j, p->q.level);
+  ml_json_key(j, "reps");    ml_json_int(j, p->q.reps);
+  ml_json_key(j, "seed");    ml_json_int(j, p->q.seed);
+  ml_json_key(j, "method");  ml_json_string(j, "bca");
+  ml_json_key(j, "redrawn"); ml_json_int(j, r->redrawn);
+  ml_json_key(j, "n");       ml_json_int(j, ml_samples_count(&p->smp));
+}
+
+static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootResult *r){
+  ml_json_begin_object(j);
+  if( kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF ){
+    ml_json_key(j, "a");       ml_json_double(j, r->iv[1].estimate);
+    ml_json_key(j, "b");       ml_json_double(j, r->iv[2].estimate);
+    ml_json_key(j, "diff");    ml_json_double(j, r->iv[0].estimate);
+    json_interval(j, &r->iv[0], 0);
+    ml_json_key(j, "p_value"); ml_json_double(j, r->iv[0].p_value);
+  }else{
+    json_interval(j, &r->iv[0], 1);
+  }
+  json_run(j, p, r);
+  json_percentile(j, &r->iv[0]);
+  if( kind==UN_STRAT_GAP ){
+    int k;
+    for(k=1; k<3; k++){
+      ml_json_key(j, k==1 ? "full_ci" : "trimmed_ci");
+      ml_json_begin_object(j);
+      json_interval(j, &r->iv[k], 1);
+      json_percentile(j, &r->iv[k]);
+      ml_json_end_object(j);
+    }
+  }
+  ml_json_end_object(j);
+}
+
+/* spec.stop: the statement was interrupted. */
+static int unc_stop(void *db){ return ml_interrupted((sqlite3*)db); }
+
+/* Builds what the kind's statistic needs (one block, mem), runs the
+** bootstrap over the canonical order, writes the result. */
+static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
+  MlSamples *s = &p->smp;
+  ml_i64 n = ml_samples_count(s), i;
+  MlCanon c, cB;
+  UncCtx u;
+  MlBootSpec spec;
+  MlBootResult r;
+  void *mem = 0, *scratch = 0;
+  int rc;
+  memset(&u, 0, sizeof(u));
+  memset(&spec, 0, sizeof(spec));
+  memset(&cB, 0, sizeof(cB));
+  u.kind = d->kind;
+  spec.level = p->q.level;
+  spec.reps = p->q.reps;
+  spec.seed = (uint64_t)p->q.seed;
+  spec.arg = &u;
+  spec.K = 1;
+  spec.stop = unc_stop;
+  spec.stopArg = sqlite3_context_db_handle(ctx);
+  rc = ml_samples_sort_canonical(s);
+  if( rc==ML_OK ) rc = ml_canon_build(&c, s);
+  if( rc ){ sqlite3_result_error_nomem(ctx); return; }
+  switch( d->kind ){
+    case UN_PR_AUC: case UN_NAP:
+      spec.stat = stat_ap;
+      break;
+    case UN_BRIER: case UN_LOGLOSS: {
+      double *t = mem = ml_malloc(sizeof(double)*(uint64_t)n);
+      if( t==0 ){ rc = ML_NOMEM; break; }
+      for(i=0; i<n; i++){
+        double pr = ml_double_of(c.key[i]);
+        t[i] = d->kind==UN_BRIER ? ml_calib_brier_term(c.lab[i], pr)
+                                 : ml_calib_log_loss_term(c.lab[i], pr, 1e-15);
+      }
+      u.term = t;
+      spec.stat = stat_mean_term;
+      break;
+    }
+    case UN_ECE: case UN_ECE_DIFF: {
+      int paired = d->kind==UN_ECE_DIFF;
+      uint32_t *bin;
+      u.B = p->q.bins;
+      mem = ml_malloc(sizeof(CalBin)*(uint64_t)u.B*2 + sizeof(uint32_t)*(uint64_t)n*2);
+      if( mem==0 ){ rc = ML_NOMEM; break; }
+      u.bins = mem;
+      bin = (uint32_t*)(u.bins + 2*u.B);
+      for(i=0; i<n; i++){
+        bin[i] = (uint32_t)ml_calib_bin(ml_double_of(c.key[i]), u.B);
+        if( paired ) bin[n + i] = (uint32_t)ml_calib_bin(c.aux[i], u.B);
+      }
+      u.binA = bin;
+      u.binB = paired ? bin + n : 0;
+      spec.stat = stat_ece;
+      spec.K = paired ? 3 : 1;
+      break;
+    }
+    case UN_STRAT_GAP: {
+      MlRec16 *rec;
+      double *z;
+      uint32_t *zp;
+      mem = ml_malloc(16*(uint64_t)n + 8*(uint64_t)n + 4*(uint64_t)n + 4*(uint64_t)n);
+      scratch = ml_malloc(16*(uint64_t)n + ML_RADIX_EXTRA);
+      if( mem==0 || scratch==0 ){ rc = ML_NOMEM; break; }
+      rec = mem;
+      order_by_aux(&c, rec, scratch);
+      z = (double*)(rec + n);
+      zp = (uint32_t*)(z + n);
+      for(i=0; i<n; i++){ z[i] = ml_double_of(rec[i].key); zp[i] = (uint32_t)rec[i].aux; }
+      u.zSorted = z;
+      u.zPos = zp;
+      u.zw = (ml_weight*)(zp + n);
+      u.ql = p->q.ql; u.qh = p->q.qh;
+      spec.stat = stat_strat_gap;
+      spec.K = 3;
+      break;
+    }
+    case UN_PR_AUC_DIFF: {
+      /* the rows ordered by s_b: keys, labels, positions, weights */
+      MlRec16 *rec;
+      uint32_t *pos;
+      mem = ml_malloc(16*(uint64_t)n + 8*(uint64_t)n + (uint64_t)n + 4*(uint64_t)n + 4*(uint64_t)n);
+      scratch = ml_malloc(16*(uint64_t)n + ML_RADIX_EXTRA);
+      if( mem==0 || scratch==0 ){ rc = ML_NOMEM; break; }
+      rec = mem;
+      order_by_aux(&c, rec, scratch);
+      cB.n = n;
+      cB.key = (ml_key*)(rec + n);
+      pos = (uint32_t*)(cB.key + n);
+      u.wB = (ml_weight*)(pos + n);
+      cB.lab = (unsigned char*)(u.wB + n);
+      for(i=0; i<n; i++){
+        pos[i] = (uint32_t)rec[i].aux;
+        cB.key[i] = rec[i].key;
+        cB.lab[i] = c.lab[pos[i]];
+      }
+      u.cB = &cB;
+      u.posB = pos;
+      spec.stat = stat_ap_diff;
+      spec.K = 3;
+      break;
+    }
+  }
+  ml_free(scratch);
+  if( rc==ML_OK ) rc = ml_boot_run(&c, &spec, &r);
+  ml_free(mem);
+  ml_canon_free(&c);
+  switch( rc ){
+    case ML_OK: {
+      MlJson j;
+      ml_json_init(&j);
+      write_boot_json(&j, d->kind, p, &r);
+      ml_result_json(ctx, &j);
+      break;
+    }
+    case ML_NOMEM:
+      sqlite3_result_error_nomem(ctx);
+      break;
+    case ML_BOOT_STOPPED:
+      sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+      break;
+    case ML_BOOT_UNDEFINED:
+      if( d->kind==UN_STRAT_GAP ){
+        ml_result_null(ctx, d->name, "fewer than 10 positives or negatives in the window");
+      }else{
+        ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
+                       (long long)s->n[1], (long long)s->n[0]);
+      }
+      break;
+    default:
+      ml_result_null(ctx, d->name, "more than %d redraws for one replicate (the metric is undefined on most resamples)",
+                     ML_BOOT_MAX_REDRAW);
+      break;
+  }
+}
+
+/* The variance terms of DeLong: sum over a class of (u_i - mu)(v_i - nu). */
+static double comoment(const double *u, double mu, const double *v, double nu, ml_i64 n){
+  MlSum s = {0.0, 0.0};
+  ml_i64 i;
+  for(i=0; i<n; i++) ml_sum_add(&s, (u[i]-mu)*(v[i]-nu));
+  return ml_sum_value(&s);
+}
+
+/* Copies the keys (aux 0) or the keys of aux (aux 1) of class y. */
+static void class_keys(const MlSamples *s, int y, int aux, ml_key *out){
+  ml_i64 i;
+  for(i=0; i<s->n[y]; i++) out[i] = aux ? ml_key_of(ml_samples_aux(s, y, i)) : ml_samples_key(s, y, i);
+}
+
+static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
+  const MlSamples *s = &p->smp;
+  ml_i64 P = s->n[1], N = s->n[0], n = P + N;
+  int paired = d->kind==UN_AUROC_DIFF, m = paired ? 2 : 1, k;
+  double auc[2], se, z = -ml_norm_quantile((1.0 - p->q.level)/2.0);
+  double *v10[2], *v01[2];
+  ml_key *kp, *kn;
+  double *mem = ml_malloc(8*(uint64_t)n*(uint64_t)(2*m + 1));
+  MlJson j;
+  if( mem==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  kp = (ml_key*)(mem + 2*m*n);
+  kn = kp + P;
+  for(k=0; k<m; k++){
+    double sum2;
+    v10[k] = mem + 2*k*n;
+    v01[k] = v10[k] + P;
+    class_keys(s, 1, k, kp);
+    class_keys(s, 0, k, kn);
+    sum2 = ml_delong_components(kp, P, kn, N, v10[k], v01[k]);
+    if( sum2<0 ){ ml_free(mem); sqlite3_result_error_nomem(ctx); return; }
+    auc[k] = sum2 / (2.0 * (double)P * (double)N);      /* as ml_fold_auroc */
+  }
+  if( P<2 || N<2 ){
+    se = NAN;
+  }else{
+    /* var = S10/P + S01/N of the difference (or of the one AUC) */
+    double s10, s01;
+    s10 = comoment(v10[0], auc[0], v10[0], auc[0], P);
+    s01 = comoment(v01[0], auc[0], v01[0], auc[0], N);
+    if( paired ){
+      s10 += comoment(v10[1], auc[1], v10[1], auc[1], P) - 2.0*comoment(v10[0], auc[0], v10[1], auc[1], P);
+      s01 += comoment(v01[1], auc[1], v01[1], auc[1], N) - 2.0*comoment(v01[0], auc[0], v01[1], auc[1], N);
+    }
+    se = s10/((double)(P-1)*(double)P) + s01/((double)(N-1)*(double)N);
+    se = se > 0.0 ? sqrt(se) : 0.0;
+  }
+  ml_free(mem);
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  if( !paired ){
+    double lo = auc[0] - z*se, hi = auc[0] + z*se;
+    ml_json_key(&j, "estimate"); ml_json_double(&j, auc[0]);
+    ml_json_key(&j, "se");       ml_json_double(&j, se);
+    ml_json_key(&j, "lo");       ml_json_double(&j, lo < 0.0 ? 0.0 : lo);
+    ml_json_key(&j, "hi");       ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
+  }else{
+    double diff = auc[0] - auc[1], lo = diff - z*se, hi = diff + z*se, zs, pv;
+    if( se>0.0 ){ zs = diff/se; pv = erfc(fabs(zs)/1.41421356237309504880); }
+    else{ zs = NAN; pv = isnan(se) ? NAN : (diff==0.0 ? 1.0 : 0.0); }
+    ml_json_key(&j, "a");       ml_json_double(&j, auc[0]);
+    ml_json_key(&j, "b");       ml_json_double(&j, auc[1]);
+    ml_json_key(&j, "diff");    ml_json_double(&j, diff);
+    ml_json_key(&j, "se");      ml_json_double(&j, se);
+    ml_json_key(&j, "z");       ml_json_double(&j, zs);
+    ml_json_key(&j, "p_value"); ml_json_double(&j, pv);
+    ml_json_key(&j, "lo");      ml_json_double(&j, lo < -1.0 ? -1.0 : lo);
+    ml_json_key(&j, "hi");      ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
+  }
+  ml_json_key(&j, "level");  ml_json_double(&j, p->q.level);
+  ml_json_key(&j, "method"); ml_json_string(&j, "delong");
+  ml_json_key(&j, "n");      ml_json_int(&j, n);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+static void mean_result(sqlite3_context *ctx, UncAgg *p){
+  const MlSamples *s = &p->smp;
+  ml_i64 n = s->n[0], i;
+  MlSum sum = {0.0, 0.0}, ss = {0.0, 0.0};
+  double mean, sd = NAN, lo = NAN, hi = NAN;
+  MlJson j;
+  for(i=0; i<n; i++) ml_sum_add(&sum, ml_double_of(ml_samples_key(s, 0, i)));
+  mean = ml_sum_value(&sum) / (double)n;
+  if( n>=2 ){
+    double half;
+    for(i=0; i<n; i++){
+      double dv = ml_double_of(ml_samples_key(s, 0, i)) - mean;
+      ml_sum_add(&ss, dv*dv);
+    }
+    sd = sqrt(ml_sum_value(&ss) / (double)(n-1));
+    half = ml_t_isf((1.0 - p->q.level)/2.0, (double)(n-1)) * sd / sqrt((double)n);
+    lo = mean - half;
+    hi = mean + half;
+  }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "mean");  ml_json_double(&j, mean);
+  ml_json_key(&j, "sd");    ml_json_double(&j, sd);
+  ml_json_key(&j, "n");     ml_json_int(&j, n);
+  ml_json_key(&j, "lo");    ml_json_double(&j, lo);
+  ml_json_key(&j, "hi");    ml_json_double(&j, hi);
+  ml_json_key(&j, "level"); ml_json_double(&j, p->q.level);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+/* The one compute routine behind xValue and xFinal. */
+static void unc_compute(sqlite3_context *ctx, UncAgg *p){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ml_i64 P, N;
+  if( p && unc_param_values(ctx, d, p, &p->q) ) return;
+  if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
+    ml_result_null(ctx, d->name, "no rows");
+    return;
+  }
+  if( d->kind==UN_MEAN ){ mean_result(ctx, p); return; }
+  P = p->smp.n[1];
+  N = p->smp.n[0];
+  if( (P==0 || N==0) && d->kind!=UN_BRIER && d->kind!=UN_LOGLOSS && d->kind!=UN_ECE && d->kind!=UN_ECE_DIFF ){
+    ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
+                   (long long)P, (long long)N);
+    return;
+  }
+  if( d->kind==UN_AUROC || d->kind==UN_AUROC_DIFF ) delong_result(ctx, d, p);
+  else boot_result(ctx, d, p);
+}
+
+/* An abandoned statement's cleanup computes nothing (ml_compute_begin); the
+** bootstrap's own stop check (unc_stop) ends a long one early. */
+static void unc_result(sqlite3_context *ctx, UncAgg *p, int isFinal){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, isFinal, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  unc_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
+void ml_unc_value(sqlite3_context *ctx){
+  unc_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
+}
+
+void ml_unc_final(sqlite3_context *ctx){
+  UncAgg *p = sqlite3_aggregate_context(ctx, 0);
+  unc_result(ctx, p, 1);
+  if( p && p->init ) ml_samples_clear(&p->smp);
+}

@@ -1,0 +1,1125 @@
+/*
+** mleval-report.c -- the evaluation report of a predictions table as one
+** self-contained HTML file (inline SVG and CSS, no script, no network),
+** and optionally the same numbers as JSON.
+** SPDX-License-Identifier: MIT
+**
+**   mleval-report DB TABLE --label y --score s [--score s2 ...] [--prob p]
+**                 [--by fold] [--svd] [--bins 10] [-o report.html]
+**                 [--json result.json]
+**
+** Rules:
+**   1. DB is a SQLite database (recognised by its header) or a CSV file with
+**      a header row, imported into an in-memory database as TABLE; a CSV
+**      column whose every non-empty field is a number is typed INTEGER or
+**      REAL, an empty field is NULL.
+**   2. Every number comes from mleval's SQL functions (auroc, pr_auc, ece,
+**      roc_curve, pr_curve, reliability, svd_bench) and every picture from
+**      its plot aggregates: the report is what SQL computes.  The extension
+**      is loaded from $MLEVAL_LIB, else next to the program in the build
+**      tree (../ext/.libs/mleval), else from the install directory.
+**   3. Sections, in order, each a <details> collapsed by default: AUROC, PR
+**      curves, Calibration, SVD cost (only with --svd).  A group with fewer
+**      than 2 rows of a class gets "not enough positives/negatives" instead
+**      of a curve.  Without --prob, calibration uses each score's empirical
+**      CDF within its group (rank / n, ties averaged) as a pseudo-probability
+**      and says so.  An AUROC below 0.5 is marked "inverted".
+**   4. The output is deterministic: no date, no path other than TABLE's name.
+**   5. Exit status: 0 done, 2 bad arguments (with usage), 1 any other error
+**      (DB unreadable, no such table or column, SQL error), with a message
+**      "mleval-report: ..." on stderr.
+**
+** Cost: per score, one pass of each SQL function over the table per group
+** (GROUP BY); the CDF pseudo-probabilities add a sort per score.
+*/
+#include "config.h"
+#include <sqlite3.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <limits.h>
+
+#ifndef MLEVAL_EXTDIR
+# define MLEVAL_EXTDIR "/usr/local/lib"
+#endif
+
+#define MAX_SCORES 16
+
+typedef struct Opts {
+  const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
+  const char *azScore[MAX_SCORES];
+  int nScore, svd, bins, svdW, svdD, svdIters;
+} Opts;
+
+typedef struct Group {
+  char *zName;           /* the --by value as text ("all" without --by) */
+  sqlite3_int64 n, pos, neg;
+} Group;
+
+typedef struct Report {
+  Opts o;
+  sqlite3 *db;
+  sqlite3_str *html, *json;
+  Group *aGroup;
+  int nGroup;
+  char *zGroupExpr;      /* SQL expression of the group, e.g. "fold" */
+  sqlite3_int64 nRow;    /* rows in the table */
+} Report;
+
+static const char *zUsage =
+  "usage: mleval-report DB TABLE --label COL --score COL [--score COL ...]\n"
+  "                     [--prob COL] [--by COL] [--svd] [--bins N]\n"
+  "                     [-o report.html] [--json result.json]\n"
+  "\n"
+  "Writes the evaluation report of TABLE (AUROC, PR curves, calibration and,\n"
+  "with --svd, the SVD cost) as one self-contained HTML file.\n"
+  "\n"
+  "  DB              a SQLite database, or a CSV file with a header row\n"
+  "  TABLE           the predictions table (the name given to a CSV's rows)\n"
+  "  --label COL     the 0/1 label column (required)\n"
+  "  --score COL     a score column, higher = more positive (required; repeat\n"
+  "                  for several models or metrics, at most 16)\n"
+  "  --prob COL      a probability column for the calibration section; without\n"
+  "                  it each score's empirical CDF is used as pseudo-probability\n"
+  "  --by COL        group by this column (fold, lookback, source): one curve\n"
+  "                  per group\n"
+  "  --bins N        reliability bins, 1..1000 (default 10)\n"
+  "  --svd           add the SVD cost section (svd_bench over the shapes of\n"
+  "                  sql/svd_targets.sql: w = 128, d_model = 512)\n"
+  "  --svd-dims W,D  the shapes' w and d_model (default 128,512)\n"
+  "  --svd-iters N   timed iterations per method (default 20; warmup 5)\n"
+  "  -o FILE         the HTML report (default report.html)\n"
+  "  --json FILE     also write the numbers as JSON\n"
+  "  --help          this text\n"
+  "\n"
+  "Environment: MLEVAL_LIB, the extension to load (default: the build tree\n"
+  "next to this program, else " MLEVAL_EXTDIR "/mleval).\n";
+
+static void die(int code, const char *fmt, ...){
+  va_list ap;
+  fprintf(stderr, "mleval-report: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n");
+  if( code==2 ) fprintf(stderr, "Try 'mleval-report --help'.\n");
+  exit(code);
+}
+
+static void *xmalloc(size_t n){
+  void *p = malloc(n ? n : 1);
+  if( p==0 ) die(1, "out of memory");
+  return p;
+}
+static char *xstrdup(const char *z){
+  size_t n = strlen(z);
+  char *p = xmalloc(n+1);
+  memcpy(p, z, n+1);
+  return p;
+}
+
+static int parse_int(const char *zOpt, const char *z, int lo, int hi){
+  char *end;
+  long v;
+  errno = 0;
+  v = strtol(z, &end, 10);
+  if( errno || end==z || *end || v<lo || v>hi ){
+    die(2, "%s must be an integer in %d..%d, got '%s'", zOpt, lo, hi, z);
+  }
+  return (int)v;
+}
+
+static void parse_args(Opts *o, int argc, char **argv){
+  int i, nPos = 0;
+  memset(o, 0, sizeof(*o));
+  o->bins = 10; o->zOut = "report.html"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
+  for(i=1; i<argc; i++){
+    const char *a = argv[i];
+    const char *v = i+1<argc ? argv[i+1] : 0;
+#define NEEDV() do{ if( v==0 ) die(2, "option %s needs a value", a); i++; }while(0)
+    if( strcmp(a, "--help")==0 || strcmp(a, "-h")==0 ){ fputs(zUsage, stdout); exit(0); }
+    else if( strcmp(a, "--label")==0 ){ NEEDV(); o->zLabel = v; }
+    else if( strcmp(a, "--score")==0 ){
+      NEEDV();
+      if( o->nScore>=MAX_SCORES ) die(2, "at most %d --score options", MAX_SCORES);
+      for(int k=0; k<o->nScore; k++){
+        if( strcmp(o->azScore[k], v)==0 ) die(2, "--score %s is given twice", v);
+      }
+      o->azScore[o->nScore++] = v;
+    }
+    else if( strcmp(a, "--prob")==0 ){ NEEDV(); o->zProb = v; }
+    else if( strcmp(a, "--by")==0 ){ NEEDV(); o->zBy = v; }
+    else if( strcmp(a, "--bins")==0 ){ NEEDV(); o->bins = parse_int(a, v, 1, 1000); }
+    else if( strcmp(a, "--svd")==0 ){ o->svd = 1; }
+    else if( strcmp(a, "--svd-dims")==0 ){
+      char *comma;
+      NEEDV();
+      comma = strchr(v, ',');
+      if( comma==0 ) die(2, "--svd-dims must be W,D, got '%s'", v);
+      *comma = 0;
+      o->svdW = parse_int("--svd-dims W", v, 2, 4096);
+      o->svdD = parse_int("--svd-dims D", comma+1, 2, 4096);
+      o->svd = 1;
+    }
+    else if( strcmp(a, "--svd-iters")==0 ){ NEEDV(); o->svdIters = parse_int(a, v, 1, 1000); o->svd = 1; }
+    else if( strcmp(a, "-o")==0 || strcmp(a, "--output")==0 ){ NEEDV(); o->zOut = v; }
+    else if( strcmp(a, "--json")==0 ){ NEEDV(); o->zJson = v; }
+    else if( a[0]=='-' && a[1] ){ die(2, "unknown option '%s'", a); }
+    else if( nPos==0 ){ o->zDb = a; nPos++; }
+    else if( nPos==1 ){ o->zTable = a; nPos++; }
+    else die(2, "unexpected argument '%s' (DB and TABLE are already given)", a);
+#undef NEEDV
+  }
+  if( nPos<2 ) die(2, "DB and TABLE are required");
+  if( o->zLabel==0 ) die(2, "--label is required");
+  if( o->nScore==0 ) die(2, "at least one --score is required");
+}
+
+/* ------------------------------------------------------------- SQL helpers */
+
+static sqlite3_stmt *prep(Report *r, const char *zSql){
+  sqlite3_stmt *st = 0;
+  if( sqlite3_prepare_v2(r->db, zSql, -1, &st, 0)!=SQLITE_OK ){
+    die(1, "%s\n  in: %s", sqlite3_errmsg(r->db), zSql);
+  }
+  return st;
+}
+
+static void step_done(Report *r, sqlite3_stmt *st, int rc){
+  if( rc!=SQLITE_DONE && rc!=SQLITE_ROW ) die(1, "%s", sqlite3_errmsg(r->db));
+  (void)st;
+}
+
+static void exec(Report *r, const char *zSql){
+  char *zErr = 0;
+  if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ) die(1, "%s", zErr);
+}
+
+/* ------------------------------------------------------------- CSV import */
+
+typedef struct Csv { FILE *f; int c; int eof; } Csv;
+
+/* One field into *pz (malloc'd); returns the character that ended it:
+** ',', '\n' or EOF. */
+static int csv_field(Csv *c, char **pz, int *pQuoted){
+  size_t n = 0, cap = 64;
+  char *z = xmalloc(cap);
+  int ch = fgetc(c->f);
+  *pQuoted = 0;
+  if( ch=='"' ){
+    *pQuoted = 1;
+    for(;;){
+      ch = fgetc(c->f);
+      if( ch==EOF ) break;
+      if( ch=='"' ){
+        ch = fgetc(c->f);
+        if( ch!='"' ) break;
+      }
+      if( n+2>cap ){ cap *= 2; z = realloc(z, cap); if( !z ) die(1, "out of memory"); }
+      z[n++] = (char)ch;
+    }
+  }
+  while( ch!=',' && ch!='\n' && ch!=EOF ){
+    if( ch!='\r' ){
+      if( n+2>cap ){ cap *= 2; z = realloc(z, cap); if( !z ) die(1, "out of memory"); }
+      z[n++] = (char)ch;
+    }
+    ch = fgetc(c->f);
+  }
+  z[n] = 0;
+  *pz = z;
+  return ch;
+}
+
+/* One record: fields into az (up to nMax); returns the count, -1 at EOF. */
+static int csv_record(Csv *c, char ***paz, int **paQuoted){
+  int n = 0, cap = 16, end;
+  char **az;
+  int *aq;
+  int ch = fgetc(c->f);
+  if( ch==EOF ) return -1;
+  ungetc(ch, c->f);
+  az = xmalloc(sizeof(char*)*cap);
+  aq = xmalloc(sizeof(int)*cap);
+  do{
+    if( n==cap ){
+      cap *= 2;
+      az = realloc(az, sizeof(char*)*cap); aq = realloc(aq, sizeof(int)*cap);
+      if( !az || !aq ) die(1, "out of memory");
+    }
+    end = csv_field(c, &az[n], &aq[n]);
+    n++;
+  }while( end==',' );
+  *paz = az; *paQuoted = aq;
+  return n;
+}
+
+/* 0: not a number, 1: an integer, 2: a real. */
+static int numeric_kind(const char *z){
+  char *end;
+  while( *z==' ' ) z++;
+  if( *z==0 ) return 0;
+  errno = 0;
+  (void)strtoll(z, &end, 10);
+  while( *end==' ' ) end++;
+  if( *end==0 && errno==0 ) return 1;
+  (void)strtod(z, &end);
+  while( *end==' ' ) end++;
+  if( *end==0 && end!=z ) return 2;
+  return 0;
+}
+
+static void import_csv(Report *r, const char *zPath){
+  Csv c;
+  char **azHead = 0, **az;
+  int *aq, nCol, i, nRec = 0, capRec = 1024;
+  char ***aRec;
+  int *aKind;
+  sqlite3_str *sql;
+  sqlite3_stmt *st;
+  c.f = fopen(zPath, "rb");
+  if( c.f==0 ) die(1, "cannot open %s: %s", zPath, strerror(errno));
+  nCol = csv_record(&c, &azHead, &aq);
+  free(aq);
+  if( nCol<=0 ) die(1, "%s: empty CSV file (a header row is needed)", zPath);
+  aRec = xmalloc(sizeof(char**)*capRec);
+  aKind = xmalloc(sizeof(int)*nCol);
+  for(i=0; i<nCol; i++) aKind[i] = 1;           /* integer until shown otherwise */
+  for(;;){
+    int n = csv_record(&c, &az, &aq);
+    if( n<0 ) break;
+    if( n==1 && az[0][0]==0 && !aq[0] ){ free(az[0]); free(az); free(aq); continue; }  /* blank line */
+    if( n!=nCol ) die(1, "%s: record %d has %d fields, the header has %d", zPath, nRec+2, n, nCol);
+    for(i=0; i<nCol; i++){
+      if( az[i][0]==0 && !aq[i] ) continue;      /* empty: NULL */
+      {
+        int k = numeric_kind(az[i]);
+        if( k==0 ) aKind[i] = 0;
+        else if( k==2 && aKind[i]==1 ) aKind[i] = 2;
+      }
+    }
+    free(aq);
+    if( nRec==capRec ){ capRec *= 2; aRec = realloc(aRec, sizeof(char**)*capRec); if( !aRec ) die(1, "out of memory"); }
+    aRec[nRec++] = az;
+  }
+  fclose(c.f);
+  sql = sqlite3_str_new(r->db);
+  sqlite3_str_appendf(sql, "CREATE TABLE \"%w\"(", r->o.zTable);
+  for(i=0; i<nCol; i++){
+    sqlite3_str_appendf(sql, "%s\"%w\" %s", i ? ", " : "", azHead[i],
+                        aKind[i]==1 ? "INTEGER" : aKind[i]==2 ? "REAL" : "TEXT");
+  }
+  sqlite3_str_appendall(sql, ")");
+  {
+    char *z = sqlite3_str_finish(sql);
+    exec(r, z);
+    sqlite3_free(z);
+  }
+  sql = sqlite3_str_new(r->db);
+  sqlite3_str_appendf(sql, "INSERT INTO \"%w\" VALUES(", r->o.zTable);
+  for(i=0; i<nCol; i++) sqlite3_str_appendall(sql, i ? ",?" : "?");
+  sqlite3_str_appendall(sql, ")");
+  {
+    char *z = sqlite3_str_finish(sql);
+    st = prep(r, z);
+    sqlite3_free(z);
+  }
+  exec(r, "BEGIN");
+  for(int k=0; k<nRec; k++){
+    for(i=0; i<nCol; i++){
+      const char *f = aRec[k][i];
+      if( f[0]==0 ) sqlite3_bind_null(st, i+1);
+      else if( aKind[i]==1 ) sqlite3_bind_int64(st, i+1, strtoll(f, 0, 10));
+      else if( aKind[i]==2 ) sqlite3_bind_double(st, i+1, strtod(f, 0));
+      else sqlite3_bind_text(st, i+1, f, -1, SQLITE_TRANSIENT);
+    }
+    step_done(r, st, sqlite3_step(st));
+    sqlite3_reset(st);
+    for(i=0; i<nCol; i++) free(aRec[k][i]);
+    free(aRec[k]);
+  }
+  exec(r, "COMMIT");
+  sqlite3_finalize(st);
+  for(i=0; i<nCol; i++) free(azHead[i]);
+  free(azHead); free(aRec); free(aKind);
+}
+
+static void open_db(Report *r){
+  FILE *f = fopen(r->o.zDb, "rb");
+  char head[16];
+  int isDb;
+  if( f==0 ) die(1, "cannot open %s: %s", r->o.zDb, strerror(errno));
+  isDb = fread(head, 1, 16, f)==16 && memcmp(head, "SQLite format 3", 16)==0;
+  fclose(f);
+  if( isDb ){
+    if( sqlite3_open_v2(r->o.zDb, &r->db, SQLITE_OPEN_READONLY, 0)!=SQLITE_OK ){
+      die(1, "cannot open %s: %s", r->o.zDb, sqlite3_errmsg(r->db));
+    }
+  }else{
+    if( sqlite3_open(":memory:", &r->db)!=SQLITE_OK ) die(1, "cannot open an in-memory database");
+    import_csv(r, r->o.zDb);
+  }
+}
+
+/* ------------------------------------------------------------- extension */
+
+static int try_load(Report *r, const char *zPath, char **pzErr){
+  char *zErr = 0;
+  if( sqlite3_load_extension(r->db, zPath, 0, &zErr)==SQLITE_OK ) return 1;
+  if( pzErr && *pzErr==0 ) *pzErr = sqlite3_mprintf("%s: %s", zPath, zErr ? zErr : "?");
+  sqlite3_free(zErr);
+  return 0;
+}
+
+static void load_mleval(Report *r){
+  char zExe[PATH_MAX], *zErr = 0;
+  ssize_t n;
+  sqlite3_enable_load_extension(r->db, 1);
+  if( getenv("MLEVAL_LIB") && getenv("MLEVAL_LIB")[0] ){
+    if( try_load(r, getenv("MLEVAL_LIB"), &zErr) ) goto loaded;
+    die(1, "cannot load the mleval extension from MLEVAL_LIB=%s", zErr);
+  }
+  n = readlink("/proc/self/exe", zExe, sizeof(zExe)-1);
+  if( n>0 ){
+    char *slash, *zTry;
+    zExe[n] = 0;
+    slash = strrchr(zExe, '/');
+    if( slash ){
+      *slash = 0;
+      static const char *const azRel[] = {
+        "%s/../ext/.libs/mleval",     /* the build tree: tools/mleval-report */
+        "%s/../lib/mleval",           /* an install moved as a whole */
+      };
+      size_t j;
+      for(j=0; j<sizeof(azRel)/sizeof(azRel[0]); j++){
+        char *zSo;
+        int ok;
+        zTry = sqlite3_mprintf(azRel[j], zExe);
+        zSo = sqlite3_mprintf("%s.so", zTry);
+        ok = zTry && zSo && access(zSo, R_OK)==0 && try_load(r, zTry, &zErr);
+        sqlite3_free(zSo);
+        sqlite3_free(zTry);
+        if( ok ) goto loaded;
+      }
+    }
+  }
+  if( try_load(r, MLEVAL_EXTDIR "/mleval", &zErr) ) goto loaded;
+  die(1, "cannot load the mleval extension (%s); set MLEVAL_LIB to its path", zErr ? zErr : "not found");
+loaded:
+  sqlite3_free(zErr);
+  sqlite3_enable_load_extension(r->db, 0);
+}
+
+/* ------------------------------------------------------------- output helpers */
+
+static void html_text(sqlite3_str *s, const char *z){
+  for(; z && *z; z++){
+    switch( *z ){
+      case '&': sqlite3_str_appendall(s, "&amp;"); break;
+      case '<': sqlite3_str_appendall(s, "&lt;"); break;
+      case '>': sqlite3_str_appendall(s, "&gt;"); break;
+      case '"': sqlite3_str_appendall(s, "&quot;"); break;
+      default: sqlite3_str_appendchar(s, 1, *z);
+    }
+  }
+}
+
+/* The shortest %.{15,16,17}g text that reads back as d (the program never
+** calls setlocale, so '.' is the decimal point); null when not finite. */
+static void json_num(sqlite3_str *s, double d){
+  char buf[40];
+  int p;
+  if( !isfinite(d) ){ sqlite3_str_appendall(s, "null"); return; }
+  for(p=15; p<=17; p++){
+    snprintf(buf, sizeof(buf), "%.*g", p, d);
+    if( strtod(buf, 0)==d ) break;
+  }
+  sqlite3_str_appendall(s, buf);
+}
+
+static void json_str(sqlite3_str *s, const char *z){
+  sqlite3_str_appendchar(s, 1, '"');
+  for(; z && *z; z++){
+    unsigned char c = (unsigned char)*z;
+    if( c=='"' || c=='\\' ) sqlite3_str_appendf(s, "\\%c", c);
+    else if( c<0x20 ) sqlite3_str_appendf(s, "\\u%04x", c);
+    else sqlite3_str_appendchar(s, 1, (char)c);
+  }
+  sqlite3_str_appendchar(s, 1, '"');
+}
+
+static void fmt3(char *buf, double d){
+  if( isfinite(d) ) snprintf(buf, 32, "%.3f", d);
+  else snprintf(buf, 32, "n/a");
+}
+
+/* Appends an SVG without its XML declaration (inline SVG in HTML). */
+static void html_svg(sqlite3_str *s, const char *zSvg){
+  const char *p;
+  if( zSvg==0 ) return;
+  p = strstr(zSvg, "<svg");
+  sqlite3_str_appendall(s, "<figure>");
+  sqlite3_str_appendall(s, p ? p : zSvg);
+  sqlite3_str_appendall(s, "</figure>\n");
+}
+
+/* ------------------------------------------------------------- groups */
+
+static void check_columns(Report *r){
+  const char *azCol[MAX_SCORES+3];
+  const char *azRole[MAX_SCORES+3];
+  int n = 0, i;
+  sqlite3_stmt *st;
+  int found = 0;
+  st = prep(r, "SELECT name FROM pragma_table_info(?1)");
+  sqlite3_bind_text(st, 1, r->o.zTable, -1, SQLITE_STATIC);
+  while( sqlite3_step(st)==SQLITE_ROW ) found++;
+  sqlite3_finalize(st);
+  if( found==0 ) die(1, "no table '%s' in %s", r->o.zTable, r->o.zDb);
+  azCol[n] = r->o.zLabel; azRole[n++] = "--label";
+  for(i=0; i<r->o.nScore; i++){ azCol[n] = r->o.azScore[i]; azRole[n++] = "--score"; }
+  if( r->o.zProb ){ azCol[n] = r->o.zProb; azRole[n++] = "--prob"; }
+  if( r->o.zBy ){ azCol[n] = r->o.zBy; azRole[n++] = "--by"; }
+  for(i=0; i<n; i++){
+    int ok = 0;
+    sqlite3_str *cols = sqlite3_str_new(r->db);
+    st = prep(r, "SELECT name FROM pragma_table_info(?1)");
+    sqlite3_bind_text(st, 1, r->o.zTable, -1, SQLITE_STATIC);
+    while( sqlite3_step(st)==SQLITE_ROW ){
+      const char *z = (const char*)sqlite3_column_text(st, 0);
+      if( sqlite3_stricmp(z, azCol[i])==0 ) ok = 1;
+      sqlite3_str_appendf(cols, "%s%s", sqlite3_str_length(cols) ? ", " : "", z);
+    }
+    sqlite3_finalize(st);
+    if( !ok ){
+      char *z = sqlite3_str_finish(cols);
+      die(1, "table '%s' has no column '%s' (%s); its columns: %s", r->o.zTable, azCol[i], azRole[i], z);
+    }
+    sqlite3_free(sqlite3_str_finish(cols));
+  }
+}
+
+static void load_groups(Report *r){
+  sqlite3_stmt *st;
+  char *zSql;
+  int cap = 16;
+  r->zGroupExpr = r->o.zBy ? sqlite3_mprintf("\"%w\"", r->o.zBy) : sqlite3_mprintf("'all'");
+  zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", r->o.zTable);
+  st = prep(r, zSql);
+  sqlite3_free(zSql);
+  if( sqlite3_step(st)==SQLITE_ROW ) r->nRow = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  zSql = sqlite3_mprintf("SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*),"
+                         " sum(\"%w\" = 1), sum(\"%w\" = 0) FROM \"%w\" WHERE \"%w\" IS NOT NULL"
+                         " GROUP BY %s ORDER BY %s",
+                         r->zGroupExpr, r->o.zLabel, r->o.zLabel, r->o.zTable, r->o.zLabel,
+                         r->zGroupExpr, r->zGroupExpr);
+  st = prep(r, zSql);
+  sqlite3_free(zSql);
+  r->aGroup = xmalloc(sizeof(Group)*cap);
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    Group *g;
+    if( r->nGroup==cap ){ cap *= 2; r->aGroup = realloc(r->aGroup, sizeof(Group)*cap); if( !r->aGroup ) die(1, "out of memory"); }
+    g = &r->aGroup[r->nGroup++];
+    g->zName = xstrdup((const char*)sqlite3_column_text(st, 0));
+    g->n = sqlite3_column_int64(st, 1);
+    g->pos = sqlite3_column_int64(st, 2);
+    g->neg = sqlite3_column_int64(st, 3);
+  }
+  sqlite3_finalize(st);
+  /* The groups' order (by their values, not their text: fold 2 before 10)
+  ** for every later query. */
+  exec(r, "CREATE TEMP TABLE grp(g TEXT PRIMARY KEY, idx INT)");
+  st = prep(r, "INSERT INTO temp.grp VALUES (?1, ?2)");
+  for(int i=0; i<r->nGroup; i++){
+    sqlite3_bind_text(st, 1, r->aGroup[i].zName, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, i);
+    step_done(r, st, sqlite3_step(st));
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+}
+
+/* Rows of (group, y, x) for the column zCol, NULLs left out: the FROM
+** clause every section's queries read. */
+static char *base_from(Report *r, const char *zCol){
+  return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS x"
+                         " FROM \"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
+                         r->zGroupExpr, r->o.zLabel, zCol, r->o.zTable, r->o.zLabel, zCol);
+}
+
+/* The groups of a column with fewer than 2 rows of a class, as a note. */
+static const char *too_few(sqlite3_int64 pos, sqlite3_int64 neg){
+  if( pos<2 ) return "not enough positives";
+  if( neg<2 ) return "not enough negatives";
+  return 0;
+}
+
+/* The FROM clause of (g, y, x) with x the empirical CDF of the score in its
+** group: (rank + (ties - 1)/2) / n, rank counted from 1 at the lowest. */
+static char *cdf_from(Report *r, const char *zCol){
+  char *zBase = base_from(r, zCol);
+  char *z = sqlite3_mprintf(
+    "(SELECT g, y, (rank() OVER (PARTITION BY g ORDER BY x) + (count(*) OVER (PARTITION BY g, x) - 1) / 2.0)"
+    " / count(*) OVER (PARTITION BY g) AS x FROM %s)", zBase);
+  sqlite3_free(zBase);
+  return z;
+}
+
+/* Calibration columns: --prob, or every score through its CDF. */
+static int n_calib(Report *r){ return r->o.zProb ? 1 : r->o.nScore; }
+static const char *calib_col(Report *r, int k){ return r->o.zProb ? r->o.zProb : r->o.azScore[k]; }
+static char *calib_from(Report *r, int k){
+  return r->o.zProb ? base_from(r, r->o.zProb) : cdf_from(r, r->o.azScore[k]);
+}
+
+/* One scan per column computes everything the report shows, into two temp
+** tables: res (per score and group: counts, auroc, pr_auc, both curves) and
+** cal (per calibration column and group: counts, ece, reliability).  The
+** sections and the JSON then read these tables: a 10^7-row table is read
+** (and sorted by group) once per column, not once per number. */
+static void compute(Report *r){
+  int k;
+  exec(r, "CREATE TEMP TABLE res(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
+          " roc TEXT, pr TEXT)");
+  exec(r, "CREATE TEMP TABLE cal(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT)");
+  for(k=0; k<r->o.nScore; k++){
+    char *zFrom = base_from(r, r->o.azScore[k]);
+    char *zSql = sqlite3_mprintf(
+      "INSERT INTO temp.res SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
+      " roc_curve(y, x), pr_curve(y, x) FROM %s GROUP BY g", r->o.azScore[k], zFrom);
+    exec(r, zSql);
+    sqlite3_free(zSql); sqlite3_free(zFrom);
+  }
+  for(k=0; k<n_calib(r); k++){
+    char *zFrom = calib_from(r, k);
+    char *zSql = sqlite3_mprintf(
+      "INSERT INTO temp.cal SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
+      " reliability(y, x, %d) FROM %s GROUP BY g", calib_col(r, k), r->o.bins, r->o.bins, zFrom);
+    exec(r, zSql);
+    sqlite3_free(zSql); sqlite3_free(zFrom);
+  }
+}
+
+/* Per (column, group): n, positives, negatives among the rows where the
+** column is not NULL, from res or cal. */
+typedef struct Counts { sqlite3_int64 n, pos, neg; } Counts;
+
+static int group_index(Report *r, const char *g){
+  int i;
+  for(i=0; i<r->nGroup && strcmp(r->aGroup[i].zName, g)!=0; i++){}
+  return i;
+}
+
+static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
+  Counts *a = xmalloc(sizeof(Counts)*(r->nGroup+1));
+  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM temp.%s WHERE col = %Q", zTab, zCol);
+  sqlite3_stmt *st = prep(r, zSql);
+  memset(a, 0, sizeof(Counts)*(r->nGroup+1));
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    int i = group_index(r, (const char*)sqlite3_column_text(st, 0));
+    a[i].n = sqlite3_column_int64(st, 1);
+    a[i].pos = sqlite3_column_int64(st, 2);
+    a[i].neg = sqlite3_column_int64(st, 3);
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  return a;
+}
+
+/* The doubles of one result column by group; NaN where NULL, or where the
+** group has too few of a class and needBoth is set. */
+static double *per_group(Report *r, const char *zTab, const char *zField, const char *zCol, int needBoth){
+  double *a = xmalloc(sizeof(double)*(r->nGroup+1));
+  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM temp.%s WHERE col = %Q", zField, zTab, zCol);
+  sqlite3_stmt *st = prep(r, zSql);
+  int i;
+  for(i=0; i<r->nGroup; i++) a[i] = NAN;
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    i = group_index(r, (const char*)sqlite3_column_text(st, 0));
+    if( sqlite3_column_type(st, 1)!=SQLITE_NULL
+     && !(needBoth && too_few(sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3))) ){
+      a[i] = sqlite3_column_double(st, 1);
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  return a;
+}
+
+/* One SVG from a query returning one text value (NULL when nothing to draw). */
+static char *query_text(Report *r, const char *zSql){
+  sqlite3_stmt *st = prep(r, zSql);
+  char *z = 0;
+  int rc = sqlite3_step(st);
+  step_done(r, st, rc);
+  if( rc==SQLITE_ROW && sqlite3_column_type(st, 0)!=SQLITE_NULL ){
+    z = xstrdup((const char*)sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  return z;
+}
+
+/* "key":{"group":JSON or null, ...} from a text field of res or cal. */
+static void json_texts(Report *r, const char *zKey, const char *zTab, const char *zField, const char *zCol,
+                       int needBoth){
+  char *zSql = sqlite3_mprintf("SELECT t.g, t.%s, t.pos, t.neg FROM temp.%s t JOIN temp.grp USING (g)"
+                               " WHERE t.col = %Q ORDER BY grp.idx", zField, zTab, zCol);
+  sqlite3_stmt *st = prep(r, zSql);
+  int first = 1, rc;
+  sqlite3_str_appendf(r->json, "\"%s\":{", zKey);
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    const char *c = (const char*)sqlite3_column_text(st, 1);
+    if( needBoth && too_few(sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3)) ) c = 0;
+    if( !first ) sqlite3_str_appendchar(r->json, 1, ',');
+    first = 0;
+    json_str(r->json, (const char*)sqlite3_column_text(st, 0));
+    sqlite3_str_appendf(r->json, ":%s", c ? c : "null");
+  }
+  step_done(r, st, rc);
+  sqlite3_str_appendall(r->json, "}");
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+}
+
+/* The groups without a curve, as a list under the plot. */
+static int html_missing(Report *r, const Counts *cnt){
+  int i, n = 0;
+  for(i=0; i<r->nGroup; i++){
+    const char *why = too_few(cnt[i].pos, cnt[i].neg);
+    if( why==0 ) continue;
+    if( n++==0 ) sqlite3_str_appendall(r->html, "<ul class=\"missing\">\n");
+    sqlite3_str_appendall(r->html, "<li>");
+    html_text(r->html, r->aGroup[i].zName);
+    sqlite3_str_appendf(r->html, ": %s (%lld positive%s, %lld negative%s): no curve</li>\n", why,
+                        cnt[i].pos, cnt[i].pos==1 ? "" : "s", cnt[i].neg, cnt[i].neg==1 ? "" : "s");
+  }
+  if( n ) sqlite3_str_appendall(r->html, "</ul>\n");
+  return n;
+}
+
+/* A series' name in a plot: "fold 3" with --by fold, else "all". */
+static char *series_expr(Report *r){
+  return r->o.zBy ? sqlite3_mprintf("(%Q || ' ' || g)", r->o.zBy) : sqlite3_mprintf("g");
+}
+
+/* A plot of one column's groups (those with enough of both classes for a
+** curve), in the groups' order. */
+static char *plot_query(Report *r, const char *zPlot, const char *zTab, const char *zField,
+                        const char *zCol, int needBoth, const char *zTitle){
+  char *zSeries = series_expr(r);
+  char *zSql = sqlite3_mprintf(
+    "SELECT %s(%s, c, %Q) FROM (SELECT t.g AS g, t.%s AS c FROM temp.%s t JOIN temp.grp USING (g)"
+    " WHERE t.col = %Q%s ORDER BY grp.idx)",
+    zPlot, zSeries, zTitle, zField, zTab, zCol, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "");
+  char *z = query_text(r, zSql);
+  sqlite3_free(zSeries);
+  sqlite3_free(zSql);
+  return z;
+}
+
+static void table_head(Report *r, const char *zCols){
+  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>score</th><th>%s</th>%s</tr></thead>\n<tbody>\n",
+                      r->o.zBy ? r->o.zBy : "group", zCols);
+}
+
+static void td_name(Report *r, const char *z){
+  sqlite3_str_appendall(r->html, "<td>");
+  html_text(r->html, z);
+  sqlite3_str_appendall(r->html, "</td>");
+}
+
+/* ------------------------------------------------------------- sections */
+
+static void section_auroc(Report *r, double **aAuroc){
+  int k, i;
+  sqlite3_str_appendall(r->html,
+    "<details id=\"auroc\">\n<summary>AUROC</summary>\n<div class=\"body\">\n"
+    "<p>Area under the ROC curve per score and group (<code>auroc(y, s)</code>); "
+    "a tie between a positive and a negative counts 1/2. An AUROC below 0.5 is marked "
+    "<span class=\"inverted\">inverted</span>: the score ranks negatives higher.</p>\n");
+  table_head(r, "<th>rows</th><th>positives</th><th>negatives</th><th>AUROC</th>");
+  for(k=0; k<r->o.nScore; k++){
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    for(i=0; i<r->nGroup; i++){
+      char b[32];
+      const char *why = too_few(cnt[i].pos, cnt[i].neg);
+      sqlite3_str_appendall(r->html, "<tr>");
+      td_name(r, r->o.azScore[k]); td_name(r, r->aGroup[i].zName);
+      sqlite3_str_appendf(r->html, "<td>%lld</td><td>%lld</td><td>%lld</td>", cnt[i].n, cnt[i].pos, cnt[i].neg);
+      fmt3(b, aAuroc[k][i]);
+      if( why ) sqlite3_str_appendf(r->html, "<td class=\"na\">%s</td>", why);
+      else if( aAuroc[k][i]<0.5 ) sqlite3_str_appendf(r->html, "<td class=\"inverted\">%s (inverted)</td>", b);
+      else sqlite3_str_appendf(r->html, "<td>%s</td>", b);
+      sqlite3_str_appendall(r->html, "</tr>\n");
+    }
+    free(cnt);
+  }
+  sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
+  for(k=0; k<r->o.nScore; k++){
+    char *zTitle = sqlite3_mprintf("ROC curves: %s", r->o.azScore[k]);
+    char *zSvg = plot_query(r, "plot_curves", "res", "roc", r->o.azScore[k], 1, zTitle);
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    sqlite3_str_appendall(r->html, "<h3>");
+    html_text(r->html, zTitle);
+    sqlite3_str_appendall(r->html, "</h3>\n");
+    if( zSvg ) html_svg(r->html, zSvg);
+    else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
+    html_missing(r, cnt);
+    free(zSvg); free(cnt);
+    sqlite3_free(zTitle);
+  }
+  sqlite3_str_appendall(r->html, "</div>\n</details>\n");
+}
+
+static void section_pr(Report *r, double **aAp){
+  int k, i;
+  sqlite3_str_appendall(r->html,
+    "<details id=\"pr\">\n<summary>PR curves</summary>\n<div class=\"body\">\n"
+    "<p>Average precision (<code>pr_auc(y, s)</code>: the sum over distinct thresholds of "
+    "(R<sub>i</sub> &minus; R<sub>i&minus;1</sub>) P<sub>i</sub>, no interpolation) and the "
+    "prevalence, the AP of a score with no skill. The dashed lines in the plots are each "
+    "group's no-skill baseline.</p>\n");
+  table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &minus; prevalence</th>");
+  for(k=0; k<r->o.nScore; k++){
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    for(i=0; i<r->nGroup; i++){
+      char b[32], pv[32], lift[32];
+      const char *why = too_few(cnt[i].pos, cnt[i].neg);
+      double prev = cnt[i].n ? (double)cnt[i].pos / (double)cnt[i].n : NAN;
+      sqlite3_str_appendall(r->html, "<tr>");
+      td_name(r, r->o.azScore[k]); td_name(r, r->aGroup[i].zName);
+      fmt3(b, aAp[k][i]); fmt3(pv, prev); fmt3(lift, aAp[k][i] - prev);
+      sqlite3_str_appendf(r->html, "<td>%lld</td><td>%s</td>", cnt[i].pos, pv);
+      if( why ) sqlite3_str_appendf(r->html, "<td class=\"na\">%s</td><td></td>", why);
+      else sqlite3_str_appendf(r->html, "<td>%s</td><td>%s</td>", b, lift);
+      sqlite3_str_appendall(r->html, "</tr>\n");
+    }
+    free(cnt);
+  }
+  sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
+  for(k=0; k<r->o.nScore; k++){
+    char *zTitle = sqlite3_mprintf("PR curves: %s", r->o.azScore[k]);
+    char *zSvg = plot_query(r, "plot_curves", "res", "pr", r->o.azScore[k], 1, zTitle);
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    sqlite3_str_appendall(r->html, "<h3>");
+    html_text(r->html, zTitle);
+    sqlite3_str_appendall(r->html, "</h3>\n");
+    if( zSvg ) html_svg(r->html, zSvg);
+    else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
+    html_missing(r, cnt);
+    free(zSvg); free(cnt);
+    sqlite3_free(zTitle);
+  }
+  sqlite3_str_appendall(r->html, "</div>\n</details>\n");
+}
+
+static void section_calibration(Report *r, double **aEce){
+  int k, i;
+  sqlite3_str_appendall(r->html,
+    "<details id=\"calibration\">\n<summary>Calibration</summary>\n<div class=\"body\">\n");
+  if( r->o.zProb ){
+    sqlite3_str_appendall(r->html, "<p>Expected calibration error of the probability <code>");
+    html_text(r->html, r->o.zProb);
+    sqlite3_str_appendf(r->html, "</code> (<code>ece(y, p, %d)</code>: %d equal-width bins) and its "
+                        "reliability diagram, with a histogram of the predicted probabilities below.</p>\n",
+                        r->o.bins, r->o.bins);
+  }else{
+    sqlite3_str_appendf(r->html,
+      "<p class=\"pseudo\">No <code>--prob</code> column was given: each score is mapped to a "
+      "pseudo-probability by its empirical CDF within its group (rank / n, ties averaged), as "
+      "the pipeline does for scores that are not probabilities. The ECE and the diagrams below "
+      "describe that mapping, not a calibrated model (<code>ece(y, p, %d)</code>, %d equal-width "
+      "bins).</p>\n", r->o.bins, r->o.bins);
+  }
+  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>%s</th><th>%s</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n",
+                      r->o.zProb ? "probability" : "score (CDF)", r->o.zBy ? r->o.zBy : "group");
+  for(k=0; k<n_calib(r); k++){
+    Counts *cnt = count_rows(r, "cal", calib_col(r, k));
+    for(i=0; i<r->nGroup; i++){
+      char b[32];
+      fmt3(b, aEce[k][i]);
+      sqlite3_str_appendall(r->html, "<tr>");
+      td_name(r, calib_col(r, k)); td_name(r, r->aGroup[i].zName);
+      sqlite3_str_appendf(r->html, "<td>%lld</td><td>%s</td></tr>\n", cnt[i].n, b);
+    }
+    free(cnt);
+  }
+  sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
+  for(k=0; k<n_calib(r); k++){
+    char *zTitle = sqlite3_mprintf("Reliability: %s%s", calib_col(r, k), r->o.zProb ? "" : " (empirical CDF)");
+    char *zSvg = plot_query(r, "plot_reliability", "cal", "rel", calib_col(r, k), 0, zTitle);
+    sqlite3_str_appendall(r->html, "<h3>");
+    html_text(r->html, zTitle);
+    sqlite3_str_appendall(r->html, "</h3>\n");
+    if( zSvg ) html_svg(r->html, zSvg);
+    free(zSvg);
+    sqlite3_free(zTitle);
+  }
+  sqlite3_str_appendall(r->html, "</div>\n</details>\n");
+}
+
+static void section_svd(Report *r){
+  char *zSql;
+  sqlite3_stmt *st;
+  char *zSvg;
+  int rc, first = 1, w = r->o.svdW, d = r->o.svdD, warm = r->o.svdIters < 5 ? r->o.svdIters : 5;
+  /* The shapes of sql/svd_targets.sql. */
+  zSql = sqlite3_mprintf(
+    "CREATE TEMP TABLE svd_targets(target TEXT, shape TEXT, rows INT, cols INT);"
+    "INSERT INTO svd_targets VALUES ('QK^T', '[w, w]', %d, %d), ('WvWo', '[d_model, d_model]', %d, %d),"
+    " ('AVWo', '[w, d_model]', %d, %d);"
+    "CREATE TEMP TABLE svd_cost AS SELECT t.target, t.shape, b.method, b.rows, b.cols, b.rank,"
+    " b.ms_median, b.sv_rel_error, b.sv_correlation FROM svd_targets t,"
+    " svd_bench(t.rows, t.cols, min(32, t.rows, t.cols), %d, %d, 'cpu', 'float64', 0, 'decay') b;",
+    w, w, d, d, w, d, warm, r->o.svdIters);
+  exec(r, zSql);
+  sqlite3_free(zSql);
+  sqlite3_str_appendf(r->html,
+    "<details id=\"svd\">\n<summary>SVD cost</summary>\n<div class=\"body\">\n"
+    "<p>Wall-clock cost of the SVD of each target's matrix (<code>svd_bench</code> on the CPU, "
+    "float64, %d warmup and %d timed iterations, randomized rank 32; w = %d, d_model = %d, the "
+    "shapes of <code>sql/svd_targets.sql</code>). Errors are relative to the full SVD.</p>\n",
+    warm, r->o.svdIters, w, d);
+  sqlite3_str_appendall(r->html, "<table>\n<thead><tr><th>target</th><th>shape</th><th>method</th>"
+                        "<th>median ms</th><th>singular value rel. error</th><th>sv correlation</th></tr></thead>\n<tbody>\n");
+  sqlite3_str_appendall(r->json, ",\"svd_cost\":[");
+  st = prep(r, "SELECT target, shape, method, ms_median, sv_rel_error, sv_correlation, rows, cols, rank"
+               " FROM svd_cost ORDER BY rowid");
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    char ms[32], err[32], cor[32];
+    double e = sqlite3_column_type(st, 4)==SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+    double c = sqlite3_column_type(st, 5)==SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
+    snprintf(ms, sizeof(ms), "%.3f", sqlite3_column_double(st, 3));
+    if( isfinite(e) ) snprintf(err, sizeof(err), "%.2e", e); else strcpy(err, "n/a");
+    if( isfinite(c) ) snprintf(cor, sizeof(cor), "%.6f", c); else strcpy(cor, "n/a");
+    sqlite3_str_appendall(r->html, "<tr>");
+    td_name(r, (const char*)sqlite3_column_text(st, 0));
+    td_name(r, (const char*)sqlite3_column_text(st, 1));
+    td_name(r, (const char*)sqlite3_column_text(st, 2));
+    sqlite3_str_appendf(r->html, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", ms, err, cor);
+    if( !first ) sqlite3_str_appendchar(r->json, 1, ',');
+    first = 0;
+    sqlite3_str_appendall(r->json, "{\"target\":");
+    json_str(r->json, (const char*)sqlite3_column_text(st, 0));
+    sqlite3_str_appendall(r->json, ",\"method\":");
+    json_str(r->json, (const char*)sqlite3_column_text(st, 2));
+    sqlite3_str_appendf(r->json, ",\"rows\":%d,\"cols\":%d,\"rank\":%d,\"ms_median\":",
+                        sqlite3_column_int(st, 6), sqlite3_column_int(st, 7), sqlite3_column_int(st, 8));
+    json_num(r->json, sqlite3_column_double(st, 3));
+    sqlite3_str_appendall(r->json, ",\"sv_rel_error\":");
+    json_num(r->json, e);
+    sqlite3_str_appendall(r->json, ",\"sv_correlation\":");
+    json_num(r->json, c);
+    sqlite3_str_appendall(r->json, "}");
+  }
+  step_done(r, st, rc);
+  sqlite3_finalize(st);
+  sqlite3_str_appendall(r->json, "]");
+  sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
+  zSvg = query_text(r, "SELECT plot_bars(target, method, ms_median, 'SVD cost per target (median)', 'ms')"
+                       " FROM (SELECT * FROM svd_cost ORDER BY rowid)");
+  html_svg(r->html, zSvg);
+  free(zSvg);
+  sqlite3_str_appendall(r->html, "</div>\n</details>\n");
+}
+
+/* JSON: "name":{"group":value,...} for a table of per-group doubles. */
+static void json_table(Report *r, const char *zKey, int nCol, const char *(*colName)(Report*, int),
+                       double **a){
+  int k, i;
+  sqlite3_str_appendf(r->json, ",\"%s\":{", zKey);
+  for(k=0; k<nCol; k++){
+    if( k ) sqlite3_str_appendchar(r->json, 1, ',');
+    json_str(r->json, colName(r, k));
+    sqlite3_str_appendall(r->json, ":{");
+    for(i=0; i<r->nGroup; i++){
+      if( i ) sqlite3_str_appendchar(r->json, 1, ',');
+      json_str(r->json, r->aGroup[i].zName);
+      sqlite3_str_appendchar(r->json, 1, ':');
+      json_num(r->json, a[k][i]);
+    }
+    sqlite3_str_appendall(r->json, "}");
+  }
+  sqlite3_str_appendall(r->json, "}");
+}
+static const char *score_name(Report *r, int k){ return r->o.azScore[k]; }
+
+static const char *zCss =
+  "body{font-family:'DejaVu Sans',Arial,Helvetica,sans-serif;margin:1.5em auto;max-width:60em;color:#222;padding:0 1em}"
+  "h1{font-size:1.5em}h3{font-size:1.05em;margin:1.2em 0 .3em}"
+  "details{border:1px solid #ccc;border-radius:4px;margin:.8em 0;padding:0 .8em}"
+  "summary{font-size:1.2em;font-weight:bold;padding:.5em 0;cursor:pointer}"
+  "table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right}"
+  "th{background:#f3f3f3}td:first-child,td:nth-child(2){text-align:left}"
+  ".inverted{color:#D55E00;font-weight:bold}.na{color:#777;font-style:italic}"
+  ".pseudo{background:#fff8e0;padding:.4em .6em;border-left:4px solid #E69F00}"
+  "figure{margin:.5em 0}figure svg{max-width:100%;height:auto}"
+  "footer{margin-top:2em;font-size:.85em;color:#555;border-top:1px solid #ccc;padding-top:.5em}";
+
+int main(int argc, char **argv){
+  Report r;
+  double *aAuroc[MAX_SCORES], *aAp[MAX_SCORES], *aEce[MAX_SCORES];
+  char *zVersion, *zHtml, *zJson;
+  int k, i;
+  FILE *f;
+  memset(&r, 0, sizeof(r));
+  parse_args(&r.o, argc, argv);
+  open_db(&r);
+  load_mleval(&r);
+  check_columns(&r);
+  load_groups(&r);
+  zVersion = query_text(&r, "SELECT mleval_version()");
+  r.html = sqlite3_str_new(r.db);
+  r.json = sqlite3_str_new(r.db);
+
+  /* The numbers. */
+  compute(&r);
+  for(k=0; k<r.o.nScore; k++){
+    aAuroc[k] = per_group(&r, "res", "auroc", r.o.azScore[k], 1);
+    aAp[k] = per_group(&r, "res", "pr_auc", r.o.azScore[k], 1);
+  }
+  for(k=0; k<n_calib(&r); k++) aEce[k] = per_group(&r, "cal", "ece", calib_col(&r, k), 0);
+
+  /* JSON head. */
+  sqlite3_str_appendall(r.json, "{\"mleval_version\":");
+  json_str(r.json, zVersion);
+  sqlite3_str_appendall(r.json, ",\"table\":");
+  json_str(r.json, r.o.zTable);
+  sqlite3_str_appendf(r.json, ",\"rows\":%lld,\"label\":", r.nRow);
+  json_str(r.json, r.o.zLabel);
+  sqlite3_str_appendall(r.json, ",\"by\":");
+  if( r.o.zBy ) json_str(r.json, r.o.zBy); else sqlite3_str_appendall(r.json, "null");
+  sqlite3_str_appendall(r.json, ",\"prob\":");
+  if( r.o.zProb ) json_str(r.json, r.o.zProb); else sqlite3_str_appendall(r.json, "null");
+  sqlite3_str_appendf(r.json, ",\"bins\":%d,\"calibration\":\"%s\",\"groups\":[", r.o.bins,
+                      r.o.zProb ? "probability" : "empirical_cdf");
+  for(i=0; i<r.nGroup; i++){
+    if( i ) sqlite3_str_appendchar(r.json, 1, ',');
+    sqlite3_str_appendall(r.json, "{\"name\":");
+    json_str(r.json, r.aGroup[i].zName);
+    sqlite3_str_appendf(r.json, ",\"rows\":%lld,\"positives\":%lld,\"negatives\":%lld,\"prevalence\":",
+                        r.aGroup[i].n, r.aGroup[i].pos, r.aGroup[i].neg);
+    json_num(r.json, r.aGroup[i].n ? (double)r.aGroup[i].pos / (double)r.aGroup[i].n : NAN);
+    sqlite3_str_appendall(r.json, "}");
+  }
+  sqlite3_str_appendall(r.json, "]");
+  json_table(&r, "auroc", r.o.nScore, score_name, aAuroc);
+  json_table(&r, "pr_auc", r.o.nScore, score_name, aAp);
+  sqlite3_str_appendall(r.json, ",\"inverted\":[");
+  {
+    int first = 1;
+    for(k=0; k<r.o.nScore; k++) for(i=0; i<r.nGroup; i++){
+      if( isfinite(aAuroc[k][i]) && aAuroc[k][i]<0.5 ){
+        if( !first ) sqlite3_str_appendchar(r.json, 1, ',');
+        first = 0;
+        sqlite3_str_appendall(r.json, "{\"score\":");
+        json_str(r.json, r.o.azScore[k]);
+        sqlite3_str_appendall(r.json, ",\"group\":");
+        json_str(r.json, r.aGroup[i].zName);
+        sqlite3_str_appendall(r.json, "}");
+      }
+    }
+  }
+  sqlite3_str_appendall(r.json, "]");
+  json_table(&r, "ece", n_calib(&r), calib_col, aEce);
+  sqlite3_str_appendall(r.json, ",\"curves\":{");
+  for(k=0; k<r.o.nScore; k++){
+    if( k ) sqlite3_str_appendchar(r.json, 1, ',');
+    json_str(r.json, r.o.azScore[k]);
+    sqlite3_str_appendall(r.json, ":{");
+    json_texts(&r, "roc_curve", "res", "roc", r.o.azScore[k], 1);
+    sqlite3_str_appendchar(r.json, 1, ',');
+    json_texts(&r, "pr_curve", "res", "pr", r.o.azScore[k], 1);
+    sqlite3_str_appendall(r.json, "}");
+  }
+  sqlite3_str_appendall(r.json, "},\"reliability\":{");
+  for(k=0; k<n_calib(&r); k++){
+    if( k ) sqlite3_str_appendchar(r.json, 1, ',');
+    json_str(r.json, calib_col(&r, k));
+    sqlite3_str_appendchar(r.json, 1, ':');
+    /* json_texts writes "key":{...}: here the key is the column itself */
+    {
+      char *zSql = sqlite3_mprintf("SELECT t.g, t.rel FROM temp.cal t JOIN temp.grp USING (g)"
+                                   " WHERE t.col = %Q ORDER BY grp.idx", calib_col(&r, k));
+      sqlite3_stmt *st = prep(&r, zSql);
+      int first = 1, rc;
+      sqlite3_str_appendchar(r.json, 1, '{');
+      while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+        const char *c = (const char*)sqlite3_column_text(st, 1);
+        if( !first ) sqlite3_str_appendchar(r.json, 1, ',');
+        first = 0;
+        json_str(r.json, (const char*)sqlite3_column_text(st, 0));
+        sqlite3_str_appendf(r.json, ":%s", c ? c : "null");
+      }
+      step_done(&r, st, rc);
+      sqlite3_finalize(st);
+      sqlite3_free(zSql);
+      sqlite3_str_appendchar(r.json, 1, '}');
+    }
+  }
+  sqlite3_str_appendall(r.json, "}");
+
+  /* HTML. */
+  sqlite3_str_appendall(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+  sqlite3_str_appendall(r.html, "Evaluation report: ");
+  html_text(r.html, r.o.zTable);
+  sqlite3_str_appendf(r.html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Evaluation report: ", zCss);
+  html_text(r.html, r.o.zTable);
+  sqlite3_str_appendall(r.html, "</h1>\n<p>Label <code>");
+  html_text(r.html, r.o.zLabel);
+  sqlite3_str_appendall(r.html, "</code>; scores");
+  for(k=0; k<r.o.nScore; k++){
+    sqlite3_str_appendall(r.html, k ? ", <code>" : " <code>");
+    html_text(r.html, r.o.azScore[k]);
+    sqlite3_str_appendall(r.html, "</code>");
+  }
+  if( r.o.zBy ){
+    sqlite3_str_appendall(r.html, "; grouped by <code>");
+    html_text(r.html, r.o.zBy);
+    sqlite3_str_appendf(r.html, "</code> (%d groups)", r.nGroup);
+  }
+  sqlite3_str_appendall(r.html, ". Each section opens with a click.</p>\n");
+  section_auroc(&r, aAuroc);
+  section_pr(&r, aAp);
+  section_calibration(&r, aEce);
+  if( r.o.svd ) section_svd(&r);
+  sqlite3_str_appendf(r.html, "<footer>Made by mleval-report with mleval %s from table <code>", zVersion);
+  html_text(r.html, r.o.zTable);
+  {
+    sqlite3_int64 nLabelled = 0;
+    for(i=0; i<r.nGroup; i++) nLabelled += r.aGroup[i].n;
+    sqlite3_str_appendf(r.html, "</code>: %lld rows, %lld with a label", r.nRow, nLabelled);
+  }
+  sqlite3_str_appendall(r.html, " (");
+  for(i=0; i<r.nGroup; i++){
+    if( i ) sqlite3_str_appendall(r.html, ", ");
+    html_text(r.html, r.aGroup[i].zName);
+    sqlite3_str_appendf(r.html, ": %lld rows, %lld positive", r.aGroup[i].n, r.aGroup[i].pos);
+  }
+  sqlite3_str_appendall(r.html, ").</footer>\n</body>\n</html>\n");
+  sqlite3_str_appendall(r.json, "}\n");
+
+  if( sqlite3_str_errcode(r.html) || sqlite3_str_errcode(r.json) ) die(1, "out of memory");
+  zHtml = sqlite3_str_finish(r.html);
+  zJson = sqlite3_str_finish(r.json);
+  f = fopen(r.o.zOut, "wb");
+  if( f==0 || fputs(zHtml, f)<0 || fclose(f)!=0 ) die(1, "cannot write %s: %s", r.o.zOut, strerror(errno));
+  if( r.o.zJson ){
+    f = fopen(r.o.zJson, "wb");
+    if( f==0 || fputs(zJson, f)<0 || fclose(f)!=0 ) die(1, "cannot write %s: %s", r.o.zJson, strerror(errno));
+  }
+  sqlite3_free(zHtml); sqlite3_free(zJson);
+  for(k=0; k<r.o.nScore; k++){ free(aAuroc[k]); free(aAp[k]); }
+  for(k=0; k<n_calib(&r); k++) free(aEce[k]);
+  for(i=0; i<r.nGroup; i++) free(r.aGroup[i].zName);
+  free(r.aGroup);
+  free(zVersion);
+  sqlite3_free(r.zGroupExpr);
+  sqlite3_close(r.db);
+  return 0;
+}
