@@ -53,7 +53,21 @@ PARAM_FUNCS = [
     ("strat_pr_auc(y, s, z, t, 0.95)", "t", "strat_pr_auc(): ql", [0.1, 0.3, 0.5]),
     ("strat_report(y, s, z, 0.05, 0.95, t)", "t", "strat_report(): gap_threshold", [0.1, 0.3, 0.5]),
     ("auprc_ge(yo, s, k)", "k", "auprc_ge(): k", [1, 2]),
+    # functions that came with calibration's, ranking's and uncertainty's rewrites
+    ("mce(y, p, b)", "b", "mce(): bins", [3, 5, 7, 10]),
+    ("ece_equal_mass(y, p, b)", "b", "ece_equal_mass(): bins", [1, 2, 3]),
+    ("ece_l2(y, p, b)", "b", "ece_l2(): bins", [1, 2, 3]),
+    ("brier_decomposition(y, p, b)", "b", "brier_decomposition(): bins", [1, 2, 3]),
+    ("reliability(y, p, 3, g)", "g", "reliability(): strategy", ["uniform", "quantile"]),
+    ("partial_auroc(y, s, t)", "t", "partial_auroc(): max_fpr", [0.1, 0.3, 0.5]),
+    ("operating_point(y, s, c, 0.3)", "c", "operating_point(): criterion", ["fpr", "sensitivity", "precision"]),
+    ("operating_point(y, s, 'fpr', t)", "t", "operating_point(): target", [0.1, 0.3, 0.5]),
+    ("precision_at_prior(y, s, 0.5, t)", "t", "precision_at_prior(): prior", [0.1, 0.3, 0.5]),
+    ("auroc_ci(y, s, t)", "t", "auroc_ci(): level", [0.1, 0.3, 0.5]),
+    ("ece_ci(y, p, b, 0.9, 10, 7)", "b", "ece_ci(): bins", [3, 5, 7, 10]),
+    ("brier_ci(y, p, 0.9, 10, k)", "k", "brier_ci(): seed", [1, 2]),
 ]
+PARAM_COLS = ["b", "e", "t", "k", "c", "g"]     # columns 6.. of a row
 
 
 def load_blocks(con, rng):
@@ -71,9 +85,9 @@ def load_blocks(con, rng):
             y = int(rng.random() < 0.4)
             p = float(rng.choice([rng.random(), round(rng.random(), 1), 0.0, 1.0, 1e-300]))
             rows.append((blk, None if rng.random() < 0.05 else y, p, float(rng.random()), float(rng.random()),
-                         int(rng.integers(0, 3)), pick["b"], pick["e"], pick["t"], pick["k"]))
+                         int(rng.integers(0, 3)), *[pick[c] for c in PARAM_COLS]))
         blk += 1
-    mltest.load(con, ["blk", "y", "p", "s", "z", "yo", "b", "e", "t", "k"], rows)
+    mltest.load(con, ["blk", "y", "p", "s", "z", "yo"] + PARAM_COLS, rows)
     return rows
 
 
@@ -90,7 +104,7 @@ def check_varying(ck, con, rng):
         members = mltest.frames(con, shape, order="id")
         for expr, col, pname, _ in PARAM_FUNCS:
             got, err = run(con, "SELECT id, %s OVER (%s) FROM t ORDER BY id" % (expr, shape.format(o="id")))
-            mixed = [rid for rid, ids in members if len({rows[i - 1][["b", "e", "t", "k"].index(col) + 6]
+            mixed = [rid for rid, ids in members if len({rows[i - 1][PARAM_COLS.index(col) + 6]
                                                           for i in ids}) > 1]
             what = "%s OVER (%s)" % (expr, shape)
             if mixed:
