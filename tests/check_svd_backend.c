@@ -87,6 +87,7 @@ int main(void){
     snprintf(what, sizeof(what), "f32 %d decay %d: complete run, rc %d %s", f32, decay, rc, rc ? zErr : "");
     check(rc==ML_SVD_OK && nLive==0 && b.run[0].S[0]>0 && b.run[1].recon_rel_error>=0
           && isnan(b.run[2].recon_rel_error) && b.run[0].ms[1]>0, what);
+    free(b.A); free(b.mem);
     /* 2. every allocation failure */
     for(n=1; ; n++){
       setup(&sp, &b);
