@@ -41,13 +41,18 @@
 **      * 100), a row in bin searchsorted(edges[1:-1], p) -- sklearn's
 **      calibration_curve(strategy='quantile') exactly.
 **
-** Cost: brier and log_loss keep two numbers; ece, mce and reliability
-** 'uniform' one accumulator per bin (32 bytes x bins); all use compensated
-** sums and window xInverse subtracts, so no row is buffered -- except with
-** more than CAL_DENSE_MAX bins: a group then keeps its rows (8 bytes each,
-** the shared sample keyed by p) until they outnumber bins/4, and only then
-** allocates its bins, so a small group costs its rows, not its bins
-** (reliability(y, p, 100000) over groups of 2 rows).  The equal-mass
+** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
+** and reliability 'uniform' a count and an exact probability sum per bin
+** (MlPSum: 40 bytes x bins, +568 bytes in a bin once it sees a p < 2^-17).
+** Sums are exact and window xInverse subtracts exactly, so no row is
+** buffered and a frame's result equals the aggregate over its rows bit for
+** bit -- except with more than CAL_DENSE_MAX bins: a group then keeps its
+** rows (8 bytes each, the shared sample keyed by p) until they outnumber
+** bins/4, and only then allocates its bins, so a small group costs its
+** rows, not its bins (reliability(y, p, 100000) over groups of 2 rows); its
+** bins' sums are then made exactly from the rows.
+** A parameter (eps, bins, strategy) follows the frame's rows (MlParam):
+** each row is counted, binned and removed under its own value.  The equal-mass
 ** estimators, Kumar's and reliability 'quantile' keep the shared sorted
 ** sample (8 bytes per row), kept sorted in a sliding frame (O(w) a row), and
 ** walk it with the sweep: O(n + B) a result (Kumar and quantile edges add
@@ -62,31 +67,42 @@ SQLITE_EXTENSION_INIT3
 #define ML_MAX_BINS 100000
 
 
+/* One equal-width bin of the streaming functions: rows, positives and the
+** exact sum of p. */
+typedef struct CalPBin { ml_i64 n, npos; MlPSum sp; } CalPBin;
+
+/* The equal-width binning of one bins value.  With more than CAL_DENSE_MAX
+** bins it starts buffered: the rows are kept in smp until they outnumber
+** bins/4, then replayed into the bins. */
+typedef struct CalBins {
+  ml_i64 nBin;        /* B (0: unused) */
+  ml_i64 n;           /* rows held */
+  CalPBin *a;         /* the bins; 0 while buffered */
+  MlSamples smp;      /* buffered: the rows (key p) */
+  int buffered;
+} CalBins;
+
 typedef struct CalAgg {
   ml_i64 n;           /* rows in the group (frame) */
-  MlSum sum;          /* brier: sum (p-y)^2; log_loss: sum of losses */
+  MlXsum sum;         /* brier: sum (p-y)^2; log_loss: sum of losses (exact) */
   MlParam param;      /* eps or bins */
-  ml_i64 nBin;        /* ece / mce / reliability: bins allocated */
-  CalBin *aBin;
   MlParam strategy;   /* reliability: STRATEGY_* */
-  MlSamples smp;      /* reliability 'quantile', or a buffered group: the rows (key p) */
-  int buffered;       /* ece / mce / reliability with many bins: rows kept in smp */
+  CalBins set[2];     /* ece / mce / reliability 'uniform': one binning per
+                      ** bins value held (two only between two frames, see MlParam) */
+  MlSamples smp;      /* reliability 'quantile': the rows (key p) */
+  int qinit;          /* smp initialised */
 } CalAgg;
 
 /* Up to this many bins a group allocates them at its first row; above, it
 ** keeps its rows until they outnumber bins/4. */
 #define CAL_DENSE_MAX 1024
 
-/* An occupied bin: its index and its accumulators. */
-typedef struct CalOcc { ml_i64 b; CalBin c; } CalOcc;
+/* An occupied bin: its index, counts and the correctly rounded sum of p. */
+typedef struct CalOcc { ml_i64 b, n, npos; double sp; } CalOcc;
 
 /* reliability's strategy argument. */
 enum { STRATEGY_UNIFORM, STRATEGY_QUANTILE };
 static const char *const azStrategy[] = {"uniform", "quantile", 0};
-
-static int uses_quantiles(const CalAgg *p){
-  return p->strategy.set && p->strategy.v==STRATEGY_QUANTILE;
-}
 
 static int default_bins(int kind){ return kind==CAL_L2_KUMAR ? 15 : 10; }
 
@@ -115,34 +131,50 @@ static ml_i64 bin_of(double p, ml_i64 B){
   return b;
 }
 
-/* reliability's strategy (argv[3], default 'uniform'); the first row that
-** sets it 'quantile' starts the sample buffer.  Returns ML_ROW_*. */
+/* reliability's strategy (argv[3], default 'uniform') of this row into
+** *st, counted in its slot.  Returns ML_ROW_*. */
 static int cal_strategy(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
-                        CalAgg *p){
-  int st, first = !p->strategy.set;
-  if( argc<4 ){
-    if( first ){ p->strategy.v = STRATEGY_UNIFORM; p->strategy.set = 1; }
-    return ML_ROW_OK;
-  }
-  if( ml_param_choice(ctx, d->name, "strategy", argv[3], azStrategy, &p->strategy, &st) ) return ML_ROW_ERR;
-  if( first && st==STRATEGY_QUANTILE ) ml_samples_init(&p->smp, 8);
-  return ML_ROW_OK;
+                        MlParam *slot, int *st){
+  *st = STRATEGY_UNIFORM;
+  if( argc<4 ) return ML_ROW_OK;
+  return ml_param_choice(ctx, d->name, "strategy", argv[3], azStrategy, slot, st);
 }
 
-/* Reads the optional parameter (argv[2]) into its slot; returns ML_ROW_*. */
+/* xInverse: the row's strategy (accepted by cal_strategy), uncounted. */
+static int cal_strategy_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, MlParam *slot){
+  const char *z;
+  if( d->kind!=CAL_RELIABILITY || argc<4 ) return STRATEGY_UNIFORM;
+  ml_param_choice_drop(slot, argv[3], azStrategy);
+  z = (const char*)sqlite3_value_text(argv[3]);
+  return z && sqlite3_stricmp(z, "quantile")==0 ? STRATEGY_QUANTILE : STRATEGY_UNIFORM;
+}
+
+static double default_param(int kind){
+  return kind==CAL_LOGLOSS ? 1e-15 : (double)default_bins(kind);
+}
+static const char *param_name(int kind){ return kind==CAL_LOGLOSS ? "eps" : "bins"; }
+
+/* Reads the optional parameter (argv[2]) of this row into *val and counts
+** the row under it; the default when absent.  Returns ML_ROW_*. */
 static int cal_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
-                     MlParam *slot){
+                     MlParam *slot, double *val){
+  *val = default_param(d->kind);
+  if( argc<3 || d->kind==CAL_BRIER ) return ML_ROW_OK;
   if( d->kind==CAL_LOGLOSS ){
-    double eps;
-    if( argc<3 ){ if( !slot->set ){ slot->v = 1e-15; slot->set = 1; } return ML_ROW_OK; }
-    return ml_param_real(ctx, d->name, "eps", argv[2], 0.0, 1, 0.5, 1, slot, &eps);
-  }
-  if( d->kind==CAL_BRIER ) return ML_ROW_OK;
-  {
+    return ml_param_real(ctx, d->name, "eps", argv[2], 0.0, 1, 0.5, 1, slot, val);
+  }else{
     ml_i64 b;
-    if( argc<3 ){ if( !slot->set ){ slot->v = default_bins(d->kind); slot->set = 1; } return ML_ROW_OK; }
-    return ml_param_int(ctx, d->name, "bins", argv[2], 1, ML_MAX_BINS, slot, &b);
+    int rc = ml_param_int(ctx, d->name, "bins", argv[2], 1, ML_MAX_BINS, slot, &b);
+    *val = (double)b;
+    return rc;
   }
+}
+
+/* xInverse: the row's parameter value (as cal_param read it), uncounted. */
+static double cal_param_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, MlParam *slot){
+  if( argc<3 || d->kind==CAL_BRIER ) return default_param(d->kind);
+  ml_param_drop(slot, argv[2]);
+  return sqlite3_value_double(argv[2]);
 }
 
 /* Loss of one row for log_loss.  clip(1 - p) equals 1 - clip(p) in exact
@@ -153,25 +185,118 @@ static double log_loss_term(int y, double p, double eps){
   return -log(y ? c : 1.0 - c);
 }
 
-/* Adds (sign +1) or removes (sign -1) one row. */
-static void cal_update(CalAgg *p, int kind, int y, double pr, ml_i64 w){
-  /* w = +1 or -1 for a row; a state's entry adds w = its count of rows with
-  ** this (y, p) at once (sums scaled by w: within the precision rule of a
-  ** row-by-row sum, see docs/states.md). */
-  p->n += w;
+static void bins_free(CalBins *s){
+  ml_i64 b;
+  if( s->a ){
+    for(b=0; b<s->nBin; b++) ml_psum_clear(&s->a[b].sp);
+    ml_free(s->a);
+  }
+  if( s->buffered ) ml_samples_clear(&s->smp);
+  memset(s, 0, sizeof(*s));
+}
+
+/* Adds (sign +1) or removes (sign -1) one row to a bin.  ML_OK or ML_NOMEM
+** (adding only; nothing changed then). */
+static int bin_add(CalPBin *c, int y, double pr, int sign){
+  if( ml_psum_add(&c->sp, pr, sign) ) return ML_NOMEM;
+  c->n += sign;
+  c->npos += sign * y;
+  return ML_OK;
+}
+
+/* The binning of B bins: the one holding rows with B, else a free one
+** (re-made for B: bins allocated, or buffered above CAL_DENSE_MAX).  NULL
+** when out of memory. */
+static CalBins *bins_for(CalAgg *p, ml_i64 B){
+  int i;
+  if( p->set[0].nBin==B && p->set[1].n==0 ) return &p->set[0];     /* the common case */
+  for(i=0; i<2; i++) if( p->set[i].n>0 && p->set[i].nBin==B ) return &p->set[i];
+  for(i=0; i<2; i++){
+    CalBins *s = &p->set[i];
+    if( s->n>0 ) continue;
+    if( s->nBin!=B ){
+      bins_free(s);
+      if( B>CAL_DENSE_MAX ){
+        ml_samples_init(&s->smp, 8);
+        s->buffered = 1;
+      }else{
+        s->a = ml_malloc(sizeof(CalPBin) * (uint64_t)B);
+        if( s->a==0 ) return 0;
+        memset(s->a, 0, sizeof(CalPBin) * (size_t)B);
+      }
+      s->nBin = B;
+    }
+    return s;
+  }
+  return 0;     /* not reached: MlParam holds at most two values */
+}
+
+/* The binning holding rows with B (xInverse), or NULL. */
+static CalBins *bins_find(CalAgg *p, ml_i64 B){
+  int i;
+  for(i=0; i<2; i++) if( p->set[i].n>0 && p->set[i].nBin==B ) return &p->set[i];
+  return 0;
+}
+
+/* The binning holding the rows (the one non-empty set), or NULL. */
+static CalBins *bins_held(CalAgg *p){
+  return p->set[0].n>0 ? &p->set[0] : p->set[1].n>0 ? &p->set[1] : 0;
+}
+
+/* A buffered binning has grown to bins/4 rows: allocate the bins, replay
+** the rows into them, free the rows.  ML_OK or ML_NOMEM (nothing changed). */
+static int to_bins(CalBins *s){
+  ml_i64 i;
+  int y;
+  s->a = ml_malloc(sizeof(CalPBin) * (uint64_t)s->nBin);
+  if( s->a==0 ) return ML_NOMEM;
+  memset(s->a, 0, sizeof(CalPBin) * (size_t)s->nBin);
+  for(y=0; y<2; y++){
+    for(i=0; i<s->smp.n[y]; i++){
+      double pr = ml_double_of(ml_samples_key(&s->smp, y, i));
+      if( bin_add(&s->a[bin_of(pr, s->nBin)], y, pr, +1) ){
+        for(i=0; i<s->nBin; i++) ml_psum_clear(&s->a[i].sp);
+        ml_free(s->a);
+        s->a = 0;
+        return ML_NOMEM;
+      }
+    }
+  }
+  ml_samples_clear(&s->smp);
+  s->buffered = 0;
+  return ML_OK;
+}
+
+/* Adds (sign +1) or removes (sign -1) one row whose parameter is param.
+** ML_OK or ML_NOMEM (adding only). */
+static int cal_update(CalAgg *p, int kind, int y, double pr, double param, int sign){
   switch( kind ){
-    case CAL_BRIER: ml_sum_add(&p->sum, (double)w * ml_calib_brier_term(y, pr)); break;
-    case CAL_LOGLOSS: ml_sum_add(&p->sum, (double)w * log_loss_term(y, pr, p->param.v)); break;
+    case CAL_BRIER: ml_xsum_add(&p->sum, ml_calib_brier_term(y, pr), sign); break;
+    case CAL_LOGLOSS: ml_xsum_add(&p->sum, log_loss_term(y, pr, param), sign); break;
     default: {
-      CalBin *b = &p->aBin[bin_of(pr, p->nBin)];
-      b->n += w;
-      b->npos += w * y;
-      if( b->n==0 ){ b->sp.s = 0.0; b->sp.c = 0.0; }   /* no residue in an empty bin */
-      else ml_sum_add(&b->sp, (double)w * pr);
+      ml_i64 B = (ml_i64)param;
+      CalBins *s = sign>0 ? bins_for(p, B) : bins_find(p, B);
+      if( s==0 ) return sign>0 ? ML_NOMEM : ML_OK;
+      if( s->buffered ){
+        if( sign<0 ){
+          if( ml_samples_remove(&s->smp, y, pr, 0.0) ){ s->n--; p->n--; }
+          return ML_OK;
+        }
+        if( ml_samples_count(&s->smp) < B/4 ){
+          if( ml_samples_add(&s->smp, y, pr, 0.0) ) return ML_NOMEM;
+          s->n++;
+          p->n++;
+          return ML_OK;
+        }
+        if( to_bins(s) ) return ML_NOMEM;
+      }
+      if( bin_add(&s->a[bin_of(pr, B)], y, pr, sign) ) return ML_NOMEM;
+      s->n += sign;
       break;
     }
   }
-  if( p->n==0 ){ p->sum.s = 0.0; p->sum.c = 0.0; }
+  p->n += sign;
+  return ML_OK;
 }
 
 /* The per-row terms and bins, shared with brier_ci, log_loss_ci, ece_ci and
@@ -197,53 +322,45 @@ double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n){
   return ml_sum_value(&e) / (double)n;
 }
 
-/* A buffered group has grown to bins/4 rows: allocate the bins, replay
-** the rows into them, free the rows.  ML_OK or ML_NOMEM (nothing changed). */
-static int to_bins(CalAgg *p, int kind){
-  ml_i64 i;
-  int y;
-  p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-  if( p->aBin==0 ) return ML_NOMEM;
-  memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
-  p->n = 0;
-  for(y=0; y<2; y++){
-    for(i=0; i<p->smp.n[y]; i++) cal_update(p, kind, y, ml_double_of(ml_samples_key(&p->smp, y, i)), +1);
-  }
-  ml_samples_clear(&p->smp);
-  p->buffered = 0;
-  return ML_OK;
-}
-
-/* The occupied bins in ascending order, in a new array (*pn of them):
-** from the bins, or for a buffered group from its rows sorted by p.  NULL
-** when out of memory. */
-static CalOcc *occupied_bins(CalAgg *p, ml_i64 *pn){
+/* The occupied bins of s in ascending order, in a new array (*pn of them):
+** from the bins, or for a buffered binning from its rows sorted by p, each
+** bin's sum made exactly (so both give the same doubles).  NULL when out of
+** memory. */
+static CalOcc *occupied_bins(CalBins *s, ml_i64 *pn){
   CalOcc *o;
   ml_i64 k = 0, b;
   *pn = 0;
-  if( !p->buffered ){
-    for(b=0; b<p->nBin; b++) k += p->aBin[b].n>0;
+  if( !s->buffered ){
+    for(b=0; b<s->nBin; b++) k += s->a[b].n>0;
     o = ml_malloc(sizeof(CalOcc) * (uint64_t)(k ? k : 1));
     if( o==0 ) return 0;
-    for(k=0, b=0; b<p->nBin; b++){
-      if( p->aBin[b].n>0 ){ o[k].b = b; o[k].c = p->aBin[b]; k++; }
+    for(k=0, b=0; b<s->nBin; b++){
+      const CalPBin *c = &s->a[b];
+      if( c->n>0 ){ o[k].b = b; o[k].n = c->n; o[k].npos = c->npos; o[k].sp = ml_psum_round(&c->sp); k++; }
     }
   }else{
     ml_i64 i0 = 0, i1 = 0;
-    const MlSamples *s = &p->smp;
-    if( ml_samples_sort(&p->smp) ) return 0;
-    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(ml_samples_count(s) ? ml_samples_count(s) : 1));
+    const MlSamples *m = &s->smp;
+    MlPSum sp = {0, 0, 0};
+    if( ml_samples_sort(&s->smp) ) return 0;
+    o = ml_malloc(sizeof(CalOcc) * (uint64_t)(ml_samples_count(m) ? ml_samples_count(m) : 1));
     if( o==0 ) return 0;
     /* merge the two sorted arrays: ascending p, so ascending bins */
-    while( i0<s->n[0] || i1<s->n[1] ){
-      int y = i0>=s->n[0] || (i1<s->n[1] && ml_samples_key(s, 1, i1)<ml_samples_key(s, 0, i0));
-      double pr = ml_double_of(ml_samples_key(s, y, y ? i1++ : i0++));
-      b = bin_of(pr, p->nBin);
-      if( k==0 || o[k-1].b!=b ){ memset(&o[k], 0, sizeof(CalOcc)); o[k].b = b; k++; }
-      o[k-1].c.n++;
-      o[k-1].c.npos += y;
-      ml_sum_add(&o[k-1].c.sp, pr);
+    while( i0<m->n[0] || i1<m->n[1] ){
+      int y = i0>=m->n[0] || (i1<m->n[1] && ml_samples_key(m, 1, i1)<ml_samples_key(m, 0, i0));
+      double pr = ml_double_of(ml_samples_key(m, y, y ? i1++ : i0++));
+      b = bin_of(pr, s->nBin);
+      if( k==0 || o[k-1].b!=b ){
+        if( k>0 ){ o[k-1].sp = ml_psum_round(&sp); ml_psum_clear(&sp); }
+        memset(&o[k], 0, sizeof(CalOcc));
+        o[k].b = b;
+        k++;
+      }
+      o[k-1].n++;
+      o[k-1].npos += y;
+      if( ml_psum_add(&sp, pr, +1) ){ ml_psum_clear(&sp); ml_free(o); return 0; }
     }
+    if( k>0 ){ o[k-1].sp = ml_psum_round(&sp); ml_psum_clear(&sp); }
   }
   *pn = k;
   return o;
@@ -257,36 +374,18 @@ static CalOcc *occupied_bins(CalAgg *p, ml_i64 *pn){
 void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
-  double pr;
+  int y, st = STRATEGY_UNIFORM;
+  double pr, param;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( cal_param(ctx, d, argc, argv, &p->param) ) return;
-  if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, p) ) return;
+  if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
+  if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( uses_quantiles(p) ){
+  if( st==STRATEGY_QUANTILE ){
+    if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
     return;
   }
-  if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
-    p->nBin = (ml_i64)p->param.v;
-    if( p->nBin>CAL_DENSE_MAX && !p->buffered && p->n==0 ){
-      ml_samples_init(&p->smp, 8);
-      p->buffered = 1;
-    }
-    if( p->buffered ){
-      if( ml_samples_count(&p->smp) < p->nBin/4 ){
-        if( ml_add_row(ctx, &p->smp, y, pr, 0.0) ) return;
-        p->n++;
-        return;
-      }
-      if( to_bins(p, d->kind) ){ sqlite3_result_error_nomem(ctx); return; }
-    }else{
-      p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-      if( p->aBin==0 ){ sqlite3_result_error_nomem(ctx); return; }
-      memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
-    }
-  }
-  cal_update(p, d->kind, y, pr, +1);
+  if( cal_update(p, d->kind, y, pr, param, +1) ) sqlite3_result_error_nomem(ctx);
 }
 
 /* A state's scores must be probabilities for the calibration functions. */
@@ -310,33 +409,33 @@ static int state_probabilities(const MlState *st, int n, char *zErr, int nErr){
 static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  double param;
   int j, rc;
   if( p==0 ) return ML_NOMEM;
-  if( d->kind!=CAL_BRIER && !p->param.set ) return ML_OK;   /* xStep rejected the parameter */
-  if( d->kind==CAL_RELIABILITY && !p->strategy.set ) return ML_OK;
   if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
-  if( uses_quantiles(p) ){
+  /* The wrapper ran xStep over the states' parameters first (and runs
+  ** xInverse after removing one), so the slot holds them. */
+  param = ml_param_value(&p->param, d->kind==CAL_LOGLOSS ? 1e-15 : default_bins(d->kind));
+  if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
+    if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     for(j=0; j<n; j++) p->n += sign * (st[j].sec[0].n[0] + st[j].sec[0].n[1]);
     return ml_absorb_section(&p->smp, st, n, 0, sign);
   }
-  if( (d->kind==CAL_ECE || d->kind==CAL_MCE || d->kind==CAL_RELIABILITY) && p->aBin==0 ){
-    p->nBin = (ml_i64)p->param.v;
-    if( p->buffered ){
-      if( to_bins(p, d->kind) ) return ML_NOMEM;
-    }else{
-      p->aBin = ml_malloc(sizeof(CalBin) * (uint64_t)p->nBin);
-      if( p->aBin==0 ) return ML_NOMEM;
-      memset(p->aBin, 0, sizeof(CalBin) * (size_t)p->nBin);
-    }
-  }
+  /* Row by row (an entry's count times): the exact sums then equal the
+  ** row query's bit for bit; O(rows), like the row query itself. */
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
     ml_reader_init(&r, &st[j].sec[0]);
     while( ml_reader_next(&r, &e) ){
       double pr = ml_double_of(e.key);
-      if( e.n[0] ) cal_update(p, d->kind, 0, pr, sign * e.n[0]);
-      if( e.n[1] ) cal_update(p, d->kind, 1, pr, sign * e.n[1]);
+      int y;
+      for(y=0; y<2; y++){
+        ml_i64 k;
+        for(k=0; k<e.n[y]; k++){
+          if( cal_update(p, d->kind, y, pr, param, sign) ) return ML_NOMEM;
+        }
+      }
     }
   }
   return ML_OK;
@@ -348,35 +447,36 @@ const MlStateHooks ml_calib_states = {
 void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
-  double pr;
-  (void)argc;
-  if( p==0 || p->n==0 ) return;
+  int y, st;
+  double pr, param;
+  if( p==0 ) return;
+  param = cal_param_drop(d, argc, argv, &p->param);
+  st = cal_strategy_drop(d, argc, argv, &p->strategy);
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( uses_quantiles(p) || p->buffered ){
-    p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
+  if( st==STRATEGY_QUANTILE ){
+    if( p->qinit ) p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
     return;
   }
-  cal_update(p, d->kind, y, pr, -1);
+  cal_update(p, d->kind, y, pr, param, -1);
 }
 
 /* Mean p of a non-empty bin. */
-static double bin_mean_p(const CalBin *c){
-  return ml_sum_value(&c->sp)/(double)c->n;
+static double bin_mean_p(const CalOcc *c){
+  return c->sp/(double)c->n;
 }
 
-static int write_reliability_quantile(MlJson *j, CalAgg *p);
+static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B);
 
-static void write_reliability(MlJson *j, const CalAgg *p, const CalOcc *o, ml_i64 nOcc){
+static void write_reliability(MlJson *j, ml_i64 B, const CalOcc *o, ml_i64 nOcc){
   ml_i64 i;
   ml_json_begin_array(j);
   for(i=0; i<nOcc; i++){
-    const CalBin *c = &o[i].c;
+    const CalOcc *c = &o[i];
     ml_i64 b = o[i].b;
     ml_json_begin_object(j);
     ml_json_key(j, "bin");      ml_json_int(j, b);
-    ml_json_key(j, "lo");       ml_json_double(j, width_edge(b, p->nBin));
-    ml_json_key(j, "hi");       ml_json_double(j, width_edge(b+1, p->nBin));
+    ml_json_key(j, "lo");       ml_json_double(j, width_edge(b, B));
+    ml_json_key(j, "hi");       ml_json_double(j, width_edge(b+1, B));
     ml_json_key(j, "n");        ml_json_int(j, c->n);
     ml_json_key(j, "mean_p");   ml_json_double(j, bin_mean_p(c));
     ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
@@ -385,24 +485,30 @@ static void write_reliability(MlJson *j, const CalAgg *p, const CalOcc *o, ml_i6
   ml_json_end_array(j);
 }
 
-static void calib_result(sqlite3_context *ctx, CalAgg *p){
+static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ml_i64 B;
+  if( p && ml_param_check(ctx, d->name, param_name(d->kind), &p->param) ) return;
+  if( p && d->kind==CAL_RELIABILITY
+   && ml_param_choice_check(ctx, d->name, "strategy", azStrategy, &p->strategy) ) return;
   if( p==0 || p->n==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
+  B = (ml_i64)ml_param_value(&p->param, default_param(d->kind));
   switch( d->kind ){
     case CAL_BRIER:
     case CAL_LOGLOSS:
-      sqlite3_result_double(ctx, ml_sum_value(&p->sum) / (double)p->n);
+      sqlite3_result_double(ctx, ml_xsum_round(&p->sum) / (double)p->n);
       break;
     default: {
       MlJson j;
       ml_i64 nOcc, i;
       CalOcc *o;
-      if( uses_quantiles(p) ){
+      CalBins *s;
+      if( ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
         ml_json_init(&j);
-        if( write_reliability_quantile(&j, p) ){
+        if( write_reliability_quantile(&j, p, B) ){
           ml_json_free(&j);
           sqlite3_result_error_nomem(ctx);
           break;
@@ -411,24 +517,26 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
         break;
       }
       /* the occupied bins, ascending: from the bins or the buffered rows */
-      o = occupied_bins(p, &nOcc);
+      s = bins_held(p);
+      o = s ? occupied_bins(s, &nOcc) : 0;
       if( o==0 ){ sqlite3_result_error_nomem(ctx); break; }
       if( d->kind==CAL_ECE ){
         /* sum_b (n_b/N) |ybar_b - pbar_b| = (1/N) sum_b |npos_b - sum_p_b| */
-        MlSum e = {0.0, 0.0};
-        for(i=0; i<nOcc; i++) ml_sum_add(&e, ml_calib_ece_term(&o[i].c));
-        sqlite3_result_double(ctx, ml_sum_value(&e) / (double)p->n);
+        MlXsum e;
+        ml_xsum_init(&e);
+        for(i=0; i<nOcc; i++) ml_xsum_add(&e, fabs((double)o[i].npos - o[i].sp), 1);
+        sqlite3_result_double(ctx, ml_xsum_round(&e) / (double)p->n);
       }else if( d->kind==CAL_MCE ){
         /* max_b |ybar_b - pbar_b| over the non-empty bins */
         double m = 0.0;
         for(i=0; i<nOcc; i++){
-          double e = fabs((double)o[i].c.npos/(double)o[i].c.n - bin_mean_p(&o[i].c));
+          double e = fabs((double)o[i].npos/(double)o[i].n - bin_mean_p(&o[i]));
           if( e>m ) m = e;
         }
         sqlite3_result_double(ctx, m);
       }else{
         ml_json_init(&j);
-        write_reliability(&j, p, o, nOcc);
+        write_reliability(&j, B, o, nOcc);
         ml_result_json(ctx, &j);
       }
       ml_free(o);
@@ -437,16 +545,25 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p){
   }
 }
 
+/* Only reliability 'quantile' sorts: its rows decide whether an abandoned
+** statement's cleanup skips the computation. */
+static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
+  if( ml_compute_begin(ctx, isFinal, p && p->qinit ? ml_samples_count(&p->smp) : 0) ) return;
+  calib_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
 void ml_calib_value(sqlite3_context *ctx){
-  calib_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  calib_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_calib_final(sqlite3_context *ctx){
   CalAgg *p = sqlite3_aggregate_context(ctx, 0);
-  calib_result(ctx, p);
+  calib_result(ctx, p, 1);
   if( p ){
-    ml_free(p->aBin); p->aBin = 0;
-    if( uses_quantiles(p) || p->buffered ) ml_samples_clear(&p->smp);
+    bins_free(&p->set[0]);
+    bins_free(&p->set[1]);
+    if( p->qinit ) ml_samples_clear(&p->smp);
   }
 }
 
@@ -456,6 +573,7 @@ typedef struct CalSortAgg {
   MlSamples smp;      /* key p; label picks the array */
   MlParam bins;
   int init;
+  int failed;         /* xStep set an error: xFinal only frees */
 } CalSortAgg;
 
 /* Adds cnt rows of value v (pos of them positive) to a bin. */
@@ -539,8 +657,8 @@ static int fill_kumar_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
 ** (e_k * 100) / 100, which is not always e_k --, a row in bin
 ** searchsorted(edges[1:-1], p), as sklearn's calibration_curve.  Writes the
 ** non-empty bins; returns ML_OK or ML_NOMEM (j untouched then). */
-static int write_reliability_quantile(MlJson *j, CalAgg *p){
-  ml_i64 B = (ml_i64)p->param.v, n = ml_samples_count(&p->smp), k;
+static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B){
+  ml_i64 n = ml_samples_count(&p->smp), k;
   double *edge;
   CalBin *bin;
   if( ml_samples_sort(&p->smp) ) return ML_NOMEM;
@@ -583,13 +701,14 @@ static int write_reliability_quantile(MlJson *j, CalAgg *p){
 void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
-  double pr;
+  int y, rc;
+  double pr, bins;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  if( cal_param(ctx, d, argc, argv, &p->bins) ) return;
-  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
-  ml_add_row(ctx, &p->smp, y, pr, 0.0);
+  rc = cal_param(ctx, d, argc, argv, &p->bins, &bins);
+  if( rc==ML_ROW_OK ) rc = ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, pr, 0.0) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -597,8 +716,8 @@ void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double pr;
-  (void)argc;
   if( p==0 || !p->init ) return;
+  cal_param_drop(d, argc, argv, &p->bins);
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, pr, 0.0);
 }
@@ -650,17 +769,18 @@ static double bin_term(int kind, const CalBin *c, ml_i64 n){
   }
 }
 
-static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
+static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 n, B, b;
   CalBin *bin;
   MlSum tot = {0.0, 0.0};
   double v;
+  if( p && ml_param_check(ctx, d->name, "bins", &p->bins) ) return;
   if( p==0 || !p->init || (n = ml_samples_count(&p->smp))==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
-  B = (ml_i64)p->bins.v;
+  B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
     ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)n, (long long)B);
     return;
@@ -696,8 +816,15 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p){
   }
 }
 
+static void calsort_result(sqlite3_context *ctx, CalSortAgg *p, int isFinal){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, isFinal, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  calsort_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
 void ml_calsort_value(sqlite3_context *ctx){
-  calsort_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  calsort_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 /* States: the sorted runs merge into the buffer. */
@@ -715,6 +842,6 @@ const MlStateHooks ml_calsort_states = {
 
 void ml_calsort_final(sqlite3_context *ctx){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, 0);
-  calsort_result(ctx, p);
+  calsort_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }

@@ -24,6 +24,7 @@
 */
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
@@ -47,24 +48,53 @@ void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...){
   va_start(ap, fmt);
   zMsg = sqlite3_vmprintf(fmt, ap);
   va_end(ap);
-  sqlite3_log(SQLITE_WARNING, "%s(): %s; result is NULL", fn, zMsg ? zMsg : "undefined");
+  /* no warning for a statement being abandoned: its result is never seen */
+  if( !ml_interrupted(sqlite3_context_db_handle(ctx)) ){
+    sqlite3_log(SQLITE_WARNING, "%s(): %s; result is NULL", fn, zMsg ? zMsg : "undefined");
+  }
   sqlite3_free(zMsg);
   sqlite3_result_null(ctx);
 }
 
+/* Every function is registered with its MlFuncDesc as user data, which
+** names it in the length error. */
 void ml_result_json(sqlite3_context *ctx, MlJson *j){
   size_t n;
   char *z = ml_json_finish(j, &n);
+  int lim;
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  lim = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
+  if( n > (size_t)lim ){
+    const MlFuncDesc *d = sqlite3_user_data(ctx);
+    ml_error(ctx, d ? d->name : "mleval",
+             "the JSON result is %llu bytes, longer than SQLITE_LIMIT_LENGTH (%d)",
+             (unsigned long long)n, lim);
+    ml_free(z);
+    return;
+  }
   sqlite3_result_text64(ctx, z, n, sqlite3_free, SQLITE_UTF8);
   sqlite3_result_subtype(ctx, 'J');
 }
 
+const char *ml_num(char *buf, double d){
+  if( isinf(d) ) memcpy(buf, d>0 ? "Inf" : "-Inf", d>0 ? 4 : 5);
+  else if( isnan(d) ) memcpy(buf, "NaN", 4);
+  else ml_format_double(buf, d);
+  return buf;
+}
+
+/* A REAL shows a decimal point or an exponent (2.0, not 2), so that it
+** reads apart from the INTEGER 2; text is cut at 40 characters (the '!'
+** flag counts characters, not bytes: no UTF-8 sequence is split). */
 char *ml_describe(sqlite3_value *v){
   switch( sqlite3_value_type(v) ){
     case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
-    case SQLITE_FLOAT:   return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
-    case SQLITE_TEXT:    return sqlite3_mprintf("text '%.40q'", (const char*)sqlite3_value_text(v));
+    case SQLITE_FLOAT: {
+      char z[32];
+      ml_num(z, sqlite3_value_double(v));
+      return sqlite3_mprintf("%s%s", z, strpbrk(z, ".eIN") ? "" : ".0");
+    }
+    case SQLITE_TEXT:    return sqlite3_mprintf("text '%!.40q'", (const char*)sqlite3_value_text(v));
     case SQLITE_BLOB:    return sqlite3_mprintf("a blob");
     default:             return sqlite3_mprintf("NULL");
   }
@@ -107,7 +137,7 @@ int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int max
   if( ml_value_integer(v, 0, maxLabel<0 ? 2147483647 : maxLabel, &i) ){ *y = (int)i; return ML_ROW_OK; }
   if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
   if( maxLabel==1 ) return bad_value(ctx, fn, "y", "0 or 1", v);
-  if( maxLabel<0 ) return bad_value(ctx, fn, "y", "a non-negative integer", v);
+  if( maxLabel<0 ) return bad_value(ctx, fn, "y", "an integer in 0..2147483647", v);
   {
     char zWhat[48];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in 0..%d", maxLabel);
@@ -169,18 +199,57 @@ int ml_add_row_grow(sqlite3_context *ctx, MlSamples *smp, int y, double score, d
   return ML_NOMEM;
 }
 
-/* Checks that this row's parameter equals the one the group started with. */
-static int param_same(sqlite3_context *ctx, const char *fn, const char *name,
-                      sqlite3_value *v, double d, MlParam *slot){
-  char *z;
-  if( !slot->set ){ slot->v = d; slot->set = 1; return ML_ROW_OK; }
-  if( d==slot->v ) return ML_ROW_OK;
-  z = ml_describe(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  ml_error(ctx, fn, "%s must be the same in every row of a group, got %.15g and then %s",
-           name, slot->v, z);
-  sqlite3_free(z);
+/* "name must be the same ..., got A and then B": numbers as ml_num prints
+** them, a choice (azChoice not 0) as its word. */
+static void param_conflict(sqlite3_context *ctx, const char *fn, const char *name,
+                           const char *const *azChoice, const MlParam *slot){
+  char z1[32], z2[32];
+  if( azChoice ){
+    ml_error(ctx, fn, "%s must be the same in every row of a group, got '%s' and then '%s'",
+             name, azChoice[(int)slot->v[0]], azChoice[(int)slot->v[1]]);
+  }else{
+    ml_error(ctx, fn, "%s must be the same in every row of a group, got %s and then %s",
+             name, ml_num(z1, slot->v[0]), ml_num(z2, slot->v[1]));
+  }
+}
+
+/* Counts this row under its parameter value d: a value held already, a free
+** place, or (a third value) the error naming the two held, the first
+** disagreement in a group. */
+static int param_hold(sqlite3_context *ctx, const char *fn, const char *name,
+                      const char *const *azChoice, double d, MlParam *slot){
+  int i;
+  for(i=0; i<2; i++){
+    if( slot->n[i]>0 && slot->v[i]==d ){ slot->n[i]++; return ML_ROW_OK; }
+  }
+  for(i=0; i<2; i++){
+    if( slot->n[i]==0 ){ slot->v[i] = d; slot->n[i] = 1; return ML_ROW_OK; }
+  }
+  param_conflict(ctx, fn, name, azChoice, slot);
   return ML_ROW_ERR;
+}
+
+/* Uncounts one row holding the value d. */
+static void param_drop_value(MlParam *slot, double d){
+  int i;
+  for(i=0; i<2; i++){
+    if( slot->n[i]>0 && slot->v[i]==d ){ slot->n[i]--; break; }
+  }
+  if( slot->n[0]==0 && slot->n[1]>0 ){           /* keep v[0] the older value */
+    slot->v[0] = slot->v[1]; slot->n[0] = slot->n[1]; slot->n[1] = 0;
+  }
+}
+
+void ml_param_drop(MlParam *slot, sqlite3_value *v){
+  param_drop_value(slot, sqlite3_value_double(v));
+}
+
+int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const MlParam *slot){
+  if( slot->n[0]>0 && slot->n[1]>0 ){
+    param_conflict(ctx, fn, name, 0, slot);
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
 }
 
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
@@ -189,10 +258,10 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
   double d;
   if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
     d = sqlite3_value_double(v);
-    if( slot->set && d==slot->v ){ *out = d; return ML_ROW_OK; }   /* fast path */
+    if( slot->n[0]>0 && d==slot->v[0] ){ slot->n[0]++; *out = d; return ML_ROW_OK; }  /* fast path */
     if( (loOpen ? d>lo : d>=lo) && (hiOpen ? d<hi : d<=hi) ){
       *out = d;
-      return param_same(ctx, fn, name, v, d, slot);
+      return param_hold(ctx, fn, name, 0, d, slot);
     }
   }
   {
@@ -200,8 +269,9 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
     if( isinf(lo) && isinf(hi) ){
       sqlite3_snprintf(sizeof(zWhat), zWhat, "a number");
     }else{
-      sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%.15g, %.15g%c",
-                       loOpen ? '(' : '[', lo, hi, hiOpen ? ')' : ']');
+      char z1[32], z2[32];
+      sqlite3_snprintf(sizeof(zWhat), zWhat, "a number in %c%s, %s%c",
+                       loOpen ? '(' : '[', ml_num(z1, lo), ml_num(z2, hi), hiOpen ? ')' : ']');
     }
     return bad_value(ctx, fn, name, zWhat, v);
   }
@@ -211,23 +281,21 @@ int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqli
                     const char *const *azChoice, MlParam *slot, int *out){
   const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
   int i;
-  if( z && slot->set ){
+  if( z && slot->n[0]>0 ){
     /* fast path, once per row: the group's word again, usually in the
     ** same (lowercase) spelling, so a memcmp decides before stricmp */
-    const char *c = azChoice[(int)slot->v];
+    const char *c = azChoice[(int)slot->v[0]];
     size_t n = strlen(c);
     if( (size_t)sqlite3_value_bytes(v)==n && (memcmp(z, c, n)==0 || sqlite3_stricmp(z, c)==0) ){
-      *out = (int)slot->v;
+      slot->n[0]++;
+      *out = (int)slot->v[0];
       return ML_ROW_OK;
     }
   }
   for(i=0; z && azChoice[i]; i++){
     if( sqlite3_stricmp(z, azChoice[i])!=0 ) continue;
     *out = i;
-    if( !slot->set ){ slot->v = i; slot->set = 1; return ML_ROW_OK; }
-    ml_error(ctx, fn, "%s must be the same in every row of a group, got '%s' and then '%s'",
-             name, azChoice[(int)slot->v], azChoice[i]);
-    return ML_ROW_ERR;
+    return param_hold(ctx, fn, name, azChoice, (double)i, slot);
   }
   {
     char zWhat[160];
@@ -241,9 +309,26 @@ int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqli
   }
 }
 
+void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const char *const *azChoice){
+  const char *z = (const char*)sqlite3_value_text(v);
+  int i;
+  for(i=0; z && azChoice[i]; i++){
+    if( sqlite3_stricmp(z, azChoice[i])==0 ){ param_drop_value(slot, (double)i); return; }
+  }
+}
+
+int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const char *name,
+                          const char *const *azChoice, const MlParam *slot){
+  if( slot->n[0]>0 && slot->n[1]>0 ){
+    param_conflict(ctx, fn, name, azChoice, slot);
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
+}
+
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out){
-  if( ml_value_integer(v, lo, hi, out) ) return param_same(ctx, fn, name, v, (double)*out, slot);
+  if( ml_value_integer(v, lo, hi, out) ) return param_hold(ctx, fn, name, 0, (double)*out, slot);
   {
     char zWhat[96];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in %lld..%lld", (long long)lo, (long long)hi);
@@ -263,4 +348,22 @@ int ml_interrupted(sqlite3 *db){
   if( rc==SQLITE_OK ) rc = sqlite3_step(pStmt);
   sqlite3_finalize(pStmt);
   return rc==SQLITE_INTERRUPT;
+}
+
+static int stop_check(void *db){ return ml_interrupted((sqlite3*)db); }
+
+int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows){
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  ml_stop_install(0, 0);
+  if( nRows < ML_CHECK_ROWS ) return 0;
+  if( isFinal && ml_interrupted(db) ) return 1;
+  ml_stop_install(stop_check, db);
+  return 0;
+}
+
+int ml_compute_end(sqlite3_context *ctx){
+  int stopped = ml_stop_happened();
+  ml_stop_install(0, 0);
+  if( stopped ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+  return stopped;
 }

@@ -18,6 +18,8 @@
 **               cumulative TP/FP.  pr_auc, auroc, the operating points, the
 **               curves, the stratified and the ordinal metrics all fold over it.
 **   ml_quantile_pair     numpy-default (linear) quantiles by selection, O(n).
+**   MlXsum, MlPSum      exact sums (superaccumulator; 128-bit fixed point for
+**               probabilities) for every streaming sum.
 **   MlStr       the growable string builder under both writers below, and
 **               locale-independent number text (ml_format_double/_fixed,
 **               ml_parse_double).
@@ -75,6 +77,98 @@ static inline void ml_sum_add(MlSum *a, double x){
   a->s = t;
 }
 static inline double ml_sum_value(const MlSum *a){ return a->s + a->c; }
+
+/* ------------------------------------------------------------ exact sums */
+
+/* MlXsum (ml_xsum.c): the exact sum of any doubles, added and removed in any
+** order; ml_xsum_round gives the correctly rounded sum.  Every streaming sum
+** (brier, log_loss, ece and reliability bins, window xInverse) uses it, so
+** a window frame's sum equals the aggregate's over the same rows bit for bit
+** and a sum of non-negative terms is never negative.  A zeroed struct (as
+** sqlite3_aggregate_context returns it) is an empty sum.  568 bytes; about
+** 15 instructions per term.
+**
+**   MlXsum a; ml_xsum_init(&a);
+**   ml_xsum_add(&a, x, +1);      add x
+**   ml_xsum_add(&a, x, -1);      remove x (window xInverse)
+**   ml_xsum_round(&a)            the correctly rounded sum (a is unchanged)
+*/
+#define ML_XSUM_CHUNKS 67
+typedef struct MlXsum {
+  int64_t chunk[ML_XSUM_CHUNKS];  /* chunk i counts units of 2^(32i - 1075) */
+  int64_t nAdd;                   /* terms since the last carry pass */
+  int64_t nPosInf, nNegInf, nNan; /* non-finite terms held */
+} MlXsum;
+
+void ml_xsum_init(MlXsum *a);
+/* The rare path of ml_xsum_add: Inf/NaN terms, and the carry pass. */
+void ml_xsum_add_slow(MlXsum *a, double x, int sign);
+/* Adds sign * x for a finite x, with a carry pass due no sooner than now. */
+static inline void ml_xsum_add_finite(MlXsum *a, double x, int sign){
+  uint64_t u, m;
+  unsigned e, l, h;
+  int64_t s;
+  memcpy(&u, &x, 8);
+  e = (unsigned)(u>>52) & 0x7FF;
+  m = u & 0x000FFFFFFFFFFFFFULL;
+  if( e==0 ) e = 1; else m |= 1ULL<<52;      /* subnormal: no implicit bit */
+  l = e & 31;
+  h = e >> 5;
+  s = (u>>63) ? -sign : sign;
+  a->chunk[h]   += s * (int64_t)((m << l) & 0xFFFFFFFFULL);
+  a->chunk[h+1] += s * (int64_t)(m >> (32 - l));
+  a->nAdd++;
+}
+/* Adds x (sign +1) or removes it (sign -1), exactly. */
+static inline void ml_xsum_add(MlXsum *a, double x, int sign){
+  uint64_t u;
+  memcpy(&u, &x, 8);
+  if( ((u>>52) & 0x7FF)==0x7FF || a->nAdd>=1023 ) ml_xsum_add_slow(a, x, sign);
+  else ml_xsum_add_finite(a, x, sign);
+}
+/* The sum rounded to nearest, ties to even (NaN, +-Inf as IEEE sums give). */
+double ml_xsum_round(const MlXsum *a);
+/* The sign of the exact sum: -1, 0 or 1 (0 for NaN). */
+int ml_xsum_sign(const MlXsum *a);
+
+/* MlPSum: the exact sum of probabilities (doubles in [0, 1]) in 24 bytes:
+** a 128-bit fixed-point integer of units 2^-69 for p >= 2^-17, and an MlXsum
+** allocated on first use for 0 < p < 2^-17.  A zeroed struct is empty. */
+typedef struct MlPSum { uint64_t lo, hi; MlXsum *tiny; } MlPSum;
+/* The rare path of ml_psum_add: p = 0 and p < 2^-17. */
+int ml_psum_add_small(MlPSum *s, double p, int sign);
+/* Adds (sign +1) or removes (sign -1) p in [0, 1].  ML_OK or ML_NOMEM
+** (possible only when adding the first p < 2^-17; nothing changed then). */
+static inline int ml_psum_add(MlPSum *s, double p, int sign){
+  __extension__ typedef unsigned __int128 u128;
+  uint64_t u;
+  unsigned e;
+  u128 v, acc;
+  memcpy(&u, &p, 8);
+  e = (unsigned)(u>>52) & 0x7FF;
+  if( e < 1023-17 ) return ml_psum_add_small(s, p, sign);
+  v = (u128)((u & 0x000FFFFFFFFFFFFFULL) | (1ULL<<52)) << (e - (1023-17));   /* p * 2^69 */
+  acc = ((u128)s->hi << 64) | s->lo;
+  acc = sign>0 ? acc + v : acc - v;
+  s->lo = (uint64_t)acc;
+  s->hi = (uint64_t)(acc >> 64);
+  return 0;
+}
+double ml_psum_round(const MlPSum *s);      /* correctly rounded */
+void ml_psum_clear(MlPSum *s);              /* frees; back to empty */
+
+/* --------------------------------------------------------- cancellation */
+
+/* Long core loops (radix passes, quantile partitions, threshold sweeps over
+** 2^20 thresholds or more) ask ml_stop_requested() between chunks.  The SQL
+** layer installs a check for the running statement around a computation
+** (ml_stop_install, per thread); once it says stop, the answer stays 1 until
+** the next install and the loops return early: a sort leaves its rows
+** unsorted (never marked sorted), a fold returns garbage the caller discards. */
+typedef int (*MlStopFn)(void *arg);
+void ml_stop_install(MlStopFn fn, void *arg);      /* fn 0: uninstall */
+int ml_stop_requested(void);
+int ml_stop_happened(void);                       /* a stop was requested since install */
 
 /* ---------------------------------------------------------------- samples */
 
@@ -146,7 +240,9 @@ double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
 #define ML_RADIX_EXTRA ((6*2048 + 3*2049)*8)
-void ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
+/* Returns 1 when stopped early (ml_stop_requested): the records are all
+** there, not sorted. */
+int ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 
 /* ---------------------------------------------------------------- rankset */
 

@@ -137,12 +137,15 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
 #define KEY_AT(a, i, w) (*(const ml_key*)((a) + (size_t)(i)*(w)))
 
 /* LSD radix sort of a[0..n) into a, with tmp (n records) and cnt
-** (RADIX_PASSES x RADIX_SIZE counters). */
-static void lsd_sort(unsigned char *base, ml_i64 n, unsigned width, unsigned char *tmp,
+** (RADIX_PASSES x RADIX_SIZE counters).  Returns 1 when stopped between
+** passes (ml_stop_requested, asked from 2^18 rows): the records are all in
+** a, not sorted. */
+static int lsd_sort(unsigned char *base, ml_i64 n, unsigned width, unsigned char *tmp,
                      ml_i64 (*cnt)[RADIX_SIZE]){
   ml_i64 i;
   int b;
   unsigned char *src = base, *dst = tmp;
+  int halt = 0;
   memset(cnt, 0, (size_t)RADIX_PASSES*RADIX_SIZE*8);
   /* One pass builds every digit's histogram. */
 #define DIGIT(v, b) (((v) >> (RADIX_BITS*(b))) & (RADIX_SIZE-1))
@@ -158,6 +161,7 @@ static void lsd_sort(unsigned char *base, ml_i64 n, unsigned width, unsigned cha
       if( c[d] ){ ml_i64 t = c[d]; c[d] = sum; sum += t; }
     }
     if( trivial ) continue;      /* every key has the same digit here */
+    if( n>=(1<<18) && ml_stop_requested() ){ halt = 1; break; }
     if( width==8 ){
       const ml_key *s8 = (const ml_key*)src;
       ml_key *d8 = (ml_key*)dst;
@@ -171,6 +175,7 @@ static void lsd_sort(unsigned char *base, ml_i64 n, unsigned width, unsigned cha
   }
 #undef DIGIT
   if( src!=base ) memcpy(base, src, (size_t)n*width);
+  return halt;
 }
 
 /* The value bucket of key k: floor((x - min) * scale), the top one clamped. */
@@ -185,27 +190,30 @@ static inline ml_i64 vb_bucket(ml_key k, double dmin, double scale, ml_i64 nb){
 ** bucket the same way, one level down, from tmp back into a.  Buckets of
 ** uniform-ish scores are small enough for insertion sort after one or two
 ** levels, all but the first pass in cache; a range that is not finite
-** (+-Inf), subnormal, or still wide after VB_DEPTH levels falls back to LSD. */
-static void value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w,
+** (+-Inf), subnormal, or still wide after VB_DEPTH levels falls back to LSD.
+** Returns 1 when stopped (ml_stop_requested: after the distribution pass and
+** every 2^18 rows of buckets, from 2^18 rows): every record is back in a,
+** not sorted. */
+static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w,
                        ml_i64 *hist, ml_i64 (*lsdCnt)[RADIX_SIZE], int depth){
   ml_key kmin, kmax;
   double dmin, range, scale;
-  ml_i64 i, nb, *c = hist;
-  if( n<=48 ){ insertion_sort(a, n, w); return; }
+  ml_i64 i, nb, *c = hist, done = 0;
+  const int ask = n>=(1<<18);
+  if( n<=48 ){ insertion_sort(a, n, w); return 0; }
   kmin = kmax = KEY_AT(a, 0, w);
   for(i=1; i<n; i++){
     ml_key k = KEY_AT(a, i, w);
     if( k<kmin ) kmin = k;
     if( k>kmax ) kmax = k;
   }
-  if( kmin==kmax ) return;
+  if( kmin==kmax ) return 0;
   dmin = ml_double_of(kmin);
   range = ml_double_of(kmax) - dmin;
   nb = n/4 < VB_MAX ? n/4 : VB_MAX;
   scale = (double)nb / range;
   if( depth>=VB_DEPTH || !(range>0.0 && range<=1.7e308 && scale<=1e300) ){
-    lsd_sort(a, n, w, tmp, lsdCnt);
-    return;
+    return lsd_sort(a, n, w, tmp, lsdCnt);
   }
 #define BUCKET(k) vb_bucket(k, dmin, scale, nb)
   memset(c, 0, (size_t)(nb+1)*sizeof(ml_i64));
@@ -221,28 +229,36 @@ static void value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned 
     for(i=0; i<n; i++) d16[c[BUCKET(s16[i].key)]++] = s16[i];
   }
 #undef BUCKET
+  if( ask && ml_stop_requested() ){ memcpy(a, tmp, (size_t)n*w); return 1; }
   /* now c[b] is one past bucket b: sort each bucket, tmp -> a */
   for(i=0; i<nb; i++){
     ml_i64 lo = i ? c[i-1] : 0, m = c[i] - lo;
     unsigned char *seg = tmp + (size_t)lo*w, *out = a + (size_t)lo*w;
+    int halt = 0;
     if( m==0 ) continue;
     if( m<=48 ){
       memcpy(out, seg, (size_t)m*w);
       insertion_sort(out, m, w);
     }else{
-      value_sort(seg, out, m, w, hist + VB_MAX + 1, lsdCnt, depth+1);
+      halt = value_sort(seg, out, m, w, hist + VB_MAX + 1, lsdCnt, depth+1);
       memcpy(out, seg, (size_t)m*w);
     }
+    if( ask && (done += m)>=(1<<18) ){ done = 0; halt = halt || ml_stop_requested(); }
+    if( halt ){                     /* the buckets not yet sorted go back to a */
+      memcpy(out + (size_t)m*w, seg + (size_t)m*w, (size_t)(n - lo - m)*w);
+      return 1;
+    }
   }
+  return 0;
 }
 
-void ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
+int ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
   unsigned char *extra;
-  if( n<2 ) return;
-  if( n<=48 ){ insertion_sort(base, n, width); return; }
+  if( n<2 ) return 0;
+  if( n<=48 ){ insertion_sort(base, n, width); return 0; }
   /* the counters live after the n records of scratch (ML_RADIX_EXTRA) */
   extra = (unsigned char*)scratch + (size_t)n*width;
-  value_sort(base, scratch, n, width, (ml_i64*)(extra + (size_t)RADIX_PASSES*RADIX_SIZE*8),
+  return value_sort(base, scratch, n, width, (ml_i64*)(extra + (size_t)RADIX_PASSES*RADIX_SIZE*8),
              (ml_i64(*)[RADIX_SIZE])extra, 0);
 }
 
@@ -254,10 +270,34 @@ uint64_t ml_samples_scratch_size(const MlSamples *s){
 
 void ml_samples_sort_using(MlSamples *s, void *scratch){
   if( s->sorted ) return;
-  ml_radix_sort(s->a[0], s->n[0], s->width, scratch);
-  ml_radix_sort(s->a[1], s->n[1], s->width, scratch);
+  if( ml_radix_sort(s->a[0], s->n[0], s->width, scratch) ) return;      /* stopped */
+  if( ml_radix_sort(s->a[1], s->n[1], s->width, scratch) ) return;
   s->sorted = 1;
 }
+
+/* ---------------------------------------------------------- cancellation */
+
+/* Per thread (each connection's statement runs on its caller's thread).
+** initial-exec: no __tls_get_addr, so mleval.so needs only libc and libm
+** (tests/test_backends.py); three words fit glibc's static TLS reserve for
+** dlopen'ed modules. */
+#define ML_TLS static _Thread_local __attribute__((tls_model("initial-exec")))
+ML_TLS MlStopFn stopFn = 0;
+ML_TLS void *stopArg = 0;
+ML_TLS int stopped = 0;
+
+void ml_stop_install(MlStopFn fn, void *arg){
+  stopFn = fn;
+  stopArg = arg;
+  stopped = 0;
+}
+
+int ml_stop_requested(void){
+  if( !stopped && stopFn ) stopped = stopFn(stopArg)!=0;
+  return stopped;
+}
+
+int ml_stop_happened(void){ return stopped; }
 
 int ml_samples_sort(MlSamples *s){
   void *scratch;

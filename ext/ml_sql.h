@@ -16,8 +16,17 @@
 #define ML_ROW_SKIP  1   /* NULL: skip the row, as avg() does */
 #define ML_ROW_ERR   2   /* an error is set on the context: return at once */
 
-/* A per-row parameter that must be the same in every row of a group. */
-typedef struct MlParam { double v; int set; } MlParam;
+/* A per-row parameter that must be the same in every row of a group or
+** window frame.  It follows the rows holding it: xStep counts the row under
+** its value (ml_param_real, ml_param_int), xInverse uncounts it
+** (ml_param_drop), and once no row holds a value it is free again, so
+** consecutive frames may use different values.  Two values may be held at
+** once: for frames that start FOLLOWING SQLite steps the next frame's rows
+** before it removes the last frame's, so between two results the state holds
+** both.  A third value is an error at once; two values when a result is due
+** are an error then (ml_param_check).  v[0] is the older value; a zeroed
+** struct holds nothing. */
+typedef struct MlParam { double v[2]; ml_i64 n[2]; } MlParam;
 
 /* Sets "fn(): <message>" as the statement's error. */
 void ml_error(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
@@ -83,7 +92,8 @@ static inline int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double
 }
 
 /* A real parameter in the interval lo..hi (open ends as flagged), the same in
-** every row.  NULL is an error (a parameter is not data). */
+** every row: validates it and counts this row under it.  NULL is an error (a
+** parameter is not data). */
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                   double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out);
 /* A text parameter that names one of azChoice (NULL-terminated list of
@@ -94,6 +104,24 @@ int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqli
 /* An integer parameter in lo..hi, the same in every row. */
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
+
+/* xInverse: the row holding the parameter value v (accepted by xStep) left. */
+void ml_param_drop(MlParam *slot, sqlite3_value *v);
+/* At a result: an error when the rows held disagree.  ML_ROW_OK or ML_ROW_ERR. */
+int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const MlParam *slot);
+/* The same for a choice parameter (ml_param_choice): the row's word v
+** left; at a result, the error names the two words. */
+void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const char *const *azChoice);
+int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const char *name,
+                          const char *const *azChoice, const MlParam *slot);
+/* The value the rows hold, or dflt when no row holds one. */
+static inline double ml_param_value(const MlParam *slot, double dflt){
+  return slot->n[0]>0 ? slot->v[0] : dflt;
+}
+
+/* The shortest text that reads back as d ("0.1", "1.0000000000000002",
+** "Inf"), for messages; buf >= 32 bytes. */
+const char *ml_num(char *buf, double d);
 
 /* calibration.c's per-row terms and equal-width bins, shared with the
 ** uncertainty family so that brier_ci & co. estimate exactly brier & co. */
@@ -197,6 +225,22 @@ extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
 ** same connection, which fails with SQLITE_INTERRUPT while the flag is set.
 ** Costs microseconds: call it between chunks of work, not per row. */
 int ml_interrupted(sqlite3 *db);
+
+/* Rows from which a result routine asks whether its statement is being
+** abandoned: below, the computation costs less than the question. */
+#define ML_CHECK_ROWS 16384
+
+/* Brackets the computation of an xFinal (isFinal 1) or xValue over nRows
+** rows.  For an xFinal over ML_CHECK_ROWS rows or more, ml_compute_begin
+** returns 1 when the statement is being abandoned (interrupted: SQLite calls
+** xFinal to clean up after sqlite3_interrupt): compute nothing, set no
+** result, only free.  (xValue is never called then, so it does not ask.)
+** Else it installs the core's stop check (ml_stop_requested, asked only by
+** loops over 2^18 rows or more), so that an interrupt during the sort or
+** sweep stops them; ml_compute_end uninstalls it and returns 1 when they
+** stopped, having set SQLITE_INTERRUPT as the result. */
+int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows);
+int ml_compute_end(sqlite3_context *ctx);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
 /* mleval_build_info()'s "backends": {"cpu": {"built", "loads", "path" or

@@ -214,7 +214,20 @@ void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
   rc = h->xAbsorb(ctx, &st, 1, -1, zErr, sizeof(zErr));
-  if( rc ) absorb_error(ctx, d, rc, zErr);
+  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
+  /* Then the family's own xInverse over the same NULL data its xStep saw,
+  ** so that the parameters this state's row held are released (MlParam
+  ** counts the rows holding each value). */
+  {
+    StatePending *q = pending(ctx, h, 0);
+    sqlite3_value *av[ML_MAX_ARGS];
+    int nData = data_args(d, &st), argc2 = argc - 1 + nData, i;
+    if( q==0 || argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ) return;
+    if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return; }
+    for(i=0; i<nData; i++) av[i] = q->nullv;
+    for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
+    d->fam->xInverse(ctx, argc2, av);
+  }
 }
 
 void ml_state_xvalue(sqlite3_context *ctx){

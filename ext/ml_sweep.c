@@ -72,17 +72,20 @@ void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, con
 
 double ml_fold_ap_sweep(MlSweep *w){
   MlSum ap = {0.0, 0.0};
+  unsigned k = 0;          /* ml_stop_requested every 2^20 thresholds */
   if( w->wc ){
     /* Weighted: no branch on dtp (which a replicate makes unpredictable);
     ** a term with dtp = 0 adds exactly 0, and tp + fp = 0 only then. */
     while( ml_sweep_next_weighted(w) ){
       ml_i64 d = w->tp + w->fp;
       ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(d + (d==0))));
+      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
     }
     w->P = w->tp; w->N = w->fp;
   }else{
     while( ml_sweep_next(w) ){
       if( w->dtp ) ml_sum_add(&ap, (double)w->dtp * ((double)w->tp / (double)(w->tp + w->fp)));
+      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
     }
   }
   return ml_sum_value(&ap) / (double)w->tp;        /* tp = P once every row is passed */
@@ -100,6 +103,7 @@ static double ap_unfiltered(const MlSamples *s){
   const ml_i64 n0 = s->n[0];
   ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
   MlSum ap = {0.0, 0.0};
+  unsigned nThr = 0;
   while( i1>0 ){
     ml_key k = a1[(i1-1)*st];
     ml_i64 d = 0, fp;
@@ -112,6 +116,7 @@ static double ap_unfiltered(const MlSamples *s){
     }
     fp = n0 - i0;
     ml_sum_add(&ap, (double)d * ((double)tp / (double)(tp + fp)));
+    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
   }
   return ml_sum_value(&ap) / (double)s->n[1];
 }

@@ -18,7 +18,7 @@
 ** Rules:
 **   1. m is the number of scores, 1..16.  y is an integer 0..m (INTEGER, or
 **      an integral REAL); above m, negative, fractional, text or blob is an
-**      error.  For auprc_ge, y is any non-negative integer and k an integer
+**      error.  For auprc_ge, y is an integer in 0..2147483647 and k an integer
 **      in 1..1000000, the same in every row.
 **   2. A NULL y or any NULL score skips the row.
 **   3. A cut with one class makes ordinal_auprc and ordinal_nap NULL (the
@@ -46,6 +46,7 @@ typedef struct OrdAgg {
   MlSamples cut[ORD_MAX_CUTS];    /* cut k-1: key s_k, label y >= k */
   MlSamples sev;                  /* rows with y >= 1: key s_m, label y == m */
   MlParam k;                      /* auprc_ge's k */
+  int failed;                     /* xStep set an error: xFinal only frees */
 } OrdAgg;
 
 static void ord_clear(OrdAgg *p){
@@ -76,9 +77,8 @@ static int ord_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_
 }
 
 /* Adds (add 1) or removes (add 0) one row in every cut. */
-static int ord_update(OrdAgg *p, int kind, int y, const double *s, int add){
+static int ord_update(OrdAgg *p, int kind, int y, const double *s, ml_i64 kk, int add){
   int i, lab;
-  ml_i64 kk = kind==ORD_GE ? (ml_i64)p->k.v : 0;
   for(i=0; i<p->m; i++){
     lab = kind==ORD_GE ? y>=kk : y>=i+1;
     if( add ){
@@ -106,6 +106,7 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   OrdAgg *p;
   int y, i;
+  ml_i64 k = 0;
   double s[ORD_MAX_CUTS];
   p = sqlite3_aggregate_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -115,12 +116,14 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_samples_init(&p->sev, 8);
   }
   if( d->kind==ORD_GE ){
-    ml_i64 k;
-    if( ml_param_int(ctx, d->name, "k", argv[2], 1, ORD_MAX_K, &p->k, &k) ) return;
+    if( ml_param_int(ctx, d->name, "k", argv[2], 1, ORD_MAX_K, &p->k, &k) ){ p->failed = 1; return; }
   }
-  if( ord_row(ctx, d, argc, argv, &y, s)!=ML_ROW_OK ) return;
-  if( ord_update(p, d->kind, y, s, 1) ){
+  i = ord_row(ctx, d, argc, argv, &y, s);
+  if( i==ML_ROW_ERR ) p->failed = 1;
+  if( i!=ML_ROW_OK ) return;
+  if( ord_update(p, d->kind, y, s, k, 1) ){
     ord_clear(p);
+    p->failed = 1;
     sqlite3_result_error_nomem(ctx);
   }
 }
@@ -130,9 +133,14 @@ void ml_ord_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   OrdAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s[ORD_MAX_CUTS];
+  ml_i64 k = 0;
   if( p==0 || p->m==0 ) return;
+  if( d->kind==ORD_GE ){                    /* the row's own k, as xStep used */
+    ml_param_drop(&p->k, argv[2]);
+    k = sqlite3_value_int64(argv[2]);
+  }
   if( ord_row(ctx, d, argc, argv, &y, s)!=ML_ROW_OK ) return;
-  ord_update(p, d->kind, y, s, 0);
+  ord_update(p, d->kind, y, s, k, 0);
 }
 
 /* AP of one buffer, NaN when it holds one class or none.  ML_NOMEM or ML_OK. */
@@ -144,7 +152,7 @@ static int cut_ap(MlSamples *smp, double *ap){
   return ML_OK;
 }
 
-static void ord_result(sqlite3_context *ctx, OrdAgg *p){
+static void ord_compute(sqlite3_context *ctx, OrdAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   if( d->kind==ORD_STATE ){                /* ml_state_ordinal: the cuts, then the severity run */
     MlSamples *a[ORD_MAX_CUTS+1];
@@ -162,6 +170,7 @@ static void ord_result(sqlite3_context *ctx, OrdAgg *p){
   double sumAp = 0.0, sumNap = 0.0, sev = NAN;
   ml_i64 n;
   int i, bad = -1;
+  if( p && ml_param_check(ctx, d->name, "k", &p->k) ) return;
   if( p==0 || p->m==0 || (n = ml_samples_count(&p->cut[0]))==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -202,7 +211,7 @@ static void ord_result(sqlite3_context *ctx, OrdAgg *p){
   if( bad>=0 ){
     if( d->kind==ORD_GE ){
       ml_result_null(ctx, d->name, "only one class in the cut y >= %lld (%lld of %lld rows)",
-                     (long long)p->k.v, (long long)p->cut[bad].n[1], (long long)n);
+                     (long long)ml_param_value(&p->k, 0), (long long)p->cut[bad].n[1], (long long)n);
     }else{
       ml_result_null(ctx, d->name, "only one class in the cut y >= %d (%lld of %lld rows)",
                      bad+1, (long long)p->cut[bad].n[1], (long long)n);
@@ -212,13 +221,23 @@ static void ord_result(sqlite3_context *ctx, OrdAgg *p){
   sqlite3_result_double(ctx, d->kind==ORD_NAP ? sumNap / p->m : sumAp / p->m);
 }
 
+static void ord_result(sqlite3_context *ctx, OrdAgg *p, int isFinal){
+  ml_i64 n = 0;
+  int i;
+  if( p && p->failed ) return;
+  for(i=0; p && i<p->m; i++) n += ml_samples_count(&p->cut[i]);
+  if( ml_compute_begin(ctx, isFinal, n) ) return;
+  ord_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
 void ml_ord_value(sqlite3_context *ctx){
-  ord_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  ord_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_ord_final(sqlite3_context *ctx){
   OrdAgg *p = sqlite3_aggregate_context(ctx, 0);
-  ord_result(ctx, p);
+  ord_result(ctx, p, 1);
   if( p ) ord_clear(p);
 }
 
@@ -231,8 +250,8 @@ static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
   if( p==0 ) return ML_NOMEM;
   if( p->m==0 ) return ML_OK;             /* xStep failed before setting up */
   if( d->kind==ORD_GE ){
-    ml_i64 k = (ml_i64)p->k.v;
-    if( !p->k.set ) return ML_OK;         /* xStep rejected k */
+    ml_i64 k = (ml_i64)p->k.v[0];
+    if( p->k.n[0]==0 ) return ML_OK;      /* xStep rejected k */
     if( k>st[0].m ){
       sqlite3_snprintf(nErr, zErr, "k must be at most the state's m = %d, got %lld", st[0].m, (long long)k);
       return ML_ERROR;

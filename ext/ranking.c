@@ -62,6 +62,7 @@ typedef struct RankAgg {
   MlParam target;          /* target_fpr / target_spec / max_fpr / operating_point's target */
   MlParam criterion;       /* operating_point: ML_OP_* */
   int init;
+  int failed;              /* xStep set an error: xFinal only frees */
   /* auroc over a window frame: once xValue has been called, the rows live in
   ** one counted set per class and u2 (twice the Mann-Whitney count) is kept
   ** up to date row by row; smp is then empty. */
@@ -118,6 +119,11 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
       if( ml_param_choice(ctx, d->name, "criterion", argv[2], azCriterion, &p->criterion, &c) ){
         return ML_ROW_ERR;
       }
+      /* a row that is wrong on its own in a group that already disagrees:
+      ** the disagreement is the first error (as in a group's first rows) */
+      if( p->criterion.n[1]>0 && (criterion_has_target(c) ? argc<4 : argc>=4) ){
+        return ml_param_choice_check(ctx, d->name, "criterion", azCriterion, &p->criterion);
+      }
       if( criterion_has_target(c) ){
         if( argc<4 ){
           ml_error(ctx, d->name, "criterion '%s' needs a target in (0, 1)", azCriterion[c]);
@@ -138,6 +144,25 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   }
 }
 
+/* xInverse: the row's parameters (accepted by rank_params) leave. */
+static void rank_params_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, RankAgg *p){
+  if( d->kind==RK_OPERATING_POINT ){
+    ml_param_choice_drop(&p->criterion, argv[2], azCriterion);
+    if( argc>=4 ) ml_param_drop(&p->target, argv[3]);
+  }else if( argc>2 ){
+    ml_param_drop(&p->target, argv[2]);
+  }
+}
+
+/* At a result: the frame's rows must agree on every parameter. */
+static int rank_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const RankAgg *p){
+  const char *zTarget = d->kind==RK_TPR_AT_FPR ? "target_fpr" : d->kind==RK_SENS_AT_SPEC ? "target_spec"
+                      : d->kind==RK_PARTIAL_AUROC ? "max_fpr" : "target";
+  if( d->kind==RK_OPERATING_POINT
+   && ml_param_choice_check(ctx, d->name, "criterion", azCriterion, &p->criterion) ) return ML_ROW_ERR;
+  return ml_param_check(ctx, d->name, zTarget, &p->target);
+}
+
 /*
 ** SQL function: pr_auc(y, s), auroc(y, s), nap(y, s), youden_j(y, s),
 **   tpr_at_fpr(y, s, target_fpr), sens_at_spec(y, s, target_spec),
@@ -145,33 +170,38 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
 */
 void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
+  int y, rc;
   double s;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   if( argc>2 ){
     const MlFuncDesc *d = sqlite3_user_data(ctx);
-    if( rank_params(ctx, d, argc, argv, p) ) return;
+    if( rank_params(ctx, d, argc, argv, p) ){ p->failed = 1; return; }
   }
   /* the function's name is only needed for an error: looked up then */
-  if( ml_arg_binary_row(ctx, 0, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  rc = ml_arg_binary_row(ctx, 0, argv, 0, &y, &s);
+  if( rc!=ML_ROW_OK ){
+    if( rc==ML_ROW_ERR ) p->failed = 1;
+    return;
+  }
   if( p->live ){
     ml_key k = ml_key_of(s);
-    if( ml_rankset_insert(&p->rs[y], k) ){ sqlite3_result_error_nomem(ctx); return; }
+    if( ml_rankset_insert(&p->rs[y], k) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); return; }
     p->u2 += u2_share(p, y, k);
     return;
   }
-  ml_add_row(ctx, &p->smp, y, s, 0.0);
+  if( ml_add_row(ctx, &p->smp, y, s, 0.0) ) p->failed = 1;
 }
 
-/* xInverse: the row was accepted by xStep, so it parses; remove it. */
+/* xInverse: the row was accepted by xStep, so it parses; remove it (and
+** its parameter). */
 void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s;
-  (void)argc;
   if( p==0 || !p->init ) return;
+  rank_params_drop(d, argc, argv, p);
   if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
   if( p->live ){
     ml_key k = ml_key_of(s);
@@ -249,13 +279,14 @@ static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion
 }
 
 /* The one compute routine behind xValue and xFinal. */
-static void rank_result(sqlite3_context *ctx, RankAgg *p){
+static void rank_compute(sqlite3_context *ctx, RankAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 P, N;
   if( p==0 || !p->init ){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
+  if( rank_params_check(ctx, d, p) ) return;
   P = p->live ? p->rs[1].n : p->smp.n[1];
   N = p->live ? p->rs[0].n : p->smp.n[0];
   if( P+N==0 ){
@@ -289,23 +320,37 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p){
       break;
     case RK_TPR_AT_FPR:
     case RK_SENS_AT_SPEC:
-      sqlite3_result_double(ctx, ml_fold_tpr_at_fpr(&p->smp, p->target.v, d->kind==RK_SENS_AT_SPEC));
+      sqlite3_result_double(ctx, ml_fold_tpr_at_fpr(&p->smp, ml_param_value(&p->target, NAN),
+                                                       d->kind==RK_SENS_AT_SPEC));
       break;
     case RK_PARTIAL_AUROC:
       /* max_fpr = 1 is auroc itself, as in scikit-learn */
-      sqlite3_result_double(ctx, p->target.v==1.0 ? ml_fold_auroc(&p->smp)
-                                                  : ml_fold_partial_auroc(&p->smp, p->target.v));
+    {
+      double maxFpr = ml_param_value(&p->target, 1.0);
+      sqlite3_result_double(ctx, maxFpr==1.0 ? ml_fold_auroc(&p->smp)
+                                             : ml_fold_partial_auroc(&p->smp, maxFpr));
+    }
       break;
     default: {
       MlJson j;
       ml_json_init(&j);
       if( d->kind==RK_PR_CURVE ) write_pr_curve(&j, &p->smp);
       else if( d->kind==RK_ROC_CURVE ) write_roc_curve(&j, &p->smp);
-      else write_operating_point(&j, &p->smp, (int)p->criterion.v, p->target.v);
+      else write_operating_point(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
+                                 ml_param_value(&p->target, NAN));
       ml_result_json(ctx, &j);
       break;
     }
   }
+}
+
+static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
+  ml_i64 n = 0;
+  if( p && p->failed ) return;
+  if( p && p->init ) n = p->live ? p->rs[0].n + p->rs[1].n : ml_samples_count(&p->smp);
+  if( ml_compute_begin(ctx, isFinal, n) ) return;
+  rank_compute(ctx, p);
+  ml_compute_end(ctx);
 }
 
 /* xValue is only called for window frames: an auroc frame moves to the
@@ -313,16 +358,16 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p){
 void ml_rank_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
-  if( p && p->init && !p->live && d->kind==RK_AUROC && go_live(p) ){
+  if( p && p->init && !p->failed && !p->live && d->kind==RK_AUROC && go_live(p) ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rank_result(ctx, p);
+  rank_result(ctx, p, 0);
 }
 
 void ml_rank_final(sqlite3_context *ctx){
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
-  rank_result(ctx, p);
+  rank_result(ctx, p, 1);
   if( p && p->init ){
     ml_samples_clear(&p->smp);
     ml_rankset_clear(&p->rs[0]);
@@ -398,11 +443,14 @@ void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
-  double s;
+  double s, t;
   (void)argc;
-  if( p==0 || !p->threshold.set ) return;
+  if( p==0 ) return;
+  ml_param_drop(&p->threshold, argv[2]);
+  if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
+  t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
   if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
-  p->c[y][s>=p->threshold.v]--;
+  p->c[y][s>=t]--;
 }
 
 /* Precision at prevalence pi from the rates: tpr pi / (tpr pi + fpr (1 - pi)),
@@ -416,13 +464,14 @@ static void precision_at(MlJson *j, const char *k, double tpr, double fpr, doubl
 /* precision_at_prior: needs both classes (tpr and fpr). */
 static void prior_value(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
   ml_i64 P = p->c[1][0] + p->c[1][1], N = p->c[0][0] + p->c[0][1];
-  double tpr, fpr, pe;
+  double tpr, fpr, pe, prior;
   MlJson j;
   if( P==0 || N==0 ){
     ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
                    (long long)P, (long long)N);
     return;
   }
+  prior = ml_param_value(&p->prior, NAN);
   tpr = (double)p->c[1][1]/(double)P;
   fpr = (double)p->c[0][1]/(double)N;
   pe = (double)P/(double)(P+N);
@@ -431,10 +480,10 @@ static void prior_value(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg
   ml_json_key(&j, "tpr");           ml_json_double(&j, tpr);
   ml_json_key(&j, "fpr");           ml_json_double(&j, fpr);
   ml_json_key(&j, "eval_prior");    ml_json_double(&j, pe);
-  ml_json_key(&j, "assumed_prior"); ml_json_double(&j, p->prior.v);
+  ml_json_key(&j, "assumed_prior"); ml_json_double(&j, prior);
   precision_at(&j, "precision_at_eval_prior", tpr, fpr, pe);
-  precision_at(&j, "precision_at_assumed_prior", tpr, fpr, p->prior.v);
-  ml_json_key(&j, "threshold");     ml_json_double(&j, p->threshold.v);
+  precision_at(&j, "precision_at_assumed_prior", tpr, fpr, prior);
+  ml_json_key(&j, "threshold");     ml_json_double(&j, ml_param_value(&p->threshold, NAN));
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
@@ -444,6 +493,8 @@ void ml_confusion_value(sqlite3_context *ctx){
   ConfAgg *p = sqlite3_aggregate_context(ctx, 0);
   ml_i64 tp, fp, tn, fn;
   MlJson j;
+  if( p && (ml_param_check(ctx, d->name, "threshold", &p->threshold)
+          || ml_param_check(ctx, d->name, "prior", &p->prior)) ) return;
   if( p==0 || p->c[0][0]+p->c[0][1]+p->c[1][0]+p->c[1][1]==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -476,13 +527,13 @@ static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int 
   int j;
   (void)zErr; (void)nErr;
   if( p==0 ) return ML_NOMEM;
-  if( !p->threshold.set ) return ML_OK;     /* xStep rejected the parameters */
+  if( p->threshold.n[0]==0 ) return ML_OK;  /* xStep rejected the parameters */
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
     ml_reader_init(&r, &st[j].sec[0]);
     while( ml_reader_next(&r, &e) ){
-      int pred = ml_double_of(e.key) >= p->threshold.v;   /* xStep set the threshold */
+      int pred = ml_double_of(e.key) >= p->threshold.v[0];   /* xStep set the threshold */
       p->c[0][pred] += sign * e.n[0];
       p->c[1][pred] += sign * e.n[1];
     }

@@ -44,30 +44,46 @@ typedef struct StratAgg {
   MlSamples smp;       /* key s, aux strat */
   MlParam ql, qh, thr;
   int init;
+  int failed;          /* xStep set an error: xFinal only frees */
 } StratAgg;
 
-/* Checks ql, qh (argv[3], argv[4]) and gap_threshold (argv[5]). */
+/* Checks ql, qh (argv[3], argv[4]) and gap_threshold (argv[5]) and counts
+** the row under them. */
 static int strat_params(sqlite3_context *ctx, const char *fn, int argc, sqlite3_value **argv,
                         StratAgg *p){
-  double v;
+  double ql, qh, v;
   if( argc>=5 ){
-    if( ml_param_real(ctx, fn, "ql", argv[3], 0.0, 0, 1.0, 1, &p->ql, &v) ) return ML_ROW_ERR;
-    if( ml_param_real(ctx, fn, "qh", argv[4], 0.0, 1, 1.0, 0, &p->qh, &v) ) return ML_ROW_ERR;
-    if( p->ql.v >= p->qh.v ){
-      ml_error(ctx, fn, "ql must be less than qh, got ql = %.15g and qh = %.15g", p->ql.v, p->qh.v);
+    if( ml_param_real(ctx, fn, "ql", argv[3], 0.0, 0, 1.0, 1, &p->ql, &ql) ) return ML_ROW_ERR;
+    if( ml_param_real(ctx, fn, "qh", argv[4], 0.0, 1, 1.0, 0, &p->qh, &qh) ) return ML_ROW_ERR;
+    if( ql >= qh ){
+      char z1[32], z2[32];
+      ml_error(ctx, fn, "ql must be less than qh, got ql = %s and qh = %s", ml_num(z1, ql), ml_num(z2, qh));
       return ML_ROW_ERR;
     }
-  }else if( !p->ql.set ){
-    p->ql.v = 0.25; p->ql.set = 1;
-    p->qh.v = 0.75; p->qh.set = 1;
   }
   if( argc>=6 ){
     if( ml_param_real(ctx, fn, "gap_threshold", argv[5], -INFINITY, 0, INFINITY, 0, &p->thr, &v) ){
       return ML_ROW_ERR;
     }
-  }else if( !p->thr.set ){
-    p->thr.v = 0.05; p->thr.set = 1;
   }
+  return ML_ROW_OK;
+}
+
+/* xInverse: the row's parameters, uncounted. */
+static void strat_params_drop(int argc, sqlite3_value **argv, StratAgg *p){
+  if( argc>=5 ){ ml_param_drop(&p->ql, argv[3]); ml_param_drop(&p->qh, argv[4]); }
+  if( argc>=6 ) ml_param_drop(&p->thr, argv[5]);
+}
+
+/* The parameters the rows hold (or the defaults); ML_ROW_ERR when two rows
+** of the group disagree. */
+static int strat_params_check(sqlite3_context *ctx, const char *fn, const StratAgg *p,
+                              double *ql, double *qh, double *thr){
+  if( ml_param_check(ctx, fn, "ql", &p->ql) || ml_param_check(ctx, fn, "qh", &p->qh)
+   || ml_param_check(ctx, fn, "gap_threshold", &p->thr) ) return ML_ROW_ERR;
+  *ql = ml_param_value(&p->ql, 0.25);
+  *qh = ml_param_value(&p->qh, 0.75);
+  *thr = ml_param_value(&p->thr, 0.05);
   return ML_ROW_OK;
 }
 
@@ -87,13 +103,14 @@ static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
 void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
+  int y, rc;
   double s, z;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
-  if( strat_params(ctx, d->name, argc, argv, p) ) return;
-  if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
-  ml_add_row(ctx, &p->smp, y, s, z);
+  rc = strat_params(ctx, d->name, argc, argv, p);
+  if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, &y, &s, &z);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, s, z) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -101,8 +118,8 @@ void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s, z;
-  (void)argc;
   if( p==0 || !p->init ) return;
+  strat_params_drop(argc, argv, p);
   if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, s, z);
 }
@@ -110,6 +127,7 @@ void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* Everything the three functions report. */
 typedef struct StratResult {
   double full, trimmed, gap;     /* NaN when undefined */
+  double ql, qh, thr;            /* the parameters */
   double lo, hi;                 /* the window [Q(ql), Q(qh)] */
   ml_i64 n, pos, neg;            /* rows in the group; classes in the window */
   char zReason[160];             /* why trimmed is undefined, or "" */
@@ -124,7 +142,6 @@ static int strat_compute(StratAgg *p, StratResult *r){
   uint64_t nScratch = ml_samples_scratch_size(smp);
   int y;
   double *z;
-  memset(r, 0, sizeof(*r));
   r->full = r->trimmed = r->gap = NAN;
   r->n = n;
   /* One scratch allocation serves the stratifier copy for the selection,
@@ -133,7 +150,7 @@ static int strat_compute(StratAgg *p, StratResult *r){
   z = ml_malloc(nScratch);
   if( z==0 ) return ML_NOMEM;
   for(y=0; y<2; y++) for(i=0; i<smp->n[y]; i++) z[k++] = ml_samples_aux(smp, y, i);
-  ml_quantile_pair(z, n, p->ql.v, p->qh.v, &r->lo, &r->hi);
+  ml_quantile_pair(z, n, r->ql, r->qh, &r->lo, &r->hi);
   ml_samples_sort_using(smp, z);          /* a no-op when a window frame is kept sorted */
   ml_free(z);
   if( smp->n[0]>0 && smp->n[1]>0 ) r->full = ml_fold_average_precision(smp, 0);
@@ -144,8 +161,9 @@ static int strat_compute(StratAgg *p, StratResult *r){
   if( r->pos<STRAT_MIN_CLASS || r->neg<STRAT_MIN_CLASS ){
     const char *zWhat = r->pos<STRAT_MIN_CLASS && r->neg<STRAT_MIN_CLASS ? "positives and fewer than 10 negatives"
                       : r->pos<STRAT_MIN_CLASS ? "positives" : "negatives";
-    sqlite3_snprintf(sizeof(r->zReason), r->zReason, "fewer than 10 %s in the window [%.15g, %.15g]",
-                     zWhat, r->lo, r->hi);
+    char z1[32], z2[32];
+    sqlite3_snprintf(sizeof(r->zReason), r->zReason, "fewer than 10 %s in the window [%s, %s]",
+                     zWhat, ml_num(z1, r->lo), ml_num(z2, r->hi));
   }else{
     r->trimmed = ml_fold_ap_sweep(&w);
   }
@@ -153,9 +171,11 @@ static int strat_compute(StratAgg *p, StratResult *r){
   return ML_OK;
 }
 
-static void strat_result(sqlite3_context *ctx, StratAgg *p){
+static void strat_answer(sqlite3_context *ctx, StratAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratResult r;
+  memset(&r, 0, sizeof(r));
+  if( p && strat_params_check(ctx, d->name, p, &r.ql, &r.qh, &r.thr) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -169,11 +189,11 @@ static void strat_result(sqlite3_context *ctx, StratAgg *p){
     ml_json_key(&j, "trimmed");         ml_json_double(&j, r.trimmed);
     ml_json_key(&j, "gap");             ml_json_double(&j, r.gap);
     ml_json_key(&j, "gap_flag");
-    if( isnan(r.gap) ) ml_json_null(&j); else ml_json_bool(&j, r.gap > p->thr.v);
+    if( isnan(r.gap) ) ml_json_null(&j); else ml_json_bool(&j, r.gap > r.thr);
     ml_json_key(&j, "stratifier_low");  ml_json_double(&j, r.lo);
     ml_json_key(&j, "stratifier_high"); ml_json_double(&j, r.hi);
-    ml_json_key(&j, "q_low");           ml_json_double(&j, p->ql.v);
-    ml_json_key(&j, "q_high");          ml_json_double(&j, p->qh.v);
+    ml_json_key(&j, "q_low");           ml_json_double(&j, r.ql);
+    ml_json_key(&j, "q_high");          ml_json_double(&j, r.qh);
     ml_json_key(&j, "n");               ml_json_int(&j, r.n);
     ml_json_key(&j, "n_trimmed");       ml_json_int(&j, r.pos + r.neg);
     ml_json_key(&j, "pos_trimmed");     ml_json_int(&j, r.pos);
@@ -193,13 +213,20 @@ static void strat_result(sqlite3_context *ctx, StratAgg *p){
   }
 }
 
+static void strat_result(sqlite3_context *ctx, StratAgg *p, int isFinal){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, isFinal, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  strat_answer(ctx, p);
+  ml_compute_end(ctx);
+}
+
 void ml_strat_value(sqlite3_context *ctx){
-  strat_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  strat_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_strat_final(sqlite3_context *ctx){
   StratAgg *p = sqlite3_aggregate_context(ctx, 0);
-  strat_result(ctx, p);
+  strat_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
 

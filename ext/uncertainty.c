@@ -75,14 +75,21 @@ static const UncShape aShape[] = {
   /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0},
 };
 
+/* The parameters a result uses: the frame's rows' values, or the defaults. */
+typedef struct UncParams { double level, ql, qh; ml_i64 reps, bins, seed; } UncParams;
+
 typedef struct UncAgg {
   MlSamples smp;       /* key: s, s_a, p, p_a or x; aux: strat, s_b or p_b */
   MlParam level, reps, seed, bins, ql, qh;
   ml_i64 seedInt;      /* seed exactly (a double holds 53 bits) */
+  UncParams q;         /* set by unc_result for the computation */
   int init;
+  int failed;          /* xStep set an error: xFinal only frees */
 } UncAgg;
 
-/* Reads the parameters after the data arguments; defaults where absent. */
+/* Reads the parameters after the data arguments and counts the row under
+** each (MlParam: they follow the frame's rows); an absent one is left out
+** of its slot, and the result uses its default (unc_param_values). */
 static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape *u,
                       int argc, sqlite3_value **argv, UncAgg *p){
   int i = u->nData;
@@ -94,44 +101,75 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
       return ML_ROW_ERR;
     }
     if( argc>i+1 ){
-      if( ml_param_real(ctx, d->name, "ql", argv[i], 0.0, 0, 1.0, 1, &p->ql, &v) ) return ML_ROW_ERR;
-      if( ml_param_real(ctx, d->name, "qh", argv[i+1], 0.0, 1, 1.0, 0, &p->qh, &v) ) return ML_ROW_ERR;
-      if( p->ql.v >= p->qh.v ){
-        ml_error(ctx, d->name, "ql must be less than qh, got ql = %.15g and qh = %.15g", p->ql.v, p->qh.v);
+      double ql, qh;
+      char z1[32], z2[32];
+      if( ml_param_real(ctx, d->name, "ql", argv[i], 0.0, 0, 1.0, 1, &p->ql, &ql) ) return ML_ROW_ERR;
+      if( ml_param_real(ctx, d->name, "qh", argv[i+1], 0.0, 1, 1.0, 0, &p->qh, &qh) ) return ML_ROW_ERR;
+      if( ql >= qh ){
+        ml_error(ctx, d->name, "ql must be less than qh, got ql = %s and qh = %s",
+                 ml_num(z1, ql), ml_num(z2, qh));
         return ML_ROW_ERR;
       }
-    }else if( !p->ql.set ){
-      p->ql.v = 0.25; p->ql.set = 1;
-      p->qh.v = 0.75; p->qh.set = 1;
     }
     i += 2;
   }
   if( u->hasBins ){
-    if( argc>i ){
-      if( ml_param_int(ctx, d->name, "bins", argv[i], 1, UNC_MAX_BINS, &p->bins, &iv) ) return ML_ROW_ERR;
-    }else if( !p->bins.set ){ p->bins.v = 10; p->bins.set = 1; }
+    if( argc>i && ml_param_int(ctx, d->name, "bins", argv[i], 1, UNC_MAX_BINS, &p->bins, &iv) ) return ML_ROW_ERR;
     i++;
   }
-  if( argc>i ){
-    if( ml_param_real(ctx, d->name, "level", argv[i], 0.0, 1, 1.0, 1, &p->level, &v) ) return ML_ROW_ERR;
-  }else if( !p->level.set ){ p->level.v = 0.95; p->level.set = 1; }
+  if( argc>i && ml_param_real(ctx, d->name, "level", argv[i], 0.0, 1, 1.0, 1, &p->level, &v) ) return ML_ROW_ERR;
   i++;
   if( !u->boot ) return ML_ROW_OK;
-  if( argc>i ){
-    if( ml_param_int(ctx, d->name, "reps", argv[i], 10, 1000000, &p->reps, &iv) ) return ML_ROW_ERR;
-  }else if( !p->reps.set ){ p->reps.v = 1000; p->reps.set = 1; }
+  if( argc>i && ml_param_int(ctx, d->name, "reps", argv[i], 10, 1000000, &p->reps, &iv) ) return ML_ROW_ERR;
   i++;
   if( argc>i ){
-    int first = !p->seed.set;
+    int first = p->seed.n[0]==0 && p->seed.n[1]==0;
     if( ml_param_int(ctx, d->name, "seed", argv[i], 0, INT64_MAX, &p->seed, &iv) ) return ML_ROW_ERR;
     if( first ){
       p->seedInt = iv;
-    }else if( iv!=p->seedInt ){      /* equal as doubles, not as integers */
+    }else if( (double)iv==(double)p->seedInt && iv!=p->seedInt ){   /* equal as doubles only */
       ml_error(ctx, d->name, "seed must be the same in every row of a group, got %lld and then %lld",
                (long long)p->seedInt, (long long)iv);
       return ML_ROW_ERR;
     }
-  }else if( !p->seed.set ){ p->seed.v = 0; p->seed.set = 1; p->seedInt = 0; }
+  }
+  return ML_ROW_OK;
+}
+
+/* xInverse: the row's parameters (accepted by unc_params) leave. */
+static void unc_params_drop(const UncShape *u, int argc, sqlite3_value **argv, UncAgg *p){
+  int i = u->nData;
+  if( u->hasQ ){
+    if( argc>i+1 ){ ml_param_drop(&p->ql, argv[i]); ml_param_drop(&p->qh, argv[i+1]); }
+    i += 2;
+  }
+  if( u->hasBins ){ if( argc>i ) ml_param_drop(&p->bins, argv[i]); i++; }
+  if( argc>i ) ml_param_drop(&p->level, argv[i]);
+  i++;
+  if( !u->boot ) return;
+  if( argc>i ) ml_param_drop(&p->reps, argv[i]);
+  i++;
+  if( argc>i ) ml_param_drop(&p->seed, argv[i]);
+}
+
+/* At a result: an error when the frame's rows disagree on a parameter;
+** else fills *q.  ML_ROW_OK or ML_ROW_ERR. */
+static int unc_param_values(sqlite3_context *ctx, const MlFuncDesc *d, const UncAgg *p, UncParams *q){
+  double seed;
+  if( ml_param_check(ctx, d->name, "ql", &p->ql) || ml_param_check(ctx, d->name, "qh", &p->qh)
+   || ml_param_check(ctx, d->name, "bins", &p->bins) || ml_param_check(ctx, d->name, "level", &p->level)
+   || ml_param_check(ctx, d->name, "reps", &p->reps) || ml_param_check(ctx, d->name, "seed", &p->seed) ){
+    return ML_ROW_ERR;
+  }
+  q->level = ml_param_value(&p->level, 0.95);
+  q->ql = ml_param_value(&p->ql, 0.25);
+  q->qh = ml_param_value(&p->qh, 0.75);
+  q->reps = (ml_i64)ml_param_value(&p->reps, 1000);
+  q->bins = (ml_i64)ml_param_value(&p->bins, 10);
+  seed = ml_param_value(&p->seed, 0.0);
+  /* seedInt is exact for the value the group started with; a later value
+  ** (a frame that slid past it) is read from its double */
+  q->seed = (double)p->seedInt==seed ? p->seedInt : (ml_i64)seed;
   return ML_ROW_OK;
 }
 
@@ -170,13 +208,14 @@ void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   const UncShape *u = &aShape[d->kind];
   UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int y;
+  int y, rc;
   double x, aux;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, u->width); p->init = 1; }
-  if( unc_params(ctx, d, u, argc, argv, p) ) return;
-  if( unc_row(ctx, d, u, argv, &y, &x, &aux)!=ML_ROW_OK ) return;
-  ml_add_row(ctx, &p->smp, y, x, aux);
+  rc = unc_params(ctx, d, u, argc, argv, p);
+  if( rc==ML_ROW_OK ) rc = unc_row(ctx, d, u, argv, &y, &x, &aux);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, x, aux) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 /* xInverse: the row was accepted by xStep; remove it. */
@@ -185,8 +224,8 @@ void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double x, aux;
-  (void)argc;
   if( p==0 || !p->init ) return;
+  unc_params_drop(&aShape[d->kind], argc, argv, p);
   if( unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, x, aux);
 }
@@ -335,9 +374,9 @@ static void json_percentile(MlJson *j, const MlBootInterval *iv){
 }
 
 static void json_run(MlJson *j, const UncAgg *p, const MlBootResult *r){
-  ml_json_key(j, "level");   ml_json_double(j, p->level.v);
-  ml_json_key(j, "reps");    ml_json_int(j, (ml_i64)p->reps.v);
-  ml_json_key(j, "seed");    ml_json_int(j, p->seedInt);
+  ml_json_key(j, "level");   ml_json_double(j, p->q.level);
+  ml_json_key(j, "reps");    ml_json_int(j, p->q.reps);
+  ml_json_key(j, "seed");    ml_json_int(j, p->q.seed);
   ml_json_key(j, "method");  ml_json_string(j, "bca");
   ml_json_key(j, "redrawn"); ml_json_int(j, r->redrawn);
   ml_json_key(j, "n");       ml_json_int(j, ml_samples_count(&p->smp));
@@ -387,9 +426,9 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   memset(&spec, 0, sizeof(spec));
   memset(&cB, 0, sizeof(cB));
   u.kind = d->kind;
-  spec.level = p->level.v;
-  spec.reps = (ml_i64)p->reps.v;
-  spec.seed = (uint64_t)p->seedInt;
+  spec.level = p->q.level;
+  spec.reps = p->q.reps;
+  spec.seed = (uint64_t)p->q.seed;
   spec.arg = &u;
   spec.K = 1;
   spec.stop = unc_stop;
@@ -416,7 +455,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     case UN_ECE: case UN_ECE_DIFF: {
       int paired = d->kind==UN_ECE_DIFF;
       uint32_t *bin;
-      u.B = (ml_i64)p->bins.v;
+      u.B = p->q.bins;
       mem = ml_malloc(sizeof(CalBin)*(uint64_t)u.B*2 + sizeof(uint32_t)*(uint64_t)n*2);
       if( mem==0 ){ rc = ML_NOMEM; break; }
       u.bins = mem;
@@ -446,7 +485,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       u.zSorted = z;
       u.zPos = zp;
       u.zw = (ml_weight*)(zp + n);
-      u.ql = p->ql.v; u.qh = p->qh.v;
+      u.ql = p->q.ql; u.qh = p->q.qh;
       spec.stat = stat_strat_gap;
       spec.K = 3;
       break;
@@ -528,7 +567,7 @@ static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   const MlSamples *s = &p->smp;
   ml_i64 P = s->n[1], N = s->n[0], n = P + N;
   int paired = d->kind==UN_AUROC_DIFF, m = paired ? 2 : 1, k;
-  double auc[2], se, z = -ml_norm_quantile((1.0 - p->level.v)/2.0);
+  double auc[2], se, z = -ml_norm_quantile((1.0 - p->q.level)/2.0);
   double *v10[2], *v01[2];
   ml_key *kp, *kn;
   double *mem = ml_malloc(8*(uint64_t)n*(uint64_t)(2*m + 1));
@@ -582,7 +621,7 @@ static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     ml_json_key(&j, "lo");      ml_json_double(&j, lo < -1.0 ? -1.0 : lo);
     ml_json_key(&j, "hi");      ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
   }
-  ml_json_key(&j, "level");  ml_json_double(&j, p->level.v);
+  ml_json_key(&j, "level");  ml_json_double(&j, p->q.level);
   ml_json_key(&j, "method"); ml_json_string(&j, "delong");
   ml_json_key(&j, "n");      ml_json_int(&j, n);
   ml_json_end_object(&j);
@@ -604,7 +643,7 @@ static void mean_result(sqlite3_context *ctx, UncAgg *p){
       ml_sum_add(&ss, dv*dv);
     }
     sd = sqrt(ml_sum_value(&ss) / (double)(n-1));
-    half = ml_t_isf((1.0 - p->level.v)/2.0, (double)(n-1)) * sd / sqrt((double)n);
+    half = ml_t_isf((1.0 - p->q.level)/2.0, (double)(n-1)) * sd / sqrt((double)n);
     lo = mean - half;
     hi = mean + half;
   }
@@ -615,15 +654,16 @@ static void mean_result(sqlite3_context *ctx, UncAgg *p){
   ml_json_key(&j, "n");     ml_json_int(&j, n);
   ml_json_key(&j, "lo");    ml_json_double(&j, lo);
   ml_json_key(&j, "hi");    ml_json_double(&j, hi);
-  ml_json_key(&j, "level"); ml_json_double(&j, p->level.v);
+  ml_json_key(&j, "level"); ml_json_double(&j, p->q.level);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
 
 /* The one compute routine behind xValue and xFinal. */
-static void unc_result(sqlite3_context *ctx, UncAgg *p){
+static void unc_compute(sqlite3_context *ctx, UncAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 P, N;
+  if( p && unc_param_values(ctx, d, p, &p->q) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -640,12 +680,21 @@ static void unc_result(sqlite3_context *ctx, UncAgg *p){
   else boot_result(ctx, d, p);
 }
 
+/* An abandoned statement's cleanup computes nothing (ml_compute_begin); the
+** bootstrap's own stop check (unc_stop) ends a long one early. */
+static void unc_result(sqlite3_context *ctx, UncAgg *p, int isFinal){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, isFinal, p && p->init ? ml_samples_count(&p->smp) : 0) ) return;
+  unc_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
 void ml_unc_value(sqlite3_context *ctx){
-  unc_result(ctx, sqlite3_aggregate_context(ctx, 0));
+  unc_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
 void ml_unc_final(sqlite3_context *ctx){
   UncAgg *p = sqlite3_aggregate_context(ctx, 0);
-  unc_result(ctx, p);
+  unc_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }

@@ -38,6 +38,7 @@ int main(void){
   srunner_add_suite(sr, suite_quantile());
   srunner_add_suite(sr, suite_json());
   srunner_add_suite(sr, suite_log());
+  srunner_add_suite(sr, suite_xsum());
   srunner_add_suite(sr, suite_boot());
   srunner_set_fork_status(sr, CK_NOFORK);
   srunner_run_all(sr, CK_NORMAL);

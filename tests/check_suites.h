@@ -9,6 +9,7 @@ Suite *suite_rankset(void);
 Suite *suite_quantile(void);
 Suite *suite_json(void);
 Suite *suite_log(void);
+Suite *suite_xsum(void);
 Suite *suite_boot(void);
 /* SQLITE_CONFIG_LOG callback of check_log.c, installed by check_main.c. */
 void log_capture(void *arg, int code, const char *msg);

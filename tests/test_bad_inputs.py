@@ -261,7 +261,7 @@ def main():
             ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % c).fetchone(),
                      (None,), name + " empty group: NULL")
             continue
-        ylabel = "an integer in 0..2" if shape == "ord" else ("a non-negative integer" if shape == "ge" else "0 or 1")
+        ylabel = "an integer in 0..2" if shape == "ord" else ("an integer in 0..2147483647" if shape == "ge" else "0 or 1")
         bad_y = [("2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1"),
                   "2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1")),
                  ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")]
