@@ -107,6 +107,12 @@ void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   double s, z;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
+  if( argc==4 ){
+    /* ql without qh: the window needs both ends (the table accepts 3..6) */
+    ml_error(ctx, d->name, "expects (%s), got 4 arguments", d->signature);
+    p->failed = 1;
+    return;
+  }
   rc = strat_params(ctx, d->name, argc, argv, p);
   if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, &y, &s, &z);
   if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, s, z) ? ML_ROW_ERR : ML_ROW_OK;

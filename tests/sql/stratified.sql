@@ -27,3 +27,6 @@ SELECT strat_report(1, 0.5, 'long');
 SELECT strat_report(1, 0.5, 3, 0.25, 0.75, 'x');
 SELECT strat_pr_auc(y, score, length, CASE WHEN y THEN 0.1 ELSE 0.2 END, 0.9) FROM confound;
 SELECT strat_pr_auc(2, 0.5, 3);
+-- ql without qh is an arity error (the window needs both ends), not ignored
+SELECT strat_pr_auc(y, score, length, 0.1) FROM confound;
+SELECT strat_report(y, score, length, 0.1) FROM confound;
