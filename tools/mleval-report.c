@@ -735,6 +735,25 @@ static void td_name(Report *r, const char *z){
 
 /* ------------------------------------------------------------- sections */
 
+/* One plot of curves per score (column `which` of the results: "roc" or
+** "pr"), titled "<title>: <score>", with the groups that have no curve. */
+static void curve_plots(Report *r, const char *which, const char *title){
+  int k;
+  for(k=0; k<r->o.nScore; k++){
+    char *zTitle = sqlite3_mprintf("%s: %s", title, r->o.azScore[k]);
+    char *zSvg = plot_query(r, "plot_curves", "res", which, r->o.azScore[k], 1, zTitle);
+    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    sqlite3_str_appendall(r->html, "<h3>");
+    html_text(r->html, zTitle);
+    sqlite3_str_appendall(r->html, "</h3>\n");
+    if( zSvg ) html_svg(r->html, zSvg);
+    else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
+    html_missing(r, cnt);
+    free(zSvg); free(cnt);
+    sqlite3_free(zTitle);
+  }
+}
+
 static void section_auroc(Report *r, double **aAuroc){
   int k, i;
   sqlite3_str_appendall(r->html,
@@ -760,19 +779,7 @@ static void section_auroc(Report *r, double **aAuroc){
     free(cnt);
   }
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
-  for(k=0; k<r->o.nScore; k++){
-    char *zTitle = sqlite3_mprintf("ROC curves: %s", r->o.azScore[k]);
-    char *zSvg = plot_query(r, "plot_curves", "res", "roc", r->o.azScore[k], 1, zTitle);
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
-    sqlite3_str_appendall(r->html, "<h3>");
-    html_text(r->html, zTitle);
-    sqlite3_str_appendall(r->html, "</h3>\n");
-    if( zSvg ) html_svg(r->html, zSvg);
-    else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
-    html_missing(r, cnt);
-    free(zSvg); free(cnt);
-    sqlite3_free(zTitle);
-  }
+  curve_plots(r, "roc", "ROC curves");
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
 }
 
@@ -802,19 +809,7 @@ static void section_pr(Report *r, double **aAp){
     free(cnt);
   }
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
-  for(k=0; k<r->o.nScore; k++){
-    char *zTitle = sqlite3_mprintf("PR curves: %s", r->o.azScore[k]);
-    char *zSvg = plot_query(r, "plot_curves", "res", "pr", r->o.azScore[k], 1, zTitle);
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
-    sqlite3_str_appendall(r->html, "<h3>");
-    html_text(r->html, zTitle);
-    sqlite3_str_appendall(r->html, "</h3>\n");
-    if( zSvg ) html_svg(r->html, zSvg);
-    else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
-    html_missing(r, cnt);
-    free(zSvg); free(cnt);
-    sqlite3_free(zTitle);
-  }
+  curve_plots(r, "pr", "PR curves");
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
 }
 
