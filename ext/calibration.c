@@ -388,21 +388,6 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( cal_update(p, d->kind, y, pr, param, +1) ) sqlite3_result_error_nomem(ctx);
 }
 
-/* A state's scores must be probabilities for the calibration functions. */
-static int state_probabilities(const MlState *st, int n, char *zErr, int nErr){
-  int j;
-  for(j=0; j<n; j++){
-    double lo, hi;
-    if( st[j].sec[0].nEntry==0 ) continue;
-    ml_section_range(&st[j].sec[0], &lo, &hi);
-    if( lo<0.0 || hi>1.0 ){
-      sqlite3_snprintf(nErr, zErr, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
-      return ML_ERROR;
-    }
-  }
-  return ML_OK;
-}
-
 /* States: each entry adds its rows of each class at once (a buffered group
 ** goes to its bins first); reliability 'quantile' merges the sorted runs
 ** into its buffer. */
@@ -412,7 +397,7 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   double param;
   int j, rc;
   if( p==0 ) return ML_NOMEM;
-  if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   /* The wrapper ran xStep over the states' parameters first (and runs
   ** xInverse after removing one), so the slot holds them. */
   param = ml_param_value(&p->param, d->kind==CAL_LOGLOSS ? 1e-15 : default_bins(d->kind));
@@ -832,7 +817,7 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
   CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int rc;
   if( p==0 ) return ML_NOMEM;
-  if( (rc = state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   return ml_absorb_section(&p->smp, st, n, 0, sign);
 }

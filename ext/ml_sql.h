@@ -263,13 +263,17 @@ ML_AGG_DECL(ml_merge)
 ML_AGG_DECL(ml_make)        /* ml_state(y, s [, strat]) */
 /* The hooks of each family that takes states (in its own file). */
 extern const MlStateHooks ml_rank_states, ml_confusion_states, ml_calib_states,
-  ml_calsort_states, ml_strat_states, ml_ord_states;
+  ml_calsort_states, ml_strat_states, ml_ord_states, ml_unc_states, ml_unc_strat_states;
 /* Encodes the buffers as a state BLOB result: kind ML_STATE_BINARY (one
 ** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);
 /* Absorbs section iSec of n states into smp (sign +1) or removes it (-1);
 ** out of memory clears smp.  ML_OK / ML_NOMEM. */
 int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign);
+/* ML_OK when every score of the n states lies in [0, 1], else ML_ERROR with
+** "p must be a probability in [0, 1], got ... in a state" in zErr: the check
+** every probability function makes of a state. */
+int ml_state_probabilities(const struct MlState *st, int n, char *zErr, int nErr);
 #define ML_ERROR 2                 /* xAbsorb: zErr says what */
 
 #endif /* ML_SQL_H */

@@ -66,7 +66,9 @@ ML_FAMILY_STATES(famStrat,     "stratified",  ml_strat)
 ML_FAMILY_STATES(famOrd,       "ordinal",     ml_ord)
 ML_FAMILY(famMake,             "state",       ml_make)
 ML_FAMILY(famMerge,            "state",       ml_merge)
-ML_FAMILY(famUnc,              "uncertainty", ml_unc)
+ML_FAMILY_STATES(famUnc,       "uncertainty", ml_unc)
+static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
+                                      ml_unc_inverse, &ml_unc_strat_states };
 /* Plots are aggregates only (plot.c, rule 1): no xValue/xInverse, so SQLite
 ** refuses them with OVER (...). */
 static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0 };
@@ -119,12 +121,12 @@ const MlFuncDesc ml_functions[] = {
   { "brier_ci",        "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_BRIER, J },
   { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, J },
   { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, J },
-  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUnc, 0, UN_STRAT_GAP, J },
+  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUncStrat, 0, UN_STRAT_GAP, J },
   { "auroc_ci",        "y, s [, level]",           2,  3, &famUnc, 0, UN_AUROC, J },
-  { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, J },
-  { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF, J },
-  { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF, J },
-  { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, J },
+  { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, J | ML_FN_NO_STATE },
+  { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF, J | ML_FN_NO_STATE },
+  { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF, J | ML_FN_NO_STATE },
+  { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, J | ML_FN_NO_STATE },
   /* plot.c: SVG images */
   { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0 },
   { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },

@@ -48,6 +48,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 #define UNC_MAX_BINS 100000
 
@@ -229,6 +230,25 @@ void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, x, aux);
 }
+
+/* States: the one-score functions (y, s|p) and strat_gap_ci (y, s, strat)
+** take partial states; the states' sorted runs merge into the buffer, so the
+** canonical order, and with it every replicate, is the row query's.  The
+** paired functions and mean_ci take none (no state holds two scores). */
+static int unc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  const UncShape *u = &aShape[d->kind];
+  UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int rc;
+  if( p==0 ) return ML_NOMEM;
+  if( u->prob && (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( !p->init ){ ml_samples_init(&p->smp, u->width); p->init = 1; }
+  return ml_absorb_section(&p->smp, st, n, 0, sign);
+}
+const MlStateHooks ml_unc_states = {
+  sizeof(UncAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), unc_absorb
+};
+const MlStateHooks ml_unc_strat_states = { sizeof(UncAgg), 3, 1u<<ML_STATE_STRAT, unc_absorb };
 
 /* ---------------------------------------------------------- statistics */
 

@@ -36,3 +36,14 @@ SELECT mean_ci(x) IS NULL FROM (SELECT 1 AS x) WHERE 0;
 SELECT strat_gap_ci(y, s, len, 0.25) FROM preds;
 SELECT pr_auc_ci(y, s, 0.95, 5) FROM preds;
 SELECT auroc_diff(y, s) FROM preds;
+-- partial states (SPEC "Partial states"): the one-score functions and
+-- strat_gap_ci take a state in place of their rows and give the row query's
+-- result; a probability function checks the state's scores; the paired
+-- functions take none
+CREATE TABLE ps(g, y, s, z);
+INSERT INTO ps SELECT value % 4, (value * 7919) % 3 = 0, ((value * 104729) % 1000) / 1000.0, value % 13 FROM generate_series(1, 400);
+SELECT 'state = rows',
+  (SELECT pr_auc_ci(y, s, 0.9, 50, 1) FROM ps) = (SELECT pr_auc_ci(st, 0.9, 50, 1) FROM (SELECT ml_state(y, s) AS st FROM ps GROUP BY g)),
+  (SELECT strat_gap_ci(y, s, z, 0.1, 0.9, 0.9, 30) FROM ps) = (SELECT strat_gap_ci(st, 0.1, 0.9, 0.9, 30) FROM (SELECT ml_state(y, s, z) AS st FROM ps GROUP BY g));
+SELECT brier_ci(st) FROM (SELECT ml_state(0, 3.0) AS st);
+SELECT auroc_diff(st, 0.2, 0.3) FROM (SELECT ml_state(y, s) AS st FROM ps);
