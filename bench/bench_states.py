@@ -11,7 +11,6 @@
 Every pair of answers is checked equal before it is timed.
 """
 import os
-import statistics
 import sys
 import time
 
@@ -20,42 +19,23 @@ import mlbench  # noqa: E402
 
 
 def timeit(fn, repeat):
-    """Median wall and CPU seconds of fn() (after a warm-up).  On a shared,
-    loaded machine the CPU time (this process: SQLite and mleval run in it)
-    is the steadier figure; both are reported."""
-    fn()
-    wall, cpu = [], []
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    return statistics.median(wall), statistics.median(cpu)
+    return mlbench.wall_cpu(fn, repeat)
 
 
 def year_db(src, n):
     """A cached copy of the bench table as a year: year(day, y, s4, sf),
     s4 the score rounded to 4 decimals, sf a full-precision double."""
-    path = os.path.join(mlbench.CACHE, "year_%d.db" % n)
-    if os.path.exists(path):
-        return path
-    tmp = path + ".tmp"
-    if os.path.exists(tmp):
-        os.remove(tmp)
-    import sqlite3
-    con = sqlite3.connect(tmp)
-    con.execute("ATTACH ? AS src", (src,))
     per_day = (n + 364) // 365
-    con.executescript("""
-      CREATE TABLE year(id INTEGER PRIMARY KEY, day INT, y INT, s4 REAL, sf REAL);
-      INSERT INTO year SELECT id, (id - 1) / %d, y, round(s, 4),
-             0.75 * ((abs(random()) %% 9007199254740991) / 9007199254740991.0) + 0.25 * y FROM src.preds;
-      CREATE INDEX year_day ON year(day);
-    """ % per_day)
-    con.commit()
-    con.close()
-    os.rename(tmp, path)
-    return path
+
+    def fill(con):
+        con.execute("ATTACH ? AS src", (src,))
+        con.executescript("""
+          CREATE TABLE year(id INTEGER PRIMARY KEY, day INT, y INT, s4 REAL, sf REAL);
+          INSERT INTO year SELECT id, (id - 1) / %d, y, round(s, 4),
+                 0.75 * ((abs(random()) %% 9007199254740991) / 9007199254740991.0) + 0.25 * y FROM src.preds;
+          CREATE INDEX year_day ON year(day);
+        """ % per_day)
+    return mlbench.cached_db("year_%d.db" % n, fill)
 
 
 def shards(con, rows, repeat):

@@ -15,7 +15,6 @@ single-threaded).  The other *_ci functions are timed for the record.
 """
 import os
 import sys
-import time
 
 import numpy as np
 from sklearn.metrics import average_precision_score, roc_auc_score
@@ -47,14 +46,7 @@ def main():
     print("mleval uncertainty benchmark, %d rows, %d replicates, SQL median of %d" % (n, a.reps, a.repeat))
 
     def clock(fn, repeat):
-        """Median wall and CPU seconds of fn() over repeat runs."""
-        ws, cs = [], []
-        for _ in range(repeat):
-            w0, c0 = time.perf_counter(), time.process_time()
-            fn()
-            ws.append(time.perf_counter() - w0)
-            cs.append(time.process_time() - c0)
-        return sorted(ws)[len(ws) // 2], sorted(cs)[len(cs) // 2]
+        return mlbench.wall_cpu(fn, repeat, warmup=False)
 
     def sql(expr):
         q = "SELECT %s FROM preds" % expr

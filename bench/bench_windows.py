@@ -14,7 +14,6 @@
     rows, not the 100 000 bins.
 """
 import os
-import sqlite3
 import sys
 
 import numpy as np
@@ -26,27 +25,17 @@ import mlbench  # noqa: E402
 def groups_db(ngroups=1_000_000):
     """A cached table sg(g, i, y, s, p): ngroups groups of 1..10 rows, stored
     in (g, i) order so that GROUP BY g streams without a sort."""
-    path = os.path.join(mlbench.CACHE, "groups_%d.db" % ngroups)
-    if os.path.exists(path):
-        return path
-    os.makedirs(mlbench.CACHE, exist_ok=True)
-    rng = np.random.default_rng(17)
-    sizes = rng.integers(1, 11, ngroups)
-    g = np.repeat(np.arange(ngroups), sizes)
-    i = np.arange(len(g)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    y = (rng.random(len(g)) < 0.3).astype(int)
-    p = np.round(np.clip(0.6 * rng.random(len(g)) + 0.4 * y, 0, 1), 4)
-    tmp = path + ".tmp"
-    if os.path.exists(tmp):
-        os.remove(tmp)
-    con = sqlite3.connect(tmp)
-    con.execute("CREATE TABLE sg(g INT, i INT, y INT, s REAL, p REAL, PRIMARY KEY(g, i)) WITHOUT ROWID")
-    con.executemany("INSERT INTO sg VALUES (?, ?, ?, ?, ?)",
-                    zip(g.tolist(), i.tolist(), y.tolist(), p.tolist(), p.tolist()))
-    con.commit()
-    con.close()
-    os.rename(tmp, path)
-    return path
+    def fill(con):
+        rng = np.random.default_rng(17)
+        sizes = rng.integers(1, 11, ngroups)
+        g = np.repeat(np.arange(ngroups), sizes)
+        i = np.arange(len(g)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        y = (rng.random(len(g)) < 0.3).astype(int)
+        p = np.round(np.clip(0.6 * rng.random(len(g)) + 0.4 * y, 0, 1), 4)
+        con.execute("CREATE TABLE sg(g INT, i INT, y INT, s REAL, p REAL, PRIMARY KEY(g, i)) WITHOUT ROWID")
+        con.executemany("INSERT INTO sg VALUES (?, ?, ?, ?, ?)",
+                        zip(g.tolist(), i.tolist(), y.tolist(), p.tolist(), p.tolist()))
+    return mlbench.cached_db("groups_%d.db" % ngroups, fill)
 
 
 def main():

@@ -24,18 +24,28 @@ def connect(lib, path, floor=None):
     return con
 
 
-def bench_db(n=10_000_000):
-    """Path of a cached table preds(id, y, s, p, len, fold) with n rows."""
+def cached_db(name, fill):
+    """Path of the cached database CACHE/name, made once by fill(con) on a
+    temporary file that is renamed into place when it is complete."""
     os.makedirs(CACHE, exist_ok=True)
-    path = os.path.join(CACHE, "preds_%d.db" % n)
+    path = os.path.join(CACHE, name)
     if os.path.exists(path):
         return path
     tmp = path + ".tmp"
     if os.path.exists(tmp):
         os.remove(tmp)
     con = sqlite3.connect(tmp)
+    fill(con)
+    con.commit()
+    con.close()
+    os.rename(tmp, path)
+    return path
+
+
+def bench_db(n=10_000_000):
+    """Path of a cached table preds(id, y, s, p, len, fold) with n rows."""
     # MATERIALIZED: each random() is drawn once per row, not once per use.
-    con.executescript("""
+    return cached_db("preds_%d.db" % n, lambda con: con.executescript("""
       CREATE TABLE preds(id INTEGER PRIMARY KEY, y INT, s REAL, p REAL, len INT, fold INT);
       WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < %d),
       base AS MATERIALIZED (
@@ -43,11 +53,7 @@ def bench_db(n=10_000_000):
                abs(random()) %% 80 AS l FROM c)
       INSERT INTO preds(id, y, s, p, len, fold)
         SELECT i, y, round(0.75*u + 0.25*y, 6), round(0.75*u + 0.25*y, 6), 20 + l + 60*y, i %% 5 FROM base;
-    """ % (n,))
-    con.commit()
-    con.close()
-    os.rename(tmp, path)
-    return path
+    """ % (n,)))
 
 
 def parse_args(doc, rows=True):
@@ -72,6 +78,21 @@ def timeit(fn, repeat=5):
         fn()
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts), min(ts)
+
+
+def wall_cpu(fn, repeat, warmup=True):
+    """Median wall and CPU seconds of fn() over repeat runs (after one
+    warm-up when asked).  On a shared, loaded machine the CPU time (this
+    process: SQLite and mleval run in it) is the steadier figure."""
+    if warmup:
+        fn()
+    wall, cpu = [], []
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def peak_rss_kb(cmd, stdin_text):
