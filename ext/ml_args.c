@@ -367,3 +367,11 @@ int ml_compute_end(sqlite3_context *ctx){
   if( stopped ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
   return stopped;
 }
+
+void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc){
+  if( argc<0 ){
+    ml_error(ctx, d->name, "expects (%s), got a different number of arguments", d->signature);
+  }else{
+    ml_error(ctx, d->name, "expects (%s), got %d argument%s", d->signature, argc, argc==1 ? "" : "s");
+  }
+}

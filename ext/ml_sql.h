@@ -219,6 +219,11 @@ typedef struct MlFuncDesc {
 
 extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
 
+/* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
+** is unknown, "got a different number of arguments"): the one arity error,
+** for the catch-all registration and for the families' own count checks. */
+void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc);
+
 /* True when the statement running on db has been interrupted
 ** (sqlite3_interrupt): sqlite3_is_interrupted() where the SQLite in use has
 ** it (3.41 and later), else a trivial statement prepared and stepped on the

@@ -170,7 +170,7 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ** parameters unread (a row with a NULL label would be skipped too). */
     if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
     if( argc<d->nMin || argc>d->nMax ){
-      ml_error(ctx, d->name, "expects (%s), got %d argument%s", d->signature, argc, argc==1 ? "" : "s");
+      ml_arity_error(ctx, d, argc);
       return;
     }
     d->fam->xStep(ctx, argc, argv);

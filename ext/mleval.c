@@ -151,12 +151,7 @@ const MlFuncDesc ml_functions[] = {
 ** learns the count nowhere, so its message says so without the number.
 */
 static void arity_error(sqlite3_context *ctx, int argc){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  if( argc<0 ){
-    ml_error(ctx, d->name, "expects (%s), got a different number of arguments", d->signature);
-  }else{
-    ml_error(ctx, d->name, "expects (%s), got %d argument%s", d->signature, argc, argc==1 ? "" : "s");
-  }
+  ml_arity_error(ctx, sqlite3_user_data(ctx), argc);
 }
 static void arityFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int *pSeen = sqlite3_aggregate_context(ctx, sizeof(int));

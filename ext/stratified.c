@@ -109,7 +109,7 @@ void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
   if( argc==4 ){
     /* ql without qh: the window needs both ends (the table accepts 3..6) */
-    ml_error(ctx, d->name, "expects (%s), got 4 arguments", d->signature);
+    ml_arity_error(ctx, d, argc);
     p->failed = 1;
     return;
   }

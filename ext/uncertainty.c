@@ -98,7 +98,7 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
   ml_i64 iv;
   if( u->hasQ ){
     if( argc==i+1 ){
-      ml_error(ctx, d->name, "expects (%s), got %d arguments", d->signature, argc);
+      ml_arity_error(ctx, d, argc);
       return ML_ROW_ERR;
     }
     if( argc>i+1 ){
