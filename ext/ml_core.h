@@ -154,6 +154,10 @@ static inline int ml_psum_add(MlPSum *s, double p, int sign){
   s->hi = (uint64_t)(acc >> 64);
   return 0;
 }
+/* n copies of x (sign +1) or their removal (-1), exactly and in O(1): a
+** state's entry of n rows adds what its n rows would (n <= 2^53). */
+void ml_xsum_add_n(MlXsum *a, double x, ml_i64 n, int sign);
+int ml_psum_add_n(MlPSum *s, double p, ml_i64 n, int sign);   /* ML_OK / ML_NOMEM */
 double ml_psum_round(const MlPSum *s);      /* correctly rounded */
 void ml_psum_clear(MlPSum *s);              /* frees; back to empty */
 
@@ -186,6 +190,7 @@ typedef struct MlSamples {
 #define ML_OK     0
 #define ML_NOMEM  1
 #define ML_ERROR  2   /* a reader's input is malformed: the message is in zErr */
+#define ML_STOPPED 4  /* the statement is being abandoned (ml_stop_requested) */
 
 void ml_samples_init(MlSamples *s, unsigned width);
 void ml_samples_clear(MlSamples *s);          /* frees, back to init state */

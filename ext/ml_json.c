@@ -101,6 +101,7 @@ void ml_json_key(MlJson *j, const char *k){
 
 void ml_json_double(MlJson *j, double d){
   if( !isfinite(d) ){ ml_json_null(j); return; }
+  if( d==0.0 ) d = 0.0;      /* -0 is 0: a quantile or an input's sign of zero depends on row order */
   json_sep(j);
   ml_str_double(&j->s, d);
 }

@@ -273,8 +273,17 @@ extern const MlStateHooks ml_rank_states, ml_confusion_states, ml_calib_states,
 ** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);
 /* Absorbs section iSec of n states into smp (sign +1) or removes it (-1);
-** out of memory clears smp.  ML_OK / ML_NOMEM. */
-int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign);
+** any failure clears smp.  ML_OK, ML_NOMEM, ML_ERROR (counts overflow,
+** zErr) or ML_STOPPED. */
+int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign, char *zErr, int nErr);
+/* held[y] += the class-y rows of section iSec of n states, checked against
+** 2^53 (ml_state_add_counts): ML_OK, ML_NOMEM, or ML_ERROR with zErr. */
+int ml_state_rows(const struct MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr);
+/* Around an absorb: installs the stop check of ctx's statement (loops whose
+** trip count comes from a blob ask it every 2^16 rows); ml_stop_end
+** uninstalls it and returns 1 when it said stop. */
+void ml_stop_begin(sqlite3_context *ctx);
+int ml_stop_end(void);
 /* ML_OK when every score of the n states lies in [0, 1], else ML_ERROR with
 ** "p must be a probability in [0, 1], got ... in a state" in zErr: the check
 ** every probability function makes of a state. */

@@ -379,11 +379,20 @@ void ml_rank_final(sqlite3_context *ctx){
 ** xStep has run first (parameters), so the buffer is set up. */
 static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  (void)zErr; (void)nErr;
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   if( p->live ){                 /* auroc over a frame: the rows go through the counted sets */
-    int j;
+    ml_i64 held[2], done = 0;
+    int j, rc;
+    held[0] = p->rs[0].n; held[1] = p->rs[1].n;
+    if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=ML_OK ) return rc;
+    /* a key per row, as the row query keeps (8 to 13 bytes each): no more
+    ** rows than one of SQLite's allocations could hold at 8 bytes a row */
+    if( sign>0 && held[0] + held[1] > ((ml_i64)1<<28) ){
+      sqlite3_snprintf(nErr, zErr, "the states hold %lld rows: a window's auroc takes a state's rows one by one"
+                       " and holds at most %lld", (long long)(held[0] + held[1]), (long long)1<<28);
+      return ML_ERROR;
+    }
     for(j=0; j<n; j++){
       MlReader r;
       MlEntry e;
@@ -393,6 +402,7 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
         for(y=0; y<2; y++){
           ml_i64 c;
           for(c=0; c<e.n[y]; c++){
+            if( (++done & 0xFFFF)==0 && ml_stop_requested() ) return ML_STOPPED;
             if( sign>0 ){
               if( ml_rankset_insert(&p->rs[y], e.key) ) return ML_NOMEM;
               p->u2 += u2_share(p, y, e.key);
@@ -405,7 +415,7 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
     }
     return ML_OK;
   }
-  return ml_absorb_section(&p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
 const MlStateHooks ml_rank_states = {
   sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb
@@ -524,10 +534,13 @@ void ml_confusion_final(sqlite3_context *ctx){
 /* States: each entry's counts go to their side of the threshold. */
 static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int j;
-  (void)zErr; (void)nErr;
+  ml_i64 held[2];
+  int j, rc;
   if( p==0 ) return ML_NOMEM;
   if( p->threshold.n[0]==0 ) return ML_OK;  /* xStep rejected the parameters */
+  held[0] = p->c[0][0] + p->c[0][1];
+  held[1] = p->c[1][0] + p->c[1][1];
+  if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=ML_OK ) return rc;
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
