@@ -183,8 +183,8 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ** parameters unread (a row with a NULL label would be skipped too). */
     if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
     if( argc<d->nMin || argc>d->nMax ){
-      /* only the state form takes this many: say a state was expected */
-      if( argc>=lo && argc<=hi && argc>0 ){
+      /* one argument is only ever a state: say a state was expected */
+      if( argc==1 && lo==1 ){
         char *zv = ml_describe(argv[0]);
         if( zv==0 ){ sqlite3_result_error_nomem(ctx); return; }
         ml_error(ctx, d->name, "state must be a BLOB made by %s, got %s", state_maker(d), zv);
