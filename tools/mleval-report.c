@@ -423,6 +423,7 @@ static void html_text(sqlite3_str *s, const char *z){
       case '<': sqlite3_str_appendall(s, "&lt;"); break;
       case '>': sqlite3_str_appendall(s, "&gt;"); break;
       case '"': sqlite3_str_appendall(s, "&quot;"); break;
+      case '\'': sqlite3_str_appendall(s, "&#39;"); break;
       default: sqlite3_str_appendchar(s, 1, *z);
     }
   }
@@ -723,8 +724,9 @@ static char *plot_query(Report *r, const char *zPlot, const char *zTab, const ch
 }
 
 static void table_head(Report *r, const char *zCols){
-  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>score</th><th>%s</th>%s</tr></thead>\n<tbody>\n",
-                      r->o.zBy ? r->o.zBy : "group", zCols);
+  sqlite3_str_appendall(r->html, "<table>\n<thead><tr><th>score</th><th>");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendf(r->html, "</th>%s</tr></thead>\n<tbody>\n", zCols);
 }
 
 static void td_name(Report *r, const char *z){
@@ -788,10 +790,10 @@ static void section_pr(Report *r, double **aAp){
   sqlite3_str_appendall(r->html,
     "<details id=\"pr\">\n<summary>PR curves</summary>\n<div class=\"body\">\n"
     "<p>Average precision (<code>pr_auc(y, s)</code>: the sum over distinct thresholds of "
-    "(R<sub>i</sub> &minus; R<sub>i&minus;1</sub>) P<sub>i</sub>, no interpolation) and the "
+    "(R<sub>i</sub> &#8722; R<sub>i&#8722;1</sub>) P<sub>i</sub>, no interpolation) and the "
     "prevalence, the AP of a score with no skill. The dashed lines in the plots are each "
     "group's no-skill baseline.</p>\n");
-  table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &minus; prevalence</th>");
+  table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &#8722; prevalence</th>");
   for(k=0; k<r->o.nScore; k++){
     Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
     for(i=0; i<r->nGroup; i++){
@@ -831,8 +833,10 @@ static void section_calibration(Report *r, double **aEce){
       "describe that mapping, not a calibrated model (<code>ece(y, p, %d)</code>, %d equal-width "
       "bins).</p>\n", r->o.bins, r->o.bins);
   }
-  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>%s</th><th>%s</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n",
-                      r->o.zProb ? "probability" : "score (CDF)", r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>%s</th><th>",
+                      r->o.zProb ? "probability" : "score (CDF)");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n");
   for(k=0; k<n_calib(r); k++){
     Counts *cnt = count_rows(r, "cal", calib_col(r, k));
     for(i=0; i<r->nGroup; i++){
@@ -1060,7 +1064,7 @@ int main(int argc, char **argv){
   sqlite3_str_appendall(r.json, "}");
 
   /* HTML. */
-  sqlite3_str_appendall(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+  sqlite3_str_appendall(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>");
   sqlite3_str_appendall(r.html, "Evaluation report: ");
   html_text(r.html, r.o.zTable);
   sqlite3_str_appendf(r.html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Evaluation report: ", zCss);
@@ -1083,7 +1087,9 @@ int main(int argc, char **argv){
   section_pr(&r, aAp);
   section_calibration(&r, aEce);
   if( r.o.svd ) section_svd(&r);
-  sqlite3_str_appendf(r.html, "<footer>Made by mleval-report with mleval %s from table <code>", zVersion);
+  sqlite3_str_appendall(r.html, "<footer>Made by mleval-report with mleval ");
+  html_text(r.html, zVersion);
+  sqlite3_str_appendall(r.html, " from table <code>");
   html_text(r.html, r.o.zTable);
   {
     sqlite3_int64 nLabelled = 0;
