@@ -229,6 +229,7 @@ def main():
         sys.exit(77)
     tmp = tempfile.mkdtemp(prefix="mleval-report-safety")
     test_escaping(tmp)
+    test_shadowing(tmp)
     ck.finish()
 
 

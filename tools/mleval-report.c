@@ -49,6 +49,16 @@
 
 #define MAX_SCORES 16
 
+/* The report's own tables live in the temp schema under names of their own,
+** and the user's table is always read as main."TABLE": a predictions table
+** named res, grp or _mleval_report_res is never shadowed (SQLite resolves
+** an unqualified name in temp first). */
+#define T_GRP "temp._mleval_report_grp"
+#define T_RES "temp._mleval_report_res"
+#define T_CAL "temp._mleval_report_cal"
+#define T_SVD_TARGETS "temp._mleval_report_svd_targets"
+#define T_SVD_COST "temp._mleval_report_svd_cost"
+
 typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
   const char *azScore[MAX_SCORES];
@@ -308,7 +318,7 @@ static void import_csv(Report *r, const char *zPath){
   }
   fclose(c.f);
   sql = sqlite3_str_new(r->db);
-  sqlite3_str_appendf(sql, "CREATE TABLE \"%w\"(", r->o.zTable);
+  sqlite3_str_appendf(sql, "CREATE TABLE main.\"%w\"(", r->o.zTable);
   for(i=0; i<nCol; i++){
     sqlite3_str_appendf(sql, "%s\"%w\" %s", i ? ", " : "", azHead[i],
                         aKind[i]==1 ? "INTEGER" : aKind[i]==2 ? "REAL" : "TEXT");
@@ -320,7 +330,7 @@ static void import_csv(Report *r, const char *zPath){
     sqlite3_free(z);
   }
   sql = sqlite3_str_new(r->db);
-  sqlite3_str_appendf(sql, "INSERT INTO \"%w\" VALUES(", r->o.zTable);
+  sqlite3_str_appendf(sql, "INSERT INTO main.\"%w\" VALUES(", r->o.zTable);
   for(i=0; i<nCol; i++) sqlite3_str_appendall(sql, i ? ",?" : "?");
   sqlite3_str_appendall(sql, ")");
   {
@@ -476,7 +486,7 @@ static void check_columns(Report *r){
   int n = 0, i;
   sqlite3_stmt *st;
   int found = 0;
-  st = prep(r, "SELECT name FROM pragma_table_info(?1)");
+  st = prep(r, "SELECT name FROM pragma_table_info(?1, 'main')");
   sqlite3_bind_text(st, 1, r->o.zTable, -1, SQLITE_STATIC);
   while( sqlite3_step(st)==SQLITE_ROW ) found++;
   sqlite3_finalize(st);
@@ -488,7 +498,7 @@ static void check_columns(Report *r){
   for(i=0; i<n; i++){
     int ok = 0;
     sqlite3_str *cols = sqlite3_str_new(r->db);
-    st = prep(r, "SELECT name FROM pragma_table_info(?1)");
+    st = prep(r, "SELECT name FROM pragma_table_info(?1, 'main')");
     sqlite3_bind_text(st, 1, r->o.zTable, -1, SQLITE_STATIC);
     while( sqlite3_step(st)==SQLITE_ROW ){
       const char *z = (const char*)sqlite3_column_text(st, 0);
@@ -509,13 +519,13 @@ static void load_groups(Report *r){
   char *zSql;
   int cap = 16;
   r->zGroupExpr = r->o.zBy ? sqlite3_mprintf("\"%w\"", r->o.zBy) : sqlite3_mprintf("'all'");
-  zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", r->o.zTable);
+  zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", r->o.zTable);
   st = prep(r, zSql);
   sqlite3_free(zSql);
   if( sqlite3_step(st)==SQLITE_ROW ) r->nRow = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   zSql = sqlite3_mprintf("SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*),"
-                         " sum(\"%w\" = 1), sum(\"%w\" = 0) FROM \"%w\" WHERE \"%w\" IS NOT NULL"
+                         " sum(\"%w\" = 1), sum(\"%w\" = 0) FROM main.\"%w\" WHERE \"%w\" IS NOT NULL"
                          " GROUP BY %s ORDER BY %s",
                          r->zGroupExpr, r->o.zLabel, r->o.zLabel, r->o.zTable, r->o.zLabel,
                          r->zGroupExpr, r->zGroupExpr);
@@ -534,8 +544,8 @@ static void load_groups(Report *r){
   sqlite3_finalize(st);
   /* The groups' order (by their values, not their text: fold 2 before 10)
   ** for every later query. */
-  exec(r, "CREATE TEMP TABLE grp(g TEXT PRIMARY KEY, idx INT)");
-  st = prep(r, "INSERT INTO temp.grp VALUES (?1, ?2)");
+  exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT)");
+  st = prep(r, "INSERT INTO " T_GRP " VALUES (?1, ?2)");
   for(int i=0; i<r->nGroup; i++){
     sqlite3_bind_text(st, 1, r->aGroup[i].zName, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, i);
@@ -549,7 +559,7 @@ static void load_groups(Report *r){
 ** clause every section's queries read. */
 static char *base_from(Report *r, const char *zCol){
   return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS x"
-                         " FROM \"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
+                         " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
                          r->zGroupExpr, r->o.zLabel, zCol, r->o.zTable, r->o.zLabel, zCol);
 }
 
@@ -585,13 +595,13 @@ static char *calib_from(Report *r, int k){
 ** (and sorted by group) once per column, not once per number. */
 static void compute(Report *r){
   int k;
-  exec(r, "CREATE TEMP TABLE res(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
+  exec(r, "CREATE TABLE " T_RES "(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
           " roc TEXT, pr TEXT)");
-  exec(r, "CREATE TEMP TABLE cal(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT)");
+  exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT)");
   for(k=0; k<r->o.nScore; k++){
     char *zFrom = base_from(r, r->o.azScore[k]);
     char *zSql = sqlite3_mprintf(
-      "INSERT INTO temp.res SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
+      "INSERT INTO " T_RES " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
       " roc_curve(y, x), pr_curve(y, x) FROM %s GROUP BY g", r->o.azScore[k], zFrom);
     exec(r, zSql);
     sqlite3_free(zSql); sqlite3_free(zFrom);
@@ -599,7 +609,7 @@ static void compute(Report *r){
   for(k=0; k<n_calib(r); k++){
     char *zFrom = calib_from(r, k);
     char *zSql = sqlite3_mprintf(
-      "INSERT INTO temp.cal SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
+      "INSERT INTO " T_CAL " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
       " reliability(y, x, %d) FROM %s GROUP BY g", calib_col(r, k), r->o.bins, r->o.bins, zFrom);
     exec(r, zSql);
     sqlite3_free(zSql); sqlite3_free(zFrom);
@@ -618,7 +628,7 @@ static int group_index(Report *r, const char *g){
 
 static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
   Counts *a = xmalloc(sizeof(Counts)*(r->nGroup+1));
-  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM temp.%s WHERE col = %Q", zTab, zCol);
+  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM %s WHERE col = %Q", zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   memset(a, 0, sizeof(Counts)*(r->nGroup+1));
   while( sqlite3_step(st)==SQLITE_ROW ){
@@ -636,7 +646,7 @@ static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
 ** group has too few of a class and needBoth is set. */
 static double *per_group(Report *r, const char *zTab, const char *zField, const char *zCol, int needBoth){
   double *a = xmalloc(sizeof(double)*(r->nGroup+1));
-  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM temp.%s WHERE col = %Q", zField, zTab, zCol);
+  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM %s WHERE col = %Q", zField, zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   int i;
   for(i=0; i<r->nGroup; i++) a[i] = NAN;
@@ -668,7 +678,7 @@ static char *query_text(Report *r, const char *zSql){
 /* "key":{"group":JSON or null, ...} from a text field of res or cal. */
 static void json_texts(Report *r, const char *zKey, const char *zTab, const char *zField, const char *zCol,
                        int needBoth){
-  char *zSql = sqlite3_mprintf("SELECT t.g, t.%s, t.pos, t.neg FROM temp.%s t JOIN temp.grp USING (g)"
+  char *zSql = sqlite3_mprintf("SELECT t.g, t.%s, t.pos, t.neg FROM %s t JOIN " T_GRP " grp USING (g)"
                                " WHERE t.col = %Q ORDER BY grp.idx", zField, zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   int first = 1, rc;
@@ -714,7 +724,7 @@ static char *plot_query(Report *r, const char *zPlot, const char *zTab, const ch
                         const char *zCol, int needBoth, const char *zTitle){
   char *zSeries = series_expr(r);
   char *zSql = sqlite3_mprintf(
-    "SELECT %s(%s, c, %Q) FROM (SELECT t.g AS g, t.%s AS c FROM temp.%s t JOIN temp.grp USING (g)"
+    "SELECT %s(%s, c, %Q) FROM (SELECT t.g AS g, t.%s AS c FROM %s t JOIN " T_GRP " grp USING (g)"
     " WHERE t.col = %Q%s ORDER BY grp.idx)",
     zPlot, zSeries, zTitle, zField, zTab, zCol, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "");
   char *z = query_text(r, zSql);
@@ -743,8 +753,8 @@ static void curve_plots(Report *r, const char *which, const char *title){
   int k;
   for(k=0; k<r->o.nScore; k++){
     char *zTitle = sqlite3_mprintf("%s: %s", title, r->o.azScore[k]);
-    char *zSvg = plot_query(r, "plot_curves", "res", which, r->o.azScore[k], 1, zTitle);
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    char *zSvg = plot_query(r, "plot_curves", T_RES, which, r->o.azScore[k], 1, zTitle);
+    Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
@@ -765,7 +775,7 @@ static void section_auroc(Report *r, double **aAuroc){
     "<span class=\"inverted\">inverted</span>: the score ranks negatives higher.</p>\n");
   table_head(r, "<th>rows</th><th>positives</th><th>negatives</th><th>AUROC</th>");
   for(k=0; k<r->o.nScore; k++){
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
     for(i=0; i<r->nGroup; i++){
       char b[32];
       const char *why = too_few(cnt[i].pos, cnt[i].neg);
@@ -795,7 +805,7 @@ static void section_pr(Report *r, double **aAp){
     "group's no-skill baseline.</p>\n");
   table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &#8722; prevalence</th>");
   for(k=0; k<r->o.nScore; k++){
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
     for(i=0; i<r->nGroup; i++){
       char b[32], pv[32], lift[32];
       const char *why = too_few(cnt[i].pos, cnt[i].neg);
@@ -838,7 +848,7 @@ static void section_calibration(Report *r, double **aEce){
   html_text(r->html, r->o.zBy ? r->o.zBy : "group");
   sqlite3_str_appendall(r->html, "</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n");
   for(k=0; k<n_calib(r); k++){
-    Counts *cnt = count_rows(r, "cal", calib_col(r, k));
+    Counts *cnt = count_rows(r, T_CAL, calib_col(r, k));
     for(i=0; i<r->nGroup; i++){
       char b[32];
       fmt3(b, aEce[k][i]);
@@ -851,7 +861,7 @@ static void section_calibration(Report *r, double **aEce){
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   for(k=0; k<n_calib(r); k++){
     char *zTitle = sqlite3_mprintf("Reliability: %s%s", calib_col(r, k), r->o.zProb ? "" : " (empirical CDF)");
-    char *zSvg = plot_query(r, "plot_reliability", "cal", "rel", calib_col(r, k), 0, zTitle);
+    char *zSvg = plot_query(r, "plot_reliability", T_CAL, "rel", calib_col(r, k), 0, zTitle);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
@@ -869,11 +879,11 @@ static void section_svd(Report *r){
   int rc, first = 1, w = r->o.svdW, d = r->o.svdD, warm = r->o.svdIters < 5 ? r->o.svdIters : 5;
   /* The shapes of sql/svd_targets.sql. */
   zSql = sqlite3_mprintf(
-    "CREATE TEMP TABLE svd_targets(target TEXT, shape TEXT, rows INT, cols INT);"
-    "INSERT INTO svd_targets VALUES ('QK^T', '[w, w]', %d, %d), ('WvWo', '[d_model, d_model]', %d, %d),"
+    "CREATE TABLE " T_SVD_TARGETS "(target TEXT, shape TEXT, rows INT, cols INT);"
+    "INSERT INTO " T_SVD_TARGETS " VALUES ('QK^T', '[w, w]', %d, %d), ('WvWo', '[d_model, d_model]', %d, %d),"
     " ('AVWo', '[w, d_model]', %d, %d);"
-    "CREATE TEMP TABLE svd_cost AS SELECT t.target, t.shape, b.method, b.rows, b.cols, b.rank,"
-    " b.ms_median, b.sv_rel_error, b.sv_correlation FROM svd_targets t,"
+    "CREATE TABLE " T_SVD_COST " AS SELECT t.target, t.shape, b.method, b.rows, b.cols, b.rank,"
+    " b.ms_median, b.sv_rel_error, b.sv_correlation FROM " T_SVD_TARGETS " t,"
     " svd_bench(t.rows, t.cols, min(32, t.rows, t.cols), %d, %d, 'cpu', 'float64', 0, 'decay') b;",
     w, w, d, d, w, d, warm, r->o.svdIters);
   exec(r, zSql);
@@ -888,7 +898,7 @@ static void section_svd(Report *r){
                         "<th>median ms</th><th>singular value rel. error</th><th>sv correlation</th></tr></thead>\n<tbody>\n");
   sqlite3_str_appendall(r->json, ",\"svd_cost\":[");
   st = prep(r, "SELECT target, shape, method, ms_median, sv_rel_error, sv_correlation, rows, cols, rank"
-               " FROM svd_cost ORDER BY rowid");
+               " FROM " T_SVD_COST " ORDER BY rowid");
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     char ms[32], err[32], cor[32];
     double e = sqlite3_column_type(st, 4)==SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
@@ -921,7 +931,7 @@ static void section_svd(Report *r){
   sqlite3_str_appendall(r->json, "]");
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   zSvg = query_text(r, "SELECT plot_bars(target, method, ms_median, 'SVD cost per target (median)', 'ms')"
-                       " FROM (SELECT * FROM svd_cost ORDER BY rowid)");
+                       " FROM (SELECT * FROM " T_SVD_COST " ORDER BY rowid)");
   html_svg(r->html, zSvg);
   free(zSvg);
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
@@ -979,10 +989,10 @@ int main(int argc, char **argv){
   /* The numbers. */
   compute(&r);
   for(k=0; k<r.o.nScore; k++){
-    aAuroc[k] = per_group(&r, "res", "auroc", r.o.azScore[k], 1);
-    aAp[k] = per_group(&r, "res", "pr_auc", r.o.azScore[k], 1);
+    aAuroc[k] = per_group(&r, T_RES, "auroc", r.o.azScore[k], 1);
+    aAp[k] = per_group(&r, T_RES, "pr_auc", r.o.azScore[k], 1);
   }
-  for(k=0; k<n_calib(&r); k++) aEce[k] = per_group(&r, "cal", "ece", calib_col(&r, k), 0);
+  for(k=0; k<n_calib(&r); k++) aEce[k] = per_group(&r, T_CAL, "ece", calib_col(&r, k), 0);
 
   /* JSON head. */
   sqlite3_str_appendall(r.json, "{\"mleval_version\":");
@@ -1031,9 +1041,9 @@ int main(int argc, char **argv){
     if( k ) sqlite3_str_appendchar(r.json, 1, ',');
     json_str(r.json, r.o.azScore[k]);
     sqlite3_str_appendall(r.json, ":{");
-    json_texts(&r, "roc_curve", "res", "roc", r.o.azScore[k], 1);
+    json_texts(&r, "roc_curve", T_RES, "roc", r.o.azScore[k], 1);
     sqlite3_str_appendchar(r.json, 1, ',');
-    json_texts(&r, "pr_curve", "res", "pr", r.o.azScore[k], 1);
+    json_texts(&r, "pr_curve", T_RES, "pr", r.o.azScore[k], 1);
     sqlite3_str_appendall(r.json, "}");
   }
   sqlite3_str_appendall(r.json, "},\"reliability\":{");
@@ -1043,7 +1053,7 @@ int main(int argc, char **argv){
     sqlite3_str_appendchar(r.json, 1, ':');
     /* json_texts writes "key":{...}: here the key is the column itself */
     {
-      char *zSql = sqlite3_mprintf("SELECT t.g, t.rel FROM temp.cal t JOIN temp.grp USING (g)"
+      char *zSql = sqlite3_mprintf("SELECT t.g, t.rel FROM " T_CAL " t JOIN " T_GRP " grp USING (g)"
                                    " WHERE t.col = %Q ORDER BY grp.idx", calib_col(&r, k));
       sqlite3_stmt *st = prep(&r, zSql);
       int first = 1, rc;
