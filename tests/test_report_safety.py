@@ -153,12 +153,12 @@ def test_outputs(tmp):
     out = os.path.join(tmp, "r.html")
     js = os.path.join(tmp, "r.json")
     cases = [
-        (["-o", db], "mleval-report: -o %s is the input database %s; refusing to overwrite it" % (db, db)),
-        (["-o", dotted], "mleval-report: -o %s is the input database %s; refusing to overwrite it" % (dotted, db)),
-        (["-o", link], "mleval-report: -o %s is the input database %s; refusing to overwrite it" % (link, db)),
+        (["-o", db], "mleval-report: -o %s is the input file %s; refusing to overwrite it" % (db, db)),
+        (["-o", dotted], "mleval-report: -o %s is the input file %s; refusing to overwrite it" % (dotted, db)),
+        (["-o", link], "mleval-report: -o %s is the input file %s; refusing to overwrite it" % (link, db)),
         (["-o", out, "--json", db],
-         "mleval-report: --json %s is the input database %s; refusing to overwrite it" % (db, db)),
-        (["-o", db, "--force"], "mleval-report: -o %s is the input database %s; refusing to overwrite it" % (db, db)),
+         "mleval-report: --json %s is the input file %s; refusing to overwrite it" % (db, db)),
+        (["-o", db, "--force"], "mleval-report: -o %s is the input file %s; refusing to overwrite it" % (db, db)),
         (["-o", out, "--json", out], "mleval-report: -o and --json name the same file %s" % out),
         (["-o", out, "--json", os.path.join(tmp, ".", "r.html"), "--force"],
          "mleval-report: -o and --json name the same file %s" % os.path.join(tmp, ".", "r.html")),
@@ -189,7 +189,7 @@ def test_outputs(tmp):
     csv_before = sha(csvp)
     r = run([csvp, "preds", "--label", "y", "--score", "s", "-o", csvp, "--force"])
     ck.equal((r.returncode, first_err(r)),
-             (1, "mleval-report: -o %s is the input database %s; refusing to overwrite it" % (csvp, csvp)),
+             (1, "mleval-report: -o %s is the input file %s; refusing to overwrite it" % (csvp, csvp)),
              "-o the input CSV is refused")
     ck.equal(sha(csvp), csv_before, "the input CSV is byte-identical")
     # byte-identical after full runs, also with the report's every option
@@ -198,6 +198,18 @@ def test_outputs(tmp):
     ck.equal(sha(db), before, "the input database is byte-identical after full runs")
     ck.equal(sorted(f for f in os.listdir(tmp) if f.startswith("in.db")), ["in.db"],
              "no journal, WAL or shm file left next to the input")
+    # a database in WAL mode: read, never written (SQLite's reader may leave
+    # an empty -wal and a -shm beside it, as any reader does)
+    wal = os.path.join(tmp, "wal.db")
+    make_db(wal, "preds", ["fold", "y", "s"], [r_[:3] for r_ in rows_of(2, 40)])
+    con = sqlite3.connect(wal)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.close()
+    wal_before = sha(wal)
+    r = run([wal, "preds", "--label", "y", "--score", "s", "--by", "fold", "-o", os.path.join(tmp, "w.html")])
+    ck.equal((r.returncode, first_err(r)), (0, ""), "a WAL database is reported")
+    ck.equal(sha(wal), wal_before, "a WAL database is byte-identical after the run")
+    ck.true(not os.path.exists(wal + "-wal") or os.path.getsize(wal + "-wal") == 0, "nothing was written to its WAL")
 
 
 def test_option_errors(tmp):
@@ -230,6 +242,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="mleval-report-safety")
     test_escaping(tmp)
     test_shadowing(tmp)
+    test_outputs(tmp)
     ck.finish()
 
 

@@ -42,6 +42,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <limits.h>
+#include <libgen.h>
+#include <sys/stat.h>
 
 #ifndef MLEVAL_EXTDIR
 # define MLEVAL_EXTDIR "/usr/local/lib"
@@ -61,8 +63,9 @@
 
 typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
+  const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
-  int nScore, svd, bins, svdW, svdD, svdIters;
+  int nScore, svd, bins, svdW, svdD, svdIters, force;
 } Opts;
 
 typedef struct Group {
@@ -104,6 +107,8 @@ static const char *zUsage =
   "  --svd-iters N   timed iterations per method (default 20; warmup 5)\n"
   "  -o FILE         the HTML report (default report.html)\n"
   "  --json FILE     also write the numbers as JSON\n"
+  "  --force         replace an existing -o or --json file that mleval-report\n"
+  "                  did not write (the input is never replaced)\n"
   "  --help          this text\n"
   "\n"
   "Environment: MLEVAL_LIB, the extension to load (default: the build tree\n"
@@ -146,7 +151,7 @@ static int parse_int(const char *zOpt, const char *z, int lo, int hi){
 static void parse_args(Opts *o, int argc, char **argv){
   int i, nPos = 0;
   memset(o, 0, sizeof(*o));
-  o->bins = 10; o->zOut = "report.html"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
+  o->bins = 10; o->zOut = "report.html"; o->zOutOpt = "-o"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
   for(i=1; i<argc; i++){
     const char *a = argv[i];
     const char *v = i+1<argc ? argv[i+1] : 0;
@@ -176,8 +181,9 @@ static void parse_args(Opts *o, int argc, char **argv){
       o->svd = 1;
     }
     else if( strcmp(a, "--svd-iters")==0 ){ NEEDV(); o->svdIters = parse_int(a, v, 1, 1000); o->svd = 1; }
-    else if( strcmp(a, "-o")==0 || strcmp(a, "--output")==0 ){ NEEDV(); o->zOut = v; }
+    else if( strcmp(a, "-o")==0 || strcmp(a, "--output")==0 ){ NEEDV(); o->zOut = v; o->zOutOpt = a; }
     else if( strcmp(a, "--json")==0 ){ NEEDV(); o->zJson = v; }
+    else if( strcmp(a, "--force")==0 ){ o->force = 1; }
     else if( a[0]=='-' && a[1] ){ die(2, "unknown option '%s'", a); }
     else if( nPos==0 ){ o->zDb = a; nPos++; }
     else if( nPos==1 ){ o->zTable = a; nPos++; }
@@ -187,6 +193,73 @@ static void parse_args(Opts *o, int argc, char **argv){
   if( nPos<2 ) die(2, "DB and TABLE are required");
   if( o->zLabel==0 ) die(2, "--label is required");
   if( o->nScore==0 ) die(2, "at least one --score is required");
+}
+
+/* ------------------------------------------------------------- outputs */
+
+/* The first bytes of every file mleval-report writes (and of the HTML and
+** JSON of the versions before the generator mark). */
+static const char *const azOurHead[] = {
+  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+    "<meta name=\"generator\" content=\"mleval-report\"/>\n",
+  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Evaluation report: ",
+  "{\"generator\":\"mleval-report\",",
+  "{\"mleval_version\":",
+};
+
+/* 1 when the regular file zPath begins as a file mleval-report wrote. */
+static int written_by_report(const char *zPath){
+  char head[256];
+  size_t n, k;
+  FILE *f = fopen(zPath, "rb");
+  if( f==0 ) return 0;
+  n = fread(head, 1, sizeof(head), f);
+  fclose(f);
+  for(k=0; k<sizeof(azOurHead)/sizeof(azOurHead[0]); k++){
+    size_t m = strlen(azOurHead[k]);
+    if( n>=m && memcmp(head, azOurHead[k], m)==0 ) return 1;
+  }
+  return 0;
+}
+
+/* 1 when paths a and b name one file: the same inode when both exist, the
+** same directory (resolved) and name when neither does. */
+static int same_file(const char *a, const char *b){
+  struct stat sa, sb;
+  int ea = stat(a, &sa)==0, eb = stat(b, &sb)==0;
+  if( ea && eb ) return sa.st_dev==sb.st_dev && sa.st_ino==sb.st_ino;
+  if( ea || eb ) return 0;
+  {
+    char *ca = xstrdup(a), *cb = xstrdup(b), *da = xstrdup(a), *db = xstrdup(b);
+    char ra[PATH_MAX], rb[PATH_MAX];
+    int same = strcmp(basename(ca), basename(cb))==0
+            && realpath(dirname(da), ra) && realpath(dirname(db), rb) && strcmp(ra, rb)==0;
+    free(ca); free(cb); free(da); free(db);
+    return same;
+  }
+}
+
+/* Rules for -o and --json, checked before anything is read or written:
+** neither may be the input (not even with --force: the input is only ever
+** read), they may not be one file, and an existing regular file that no
+** report wrote is replaced only with --force. */
+static void check_output(const Opts *o, const char *zOpt, const char *zPath){
+  struct stat st;
+  if( same_file(zPath, o->zDb) ){
+    die(1, "%s %s is the input file %s; refusing to overwrite it", zOpt, zPath, o->zDb);
+  }
+  if( !o->force && stat(zPath, &st)==0 && S_ISREG(st.st_mode) && !written_by_report(zPath) ){
+    die(1, "%s %s exists and was not written by mleval-report; refusing to overwrite it "
+           "(--force to replace it)", zOpt, zPath);
+  }
+}
+
+static void check_outputs(const Opts *o){
+  check_output(o, o->zOutOpt, o->zOut);
+  if( o->zJson ){
+    if( same_file(o->zOut, o->zJson) ) die(1, "%s and --json name the same file %s", o->zOutOpt, o->zJson);
+    check_output(o, "--json", o->zJson);
+  }
 }
 
 /* ------------------------------------------------------------- SQL helpers */
@@ -978,6 +1051,7 @@ int main(int argc, char **argv){
   FILE *f;
   memset(&r, 0, sizeof(r));
   parse_args(&r.o, argc, argv);
+  check_outputs(&r.o);
   open_db(&r);
   load_mleval(&r);
   check_columns(&r);
@@ -995,7 +1069,8 @@ int main(int argc, char **argv){
   for(k=0; k<n_calib(&r); k++) aEce[k] = per_group(&r, T_CAL, "ece", calib_col(&r, k), 0);
 
   /* JSON head. */
-  sqlite3_str_appendall(r.json, "{\"mleval_version\":");
+  sqlite3_str_appendall(r.json, azOurHead[2]);
+  sqlite3_str_appendall(r.json, "\"mleval_version\":");
   json_str(r.json, zVersion);
   sqlite3_str_appendall(r.json, ",\"table\":");
   json_str(r.json, r.o.zTable);
@@ -1074,7 +1149,8 @@ int main(int argc, char **argv){
   sqlite3_str_appendall(r.json, "}");
 
   /* HTML. */
-  sqlite3_str_appendall(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>");
+  sqlite3_str_appendall(r.html, azOurHead[0]);
+  sqlite3_str_appendall(r.html, "<title>");
   sqlite3_str_appendall(r.html, "Evaluation report: ");
   html_text(r.html, r.o.zTable);
   sqlite3_str_appendf(r.html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Evaluation report: ", zCss);
