@@ -243,6 +243,7 @@ def main():
     test_escaping(tmp)
     test_shadowing(tmp)
     test_outputs(tmp)
+    test_option_errors(tmp)
     ck.finish()
 
 

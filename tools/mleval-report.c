@@ -282,6 +282,20 @@ static void exec(Report *r, const char *zSql){
   if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ) die(1, "%s", zErr);
 }
 
+/* exec() of a query over the label column and one other column (zOpt zCol:
+** "--score s1"), whose errors name the option the user gave: a function's
+** message "auroc(): y must be 0 or 1, ..." is about the label, any other
+** argument ("s", "p") is about zCol. */
+static void exec_cols(Report *r, const char *zSql, const char *zOpt, const char *zCol){
+  char *zErr = 0;
+  if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
+    const char *arg = zErr ? strstr(zErr, "(): ") : 0;
+    if( arg && strncmp(arg+4, "y ", 2)==0 ) die(1, "--label %s: %s", r->o.zLabel, zErr);
+    if( arg ) die(1, "%s %s: %s", zOpt, zCol, zErr);
+    die(1, "--label %s, %s %s: %s", r->o.zLabel, zOpt, zCol, zErr ? zErr : "?");
+  }
+}
+
 /* ------------------------------------------------------------- CSV import */
 
 typedef struct Csv { FILE *f; int c; int eof; } Csv;
@@ -581,7 +595,7 @@ static void check_columns(Report *r){
     sqlite3_finalize(st);
     if( !ok ){
       char *z = sqlite3_str_finish(cols);
-      die(1, "table '%s' has no column '%s' (%s); its columns: %s", r->o.zTable, azCol[i], azRole[i], z);
+      die(1, "%s %s: no such column in %s (its columns: %s)", azRole[i], azCol[i], r->o.zTable, z);
     }
     sqlite3_free(sqlite3_str_finish(cols));
   }
@@ -676,7 +690,7 @@ static void compute(Report *r){
     char *zSql = sqlite3_mprintf(
       "INSERT INTO " T_RES " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
       " roc_curve(y, x), pr_curve(y, x) FROM %s GROUP BY g", r->o.azScore[k], zFrom);
-    exec(r, zSql);
+    exec_cols(r, zSql, "--score", r->o.azScore[k]);
     sqlite3_free(zSql); sqlite3_free(zFrom);
   }
   for(k=0; k<n_calib(r); k++){
@@ -684,7 +698,7 @@ static void compute(Report *r){
     char *zSql = sqlite3_mprintf(
       "INSERT INTO " T_CAL " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
       " reliability(y, x, %d) FROM %s GROUP BY g", calib_col(r, k), r->o.bins, r->o.bins, zFrom);
-    exec(r, zSql);
+    exec_cols(r, zSql, r->o.zProb ? "--prob" : "--score", calib_col(r, k));
     sqlite3_free(zSql); sqlite3_free(zFrom);
   }
 }
