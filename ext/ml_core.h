@@ -467,6 +467,9 @@ void ml_str_int(MlStr *s, ml_i64 v);
 void ml_str_double(MlStr *s, double d);            /* ml_format_double */
 void ml_str_fixed(MlStr *s, double d, int decimals); /* ml_format_fixed */
 void ml_str_xml(MlStr *s, const char *z);          /* XML-escaped text */
+/* z's first max bytes or fewer, cut between characters, ill-formed UTF-8 as
+** U+FFFD; escaped for XML (as ml_str_xml) when xml is set. */
+void ml_str_text(MlStr *s, const char *z, size_t max, int xml);
 /* Hands over the text (caller frees with ml_free); NULL when oom. */
 char *ml_str_finish(MlStr *s, size_t *pn);
 

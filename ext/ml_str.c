@@ -14,8 +14,12 @@
 **      ("hi":0,5 is not JSON, and 0,5 is not an SVG coordinate).  printf and
 **      strtod are locale-aware, so their decimal point is swapped for '.' on
 **      the way out and '.' for the locale's on the way in.
-**   4. XML text is escaped (& < > " ') and bytes that XML 1.0 forbids (control
-**      characters other than tab, newline, carriage return) are dropped.
+**   4. XML text is escaped (& < > " '), control characters that XML 1.0
+**      forbids (all below 0x20 but tab, newline, carriage return) are dropped,
+**      and the text written is well-formed UTF-8 and XML whatever the input:
+**      an ill-formed sequence, and U+FFFE / U+FFFF (not XML characters),
+**      become U+FFFD (ml_utf8.h's rules).  ml_str_text does the same, cut to a
+**      length, with or without the escaping (for messages).
 **
 ** Cost: amortised O(1) per byte appended; the buffer grows by doubling.
 */
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "ml_core.h"
+#include "ml_utf8.h"
 
 void ml_str_init(MlStr *s){
   memset(s, 0, sizeof(*s));
@@ -75,28 +80,42 @@ void ml_str_fixed(MlStr *s, double d, int decimals){
   ml_str_append(s, buf, (size_t)n);
 }
 
-void ml_str_xml(MlStr *s, const char *z){
-  const char *run = z;
-  for(; *z; z++){
+/* The text z up to max bytes (cut between characters), escaped for XML when
+** xml is set; ill-formed UTF-8 (and, for XML, U+FFFE/U+FFFF) as U+FFFD. */
+void ml_str_text(MlStr *s, const char *z, size_t max, int xml){
+  const char *run = z, *end = z + ml_utf8_cut(z, max);
+  while( z<end ){
     unsigned char c = (unsigned char)*z;
     const char *esc = 0;
-    switch( c ){
-      case '&':  esc = "&amp;"; break;
-      case '<':  esc = "&lt;"; break;
-      case '>':  esc = "&gt;"; break;
-      case '"':  esc = "&quot;"; break;
-      case '\'': esc = "&#39;"; break;
-      default:
-        if( c<0x20 && c!='\t' && c!='\n' && c!='\r' ) esc = "";
+    int len = 1;
+    if( c<0x80 ){
+      switch( c ){
+        case '&':  if( xml ) esc = "&amp;"; break;
+        case '<':  if( xml ) esc = "&lt;"; break;
+        case '>':  if( xml ) esc = "&gt;"; break;
+        case '"':  if( xml ) esc = "&quot;"; break;
+        case '\'': if( xml ) esc = "&#39;"; break;
+        default:
+          if( xml && !ml_utf8_xml_char(c) ) esc = "";
+      }
+    }else{
+      unsigned cp;
+      int k = ml_utf8_char(z, &cp);
+      if( k<0 ){ esc = ML_UTF8_REPLACEMENT; len = -k; }
+      else if( xml && !ml_utf8_xml_char(cp) ){ esc = ML_UTF8_REPLACEMENT; len = k; }
+      else len = k;
     }
     if( esc ){
       ml_str_append(s, run, (size_t)(z-run));
       ml_str_appendz(s, esc);
-      run = z+1;
+      run = z + len;
     }
+    z += len;
   }
   ml_str_append(s, run, (size_t)(z-run));
 }
+
+void ml_str_xml(MlStr *s, const char *z){ ml_str_text(s, z, (size_t)-1, 1); }
 
 char *ml_str_finish(MlStr *s, size_t *pn){
   char *z;

@@ -13,8 +13,10 @@
 **   2. Every number goes through ml_format_fixed: '.' in every C locale;
 **      pixel coordinates have 2 decimals, so a drawn point is within 0.005 px
 **      of its exact position.
-**   3. Every text is XML-escaped (ml_str_xml); a legend name longer than 28
-**      characters (bytes, cut at a UTF-8 character boundary) ends in "...".
+**   3. Every text is XML-escaped (ml_str_xml), and written as well-formed
+**      UTF-8 and XML whatever it was (ill-formed sequences, U+FFFE, U+FFFF
+**      become U+FFFD); a legend name longer than 28 bytes is cut between
+**      characters and ends in "...".
 **   4. Classes name what each element shows, so tests and stylesheets can
 **      find it: "frame", "xtick", "ytick", "xlabel", "ylabel", "title",
 **      "legend", "curve", "baseline", "diagonal", "bar", "hist", "point".
@@ -28,6 +30,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "ml_core.h"
+#include "ml_utf8.h"
 
 /* Okabe & Ito (2008), black last-but-one and yellow last (weak on white). */
 static const char *const aColor[] = {
@@ -235,14 +238,13 @@ void ml_svg_axes(MlStr *s, const MlPlotBox *b, const char *xlabel, const char *y
   }
 }
 
-/* Copies z into buf (size n), cut at a UTF-8 boundary with "..." when it
-** has more than max bytes. */
+/* Copies z into buf (size n), cut between characters (ml_utf8_cut) with
+** "..." when it has more than max bytes. */
 static void shorten(char *buf, size_t n, const char *z, size_t max){
   size_t len = strlen(z);
   if( max > n-4 ) max = n-4;
   if( len<=max ){ memcpy(buf, z, len+1); return; }
-  len = max;
-  while( len>0 && ((unsigned char)z[len] & 0xC0)==0x80 ) len--;
+  len = ml_utf8_cut(z, max);
   memcpy(buf, z, len);
   memcpy(buf+len, "...", 4);
 }

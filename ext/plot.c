@@ -43,6 +43,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_utf8.h"
 
 #define PLOT_MAX_SERIES 24
 #define PLOT_MAX_CATEGORIES 60
@@ -83,6 +84,20 @@ static const char *fn_name(int kind){
   }
 }
 
+/* The first 40 bytes of z for a message, cut between characters, ill-formed
+** UTF-8 as U+FFFD (a message is text that leaves the process); the caller
+** ml_free()s it.  "?" (static: the caller must compare) when out of memory. */
+static char zNoMem[] = "?";
+static char *excerpt(const char *z){
+  MlStr s;
+  char *r;
+  ml_str_init(&s);
+  ml_str_text(&s, z, 40, 0);
+  r = ml_str_finish(&s, 0);
+  return r ? r : zNoMem;
+}
+static void excerpt_free(char *z){ if( z!=zNoMem ) ml_free(z); }
+
 static char *dup_text(const char *z){
   size_t n = strlen(z);
   char *p = ml_malloc(n+1);
@@ -115,7 +130,9 @@ static int intern(sqlite3_context *ctx, PlotAgg *p, int kind, sqlite3_value *v, 
   for(k=0; k<*pn; k++){
     if( strcmp(az[k], z)==0 ){
       if( mustBeNew ){
-        ml_error(ctx, fn, "series '%.40s' appears in two rows; a plot takes one row per series", z);
+        char *e = excerpt(z);
+        ml_error(ctx, fn, "series '%s' appears in two rows; a plot takes one row per series", e);
+        excerpt_free(e);
         return -1;
       }
       return k;
@@ -146,8 +163,9 @@ static int text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_
   if( t==SQLITE_TEXT && z==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
   if( *pSet ){
     if( (z==0) != (*pz==0) || (z && strcmp(z, *pz)!=0) ){
-      ml_error(ctx, fn, "%s must be the same in every row, got '%.40s' after '%.40s'",
-               name, z ? z : "NULL", *pz ? *pz : "NULL");
+      char *e1 = excerpt(z ? z : "NULL"), *e2 = excerpt(*pz ? *pz : "NULL");
+      ml_error(ctx, fn, "%s must be the same in every row, got '%s' after '%s'", name, e1, e2);
+      excerpt_free(e1); excerpt_free(e2);
       return 1;
     }
     return 0;
@@ -193,7 +211,9 @@ static int read_json_arg(sqlite3_context *ctx, const char *fn, const char *name,
   rc = ml_json_read_rows(z, nField, az, pa, pn, anPresent, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
   if( rc==ML_ERROR ){
-    ml_error(ctx, fn, "%s must be %s JSON, got '%.40s': %s", name, what, z, zErr);
+    char *e = excerpt(z);
+    ml_error(ctx, fn, "%s must be %s JSON, got '%s': %s", name, what, e, zErr);
+    excerpt_free(e);
   }
   return rc;
 }
@@ -212,9 +232,10 @@ static int step_curve(sqlite3_context *ctx, PlotAgg *p, PlotRow *r, sqlite3_valu
   if( n>0 && pres[0]==n && pres[1]==n ) kind = CURVE_PR;
   else if( n>0 && pres[2]==n && pres[3]==n ) kind = CURVE_ROC;
   else{
-    ml_error(ctx, fn, "curve must be %s JSON, got '%.40s': %s", what,
-             (const char*)sqlite3_value_text(v),
+    char *e = excerpt((const char*)sqlite3_value_text(v));
+    ml_error(ctx, fn, "curve must be %s JSON, got '%s': %s", what, e,
              n==0 ? "no points" : "its points lack recall/precision or fpr/tpr");
+    excerpt_free(e);
     ml_free(a);
     return ML_ERROR;
   }
@@ -274,15 +295,17 @@ static int step_reliability(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
   if( rc ) return rc;
   for(i=0; i<5 && n>0; i++){
     if( pres[i]!=n ){
-      ml_error(ctx, fn, "bins must be reliability() JSON, got '%.40s': a bin has no \"%s\"",
-               (const char*)sqlite3_value_text(v), az[i]);
+      char *e = excerpt((const char*)sqlite3_value_text(v));
+      ml_error(ctx, fn, "bins must be reliability() JSON, got '%s': a bin has no \"%s\"", e, az[i]);
+      excerpt_free(e);
       ml_free(a);
       return ML_ERROR;
     }
   }
   if( n==0 ){
-    ml_error(ctx, fn, "bins must be reliability() JSON, got '%.40s': no bins",
-             (const char*)sqlite3_value_text(v));
+    char *e = excerpt((const char*)sqlite3_value_text(v));
+    ml_error(ctx, fn, "bins must be reliability() JSON, got '%s': no bins", e);
+    excerpt_free(e);
     ml_free(a);
     return ML_ERROR;
   }
@@ -451,10 +474,11 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
     for(j=0; j<r->nPts; j++){
       double *bin = r->pts + 5*j;
       char tip[200], sn[32], sm[32], sf[32];
+      const char *name = p->azSeries[r->series];
       ml_format_fixed(sm, bin[3], 3); ml_format_fixed(sf, bin[4], 3);
       snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
-      snprintf(tip, sizeof(tip), "%.60s: n %s, mean p %s, fraction positive %s",
-               p->azSeries[r->series], sn, sm, sf);
+      snprintf(tip, sizeof(tip), "%.*s: n %s, mean p %s, fraction positive %s",
+               (int)ml_utf8_cut(name, 60), name, sn, sm, sf);
       xy[2*j] = bin[3]; xy[2*j+1] = bin[4];
       ml_svg_rect(s, &hist, "hist", bin[0] + (bin[1]-bin[0])*r->series/K, 0,
                   bin[0] + (bin[1]-bin[0])*(r->series+1)/K, bin[2],
@@ -491,8 +515,7 @@ static int draw_bars(MlStr *s, PlotAgg *p){
     char buf[64];
     size_t len = strlen(p->azCat[c]);
     if( len>18 ){
-      len = 15;
-      while( len>0 && ((unsigned char)p->azCat[c][len] & 0xC0)==0x80 ) len--;
+      len = ml_utf8_cut(p->azCat[c], 15);
       memcpy(buf, p->azCat[c], len); memcpy(buf+len, "...", 4);
     }else{
       memcpy(buf, p->azCat[c], len+1);

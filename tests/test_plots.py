@@ -19,6 +19,11 @@ data coordinates and compared with the JSON points it came from:
   - plot_bars: heights proportional to values (signed), one bar per row.
   - plot_lines: vertices are the points sorted by x per series.
   - escaping, determinism, NULL and empty input, the window refusal.
+  - hostile text: names, titles, units and categories with ill-formed UTF-8,
+    U+FFFE/U+FFFF, control characters and long multi-byte names give SVGs
+    that are well-formed UTF-8 and XML in every plot (parsed from bytes),
+    with each text equal to Python's decoding ('replace') of the input, and
+    error messages that are well-formed UTF-8.
 """
 import json
 import math
@@ -404,10 +409,79 @@ def test_rules(con):
 import sqlite3  # noqa: E402  (after mltest so the suite's sqlite3 is the one used)
 
 
+def xml_text_of(raw):
+    """What the writers promise for bytes raw: Python's decoding with U+FFFD
+    per maximal ill-formed subpart, U+FFFE/U+FFFF as U+FFFD, controls other
+    than tab, newline, carriage return dropped -- as an XML parser reads it
+    back (line ends normalised to a newline)."""
+    t = raw.decode("utf-8", "replace").replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd")
+    t = "".join(c for c in t if c >= " " or c in "\t\n\r")
+    return t.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_hostile_text(con):
+    hostile = [b"a\xffb", b"\xc3", b"x\xe2\x82", b"\xed\xa0\x80sur", b"\xf4\x90\x80\x80big", b"\xc0\xafover",
+               b"\xef\xbf\xbe\xef\xbf\xbfnon", b"ctl\x01\x1f\x7f", b"a" + "\u20ac".encode() * 30,
+               "\u00e9".encode() * 40, b"<&>'\"", b"\xf0\x9f\x98\x80 ok"]
+    rng = random.Random(25)
+    for _ in range(30):
+        hostile.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 24))).replace(b"\x00", b""))
+    raw = sqlite3.connect(":memory:")
+    raw.enable_load_extension(True)
+    raw.load_extension(mltest.LIB)
+    raw.text_factory = bytes
+    raw.execute("CREATE TABLE h(k INT, name BLOB)")
+    raw.executemany("INSERT INTO h VALUES (?, ?)", list(enumerate(hostile)))
+    raw.execute("CREATE TABLE d(y INT, s REAL)")
+    raw.executemany("INSERT INTO d VALUES (?, ?)", [(i % 2, (i * 37 % 11) / 11.0) for i in range(40)])
+    name = "CAST(name AS TEXT)"
+    plots = [
+        ("plot_curves", "SELECT plot_curves(%s, (SELECT pr_curve(y, s) FROM d), %s) FROM h WHERE k = ?" % (name, name)),
+        ("plot_curves roc", "SELECT plot_curves(%s, (SELECT roc_curve(y, s) FROM d), %s) FROM h WHERE k = ?" % (name, name)),
+        ("plot_reliability", "SELECT plot_reliability(%s, (SELECT reliability(y, s, 5) FROM d), %s) FROM h WHERE k = ?"
+         % (name, name)),
+        ("plot_bars", "SELECT plot_bars(%s, %s, 2.5, %s, %s) FROM h WHERE k = ?" % (name, name, name, name)),
+        ("plot_lines", "SELECT plot_lines(%s, 1, 2, %s) FROM h WHERE k = ?" % (name, name)),
+    ]
+    for k, h in enumerate(hostile):
+        want = xml_text_of(h)
+        for what, sql in plots:
+            svg = raw.execute(sql, (k,)).fetchone()[0]
+            try:
+                svg.decode("utf-8")
+                root = ET.fromstring(svg)
+            except (UnicodeDecodeError, ET.ParseError) as e:
+                chk.true(False, "%s over %r: not well-formed UTF-8 and XML: %s" % (what, h, e))
+                continue
+            chk.equal(root.find(NS + "title").text or "", want, "%s over %r: the title reads back" % (what, h))
+            for el in root.iter():
+                for t in [el.text or ""] + list(el.attrib.values()):
+                    chk.true("\ufffe" not in t and "\uffff" not in t, "%s over %r: no U+FFFE/U+FFFF" % (what, h))
+            if what == "plot_reliability":
+                tips = [t.text for t in root.iter(NS + "title")][1:]
+                cut = h[:60]
+                while cut and len(cut) < len(h) and (h[len(cut)] & 0xC0) == 0x80 and cut[-1] >= 0x80:
+                    cut = cut[:-1]
+                chk.true(all(t.startswith(xml_text_of(h[:len(cut)]) + ": n ") for t in tips),
+                         "reliability tooltips start with the name cut between characters (%r)" % h)
+        # messages quote the text: well-formed UTF-8 too
+        for sql in ("SELECT plot_curves('a', %s) FROM h WHERE k = ?" % name,
+                    "SELECT plot_curves(%s, c) FROM h, (SELECT pr_curve(y, s) AS c FROM d UNION ALL "
+                    "SELECT pr_curve(y, s) FROM d) WHERE k = ?" % name):
+            try:
+                raw.execute(sql, (k,)).fetchall()
+                chk.true(False, "%s: an error was expected" % sql)
+            except sqlite3.Error as e:
+                chk.true(str(e).startswith("plot_curves(): "), "message over %r: %s" % (h, e))
+            except UnicodeDecodeError as e:
+                chk.true(False, "the message over %r is not well-formed UTF-8: %s" % (h, e))
+
+
 def main():
     con = mltest.connect()
     rng = np.random.default_rng(16)
     test_rules(con)
+    test_hostile_text(con)
     test_curves(con, rng)
     test_large_curve(con, rng)
     test_reliability(con, rng)

@@ -116,6 +116,50 @@ def test_escaping(tmp):
     ck.equal(got["by"], hostile_by, "JSON: --by name")
 
 
+def test_hostile_bytes(tmp):
+    """Column names and group values with ill-formed UTF-8, U+FFFE/U+FFFF and
+    control characters: the page is well-formed UTF-8 and XML, the JSON
+    well-formed UTF-8 with the names as Python decodes them ('replace')."""
+    sqlite3_shell = os.environ.get("SQLITE3") or "sqlite3"
+    db = os.path.join(tmp, "bytes.db")
+    by = b"g\xff\xef\xbf\xbe\x01"
+    score = b"s\xc3(\xed\xa0\x80\xef\xbf\xbf"
+    groups = [b"\xff\xfe", b"a\xe2\x82", b"\xef\xbf\xbe\x02<x>", "\u00e9".encode() * 40]
+    sql = b'CREATE TABLE preds("' + by + b'", y INT, "' + score + b'" REAL, p REAL);\n'
+    for k, g in enumerate(groups):
+        for i in range(40):
+            y = 1 if i % 4 == 0 else 0
+            sql += b"INSERT INTO preds VALUES (CAST(x'%s' AS TEXT), %d, %r, %r);\n" % (
+                g.hex().encode(), y, (i * 7 % 13) / 13.0 + 0.5 * y, (i * 7 % 13) / 26.0 + 0.3 * y)
+    r = subprocess.run([sqlite3_shell, db], input=sql, capture_output=True)
+    ck.equal(r.returncode, 0, "the hostile database is made (%s)" % r.stderr[-200:])
+    out = os.path.join(tmp, "bytes.html")
+    js = os.path.join(tmp, "bytes.json")
+    r = run([db, "preds", "--label", "y", "--score", score, "--prob", "p", "--by", by, "-o", out, "--json", js])
+    ck.equal((r.returncode, first_err(r)), (0, ""), "hostile bytes: the report is written")
+    if r.returncode:
+        return
+    page = open(out, "rb").read()
+    try:
+        page.decode("utf-8")
+        ET.fromstring(page)
+        ok = True
+    except (UnicodeDecodeError, ET.ParseError) as e:
+        ok = False
+        ck.true(False, "hostile bytes: the page is well-formed UTF-8 and XML: %s" % e)
+    ck.true(ok, "hostile bytes: the page parses")
+    ck.true("\ufffe" not in page.decode("utf-8", "replace") and "\uffff" not in page.decode("utf-8", "replace"),
+            "hostile bytes: no U+FFFE/U+FFFF on the page")
+    try:
+        got = json.loads(open(js, "rb").read().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        ck.true(False, "hostile bytes: the JSON is well-formed UTF-8 and JSON: %s" % e)
+        return
+    ck.equal(sorted(g["name"] for g in got["groups"]), sorted(g.decode("utf-8", "replace") for g in groups),
+             "hostile bytes: JSON group names as decoded with U+FFFD")
+    ck.equal(got["by"], by.decode("utf-8", "replace"), "hostile bytes: JSON --by name")
+
+
 def test_shadowing(tmp):
     ref = mltest.connect()
     for table in ("res", "cal", "grp", "temp_res", "mleval_report", "_mleval_report_res",
@@ -241,6 +285,7 @@ def main():
         sys.exit(77)
     tmp = tempfile.mkdtemp(prefix="mleval-report-safety")
     test_escaping(tmp)
+    test_hostile_bytes(tmp)
     test_shadowing(tmp)
     test_outputs(tmp)
     test_option_errors(tmp)

@@ -44,6 +44,7 @@
 #include <limits.h>
 #include <libgen.h>
 #include <sys/stat.h>
+#include "ml_utf8.h"
 
 #ifndef MLEVAL_EXTDIR
 # define MLEVAL_EXTDIR "/usr/local/lib"
@@ -513,15 +514,28 @@ loaded:
 
 /* ------------------------------------------------------------- output helpers */
 
+/* Text into HTML (or an attribute): & < > " ' escaped, ill-formed UTF-8 and
+** characters XML 1.0 forbids (U+FFFE, U+FFFF, controls) written as U+FFFD,
+** so the page stays well-formed UTF-8 and XML whatever the names are. */
 static void html_text(sqlite3_str *s, const char *z){
-  for(; z && *z; z++){
-    switch( *z ){
-      case '&': sqlite3_str_appendall(s, "&amp;"); break;
-      case '<': sqlite3_str_appendall(s, "&lt;"); break;
-      case '>': sqlite3_str_appendall(s, "&gt;"); break;
-      case '"': sqlite3_str_appendall(s, "&quot;"); break;
-      case '\'': sqlite3_str_appendall(s, "&#39;"); break;
-      default: sqlite3_str_appendchar(s, 1, *z);
+  while( z && *z ){
+    unsigned char c = (unsigned char)*z;
+    unsigned cp;
+    int k;
+    switch( c ){
+      case '&': sqlite3_str_appendall(s, "&amp;"); z++; continue;
+      case '<': sqlite3_str_appendall(s, "&lt;"); z++; continue;
+      case '>': sqlite3_str_appendall(s, "&gt;"); z++; continue;
+      case '"': sqlite3_str_appendall(s, "&quot;"); z++; continue;
+      case '\'': sqlite3_str_appendall(s, "&#39;"); z++; continue;
+    }
+    k = ml_utf8_char(z, &cp);
+    if( k<0 || !ml_utf8_xml_char(cp) ){
+      sqlite3_str_appendall(s, ML_UTF8_REPLACEMENT);
+      z += k<0 ? -k : k;
+    }else{
+      sqlite3_str_append(s, z, k);
+      z += k;
     }
   }
 }
@@ -539,13 +553,19 @@ static void json_num(sqlite3_str *s, double d){
   sqlite3_str_appendall(s, buf);
 }
 
+/* A JSON string: quote, backslash and controls escaped, ill-formed UTF-8 as
+** U+FFFD (the same rule as the extension's JSON writer, ml_json.c). */
 static void json_str(sqlite3_str *s, const char *z){
   sqlite3_str_appendchar(s, 1, '"');
-  for(; z && *z; z++){
+  while( z && *z ){
     unsigned char c = (unsigned char)*z;
-    if( c=='"' || c=='\\' ) sqlite3_str_appendf(s, "\\%c", c);
-    else if( c<0x20 ) sqlite3_str_appendf(s, "\\u%04x", c);
-    else sqlite3_str_appendchar(s, 1, (char)c);
+    unsigned cp;
+    int k;
+    if( c=='"' || c=='\\' ){ sqlite3_str_appendf(s, "\\%c", c); z++; continue; }
+    if( c<0x20 ){ sqlite3_str_appendf(s, "\\u%04x", c); z++; continue; }
+    k = ml_utf8_char(z, &cp);
+    if( k<0 ){ sqlite3_str_appendall(s, ML_UTF8_REPLACEMENT); z += -k; }
+    else{ sqlite3_str_append(s, z, k); z += k; }
   }
   sqlite3_str_appendchar(s, 1, '"');
 }
