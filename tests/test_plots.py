@@ -419,6 +419,38 @@ def xml_text_of(raw):
     return t.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def test_extreme_values(con):
+    """Finite inputs never give a NaN or infinite coordinate: subnormal,
+    huge and mixed-sign values in plot_bars and plot_lines."""
+    D = 1.7976931348623157e308
+    bar_sets = [[5e-324], [-5e-324], [D], [-D], [-D, D], [1e-320, 2e-320], [0.0], [0.0, 0.0], [1e300, -1e-300],
+                [D, D / 2, 1.0], [1e16, 1e16 + 2]]
+    line_sets = [[(0, 5e-324)], [(5e-324, 1)], [(D, D)], [(-D, -D), (D, D)], [(1e308, 1), (1e308, 2)],
+                 [(0, 1e-320), (1, 2e-320)], [(1e16, 1), (1e16 + 2, 2)], [(-D, 0), (0, 0), (D, 0)]]
+    cases = []
+    for vals in bar_sets:
+        sql = " UNION ALL ".join("SELECT 'c%d' AS c, 's' AS s, %r AS v" % (i, v) for i, v in enumerate(vals))
+        cases.append(("plot_bars %r" % vals, "SELECT plot_bars(c, s, v) FROM (%s)" % sql, vals))
+    for pts in line_sets:
+        sql = " UNION ALL ".join("SELECT 'a' AS s, %r AS x, %r AS y" % p for p in pts)
+        cases.append(("plot_lines %r" % pts, "SELECT plot_lines(s, x, y) FROM (%s)" % sql, None))
+    for what, sql, vals in cases:
+        svg = con.execute(sql).fetchone()[0]
+        root = parse(svg)
+        bad = []
+        for el in root.iter():
+            for k, v in list(el.attrib.items()) + [("text", el.text or "")]:
+                if re.search(r"\b(nan|inf|infinity)\b", v, flags=re.I):
+                    bad.append("%s %s=%s" % (el.tag.replace(NS, ""), k, v))
+        chk.equal(bad, [], "%s: no NaN or infinite coordinate or label" % what)
+        if vals is not None:
+            bars = by_class(root, "bar")
+            chk.equal(len(bars), len(vals), "%s: one bar per value" % what)
+            for b in bars:
+                h = float(b.get("height"))
+                chk.true(0 <= h <= 480 and 0 <= float(b.get("y")) <= 480, "%s: bar inside the image (%s)" % (what, h))
+
+
 def test_hostile_text(con):
     hostile = [b"a\xffb", b"\xc3", b"x\xe2\x82", b"\xed\xa0\x80sur", b"\xf4\x90\x80\x80big", b"\xc0\xafover",
                b"\xef\xbf\xbe\xef\xbf\xbfnon", b"ctl\x01\x1f\x7f", b"a" + "\u20ac".encode() * 30,
@@ -482,6 +514,7 @@ def main():
     rng = np.random.default_rng(16)
     test_rules(con)
     test_hostile_text(con)
+    test_extreme_values(con)
     test_curves(con, rng)
     test_large_curve(con, rng)
     test_reliability(con, rng)
