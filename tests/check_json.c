@@ -11,6 +11,7 @@
 #include "check_suites.h"
 #include "ml_core.h"
 #include "ml_utf8.h"
+#include <sqlite3.h>
 
 static char *finish(MlJson *j){
   char *z = ml_json_finish(j, 0);
@@ -158,6 +159,64 @@ START_TEST(test_cut_between_characters){
 }
 END_TEST
 
+/* The reader behind the plots reads every valid JSON number exactly as
+** strtod does (it once cut numbers after ~126 characters: 1000...0e-400 read
+** as 1e+125), and a field given twice in one object is an error of its own. */
+static double read_one(const char *zNum){
+  static const char *const az[] = {"x"};
+  char *z = sqlite3_mprintf("[{\"x\":%s}]", zNum), err[96];
+  double *a = 0, v;
+  ml_i64 n = 0, pres[1];
+  int rc = ml_json_read_rows(z, 1, az, &a, &n, pres, err, sizeof(err));
+  ck_assert_msg(rc==ML_OK && n==1 && pres[0]==1, "reading %.60s: rc %d, %s", zNum, rc, rc ? err : "");
+  v = a[0];
+  ml_free(a);
+  sqlite3_free(z);
+  return v;
+}
+
+START_TEST(test_read_long_numbers){
+  char *zs[6];
+  int i, k = 0;
+  /* (SQLite's printf repeats a %c precision times) */
+  zs[k++] = sqlite3_mprintf("1%.*ce-400", 300, '0');                  /* 1e-100, 305 bytes */
+  zs[k++] = sqlite3_mprintf("9007199254740993.%.*c1", 200, '0');       /* 2^53 + 1 + 1e-201: rounds up */
+  zs[k++] = sqlite3_mprintf("0.%.*c1", 150, '0');                      /* 1e-151 */
+  zs[k++] = sqlite3_mprintf("-0.%.*c%.*c7e2", 500, '3', 500, '1');      /* 1003 digits */
+  zs[k++] = sqlite3_mprintf("%.*c", 320, '9');                          /* 1e320: Inf, as strtod says */
+  zs[k++] = sqlite3_mprintf("0.25");
+  for(i=0; i<k; i++){
+    double want = strtod(zs[i], 0), got = read_one(zs[i]);
+    ck_assert_msg(got==want, "%.40s... (%d bytes) read as %.17g, strtod says %.17g",
+                  zs[i], (int)strlen(zs[i]), got, want);
+  }
+  ck_assert(read_one(zs[0])==1e-100);
+  ck_assert(read_one(zs[1])==9007199254740994.0);
+  for(i=0; i<k; i++) sqlite3_free(zs[i]);
+}
+END_TEST
+
+START_TEST(test_read_duplicate_field){
+  static const char *const az[] = {"recall", "precision"};
+  double *a = 0;
+  ml_i64 n = 0, pres[2];
+  char err[96];
+  int rc = ml_json_read_rows("[{\"recall\":0.5,\"precision\":1,\"recall\":0.7}]", 2, az, &a, &n, pres,
+                             err, sizeof(err));
+  ck_assert_int_eq(rc, ML_ERROR);
+  ck_assert_str_eq(err, "field \"recall\" appears twice in one object at byte 29");
+  /* an escaped key is the same key */
+  rc = ml_json_read_rows("[{\"recall\":0.5,\"rec\\u0061ll\":0.7}]", 2, az, &a, &n, pres, err, sizeof(err));
+  ck_assert_int_eq(rc, ML_ERROR);
+  ck_assert_str_eq(err, "field \"recall\" appears twice in one object at byte 15");
+  /* fields not asked for may repeat */
+  rc = ml_json_read_rows("[{\"t\":1,\"recall\":0.5,\"t\":2}]", 2, az, &a, &n, pres, err, sizeof(err));
+  ck_assert_int_eq(rc, ML_OK);
+  ck_assert(n==1 && a[0]==0.5 && pres[0]==1 && pres[1]==0);
+  ml_free(a);
+}
+END_TEST
+
 Suite *suite_json(void){
   Suite *s = suite_create("json");
   TCase *tc = tcase_create("core");
@@ -169,6 +228,8 @@ Suite *suite_json(void){
   tcase_add_test(tc, test_utf8_replacement);
   tcase_add_test(tc, test_xml_text);
   tcase_add_test(tc, test_cut_between_characters);
+  tcase_add_test(tc, test_read_long_numbers);
+  tcase_add_test(tc, test_read_duplicate_field);
   suite_add_tcase(s, tc);
   return s;
 }
