@@ -5,7 +5,7 @@
 **   plot_curves(series, curve [, title])          PR or ROC curves, one line a row
 **   plot_reliability(series, bins [, title])      reliability diagram + histogram
 **   plot_bars(category, series, value [, title [, unit]])   grouped bar chart
-**   plot_lines(series, x, y [, title])            line chart, one line a series
+**   plot_lines(series, x, y [, title [, xlabel [, ylabel]]])   line chart, one line a series
 **
 ** Rules:
 **   1. Aggregates only: a plot is drawn once, from every row of its group.
@@ -29,7 +29,9 @@
 **      ECE as sum_b n_b |frac_pos_b - mean_p_b| / sum_b n_b.  The no-skill
 **      baseline of a PR curve is the precision of its last point, where
 **      recall is 1 (everything predicted positive): the prevalence.
-**   6. title and unit, when given, must be the same in every row (text).
+**   6. title, unit, xlabel and ylabel, when given, must be the same in every
+**      row (text); plot_lines draws xlabel and ylabel under and beside its
+**      axes (no label when NULL or not given).
 **   7. The image is 640 x 480 (reliability: 640 x 480 with the histogram in
 **      the lower quarter), drawn by ml_svg.c.
 **
@@ -71,8 +73,8 @@ typedef struct PlotAgg {
   int nSeries;
   char *azCat[PLOT_MAX_CATEGORIES];
   int nCat;
-  char *title, *unit;
-  int titleSet, unitSet;
+  char *title, *unit, *xlabel, *ylabel;
+  int titleSet, unitSet, xlabelSet, ylabelSet;
 } PlotAgg;
 
 static const char *fn_name(int kind){
@@ -114,6 +116,8 @@ static void plot_clear(PlotAgg *p){
   for(k=0; k<p->nCat; k++) ml_free(p->azCat[k]);
   ml_free(p->title);
   ml_free(p->unit);
+  ml_free(p->xlabel);
+  ml_free(p->ylabel);
   memset(p, 0, sizeof(*p));
 }
 
@@ -344,7 +348,7 @@ static int number_arg(sqlite3_context *ctx, const char *fn, const char *name, sq
 ** SQL function: plot_curves(series, curve [, title])
 ** SQL function: plot_reliability(series, bins [, title])
 ** SQL function: plot_bars(category, series, value [, title [, unit]])
-** SQL function: plot_lines(series, x, y [, title])
+** SQL function: plot_lines(series, x, y [, title [, xlabel [, ylabel]]])
 ** Collects one row; the user data's kind says which plot.
 */
 void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -356,7 +360,10 @@ void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   p->init = 1;
   if( argc>nData && text_param(ctx, d->kind, "title", argv[nData], &p->title, &p->titleSet) ) return;
-  if( argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ) return;
+  if( d->kind==PK_LINES ){
+    if( argc>nData+1 && text_param(ctx, d->kind, "xlabel", argv[nData+1], &p->xlabel, &p->xlabelSet) ) return;
+    if( argc>nData+2 && text_param(ctx, d->kind, "ylabel", argv[nData+2], &p->ylabel, &p->ylabelSet) ) return;
+  }else if( argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ) return;
   switch( d->kind ){
     case PK_CURVES:
     case PK_RELIABILITY: {
@@ -565,7 +572,7 @@ static int draw_lines(MlStr *s, PlotAgg *p){
   xy = ml_malloc((uint64_t)p->n * 16 + 16);
   if( xy==0 ) return ML_NOMEM;
   ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Line chart");
-  ml_svg_axes(s, &b, 0, 0, 6, 6);
+  ml_svg_axes(s, &b, p->xlabel, p->ylabel, 6, 6);
   for(k=0, i=0; k<p->nSeries; k++){
     ml_i64 n = 0;
     for(j=i; j<p->n && p->a[j].series==k; j++){

@@ -354,6 +354,20 @@ def test_lines(con, rng):
             mine = sorted([(x, y) for s, x, y in pts if s == name], key=lambda p: p[0])
             check_polyline(poly, mine, tr, "plot_lines %s" % name)
         chk.equal(legend(root), names, "plot_lines legend")
+        chk.equal([by_class(root, c) for c in ("xlabel", "ylabel")], [[], []], "plot_lines: no axis label by default")
+    svg = con.execute("SELECT plot_lines(s, x, y, 'drift', 'rows seen', 'PR-AUC') FROM l").fetchone()[0]
+    root = parse(svg)
+    chk.equal([[e.text for e in by_class(root, c)] for c in ("xlabel", "ylabel")], [["rows seen"], ["PR-AUC"]],
+              "plot_lines draws its axis labels")
+    svg = con.execute("SELECT plot_lines(s, x, y, NULL, NULL, 'only y') FROM l").fetchone()[0]
+    root = parse(svg)
+    chk.equal([[e.text for e in by_class(root, c)] for c in ("xlabel", "ylabel")], [[], ["only y"]],
+              "plot_lines: a NULL xlabel draws none")
+    try:
+        con.execute("SELECT plot_lines(s, x, y, 't', s) FROM l").fetchall()
+        chk.true(False, "plot_lines: xlabel must agree across rows")
+    except sqlite3.Error as e:
+        chk.true(str(e).startswith("plot_lines(): xlabel must be the same in every row"), str(e))
 
 
 def test_rules(con):
