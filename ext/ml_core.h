@@ -472,17 +472,25 @@ void ml_str_int(MlStr *s, ml_i64 v);
 void ml_str_double(MlStr *s, double d);            /* ml_format_double */
 void ml_str_fixed(MlStr *s, double d, int decimals); /* ml_format_fixed */
 void ml_str_xml(MlStr *s, const char *z);          /* XML-escaped text */
+/* z's first max bytes or fewer, cut between characters, ill-formed UTF-8 as
+** U+FFFD; escaped for XML (as ml_str_xml) when xml is set. */
+void ml_str_text(MlStr *s, const char *z, size_t max, int xml);
 /* Hands over the text (caller frees with ml_free); NULL when oom. */
 char *ml_str_finish(MlStr *s, size_t *pn);
 
 /* Numbers as text, the same in every C locale (decimal point '.').
 ** ml_format_double: shortest "%.{15,16,17}g" text that reads back as d;
 ** buf >= 32 bytes.  ml_format_fixed: "%.*f" (no "-0"); buf >= 64 bytes.
-** ml_parse_double: strtod with '.' as the decimal point whatever the locale;
-** *pEnd (may be NULL) is set past the number, to z when there is none. */
+** ml_parse_double: strtod with '.' as the decimal point whatever the locale,
+** over a number of any length; *pEnd (may be NULL) is set past the number,
+** to z when there is none (NaN, *pEnd = z, when a number longer than 127
+** bytes meets an allocation failure).  ml_parse_number: the same over
+** exactly the n bytes z[0..n) (a number a caller has already delimited);
+** ML_OK, or ML_NOMEM. */
 int ml_format_double(char *buf, double d);
 int ml_format_fixed(char *buf, double d, int decimals);
 double ml_parse_double(const char *z, const char **pEnd);
+int ml_parse_number(const char *z, size_t n, double *pOut);
 
 /* ------------------------------------------------------------------- json */
 
@@ -509,7 +517,7 @@ void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
 
 /* Reads a JSON array of flat objects (ml_json_read.c): *paOut gets, for each
 ** element i, the value of field f at [i*nField + f] (NaN for null or
-** missing); anPresent[f] counts the elements that have field f.  ML_OK,
+** missing); anPresent[f] counts the elements that have field f (nField <= 32).  ML_OK,
 ** ML_NOMEM, or ML_ERROR with the reason in zErr.  The caller frees *paOut. */
 int ml_json_read_rows(const char *z, int nField, const char *const *azField,
                       double **paOut, ml_i64 *pnRow, ml_i64 *anPresent,

@@ -131,7 +131,7 @@ const MlFuncDesc ml_functions[] = {
   { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0 },
   { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },
   { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0 },
-  { "plot_lines",       "series, x, y [, title]",   3,  4, &famPlot, 0, PK_LINES, 0 },
+  { "plot_lines",       "series, x, y [, title [, xlabel [, ylabel]]]", 3, 6, &famPlot, 0, PK_LINES, 0 },
   /* partial states: ml_state_sql.c (ml_state_ordinal: ordinal.c) */
   { "ml_state",         "y, s [, strat]",          2,  3, &famMake, 0, 0, ML_FN_BLOB },
   { "ml_state_ordinal", "y, s_1, ..., s_m",        2, 17, &famOrd, 0, ORD_STATE, ML_FN_BLOB | ML_FN_NO_STATE },

@@ -142,6 +142,8 @@ PLOT_BAD = {
         ("plot_lines('s', 1, x'00')", "plot_lines(): y must be a number, got a blob"),
         ("plot_lines('s', 1, -1e999)", "plot_lines(): y must be a finite number, got -Inf"),
         ("plot_lines('s', 1, 2, 0.5)", "plot_lines(): title must be text, got 0.5"),
+        ("plot_lines('s', 1, 2, 't', 7)", "plot_lines(): xlabel must be text, got 7"),
+        ("plot_lines('s', 1, 2, 't', 'x', x'00')", "plot_lines(): ylabel must be text, got a blob"),
     ],
 }
 PLOT_NULL = {
