@@ -20,7 +20,7 @@
 srcdir=${srcdir:-.}
 tk="$srcdir/tools/cuda_toolkit.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
 n=0
 check() {  # what, got, want
@@ -116,6 +116,7 @@ if real=$(sh "$tk" find) && [ -f "$srcdir/configure" ]; then
     cp -R "$srcdir/configure" "$srcdir/Makefile.in" "$srcdir/config.h.in" "$srcdir/mleval.pc.in" "$srcdir/build-aux" "$src/"
     cp "$srcdir/ext/mleval.c" "$src/ext/"
     cp "$tk" "$src/tools/"
+    chmod -R u+w "$src"       # make distcheck's source tree is read-only
     (cd "$src" && ./configure --with-cuda="$fake" > configure.out 2>&1)
     check "configure --with-cuda=<Debian layout> succeeds" "$?" 0
     check "CUDA_LIBS: the multiarch directory, with its rpath" \
