@@ -629,4 +629,15 @@ double ml_t_sf(double t, double df);
 double ml_t_quantile(double p, double df);   /* p in (0, 1), df > 0 */
 double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
 
+/* ------------------------------------------------------------------ beta */
+
+/* The regularized incomplete beta function I_x(a, b) (ml_beta.c), a, b > 0:
+** its lower tail, its upper tail 1 - I_x(a, b) (each accurate where small),
+** and their inverses: the x with I_x(a, b) = p, and with 1 - I_x(a, b) = q
+** (0 and 1 at p, q = 0 or 1).  Relative error about 1e-14. */
+double ml_beta_cdf(double x, double a, double b);
+double ml_beta_sf(double x, double a, double b);
+double ml_beta_quantile(double p, double a, double b);
+double ml_beta_isf(double q, double a, double b);
+
 #endif /* ML_CORE_H */
