@@ -665,7 +665,7 @@ double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
 /* The regularized incomplete beta function I_x(a, b) (ml_beta.c), a, b > 0:
 ** its lower tail, its upper tail 1 - I_x(a, b) (each accurate where small),
 ** and their inverses: the x with I_x(a, b) = p, and with 1 - I_x(a, b) = q
-** (0 and 1 at p, q = 0 or 1).  Relative error about 1e-14. */
+** (0 and 1 at p, q = 0 or 1).  Relative error below 1e-13. */
 double ml_beta_cdf(double x, double a, double b);
 double ml_beta_sf(double x, double a, double b);
 double ml_beta_quantile(double p, double a, double b);
