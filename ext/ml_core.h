@@ -31,6 +31,8 @@
 **               percentile intervals.
 **   ml_delong_*     DeLong's structural components with midranks (ml_delong.c).
 **   ml_norm_*, ml_t_quantile   normal and Student-t distribution (ml_dist.c).
+**   ml_beta_*   the regularized incomplete beta function and its inverse
+**               (ml_beta.c), for Clopper-Pearson intervals.
 **               null for NaN/Inf; ml_json_read_rows reads arrays of flat
 **               objects back.
 **   ml_svg_*    the SVG writer the plot family draws with.
@@ -437,6 +439,35 @@ void ml_fold_operating_point(const MlSamples *s, int criterion, double target, M
 /* Rows of each class that pass f (f may be NULL): O(n) when filtered. */
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N);
 
+/* Threshold metrics of issue 24 (ml_sweep.c; ranking.c's ks, precision_at_k,
+** recall_at_k, gains, decision_curve).  Ranks count from the highest score.
+** A tie group that straddles a cut at rank k counts with its positive
+** fraction: the expectation over every order of its rows, so that no result
+** depends on the order the rows came in. */
+
+/* max over thresholds of |TPR - FPR|; both classes present. */
+double ml_fold_ks(const MlSamples *s);
+/* Expected positives among the k highest scores, 0 <= k <= n. */
+double ml_fold_top_k(const MlSamples *s, ml_i64 k);
+
+/* Boundary i of n ranks cut into B equal-mass parts: floor(i * (n/B)) with
+** n/B a double, n at i = B: numpy's linspace(0, n, B+1, dtype=int), the
+** rule of SPEC's equal-mass bins (calibration.c keeps its own copy). */
+static inline ml_i64 ml_mass_edge(ml_i64 i, ml_i64 n, ml_i64 B){
+  return i>=B ? n : (ml_i64)((double)i * ((double)n/(double)B));
+}
+/* Called for each of the B parts of the ranks, top first: its index b
+** (0-based), its rows, its expected positives, and the expected positives
+** of parts 0..b together (taken from the counts, not summed). */
+typedef void (*MlGainsEmit)(void *arg, ml_i64 b, ml_i64 n, double positives, double cumPositives);
+/* The B equal-mass parts (ml_mass_edge) of the ranks; 1 <= B <= n. */
+void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg);
+
+/* Rows of each class whose key is >= k, for keys k that never decrease
+** from one call to the next: one cursor per class moves up the sorted
+** arrays (idx[2], zeroed before the first call), O(n) in all. */
+void ml_count_at_least(const MlSamples *s, ml_i64 idx[2], ml_key k, ml_i64 *tp, ml_i64 *fp);
+
 /* --------------------------------------------------------------- quantile */
 
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
@@ -641,5 +672,16 @@ double ml_norm_quantile(double p);        /* p in (0, 1) */
 double ml_t_sf(double t, double df);
 double ml_t_quantile(double p, double df);   /* p in (0, 1), df > 0 */
 double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
+
+/* ------------------------------------------------------------------ beta */
+
+/* The regularized incomplete beta function I_x(a, b) (ml_beta.c), a, b > 0:
+** its lower tail, its upper tail 1 - I_x(a, b) (each accurate where small),
+** and their inverses: the x with I_x(a, b) = p, and with 1 - I_x(a, b) = q
+** (0 and 1 at p, q = 0 or 1).  Relative error below 1e-13. */
+double ml_beta_cdf(double x, double a, double b);
+double ml_beta_sf(double x, double a, double b);
+double ml_beta_quantile(double p, double a, double b);
+double ml_beta_isf(double q, double a, double b);
 
 #endif /* ML_CORE_H */

@@ -140,8 +140,10 @@ double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
   void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
   void x##_value(sqlite3_context*); \
   void x##_final(sqlite3_context*);
-ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point */
-ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, O(1) counts */
+ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point,
+                               ks, precision_at_k, recall_at_k, gains, decision_curve */
+ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, mcc, f_beta,
+                               confusion_ci, net_benefit: O(1) counts */
 ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, mce, reliability */
 ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_debiased,
                                brier_decomposition, ece_l2_kumar */
@@ -156,7 +158,10 @@ void ml_plot_final(sqlite3_context*);
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
-       RK_CONFUSION, RK_PRECISION_AT_PRIOR };
+       RK_CONFUSION, RK_PRECISION_AT_PRIOR,
+       /* issue 24: threshold and clinical-validation metrics */
+       RK_MCC, RK_F_BETA, RK_CONFUSION_CI, RK_NET_BENEFIT,           /* ml_confusion */
+       RK_KS, RK_PRECISION_AT_K, RK_RECALL_AT_K, RK_GAINS, RK_DECISION_CURVE };   /* ml_rank */
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT, ORD_STATE };
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
