@@ -409,7 +409,7 @@ static CalOcc *occupied_bins(CalBins *s, ml_i64 *pn){
 */
 void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, st = STRATEGY_UNIFORM;
   double pr, param;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -429,7 +429,7 @@ void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** into its buffer. */
 static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
   double param;
   int j, rc;
   ml_i64 held[2];
@@ -469,7 +469,7 @@ const MlStateHooks ml_calib_states = {
 
 void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, st;
   double pr, param;
   if( p==0 ) return;
@@ -723,7 +723,7 @@ static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B){
 */
 void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
   double pr, bins;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -736,7 +736,7 @@ void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double pr;
   if( p==0 || !p->init ) return;
@@ -852,7 +852,7 @@ void ml_calsort_value(sqlite3_context *ctx){
 
 /* States: the sorted runs merge into the buffer. */
 static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
-  CalSortAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int rc;
   if( p==0 ) return ML_NOMEM;
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;

@@ -180,6 +180,15 @@ enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
 ** when a result is due, xAbsorb feeds them to the family's buffers.
 */
 struct MlState;
+/* A family that takes states allocates its aggregate context with
+** ml_agg_context: its own struct, rounded to 16 bytes, then room for the
+** state wrapper's part (ml_state_sql.c), so that whichever call comes
+** first in a group -- a row through the family, a state through the
+** wrapper -- allocates the same size, and a row's step never asks for the
+** wrapper's part. */
+#define ML_STATE_PENDING_BYTES 64
+#define ML_AGG_BYTES(n) ((((size_t)(n) + 15) & ~(size_t)15) + ML_STATE_PENDING_BYTES)
+#define ml_agg_context(ctx, n) sqlite3_aggregate_context((ctx), (int)ML_AGG_BYTES(n))
 typedef struct MlStateHooks {
   size_t szAgg;             /* the family's aggregate context, in bytes */
   signed char nData;        /* data arguments a state replaces: 2 (y, s),

@@ -49,11 +49,13 @@ typedef struct StatePending {
   sqlite3_value *nullv;         /* a NULL for the family's data slots */
 } StatePending;
 
-static size_t pending_offset(const MlStateHooks *h){ return (h->szAgg + 15) & ~(size_t)15; }
+_Static_assert(sizeof(StatePending) <= ML_STATE_PENDING_BYTES, "ML_STATE_PENDING_BYTES holds StatePending");
 
+/* The wrapper's part, after the family's struct: the family allocates the
+** same total (ml_agg_context), so either may come first in a group. */
 static StatePending *pending(sqlite3_context *ctx, const MlStateHooks *h, int create){
-  char *p = sqlite3_aggregate_context(ctx, create ? (int)(pending_offset(h) + sizeof(StatePending)) : 0);
-  return p ? (StatePending*)(p + pending_offset(h)) : 0;
+  char *p = create ? ml_agg_context(ctx, h->szAgg) : sqlite3_aggregate_context(ctx, 0);
+  return p ? (StatePending*)(p + ML_AGG_BYTES(h->szAgg) - ML_STATE_PENDING_BYTES) : 0;
 }
 
 /* Data arguments a state replaces for this function (ordinal: 1 + m). */
@@ -168,20 +170,26 @@ static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, cha
 */
 void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  const MlStateHooks *h = d->fam->state;
-  StatePending *q = pending(ctx, h, 1);
+  const MlStateHooks *h;
+  StatePending *q;
   sqlite3_value *av[ML_MAX_ARGS];
   MlState st;
   const void *z;
-  int n, nData, argc2, i, rc;
+  int n, nData, argc2, i, rc, t = argc>0 ? sqlite3_value_type(argv[0]) : SQLITE_NULL;
   char zErr[200];
-  if( q==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( argc==0 || sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
+  /* The row path: a number (or text) first, at a row's argument count,
+  ** goes straight to the family -- one type look-up and two compares. */
+  if( t!=SQLITE_BLOB && t!=SQLITE_NULL && argc>=d->nMin && argc<=d->nMax ){
+    d->fam->xStep(ctx, argc, argv);
+    return;
+  }
+  h = d->fam->state;
+  if( t!=SQLITE_BLOB ){
     int lo, hi;
     ml_state_arity(d, &lo, &hi);
     /* A NULL where a state may stand is a NULL state: skipped whole, its
     ** parameters unread (a row with a NULL label would be skipped too). */
-    if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+    if( argc>=lo && argc<=hi && argc>0 && t==SQLITE_NULL ) return;
     if( argc<d->nMin || argc>d->nMax ){
       /* one argument is only ever a state: say a state was expected */
       if( argc==1 && lo==1 ){
@@ -197,6 +205,8 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     d->fam->xStep(ctx, argc, argv);
     return;
   }
+  q = pending(ctx, h, 1);
+  if( q==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
   nData = data_args(d, &st);
   argc2 = argc - 1 + nData;
@@ -223,11 +233,15 @@ void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MlState st;
   const void *z;
   char zErr[200];
-  int n, rc;
-  if( argc==0 || sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
+  int n, rc, t = argc>0 ? sqlite3_value_type(argv[0]) : SQLITE_NULL;
+  if( t!=SQLITE_BLOB && t!=SQLITE_NULL && argc>=d->nMin && argc<=d->nMax ){
+    d->fam->xInverse(ctx, argc, argv);              /* the row path, as xStep's */
+    return;
+  }
+  if( t!=SQLITE_BLOB ){
     int lo, hi;
     ml_state_arity(d, &lo, &hi);
-    if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+    if( argc>=lo && argc<=hi && argc>0 && t==SQLITE_NULL ) return;
     if( argc>=d->nMin && argc<=d->nMax ) d->fam->xInverse(ctx, argc, argv);   /* as xStep took it */
     return;
   }

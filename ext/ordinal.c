@@ -108,7 +108,7 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int y, i;
   ml_i64 k = 0;
   double s[ORD_MAX_CUTS];
-  p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->m==0 ){
     p->m = d->kind==ORD_GE ? 1 : argc-1;
@@ -130,7 +130,7 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 void ml_ord_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  OrdAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  OrdAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double s[ORD_MAX_CUTS];
   ml_i64 k = 0;
@@ -245,7 +245,7 @@ void ml_ord_final(sqlite3_context *ctx){
 ** last; auprc_ge(state, k) takes section k alone. */
 static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  OrdAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  OrdAgg *p = ml_agg_context(ctx, sizeof(*p));
   int i;
   if( p==0 ) return ML_NOMEM;
   if( p->m==0 ) return ML_OK;             /* xStep failed before setting up */

@@ -266,7 +266,7 @@ static int rank_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const Ra
 **   decision_curve(y, p [, from [, to [, by]]])        -- xStep
 */
 void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
   double s;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -299,7 +299,7 @@ void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** its parameter). */
 void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double s;
   if( p==0 || !p->init ) return;
@@ -565,7 +565,7 @@ void ml_rank_final(sqlite3_context *ctx){
 ** xStep has run first (parameters), so the buffer is set up. */
 static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
   int rc;
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
@@ -668,7 +668,7 @@ static int confusion_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc,
 */
 void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double s, t;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -679,7 +679,7 @@ void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double s, t;
   if( p==0 ) return;
@@ -902,7 +902,7 @@ void ml_confusion_final(sqlite3_context *ctx){
 /* States: each entry's counts go to their side of the threshold. */
 static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
   ml_i64 held[2];
   int j, rc;
   if( p==0 ) return ML_NOMEM;

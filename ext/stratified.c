@@ -102,7 +102,7 @@ static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
 */
 void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
   double s, z;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -121,7 +121,7 @@ void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double s, z;
   if( p==0 || !p->init ) return;
@@ -238,7 +238,7 @@ void ml_strat_final(sqlite3_context *ctx){
 
 /* States: the (score, stratifier) runs merge into the buffer. */
 static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
-  StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
   return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);

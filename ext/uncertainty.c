@@ -208,7 +208,7 @@ static int unc_row(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape *u,
 void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   const UncShape *u = &aShape[d->kind];
-  UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  UncAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
   double x, aux;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -222,7 +222,7 @@ void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* xInverse: the row was accepted by xStep; remove it. */
 void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  UncAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double x, aux;
   if( p==0 || !p->init ) return;
@@ -238,7 +238,7 @@ void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static int unc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   const UncShape *u = &aShape[d->kind];
-  UncAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  UncAgg *p = ml_agg_context(ctx, sizeof(*p));
   int rc;
   if( p==0 ) return ML_NOMEM;
   if( u->prob && (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;

@@ -327,10 +327,24 @@ def text_state(ck, con):
              "ordinal_auprc(): state must be a BLOB made by ml_state_ordinal(y, s_1, ..., s_m), got 1.5")
 
 
+def rows_then_state(ck, con):
+    """A group whose first rows are data and a later one a state (a column of
+    mixed types at a count both forms take): the row path allocates the
+    family's context with room for the state wrapper's part, so the state
+    that follows fits (ASan under make check-sanitize)."""
+    st = con.execute("SELECT ml_state(1, 0.8)").fetchone()[0]
+    for f in ("ece", "log_loss", "strat_report"):
+        rows = "SELECT 0 AS a, 0.3 AS b, 0.5 AS c UNION ALL SELECT ?, 10, 0.5"
+        arg = {"ece": "a, b", "log_loss": "a, b", "strat_report": "a, b, c"}[f]
+        v, err, _, _ = run(con, "SELECT %s(%s) FROM (%s)" % (f, arg, rows), (st,))
+        ck.true(err is None or err.startswith(f + "():"), "%s over rows then a state: %s" % (f, err))
+
+
 def main():
     ck = mltest.Checker("states_attack")
     con = mltest.connect()
     text_state(ck, con)
+    rows_then_state(ck, con)
     validator(ck, con)
     validator_ordinal(ck, con)
     overflow(ck, con)
