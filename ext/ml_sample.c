@@ -20,10 +20,12 @@
 **      never a re-sort.
 **   4. Out of memory leaves the buffer as it was and returns ML_NOMEM.
 **
-** Cost: sort is an LSD radix sort over six 11-bit digits of the key,
-** skipping every digit where all keys agree (scores in [0, 1] share their
-** top bits), with one scratch array of max(n0, n1) records plus 96 KiB of
-** histograms; O(n) time.
+** Cost: sort is a distribution sort by value (value_sort: buckets by
+** (x - min) / (max - min), recursively, insertion sort for small buckets),
+** falling back to an LSD radix sort over six 11-bit digits of the key --
+** skipping every digit where all keys agree -- for infinite, subnormal or
+** still-wide ranges; one scratch array of max(n0, n1) records plus the
+** histograms; O(n) time for the scores met in practice.
 */
 #include "ml_core.h"
 
