@@ -254,11 +254,16 @@ int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const
 
 int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                   double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out){
-  int t = ml_value_type(v);
+  int t;
   double d;
+  if( slot->n[0]>0 && ((t = sqlite3_value_type(v))==SQLITE_FLOAT || t==SQLITE_INTEGER) ){
+    /* the per-row path: the group's value again, already checked */
+    d = sqlite3_value_double(v);
+    if( d==slot->v[0] ){ slot->n[0]++; *out = d; return ML_ROW_OK; }
+  }
+  t = ml_value_type(v);
   if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
     d = sqlite3_value_double(v);
-    if( slot->n[0]>0 && d==slot->v[0] ){ slot->n[0]++; *out = d; return ML_ROW_OK; }  /* fast path */
     if( (loOpen ? d>lo : d>=lo) && (hiOpen ? d<hi : d<=hi) ){
       *out = d;
       return param_hold(ctx, fn, name, 0, d, slot);
@@ -328,6 +333,11 @@ int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const char *name
 
 int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                  ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out){
+  if( slot->n[0]>0 && sqlite3_value_type(v)==SQLITE_INTEGER ){
+    /* the per-row path: the group's value again, already checked */
+    sqlite3_int64 i = sqlite3_value_int64(v);
+    if( (double)i==slot->v[0] ){ slot->n[0]++; *out = i; return ML_ROW_OK; }
+  }
   if( ml_value_integer(v, lo, hi, out) ) return param_hold(ctx, fn, name, 0, (double)*out, slot);
   {
     char zWhat[96];
