@@ -98,6 +98,11 @@ FUNCS = {
     "ece_diff_ci": ("ppair", ", 10, 0.9, 20, 7", [(", 100001", "bins must be an integer in 1..100000, got 100001"),
                                                    (", 10, 1", "level must be a number in (0, 1), got 1")], "seed"),
     "mean_ci": ("mean", ", 0.9", [LEVEL], "level"),
+    "calibration_summary": ("prob", "", [], None),
+    # auroc_test(y, s, g): the group g rides where a parameter would (it may vary)
+    "auroc_test": ("score", ", 1", [(", 2", "g must be 0 or 1, got 2"), (", 0.5", "g must be 0 or 1, got 0.5"),
+                                    (", 'a'", "g must be 0 or 1, got text 'a'"), (", x'01'", "g must be 0 or 1, got a blob")],
+                   None),
     "plot_curves": ("plot", "", [], None),
     "plot_reliability": ("plot", "", [], None),
     "plot_bars": ("plot", "", [], None),
@@ -151,7 +156,7 @@ PLOT_NULL = {
     "plot_lines": "plot_lines(y, y, s)",
 }
 ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
-                     "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar",
+                     "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
                      "ml_state", "ml_state_ordinal"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
@@ -175,6 +180,13 @@ EXTRA_ERRORS = [
     ("SELECT partial_auroc(y, s) " + TWO_ROWS, "partial_auroc(): expects (y, s, max_fpr), got 2 arguments"),
     ("SELECT precision_at_prior(y, s, 0.5) " + TWO_ROWS,
      "precision_at_prior(): expects (y, s, threshold, prior), got 3 arguments"),
+    # auroc_test with two arguments is a scalar over two states
+    ("SELECT auroc_test(1, 2)", "auroc_test(): st_a must be a state made by ml_state(y, s), got 1"),
+    ("SELECT auroc_test(ml_state(y, s), 0.5) " + TWO_ROWS,
+     "auroc_test(): st_b must be a state made by ml_state(y, s), got 0.5"),
+    ("SELECT auroc_test(x'01', NULL)", "auroc_test(): st_a: " + NOT_A_STATE.split(": ", 1)[1]),
+    ("SELECT auroc_test(y, s) " + TWO_ROWS, "auroc_test(): st_a must be a state made by ml_state(y, s), got 0"),
+    ("SELECT auroc_test(y, s, 1, 1) " + TWO_ROWS, "auroc_test(): expects (y, s, g | st_a, st_b), got 4 arguments"),
 ]
 
 

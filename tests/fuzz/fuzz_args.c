@@ -35,6 +35,9 @@ static const char *azCall[] = {
   "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)",
+  /* validation.c: the summary's fits on arbitrary probabilities, the unpaired
+  ** test with arbitrary groups, and its scalar form on arbitrary values */
+  "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",
 };
 
 /* Binds one value from the input; returns bytes used. */
