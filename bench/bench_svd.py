@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """make bench-svd: svd_bench's CPU full SVD against numpy.linalg.svd (the
 same OpenBLAS/LAPACK underneath) at 256, 512, 1024 square and 128 x 512, and
-the CUDA rows for the same shapes when this build and machine have a GPU.
+the CUDA rows for the same shapes when this build and machine have a GPU
+(timed as the seed's phase 13: docs/svd_bench.md, "How the timing is done").
 
 Both sides: 5 untimed warm-up calls, then the median of 20 timed calls of a
 thin SVD with vectors (numpy: full_matrices=False, i.e. gesdd, copying its
@@ -52,7 +53,9 @@ def main():
                                  capture_output=True, text=True).stdout.strip()
         except OSError:
             gpu = "unknown GPU"
-        print("CUDA (cuSOLVER, CUDA events) on %s, median ms:" % gpu)
+        # CUDA times are batched (svd_cuda.c rule 5): ms_median is the median of
+        # batch means, usually the one mean over all 20 calls
+        print("CUDA (cuSOLVER; one CUDA event pair around back-to-back timed calls) on %s, ms per call:" % gpu)
         for r in rows:
             print("  %-12s %-12s %-8s %10.3f  sv_rel_error %.2e" % r)
     except Exception as e:

@@ -206,6 +206,14 @@ static int bin_add(CalPBin *c, int y, double pr, int sign){
   return ML_OK;
 }
 
+/* The same for cnt rows of one (y, p): a state's entry. */
+static int bin_add_n(CalPBin *c, int y, double pr, ml_i64 cnt, int sign){
+  if( ml_psum_add_n(&c->sp, pr, cnt, sign) ) return ML_NOMEM;
+  c->n += sign * cnt;
+  c->npos += sign * y * cnt;
+  return ML_OK;
+}
+
 /* The binning of B bins: the one holding rows with B, else a free one
 ** (re-made for B: bins allocated, or buffered above CAL_DENSE_MAX).  NULL
 ** when out of memory. */
@@ -298,6 +306,34 @@ static int cal_update(CalAgg *p, int kind, int y, double pr, double param, int s
     }
   }
   p->n += sign;
+  return ML_OK;
+}
+
+/* cal_update for cnt rows of one (y, p), a state's entry, in O(1) (O(cnt)
+** only in a buffered binning, which holds under bins/4 rows): the exact
+** sums take term x cnt exactly, so they equal cnt calls of cal_update. */
+static int cal_update_n(CalAgg *p, int kind, int y, double pr, double param, ml_i64 cnt, int sign){
+  switch( kind ){
+    case CAL_BRIER: ml_xsum_add_n(&p->sum, ml_calib_brier_term(y, pr), cnt, sign); break;
+    case CAL_LOGLOSS: ml_xsum_add_n(&p->sum, log_loss_term(y, pr, param), cnt, sign); break;
+    default: {
+      ml_i64 B = (ml_i64)param;
+      CalBins *s = sign>0 ? bins_for(p, B) : bins_find(p, B);
+      if( s==0 ) return sign>0 ? ML_NOMEM : ML_OK;
+      if( s->buffered ){
+        if( sign<0 || ml_samples_count(&s->smp) + cnt < B/4 ){
+          ml_i64 k;
+          for(k=0; k<cnt; k++) if( cal_update(p, kind, y, pr, param, sign) ) return ML_NOMEM;
+          return ML_OK;
+        }
+        if( to_bins(s) ) return ML_NOMEM;
+      }
+      if( bin_add_n(&s->a[bin_of(pr, B)], y, pr, cnt, sign) ) return ML_NOMEM;
+      s->n += sign * cnt;
+      break;
+    }
+  }
+  p->n += sign * cnt;
   return ML_OK;
 }
 
@@ -398,18 +434,23 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   CalAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   double param;
   int j, rc;
+  ml_i64 held[2];
   if( p==0 ) return ML_NOMEM;
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  held[0] = p->n; held[1] = 0;
+  if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=0 ) return rc;
   /* The wrapper ran xStep over the states' parameters first (and runs
   ** xInverse after removing one), so the slot holds them. */
   param = ml_param_value(&p->param, d->kind==CAL_LOGLOSS ? 1e-15 : default_bins(d->kind));
   if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
-    for(j=0; j<n; j++) p->n += sign * (st[j].sec[0].n[0] + st[j].sec[0].n[1]);
-    return ml_absorb_section(&p->smp, st, n, 0, sign);
+    rc = ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
+    if( rc==ML_OK ) for(j=0; j<n; j++) p->n += sign * (st[j].sec[0].n[0] + st[j].sec[0].n[1]);
+    return rc;
   }
-  /* Row by row (an entry's count times): the exact sums then equal the
-  ** row query's bit for bit; O(rows), like the row query itself. */
+  /* Entry by entry, each class's count at once: the exact sums take
+  ** term x count exactly, so they equal the row query's bit for bit, in
+  ** O(entries) -- never O(the rows a state claims). */
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
@@ -418,10 +459,7 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
       double pr = ml_double_of(e.key);
       int y;
       for(y=0; y<2; y++){
-        ml_i64 k;
-        for(k=0; k<e.n[y]; k++){
-          if( cal_update(p, d->kind, y, pr, param, sign) ) return ML_NOMEM;
-        }
+        if( e.n[y] && cal_update_n(p, d->kind, y, pr, param, e.n[y], sign) ) return ML_NOMEM;
       }
     }
   }
@@ -822,7 +860,7 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
   if( p==0 ) return ML_NOMEM;
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  return ml_absorb_section(&p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
 const MlStateHooks ml_calsort_states = {
   sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb

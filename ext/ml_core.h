@@ -32,6 +32,8 @@
 **   ml_delong_*     DeLong's structural components with midranks (ml_delong.c).
 **   ml_logit_fit    maximum-likelihood logistic fits over runs (ml_logit.c).
 **   ml_norm_*, ml_t_quantile   normal and Student-t distribution (ml_dist.c).
+**   ml_beta_*   the regularized incomplete beta function and its inverse
+**               (ml_beta.c), for Clopper-Pearson intervals.
 **               null for NaN/Inf; ml_json_read_rows reads arrays of flat
 **               objects back.
 **   ml_svg_*    the SVG writer the plot family draws with.
@@ -155,6 +157,10 @@ static inline int ml_psum_add(MlPSum *s, double p, int sign){
   s->hi = (uint64_t)(acc >> 64);
   return 0;
 }
+/* n copies of x (sign +1) or their removal (-1), exactly and in O(1): a
+** state's entry of n rows adds what its n rows would (n <= 2^53). */
+void ml_xsum_add_n(MlXsum *a, double x, ml_i64 n, int sign);
+int ml_psum_add_n(MlPSum *s, double p, ml_i64 n, int sign);   /* ML_OK / ML_NOMEM */
 double ml_psum_round(const MlPSum *s);      /* correctly rounded */
 void ml_psum_clear(MlPSum *s);              /* frees; back to empty */
 
@@ -187,6 +193,7 @@ typedef struct MlSamples {
 #define ML_OK     0
 #define ML_NOMEM  1
 #define ML_ERROR  2   /* a reader's input is malformed: the message is in zErr */
+#define ML_STOPPED 4  /* the statement is being abandoned (ml_stop_requested) */
 
 void ml_samples_init(MlSamples *s, unsigned width);
 void ml_samples_clear(MlSamples *s);          /* frees, back to init state */
@@ -441,6 +448,35 @@ void ml_fold_operating_point(const MlSamples *s, int criterion, double target, M
 /* Rows of each class that pass f (f may be NULL): O(n) when filtered. */
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N);
 
+/* Threshold metrics of issue 24 (ml_sweep.c; ranking.c's ks, precision_at_k,
+** recall_at_k, gains, decision_curve).  Ranks count from the highest score.
+** A tie group that straddles a cut at rank k counts with its positive
+** fraction: the expectation over every order of its rows, so that no result
+** depends on the order the rows came in. */
+
+/* max over thresholds of |TPR - FPR|; both classes present. */
+double ml_fold_ks(const MlSamples *s);
+/* Expected positives among the k highest scores, 0 <= k <= n. */
+double ml_fold_top_k(const MlSamples *s, ml_i64 k);
+
+/* Boundary i of n ranks cut into B equal-mass parts: floor(i * (n/B)) with
+** n/B a double, n at i = B: numpy's linspace(0, n, B+1, dtype=int), the
+** rule of SPEC's equal-mass bins (calibration.c keeps its own copy). */
+static inline ml_i64 ml_mass_edge(ml_i64 i, ml_i64 n, ml_i64 B){
+  return i>=B ? n : (ml_i64)((double)i * ((double)n/(double)B));
+}
+/* Called for each of the B parts of the ranks, top first: its index b
+** (0-based), its rows, its expected positives, and the expected positives
+** of parts 0..b together (taken from the counts, not summed). */
+typedef void (*MlGainsEmit)(void *arg, ml_i64 b, ml_i64 n, double positives, double cumPositives);
+/* The B equal-mass parts (ml_mass_edge) of the ranks; 1 <= B <= n. */
+void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg);
+
+/* Rows of each class whose key is >= k, for keys k that never decrease
+** from one call to the next: one cursor per class moves up the sorted
+** arrays (idx[2], zeroed before the first call), O(n) in all. */
+void ml_count_at_least(const MlSamples *s, ml_i64 idx[2], ml_key k, ml_i64 *tp, ml_i64 *fp);
+
 /* --------------------------------------------------------------- quantile */
 
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
@@ -476,17 +512,25 @@ void ml_str_int(MlStr *s, ml_i64 v);
 void ml_str_double(MlStr *s, double d);            /* ml_format_double */
 void ml_str_fixed(MlStr *s, double d, int decimals); /* ml_format_fixed */
 void ml_str_xml(MlStr *s, const char *z);          /* XML-escaped text */
+/* z's first max bytes or fewer, cut between characters, ill-formed UTF-8 as
+** U+FFFD; escaped for XML (as ml_str_xml) when xml is set. */
+void ml_str_text(MlStr *s, const char *z, size_t max, int xml);
 /* Hands over the text (caller frees with ml_free); NULL when oom. */
 char *ml_str_finish(MlStr *s, size_t *pn);
 
 /* Numbers as text, the same in every C locale (decimal point '.').
 ** ml_format_double: shortest "%.{15,16,17}g" text that reads back as d;
 ** buf >= 32 bytes.  ml_format_fixed: "%.*f" (no "-0"); buf >= 64 bytes.
-** ml_parse_double: strtod with '.' as the decimal point whatever the locale;
-** *pEnd (may be NULL) is set past the number, to z when there is none. */
+** ml_parse_double: strtod with '.' as the decimal point whatever the locale,
+** over a number of any length; *pEnd (may be NULL) is set past the number,
+** to z when there is none (NaN, *pEnd = z, when a number longer than 127
+** bytes meets an allocation failure).  ml_parse_number: the same over
+** exactly the n bytes z[0..n) (a number a caller has already delimited);
+** ML_OK, or ML_NOMEM. */
 int ml_format_double(char *buf, double d);
 int ml_format_fixed(char *buf, double d, int decimals);
 double ml_parse_double(const char *z, const char **pEnd);
+int ml_parse_number(const char *z, size_t n, double *pOut);
 
 /* ------------------------------------------------------------------- json */
 
@@ -513,7 +557,7 @@ void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
 
 /* Reads a JSON array of flat objects (ml_json_read.c): *paOut gets, for each
 ** element i, the value of field f at [i*nField + f] (NaN for null or
-** missing); anPresent[f] counts the elements that have field f.  ML_OK,
+** missing); anPresent[f] counts the elements that have field f (nField <= 32).  ML_OK,
 ** ML_NOMEM, or ML_ERROR with the reason in zErr.  The caller frees *paOut. */
 int ml_json_read_rows(const char *z, int nField, const char *const *azField,
                       double **paOut, ml_i64 *pnRow, ml_i64 *anPresent,
@@ -664,5 +708,16 @@ enum { ML_LOGIT_OK, ML_LOGIT_ONE_CLASS, ML_LOGIT_CONSTANT, ML_LOGIT_SEPARATED,
 #define ML_LOGIT_MAX_ITER 100
 int ml_logit_fit(const MlRun *r, ml_i64 nRun, int slope, const double *start,
                  double *a, double *b, int *nIter);
+
+/* ------------------------------------------------------------------ beta */
+
+/* The regularized incomplete beta function I_x(a, b) (ml_beta.c), a, b > 0:
+** its lower tail, its upper tail 1 - I_x(a, b) (each accurate where small),
+** and their inverses: the x with I_x(a, b) = p, and with 1 - I_x(a, b) = q
+** (0 and 1 at p, q = 0 or 1).  Relative error below 1e-13. */
+double ml_beta_cdf(double x, double a, double b);
+double ml_beta_sf(double x, double a, double b);
+double ml_beta_quantile(double p, double a, double b);
+double ml_beta_isf(double q, double a, double b);
 
 #endif /* ML_CORE_H */

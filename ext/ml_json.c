@@ -14,7 +14,8 @@
 **      locale (ml_format_double); NaN and +-Inf are written as null (JSON has
 **      no such numbers, and SQLite's json functions reject them).
 **   3. Strings are escaped per RFC 8259: quote, backslash, and every control
-**      character below 0x20.
+**      character below 0x20; an ill-formed UTF-8 sequence is written as
+**      U+FFFD (ml_utf8.h), so the text is always well-formed UTF-8.
 **   4. Out of memory: the builder frees its text and every later call is a
 **      no-op; ml_json_finish() then returns NULL.
 **
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "ml_core.h"
+#include "ml_utf8.h"
 
 void ml_json_init(MlJson *j){
   memset(j, 0, sizeof(*j));
@@ -75,6 +77,16 @@ static void json_quoted(MlJson *j, const char *s){
     unsigned char c = (unsigned char)*s;
     char esc[7];
     int ne = 0;
+    if( c>=0x80 ){
+      unsigned cp;
+      int k = ml_utf8_char(s, &cp);
+      if( k>0 ){ s += k-1; continue; }
+      json_append(j, run, (size_t)(s-run));
+      json_append(j, ML_UTF8_REPLACEMENT, 3);
+      s += -k-1;
+      run = s+1;
+      continue;
+    }
     if( c=='"' || c=='\\' ){ esc[0] = '\\'; esc[1] = (char)c; ne = 2; }
     else if( c=='\n' ){ esc[0] = '\\'; esc[1] = 'n'; ne = 2; }
     else if( c=='\t' ){ esc[0] = '\\'; esc[1] = 't'; ne = 2; }
@@ -101,6 +113,7 @@ void ml_json_key(MlJson *j, const char *k){
 
 void ml_json_double(MlJson *j, double d){
   if( !isfinite(d) ){ ml_json_null(j); return; }
+  if( d==0.0 ) d = 0.0;      /* -0 is 0: a quantile or an input's sign of zero depends on row order */
   json_sep(j);
   ml_str_double(&j->s, d);
 }

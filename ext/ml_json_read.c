@@ -16,9 +16,14 @@
 **      NaN); other fields may hold any JSON value, which is checked and
 **      skipped (nesting at most 64 deep).
 **   3. A requested field an object lacks reads as NaN and is not counted in
-**      anPresent[f]; the caller decides whether that is an error.  A field
-**      that appears twice in one object keeps its last value.
-**   4. Numbers are read with '.' as the decimal point in every C locale.
+**      anPresent[f]; the caller decides whether that is an error.  A
+**      requested field that appears twice in one object is an error of its
+**      own ("field "recall" appears twice in one object"): which value was
+**      meant cannot be known.  Keys are compared after their escapes are
+**      read ("rec\u0061ll" is "recall").
+**   4. Numbers are read exactly as strtod reads them in the C locale, whatever
+**      their length (ml_parse_number), with '.' as the decimal point in every
+**      locale.
 **
 ** Cost: O(length of the text); 8 bytes per requested field per element.
 */
@@ -41,8 +46,9 @@ static int jr_fail(JRead *r, const char *zWhat){
   return ML_ERROR;
 }
 
-/* A string; when out is not NULL its raw (unescaped) bytes up to nOut-1
-** are copied there (field names are plain ASCII). */
+/* A string; when out is not NULL its bytes up to nOut-1 are copied there,
+** escapes read (a \u escape of a non-ASCII character as '?': field names
+** are plain ASCII). */
 static int jr_string(JRead *r, char *out, size_t nOut){
   size_t o = 0;
   if( r->z[r->i]!='"' ) return jr_fail(r, "expected a string");
@@ -56,16 +62,22 @@ static int jr_string(JRead *r, char *out, size_t nOut){
       char e = r->z[r->i+1];
       if( e=='u' ){
         int k;
+        unsigned cp = 0;
         for(k=2; k<6; k++){
           char h = r->z[r->i+k];
           if( !((h>='0'&&h<='9')||(h>='a'&&h<='f')||(h>='A'&&h<='F')) ) return jr_fail(r, "bad \\u escape");
+          cp = cp*16 + (unsigned)(h<='9' ? h-'0' : (h|0x20)-'a'+10);
         }
         r->i += 6;
-        if( out && o+1<nOut ) out[o++] = '?';
+        if( out && o+1<nOut ) out[o++] = cp>0 && cp<0x80 ? (char)cp : '?';
         continue;
       }
       if( e==0 || strchr("\"\\/bfnrt", e)==0 ) return jr_fail(r, "bad escape in a string");
-      if( out && o+1<nOut ) out[o++] = e;
+      if( out && o+1<nOut ){
+        static const char from[] = "bfnrt", to[] = "\b\f\n\r\t";
+        const char *m = strchr(from, e);
+        out[o++] = m ? to[m-from] : e;
+      }
       r->i += 2;
       continue;
     }
@@ -77,10 +89,9 @@ static int jr_string(JRead *r, char *out, size_t nOut){
 }
 
 /* A number per RFC 8259's grammar (no leading '+', no leading zeros, no
-** bare '.'), read locale-independently. */
+** bare '.'), read locale-independently and exactly, whatever its length. */
 static int jr_number(JRead *r, double *out){
   size_t j = r->i;
-  const char *end;
   if( r->z[j]=='-' ) j++;
   if( r->z[j]=='0' ) j++;
   else if( r->z[j]>='1' && r->z[j]<='9' ) while( r->z[j]>='0' && r->z[j]<='9' ) j++;
@@ -96,7 +107,7 @@ static int jr_number(JRead *r, double *out){
     if( !(r->z[j]>='0' && r->z[j]<='9') ) return jr_fail(r, "bad number");
     while( r->z[j]>='0' && r->z[j]<='9' ) j++;
   }
-  if( out ) *out = ml_parse_double(r->z + r->i, &end);
+  if( out && ml_parse_number(r->z + r->i, j - r->i, out)!=ML_OK ) return ML_NOMEM;
   r->i = j;
   return ML_OK;
 }
@@ -141,9 +152,10 @@ static int jr_skip(JRead *r, int depth){
   return jr_number(r, 0);
 }
 
-/* One object: its requested fields go to row[0..nField-1]. */
+/* One object: its requested fields go to row[0..nField-1] (nField <= 32). */
 static int jr_object(JRead *r, int nField, const char *const *azField, double *row, ml_i64 *anPresent){
-  int f;
+  int f, rc;
+  unsigned seen = 0;
   for(f=0; f<nField; f++) row[f] = NAN;
   jr_ws(r);
   if( r->z[r->i]!='{' ) return jr_fail(r, "expected an object");
@@ -152,7 +164,9 @@ static int jr_object(JRead *r, int nField, const char *const *azField, double *r
   if( r->z[r->i]=='}' ){ r->i++; return ML_OK; }
   for(;;){
     char key[32];
+    size_t keyAt;
     jr_ws(r);
+    keyAt = r->i;
     if( jr_string(r, key, sizeof(key)) ) return ML_ERROR;
     jr_ws(r);
     if( r->z[r->i]!=':' ) return jr_fail(r, "expected ':'");
@@ -161,11 +175,18 @@ static int jr_object(JRead *r, int nField, const char *const *azField, double *r
     for(f=0; f<nField && strcmp(key, azField[f])!=0; f++){}
     if( f<nField ){
       char c = r->z[r->i];
+      if( seen & (1u<<f) ){
+        char msg[64];
+        snprintf(msg, sizeof(msg), "field \"%s\" appears twice in one object", azField[f]);
+        r->i = keyAt;            /* the message points at the second key */
+        return jr_fail(r, msg);
+      }
+      seen |= 1u<<f;
       if( c=='n' ){
         if( jr_literal(r, "null") ) return ML_ERROR;
         row[f] = NAN;
       }else if( c=='-' || (c>='0' && c<='9') ){
-        if( jr_number(r, &row[f]) ) return ML_ERROR;
+        if( (rc = jr_number(r, &row[f]))!=ML_OK ) return rc;
       }else{
         char msg[64];
         snprintf(msg, sizeof(msg), "field \"%s\" is not a number", azField[f]);
@@ -191,6 +212,7 @@ int ml_json_read_rows(const char *z, int nField, const char *const *azField,
   int f, rc = ML_OK;
   r.z = z; r.i = 0; r.zErr = zErr; r.nErr = nErr;
   *paOut = 0; *pnRow = 0;
+  if( nField>32 ) return jr_fail(&r, "more than 32 fields requested");
   for(f=0; f<nField; f++) anPresent[f] = 0;
   jr_ws(&r);
   if( z[r.i]!='[' ) return jr_fail(&r, "expected an array");
@@ -205,7 +227,7 @@ int ml_json_read_rows(const char *z, int nField, const char *const *azField,
       if( p==0 ){ rc = ML_NOMEM; break; }
       a = p; cap = cNew;
     }
-    if( jr_object(&r, nField, azField, a + n*nField, anPresent) ){ rc = ML_ERROR; break; }
+    if( (rc = jr_object(&r, nField, azField, a + n*nField, anPresent))!=ML_OK ) break;
     n++;
     jr_ws(&r);
     if( z[r.i]==',' ){ r.i++; continue; }

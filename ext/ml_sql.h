@@ -140,8 +140,10 @@ double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
   void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
   void x##_value(sqlite3_context*); \
   void x##_final(sqlite3_context*);
-ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point */
-ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, O(1) counts */
+ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point,
+                               ks, precision_at_k, recall_at_k, gains, decision_curve */
+ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, mcc, f_beta,
+                               confusion_ci, net_benefit: O(1) counts */
 ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, mce, reliability */
 ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_debiased,
                                brier_decomposition, ece_l2_kumar */
@@ -163,7 +165,10 @@ void ml_plot_final(sqlite3_context*);
 /* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
 enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
        RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
-       RK_CONFUSION, RK_PRECISION_AT_PRIOR };
+       RK_CONFUSION, RK_PRECISION_AT_PRIOR,
+       /* issue 24: threshold and clinical-validation metrics */
+       RK_MCC, RK_F_BETA, RK_CONFUSION_CI, RK_NET_BENEFIT,           /* ml_confusion */
+       RK_KS, RK_PRECISION_AT_K, RK_RECALL_AT_K, RK_GAINS, RK_DECISION_CURVE };   /* ml_rank */
 enum { ST_PR_AUC, ST_GAP, ST_REPORT };
 enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT, ORD_STATE };
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
@@ -283,8 +288,17 @@ extern const MlStateHooks ml_rank_states, ml_confusion_states, ml_calib_states,
 ** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);
 /* Absorbs section iSec of n states into smp (sign +1) or removes it (-1);
-** out of memory clears smp.  ML_OK / ML_NOMEM. */
-int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign);
+** any failure clears smp.  ML_OK, ML_NOMEM, ML_ERROR (counts overflow,
+** zErr) or ML_STOPPED. */
+int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign, char *zErr, int nErr);
+/* held[y] += the class-y rows of section iSec of n states, checked against
+** 2^53 (ml_state_add_counts): ML_OK, ML_NOMEM, or ML_ERROR with zErr. */
+int ml_state_rows(const struct MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr);
+/* Around an absorb: installs the stop check of ctx's statement (loops whose
+** trip count comes from a blob ask it every 2^16 rows); ml_stop_end
+** uninstalls it and returns 1 when it said stop. */
+void ml_stop_begin(sqlite3_context *ctx);
+int ml_stop_end(void);
 /* ML_OK when every score of the n states lies in [0, 1], else ML_ERROR with
 ** "p must be a probability in [0, 1], got ... in a state" in zErr: the check
 ** every probability function makes of a state. */

@@ -352,6 +352,9 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
       goto counts;
     }
     key = codec_get(s->codec[0], u, 0);
+    /* A raw score key of -0.0: scores tie by ==, so every writer folds it
+    ** to +0.0 (ml_key_of); beside a +0.0 it would make two thresholds. */
+    if( s->codec[0]==0 && key==~TOP_BIT ) goto corrupt;
     if( lastFast ) lastKey = codec_get(s->codec[0], prev[0], 0);
     lastFast = 0;
     if( isStrat ){
@@ -470,6 +473,12 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     for(i=1; i<st->m; i++){
       if( st->sec[i].n[0] + st->sec[i].n[1] != tot ){
         return bad(zErr, nErr, "the state is inconsistent: its cuts hold different numbers of rows");
+      }
+    }
+    for(i=1; i<st->m; i++){
+      if( st->sec[i].n[1] > st->sec[i-1].n[1] ){
+        return bad(zErr, nErr, "the state is inconsistent: cut %d has more rows at or above its severity (%lld)"
+                   " than cut %d (%lld)", i+1, (long long)st->sec[i].n[1], i, (long long)st->sec[i-1].n[1]);
       }
     }
     if( st->sec[st->m].n[0] + st->sec[st->m].n[1] != st->sec[0].n[1]
@@ -767,7 +776,12 @@ static int merger_counting(MlMerger *m, const MlSection *const *secs, int k){
     if( secs[j]->nEntry==0 ) continue;
     for(d=secs[j]->codec[0]-1; d<scale; d++) mul *= 10;
     section_int_range(secs[j], &a, &b);
-    if( a < -(int64_t)SCALED_MAX/mul || b > (int64_t)SCALED_MAX/mul ) return ML_OK;
+    /* Only below 2^48 at the common scale is (integer, correction) one
+    ** double's only spelling, ordered as the doubles are (an ulp is under
+    ** 1/16 of a step there): above it, nextafter(i / 10^d) may also be
+    ** (i + 1) / 10^d, and a lower scale's (i, +1) would land in a slot
+    ** apart from the same double written at the higher scale. */
+    if( a <= -FAST_LIM/mul || b >= FAST_LIM/mul ) return ML_OK;
     a *= mul; b *= mul;
     if( !any || a<lo ) lo = a;
     if( !any || b>hi ) hi = b;
@@ -863,16 +877,13 @@ static int kmerge_states(const MlState *st, int k, MlBuf *out, char *zErr, int n
   const MlSection **secs;
   int i, j, rc = ML_OK;
   memset(out, 0, sizeof(*out));
-  for(i=0; i<st[0].nSec; i++){
-    ml_i64 t[2] = {0, 0};
-    for(j=0; j<k; j++){ t[0] += st[j].sec[i].n[0]; t[1] += st[j].sec[i].n[1];
-      if( t[0] > ML_STATE_MAX_ROWS || t[1] > ML_STATE_MAX_ROWS || t[0]+t[1] > ML_STATE_MAX_ROWS ){
-        return bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
-      }
-    }
-  }
   secs = ml_malloc(sizeof(*secs) * (uint64_t)k);
   if( secs==0 ) return ML_NOMEM;
+  for(i=0; i<st[0].nSec; i++){
+    ml_i64 t[2] = {0, 0};
+    for(j=0; j<k; j++) secs[j] = &st[j].sec[i];
+    if( ml_state_add_counts(t, secs, k, zErr, nErr) ){ ml_free(secs); return ML_STATE_BAD; }
+  }
   if( state_begin(out, st[0].kind, st[0].m, st[0].nSec) ){ ml_free(secs); return ML_NOMEM; }
   for(i=0; rc==ML_OK && i<st[0].nSec; i++){
     uint64_t at = out->n;
@@ -979,25 +990,51 @@ int ml_acc_remove(MlStateAcc *acc, const MlState *st, char *zErr, int nErr){
 
 /* ------------------------------------------------------------- absorb */
 
-/* Appends count copies of one record. */
-static inline unsigned char *put_copies(unsigned char *d, const unsigned char *rec, unsigned w, ml_i64 count){
-  while( count-- > 0 ){ memcpy(d, rec, w); d += w; }
+/* Appends count copies of one record; 0 when the statement is being
+** abandoned (asked every 2^16 copies: the count comes from a blob). */
+static inline unsigned char *put_copies(unsigned char *d, const unsigned char *rec, unsigned w, ml_i64 count,
+                                        ml_i64 *pDone){
+  while( count-- > 0 ){
+    memcpy(d, rec, w); d += w;
+    if( (++*pDone & 0xFFFF)==0 && ml_stop_requested() ) return 0;
+  }
   return d;
+}
+
+int ml_state_add_counts(ml_i64 held[2], const MlSection *const *secs, int k, char *zErr, int nErr){
+  uint64_t t[2];
+  int j, y;
+  for(y=0; y<2; y++) t[y] = (uint64_t)held[y];
+  for(j=0; j<k; j++){
+    for(y=0; y<2; y++) t[y] += (uint64_t)secs[j]->n[y];     /* each <= 2^53: no wrap before the test */
+    if( t[0] > (uint64_t)ML_STATE_MAX_ROWS || t[1] > (uint64_t)ML_STATE_MAX_ROWS
+     || t[0] + t[1] > (uint64_t)ML_STATE_MAX_ROWS ){
+      return bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
+    }
+  }
+  for(y=0; y<2; y++) held[y] = (ml_i64)t[y];
+  return ML_OK;
 }
 
 /* Merges k sections' rows into the sorted arrays in one pass: each array's
 ** held records move to its end, then one forward merge writes from the
 ** front (the write position never passes the read position). */
-static int absorb_runs(MlSamples *s, const MlSection *const *secs, int k){
+static int absorb_runs(MlSamples *s, const MlSection *const *secs, int k, char *zErr, int nErr){
   unsigned w = s->width;
-  ml_i64 n[2], m[2] = {0, 0}, i[2] = {0, 0};
+  ml_i64 n[2], m[2], i[2] = {0, 0}, done = 0;
   unsigned char *src[2], *dst[2], rec[16];
   MlMerger mg;
   MlEntry e;
-  int y, j;
-  for(j=0; j<k; j++){ m[0] += secs[j]->n[0]; m[1] += secs[j]->n[1]; }
+  int y;
+  m[0] = s->n[0]; m[1] = s->n[1];
+  if( ml_state_add_counts(m, secs, k, zErr, nErr) ) return ML_ERROR;
   for(y=0; y<2; y++){
     n[y] = s->n[y];
+    m[y] -= n[y];
+    if( (uint64_t)(n[y] + m[y]) * w > 0x7fffff00u ){      /* SQLite allocates no more */
+      return bad(zErr, nErr, "the states hold %lld rows of one class: this function takes a state's rows"
+                 " one by one and holds at most %lld", (long long)(n[y] + m[y]), (long long)(0x7fffff00u / w));
+    }
     if( n[y] + m[y] > s->cap[y] ){
       unsigned char *a = ml_realloc(s->a[y], (uint64_t)(n[y] + m[y]) * w);
       if( a==0 ) return ML_NOMEM;
@@ -1022,7 +1059,8 @@ static int absorb_runs(MlSamples *s, const MlSection *const *secs, int k){
         if( dst[y]!=src[y] ) memcpy(dst[y], src[y], w);
         dst[y] += w; src[y] += w; i[y]++;
       }
-      dst[y] = put_copies(dst[y], rec, w, e.n[y]);
+      dst[y] = put_copies(dst[y], rec, w, e.n[y], &done);
+      if( dst[y]==0 ){ merger_free(&mg); return ML_STOPPED; }
     }
   }
   merger_free(&mg);
@@ -1078,14 +1116,14 @@ static void remove_class(MlSamples *s, const MlSection *sec, int y){
   s->n[y] = out + (n - i);
 }
 
-int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign){
-  int y, j;
+int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign, char *zErr, int nErr){
+  int y, j, rc;
   if( ml_samples_sort(s) ) return ML_NOMEM;
   if( sign<0 ){
     for(j=0; j<k; j++) for(y=0; y<2; y++) remove_class(s, secs[j], y);
     return ML_OK;
   }
-  if( absorb_runs(s, secs, k) ) return ML_NOMEM;
+  if( (rc = absorb_runs(s, secs, k, zErr, nErr))!=ML_OK ) return rc;
   s->sorted = 1;
   return ML_OK;
 }

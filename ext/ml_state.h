@@ -131,8 +131,14 @@ void ml_acc_clear(MlStateAcc *acc);
 /* Merges k sections' rows into sorted samples in one linear pass over
 ** them all (sign +1), or removes them (sign -1).  Width 16 takes the
 ** stratifier as aux.  The buffer is sorted first when it is not.
-** ML_OK / ML_NOMEM. */
-int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign);
+** ML_OK, ML_NOMEM, ML_ERROR (counts overflow, zErr says so) or ML_STOPPED
+** (ml_stop_requested: the buffer is then garbage, clear it). */
+int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign, char *zErr, int nErr);
+/* held[y] += the class-y rows of k sections, checked: ML_OK, or ML_STATE_BAD
+** ("counts overflow: ...", ml_merge's text) when a class or both together
+** would pass 2^53 rows (held unchanged then).  Every count sum of the
+** state code goes through it. */
+int ml_state_add_counts(ml_i64 held[2], const MlSection *const *secs, int k, char *zErr, int nErr);
 
 /* CRC-32C of n bytes (exposed for the tests and the fuzz target). */
 uint32_t ml_crc32c(const void *p, uint64_t n);

@@ -96,6 +96,14 @@ static const char *kind_wanted(unsigned kinds){
   return "an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m))";
 }
 
+/* The call that makes the state a function reads. */
+static const char *state_maker(const MlFuncDesc *d){
+  unsigned k = d->fam->state->kinds;
+  if( k & (1u<<ML_STATE_BINARY) ) return "ml_state(y, s)";
+  if( k & (1u<<ML_STATE_STRAT) ) return "ml_state(y, s, strat)";
+  return "ml_state_ordinal(y, s_1, ..., s_m)";
+}
+
 /* Parses argv[0] as a state; ML_ROW_OK or ML_ROW_ERR (error set). */
 static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v, MlState *st,
                       const void **pz, int *pn){
@@ -134,6 +142,7 @@ static sqlite3_value *null_value(sqlite3_context *ctx, StatePending *q){
 /* Sets the error an xAbsorb returned. */
 static void absorb_error(sqlite3_context *ctx, const MlFuncDesc *d, int rc, const char *zErr){
   if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else if( rc==ML_STOPPED ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
   else ml_error(ctx, d->name, "%s", zErr);
 }
 
@@ -144,7 +153,11 @@ static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, cha
   int rc;
   if( q==0 || q->acc.n==0 ) return ML_OK;
   if( ml_acc_states(&q->acc, &st) ){ ml_acc_clear(&q->acc); return ML_NOMEM; }
+  /* A state's counts, not its size, set the work of the loops that expand
+  ** it: they ask ml_stop_requested every 2^16 rows. */
+  ml_stop_begin(ctx);
   rc = d->fam->state->xAbsorb(ctx, st, q->acc.n, +1, zErr, nErr);
+  if( ml_stop_end() && rc==ML_OK ) rc = ML_STOPPED;
   ml_free(st);
   ml_acc_clear(&q->acc);
   return rc;
@@ -170,6 +183,14 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ** parameters unread (a row with a NULL label would be skipped too). */
     if( argc>=lo && argc<=hi && argc>0 && sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
     if( argc<d->nMin || argc>d->nMax ){
+      /* one argument is only ever a state: say a state was expected */
+      if( argc==1 && lo==1 ){
+        char *zv = ml_describe(argv[0]);
+        if( zv==0 ){ sqlite3_result_error_nomem(ctx); return; }
+        ml_error(ctx, d->name, "state must be a BLOB made by %s, got %s", state_maker(d), zv);
+        sqlite3_free(zv);
+        return;
+      }
       ml_arity_error(ctx, d, argc);
       return;
     }
@@ -213,7 +234,9 @@ void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   rc = flush(ctx, d, pending(ctx, h, 0), zErr, sizeof(zErr));
   if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
+  ml_stop_begin(ctx);
   rc = h->xAbsorb(ctx, &st, 1, -1, zErr, sizeof(zErr));
+  if( ml_stop_end() && rc==ML_OK ) rc = ML_STOPPED;
   if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
   /* Then the family's own xInverse over the same NULL data its xStep saw,
   ** so that the parameters this state's row held are released (MlParam
@@ -264,7 +287,7 @@ int ml_state_probabilities(const MlState *st, int n, char *zErr, int nErr){
   return ML_OK;
 }
 
-int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign){
+int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, char *zErr, int nErr){
   const MlSection *one[1] = {0}, **secs = one;
   int j, rc;
   if( n>1 ){
@@ -272,10 +295,23 @@ int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int si
     if( secs==0 ){ ml_samples_clear(smp); return ML_NOMEM; }
   }
   for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
-  rc = ml_samples_absorb(smp, secs, n, sign);
+  rc = ml_samples_absorb(smp, secs, n, sign, zErr, nErr);
   if( secs!=one ) ml_free(secs);
-  if( rc ){ ml_samples_clear(smp); return ML_NOMEM; }
-  return ML_OK;
+  if( rc ) ml_samples_clear(smp);
+  return rc;
+}
+
+int ml_state_rows(const MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr){
+  const MlSection *one[1] = {0}, **secs = one;
+  int j, rc;
+  if( n>1 ){
+    secs = ml_malloc(sizeof(*secs) * (uint64_t)n);
+    if( secs==0 ) return ML_NOMEM;
+  }
+  for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
+  rc = ml_state_add_counts(held, secs, n, zErr, nErr);
+  if( secs!=one ) ml_free(secs);
+  return rc;
 }
 
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind){

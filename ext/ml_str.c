@@ -14,8 +14,12 @@
 **      ("hi":0,5 is not JSON, and 0,5 is not an SVG coordinate).  printf and
 **      strtod are locale-aware, so their decimal point is swapped for '.' on
 **      the way out and '.' for the locale's on the way in.
-**   4. XML text is escaped (& < > " ') and bytes that XML 1.0 forbids (control
-**      characters other than tab, newline, carriage return) are dropped.
+**   4. XML text is escaped (& < > " '), control characters that XML 1.0
+**      forbids (all below 0x20 but tab, newline, carriage return) are dropped,
+**      and the text written is well-formed UTF-8 and XML whatever the input:
+**      an ill-formed sequence, and U+FFFE / U+FFFF (not XML characters),
+**      become U+FFFD (ml_utf8.h's rules).  ml_str_text does the same, cut to a
+**      length, with or without the escaping (for messages).
 **
 ** Cost: amortised O(1) per byte appended; the buffer grows by doubling.
 */
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "ml_core.h"
+#include "ml_utf8.h"
 
 void ml_str_init(MlStr *s){
   memset(s, 0, sizeof(*s));
@@ -75,28 +80,42 @@ void ml_str_fixed(MlStr *s, double d, int decimals){
   ml_str_append(s, buf, (size_t)n);
 }
 
-void ml_str_xml(MlStr *s, const char *z){
-  const char *run = z;
-  for(; *z; z++){
+/* The text z up to max bytes (cut between characters), escaped for XML when
+** xml is set; ill-formed UTF-8 (and, for XML, U+FFFE/U+FFFF) as U+FFFD. */
+void ml_str_text(MlStr *s, const char *z, size_t max, int xml){
+  const char *run = z, *end = z + ml_utf8_cut(z, max);
+  while( z<end ){
     unsigned char c = (unsigned char)*z;
     const char *esc = 0;
-    switch( c ){
-      case '&':  esc = "&amp;"; break;
-      case '<':  esc = "&lt;"; break;
-      case '>':  esc = "&gt;"; break;
-      case '"':  esc = "&quot;"; break;
-      case '\'': esc = "&#39;"; break;
-      default:
-        if( c<0x20 && c!='\t' && c!='\n' && c!='\r' ) esc = "";
+    int len = 1;
+    if( c<0x80 ){
+      switch( c ){
+        case '&':  if( xml ) esc = "&amp;"; break;
+        case '<':  if( xml ) esc = "&lt;"; break;
+        case '>':  if( xml ) esc = "&gt;"; break;
+        case '"':  if( xml ) esc = "&quot;"; break;
+        case '\'': if( xml ) esc = "&#39;"; break;
+        default:
+          if( xml && !ml_utf8_xml_char(c) ) esc = "";
+      }
+    }else{
+      unsigned cp;
+      int k = ml_utf8_char(z, &cp);
+      if( k<0 ){ esc = ML_UTF8_REPLACEMENT; len = -k; }
+      else if( xml && !ml_utf8_xml_char(cp) ){ esc = ML_UTF8_REPLACEMENT; len = k; }
+      else len = k;
     }
     if( esc ){
       ml_str_append(s, run, (size_t)(z-run));
       ml_str_appendz(s, esc);
-      run = z+1;
+      run = z + len;
     }
+    z += len;
   }
   ml_str_append(s, run, (size_t)(z-run));
 }
+
+void ml_str_xml(MlStr *s, const char *z){ ml_str_text(s, z, (size_t)-1, 1); }
 
 char *ml_str_finish(MlStr *s, size_t *pn){
   char *z;
@@ -128,39 +147,51 @@ static int c_locale_number(char *buf, int n){
   return o;
 }
 
-double ml_parse_double(const char *z, const char **pEnd){
-  /* strtod reads the locale's decimal point: hand it a copy with '.'
-  ** replaced by that point.  A number longer than the buffer is not one
-  ** mleval writes; it is read as far as it fits (still exact for any
-  ** round-trip text, which is at most 24 bytes). */
-  char buf[128];
+/* strtod over the n bytes of z, with '.' read as the decimal point whatever
+** the locale: strtod reads the locale's point, so it is handed a copy with
+** each '.' replaced by that point (on the stack when it fits, else on the
+** heap: a number of any length is read exactly, as strtod reads it in the C
+** locale).  *pUsed is the count of z's bytes strtod took. */
+static int parse_span(const char *z, size_t n, double *pOut, size_t *pUsed){
+  char stackBuf[128], *buf = stackBuf, *end;
   const char *pt = localeconv()->decimal_point;
-  size_t np = (pt && pt[0]) ? strlen(pt) : 1;
-  size_t i, o = 0;
-  int map[128];
-  char *end;
-  double d;
+  size_t np, i, o = 0, nDot = 0, cap;
   if( pt==0 || pt[0]==0 ) pt = ".";
-  for(i=0; z[i] && o+np < sizeof(buf)-1; i++){
-    char c = z[i];
-    if( c=='.' ){
-      size_t k;
-      for(k=0; k<np; k++){ map[o] = (int)i; buf[o++] = pt[k]; }
-    }else if( (c>='0' && c<='9') || c=='-' || c=='+' || c=='e' || c=='E' ){
-      map[o] = (int)i; buf[o++] = c;
-    }else{
-      break;          /* no other byte can be part of a number we read */
-    }
+  np = strlen(pt);
+  for(i=0; i<n; i++) if( z[i]=='.' ) nDot++;
+  cap = n + nDot*(np-1) + 1;
+  if( cap > sizeof(stackBuf) ){
+    buf = ml_malloc(cap);
+    if( buf==0 ) return ML_NOMEM;
   }
-  map[o] = (int)i;
+  for(i=0; i<n; i++){
+    if( z[i]=='.' ){ memcpy(buf+o, pt, np); o += np; }
+    else buf[o++] = z[i];
+  }
   buf[o] = 0;
-  d = strtod(buf, &end);
-  if( pEnd ){
-    size_t used = (size_t)(end - buf);
-    /* end may fall inside a multi-byte point only when strtod stopped
-    ** there, i.e. the '.' was not part of the number. */
-    *pEnd = z + map[used];
+  *pOut = strtod(buf, &end);
+  if( pUsed ){
+    /* back from the copy's bytes to z's: each point counts np bytes there */
+    size_t used = (size_t)(end - buf), k = 0;
+    for(i=0; i<n && k<used; i++) k += z[i]=='.' ? np : 1;
+    if( k>used ) i--;        /* strtod stopped inside a multi-byte point */
+    *pUsed = i;
   }
+  if( buf!=stackBuf ) ml_free(buf);
+  return ML_OK;
+}
+
+int ml_parse_number(const char *z, size_t n, double *pOut){
+  return parse_span(z, n, pOut, 0);
+}
+
+double ml_parse_double(const char *z, const char **pEnd){
+  size_t n = 0, used = 0;
+  double d = NAN;
+  /* no other byte can be part of a number we read */
+  while( (z[n]>='0' && z[n]<='9') || z[n]=='-' || z[n]=='+' || z[n]=='e' || z[n]=='E' || z[n]=='.' ) n++;
+  if( parse_span(z, n, &d, &used)!=ML_OK ){ used = 0; d = NAN; }
+  if( pEnd ) *pEnd = z + used;
   return d;
 }
 

@@ -13,8 +13,10 @@
 **   2. Every number goes through ml_format_fixed: '.' in every C locale;
 **      pixel coordinates have 2 decimals, so a drawn point is within 0.005 px
 **      of its exact position.
-**   3. Every text is XML-escaped (ml_str_xml); a legend name longer than 28
-**      characters (bytes, cut at a UTF-8 character boundary) ends in "...".
+**   3. Every text is XML-escaped (ml_str_xml), and written as well-formed
+**      UTF-8 and XML whatever it was (ill-formed sequences, U+FFFE, U+FFFF
+**      become U+FFFD); a legend name longer than 28 bytes is cut between
+**      characters and ends in "...".
 **   4. Classes name what each element shows, so tests and stylesheets can
 **      find it: "frame", "xtick", "ytick", "xlabel", "ylabel", "title",
 **      "legend", "curve", "baseline", "diagonal", "bar", "hist", "point".
@@ -25,9 +27,11 @@
 **
 ** Cost: O(points) time; the text is about 14 bytes per drawn point.
 */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include "ml_core.h"
+#include "ml_utf8.h"
 
 /* Okabe & Ito (2008), black last-but-one and yellow last (weak on white). */
 static const char *const aColor[] = {
@@ -76,11 +80,14 @@ void ml_svg_end(MlStr *s){
   ml_str_appendz(s, "</svg>\n");
 }
 
+/* Data to pixels.  The differences are taken of halves, so that a box
+** spanning -DBL_MAX..DBL_MAX maps finite data to finite pixels (for normal
+** numbers, halving is exact and the result is the plain formula's). */
 double ml_svg_px(const MlPlotBox *b, double x){
-  return b->left + (x - b->x0) / (b->x1 - b->x0) * b->width;
+  return b->left + (x*0.5 - b->x0*0.5) / (b->x1*0.5 - b->x0*0.5) * b->width;
 }
 double ml_svg_py(const MlPlotBox *b, double y){
-  return b->top + b->height - (y - b->y0) / (b->y1 - b->y0) * b->height;
+  return b->top + b->height - (y*0.5 - b->y0*0.5) / (b->y1*0.5 - b->y0*0.5) * b->height;
 }
 
 void ml_svg_text(MlStr *s, const char *cls, double x, double y, const char *anchor,
@@ -161,29 +168,45 @@ ml_i64 ml_svg_polyline(MlStr *s, const MlPlotBox *b, const char *cls, const doub
 
 void ml_nice_ticks(double lo, double hi, int maxTicks, double *pStep, double *pFirst, int *pN,
                    int *pDecimals){
-  double range = hi - lo, raw, mag, step, first;
-  int n, dec;
-  if( !(range>0) || maxTicks<2 ){ *pStep = 1; *pFirst = lo; *pN = 1; *pDecimals = 0; return; }
-  raw = range / (maxTicks-1);
-  mag = pow(10.0, floor(log10(raw)));
-  if( raw/mag <= 1.0 ) step = mag;
-  else if( raw/mag <= 2.0 ) step = 2*mag;
-  else if( raw/mag <= 5.0 ) step = 5*mag;
+  double half = hi*0.5 - lo*0.5, lraw, e, f, mag, step, first, nf;
+  int dec;
+  /* half the range: finite for any finite lo and hi, where hi - lo is not */
+  if( !(half>0) || !isfinite(half) || maxTicks<2 ){ *pStep = 1; *pFirst = lo; *pN = 1; *pDecimals = 0; return; }
+  lraw = log10(half) + log10(2.0) - log10((double)(maxTicks-1));   /* log10(range/(maxTicks-1)) */
+  e = floor(lraw);
+  f = pow(10.0, lraw - e);
+  mag = pow(10.0, e);
+  if( f <= 1.0 + 1e-12 ) step = mag;
+  else if( f <= 2.0 + 1e-12 ) step = 2*mag;
+  else if( f <= 5.0 + 1e-12 ) step = 5*mag;
   else step = 10*mag;
+  if( !(step>0) || !isfinite(step) ){ *pStep = 1; *pFirst = lo; *pN = 1; *pDecimals = 0; return; }
   first = ceil(lo/step - 1e-9) * step;
-  n = (int)floor((hi - first)/step + 1e-9) + 1;
+  nf = floor(hi/step - first/step + 1e-9) + 1;
   dec = (int)-floor(log10(step) + 1e-9);
   if( dec<0 ) dec = 0;
-  *pStep = step; *pFirst = first; *pN = n; *pDecimals = dec;
+  *pStep = step; *pFirst = first; *pN = nf>=1 && nf<=1000 ? (int)nf : 1; *pDecimals = dec;
 }
 
 void ml_nice_range(double lo, double hi, int maxTicks, double *pLo, double *pHi){
-  double step, first;
+  double step, first, c = lo*0.5 + hi*0.5, a, b;
   int n, dec;
-  if( !(hi>lo) ){ double c = isfinite(lo) ? lo : 0; lo = c - 1; hi = c + 1; }
+  /* A point, or a range too narrow to tick (below 1e-300, or 1e-12 of its
+  ** magnitude), is widened around its centre: by 1 near zero, by 1e-6 of
+  ** the centre beyond 1e6, clamped to the finite doubles. */
+  if( !isfinite(c) ) c = 0;
+  if( !(hi>lo) || hi - lo < 1e-300 || hi - lo < fabs(c)*1e-12 ){
+    double w = fabs(c)*1e-6;
+    if( w<1 ) w = 1;
+    lo = c - w; hi = c + w;
+    if( !isfinite(lo) ) lo = -DBL_MAX;
+    if( !isfinite(hi) ) hi = DBL_MAX;
+  }
   ml_nice_ticks(lo, hi, maxTicks, &step, &first, &n, &dec);
-  *pLo = floor(lo/step + 1e-9) * step;
-  *pHi = ceil(hi/step - 1e-9) * step;
+  a = floor(lo/step + 1e-9) * step;
+  b = ceil(hi/step - 1e-9) * step;
+  *pLo = isfinite(a) ? a : lo;
+  *pHi = isfinite(b) ? b : hi;
 }
 
 /* Ticks on one axis: a short line, a light grid line and the value. */
@@ -195,6 +218,7 @@ static void ticks(MlStr *s, const MlPlotBox *b, int isX, int maxTicks){
   for(i=0; i<n; i++){
     double v = first + i*step, p;
     char buf[64];
+    if( !isfinite(v) ) v = (first/step + i) * step;   /* near DBL_MAX, i*step overflows */
     if( fabs(v) < step*1e-9 ) v = 0;
     ml_format_fixed(buf, v, dec);
     ml_str_appendz(s, isX ? "<g class=\"xtick\">\n" : "<g class=\"ytick\">\n");
@@ -235,14 +259,13 @@ void ml_svg_axes(MlStr *s, const MlPlotBox *b, const char *xlabel, const char *y
   }
 }
 
-/* Copies z into buf (size n), cut at a UTF-8 boundary with "..." when it
-** has more than max bytes. */
+/* Copies z into buf (size n), cut between characters (ml_utf8_cut) with
+** "..." when it has more than max bytes. */
 static void shorten(char *buf, size_t n, const char *z, size_t max){
   size_t len = strlen(z);
   if( max > n-4 ) max = n-4;
   if( len<=max ){ memcpy(buf, z, len+1); return; }
-  len = max;
-  while( len>0 && ((unsigned char)z[len] & 0xC0)==0x80 ) len--;
+  len = ml_utf8_cut(z, max);
   memcpy(buf, z, len);
   memcpy(buf+len, "...", 4);
 }

@@ -5,9 +5,11 @@
 **
 ** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes and the folds
 ** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
-** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point.
+** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point,
+** ml_fold_ks, ml_fold_top_k, ml_fold_gains, and ml_count_at_least.
 ** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
-** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve), stratified.c (the same AP
+** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve, ks,
+** precision_at_k, recall_at_k, gains, decision_curve), stratified.c (the same AP
 ** with a filter on the stratifier), ordinal.c (AP per cut), calibration.c
 ** (the debiased ECEs walk the sorted probabilities through it).
 **
@@ -34,9 +36,16 @@
 **      order (MlCanon, both classes merged) with branch-free counting; a
 **      threshold none of whose rows was drawn is visited with dtp = dfp = 0,
 **      which no fold counts.
+**   7. Cuts at a rank (top k, gains' parts): the rows are ranked by
+**      score, highest first; a group of tied scores holding ranks
+**      [g0, g1) that a cut splits counts, on each side, its positives in
+**      proportion to its rows there -- the expected count over every order
+**      of the tied rows.  A part's positives add its whole groups exactly
+**      (integers) and at most two such fractions.
 **
 ** Cost: O(n) for one sweep over sorted samples, O(1) extra memory.
 */
+#include <math.h>
 #include "ml_core.h"
 
 void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *N){
@@ -260,4 +269,69 @@ void ml_fold_operating_point(const MlSamples *s, int criterion, double target, M
     /* tp and fp only grow: the first point over a TPR bound has the fewest fp */
     if( criterion==ML_OP_SENSITIVITY ) break;
   }
+}
+
+double ml_fold_ks(const MlSamples *s){
+  MlSweep w;
+  double best = 0.0;      /* the all-negative and all-positive points: 0 */
+  ml_sweep_init(&w, s, 0);
+  while( ml_sweep_next(&w) ){
+    double j = fabs((double)w.tp/(double)w.P - (double)w.fp/(double)w.N);
+    if( j>best ) best = j;
+  }
+  return best;
+}
+
+double ml_fold_top_k(const MlSamples *s, ml_i64 k){
+  MlSweep w;
+  ml_sweep_init(&w, s, 0);
+  if( k<=0 ) return 0.0;
+  while( ml_sweep_next(&w) ){
+    ml_i64 d = w.dtp + w.dfp, end = w.tp + w.fp;
+    if( end>=k ){
+      ml_i64 r = k - (end - d);           /* rows of this group inside the top k */
+      if( r==d ) return (double)w.tp;
+      return (double)(w.tp - w.dtp) + (double)r * (double)w.dtp / (double)d;
+    }
+  }
+  return (double)w.tp;
+}
+
+void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
+  ml_i64 n = ml_samples_count(s), b = 0, lo = 0, hi = ml_mass_edge(1, n, B), ipos = 0;
+  double fpos = 0.0;          /* part b's share of the groups it splits (rule 7) */
+  MlSweep w;
+  ml_sweep_init(&w, s, 0);
+  while( b<B && ml_sweep_next(&w) ){
+    ml_i64 d = w.dtp + w.dfp, g1 = w.tp + w.fp, g0 = g1 - d, at = g0;
+    while( at<g1 || at==hi ){
+      ml_i64 end = g1<hi ? g1 : hi;
+      if( end - at==d ) ipos += w.dtp;
+      else if( end>at ) fpos += (double)(end - at) * (double)w.dtp / (double)d;
+      at = end;
+      if( at==hi ){
+        double cum = end==g1 ? (double)w.tp
+                             : (double)(w.tp - w.dtp) + (double)(end - g0) * (double)w.dtp / (double)d;
+        emit(arg, b, hi - lo, (double)ipos + fpos, cum);
+        if( ++b==B ) return;
+        lo = hi;
+        hi = ml_mass_edge(b+1, n, B);
+        ipos = 0;
+        fpos = 0.0;
+      }
+    }
+  }
+}
+
+void ml_count_at_least(const MlSamples *s, ml_i64 idx[2], ml_key k, ml_i64 *tp, ml_i64 *fp){
+  const size_t st = s->width/8;
+  int y;
+  for(y=0; y<2; y++){
+    const ml_key *a = (const ml_key*)s->a[y];
+    ml_i64 i = idx[y];
+    while( i<s->n[y] && a[i*st]<k ) i++;
+    idx[y] = i;
+  }
+  *tp = s->n[1] - idx[1];
+  *fp = s->n[0] - idx[0];
 }

@@ -171,3 +171,56 @@ void ml_psum_clear(MlPSum *s){
   ml_free(s->tiny);
   memset(s, 0, sizeof(*s));
 }
+
+/* n copies of x, exactly: x * n is hi + lo exactly (n < 2^53 is an exact
+** double, and fma gives the product's low part), so the sum is the one n
+** separate additions make, in two.  A product that overflows is split. */
+void ml_xsum_add_n(MlXsum *a, double x, ml_i64 n, int sign){
+  double hi, lo;
+  uint64_t u;
+  if( n<=0 ) return;
+  if( n==1 ){ ml_xsum_add(a, x, sign); return; }
+  memcpy(&u, &x, 8);
+  if( ((u>>52) & 0x7FF)==0x7FF ){                 /* Inf or NaN: counted */
+    if( u & XS_MANT_MASK ) a->nNan += sign * n;
+    else if( u>>63 ) a->nNegInf += sign * n;
+    else a->nPosInf += sign * n;
+    return;
+  }
+  hi = x * (double)n;
+  if( !isfinite(hi) ){
+    ml_xsum_add_n(a, x, n/2, sign);
+    ml_xsum_add_n(a, x, n - n/2, sign);
+    return;
+  }
+  lo = fma(x, (double)n, -hi);
+  ml_xsum_add(a, hi, sign);
+  ml_xsum_add(a, lo, sign);
+}
+
+int ml_psum_add_n(MlPSum *s, double p, ml_i64 n, int sign){
+  uint64_t u;
+  unsigned e;
+  xs_u128 v, acc;
+  if( n<=0 ) return ML_OK;
+  if( n==1 ) return ml_psum_add(s, p, sign);
+  memcpy(&u, &p, 8);
+  e = (unsigned)(u>>52) & 0x7FF;
+  if( e < 1023-17 ){
+    if( p==0.0 ) return ML_OK;
+    if( s->tiny==0 ){
+      s->tiny = ml_malloc(sizeof(MlXsum));
+      if( s->tiny==0 ) return ML_NOMEM;
+      ml_xsum_init(s->tiny);
+    }
+    ml_xsum_add_n(s->tiny, p, n, sign);
+    return ML_OK;
+  }
+  /* p * 2^69 < 2^70 times n <= 2^53: below 2^123, no wrap */
+  v = ((xs_u128)((u & 0x000FFFFFFFFFFFFFULL) | (1ULL<<52)) << (e - (1023-17))) * (xs_u128)(uint64_t)n;
+  acc = ((xs_u128)s->hi << 64) | s->lo;
+  acc = sign>0 ? acc + v : acc - v;
+  s->lo = (uint64_t)acc;
+  s->hi = (uint64_t)(acc >> 64);
+  return ML_OK;
+}

@@ -9,6 +9,8 @@
 ** metrics live in one file per family:
 **   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec partial_auroc
 **                  operating_point confusion precision_at_prior pr_curve roc_curve
+**                  mcc f_beta confusion_ci net_benefit ks precision_at_k recall_at_k
+**                  gains decision_curve
 **   calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
 **                  ece_l2_debiased brier_decomposition ece_l2_kumar
 **   stratified.c   strat_pr_auc strat_gap strat_report
@@ -101,6 +103,16 @@ const MlFuncDesc ml_functions[] = {
   { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, J },
   { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, J },
   { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, J },
+  /* ranking.c: threshold and clinical-validation metrics (docs/clinical.md) */
+  { "mcc",             "y, s, threshold",          3,  3, &famConfusion, 0, RK_MCC, 0 },
+  { "f_beta",          "y, s, threshold, beta",    4,  4, &famConfusion, 0, RK_F_BETA, 0 },
+  { "confusion_ci",    "y, s, threshold [, level [, method]]", 3, 5, &famConfusion, 0, RK_CONFUSION_CI, J },
+  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, 0 },
+  { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, 0 },
+  { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, 0 },
+  { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, 0 },
+  { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, J },
+  { "decision_curve",  "y, p [, from [, to [, by]]]", 2, 5, &famRank, 0, RK_DECISION_CURVE, J },
   /* calibration.c */
   { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0 },
   { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0 },
@@ -141,7 +153,7 @@ const MlFuncDesc ml_functions[] = {
   { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0 },
   { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },
   { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0 },
-  { "plot_lines",       "series, x, y [, title]",   3,  4, &famPlot, 0, PK_LINES, 0 },
+  { "plot_lines",       "series, x, y [, title [, xlabel [, ylabel]]]", 3, 6, &famPlot, 0, PK_LINES, 0 },
   /* partial states: ml_state_sql.c (ml_state_ordinal: ordinal.c) */
   { "ml_state",         "y, s [, strat]",          2,  3, &famMake, 0, 0, ML_FN_BLOB },
   { "ml_state_ordinal", "y, s_1, ..., s_m",        2, 17, &famOrd, 0, ORD_STATE, ML_FN_BLOB | ML_FN_NO_STATE },

@@ -256,12 +256,13 @@ static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
       sqlite3_snprintf(nErr, zErr, "k must be at most the state's m = %d, got %lld", st[0].m, (long long)k);
       return ML_ERROR;
     }
-    return ml_absorb_section(&p->cut[0], st, n, (int)k-1, sign);
+    return ml_absorb_section(&p->cut[0], st, n, (int)k-1, sign, zErr, nErr);
   }
   for(i=0; i<p->m; i++){
-    if( ml_absorb_section(&p->cut[i], st, n, i, sign) ) return ML_NOMEM;
+    int rc = ml_absorb_section(&p->cut[i], st, n, i, sign, zErr, nErr);
+    if( rc ) return rc;
   }
-  if( d->kind==ORD_REPORT ) return ml_absorb_section(&p->sev, st, n, p->m, sign);
+  if( d->kind==ORD_REPORT ) return ml_absorb_section(&p->sev, st, n, p->m, sign, zErr, nErr);
   return ML_OK;
 }
 const MlStateHooks ml_ord_states = { sizeof(OrdAgg), 0, 1u<<ML_STATE_ORDINAL, ord_absorb };

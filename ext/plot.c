@@ -5,7 +5,7 @@
 **   plot_curves(series, curve [, title])          PR or ROC curves, one line a row
 **   plot_reliability(series, bins [, title])      reliability diagram + histogram
 **   plot_bars(category, series, value [, title [, unit]])   grouped bar chart
-**   plot_lines(series, x, y [, title])            line chart, one line a series
+**   plot_lines(series, x, y [, title [, xlabel [, ylabel]]])   line chart, one line a series
 **
 ** Rules:
 **   1. Aggregates only: a plot is drawn once, from every row of its group.
@@ -29,7 +29,9 @@
 **      ECE as sum_b n_b |frac_pos_b - mean_p_b| / sum_b n_b.  The no-skill
 **      baseline of a PR curve is the precision of its last point, where
 **      recall is 1 (everything predicted positive): the prevalence.
-**   6. title and unit, when given, must be the same in every row (text).
+**   6. title, unit, xlabel and ylabel, when given, must be the same in every
+**      row (text); plot_lines draws xlabel and ylabel under and beside its
+**      axes (no label when NULL or not given).
 **   7. The image is 640 x 480 (reliability: 640 x 480 with the histogram in
 **      the lower quarter), drawn by ml_svg.c.
 **
@@ -43,6 +45,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_utf8.h"
 
 #define PLOT_MAX_SERIES 24
 #define PLOT_MAX_CATEGORIES 60
@@ -70,8 +73,8 @@ typedef struct PlotAgg {
   int nSeries;
   char *azCat[PLOT_MAX_CATEGORIES];
   int nCat;
-  char *title, *unit;
-  int titleSet, unitSet;
+  char *title, *unit, *xlabel, *ylabel;
+  int titleSet, unitSet, xlabelSet, ylabelSet;
 } PlotAgg;
 
 static const char *fn_name(int kind){
@@ -82,6 +85,20 @@ static const char *fn_name(int kind){
     default: return "plot_lines";
   }
 }
+
+/* The first 40 bytes of z for a message, cut between characters, ill-formed
+** UTF-8 as U+FFFD (a message is text that leaves the process); the caller
+** ml_free()s it.  "?" (static: the caller must compare) when out of memory. */
+static char zNoMem[] = "?";
+static char *excerpt(const char *z){
+  MlStr s;
+  char *r;
+  ml_str_init(&s);
+  ml_str_text(&s, z, 40, 0);
+  r = ml_str_finish(&s, 0);
+  return r ? r : zNoMem;
+}
+static void excerpt_free(char *z){ if( z!=zNoMem ) ml_free(z); }
 
 static char *dup_text(const char *z){
   size_t n = strlen(z);
@@ -99,6 +116,8 @@ static void plot_clear(PlotAgg *p){
   for(k=0; k<p->nCat; k++) ml_free(p->azCat[k]);
   ml_free(p->title);
   ml_free(p->unit);
+  ml_free(p->xlabel);
+  ml_free(p->ylabel);
   memset(p, 0, sizeof(*p));
 }
 
@@ -115,7 +134,9 @@ static int intern(sqlite3_context *ctx, PlotAgg *p, int kind, sqlite3_value *v, 
   for(k=0; k<*pn; k++){
     if( strcmp(az[k], z)==0 ){
       if( mustBeNew ){
-        ml_error(ctx, fn, "series '%.40s' appears in two rows; a plot takes one row per series", z);
+        char *e = excerpt(z);
+        ml_error(ctx, fn, "series '%s' appears in two rows; a plot takes one row per series", e);
+        excerpt_free(e);
         return -1;
       }
       return k;
@@ -146,8 +167,9 @@ static int text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_
   if( t==SQLITE_TEXT && z==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
   if( *pSet ){
     if( (z==0) != (*pz==0) || (z && strcmp(z, *pz)!=0) ){
-      ml_error(ctx, fn, "%s must be the same in every row, got '%.40s' after '%.40s'",
-               name, z ? z : "NULL", *pz ? *pz : "NULL");
+      char *e1 = excerpt(z ? z : "NULL"), *e2 = excerpt(*pz ? *pz : "NULL");
+      ml_error(ctx, fn, "%s must be the same in every row, got '%s' after '%s'", name, e1, e2);
+      excerpt_free(e1); excerpt_free(e2);
       return 1;
     }
     return 0;
@@ -193,7 +215,9 @@ static int read_json_arg(sqlite3_context *ctx, const char *fn, const char *name,
   rc = ml_json_read_rows(z, nField, az, pa, pn, anPresent, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
   if( rc==ML_ERROR ){
-    ml_error(ctx, fn, "%s must be %s JSON, got '%.40s': %s", name, what, z, zErr);
+    char *e = excerpt(z);
+    ml_error(ctx, fn, "%s must be %s JSON, got '%s': %s", name, what, e, zErr);
+    excerpt_free(e);
   }
   return rc;
 }
@@ -212,9 +236,10 @@ static int step_curve(sqlite3_context *ctx, PlotAgg *p, PlotRow *r, sqlite3_valu
   if( n>0 && pres[0]==n && pres[1]==n ) kind = CURVE_PR;
   else if( n>0 && pres[2]==n && pres[3]==n ) kind = CURVE_ROC;
   else{
-    ml_error(ctx, fn, "curve must be %s JSON, got '%.40s': %s", what,
-             (const char*)sqlite3_value_text(v),
+    char *e = excerpt((const char*)sqlite3_value_text(v));
+    ml_error(ctx, fn, "curve must be %s JSON, got '%s': %s", what, e,
              n==0 ? "no points" : "its points lack recall/precision or fpr/tpr");
+    excerpt_free(e);
     ml_free(a);
     return ML_ERROR;
   }
@@ -274,15 +299,17 @@ static int step_reliability(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
   if( rc ) return rc;
   for(i=0; i<5 && n>0; i++){
     if( pres[i]!=n ){
-      ml_error(ctx, fn, "bins must be reliability() JSON, got '%.40s': a bin has no \"%s\"",
-               (const char*)sqlite3_value_text(v), az[i]);
+      char *e = excerpt((const char*)sqlite3_value_text(v));
+      ml_error(ctx, fn, "bins must be reliability() JSON, got '%s': a bin has no \"%s\"", e, az[i]);
+      excerpt_free(e);
       ml_free(a);
       return ML_ERROR;
     }
   }
   if( n==0 ){
-    ml_error(ctx, fn, "bins must be reliability() JSON, got '%.40s': no bins",
-             (const char*)sqlite3_value_text(v));
+    char *e = excerpt((const char*)sqlite3_value_text(v));
+    ml_error(ctx, fn, "bins must be reliability() JSON, got '%s': no bins", e);
+    excerpt_free(e);
     ml_free(a);
     return ML_ERROR;
   }
@@ -321,7 +348,7 @@ static int number_arg(sqlite3_context *ctx, const char *fn, const char *name, sq
 ** SQL function: plot_curves(series, curve [, title])
 ** SQL function: plot_reliability(series, bins [, title])
 ** SQL function: plot_bars(category, series, value [, title [, unit]])
-** SQL function: plot_lines(series, x, y [, title])
+** SQL function: plot_lines(series, x, y [, title [, xlabel [, ylabel]]])
 ** Collects one row; the user data's kind says which plot.
 */
 void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -333,7 +360,10 @@ void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   p->init = 1;
   if( argc>nData && text_param(ctx, d->kind, "title", argv[nData], &p->title, &p->titleSet) ) return;
-  if( argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ) return;
+  if( d->kind==PK_LINES ){
+    if( argc>nData+1 && text_param(ctx, d->kind, "xlabel", argv[nData+1], &p->xlabel, &p->xlabelSet) ) return;
+    if( argc>nData+2 && text_param(ctx, d->kind, "ylabel", argv[nData+2], &p->ylabel, &p->ylabelSet) ) return;
+  }else if( argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ) return;
   switch( d->kind ){
     case PK_CURVES:
     case PK_RELIABILITY: {
@@ -451,10 +481,11 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
     for(j=0; j<r->nPts; j++){
       double *bin = r->pts + 5*j;
       char tip[200], sn[32], sm[32], sf[32];
+      const char *name = p->azSeries[r->series];
       ml_format_fixed(sm, bin[3], 3); ml_format_fixed(sf, bin[4], 3);
       snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
-      snprintf(tip, sizeof(tip), "%.60s: n %s, mean p %s, fraction positive %s",
-               p->azSeries[r->series], sn, sm, sf);
+      snprintf(tip, sizeof(tip), "%.*s: n %s, mean p %s, fraction positive %s",
+               (int)ml_utf8_cut(name, 60), name, sn, sm, sf);
       xy[2*j] = bin[3]; xy[2*j+1] = bin[4];
       ml_svg_rect(s, &hist, "hist", bin[0] + (bin[1]-bin[0])*r->series/K, 0,
                   bin[0] + (bin[1]-bin[0])*(r->series+1)/K, bin[2],
@@ -491,8 +522,7 @@ static int draw_bars(MlStr *s, PlotAgg *p){
     char buf[64];
     size_t len = strlen(p->azCat[c]);
     if( len>18 ){
-      len = 15;
-      while( len>0 && ((unsigned char)p->azCat[c][len] & 0xC0)==0x80 ) len--;
+      len = ml_utf8_cut(p->azCat[c], 15);
       memcpy(buf, p->azCat[c], len); memcpy(buf+len, "...", 4);
     }else{
       memcpy(buf, p->azCat[c], len+1);
@@ -542,7 +572,7 @@ static int draw_lines(MlStr *s, PlotAgg *p){
   xy = ml_malloc((uint64_t)p->n * 16 + 16);
   if( xy==0 ) return ML_NOMEM;
   ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Line chart");
-  ml_svg_axes(s, &b, 0, 0, 6, 6);
+  ml_svg_axes(s, &b, p->xlabel, p->ylabel, 6, 6);
   for(k=0, i=0; k<p->nSeries; k++){
     ml_i64 n = 0;
     for(j=i; j<p->n && p->a[j].series==k; j++){

@@ -20,6 +20,19 @@
 **   precision_at_prior(y, s, threshold, prior)
 **                                   JSON: precision at s >= threshold projected
 **                                   to the prevalence prior
+**   threshold and clinical-validation metrics (docs/clinical.md):
+**   mcc(y, s, threshold)            Matthews correlation at s >= threshold
+**   f_beta(y, s, threshold, beta)   F-beta at s >= threshold
+**   confusion_ci(y, s, threshold [, level [, method]])
+**                                   JSON: sensitivity, specificity, ppv, npv,
+**                                   accuracy with Wilson or Clopper-Pearson intervals
+**   net_benefit(y, p, pt)           TP/n - FP/n pt/(1 - pt) at p >= pt
+**   ks(y, s)                        max over thresholds of |TPR - FPR|
+**   precision_at_k(y, s, k), recall_at_k(y, s, k)
+**                                   among the k highest scores
+**   gains(y, s [, bins])            JSON: cumulative gains and lift per equal-mass part
+**   decision_curve(y, p [, from [, to [, by]]])
+**                                   JSON: net benefit at each threshold of a grid
 **
 ** Rules:
 **   1. A row with a NULL y or s is skipped.  y must be 0 or 1 (INTEGER, or
@@ -45,11 +58,26 @@
 **      all-negative point (threshold null); among equal optima the highest
 **      threshold wins; when no candidate meets the target the all-negative
 **      point is reported with "achieved": false.
+**   8. Metrics at one threshold (confusion and the rest of the O(1) family)
+**      are NULL, or a JSON field null, where a denominator is zero; they
+**      are defined on one class otherwise.  mcc, f_beta and confusion's new
+**      ratios are computed from exact integer numerators and denominators.
+**   9. Cuts at a rank (precision_at_k, recall_at_k, gains): a tie group
+**      split by the cut counts with its positive fraction (ml_sweep.c rule
+**      7), so the result never depends on the order of the rows.  k above
+**      the group's rows takes them all.  gains' parts are SPEC's equal-mass
+**      rule on the ranks from the top; NULL when n < bins or no positive.
+**  10. net_benefit and decision_curve take probabilities p in [0, 1] (in a
+**      state too) and pt, from, to in (0, 1); decision_curve's thresholds
+**      are from + i by, i = 0, 1, ... while i <= (to - from)/by + 1e-9, at
+**      most 10000 of them, computed by multiplication so that no error
+**      accumulates; one sort and one pass serve every threshold.
 **
 ** Cost: 8 bytes per row of state (the score key; the label picks the array),
 ** a radix sort at the first xValue/xFinal, one O(n) sweep per result; an
 ** auroc window, O(log w) per row and about 8 to 13 bytes per row.
-** confusion and precision_at_prior keep four counters: O(1) state, no buffer.
+** confusion, precision_at_prior, mcc, f_beta, confusion_ci and net_benefit
+** keep four counters: O(1) state, no buffer.
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -69,6 +97,10 @@ typedef struct RankAgg {
   int live;
   MlRankSet rs[2];
   ml_i64 u2;
+  int isProb;              /* decision_curve: the second argument is a probability */
+  MlParam k;               /* precision_at_k, recall_at_k: k; gains: bins */
+  MlParam grid[3];         /* decision_curve: from, to, by */
+  double gridOk[3];        /* the last (from, to, by) found consistent */
 } RankAgg;
 
 /* What the row (y, key) adds to u2: 2 per row of the other class it beats,
@@ -100,6 +132,45 @@ static int go_live(RankAgg *p){
 static const char *const azCriterion[] = {"fpr", "specificity", "sensitivity", "precision",
                                           "max_f1", "youden", 0};
 static int criterion_has_target(int c){ return c!=ML_OP_MAX_F1 && c!=ML_OP_YOUDEN; }
+
+/* decision_curve's grid: its parameters, their defaults, its limit. */
+static const char *const azGrid[] = {"from", "to", "by"};
+static const double aGridDefault[] = {0.01, 0.99, 0.01};
+#define ML_CURVE_MAX_POINTS 10000
+#define ML_GAINS_MAX_BINS 100000
+
+/* Thresholds from + i by for i = 0 .. floor((to - from)/by + 1e-9): the
+** tolerance lets a decimal step reach to (0.01 + 98 * 0.01 is
+** 0.9900000000000001).  A double: huge for a tiny by. */
+static double grid_points(const double g[3]){
+  return floor((g[1] - g[0])/g[2] + 1e-9) + 1.0;
+}
+
+/* decision_curve(y, p [, from [, to [, by]]]): each given parameter, then
+** (once per new triple) from <= to and the number of thresholds. */
+static int grid_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                       RankAgg *p){
+  double g[3];
+  int i;
+  char z1[32], z2[32], z3[32];
+  memcpy(g, aGridDefault, sizeof(g));
+  for(i=0; i<3 && 2+i<argc; i++){
+    if( ml_param_real(ctx, d->name, azGrid[i], argv[2+i], 0.0, 1, i<2 ? 1.0 : INFINITY, 1,
+                      &p->grid[i], &g[i]) ) return ML_ROW_ERR;
+  }
+  if( g[0]==p->gridOk[0] && g[1]==p->gridOk[1] && g[2]==p->gridOk[2] ) return ML_ROW_OK;
+  if( !(g[0]<=g[1]) ){
+    ml_error(ctx, d->name, "from must be at most to, got from = %s and to = %s", ml_num(z1, g[0]), ml_num(z2, g[1]));
+    return ML_ROW_ERR;
+  }
+  if( grid_points(g) > ML_CURVE_MAX_POINTS ){
+    ml_error(ctx, d->name, "from, to and by give more than %d thresholds, got from = %s, to = %s, by = %s",
+             ML_CURVE_MAX_POINTS, ml_num(z1, g[0]), ml_num(z2, g[1]), ml_num(z3, g[2]));
+    return ML_ROW_ERR;
+  }
+  memcpy(p->gridOk, g, sizeof(g));
+  return ML_ROW_OK;
+}
 
 /* Reads the parameters after (y, s): tpr_at_fpr's and sens_at_spec's target
 ** in (0, 1), partial_auroc's max_fpr in (0, 1], operating_point's
@@ -139,6 +210,17 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
         return ML_ROW_ERR;
       }
       return ML_ROW_OK;
+    case RK_PRECISION_AT_K:
+    case RK_RECALL_AT_K: {
+      ml_i64 k;
+      return ml_param_int(ctx, d->name, "k", argv[2], 1, INT64_MAX, &p->k, &k);
+    }
+    case RK_GAINS: {
+      ml_i64 b;
+      return ml_param_int(ctx, d->name, "bins", argv[2], 1, ML_GAINS_MAX_BINS, &p->k, &b);
+    }
+    case RK_DECISION_CURVE:
+      return grid_params(ctx, d, argc, argv, p);
     default:
       return ML_ROW_OK;
   }
@@ -149,6 +231,11 @@ static void rank_params_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv
   if( d->kind==RK_OPERATING_POINT ){
     ml_param_choice_drop(&p->criterion, argv[2], azCriterion);
     if( argc>=4 ) ml_param_drop(&p->target, argv[3]);
+  }else if( d->kind==RK_DECISION_CURVE ){
+    int i;
+    for(i=0; i<3 && 2+i<argc; i++) ml_param_drop(&p->grid[i], argv[2+i]);
+  }else if( d->kind==RK_PRECISION_AT_K || d->kind==RK_RECALL_AT_K || d->kind==RK_GAINS ){
+    if( argc>2 ) ml_param_drop(&p->k, argv[2]);
   }else if( argc>2 ){
     ml_param_drop(&p->target, argv[2]);
   }
@@ -160,26 +247,41 @@ static int rank_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const Ra
                       : d->kind==RK_PARTIAL_AUROC ? "max_fpr" : "target";
   if( d->kind==RK_OPERATING_POINT
    && ml_param_choice_check(ctx, d->name, "criterion", azCriterion, &p->criterion) ) return ML_ROW_ERR;
+  if( d->kind==RK_DECISION_CURVE ){
+    int i;
+    for(i=0; i<3; i++){
+      if( ml_param_check(ctx, d->name, azGrid[i], &p->grid[i]) ) return ML_ROW_ERR;
+    }
+  }
+  if( ml_param_check(ctx, d->name, d->kind==RK_GAINS ? "bins" : "k", &p->k) ) return ML_ROW_ERR;
   return ml_param_check(ctx, d->name, zTarget, &p->target);
 }
 
 /*
 ** SQL function: pr_auc(y, s), auroc(y, s), nap(y, s), youden_j(y, s),
 **   tpr_at_fpr(y, s, target_fpr), sens_at_spec(y, s, target_spec),
-**   pr_curve(y, s), roc_curve(y, s)        -- xStep
+**   pr_curve(y, s), roc_curve(y, s), partial_auroc(y, s, max_fpr),
+**   operating_point(y, s, criterion [, target]), ks(y, s),
+**   precision_at_k(y, s, k), recall_at_k(y, s, k), gains(y, s [, bins]),
+**   decision_curve(y, p [, from [, to [, by]]])        -- xStep
 */
 void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y, rc;
   double s;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  if( !p->init ){
+    const MlFuncDesc *d = sqlite3_user_data(ctx);
+    ml_samples_init(&p->smp, 8);
+    p->init = 1;
+    p->isProb = d->kind==RK_DECISION_CURVE;
+  }
   if( argc>2 ){
     const MlFuncDesc *d = sqlite3_user_data(ctx);
     if( rank_params(ctx, d, argc, argv, p) ){ p->failed = 1; return; }
   }
   /* the function's name is only needed for an error: looked up then */
-  rc = ml_arg_binary_row(ctx, 0, argv, 0, &y, &s);
+  rc = ml_arg_binary_row(ctx, 0, argv, p->isProb, &y, &s);
   if( rc!=ML_ROW_OK ){
     if( rc==ML_ROW_ERR ) p->failed = 1;
     return;
@@ -278,6 +380,56 @@ static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion
   ml_json_end_object(j);
 }
 
+/* Net benefit of treating the rows at or above a threshold pt: TP/n - FP/n
+** pt/(1 - pt) (Vickers & Elkin 2006; the dcurves package).  net_benefit
+** and every point of decision_curve, its treat-all line included (all rows
+** at or above), are this one expression. */
+static double net_benefit_of(ml_i64 tp, ml_i64 fp, ml_i64 n, double pt){
+  return (double)tp/(double)n - (double)fp/(double)n * (pt/(1.0 - pt));
+}
+
+/* gains' parts (ml_fold_gains), one JSON object each: lift is the part's
+** positive rate over the group's, cum_lift the same for parts 1..b
+** together, cum_positive_rate their share of all positives (the gain). */
+typedef struct GainsOut { MlJson *j; ml_i64 n, P, B; } GainsOut;
+static void gains_part(void *arg, ml_i64 b, ml_i64 nb, double pos, double cum){
+  const GainsOut *g = arg;
+  double n = (double)g->n, P = (double)g->P, top = (double)ml_mass_edge(b+1, g->n, g->B);
+  ml_json_begin_object(g->j);
+  ml_json_key(g->j, "bin");               ml_json_int(g->j, b + 1);
+  ml_json_key(g->j, "n");                 ml_json_int(g->j, nb);
+  ml_json_key(g->j, "positives");         ml_json_double(g->j, pos);
+  ml_json_key(g->j, "cum_positive_rate"); ml_json_double(g->j, cum/P);
+  ml_json_key(g->j, "lift");              ml_json_double(g->j, pos*n/((double)nb*P));
+  ml_json_key(g->j, "cum_lift");          ml_json_double(g->j, cum*n/(top*P));
+  ml_json_end_object(g->j);
+}
+
+/* decision_curve: one point per threshold of the grid, from one pass over
+** the sorted rows (the thresholds ascend, so does each class's cursor). */
+static void write_decision_curve(MlJson *j, const MlSamples *smp, const double g[3]){
+  ml_i64 n = ml_samples_count(smp), T = (ml_i64)grid_points(g), i, idx[2] = {0, 0}, tp, fp;
+  ml_json_begin_array(j);
+  for(i=0; i<T; i++){
+    double t = g[0] + (double)i*g[2];
+    if( t>=1.0 ) break;             /* to's tolerance never reaches 1 but for a rounding */
+    ml_count_at_least(smp, idx, ml_key_of(t), &tp, &fp);
+    ml_json_begin_object(j);
+    ml_json_key(j, "threshold");   ml_json_double(j, t);
+    ml_json_key(j, "net_benefit"); ml_json_double(j, net_benefit_of(tp, fp, n, t));
+    ml_json_key(j, "treat_all");   ml_json_double(j, net_benefit_of(smp->n[1], smp->n[0], n, t));
+    ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+}
+
+/* Which functions need both classes (rule 3); the others say themselves
+** what they need. */
+static int needs_both_classes(int kind){
+  return kind!=RK_PRECISION_AT_K && kind!=RK_RECALL_AT_K && kind!=RK_GAINS && kind!=RK_DECISION_CURVE;
+}
+
 /* The one compute routine behind xValue and xFinal. */
 static void rank_compute(sqlite3_context *ctx, RankAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -293,9 +445,18 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
-  if( P==0 || N==0 ){
+  if( (P==0 || N==0) && needs_both_classes(d->kind) ){
     ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
                    (long long)P, (long long)N);
+    return;
+  }
+  if( P==0 && (d->kind==RK_RECALL_AT_K || d->kind==RK_GAINS) ){
+    ml_result_null(ctx, d->name, "no positives in the group (%lld negatives)", (long long)N);
+    return;
+  }
+  if( d->kind==RK_GAINS && P+N < (ml_i64)ml_param_value(&p->k, 10) ){
+    ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)(P+N),
+                   (long long)ml_param_value(&p->k, 10));
     return;
   }
   if( p->live ){        /* auroc over a window frame: the count is up to date */
@@ -331,13 +492,38 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
                                              : ml_fold_partial_auroc(&p->smp, maxFpr));
     }
       break;
+    case RK_KS:
+      sqlite3_result_double(ctx, ml_fold_ks(&p->smp));
+      break;
+    case RK_PRECISION_AT_K:
+    case RK_RECALL_AT_K: {
+      /* k above the rows takes them all (k is exact in the double below 2^53) */
+      double kd = ml_param_value(&p->k, 1.0);
+      ml_i64 k = kd >= (double)(P+N) ? P+N : (ml_i64)kd;
+      double tp = ml_fold_top_k(&p->smp, k);
+      sqlite3_result_double(ctx, tp / (double)(d->kind==RK_PRECISION_AT_K ? k : P));
+      break;
+    }
     default: {
       MlJson j;
       ml_json_init(&j);
       if( d->kind==RK_PR_CURVE ) write_pr_curve(&j, &p->smp);
       else if( d->kind==RK_ROC_CURVE ) write_roc_curve(&j, &p->smp);
-      else write_operating_point(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
-                                 ml_param_value(&p->target, NAN));
+      else if( d->kind==RK_GAINS ){
+        GainsOut g;
+        g.j = &j; g.n = P+N; g.P = P; g.B = (ml_i64)ml_param_value(&p->k, 10);
+        ml_json_begin_array(&j);
+        ml_fold_gains(&p->smp, g.B, gains_part, &g);
+        ml_json_end_array(&j);
+      }else if( d->kind==RK_DECISION_CURVE ){
+        double g[3];
+        int i;
+        for(i=0; i<3; i++) g[i] = ml_param_value(&p->grid[i], aGridDefault[i]);
+        write_decision_curve(&j, &p->smp, g);
+      }else{
+        write_operating_point(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
+                              ml_param_value(&p->target, NAN));
+      }
       ml_result_json(ctx, &j);
       break;
     }
@@ -378,12 +564,25 @@ void ml_rank_final(sqlite3_context *ctx){
 /* States (ml_state_sql.c): the states' sorted runs merge into the buffer.
 ** xStep has run first (parameters), so the buffer is set up. */
 static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  (void)zErr; (void)nErr;
+  int rc;
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  /* decision_curve's scores are probabilities, in a state as in a row */
+  if( d->kind==RK_DECISION_CURVE && (rc = ml_state_probabilities(st, n, zErr, nErr))!=ML_OK ) return rc;
   if( p->live ){                 /* auroc over a frame: the rows go through the counted sets */
+    ml_i64 held[2], done = 0;
     int j;
+    held[0] = p->rs[0].n; held[1] = p->rs[1].n;
+    if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=ML_OK ) return rc;
+    /* a key per row, as the row query keeps (8 to 13 bytes each): no more
+    ** rows than one of SQLite's allocations could hold at 8 bytes a row */
+    if( sign>0 && held[0] + held[1] > ((ml_i64)1<<28) ){
+      sqlite3_snprintf(nErr, zErr, "the states hold %lld rows: a window's auroc takes a state's rows one by one"
+                       " and holds at most %lld", (long long)(held[0] + held[1]), (long long)1<<28);
+      return ML_ERROR;
+    }
     for(j=0; j<n; j++){
       MlReader r;
       MlEntry e;
@@ -393,6 +592,7 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
         for(y=0; y<2; y++){
           ml_i64 c;
           for(c=0; c<e.n[y]; c++){
+            if( (++done & 0xFFFF)==0 && ml_stop_requested() ) return ML_STOPPED;
             if( sign>0 ){
               if( ml_rankset_insert(&p->rs[y], e.key) ) return ML_NOMEM;
               p->u2 += u2_share(p, y, e.key);
@@ -405,37 +605,75 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
     }
     return ML_OK;
   }
-  return ml_absorb_section(&p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
 const MlStateHooks ml_rank_states = {
   sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb
 };
 
-/* ------------------------------------- confusion, precision_at_prior */
+/* ------------------------------------- confusion, precision_at_prior,
+** mcc, f_beta, confusion_ci, net_benefit: counts at one threshold */
 
 typedef struct ConfAgg {
   ml_i64 c[2][2];          /* c[y][predicted] */
-  MlParam threshold;
+  MlParam threshold;       /* net_benefit: pt */
   MlParam prior;           /* precision_at_prior */
+  MlParam beta;            /* f_beta */
+  MlParam level;           /* confusion_ci */
+  MlParam method;          /* confusion_ci: CI_* */
 } ConfAgg;
 
+/* confusion_ci's methods, in CI_* order. */
+enum { CI_WILSON, CI_CLOPPER_PEARSON };
+static const char *const azMethod[] = {"wilson", "clopper-pearson", 0};
+
+/* The name of the threshold parameter: net_benefit calls it pt. */
+static const char *threshold_name(const MlFuncDesc *d){
+  return d->kind==RK_NET_BENEFIT ? "pt" : "threshold";
+}
+
+/* The parameters after (y, s) of a row, each the same in every row. */
+static int confusion_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                            ConfAgg *p, double *t){
+  double v;
+  int c;
+  if( d->kind==RK_NET_BENEFIT ){
+    if( ml_param_real(ctx, d->name, "pt", argv[2], 0.0, 1, 1.0, 1, &p->threshold, t) ) return ML_ROW_ERR;
+  }else if( ml_param_real(ctx, d->name, "threshold", argv[2], -INFINITY, 0, INFINITY, 0,
+                          &p->threshold, t) ){
+    return ML_ROW_ERR;
+  }
+  switch( d->kind ){
+    case RK_PRECISION_AT_PRIOR:
+      return ml_param_real(ctx, d->name, "prior", argv[3], 0.0, 1, 1.0, 1, &p->prior, &v);
+    case RK_F_BETA:
+      return ml_param_real(ctx, d->name, "beta", argv[3], 0.0, 1, INFINITY, 1, &p->beta, &v);
+    case RK_CONFUSION_CI:
+      if( argc>3 && ml_param_real(ctx, d->name, "level", argv[3], 0.0, 1, 1.0, 1, &p->level, &v) ){
+        return ML_ROW_ERR;
+      }
+      if( argc>4 ) return ml_param_choice(ctx, d->name, "method", argv[4], azMethod, &p->method, &c);
+      return ML_ROW_OK;
+    default:
+      return ML_ROW_OK;
+  }
+}
+
 /*
-** SQL function: confusion(y, s, threshold), precision_at_prior(y, s, threshold, prior)
-** Counts at "positive when s >= threshold" and the ratios derived from them;
+** SQL function: confusion(y, s, threshold), precision_at_prior(y, s, threshold, prior),
+**   mcc(y, s, threshold), f_beta(y, s, threshold, beta),
+**   confusion_ci(y, s, threshold [, level [, method]]), net_benefit(y, p, pt)
+** Counts at "positive when s >= threshold" and what is derived from them;
 ** a ratio whose denominator is zero is null.
 */
 void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
-  double s, t, pi;
-  (void)argc;
+  double s, t;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( ml_param_real(ctx, d->name, "threshold", argv[2], -INFINITY, 0, INFINITY, 0,
-                    &p->threshold, &t) ) return;
-  if( d->kind==RK_PRECISION_AT_PRIOR
-   && ml_param_real(ctx, d->name, "prior", argv[3], 0.0, 1, 1.0, 1, &p->prior, &pi) ) return;
-  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  if( confusion_params(ctx, d, argc, argv, p, &t) ) return;
+  if( ml_arg_binary_row(ctx, d->name, argv, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK ) return;
   p->c[y][s>=t]++;
 }
 
@@ -444,10 +682,14 @@ void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s, t;
-  (void)argc;
   if( p==0 ) return;
   ml_param_drop(&p->threshold, argv[2]);
   if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
+  if( d->kind==RK_F_BETA ) ml_param_drop(&p->beta, argv[3]);
+  if( d->kind==RK_CONFUSION_CI ){
+    if( argc>3 ) ml_param_drop(&p->level, argv[3]);
+    if( argc>4 ) ml_param_choice_drop(&p->method, argv[4], azMethod);
+  }
   t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
   if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
   p->c[y][s>=t]--;
@@ -488,33 +730,169 @@ static void prior_value(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg
   ml_result_json(ctx, &j);
 }
 
+/* Exact products of counts (below 2^53 each): the numerators and
+** denominators of mcc, kappa and the likelihood ratios are formed in
+** integers and rounded once. */
+__extension__ typedef __int128 ml_i128;
+
+/* num/den with both rounded once, null when den is zero. */
+static void ratio128(MlJson *j, const char *k, ml_i128 num, ml_i128 den){
+  ml_json_key(j, k);
+  if( den==0 ) ml_json_null(j); else ml_json_double(j, (double)num/(double)den);
+}
+
+/* Matthews correlation (tp tn - fp fn) / sqrt((tp+fp)(tp+fn)(tn+fp)(tn+fn));
+** NaN when a factor of the denominator is zero. */
+static double mcc_of(ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i64 fn){
+  ml_i128 num = (ml_i128)tp*tn - (ml_i128)fp*fn;
+  double den;
+  if( tp+fp==0 || tp+fn==0 || tn+fp==0 || tn+fn==0 ) return NAN;
+  den = sqrt((double)((ml_i128)(tp+fp)*(tp+fn))) * sqrt((double)((ml_i128)(tn+fp)*(tn+fn)));
+  return (double)num/den;
+}
+
+/* F-beta = (1 + b2) tp / ((1 + b2) tp + b2 fn + fp), b2 = beta^2, written as
+** tp / (tp + c fn + a fp) with a = 1/(1 + b2) and c = b2/(1 + b2), each
+** formed without cancellation and finite for any finite beta (b2 may
+** overflow to Inf: c = 1).  NaN when tp = fn = fp = 0. */
+static double f_beta_of(ml_i64 tp, ml_i64 fp, ml_i64 fn, double beta){
+  double b2 = beta*beta, a = 1.0/(1.0 + b2), c = isinf(b2) ? 1.0 : b2*a, den;
+  if( tp+fp+fn==0 ) return NAN;
+  den = (double)tp + c*(double)fn + a*(double)fp;
+  return den>0.0 ? (double)tp/den : 0.0;      /* den = 0: tp = 0, beta^2 underflowed */
+}
+
+/* confusion's JSON: the counts and every ratio at the threshold. */
+static void write_confusion(MlJson *j, ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i64 fn){
+  ml_i64 P = tp + fn, N = tn + fp;
+  ml_json_begin_object(j);
+  ml_json_key(j, "tp"); ml_json_int(j, tp);
+  ml_json_key(j, "fp"); ml_json_int(j, fp);
+  ml_json_key(j, "tn"); ml_json_int(j, tn);
+  ml_json_key(j, "fn"); ml_json_int(j, fn);
+  ratio(j, "sensitivity", tp, P);
+  ratio(j, "specificity", tn, N);
+  ratio(j, "ppv", tp, tp+fp);
+  ratio(j, "npv", tn, tn+fn);
+  ratio(j, "f1", 2*tp, 2*tp+fp+fn);
+  ratio(j, "accuracy", tp+tn, tp+tn+fp+fn);
+  ml_json_key(j, "mcc"); ml_json_double(j, mcc_of(tp, fp, tn, fn));      /* NaN writes null */
+  ml_json_key(j, "balanced_accuracy");
+  if( P==0 || N==0 ) ml_json_null(j);
+  else ml_json_double(j, ((double)tp/(double)P + (double)tn/(double)N) / 2.0);
+  /* Cohen's kappa: 2 (tp tn - fn fp) / ((tp+fp)(fp+tn) + (tp+fn)(fn+tn)) */
+  ratio128(j, "kappa", 2*((ml_i128)tp*tn - (ml_i128)fn*fp),
+           (ml_i128)(tp+fp)*(fp+tn) + (ml_i128)(tp+fn)*(fn+tn));
+  /* LR+ = sensitivity / (1 - specificity), LR- = (1 - sensitivity) / specificity */
+  ratio128(j, "lr_pos", (ml_i128)tp*N, P==0 ? 0 : (ml_i128)fp*P);
+  ratio128(j, "lr_neg", (ml_i128)fn*N, P==0 ? 0 : (ml_i128)tn*P);
+  ml_json_end_object(j);
+}
+
+/* One proportion x/n and its interval at level: Wilson's score interval,
+** computed as statsmodels' proportion_confint(method='wilson') writes it,
+** or Clopper-Pearson's, the beta quantiles (method='beta').  The bound at
+** x = 0 is 0 and at x = n is 1, exactly; null when n = 0. */
+static void write_interval(MlJson *j, const char *k, ml_i64 x, ml_i64 n, double level, int method){
+  double q, alpha = 1.0 - level, lo, hi, dn = (double)n;
+  ml_json_key(j, k);
+  if( n==0 ){ ml_json_null(j); return; }
+  q = (double)x/dn;
+  if( method==CI_WILSON ){
+    double crit = -ml_norm_quantile(alpha/2.0), crit2 = crit*crit;
+    double denom = 1.0 + crit2/dn, center = (q + crit2/(2.0*dn))/denom;
+    double dist = crit*sqrt(q*(1.0 - q)/dn + crit2/(4.0*dn*dn))/denom;
+    lo = center - dist;
+    hi = center + dist;
+    if( lo<0.0 ) lo = 0.0;
+    if( hi>1.0 ) hi = 1.0;
+  }else{
+    lo = x>0 ? ml_beta_quantile(0.5*alpha, (double)x, (double)(n - x + 1)) : 0.0;
+    hi = x<n ? ml_beta_isf(0.5*alpha, (double)(x + 1), (double)(n - x)) : 1.0;
+  }
+  if( x==0 ) lo = 0.0;
+  if( x==n ) hi = 1.0;
+  ml_json_begin_object(j);
+  ml_json_key(j, "estimate"); ml_json_double(j, q);
+  ml_json_key(j, "lo");       ml_json_double(j, lo);
+  ml_json_key(j, "hi");       ml_json_double(j, hi);
+  ml_json_end_object(j);
+}
+
+/* confusion_ci's JSON. */
+static void write_confusion_ci(MlJson *j, ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i64 fn,
+                               double level, int method){
+  ml_json_begin_object(j);
+  ml_json_key(j, "level");  ml_json_double(j, level);
+  ml_json_key(j, "method"); ml_json_string(j, azMethod[method]);
+  ml_json_key(j, "tp"); ml_json_int(j, tp);
+  ml_json_key(j, "fp"); ml_json_int(j, fp);
+  ml_json_key(j, "tn"); ml_json_int(j, tn);
+  ml_json_key(j, "fn"); ml_json_int(j, fn);
+  write_interval(j, "sensitivity", tp, tp+fn, level, method);
+  write_interval(j, "specificity", tn, tn+fp, level, method);
+  write_interval(j, "ppv", tp, tp+fp, level, method);
+  write_interval(j, "npv", tn, tn+fn, level, method);
+  write_interval(j, "accuracy", tp+tn, tp+tn+fp+fn, level, method);
+  ml_json_end_object(j);
+}
+
+/* At a result: the rows agree on every parameter. */
+static int confusion_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
+  return ml_param_check(ctx, d->name, threshold_name(d), &p->threshold)
+      || ml_param_check(ctx, d->name, "prior", &p->prior)
+      || ml_param_check(ctx, d->name, "beta", &p->beta)
+      || ml_param_check(ctx, d->name, "level", &p->level)
+      || ml_param_choice_check(ctx, d->name, "method", azMethod, &p->method);
+}
+
 void ml_confusion_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ConfAgg *p = sqlite3_aggregate_context(ctx, 0);
   ml_i64 tp, fp, tn, fn;
+  double v;
   MlJson j;
-  if( p && (ml_param_check(ctx, d->name, "threshold", &p->threshold)
-          || ml_param_check(ctx, d->name, "prior", &p->prior)) ) return;
+  if( p && confusion_params_check(ctx, d, p) ) return;
   if( p==0 || p->c[0][0]+p->c[0][1]+p->c[1][0]+p->c[1][1]==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
   if( d->kind==RK_PRECISION_AT_PRIOR ){ prior_value(ctx, d, p); return; }
   tp = p->c[1][1]; fn = p->c[1][0]; fp = p->c[0][1]; tn = p->c[0][0];
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  ml_json_key(&j, "tp"); ml_json_int(&j, tp);
-  ml_json_key(&j, "fp"); ml_json_int(&j, fp);
-  ml_json_key(&j, "tn"); ml_json_int(&j, tn);
-  ml_json_key(&j, "fn"); ml_json_int(&j, fn);
-  ratio(&j, "sensitivity", tp, tp+fn);
-  ratio(&j, "specificity", tn, tn+fp);
-  ratio(&j, "ppv", tp, tp+fp);
-  ratio(&j, "npv", tn, tn+fn);
-  ratio(&j, "f1", 2*tp, 2*tp+fp+fn);
-  ratio(&j, "accuracy", tp+tn, tp+tn+fp+fn);
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
+  switch( d->kind ){
+    case RK_MCC:
+      v = mcc_of(tp, fp, tn, fn);
+      if( isnan(v) ){
+        ml_result_null(ctx, d->name, "undefined: a zero margin (tp %lld, fp %lld, tn %lld, fn %lld)",
+                       (long long)tp, (long long)fp, (long long)tn, (long long)fn);
+      }else{
+        sqlite3_result_double(ctx, v);
+      }
+      return;
+    case RK_F_BETA:
+      v = f_beta_of(tp, fp, fn, ml_param_value(&p->beta, 1.0));
+      if( isnan(v) ){
+        ml_result_null(ctx, d->name, "undefined: no positives and none predicted (%lld true negatives)",
+                       (long long)tn);
+      }else{
+        sqlite3_result_double(ctx, v);
+      }
+      return;
+    case RK_NET_BENEFIT:
+      sqlite3_result_double(ctx, net_benefit_of(tp, fp, tp+fp+tn+fn, ml_param_value(&p->threshold, NAN)));
+      return;
+    case RK_CONFUSION_CI:
+      ml_json_init(&j);
+      write_confusion_ci(&j, tp, fp, tn, fn, ml_param_value(&p->level, 0.95),
+                         (int)ml_param_value(&p->method, CI_WILSON));
+      ml_result_json(ctx, &j);
+      return;
+    default:
+      ml_json_init(&j);
+      write_confusion(&j, tp, fp, tn, fn);
+      ml_result_json(ctx, &j);
+      return;
+  }
 }
 
 void ml_confusion_final(sqlite3_context *ctx){
@@ -523,11 +901,17 @@ void ml_confusion_final(sqlite3_context *ctx){
 
 /* States: each entry's counts go to their side of the threshold. */
 static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
   ConfAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  int j;
-  (void)zErr; (void)nErr;
+  ml_i64 held[2];
+  int j, rc;
   if( p==0 ) return ML_NOMEM;
   if( p->threshold.n[0]==0 ) return ML_OK;  /* xStep rejected the parameters */
+  held[0] = p->c[0][0] + p->c[0][1];
+  held[1] = p->c[1][0] + p->c[1][1];
+  if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=ML_OK ) return rc;
+  /* net_benefit's scores are probabilities, in a state as in a row */
+  if( d->kind==RK_NET_BENEFIT && (rc = ml_state_probabilities(st, n, zErr, nErr))!=ML_OK ) return rc;
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;

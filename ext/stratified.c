@@ -239,9 +239,8 @@ void ml_strat_final(sqlite3_context *ctx){
 /* States: the (score, stratifier) runs merge into the buffer. */
 static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   StratAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  (void)zErr; (void)nErr;
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
-  return ml_absorb_section(&p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
 const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_STRAT, strat_absorb };

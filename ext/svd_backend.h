@@ -34,6 +34,9 @@
 #define ML_SVD_ERROR     1   /* the message is in zErr */
 #define ML_SVD_NOMEM     2   /* spec->xMalloc failed */
 #define ML_SVD_INTERRUPT 3   /* spec->xInterrupted said stop */
+#define ML_SVD_ABSENT    4   /* the device is not there (no GPU, no driver): the
+                             ** message in zErr says which; a test SKIPs on it,
+                             ** where it FAILs on ML_SVD_ERROR */
 
 /* LAPACK's ?larnv seed (four integers in 0..4095, the last odd) from the
 ** 48-bit svd_bench seed; the matrix and the randomized sketch both use it. */

@@ -42,7 +42,11 @@
 **      fails with "svd_bench(): this build has no CPU back end (LAPACKE);
 **      install liblapacke-dev libopenblas-dev and reconfigure".
 **      device = 'cuda' in a build without CUDA, or on a machine without a
-**      GPU, is an error that says which; never a silent CPU run.
+**      GPU or a driver, is an error that says which ("no CUDA device found
+**      (...)", with the runtime's own error name); never a silent CPU run.
+**      A method a back end cannot run for these arguments (CUDA's gesvdr
+**      at rank >= min(rows, cols)) keeps its row, with NULL values and
+**      the reason in the driver column.
 **   5. sv_rel_error = ||S_full,k - S_method,k||_2 / ||S_full,k||_2 over the
 **      leading k = rank singular values; sv_correlation their Pearson
 **      correlation (NULL when k < 2 or a vector is constant);
@@ -479,6 +483,12 @@ static void svdSummarise(SvdCursor *c, MlSvdRun run[ML_SVD_NMETHOD]){
     SvdRow *r = &c->row[i];
     double sum = 0, lo, hi;
     memcpy(r->driver, run[i].driver, sizeof(r->driver));
+    if( isnan(run[i].ms[0]) ){
+      /* a method the back end could not run (CUDA's gesvdr at full rank):
+      ** its row is there, its values NULL, its driver column says why */
+      r->ms_mean = r->ms_min = r->ms_median = r->ms_max = r->sv_rel = r->sv_corr = r->recon = NAN;
+      continue;
+    }
     r->ms_min = r->ms_max = run[i].ms[0];
     for(j=0; j<sp->iters; j++){
       sum += run[i].ms[j];
@@ -533,7 +543,7 @@ static int svdRun(SvdCursor *c){
     case ML_SVD_OK:        return SQLITE_OK;
     case ML_SVD_NOMEM:     return SQLITE_NOMEM;
     case ML_SVD_INTERRUPT: return SQLITE_INTERRUPT;
-    default:               return svdError(c, "%s", zErr);
+    default:               return svdError(c, "%s", zErr);   /* ML_SVD_ERROR, ML_SVD_ABSENT */
   }
 }
 

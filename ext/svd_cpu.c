@@ -31,9 +31,14 @@
 **      precision, with norms accumulated in double.
 **   6. A LAPACK routine that returns info != 0 is ML_SVD_ERROR with the
 **      message "<routine> failed (info <n>)", e.g. "dgesdd failed (info 3)".
-**   7. spec->xInterrupted is asked before every warm-up and timed call:
-**      a true answer frees everything and returns ML_SVD_INTERRUPT, so an
-**      interrupt waits at most for one call.
+**   7. spec->xInterrupted is asked before every warm-up and timed call,
+**      between the steps of a randomized call (each product, each QR),
+**      before the reconstruction error, and while the 'decay' matrix is
+**      built: before each QR and orthonormalisation of U and V, and
+**      between panels of the product U diag(sigma) V^T (about 0.5 GFlop
+**      each).  A true answer frees everything and returns
+**      ML_SVD_INTERRUPT, so an interrupt waits for at most one LAPACK call
+**      (one gesdd of the full matrix, or one QR of the decay construction).
 **
 ** Cost: A, its working copy, U, V^T and the workspaces: about 3 rows x cols
 ** + 2 min(m, n)^2 elements for full; time as measured.
@@ -103,8 +108,12 @@ static int randomOrtho(const MlSvdSpec *sp, double *Q, int m, int r, lapack_int 
   work = sp->xMalloc(sizeof(double)*(uint64_t)lwork);
   if( tau==0 || work==0 ){
     rc = ML_SVD_NOMEM;
+  }else if( interrupted(sp) ){
+    rc = ML_SVD_INTERRUPT;
   }else if( (info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, r, Q, m, tau, work, lwork)) ){
     rc = lapackError(zErr, nErr, "dgeqrf", info);
+  }else if( interrupted(sp) ){
+    rc = ML_SVD_INTERRUPT;
   }else if( (info = LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, m, r, r, Q, m, tau, work, lwork)) ){
     rc = lapackError(zErr, nErr, "dorgqr", info);
   }
@@ -129,11 +138,19 @@ static int cpuMatrix(const MlSvdSpec *sp, double *A, char *zErr, int nErr){
     rc = ML_SVD_NOMEM;
   }else if( (rc = randomOrtho(sp, U, m, r, iseed, zErr, nErr))==ML_SVD_OK
          && (rc = randomOrtho(sp, V, n, r, iseed, zErr, nErr))==ML_SVD_OK ){
+    int j0, nb = (int)(((size_t)1<<28) / ((size_t)m*r));   /* columns of A per product, ~0.5 GFlop */
+    if( nb<16 ) nb = 16;
     for(j=0; j<r; j++){
       double s = exp(-(double)j/8.0);
       for(i=0; i<m; i++) U[(size_t)j*m+i] *= s;
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, r, 1.0, U, m, V, n, 0.0, A, m);
+    /* A = U_s V^T a panel of columns at a time, asking between panels */
+    for(j0=0; j0<n && rc==ML_SVD_OK; j0+=nb){
+      int w = n - j0 < nb ? n - j0 : nb;
+      if( interrupted(sp) ){ rc = ML_SVD_INTERRUPT; break; }
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, w, r, 1.0, U, m, V + j0, n, 0.0,
+                  A + (size_t)j0*m, m);
+    }
   }
   sp->xFree(U);
   sp->xFree(V);

@@ -99,7 +99,8 @@ static int FN(exact)(const MlSvdSpec *sp, const R *A, MlSvdRun *run, int values,
   snprintf(run->driver, sizeof(run->driver), "%s", useGesvd ? "gesvd" : "gesdd");
   for(it=0; it<sp->rank; it++) run->S[it] = S[it];
   run->recon_rel_error = NAN;
-  if( !values ) rc = FN(recon_error)(sp, A, U, S, Vt, mn, sp->rank, &run->recon_rel_error);
+  if( !values && interrupted(sp) ) rc = ML_SVD_INTERRUPT;             /* before the reconstruction */
+  else if( !values ) rc = FN(recon_error)(sp, A, U, S, Vt, mn, sp->rank, &run->recon_rel_error);
 done:
   FN(release)(sp, buf, 6);
   return rc;
@@ -123,25 +124,33 @@ static lapack_int FN(orth)(FN(Hmt) *h, int m, R *Y, const char **pzFail){
 }
 
 /* One randomized SVD of A (Halko, Martinsson & Tropp): Gaussian sketch,
-** power iterations re-orthonormalised with QR, QR, small SVD. */
-static lapack_int FN(hmt_call)(FN(Hmt) *h, const R *A, const lapack_int *iseed0, const char **pzFail){
+** power iterations re-orthonormalised with QR, QR, small SVD.  Asks
+** sp->xInterrupted between the steps: *pStop set (return 0) when told to. */
+static lapack_int FN(hmt_call)(const MlSvdSpec *sp, FN(Hmt) *h, const R *A, const lapack_int *iseed0,
+                               const char **pzFail, int *pStop){
   int m = h->m, n = h->n, l = h->l, q;
   lapack_int info, iseed[4];
+#define HMT_ASK() do{ if( interrupted(sp) ){ *pStop = 1; return 0; } }while(0)
   memcpy(iseed, iseed0, sizeof(iseed));          /* the same sketch every call */
   info = LP(larnv_work)(3, iseed, (lapack_int)n*l, h->Om);
   if( info ){ *pzFail = P "larnv"; return info; }
   BL(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, m, l, n, 1.0, A, m, h->Om, n, 0.0, h->Y, m);
   for(q=0; q<ML_SVD_POWER_ITERS; q++){
+    HMT_ASK();
     if( (info = FN(orth)(h, m, h->Y, pzFail)) ) return info;
     BL(gemm)(CblasColMajor, CblasTrans, CblasNoTrans, n, l, m, 1.0, A, m, h->Y, m, 0.0, h->Z, n);
+    HMT_ASK();
     if( (info = FN(orth)(h, n, h->Z, pzFail)) ) return info;
     BL(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, m, l, n, 1.0, A, m, h->Z, n, 0.0, h->Y, m);
   }
+  HMT_ASK();
   if( (info = FN(orth)(h, m, h->Y, pzFail)) ) return info;
   BL(gemm)(CblasColMajor, CblasTrans, CblasNoTrans, l, n, m, 1.0, h->Y, m, A, m, 0.0, h->B, l);
+  HMT_ASK();
   info = LP(gesdd_work)(LAPACK_COL_MAJOR, 'S', l, n, h->B, l, h->Sb, h->Ub, l, h->Vtb, l, h->work, h->lwork, h->iwork);
   if( info ){ *pzFail = P "gesdd"; return info; }
   BL(gemm)(CblasColMajor, CblasNoTrans, CblasNoTrans, m, l, l, 1.0, h->Y, m, h->Ub, l, 0.0, h->U, m);
+#undef HMT_ASK
   return 0;
 }
 
@@ -192,13 +201,16 @@ static int FN(randomized)(const MlSvdSpec *sp, const R *A, MlSvdRun *run, char *
     struct timespec t0, t1;
     const char *zFail = 0;
     lapack_int info;
+    int stop = 0;
     if( interrupted(sp) ){ rc = ML_SVD_INTERRUPT; break; }
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    info = FN(hmt_call)(&h, A, iseed0, &zFail);
+    info = FN(hmt_call)(sp, &h, A, iseed0, &zFail, &stop);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if( stop ){ rc = ML_SVD_INTERRUPT; break; }
     if( info ){ rc = lapackError(zErr, nErr, zFail, info); break; }
     if( it>=sp->warmup ) run->ms[it-sp->warmup] = msBetween(&t0, &t1);
   }
+  if( rc==ML_SVD_OK && interrupted(sp) ) rc = ML_SVD_INTERRUPT;     /* before the reconstruction */
   if( rc==ML_SVD_OK ){
     snprintf(run->driver, sizeof(run->driver), "HMT geqrf+gesdd (l=%d, q=%d)", h.l, ML_SVD_POWER_ITERS);
     for(it=0; it<sp->rank; it++) run->S[it] = h.Sb[it];

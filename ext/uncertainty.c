@@ -243,7 +243,7 @@ static int unc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
   if( p==0 ) return ML_NOMEM;
   if( u->prob && (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, u->width); p->init = 1; }
-  return ml_absorb_section(&p->smp, st, n, 0, sign);
+  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
 const MlStateHooks ml_unc_states = {
   sizeof(UncAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), unc_absorb

@@ -2,12 +2,16 @@
 ** SPDX-License-Identifier: MIT
 **
 ** check_json.c -- the JSON writer (ml_json.c): commas, escaping, shortest
-** round-trip doubles, null for non-finite numbers.
+** round-trip doubles, null for non-finite numbers; the text rules every
+** writer shares (ml_utf8.h, ml_str_text): well-formed UTF-8 and XML out of
+** any bytes in, cuts between characters.
 */
 #include <math.h>
 #include <stdlib.h>
 #include "check_suites.h"
 #include "ml_core.h"
+#include "ml_utf8.h"
+#include <sqlite3.h>
 
 static char *finish(MlJson *j){
   char *z = ml_json_finish(j, 0);
@@ -88,6 +92,131 @@ START_TEST(test_long_output_grows){
 }
 END_TEST
 
+/* Unicode 15, section 3.9, table 3-8 (maximal subparts) and the edges of
+** RFC 3629: overlong forms, surrogates, beyond U+10FFFF, truncation. */
+START_TEST(test_utf8_replacement){
+  static const struct { const char *in, *out; } c[] = {
+    { "a\xF1\x80\x80\xE1\x80\xC2" "b\x80" "c\x80\xBF" "d",
+      "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD" "d" },
+    { "\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD" },                 /* overlong '/' */
+    { "\xE0\x80\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" },  /* overlong, 3 bytes */
+    { "\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" },  /* a surrogate */
+    { "\xF4\x90\x80\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" }, /* > U+10FFFF */
+    { "\xE2\x82", "\xEF\xBF\xBD" },                               /* truncated at the end */
+    { "\xE2\x82" "x", "\xEF\xBF\xBD" "x" },
+    { "\xE2\x82\xAC \xF0\x9F\x98\x80 \xC3\xA9", "\xE2\x82\xAC \xF0\x9F\x98\x80 \xC3\xA9" }, /* well-formed */
+    { "\xEF\xBF\xBE\xEF\xBF\xBF", "\xEF\xBF\xBE\xEF\xBF\xBF" },      /* U+FFFE, U+FFFF: valid UTF-8 */
+  };
+  size_t i;
+  for(i=0; i<sizeof(c)/sizeof(c[0]); i++){
+    MlStr s; char *z;
+    MlJson j;
+    ml_str_init(&s);
+    ml_str_text(&s, c[i].in, (size_t)-1, 0);
+    z = ml_str_finish(&s, 0);
+    ck_assert_msg(strcmp(z, c[i].out)==0, "case %d: text", (int)i);
+    ml_free(z);
+    ml_json_init(&j);
+    ml_json_string(&j, c[i].in);
+    z = finish(&j);
+    ck_assert_msg(strlen(z)==strlen(c[i].out)+2 && memcmp(z+1, c[i].out, strlen(c[i].out))==0,
+                  "case %d: JSON string", (int)i);
+    ml_free(z);
+  }
+}
+END_TEST
+
+START_TEST(test_xml_text){
+  MlStr s; char *z;
+  ml_str_init(&s);
+  /* escapes, a dropped control, U+FFFE/U+FFFF (not XML characters) and an
+  ** ill-formed byte as U+FFFD, tab and newline kept */
+  ml_str_xml(&s, "<a&'\"\x01\t\n\xEF\xBF\xBE\xEF\xBF\xBF\xFF>");
+  z = ml_str_finish(&s, 0);
+  ck_assert_str_eq(z, "&lt;a&amp;&#39;&quot;\t\n\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD&gt;");
+  ml_free(z);
+}
+END_TEST
+
+START_TEST(test_cut_between_characters){
+  /* "a" then twenty 3-byte euro signs: a cut at 60 bytes falls inside the
+  ** 20th character and backs off to 58 */
+  char in[64];
+  int i;
+  MlStr s; char *z;
+  in[0] = 'a';
+  for(i=0; i<20; i++) memcpy(in + 1 + 3*i, "\xE2\x82\xAC", 3);
+  in[61] = 0;
+  ck_assert_uint_eq(ml_utf8_cut(in, 60), 58);
+  ck_assert_uint_eq(ml_utf8_cut(in, 61), 61);
+  ck_assert_uint_eq(ml_utf8_cut(in, 1000), 61);
+  ck_assert_uint_eq(ml_utf8_cut("\xFF\xFF", 1), 1);          /* an ill-formed byte is one unit */
+  ml_str_init(&s);
+  ml_str_text(&s, in, 60, 1);
+  z = ml_str_finish(&s, 0);
+  ck_assert_uint_eq(strlen(z), 58);
+  ml_free(z);
+}
+END_TEST
+
+/* The reader behind the plots reads every valid JSON number exactly as
+** strtod does (it once cut numbers after ~126 characters: 1000...0e-400 read
+** as 1e+125), and a field given twice in one object is an error of its own. */
+static double read_one(const char *zNum){
+  static const char *const az[] = {"x"};
+  char *z = sqlite3_mprintf("[{\"x\":%s}]", zNum), err[96];
+  double *a = 0, v;
+  ml_i64 n = 0, pres[1];
+  int rc = ml_json_read_rows(z, 1, az, &a, &n, pres, err, sizeof(err));
+  ck_assert_msg(rc==ML_OK && n==1 && pres[0]==1, "reading %.60s: rc %d, %s", zNum, rc, rc ? err : "");
+  v = a[0];
+  ml_free(a);
+  sqlite3_free(z);
+  return v;
+}
+
+START_TEST(test_read_long_numbers){
+  char *zs[6];
+  int i, k = 0;
+  /* (SQLite's printf repeats a %c precision times) */
+  zs[k++] = sqlite3_mprintf("1%.*ce-400", 300, '0');                  /* 1e-100, 305 bytes */
+  zs[k++] = sqlite3_mprintf("9007199254740993.%.*c1", 200, '0');       /* 2^53 + 1 + 1e-201: rounds up */
+  zs[k++] = sqlite3_mprintf("0.%.*c1", 150, '0');                      /* 1e-151 */
+  zs[k++] = sqlite3_mprintf("-0.%.*c%.*c7e2", 500, '3', 500, '1');      /* 1003 digits */
+  zs[k++] = sqlite3_mprintf("%.*c", 320, '9');                          /* 1e320: Inf, as strtod says */
+  zs[k++] = sqlite3_mprintf("0.25");
+  for(i=0; i<k; i++){
+    double want = strtod(zs[i], 0), got = read_one(zs[i]);
+    ck_assert_msg(got==want, "%.40s... (%d bytes) read as %.17g, strtod says %.17g",
+                  zs[i], (int)strlen(zs[i]), got, want);
+  }
+  ck_assert(read_one(zs[0])==1e-100);
+  ck_assert(read_one(zs[1])==9007199254740994.0);
+  for(i=0; i<k; i++) sqlite3_free(zs[i]);
+}
+END_TEST
+
+START_TEST(test_read_duplicate_field){
+  static const char *const az[] = {"recall", "precision"};
+  double *a = 0;
+  ml_i64 n = 0, pres[2];
+  char err[96];
+  int rc = ml_json_read_rows("[{\"recall\":0.5,\"precision\":1,\"recall\":0.7}]", 2, az, &a, &n, pres,
+                             err, sizeof(err));
+  ck_assert_int_eq(rc, ML_ERROR);
+  ck_assert_str_eq(err, "field \"recall\" appears twice in one object at byte 29");
+  /* an escaped key is the same key */
+  rc = ml_json_read_rows("[{\"recall\":0.5,\"rec\\u0061ll\":0.7}]", 2, az, &a, &n, pres, err, sizeof(err));
+  ck_assert_int_eq(rc, ML_ERROR);
+  ck_assert_str_eq(err, "field \"recall\" appears twice in one object at byte 15");
+  /* fields not asked for may repeat */
+  rc = ml_json_read_rows("[{\"t\":1,\"recall\":0.5,\"t\":2}]", 2, az, &a, &n, pres, err, sizeof(err));
+  ck_assert_int_eq(rc, ML_OK);
+  ck_assert(n==1 && a[0]==0.5 && pres[0]==1 && pres[1]==0);
+  ml_free(a);
+}
+END_TEST
+
 Suite *suite_json(void){
   Suite *s = suite_create("json");
   TCase *tc = tcase_create("core");
@@ -96,6 +225,11 @@ Suite *suite_json(void){
   tcase_add_test(tc, test_doubles_shortest_round_trip);
   tcase_add_test(tc, test_non_finite_is_null);
   tcase_add_test(tc, test_long_output_grows);
+  tcase_add_test(tc, test_utf8_replacement);
+  tcase_add_test(tc, test_xml_text);
+  tcase_add_test(tc, test_cut_between_characters);
+  tcase_add_test(tc, test_read_long_numbers);
+  tcase_add_test(tc, test_read_duplicate_field);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -60,11 +60,35 @@ START_TEST(test_thin_window_logs_reason){
 }
 END_TEST
 
+/* Issue 24's NULLs: each names its reason (docs/clinical.md). */
+START_TEST(test_threshold_metrics_log_their_reason){
+  const char *two = " FROM (SELECT 0 AS y, 0.1 AS s UNION ALL SELECT 1, 0.2)";
+  char q[256];
+  snprintf(q, sizeof(q), "SELECT mcc(y, s, 0.5)%s", two);
+  expect_null_logged(q, "mcc(): undefined: a zero margin (tp 0, fp 0, tn 1, fn 1); result is NULL");
+  expect_null_logged("SELECT f_beta(0, 0.1, 0.5, 2)",
+    "f_beta(): undefined: no positives and none predicted (1 true negatives); result is NULL");
+  expect_null_logged("SELECT ks(1, 0.5)", "ks(): only one class in the group (1 positives, 0 negatives); result is NULL");
+  expect_null_logged("SELECT recall_at_k(0, 0.5, 1)", "recall_at_k(): no positives in the group (1 negatives); result is NULL");
+  expect_null_logged("SELECT gains(0, 0.5, 1)", "gains(): no positives in the group (1 negatives); result is NULL");
+  snprintf(q, sizeof(q), "SELECT gains(y, s)%s", two);
+  expect_null_logged(q, "gains(): 2 rows, fewer than bins = 10; result is NULL");
+  expect_null_logged("SELECT confusion_ci(1, 0.5, 0.5) WHERE 0", "confusion_ci(): no rows; result is NULL");
+  expect_null_logged("SELECT decision_curve(y, p) FROM (SELECT NULL AS y, 0.5 AS p)",
+    "decision_curve(): no rows; result is NULL");
+}
+END_TEST
+
 START_TEST(test_defined_result_logs_nothing){
   sqlite3 *db;
   ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
   nLogged = 0;
   ck_assert_int_eq(sqlite3_exec(db, "SELECT pr_auc(y, s) FROM (SELECT 0 AS y, 0.1 AS s UNION ALL SELECT 1, 0.2)", 0, 0, 0), SQLITE_OK);
+  ck_assert_int_eq(nLogged, 0);
+  /* defined on one class: no warning */
+  ck_assert_int_eq(sqlite3_exec(db, "SELECT f_beta(y, s, 0.5, 2), precision_at_k(y, s, 1), recall_at_k(y, s, 5),"
+                                    " gains(y, s, 2), net_benefit(y, s, 0.5), decision_curve(y, s), confusion_ci(y, s, 0.5)"
+                                    " FROM (SELECT 1 AS y, 0.1 AS s UNION ALL SELECT 1, 0.7)", 0, 0, 0), SQLITE_OK);
   ck_assert_int_eq(nLogged, 0);
   sqlite3_close(db);
 }
@@ -76,6 +100,7 @@ Suite *suite_log(void){
   tcase_add_test(tc, test_one_class_logs_warning);
   tcase_add_test(tc, test_empty_group_logs_warning);
   tcase_add_test(tc, test_thin_window_logs_reason);
+  tcase_add_test(tc, test_threshold_metrics_log_their_reason);
   tcase_add_test(tc, test_defined_result_logs_nothing);
   suite_add_tcase(s, tc);
   return s;

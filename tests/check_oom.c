@@ -73,6 +73,16 @@ static const char *aCase[] = {
   " precision_at_prior(y, s, 0.5, 0.01) FROM t GROUP BY g",
   "SELECT partial_auroc(y, s, 0.2)" W ", operating_point(y, s, 'youden')" W ", precision_at_prior(y, s, 0.4, 0.1)" W " FROM t",
   "SELECT operating_point(y, s, 'f1') FROM t",       /* a choice error text under OOM */
+  /* threshold and clinical-validation metrics (issue 24) */
+  "SELECT g, mcc(y, s, 0.5), f_beta(y, s, 0.5, 2), confusion_ci(y, s, 0.5), confusion_ci(y, s, 0.6, 0.9, 'clopper-pearson'),"
+  " net_benefit(y, p, 0.2) FROM t GROUP BY g",
+  "SELECT mcc(y, s, 0.4)" W ", f_beta(y, s, 0.4, 0.5)" W ", confusion_ci(y, s, 0.4, 0.8, 'wilson')" W ","
+  " net_benefit(y, p, 0.3)" W " FROM t",
+  "SELECT g, ks(y, s), precision_at_k(y, s, 7), recall_at_k(y, s, 9), gains(y, s, 4), decision_curve(y, p, 0.05, 0.95, 0.05)"
+  " FROM t GROUP BY g",
+  "SELECT ks(y, s)" W ", precision_at_k(y, s, 5)" W ", recall_at_k(y, s, 500)" W ", gains(y, s, 3)" W ","
+  " decision_curve(y, p, 0.1, 0.5, 0.1)" W " FROM t",
+  "SELECT decision_curve(y, p, 0.5, 0.2) FROM t",    /* an error with numbers under OOM */
   "SELECT g, strat_pr_auc(y, s, z), strat_gap(y, s, z, 0.1, 0.9), strat_report(y, s, z) FROM t GROUP BY g",
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
@@ -101,6 +111,7 @@ static const char *aCase[] = {
   "SELECT g, hex(ml_state(y, s)), hex(ml_state(y, s, z)), hex(ml_state_ordinal(o, s, p)) FROM t GROUP BY g",
   "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz, ml_state_ordinal(o, s, p) so FROM t GROUP BY g)"
   " SELECT pr_auc(b), ece(b, 7), brier(sz), confusion(b, 0.5), ece_l2_kumar(b, 4), strat_report(sz),"
+  " confusion_ci(b, 0.5), gains(sz, 3), decision_curve(b, 0.2, 0.8, 0.2), net_benefit(b, 0.5), ks(b),"
   " ordinal_report(so), auprc_ge(so, 2), hex(ml_merge(b)), hex(ml_merge(so)) FROM st",
   "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz FROM t GROUP BY g)"
   " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), strat_pr_auc(sz) OVER (ORDER BY g ROWS 1 PRECEDING),"

@@ -11,8 +11,11 @@
 **      for both dtypes, both spectra and the matrix builder -- so the
 **      reconstruction-error buffers are reached too (issue 12: they used to
 **      give NaN, a NULL recon_rel_error).
-**   3. xInterrupted is asked before every call: answering yes at the Kth
-**      question gives ML_SVD_INTERRUPT with nothing left allocated.
+**   3. xInterrupted is asked before every call, between the steps of a
+**      randomized call, before each reconstruction error and between the
+**      construction steps of the 'decay' matrix (issue 26), exactly as often
+**      as that says: answering yes at the Kth question gives
+**      ML_SVD_INTERRUPT with nothing left allocated.
 **   4. A run that completes fills every field.
 ** The module is $MLEVAL_BACKEND_DIR/mleval_cpu.so (make check: ext/.libs);
 ** exit 77 (SKIP) in a build without it.
@@ -115,9 +118,17 @@ int main(void){
       if( rc!=ML_SVD_INTERRUPT ) break;
     }
     interruptAt = 0;
-    snprintf(what, sizeof(what), "f32 %d decay %d: asked before each of the 3 x %d calls, asked %d times",
-             f32, decay, sp.warmup + sp.iters, n - 1);
-    check(n - 1==ML_SVD_NMETHOD*(sp.warmup + sp.iters), what);
+    {
+      /* before each of the 3 x (warmup + iters) calls; between the 2q + 2
+      ** steps of each randomized call; before the two reconstructions; and
+      ** for 'decay' before the 4 QR calls of U and V and the one panel of
+      ** the product (9 columns) */
+      int calls = sp.warmup + sp.iters, want = ML_SVD_NMETHOD*calls + calls*(2*ML_SVD_POWER_ITERS + 2) + 2
+                                              + (decay ? 4 + 1 : 0);
+      snprintf(what, sizeof(what), "f32 %d decay %d: asked %d times (before each call, between steps), want %d",
+               f32, decay, n - 1, want);
+      check(n - 1==want, what);
+    }
     /* 1. a LAPACK failure names the routine and info */
     setup(&sp, &b);
     rc = be->xMatrix(&sp, b.A, zErr, sizeof(zErr));

@@ -58,6 +58,40 @@ FUNCS = {
         (", 'max_f1', NULL", "criterion 'max_f1' takes no target, got NULL")], "target"),
     "pr_curve": ("score", "", [], None),
     "roc_curve": ("score", "", [], None),
+    "mcc": ("score", ", 0.5", [(", 'a'", "threshold must be a number, got text 'a'"),
+                               (", NULL", "threshold must be a number, got NULL")], "threshold"),
+    "f_beta": ("score", ", 0.5, 2", [(", 0.5, 0", "beta must be a number in (0, Inf), got 0"),
+                                     (", 0.5, -1", "beta must be a number in (0, Inf), got -1"),
+                                     (", 0.5, 1e999", "beta must be a number in (0, Inf), got Inf"),
+                                     (", 0.5, 'x'", "beta must be a number in (0, Inf), got text 'x'"),
+                                     (", 'a', 2", "threshold must be a number, got text 'a'")], "beta"),
+    "confusion_ci": ("score", ", 0.5, 0.9, 'wilson'", [
+        (", 0.5, 1", "level must be a number in (0, 1), got 1"),
+        (", 0.5, 0", "level must be a number in (0, 1), got 0"),
+        (", 0.5, NULL", "level must be a number in (0, 1), got NULL"),
+        (", 0.5, 0.9, 'exact'", "method must be one of 'wilson', 'clopper-pearson', got text 'exact'"),
+        (", 0.5, 0.9, 0", "method must be one of 'wilson', 'clopper-pearson', got 0"),
+        (", x'00'", "threshold must be a number, got a blob")], "level"),
+    "net_benefit": ("prob", ", 0.2", [(", 0", "pt must be a number in (0, 1), got 0"),
+                                      (", 1", "pt must be a number in (0, 1), got 1"),
+                                      (", NULL", "pt must be a number in (0, 1), got NULL")], "pt"),
+    "ks": ("score", "", [], None),
+    "precision_at_k": ("score", ", 3", [(", 0", "k must be an integer in 1..9223372036854775807, got 0"),
+                                        (", 2.5", "k must be an integer in 1..9223372036854775807, got 2.5"),
+                                        (", 'a'", "k must be an integer in 1..9223372036854775807, got text 'a'")], "k"),
+    "recall_at_k": ("score", ", 3", [(", -1", "k must be an integer in 1..9223372036854775807, got -1"),
+                                     (", NULL", "k must be an integer in 1..9223372036854775807, got NULL")], "k"),
+    "gains": ("score", ", 2", [(", 0", "bins must be an integer in 1..100000, got 0"),
+                               (", 1.5", "bins must be an integer in 1..100000, got 1.5")], "bins"),
+    "decision_curve": ("prob", ", 0.1, 0.9, 0.1", [
+        (", 0", "from must be a number in (0, 1), got 0"),
+        (", 0.1, 1", "to must be a number in (0, 1), got 1"),
+        (", 0.1, 0.9, 0", "by must be a number in (0, Inf), got 0"),
+        (", 0.1, 0.9, 'x'", "by must be a number in (0, Inf), got text 'x'"),
+        (", 0.6, 0.5", "from must be at most to, got from = 0.6 and to = 0.5"),
+        (", 0.995", "from must be at most to, got from = 0.995 and to = 0.99"),
+        (", 0.01, 0.99, 1e-5", "from, to and by give more than 10000 thresholds, got from = 0.01, to = 0.99, by = 1e-05")],
+        "from"),
     "brier": ("prob", "", [], None),
     "log_loss": ("prob", ", 1e-15", [(", 0.7", "eps must be a number in (0, 0.5), got 0.7")], "eps"),
     "ece": ("prob", ", 10", [(", 0", "bins must be an integer in 1..100000, got 0")], "bins"),
@@ -147,6 +181,8 @@ PLOT_BAD = {
         ("plot_lines('s', 1, x'00')", "plot_lines(): y must be a number, got a blob"),
         ("plot_lines('s', 1, -1e999)", "plot_lines(): y must be a finite number, got -Inf"),
         ("plot_lines('s', 1, 2, 0.5)", "plot_lines(): title must be text, got 0.5"),
+        ("plot_lines('s', 1, 2, 't', 7)", "plot_lines(): xlabel must be text, got 7"),
+        ("plot_lines('s', 1, 2, 't', 'x', x'00')", "plot_lines(): ylabel must be text, got a blob"),
     ],
 }
 PLOT_NULL = {
@@ -155,7 +191,8 @@ PLOT_NULL = {
     "plot_bars": "plot_bars(y, y, s)",
     "plot_lines": "plot_lines(y, y, s)",
 }
-ONE_CLASS_DEFINED = {"confusion", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
+ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "precision_at_k", "recall_at_k", "gains",
+                     "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
                      "ml_state", "ml_state_ordinal"}
@@ -180,6 +217,20 @@ EXTRA_ERRORS = [
     ("SELECT partial_auroc(y, s) " + TWO_ROWS, "partial_auroc(): expects (y, s, max_fpr), got 2 arguments"),
     ("SELECT precision_at_prior(y, s, 0.5) " + TWO_ROWS,
      "precision_at_prior(): expects (y, s, threshold, prior), got 3 arguments"),
+    # the issue 24 functions: text parameters, the grid's other parameters, arity
+    ("SELECT confusion_ci(y, s, 0.5, 0.9, CASE WHEN y = 0 THEN 'wilson' ELSE 'Clopper-Pearson' END) " + TWO_ROWS,
+     "confusion_ci(): method must be the same in every row of a group, got 'wilson' and then 'clopper-pearson'"),
+    ("SELECT decision_curve(y, s, 0.1, CASE WHEN y = 0 THEN 0.5 ELSE 0.6 END) " + TWO_ROWS,
+     "decision_curve(): to must be the same in every row of a group, got 0.5 and then 0.6"),
+    ("SELECT decision_curve(y, s, 0.1, 0.5, CASE WHEN y = 0 THEN 0.1 ELSE 0.2 END) " + TWO_ROWS,
+     "decision_curve(): by must be the same in every row of a group, got 0.1 and then 0.2"),
+    ("SELECT confusion_ci(y, s, 0.5, CASE WHEN y = 0 THEN 0.9 ELSE 0.95 END, 'wilson') " + TWO_ROWS,
+     "confusion_ci(): level must be the same in every row of a group, got 0.9 and then 0.95"),
+    ("SELECT f_beta(y, s, 0.5) " + TWO_ROWS, "f_beta(): expects (y, s, threshold, beta), got 3 arguments"),
+    ("SELECT confusion_ci(y, s, 0.5, 0.9, 'wilson', 1) " + TWO_ROWS,
+     "confusion_ci(): expects (y, s, threshold [, level [, method]]), got 6 arguments"),
+    ("SELECT net_benefit(y, 1.5, 0.2) " + TWO_ROWS, "net_benefit(): p must be a probability in [0, 1], got 1.5"),
+    ("SELECT decision_curve(y, -0.5) " + TWO_ROWS, "decision_curve(): p must be a probability in [0, 1], got -0.5"),
     # auroc_test with two arguments is a scalar over two states
     ("SELECT auroc_test(1, 2)", "auroc_test(): st_a must be a state made by ml_state(y, s), got 1"),
     ("SELECT auroc_test(ml_state(y, s), 0.5) " + TWO_ROWS,
@@ -301,7 +352,8 @@ def main():
                         "max_fpr": ("0.5", "0.6"), "target": ("0.1", "0.2"), "prior": ("0.1", "0.2"),
                         "eps": ("0.001", "0.002"), "bins": ("10", "11"), "ql": ("0.25", "0.3"),
                         "gap_threshold": ("0.05", "0.06"), "seed": ("7", "8"), "reps": ("20", "21"),
-                        "level": ("0.9", "0.8")}[varying]
+                        "level": ("0.9", "0.8"), "beta": ("2", "3"), "pt": ("0.2", "0.3"), "k": ("3", "4"),
+                        "from": ("0.1", "0.2")}[varying]
                 ex = extra.replace(vals[0], "CASE WHEN y = 0 THEN %s ELSE %s END" % vals, 1)
                 if vals[0] not in extra:
                     ex = extra.replace(extra.split(",")[1].strip(), "CASE WHEN y = 0 THEN %s ELSE %s END" % vals, 1)

@@ -19,6 +19,11 @@ data coordinates and compared with the JSON points it came from:
   - plot_bars: heights proportional to values (signed), one bar per row.
   - plot_lines: vertices are the points sorted by x per series.
   - escaping, determinism, NULL and empty input, the window refusal.
+  - hostile text: names, titles, units and categories with ill-formed UTF-8,
+    U+FFFE/U+FFFF, control characters and long multi-byte names give SVGs
+    that are well-formed UTF-8 and XML in every plot (parsed from bytes),
+    with each text equal to Python's decoding ('replace') of the input, and
+    error messages that are well-formed UTF-8.
 """
 import json
 import math
@@ -349,6 +354,20 @@ def test_lines(con, rng):
             mine = sorted([(x, y) for s, x, y in pts if s == name], key=lambda p: p[0])
             check_polyline(poly, mine, tr, "plot_lines %s" % name)
         chk.equal(legend(root), names, "plot_lines legend")
+        chk.equal([by_class(root, c) for c in ("xlabel", "ylabel")], [[], []], "plot_lines: no axis label by default")
+    svg = con.execute("SELECT plot_lines(s, x, y, 'drift', 'rows seen', 'PR-AUC') FROM l").fetchone()[0]
+    root = parse(svg)
+    chk.equal([[e.text for e in by_class(root, c)] for c in ("xlabel", "ylabel")], [["rows seen"], ["PR-AUC"]],
+              "plot_lines draws its axis labels")
+    svg = con.execute("SELECT plot_lines(s, x, y, NULL, NULL, 'only y') FROM l").fetchone()[0]
+    root = parse(svg)
+    chk.equal([[e.text for e in by_class(root, c)] for c in ("xlabel", "ylabel")], [[], ["only y"]],
+              "plot_lines: a NULL xlabel draws none")
+    try:
+        con.execute("SELECT plot_lines(s, x, y, 't', s) FROM l").fetchall()
+        chk.true(False, "plot_lines: xlabel must agree across rows")
+    except sqlite3.Error as e:
+        chk.true(str(e).startswith("plot_lines(): xlabel must be the same in every row"), str(e))
 
 
 def test_rules(con):
@@ -377,6 +396,11 @@ def test_rules(con):
         ("SELECT plot_curves('a', '[{\"recall\":0.5,\"precision\":\"x\"}]')",
          "plot_curves(): curve must be pr_curve() or roc_curve() JSON, got '[{\"recall\":0.5,\"precision\":\"x\"}]': field \"precision\" is not a number at byte 27"),
         ("SELECT plot_curves('a', 1, 2)", "plot_curves(): title must be text, got 2"),
+        ("SELECT plot_curves('a', '[{\"recall\":0.5,\"precision\":1,\"recall\":0.7}]')",
+         "plot_curves(): curve must be pr_curve() or roc_curve() JSON, got '[{\"recall\":0.5,\"precision\":1,\"recall\":0.': "
+         "field \"recall\" appears twice in one object at byte 29"),
+        ("SELECT plot_curves('a', '[{\"recall\":1%se-300,\"precision\":0.5}]')" % ("0" * 300),
+         None),
         ("SELECT plot_reliability('a', '[{\"lo\":0,\"hi\":2,\"n\":1,\"mean_p\":0.5,\"frac_pos\":1}]')",
          "plot_reliability(): bins must be reliability() JSON, got a bin 0 with lo 0, hi 2, n 1, mean_p 0.5, frac_pos 1"),
         ("SELECT plot_bars('c', 's', x'01')", "plot_bars(): value must be a number, got a blob"),
@@ -387,6 +411,10 @@ def test_rules(con):
          "plot_bars(): unit must be the same in every row, got 's' after 'ms'"),
     ]
     for sql, msg in errors:
+        if msg is None:     # not an error: a long number read exactly (1e0), drawn
+            svg = con.execute(sql).fetchone()[0]
+            chk.equal(legend(parse(svg)), ["a (AP 0.500)"], "a 300-digit number is read exactly")
+            continue
         try:
             con.execute(sql).fetchall()
             chk.true(False, "%s: no error, want %r" % (sql, msg))
@@ -404,10 +432,112 @@ def test_rules(con):
 import sqlite3  # noqa: E402  (after mltest so the suite's sqlite3 is the one used)
 
 
+def xml_text_of(raw):
+    """What the writers promise for bytes raw: Python's decoding with U+FFFD
+    per maximal ill-formed subpart, U+FFFE/U+FFFF as U+FFFD, controls other
+    than tab, newline, carriage return dropped -- as an XML parser reads it
+    back (line ends normalised to a newline)."""
+    t = raw.decode("utf-8", "replace").replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd")
+    t = "".join(c for c in t if c >= " " or c in "\t\n\r")
+    return t.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_extreme_values(con):
+    """Finite inputs never give a NaN or infinite coordinate: subnormal,
+    huge and mixed-sign values in plot_bars and plot_lines."""
+    D = 1.7976931348623157e308
+    bar_sets = [[5e-324], [-5e-324], [D], [-D], [-D, D], [1e-320, 2e-320], [0.0], [0.0, 0.0], [1e300, -1e-300],
+                [D, D / 2, 1.0], [1e16, 1e16 + 2]]
+    line_sets = [[(0, 5e-324)], [(5e-324, 1)], [(D, D)], [(-D, -D), (D, D)], [(1e308, 1), (1e308, 2)],
+                 [(0, 1e-320), (1, 2e-320)], [(1e16, 1), (1e16 + 2, 2)], [(-D, 0), (0, 0), (D, 0)]]
+    cases = []
+    for vals in bar_sets:
+        sql = " UNION ALL ".join("SELECT 'c%d' AS c, 's' AS s, %r AS v" % (i, v) for i, v in enumerate(vals))
+        cases.append(("plot_bars %r" % vals, "SELECT plot_bars(c, s, v) FROM (%s)" % sql, vals))
+    for pts in line_sets:
+        sql = " UNION ALL ".join("SELECT 'a' AS s, %r AS x, %r AS y" % p for p in pts)
+        cases.append(("plot_lines %r" % pts, "SELECT plot_lines(s, x, y) FROM (%s)" % sql, None))
+    for what, sql, vals in cases:
+        svg = con.execute(sql).fetchone()[0]
+        root = parse(svg)
+        bad = []
+        for el in root.iter():
+            for k, v in list(el.attrib.items()) + [("text", el.text or "")]:
+                if re.search(r"\b(nan|inf|infinity)\b", v, flags=re.I):
+                    bad.append("%s %s=%s" % (el.tag.replace(NS, ""), k, v))
+        chk.equal(bad, [], "%s: no NaN or infinite coordinate or label" % what)
+        if vals is not None:
+            bars = by_class(root, "bar")
+            chk.equal(len(bars), len(vals), "%s: one bar per value" % what)
+            for b in bars:
+                h = float(b.get("height"))
+                chk.true(0 <= h <= 480 and 0 <= float(b.get("y")) <= 480, "%s: bar inside the image (%s)" % (what, h))
+
+
+def test_hostile_text(con):
+    hostile = [b"a\xffb", b"\xc3", b"x\xe2\x82", b"\xed\xa0\x80sur", b"\xf4\x90\x80\x80big", b"\xc0\xafover",
+               b"\xef\xbf\xbe\xef\xbf\xbfnon", b"ctl\x01\x1f\x7f", b"a" + "\u20ac".encode() * 30,
+               "\u00e9".encode() * 40, b"<&>'\"", b"\xf0\x9f\x98\x80 ok"]
+    rng = random.Random(25)
+    for _ in range(30):
+        hostile.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 24))).replace(b"\x00", b""))
+    raw = sqlite3.connect(":memory:")
+    raw.enable_load_extension(True)
+    raw.load_extension(mltest.LIB)
+    raw.text_factory = bytes
+    raw.execute("CREATE TABLE h(k INT, name BLOB)")
+    raw.executemany("INSERT INTO h VALUES (?, ?)", list(enumerate(hostile)))
+    raw.execute("CREATE TABLE d(y INT, s REAL)")
+    raw.executemany("INSERT INTO d VALUES (?, ?)", [(i % 2, (i * 37 % 11) / 11.0) for i in range(40)])
+    name = "CAST(name AS TEXT)"
+    plots = [
+        ("plot_curves", "SELECT plot_curves(%s, (SELECT pr_curve(y, s) FROM d), %s) FROM h WHERE k = ?" % (name, name)),
+        ("plot_curves roc", "SELECT plot_curves(%s, (SELECT roc_curve(y, s) FROM d), %s) FROM h WHERE k = ?" % (name, name)),
+        ("plot_reliability", "SELECT plot_reliability(%s, (SELECT reliability(y, s, 5) FROM d), %s) FROM h WHERE k = ?"
+         % (name, name)),
+        ("plot_bars", "SELECT plot_bars(%s, %s, 2.5, %s, %s) FROM h WHERE k = ?" % (name, name, name, name)),
+        ("plot_lines", "SELECT plot_lines(%s, 1, 2, %s) FROM h WHERE k = ?" % (name, name)),
+    ]
+    for k, h in enumerate(hostile):
+        want = xml_text_of(h)
+        for what, sql in plots:
+            svg = raw.execute(sql, (k,)).fetchone()[0]
+            try:
+                svg.decode("utf-8")
+                root = ET.fromstring(svg)
+            except (UnicodeDecodeError, ET.ParseError) as e:
+                chk.true(False, "%s over %r: not well-formed UTF-8 and XML: %s" % (what, h, e))
+                continue
+            chk.equal(root.find(NS + "title").text or "", want, "%s over %r: the title reads back" % (what, h))
+            for el in root.iter():
+                for t in [el.text or ""] + list(el.attrib.values()):
+                    chk.true("\ufffe" not in t and "\uffff" not in t, "%s over %r: no U+FFFE/U+FFFF" % (what, h))
+            if what == "plot_reliability":
+                tips = [t.text for t in root.iter(NS + "title")][1:]
+                cut = h[:60]
+                while cut and len(cut) < len(h) and (h[len(cut)] & 0xC0) == 0x80 and cut[-1] >= 0x80:
+                    cut = cut[:-1]
+                chk.true(all(t.startswith(xml_text_of(h[:len(cut)]) + ": n ") for t in tips),
+                         "reliability tooltips start with the name cut between characters (%r)" % h)
+        # messages quote the text: well-formed UTF-8 too
+        for sql in ("SELECT plot_curves('a', %s) FROM h WHERE k = ?" % name,
+                    "SELECT plot_curves(%s, c) FROM h, (SELECT pr_curve(y, s) AS c FROM d UNION ALL "
+                    "SELECT pr_curve(y, s) FROM d) WHERE k = ?" % name):
+            try:
+                raw.execute(sql, (k,)).fetchall()
+                chk.true(False, "%s: an error was expected" % sql)
+            except sqlite3.Error as e:
+                chk.true(str(e).startswith("plot_curves(): "), "message over %r: %s" % (h, e))
+            except UnicodeDecodeError as e:
+                chk.true(False, "the message over %r is not well-formed UTF-8: %s" % (h, e))
+
+
 def main():
     con = mltest.connect()
     rng = np.random.default_rng(16)
     test_rules(con)
+    test_hostile_text(con)
+    test_extreme_values(con)
     test_curves(con, rng)
     test_large_curve(con, rng)
     test_reliability(con, rng)

@@ -77,9 +77,18 @@ def confusion_oracle(y, s, t):
     tn = int(np.sum(~pred & (y == 0))); fn = int(np.sum(~pred & (y == 1)))
     def r(a, b):
         return None if b == 0 else a / b
-    return {"tp": tp, "fp": fp, "tn": tn, "fn": fn, "sensitivity": r(tp, tp + fn),
-            "specificity": r(tn, tn + fp), "ppv": r(tp, tp + fp), "npv": r(tn, tn + fn),
-            "f1": r(2 * tp, 2 * tp + fp + fn), "accuracy": r(tp + tn, tp + tn + fp + fn)}
+    out = {"tp": tp, "fp": fp, "tn": tn, "fn": fn, "sensitivity": r(tp, tp + fn),
+           "specificity": r(tn, tn + fp), "ppv": r(tp, tp + fp), "npv": r(tn, tn + fn),
+           "f1": r(2 * tp, 2 * tp + fp + fn), "accuracy": r(tp + tn, tp + tn + fp + fn)}
+    # issue 24's keys, from their definitions (tests/test_clinical.py checks them against sklearn)
+    P, N = tp + fn, tn + fp
+    den = (tp + fp) * P * N * (tn + fn)
+    out["mcc"] = None if den == 0 else (tp * tn - fp * fn) / math.sqrt(den)
+    out["balanced_accuracy"] = None if P == 0 or N == 0 else (tp / P + tn / N) / 2
+    out["kappa"] = r(2 * (tp * tn - fn * fp), (tp + fp) * (fp + tn) + P * (fn + tn))
+    out["lr_pos"] = None if P == 0 or fp == 0 else r(tp * N, fp * P)
+    out["lr_neg"] = None if P == 0 or tn == 0 else r(fn * N, tn * P)
+    return out
 
 
 def check_confusion(ck, got, want, what):

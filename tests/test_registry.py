@@ -100,7 +100,7 @@ def main():
                 args = "a, b, c"
             if f["name"] == "operating_point":     # a text criterion
                 args = "a, b, 'youden'"
-            if f["name"] == "brier_decomposition":  # NULL on fewer rows than bins
+            if f["name"] in ("brier_decomposition", "gains"):  # NULL on fewer rows than bins
                 args = "a, b, 1"
             src = "t"
             if f["name"] == "auroc_test":          # (y, s, g): both classes in both groups

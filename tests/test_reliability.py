@@ -66,8 +66,19 @@ PARAM_FUNCS = [
     ("auroc_ci(y, s, t)", "t", "auroc_ci(): level", [0.1, 0.3, 0.5]),
     ("ece_ci(y, p, b, 0.9, 10, 7)", "b", "ece_ci(): bins", [3, 5, 7, 10]),
     ("brier_ci(y, p, 0.9, 10, k)", "k", "brier_ci(): seed", [1, 2]),
+    # threshold and clinical-validation metrics (issue 24)
+    ("mcc(y, s, t)", "t", "mcc(): threshold", [0.1, 0.3, 0.5]),
+    ("f_beta(y, s, 0.5, t)", "t", "f_beta(): beta", [0.1, 0.3, 0.5]),
+    ("confusion_ci(y, s, 0.5, t)", "t", "confusion_ci(): level", [0.1, 0.3, 0.5]),
+    ("confusion_ci(y, s, 0.5, 0.9, m)", "m", "confusion_ci(): method", ["wilson", "clopper-pearson"]),
+    ("net_benefit(y, p, t)", "t", "net_benefit(): pt", [0.1, 0.3, 0.5]),
+    ("precision_at_k(y, s, k)", "k", "precision_at_k(): k", [1, 2]),
+    ("recall_at_k(y, s, k)", "k", "recall_at_k(): k", [1, 2]),
+    ("gains(y, s, b)", "b", "gains(): bins", [3, 5, 7, 10]),
+    ("decision_curve(y, p, t)", "t", "decision_curve(): from", [0.1, 0.3, 0.5]),
+    ("decision_curve(y, p, 0.05, 0.95, t)", "t", "decision_curve(): by", [0.1, 0.3, 0.5]),
 ]
-PARAM_COLS = ["b", "e", "t", "k", "c", "g"]     # columns 6.. of a row
+PARAM_COLS = ["b", "e", "t", "k", "c", "g", "m"]     # columns 6.. of a row
 
 
 def load_blocks(con, rng):

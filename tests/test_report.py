@@ -261,13 +261,13 @@ def main():
         ([db, "preds", "--label", "y", "--score", "s1", "--score", "s1"], 2, "mleval-report: --score s1 is given twice"),
         ([db, "nope", "--label", "y", "--score", "s1"], 1, "mleval-report: no table 'nope' in %s" % db),
         ([db, "preds", "--label", "y", "--score", "zz"], 1,
-         "mleval-report: table 'preds' has no column 'zz' (--score); its columns: fold, y, s1, s2, p, src"),
+         "mleval-report: --score zz: no such column in preds (its columns: fold, y, s1, s2, p, src)"),
         ([db, "preds", "--label", "y", "--score", "s1", "--by", "folds"], 1,
-         "mleval-report: table 'preds' has no column 'folds' (--by); its columns: fold, y, s1, s2, p, src"),
+         "mleval-report: --by folds: no such column in preds (its columns: fold, y, s1, s2, p, src)"),
         ([os.path.join(tmp, "missing.db"), "preds", "--label", "y", "--score", "s1"], 1,
          "mleval-report: cannot open %s: No such file or directory" % os.path.join(tmp, "missing.db")),
         ([db, "preds", "--label", "src", "--score", "s1", "-o", os.path.join(tmp, "x.html")], 1,
-         "mleval-report: auroc(): y must be 0 or 1, got text 'src0'"),
+         "mleval-report: --label src: auroc(): y must be 0 or 1, got text 'src0'"),
     ]
     for args, code, msg in bad:
         r = run(args)

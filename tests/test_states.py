@@ -248,7 +248,7 @@ def hostile(ck, con):
     ck.error(con, "SELECT tpr_at_fpr(?)", (good,), "tpr_at_fpr(): expects (y, s, target_fpr), got 1 argument")   # no registration: the catch-all
     ck.error(con, "SELECT strat_report(?, 0.1, 0.2, 0.3, 0.4)", (strat,),
              "strat_report(): a state takes (state [, ql, qh [, gap_threshold]]), got 5 arguments")
-    ck.error(con, "SELECT pr_auc(y) FROM t", (), "pr_auc(): expects (y, s), got 1 argument")
+    ck.error(con, "SELECT pr_auc(y) FROM t", (), "pr_auc(): state must be a BLOB made by ml_state(y, s), got 1")
     scores = con.execute("SELECT ml_state(y, s * 3 - 1) FROM t").fetchone()[0]
     ck.error(con, "SELECT ece(?)", (scores,), "ece(): p must be a probability in [0, 1], got -1.0 in a state")
     ck.error(con, "SELECT ece_l2_kumar(?)", (scores,), "ece_l2_kumar(): p must be a probability in [0, 1], got -1.0 in a state")

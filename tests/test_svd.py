@@ -11,6 +11,7 @@ the device = 'cuda' contract of this build.
   the check is on the decay spectrum, whose values are known: exp(-i/8))
 """
 import math
+import re
 
 import numpy as np
 
@@ -69,9 +70,13 @@ def main():
         r = con.execute("SELECT device FROM svd_bench(16, 16, 4, 0, 1, 'cuda')").fetchall()
         ck.true(has_cuda and all(x[0] == "cuda" for x in r), "cuda rows say cuda")
     except Exception as e:
-        want = ("svd_bench(): no CUDA device found" if has_cuda else
-                "svd_bench(): this build has no CUDA support; configure --with-cuda")
-        ck.equal(str(e), want, "cuda error text")
+        if has_cuda:
+            # no GPU or no driver here (a broken GPU stack would name the
+            # failing call and the runtime's error instead: tests/check_svd_cuda FAILs on it)
+            ck.true(re.fullmatch(r"svd_bench\(\): no CUDA (device found|driver installed) \(.*(runtime \d+\.\d+)\)",
+                                 str(e)) is not None, "cuda error text %r" % str(e))
+        else:
+            ck.equal(str(e), "svd_bench(): this build has no CUDA support; configure --with-cuda", "cuda error text")
     ck.finish()
 
 

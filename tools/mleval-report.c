@@ -42,6 +42,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <limits.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include "ml_utf8.h"
 
 #ifndef MLEVAL_EXTDIR
 # define MLEVAL_EXTDIR "/usr/local/lib"
@@ -49,10 +52,21 @@
 
 #define MAX_SCORES 16
 
+/* The report's own tables live in the temp schema under names of their own,
+** and the user's table is always read as main."TABLE": a predictions table
+** named res, grp or _mleval_report_res is never shadowed (SQLite resolves
+** an unqualified name in temp first). */
+#define T_GRP "temp._mleval_report_grp"
+#define T_RES "temp._mleval_report_res"
+#define T_CAL "temp._mleval_report_cal"
+#define T_SVD_TARGETS "temp._mleval_report_svd_targets"
+#define T_SVD_COST "temp._mleval_report_svd_cost"
+
 typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
+  const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
-  int nScore, svd, bins, svdW, svdD, svdIters;
+  int nScore, svd, bins, svdW, svdD, svdIters, force;
 } Opts;
 
 typedef struct Group {
@@ -94,6 +108,8 @@ static const char *zUsage =
   "  --svd-iters N   timed iterations per method (default 20; warmup 5)\n"
   "  -o FILE         the HTML report (default report.html)\n"
   "  --json FILE     also write the numbers as JSON\n"
+  "  --force         replace an existing -o or --json file that mleval-report\n"
+  "                  did not write (the input is never replaced)\n"
   "  --help          this text\n"
   "\n"
   "Environment: MLEVAL_LIB, the extension to load (default: the build tree\n"
@@ -136,7 +152,7 @@ static int parse_int(const char *zOpt, const char *z, int lo, int hi){
 static void parse_args(Opts *o, int argc, char **argv){
   int i, nPos = 0;
   memset(o, 0, sizeof(*o));
-  o->bins = 10; o->zOut = "report.html"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
+  o->bins = 10; o->zOut = "report.html"; o->zOutOpt = "-o"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
   for(i=1; i<argc; i++){
     const char *a = argv[i];
     const char *v = i+1<argc ? argv[i+1] : 0;
@@ -166,8 +182,9 @@ static void parse_args(Opts *o, int argc, char **argv){
       o->svd = 1;
     }
     else if( strcmp(a, "--svd-iters")==0 ){ NEEDV(); o->svdIters = parse_int(a, v, 1, 1000); o->svd = 1; }
-    else if( strcmp(a, "-o")==0 || strcmp(a, "--output")==0 ){ NEEDV(); o->zOut = v; }
+    else if( strcmp(a, "-o")==0 || strcmp(a, "--output")==0 ){ NEEDV(); o->zOut = v; o->zOutOpt = a; }
     else if( strcmp(a, "--json")==0 ){ NEEDV(); o->zJson = v; }
+    else if( strcmp(a, "--force")==0 ){ o->force = 1; }
     else if( a[0]=='-' && a[1] ){ die(2, "unknown option '%s'", a); }
     else if( nPos==0 ){ o->zDb = a; nPos++; }
     else if( nPos==1 ){ o->zTable = a; nPos++; }
@@ -177,6 +194,73 @@ static void parse_args(Opts *o, int argc, char **argv){
   if( nPos<2 ) die(2, "DB and TABLE are required");
   if( o->zLabel==0 ) die(2, "--label is required");
   if( o->nScore==0 ) die(2, "at least one --score is required");
+}
+
+/* ------------------------------------------------------------- outputs */
+
+/* The first bytes of every file mleval-report writes (and of the HTML and
+** JSON of the versions before the generator mark). */
+static const char *const azOurHead[] = {
+  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+    "<meta name=\"generator\" content=\"mleval-report\"/>\n",
+  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Evaluation report: ",
+  "{\"generator\":\"mleval-report\",",
+  "{\"mleval_version\":",
+};
+
+/* 1 when the regular file zPath begins as a file mleval-report wrote. */
+static int written_by_report(const char *zPath){
+  char head[256];
+  size_t n, k;
+  FILE *f = fopen(zPath, "rb");
+  if( f==0 ) return 0;
+  n = fread(head, 1, sizeof(head), f);
+  fclose(f);
+  for(k=0; k<sizeof(azOurHead)/sizeof(azOurHead[0]); k++){
+    size_t m = strlen(azOurHead[k]);
+    if( n>=m && memcmp(head, azOurHead[k], m)==0 ) return 1;
+  }
+  return 0;
+}
+
+/* 1 when paths a and b name one file: the same inode when both exist, the
+** same directory (resolved) and name when neither does. */
+static int same_file(const char *a, const char *b){
+  struct stat sa, sb;
+  int ea = stat(a, &sa)==0, eb = stat(b, &sb)==0;
+  if( ea && eb ) return sa.st_dev==sb.st_dev && sa.st_ino==sb.st_ino;
+  if( ea || eb ) return 0;
+  {
+    char *ca = xstrdup(a), *cb = xstrdup(b), *da = xstrdup(a), *db = xstrdup(b);
+    char ra[PATH_MAX], rb[PATH_MAX];
+    int same = strcmp(basename(ca), basename(cb))==0
+            && realpath(dirname(da), ra) && realpath(dirname(db), rb) && strcmp(ra, rb)==0;
+    free(ca); free(cb); free(da); free(db);
+    return same;
+  }
+}
+
+/* Rules for -o and --json, checked before anything is read or written:
+** neither may be the input (not even with --force: the input is only ever
+** read), they may not be one file, and an existing regular file that no
+** report wrote is replaced only with --force. */
+static void check_output(const Opts *o, const char *zOpt, const char *zPath){
+  struct stat st;
+  if( same_file(zPath, o->zDb) ){
+    die(1, "%s %s is the input file %s; refusing to overwrite it", zOpt, zPath, o->zDb);
+  }
+  if( !o->force && stat(zPath, &st)==0 && S_ISREG(st.st_mode) && !written_by_report(zPath) ){
+    die(1, "%s %s exists and was not written by mleval-report; refusing to overwrite it "
+           "(--force to replace it)", zOpt, zPath);
+  }
+}
+
+static void check_outputs(const Opts *o){
+  check_output(o, o->zOutOpt, o->zOut);
+  if( o->zJson ){
+    if( same_file(o->zOut, o->zJson) ) die(1, "%s and --json name the same file %s", o->zOutOpt, o->zJson);
+    check_output(o, "--json", o->zJson);
+  }
 }
 
 /* ------------------------------------------------------------- SQL helpers */
@@ -197,6 +281,20 @@ static void step_done(Report *r, sqlite3_stmt *st, int rc){
 static void exec(Report *r, const char *zSql){
   char *zErr = 0;
   if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ) die(1, "%s", zErr);
+}
+
+/* exec() of a query over the label column and one other column (zOpt zCol:
+** "--score s1"), whose errors name the option the user gave: a function's
+** message "auroc(): y must be 0 or 1, ..." is about the label, any other
+** argument ("s", "p") is about zCol. */
+static void exec_cols(Report *r, const char *zSql, const char *zOpt, const char *zCol){
+  char *zErr = 0;
+  if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
+    const char *arg = zErr ? strstr(zErr, "(): ") : 0;
+    if( arg && strncmp(arg+4, "y ", 2)==0 ) die(1, "--label %s: %s", r->o.zLabel, zErr);
+    if( arg ) die(1, "%s %s: %s", zOpt, zCol, zErr);
+    die(1, "--label %s, %s %s: %s", r->o.zLabel, zOpt, zCol, zErr ? zErr : "?");
+  }
 }
 
 /* ------------------------------------------------------------- CSV import */
@@ -308,7 +406,7 @@ static void import_csv(Report *r, const char *zPath){
   }
   fclose(c.f);
   sql = sqlite3_str_new(r->db);
-  sqlite3_str_appendf(sql, "CREATE TABLE \"%w\"(", r->o.zTable);
+  sqlite3_str_appendf(sql, "CREATE TABLE main.\"%w\"(", r->o.zTable);
   for(i=0; i<nCol; i++){
     sqlite3_str_appendf(sql, "%s\"%w\" %s", i ? ", " : "", azHead[i],
                         aKind[i]==1 ? "INTEGER" : aKind[i]==2 ? "REAL" : "TEXT");
@@ -320,7 +418,7 @@ static void import_csv(Report *r, const char *zPath){
     sqlite3_free(z);
   }
   sql = sqlite3_str_new(r->db);
-  sqlite3_str_appendf(sql, "INSERT INTO \"%w\" VALUES(", r->o.zTable);
+  sqlite3_str_appendf(sql, "INSERT INTO main.\"%w\" VALUES(", r->o.zTable);
   for(i=0; i<nCol; i++) sqlite3_str_appendall(sql, i ? ",?" : "?");
   sqlite3_str_appendall(sql, ")");
   {
@@ -416,14 +514,28 @@ loaded:
 
 /* ------------------------------------------------------------- output helpers */
 
+/* Text into HTML (or an attribute): & < > " ' escaped, ill-formed UTF-8 and
+** characters XML 1.0 forbids (U+FFFE, U+FFFF, controls) written as U+FFFD,
+** so the page stays well-formed UTF-8 and XML whatever the names are. */
 static void html_text(sqlite3_str *s, const char *z){
-  for(; z && *z; z++){
-    switch( *z ){
-      case '&': sqlite3_str_appendall(s, "&amp;"); break;
-      case '<': sqlite3_str_appendall(s, "&lt;"); break;
-      case '>': sqlite3_str_appendall(s, "&gt;"); break;
-      case '"': sqlite3_str_appendall(s, "&quot;"); break;
-      default: sqlite3_str_appendchar(s, 1, *z);
+  while( z && *z ){
+    unsigned char c = (unsigned char)*z;
+    unsigned cp;
+    int k;
+    switch( c ){
+      case '&': sqlite3_str_appendall(s, "&amp;"); z++; continue;
+      case '<': sqlite3_str_appendall(s, "&lt;"); z++; continue;
+      case '>': sqlite3_str_appendall(s, "&gt;"); z++; continue;
+      case '"': sqlite3_str_appendall(s, "&quot;"); z++; continue;
+      case '\'': sqlite3_str_appendall(s, "&#39;"); z++; continue;
+    }
+    k = ml_utf8_char(z, &cp);
+    if( k<0 || !ml_utf8_xml_char(cp) ){
+      sqlite3_str_appendall(s, ML_UTF8_REPLACEMENT);
+      z += k<0 ? -k : k;
+    }else{
+      sqlite3_str_append(s, z, k);
+      z += k;
     }
   }
 }
@@ -441,13 +553,19 @@ static void json_num(sqlite3_str *s, double d){
   sqlite3_str_appendall(s, buf);
 }
 
+/* A JSON string: quote, backslash and controls escaped, ill-formed UTF-8 as
+** U+FFFD (the same rule as the extension's JSON writer, ml_json.c). */
 static void json_str(sqlite3_str *s, const char *z){
   sqlite3_str_appendchar(s, 1, '"');
-  for(; z && *z; z++){
+  while( z && *z ){
     unsigned char c = (unsigned char)*z;
-    if( c=='"' || c=='\\' ) sqlite3_str_appendf(s, "\\%c", c);
-    else if( c<0x20 ) sqlite3_str_appendf(s, "\\u%04x", c);
-    else sqlite3_str_appendchar(s, 1, (char)c);
+    unsigned cp;
+    int k;
+    if( c=='"' || c=='\\' ){ sqlite3_str_appendf(s, "\\%c", c); z++; continue; }
+    if( c<0x20 ){ sqlite3_str_appendf(s, "\\u%04x", c); z++; continue; }
+    k = ml_utf8_char(z, &cp);
+    if( k<0 ){ sqlite3_str_appendall(s, ML_UTF8_REPLACEMENT); z += -k; }
+    else{ sqlite3_str_append(s, z, k); z += k; }
   }
   sqlite3_str_appendchar(s, 1, '"');
 }
@@ -475,7 +593,7 @@ static void check_columns(Report *r){
   int n = 0, i;
   sqlite3_stmt *st;
   int found = 0;
-  st = prep(r, "SELECT name FROM pragma_table_info(?1)");
+  st = prep(r, "SELECT name FROM pragma_table_info(?1, 'main')");
   sqlite3_bind_text(st, 1, r->o.zTable, -1, SQLITE_STATIC);
   while( sqlite3_step(st)==SQLITE_ROW ) found++;
   sqlite3_finalize(st);
@@ -487,7 +605,7 @@ static void check_columns(Report *r){
   for(i=0; i<n; i++){
     int ok = 0;
     sqlite3_str *cols = sqlite3_str_new(r->db);
-    st = prep(r, "SELECT name FROM pragma_table_info(?1)");
+    st = prep(r, "SELECT name FROM pragma_table_info(?1, 'main')");
     sqlite3_bind_text(st, 1, r->o.zTable, -1, SQLITE_STATIC);
     while( sqlite3_step(st)==SQLITE_ROW ){
       const char *z = (const char*)sqlite3_column_text(st, 0);
@@ -497,7 +615,7 @@ static void check_columns(Report *r){
     sqlite3_finalize(st);
     if( !ok ){
       char *z = sqlite3_str_finish(cols);
-      die(1, "table '%s' has no column '%s' (%s); its columns: %s", r->o.zTable, azCol[i], azRole[i], z);
+      die(1, "%s %s: no such column in %s (its columns: %s)", azRole[i], azCol[i], r->o.zTable, z);
     }
     sqlite3_free(sqlite3_str_finish(cols));
   }
@@ -508,13 +626,13 @@ static void load_groups(Report *r){
   char *zSql;
   int cap = 16;
   r->zGroupExpr = r->o.zBy ? sqlite3_mprintf("\"%w\"", r->o.zBy) : sqlite3_mprintf("'all'");
-  zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", r->o.zTable);
+  zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", r->o.zTable);
   st = prep(r, zSql);
   sqlite3_free(zSql);
   if( sqlite3_step(st)==SQLITE_ROW ) r->nRow = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   zSql = sqlite3_mprintf("SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*),"
-                         " sum(\"%w\" = 1), sum(\"%w\" = 0) FROM \"%w\" WHERE \"%w\" IS NOT NULL"
+                         " sum(\"%w\" = 1), sum(\"%w\" = 0) FROM main.\"%w\" WHERE \"%w\" IS NOT NULL"
                          " GROUP BY %s ORDER BY %s",
                          r->zGroupExpr, r->o.zLabel, r->o.zLabel, r->o.zTable, r->o.zLabel,
                          r->zGroupExpr, r->zGroupExpr);
@@ -533,8 +651,8 @@ static void load_groups(Report *r){
   sqlite3_finalize(st);
   /* The groups' order (by their values, not their text: fold 2 before 10)
   ** for every later query. */
-  exec(r, "CREATE TEMP TABLE grp(g TEXT PRIMARY KEY, idx INT)");
-  st = prep(r, "INSERT INTO temp.grp VALUES (?1, ?2)");
+  exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT)");
+  st = prep(r, "INSERT INTO " T_GRP " VALUES (?1, ?2)");
   for(int i=0; i<r->nGroup; i++){
     sqlite3_bind_text(st, 1, r->aGroup[i].zName, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, i);
@@ -548,7 +666,7 @@ static void load_groups(Report *r){
 ** clause every section's queries read. */
 static char *base_from(Report *r, const char *zCol){
   return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS x"
-                         " FROM \"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
+                         " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
                          r->zGroupExpr, r->o.zLabel, zCol, r->o.zTable, r->o.zLabel, zCol);
 }
 
@@ -584,23 +702,23 @@ static char *calib_from(Report *r, int k){
 ** (and sorted by group) once per column, not once per number. */
 static void compute(Report *r){
   int k;
-  exec(r, "CREATE TEMP TABLE res(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
+  exec(r, "CREATE TABLE " T_RES "(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
           " roc TEXT, pr TEXT)");
-  exec(r, "CREATE TEMP TABLE cal(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT)");
+  exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT)");
   for(k=0; k<r->o.nScore; k++){
     char *zFrom = base_from(r, r->o.azScore[k]);
     char *zSql = sqlite3_mprintf(
-      "INSERT INTO temp.res SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
+      "INSERT INTO " T_RES " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
       " roc_curve(y, x), pr_curve(y, x) FROM %s GROUP BY g", r->o.azScore[k], zFrom);
-    exec(r, zSql);
+    exec_cols(r, zSql, "--score", r->o.azScore[k]);
     sqlite3_free(zSql); sqlite3_free(zFrom);
   }
   for(k=0; k<n_calib(r); k++){
     char *zFrom = calib_from(r, k);
     char *zSql = sqlite3_mprintf(
-      "INSERT INTO temp.cal SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
+      "INSERT INTO " T_CAL " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
       " reliability(y, x, %d) FROM %s GROUP BY g", calib_col(r, k), r->o.bins, r->o.bins, zFrom);
-    exec(r, zSql);
+    exec_cols(r, zSql, r->o.zProb ? "--prob" : "--score", calib_col(r, k));
     sqlite3_free(zSql); sqlite3_free(zFrom);
   }
 }
@@ -617,7 +735,7 @@ static int group_index(Report *r, const char *g){
 
 static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
   Counts *a = xmalloc(sizeof(Counts)*(r->nGroup+1));
-  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM temp.%s WHERE col = %Q", zTab, zCol);
+  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM %s WHERE col = %Q", zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   memset(a, 0, sizeof(Counts)*(r->nGroup+1));
   while( sqlite3_step(st)==SQLITE_ROW ){
@@ -635,7 +753,7 @@ static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
 ** group has too few of a class and needBoth is set. */
 static double *per_group(Report *r, const char *zTab, const char *zField, const char *zCol, int needBoth){
   double *a = xmalloc(sizeof(double)*(r->nGroup+1));
-  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM temp.%s WHERE col = %Q", zField, zTab, zCol);
+  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM %s WHERE col = %Q", zField, zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   int i;
   for(i=0; i<r->nGroup; i++) a[i] = NAN;
@@ -667,7 +785,7 @@ static char *query_text(Report *r, const char *zSql){
 /* "key":{"group":JSON or null, ...} from a text field of res or cal. */
 static void json_texts(Report *r, const char *zKey, const char *zTab, const char *zField, const char *zCol,
                        int needBoth){
-  char *zSql = sqlite3_mprintf("SELECT t.g, t.%s, t.pos, t.neg FROM temp.%s t JOIN temp.grp USING (g)"
+  char *zSql = sqlite3_mprintf("SELECT t.g, t.%s, t.pos, t.neg FROM %s t JOIN " T_GRP " grp USING (g)"
                                " WHERE t.col = %Q ORDER BY grp.idx", zField, zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   int first = 1, rc;
@@ -713,7 +831,7 @@ static char *plot_query(Report *r, const char *zPlot, const char *zTab, const ch
                         const char *zCol, int needBoth, const char *zTitle){
   char *zSeries = series_expr(r);
   char *zSql = sqlite3_mprintf(
-    "SELECT %s(%s, c, %Q) FROM (SELECT t.g AS g, t.%s AS c FROM temp.%s t JOIN temp.grp USING (g)"
+    "SELECT %s(%s, c, %Q) FROM (SELECT t.g AS g, t.%s AS c FROM %s t JOIN " T_GRP " grp USING (g)"
     " WHERE t.col = %Q%s ORDER BY grp.idx)",
     zPlot, zSeries, zTitle, zField, zTab, zCol, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "");
   char *z = query_text(r, zSql);
@@ -723,8 +841,9 @@ static char *plot_query(Report *r, const char *zPlot, const char *zTab, const ch
 }
 
 static void table_head(Report *r, const char *zCols){
-  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>score</th><th>%s</th>%s</tr></thead>\n<tbody>\n",
-                      r->o.zBy ? r->o.zBy : "group", zCols);
+  sqlite3_str_appendall(r->html, "<table>\n<thead><tr><th>score</th><th>");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendf(r->html, "</th>%s</tr></thead>\n<tbody>\n", zCols);
 }
 
 static void td_name(Report *r, const char *z){
@@ -741,8 +860,8 @@ static void curve_plots(Report *r, const char *which, const char *title){
   int k;
   for(k=0; k<r->o.nScore; k++){
     char *zTitle = sqlite3_mprintf("%s: %s", title, r->o.azScore[k]);
-    char *zSvg = plot_query(r, "plot_curves", "res", which, r->o.azScore[k], 1, zTitle);
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    char *zSvg = plot_query(r, "plot_curves", T_RES, which, r->o.azScore[k], 1, zTitle);
+    Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
@@ -763,7 +882,7 @@ static void section_auroc(Report *r, double **aAuroc){
     "<span class=\"inverted\">inverted</span>: the score ranks negatives higher.</p>\n");
   table_head(r, "<th>rows</th><th>positives</th><th>negatives</th><th>AUROC</th>");
   for(k=0; k<r->o.nScore; k++){
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
     for(i=0; i<r->nGroup; i++){
       char b[32];
       const char *why = too_few(cnt[i].pos, cnt[i].neg);
@@ -788,12 +907,12 @@ static void section_pr(Report *r, double **aAp){
   sqlite3_str_appendall(r->html,
     "<details id=\"pr\">\n<summary>PR curves</summary>\n<div class=\"body\">\n"
     "<p>Average precision (<code>pr_auc(y, s)</code>: the sum over distinct thresholds of "
-    "(R<sub>i</sub> &minus; R<sub>i&minus;1</sub>) P<sub>i</sub>, no interpolation) and the "
+    "(R<sub>i</sub> &#8722; R<sub>i&#8722;1</sub>) P<sub>i</sub>, no interpolation) and the "
     "prevalence, the AP of a score with no skill. The dashed lines in the plots are each "
     "group's no-skill baseline.</p>\n");
-  table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &minus; prevalence</th>");
+  table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &#8722; prevalence</th>");
   for(k=0; k<r->o.nScore; k++){
-    Counts *cnt = count_rows(r, "res", r->o.azScore[k]);
+    Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
     for(i=0; i<r->nGroup; i++){
       char b[32], pv[32], lift[32];
       const char *why = too_few(cnt[i].pos, cnt[i].neg);
@@ -831,10 +950,12 @@ static void section_calibration(Report *r, double **aEce){
       "describe that mapping, not a calibrated model (<code>ece(y, p, %d)</code>, %d equal-width "
       "bins).</p>\n", r->o.bins, r->o.bins);
   }
-  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>%s</th><th>%s</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n",
-                      r->o.zProb ? "probability" : "score (CDF)", r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>%s</th><th>",
+                      r->o.zProb ? "probability" : "score (CDF)");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n");
   for(k=0; k<n_calib(r); k++){
-    Counts *cnt = count_rows(r, "cal", calib_col(r, k));
+    Counts *cnt = count_rows(r, T_CAL, calib_col(r, k));
     for(i=0; i<r->nGroup; i++){
       char b[32];
       fmt3(b, aEce[k][i]);
@@ -847,7 +968,7 @@ static void section_calibration(Report *r, double **aEce){
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   for(k=0; k<n_calib(r); k++){
     char *zTitle = sqlite3_mprintf("Reliability: %s%s", calib_col(r, k), r->o.zProb ? "" : " (empirical CDF)");
-    char *zSvg = plot_query(r, "plot_reliability", "cal", "rel", calib_col(r, k), 0, zTitle);
+    char *zSvg = plot_query(r, "plot_reliability", T_CAL, "rel", calib_col(r, k), 0, zTitle);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
@@ -865,11 +986,11 @@ static void section_svd(Report *r){
   int rc, first = 1, w = r->o.svdW, d = r->o.svdD, warm = r->o.svdIters < 5 ? r->o.svdIters : 5;
   /* The shapes of sql/svd_targets.sql. */
   zSql = sqlite3_mprintf(
-    "CREATE TEMP TABLE svd_targets(target TEXT, shape TEXT, rows INT, cols INT);"
-    "INSERT INTO svd_targets VALUES ('QK^T', '[w, w]', %d, %d), ('WvWo', '[d_model, d_model]', %d, %d),"
+    "CREATE TABLE " T_SVD_TARGETS "(target TEXT, shape TEXT, rows INT, cols INT);"
+    "INSERT INTO " T_SVD_TARGETS " VALUES ('QK^T', '[w, w]', %d, %d), ('WvWo', '[d_model, d_model]', %d, %d),"
     " ('AVWo', '[w, d_model]', %d, %d);"
-    "CREATE TEMP TABLE svd_cost AS SELECT t.target, t.shape, b.method, b.rows, b.cols, b.rank,"
-    " b.ms_median, b.sv_rel_error, b.sv_correlation FROM svd_targets t,"
+    "CREATE TABLE " T_SVD_COST " AS SELECT t.target, t.shape, b.method, b.rows, b.cols, b.rank,"
+    " b.ms_median, b.sv_rel_error, b.sv_correlation FROM " T_SVD_TARGETS " t,"
     " svd_bench(t.rows, t.cols, min(32, t.rows, t.cols), %d, %d, 'cpu', 'float64', 0, 'decay') b;",
     w, w, d, d, w, d, warm, r->o.svdIters);
   exec(r, zSql);
@@ -884,7 +1005,7 @@ static void section_svd(Report *r){
                         "<th>median ms</th><th>singular value rel. error</th><th>sv correlation</th></tr></thead>\n<tbody>\n");
   sqlite3_str_appendall(r->json, ",\"svd_cost\":[");
   st = prep(r, "SELECT target, shape, method, ms_median, sv_rel_error, sv_correlation, rows, cols, rank"
-               " FROM svd_cost ORDER BY rowid");
+               " FROM " T_SVD_COST " ORDER BY rowid");
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     char ms[32], err[32], cor[32];
     double e = sqlite3_column_type(st, 4)==SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
@@ -917,7 +1038,7 @@ static void section_svd(Report *r){
   sqlite3_str_appendall(r->json, "]");
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   zSvg = query_text(r, "SELECT plot_bars(target, method, ms_median, 'SVD cost per target (median)', 'ms')"
-                       " FROM (SELECT * FROM svd_cost ORDER BY rowid)");
+                       " FROM (SELECT * FROM " T_SVD_COST " ORDER BY rowid)");
   html_svg(r->html, zSvg);
   free(zSvg);
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
@@ -964,6 +1085,7 @@ int main(int argc, char **argv){
   FILE *f;
   memset(&r, 0, sizeof(r));
   parse_args(&r.o, argc, argv);
+  check_outputs(&r.o);
   open_db(&r);
   load_mleval(&r);
   check_columns(&r);
@@ -975,13 +1097,14 @@ int main(int argc, char **argv){
   /* The numbers. */
   compute(&r);
   for(k=0; k<r.o.nScore; k++){
-    aAuroc[k] = per_group(&r, "res", "auroc", r.o.azScore[k], 1);
-    aAp[k] = per_group(&r, "res", "pr_auc", r.o.azScore[k], 1);
+    aAuroc[k] = per_group(&r, T_RES, "auroc", r.o.azScore[k], 1);
+    aAp[k] = per_group(&r, T_RES, "pr_auc", r.o.azScore[k], 1);
   }
-  for(k=0; k<n_calib(&r); k++) aEce[k] = per_group(&r, "cal", "ece", calib_col(&r, k), 0);
+  for(k=0; k<n_calib(&r); k++) aEce[k] = per_group(&r, T_CAL, "ece", calib_col(&r, k), 0);
 
   /* JSON head. */
-  sqlite3_str_appendall(r.json, "{\"mleval_version\":");
+  sqlite3_str_appendall(r.json, azOurHead[2]);
+  sqlite3_str_appendall(r.json, "\"mleval_version\":");
   json_str(r.json, zVersion);
   sqlite3_str_appendall(r.json, ",\"table\":");
   json_str(r.json, r.o.zTable);
@@ -1027,9 +1150,9 @@ int main(int argc, char **argv){
     if( k ) sqlite3_str_appendchar(r.json, 1, ',');
     json_str(r.json, r.o.azScore[k]);
     sqlite3_str_appendall(r.json, ":{");
-    json_texts(&r, "roc_curve", "res", "roc", r.o.azScore[k], 1);
+    json_texts(&r, "roc_curve", T_RES, "roc", r.o.azScore[k], 1);
     sqlite3_str_appendchar(r.json, 1, ',');
-    json_texts(&r, "pr_curve", "res", "pr", r.o.azScore[k], 1);
+    json_texts(&r, "pr_curve", T_RES, "pr", r.o.azScore[k], 1);
     sqlite3_str_appendall(r.json, "}");
   }
   sqlite3_str_appendall(r.json, "},\"reliability\":{");
@@ -1039,7 +1162,7 @@ int main(int argc, char **argv){
     sqlite3_str_appendchar(r.json, 1, ':');
     /* json_texts writes "key":{...}: here the key is the column itself */
     {
-      char *zSql = sqlite3_mprintf("SELECT t.g, t.rel FROM temp.cal t JOIN temp.grp USING (g)"
+      char *zSql = sqlite3_mprintf("SELECT t.g, t.rel FROM " T_CAL " t JOIN " T_GRP " grp USING (g)"
                                    " WHERE t.col = %Q ORDER BY grp.idx", calib_col(&r, k));
       sqlite3_stmt *st = prep(&r, zSql);
       int first = 1, rc;
@@ -1060,7 +1183,8 @@ int main(int argc, char **argv){
   sqlite3_str_appendall(r.json, "}");
 
   /* HTML. */
-  sqlite3_str_appendall(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+  sqlite3_str_appendall(r.html, azOurHead[0]);
+  sqlite3_str_appendall(r.html, "<title>");
   sqlite3_str_appendall(r.html, "Evaluation report: ");
   html_text(r.html, r.o.zTable);
   sqlite3_str_appendf(r.html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Evaluation report: ", zCss);
@@ -1083,7 +1207,9 @@ int main(int argc, char **argv){
   section_pr(&r, aAp);
   section_calibration(&r, aEce);
   if( r.o.svd ) section_svd(&r);
-  sqlite3_str_appendf(r.html, "<footer>Made by mleval-report with mleval %s from table <code>", zVersion);
+  sqlite3_str_appendall(r.html, "<footer>Made by mleval-report with mleval ");
+  html_text(r.html, zVersion);
+  sqlite3_str_appendall(r.html, " from table <code>");
   html_text(r.html, r.o.zTable);
   {
     sqlite3_int64 nLabelled = 0;

@@ -35,6 +35,11 @@ static const char *azCall[] = {
   "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)",
+  /* threshold and clinical-validation metrics (issue 24) */
+  "mcc(a, b, c)", "f_beta(a, b, c, d)", "f_beta(a, b, 0.5, c)", "confusion_ci(a, b, c)",
+  "confusion_ci(a, b, c, d, 'clopper-pearson')", "confusion_ci(a, b, 0.5, c, d)", "net_benefit(a, b, c)",
+  "ks(a, b)", "precision_at_k(a, b, c)", "recall_at_k(a, b, 3)", "gains(a, b)", "gains(a, b, c)",
+  "decision_curve(a, b)", "decision_curve(a, b, c, d, e)", "decision_curve(a, b, 0.1, 0.9, c)",
   /* validation.c: the summary's fits on arbitrary probabilities, the unpaired
   ** test with arbitrary groups, and its scalar form on arbitrary values */
   "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",

@@ -1,0 +1,2 @@
+SELECT g, mcc(y, s, 0.5), f_beta(y, s, 0.5, 2), confusion_ci(y, s, 0.5, 0.9, 'clopper-pearson') ->> '$.ppv.lo', net_benefit(y, p, 0.2), ks(y, s), precision_at_k(y, s, 5), recall_at_k(y, s, 5), gains(y, s, 3), decision_curve(y, p, 0.1, 0.9, 0.2) FROM t GROUP BY g;
+SELECT gains(y, s, 4) OVER (ORDER BY id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW), decision_curve(y, p) OVER (PARTITION BY g) -> '$[0]' FROM t;
