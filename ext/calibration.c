@@ -18,6 +18,8 @@
 **   brier_decomposition(y, p [, bins=10])  JSON {"brier","reliability","resolution",
 **                                    "uncertainty"}, Murphy's terms on equal-mass bins
 **   ece_l2_kumar(y, p [, bins=15])   Kumar, Liang & Ma 2019 debiased L2 error
+**   calibration_summary(y, p)        JSON, rms::val.prob's statistics: its rows
+**                                    are kept here, its result is validation.c's
 **
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
@@ -803,6 +805,7 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
     ml_result_null(ctx, d->name, "no rows");
     return;
   }
+  if( d->kind==CAL_SUMMARY ){ ml_calib_summary_result(ctx, &p->smp); return; }   /* validation.c */
   B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
     ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)n, (long long)B);

@@ -30,6 +30,7 @@
 **               order, the metric folded over a weighted sweep; BCa and
 **               percentile intervals.
 **   ml_delong_*     DeLong's structural components with midranks (ml_delong.c).
+**   ml_logit_fit    maximum-likelihood logistic fits over runs (ml_logit.c).
 **   ml_norm_*, ml_t_quantile   normal and Student-t distribution (ml_dist.c).
 **   ml_beta_*   the regularized incomplete beta function and its inverse
 **               (ml_beta.c), for Clopper-Pearson intervals.
@@ -250,6 +251,14 @@ double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
 /* Returns 1 when stopped early (ml_stop_requested): the records are all
 ** there, not sorted. */
 int ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
+
+/* One distinct value of a sample and its rows of each class (n[0]
+** negatives, n[1] positives): what a computation over ties needs, from
+** rows (ml_samples_runs) or from a state's entries alike. */
+typedef struct MlRun { ml_key key; ml_i64 n[2]; } MlRun;
+/* The distinct keys of a sorted sample, ascending, with their counts, into
+** out (room for ml_samples_count(s) runs).  Returns how many.  O(n). */
+ml_i64 ml_samples_runs(const MlSamples *s, MlRun *out);
 
 /* ---------------------------------------------------------------- rankset */
 
@@ -664,6 +673,14 @@ int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r);
 double ml_delong_components(const ml_key *kp, ml_i64 P, const ml_key *kn, ml_i64 N,
                             double *v10, double *v01);
 
+/* DeLong over distinct-score runs (ascending, counts only; ml_delong.c):
+** the same AUC and variance terms as ml_delong_components, O(runs).  P and
+** N > 0.  auc = sum2 / (2 P N) (auroc's double); s10 = sum over positives
+** of (V10 - auc)^2, s01 = sum over negatives of (V01 - auc)^2, so that
+** var = s10 / ((P-1) P) + s01 / ((N-1) N). */
+typedef struct MlDelong { ml_i64 P, N; double auc, s10, s01; } MlDelong;
+void ml_delong_runs(const MlRun *r, ml_i64 nRun, MlDelong *out);
+
 /* ----------------------------------------------------------- distributions */
 
 double ml_norm_cdf(double x);
@@ -672,6 +689,25 @@ double ml_norm_quantile(double p);        /* p in (0, 1) */
 double ml_t_sf(double t, double df);
 double ml_t_quantile(double p, double df);   /* p in (0, 1), df > 0 */
 double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
+
+/* --------------------------------------------------------------- logistic */
+
+/* Maximum-likelihood logistic fits over runs of rows sharing one x, the
+** key of each run being ml_key_of(x) (ml_logit.c): P(y = 1) =
+** sigma(a + b x) (slope 1), or sigma(a + x) with x an offset (slope 0: only
+** a is fitted, *b is 1).  x must be finite.  Newton-Raphson, damped
+** (steps halved until the log-likelihood does not fall, and capped), until
+** the log-likelihood changes by at most 1e-12 relative, then one more step.
+** start: (a, b) to start from, or NULL.  Returns ML_LOGIT_OK with
+** *a, *b, or why no finite estimate exists: one class; x constant (slope
+** only); the classes separated, completely or quasi-completely, by a
+** threshold on x (slope only); no convergence in ML_LOGIT_MAX_ITER steps;
+** or stopped (ml_stop_requested). */
+enum { ML_LOGIT_OK, ML_LOGIT_ONE_CLASS, ML_LOGIT_CONSTANT, ML_LOGIT_SEPARATED,
+       ML_LOGIT_NO_CONVERGENCE, ML_LOGIT_STOPPED };
+#define ML_LOGIT_MAX_ITER 100
+int ml_logit_fit(const MlRun *r, ml_i64 nRun, int slope, const double *start,
+                 double *a, double *b, int *nIter);
 
 /* ------------------------------------------------------------------ beta */
 

@@ -3,7 +3,9 @@
 ** SPDX-License-Identifier: MIT
 **
 ** Provides ml_delong_components(), behind auroc_ci (one score) and
-** auroc_diff (two scores on the same rows) in uncertainty.c.
+** auroc_diff (two scores on the same rows) in uncertainty.c, and
+** ml_delong_runs(), the same over distinct-score runs with counts, behind
+** auroc_test (validation.c), whose state form has only the runs.
 **
 ** Rules (DeLong, DeLong & Clarke-Pearson 1988, computed as Sun & Xu 2014):
 **   1. For positive i, v10[i] = (#negatives below + #negatives tied / 2)/N:
@@ -16,7 +18,8 @@
 **   3. Each class is sorted once (radix sort of (key, index) records), then
 **      one merge counts what lies below and what ties: O(n) after the sort.
 **
-** Cost: O(n) time after two radix sorts, 16 bytes per row of scratch.
+** Cost: O(n) time after two radix sorts, 16 bytes per row of scratch;
+** ml_delong_runs O(runs), no allocation.
 */
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
@@ -63,4 +66,37 @@ double ml_delong_components(const ml_key *kp, ml_i64 P, const ml_key *kn, ml_i64
   ml_free(rp);
   ml_free(rn);
   return sum2;
+}
+
+/* The same components over distinct-score runs: every positive of a run
+** has V10 = (negatives below + negatives of the run / 2) / N, every
+** negative V01 = (positives above + positives of the run / 2) / P, so each
+** run adds its count times one squared deviation. */
+void ml_delong_runs(const MlRun *r, ml_i64 nRun, MlDelong *out){
+  ml_i64 P = 0, N = 0, negBelow = 0, posBelow = 0, i;
+  double sum2 = 0.0, auc;
+  MlSum s10 = {0.0, 0.0}, s01 = {0.0, 0.0};
+  for(i=0; i<nRun; i++){ N += r[i].n[0]; P += r[i].n[1]; }
+  for(i=0; i<nRun; i++){
+    sum2 += (double)r[i].n[1] * (double)(2*negBelow + r[i].n[0]);
+    negBelow += r[i].n[0];
+  }
+  auc = sum2 / (2.0 * (double)P * (double)N);          /* as ml_fold_auroc */
+  for(negBelow=0, i=0; i<nRun; i++){
+    if( r[i].n[1] ){
+      double v = ((double)negBelow + 0.5*(double)r[i].n[0])/(double)N - auc;
+      ml_sum_add(&s10, (double)r[i].n[1] * (v*v));
+    }
+    if( r[i].n[0] ){
+      double v = ((double)(P - posBelow - r[i].n[1]) + 0.5*(double)r[i].n[1])/(double)P - auc;
+      ml_sum_add(&s01, (double)r[i].n[0] * (v*v));
+    }
+    negBelow += r[i].n[0];
+    posBelow += r[i].n[1];
+  }
+  out->P = P;
+  out->N = N;
+  out->auc = auc;
+  out->s10 = ml_sum_value(&s10);
+  out->s01 = ml_sum_value(&s01);
 }

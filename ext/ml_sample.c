@@ -4,7 +4,8 @@
 ** ml_sample.c -- the scored-sample buffer shared by every sorted metric.
 **
 ** Provides: ml_samples_* (append, kept-sorted insert/remove, sort, the
-** value at a rank of the merged order) and ml_radix_sort.  No SQL function lives here; ranking.c, stratified.c,
+** value at a rank of the merged order, the distinct values with their class
+** counts) and ml_radix_sort.  No SQL function lives here; ranking.c, stratified.c,
 ** ordinal.c and calibration.c keep one MlSamples in their aggregate context.
 **
 ** Rules:
@@ -330,4 +331,22 @@ double ml_samples_at_rank(const MlSamples *s, ml_i64 r){
       return ml_double_of(a>b ? a : b);
     }
   }
+}
+
+ml_i64 ml_samples_runs(const MlSamples *s, MlRun *out){
+  const size_t st = s->width/8;
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  ml_i64 i0 = 0, i1 = 0, n = 0;
+  while( i0<s->n[0] || i1<s->n[1] ){
+    ml_key k;
+    if( i0>=s->n[0] ) k = a1[i1*st];
+    else if( i1>=s->n[1] ) k = a0[i0*st];
+    else k = a0[i0*st] < a1[i1*st] ? a0[i0*st] : a1[i1*st];
+    out[n].key = k;
+    out[n].n[0] = out[n].n[1] = 0;
+    while( i0<s->n[0] && a0[i0*st]==k ){ i0++; out[n].n[0]++; }
+    while( i1<s->n[1] && a1[i1*st]==k ){ i1++; out[n].n[1]++; }
+    n++;
+  }
+  return n;
 }

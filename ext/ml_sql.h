@@ -150,6 +150,13 @@ ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_deb
 ML_AGG_DECL(ml_strat)       /* stratified.c */
 ML_AGG_DECL(ml_ord)         /* ordinal.c */
 ML_AGG_DECL(ml_unc)         /* uncertainty.c: the *_ci functions, auroc_diff, mean_ci */
+ML_AGG_DECL(ml_aurt)        /* validation.c: auroc_test(y, s, g) */
+/* validation.c: auroc_test(st_a, st_b), the scalar over two states. */
+void ml_auroc_test_states(sqlite3_context*, int, sqlite3_value**);
+/* validation.c: calibration_summary's JSON from calibration's sorted sample
+** (non-empty; it is sorted here).  Sets the result or an error; after an
+** interrupt, nothing (ml_compute_end reports it). */
+void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp);
 /* plot.c: plot_curves, plot_reliability, plot_bars, plot_lines (aggregates
 ** only: no xValue/xInverse). */
 void ml_plot_step(sqlite3_context*, int, sqlite3_value**);
@@ -168,7 +175,8 @@ enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, 
        UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
 enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };   /* plot.c */
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
-       CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR };
+       CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR,
+       CAL_SUMMARY };            /* calibration_summary: validation.c computes it */
 
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
@@ -215,6 +223,8 @@ typedef struct MlFamily {
 #define ML_FN_NO_STATE  0x02   /* takes no state though its family does (ml_state) */
 #define ML_FN_STATE_YS  0x04   /* a state replaces (y, s) whatever the family's nData */
 #define ML_FN_BLOB      0x08   /* returns a BLOB (a state) */
+#define ML_FN_SCALAR_MIN 0x10  /* called with nMin arguments it is a scalar (xFunc);
+                               ** nMin+1..nMax, the family's aggregate (auroc_test) */
 
 /* One row of the registration table (mleval.c), the one source of truth
 ** for every SQL function mleval provides: the loader registers from it, the

@@ -17,6 +17,7 @@
 **   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
 **   uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
 **                  auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
+**   validation.c   calibration_summary auroc_test
 **   svd_bench.c    the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 ** and the shared core in ml_*.c (see ml_core.h).
@@ -27,6 +28,10 @@
 **      and a window function alike, once per accepted argument count, with
 **      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS (and
 **      SQLITE_RESULT_SUBTYPE for JSON results where SQLite defines it).
+**   1a. A row flagged ML_FN_SCALAR_MIN is a scalar function (its xFunc)
+**      at its fewest arguments and its family's aggregate above: SQLite
+**      picks by argument count, so auroc_test(st_a, st_b) compares two
+**      states while auroc_test(y, s, g) aggregates rows.
 **   2. Every function is also registered with nArg -1, which SQLite picks
 **      only when no exact count matches: that registration fails with the
 **      signature, "sens_at_spec(): expects (y, s, target_spec), got 2
@@ -69,6 +74,7 @@ ML_FAMILY_STATES(famOrd,       "ordinal",     ml_ord)
 ML_FAMILY(famMake,             "state",       ml_make)
 ML_FAMILY(famMerge,            "state",       ml_merge)
 ML_FAMILY_STATES(famUnc,       "uncertainty", ml_unc)
+ML_FAMILY(famAurocTest,        "uncertainty", ml_aurt)
 static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
                                       ml_unc_inverse, &ml_unc_strat_states };
 /* Plots are aggregates only (plot.c, rule 1): no xValue/xInverse, so SQLite
@@ -118,6 +124,7 @@ const MlFuncDesc ml_functions[] = {
   { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, J },
   { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0 },
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0 },
+  { "calibration_summary", "y, p",                 2,  2, &famCalsort, 0, CAL_SUMMARY, J },
   /* stratified.c */
   { "strat_pr_auc",    "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_PR_AUC, 0 },
   { "strat_gap",       "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_GAP, 0 },
@@ -139,6 +146,9 @@ const MlFuncDesc ml_functions[] = {
   { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF, J | ML_FN_NO_STATE },
   { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF, J | ML_FN_NO_STATE },
   { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, J | ML_FN_NO_STATE },
+  /* validation.c: with 2 arguments auroc_test is a scalar over two states */
+  { "auroc_test",      "y, s, g | st_a, st_b",     2,  3, &famAurocTest, ml_auroc_test_states, 0,
+                                                                   J | ML_FN_SCALAR_MIN },
   /* plot.c: SVG images */
   { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0 },
   { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },
@@ -280,7 +290,7 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
                                           ml_state_xfinal, ml_state_xvalue, ml_state_xinverse, 0);
     }
   }else for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
-    if( d->fam ){
+    if( d->fam && !(n==d->nMin && (d->flags & ML_FN_SCALAR_MIN)) ){
       rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, d->fam->xStep,
                                           d->fam->xFinal, d->fam->xValue, d->fam->xInverse, 0);
     }else{

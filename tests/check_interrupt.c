@@ -110,6 +110,7 @@ static const char *aCase[] = {
   "SELECT ordinal_report(o, s, z) FROM %s",
   "SELECT ece_l2_kumar(y, p) FROM %s",
   "SELECT brier(y, p), ece(y, p) FROM %s",
+  "SELECT calibration_summary(y, p), auroc_test(y, s, fold % 2) FROM %s",
   "SELECT max(a) FROM (SELECT pr_auc(y, s) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS a FROM %s)",
   "SELECT max(a) FROM (SELECT strat_pr_auc(y, s, z) OVER (ORDER BY id ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW) AS a FROM %s)",
   "SELECT max(a) FROM (SELECT brier(y, p) OVER (ORDER BY id ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS a FROM %s)",

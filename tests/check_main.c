@@ -41,6 +41,7 @@ int main(void){
   srunner_add_suite(sr, suite_xsum());
   srunner_add_suite(sr, suite_boot());
   srunner_add_suite(sr, suite_dist());
+  srunner_add_suite(sr, suite_logit());
   srunner_add_suite(sr, suite_beta());
   srunner_set_fork_status(sr, CK_NOFORK);
   srunner_run_all(sr, CK_NORMAL);

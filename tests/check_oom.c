@@ -94,6 +94,13 @@ static const char *aCase[] = {
   "SELECT pr_auc_ci(y, s, 0.9, 10)" W ", auroc_diff(y, s, p)" W ", mean_ci(p)" W ","
   " ece_diff_ci(y, p, s / 2, 3, 0.9, 10)" W ", strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10)" W
   " FROM t WHERE id <= 24",
+  /* validation.c: the summary's fits and sums, the unpaired DeLong test, and
+  ** the test's state form */
+  "SELECT g, calibration_summary(y, p), calibration_summary(y, round(p, 1)), auroc_test(y, s, o % 2) FROM t GROUP BY g",
+  "SELECT calibration_summary(y, p)" W ", auroc_test(y, s, id % 2)" W " FROM t WHERE id <= 60",
+  "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, p) c FROM t GROUP BY g)"
+  " SELECT auroc_test((SELECT b FROM st WHERE g = 0), (SELECT b FROM st WHERE g = 1)), calibration_summary(c) FROM st",
+  "SELECT auroc_test(y, s, 7) FROM t",                 /* an error text under OOM */
   "SELECT plot_curves('fold ' || g, c, 'PR') FROM (SELECT g, pr_curve(y, s) AS c FROM t GROUP BY g)",
   "SELECT plot_curves(g, c) FROM (SELECT g, roc_curve(y, s) AS c FROM t GROUP BY g)",
   "SELECT plot_reliability(g, r, 'calibration') FROM (SELECT g, reliability(y, p, 5) AS r FROM t GROUP BY g)",

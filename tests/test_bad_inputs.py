@@ -132,6 +132,11 @@ FUNCS = {
     "ece_diff_ci": ("ppair", ", 10, 0.9, 20, 7", [(", 100001", "bins must be an integer in 1..100000, got 100001"),
                                                    (", 10, 1", "level must be a number in (0, 1), got 1")], "seed"),
     "mean_ci": ("mean", ", 0.9", [LEVEL], "level"),
+    "calibration_summary": ("prob", "", [], None),
+    # auroc_test(y, s, g): the group g rides where a parameter would (it may vary)
+    "auroc_test": ("score", ", 1", [(", 2", "g must be 0 or 1, got 2"), (", 0.5", "g must be 0 or 1, got 0.5"),
+                                    (", 'a'", "g must be 0 or 1, got text 'a'"), (", x'01'", "g must be 0 or 1, got a blob")],
+                   None),
     "plot_curves": ("plot", "", [], None),
     "plot_reliability": ("plot", "", [], None),
     "plot_bars": ("plot", "", [], None),
@@ -188,7 +193,7 @@ PLOT_NULL = {
 }
 ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "precision_at_k", "recall_at_k", "gains",
                      "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
-                     "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar",
+                     "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
                      "ml_state", "ml_state_ordinal"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
@@ -226,6 +231,13 @@ EXTRA_ERRORS = [
      "confusion_ci(): expects (y, s, threshold [, level [, method]]), got 6 arguments"),
     ("SELECT net_benefit(y, 1.5, 0.2) " + TWO_ROWS, "net_benefit(): p must be a probability in [0, 1], got 1.5"),
     ("SELECT decision_curve(y, -0.5) " + TWO_ROWS, "decision_curve(): p must be a probability in [0, 1], got -0.5"),
+    # auroc_test with two arguments is a scalar over two states
+    ("SELECT auroc_test(1, 2)", "auroc_test(): st_a must be a state made by ml_state(y, s), got 1"),
+    ("SELECT auroc_test(ml_state(y, s), 0.5) " + TWO_ROWS,
+     "auroc_test(): st_b must be a state made by ml_state(y, s), got 0.5"),
+    ("SELECT auroc_test(x'01', NULL)", "auroc_test(): st_a: " + NOT_A_STATE.split(": ", 1)[1]),
+    ("SELECT auroc_test(y, s) " + TWO_ROWS, "auroc_test(): st_a must be a state made by ml_state(y, s), got 0"),
+    ("SELECT auroc_test(y, s, 1, 1) " + TWO_ROWS, "auroc_test(): expects (y, s, g | st_a, st_b), got 4 arguments"),
 ]
 
 

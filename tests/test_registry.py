@@ -103,6 +103,10 @@ def main():
             if f["name"] in ("brier_decomposition", "gains"):  # NULL on fewer rows than bins
                 args = "a, b, 1"
             src = "t"
+            if f["name"] == "auroc_test":          # (y, s, g): both classes in both groups
+                args = "a, b, c"
+                src = "(WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 7)" \
+                      " SELECT i % 2 AS a, i / 10.0 AS b, i / 4 AS c FROM r)"
             if f["name"] == "strat_gap_ci":
                 # its window needs 10 rows of each class: 60 rows, one stratum
                 src = "(WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 59)" \

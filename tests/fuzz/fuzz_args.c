@@ -40,6 +40,9 @@ static const char *azCall[] = {
   "confusion_ci(a, b, c, d, 'clopper-pearson')", "confusion_ci(a, b, 0.5, c, d)", "net_benefit(a, b, c)",
   "ks(a, b)", "precision_at_k(a, b, c)", "recall_at_k(a, b, 3)", "gains(a, b)", "gains(a, b, c)",
   "decision_curve(a, b)", "decision_curve(a, b, c, d, e)", "decision_curve(a, b, 0.1, 0.9, c)",
+  /* validation.c: the summary's fits on arbitrary probabilities, the unpaired
+  ** test with arbitrary groups, and its scalar form on arbitrary values */
+  "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",
 };
 
 /* Binds one value from the input; returns bytes used. */

@@ -23,7 +23,7 @@ static const char *azCall[] = {
   "ece(b)", "ece(b, 7)", "reliability(b, 4)", "ece_l2_debiased(b, 3)", "ece_l2_kumar(b, 3)",
   "strat_pr_auc(b)", "strat_gap(b, 0.1, 0.9)", "strat_report(b, 0.2, 0.8, 0.01)",
   "auprc_ge(b, 1)", "auprc_ge(b, 2)", "ordinal_auprc(b)", "ordinal_nap(b)", "ordinal_report(b)",
-  "hex(ml_merge(b))",
+  "hex(ml_merge(b))", "calibration_summary(b)", "auroc_test(b, (SELECT ml_merge(b) FROM f))",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){

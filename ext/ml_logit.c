@@ -1,0 +1,170 @@
+/*
+** ml_logit.c -- maximum-likelihood logistic regression of a binary label
+** on one covariate, over runs of rows that share the covariate.
+** SPDX-License-Identifier: MIT
+**
+** Provides ml_logit_fit(), behind calibration_summary's calibration
+** intercept and slope (y on logit(p)) and its calibration-in-the-large (y
+** with logit(p) as an offset) in validation.c.
+**
+** Rules:
+**   1. A run is one x (its key is ml_key_of(x)) with n[0] rows of y = 0 and
+**      n[1] of y = 1; the log-likelihood is
+**      sum n1 ln sigma(eta) + n0 ln sigma(-eta), eta = a + b x (or a + x).
+**      sigma(eta), 1 - sigma(eta) (as sigma(-eta)) and their logarithms come
+**      from exp(-|eta|) and its log1p, so nothing overflows or cancels.
+**   2. No finite maximum exists -- and none is reported -- when one class is
+**      missing, when x takes one value (the slope is not identifiable), or
+**      when a threshold on x separates the classes, completely or with ties
+**      at the threshold: max x of one class <= min x of the other (Albert &
+**      Anderson 1984; with one covariate and an intercept these are the
+**      only cases).  Otherwise the log-likelihood is strictly concave and
+**      Newton's method with step halving reaches its maximum.
+**   3. The slope fit works on x - mean(x) (the same model, better
+**      conditioned) and shifts the intercept back at the end.  Starts: the
+**      caller's (calibration_summary starts the slope fit at (citl, 1)),
+**      else a = ln(n1/n0), b = 0 (as rms's lrm.fit), the offset fit a = 0.
+**   4. A step moves no linear predictor by more than 30 (where every eta
+**      lies far out on one side the likelihood is nearly flat and a full
+**      Newton step would leap by 1e20), and is halved until the
+**      log-likelihood does not fall.  Stops when an accepted step changes
+**      the log-likelihood by at most 1e-12 |LL|, then takes one more Newton
+**      step from the derivatives at hand (the quadratic convergence makes
+**      that the last digits; a step that would move a linear predictor by
+**      more than 1e-6 there is not taken); at
+**      most ML_LOGIT_MAX_ITER steps, else ML_LOGIT_NO_CONVERGENCE.  Sums are
+**      compensated (Neumaier) and run in the order of the runs, so equal
+**      runs give equal bits.
+**
+** Cost: O(runs) per Newton step, typically 5 to 10 steps; no allocation.
+*/
+#include <math.h>
+#include "ml_core.h"
+
+/* sigma(eta), sigma(-eta) and their logarithms from one exp() and one
+** log1p() of -|eta|, each on the side where nothing overflows or cancels. */
+typedef struct Sigmoid { double p, q, lp, lq; } Sigmoid;
+static void sigmoid(double eta, Sigmoid *o){
+  double z = exp(-fabs(eta)), big = 1.0/(1.0 + z), small = z/(1.0 + z), l = log1p(z);
+  if( eta>=0.0 ){ o->p = big; o->q = small; o->lp = -l; o->lq = -eta - l; }
+  else{ o->p = small; o->q = big; o->lp = eta - l; o->lq = -l; }
+}
+
+/* Log-likelihood, gradient and information (the negated Hessian). */
+typedef struct LogitEval { double ll, g0, g1, h00, h01, h11; } LogitEval;
+
+/* At (a, b): eta = a + b (x - xc) (slope), or a + x (offset). */
+static void logit_eval(const MlRun *r, ml_i64 nRun, int slope, double a, double b, double xc,
+                       LogitEval *e){
+  MlSum ll = {0, 0}, g0 = {0, 0}, g1 = {0, 0}, h00 = {0, 0}, h01 = {0, 0}, h11 = {0, 0};
+  ml_i64 i;
+  for(i=0; i<nRun; i++){
+    double x = ml_double_of(r[i].key), n0 = (double)r[i].n[0], n1 = (double)r[i].n[1];
+    double t = slope ? x - xc : 0.0, eta = slope ? a + b*t : a + x;
+    Sigmoid g;
+    double res, w;
+    sigmoid(eta, &g);
+    res = n1*g.q - n0*g.p;
+    w = (n0 + n1)*(g.p*g.q);
+    if( n1>0.0 ) ml_sum_add(&ll, n1*g.lp);
+    if( n0>0.0 ) ml_sum_add(&ll, n0*g.lq);
+    ml_sum_add(&g0, res);
+    ml_sum_add(&h00, w);
+    if( slope ){
+      ml_sum_add(&g1, res*t);
+      ml_sum_add(&h01, w*t);
+      ml_sum_add(&h11, w*t*t);
+    }
+  }
+  e->ll = ml_sum_value(&ll);
+  e->g0 = ml_sum_value(&g0); e->g1 = ml_sum_value(&g1);
+  e->h00 = ml_sum_value(&h00); e->h01 = ml_sum_value(&h01); e->h11 = ml_sum_value(&h11);
+}
+
+/* The Newton step from e; 0 when the information is not positive definite. */
+static int newton_step(const LogitEval *e, int slope, double *da, double *db){
+  if( !slope ){
+    if( !(e->h00>0.0) ) return 0;
+    *da = e->g0/e->h00;
+    *db = 0.0;
+    return 1;
+  }else{
+    double det = e->h00*e->h11 - e->h01*e->h01;
+    if( !(det>0.0) ) return 0;
+    *da = (e->h11*e->g0 - e->h01*e->g1)/det;
+    *db = (e->h00*e->g1 - e->h01*e->g0)/det;
+    return isfinite(*da) && isfinite(*db);
+  }
+}
+
+/* Rule 2: why the data admit no finite estimate, or ML_LOGIT_OK; the
+** weighted mean of x to *xc. */
+static int logit_check(const MlRun *r, ml_i64 nRun, int slope, double *xc){
+  double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+  ml_i64 cnt[2] = {0, 0}, i;
+  MlSum sx = {0, 0};
+  int y;
+  for(i=0; i<nRun; i++){
+    double x = ml_double_of(r[i].key);
+    for(y=0; y<2; y++){
+      if( r[i].n[y]==0 ) continue;
+      cnt[y] += r[i].n[y];
+      if( x<lo[y] ) lo[y] = x;
+      if( x>hi[y] ) hi[y] = x;
+    }
+    ml_sum_add(&sx, (double)(r[i].n[0] + r[i].n[1]) * x);
+  }
+  *xc = ml_sum_value(&sx) / (double)(cnt[0] + cnt[1]);
+  if( cnt[0]==0 || cnt[1]==0 ) return ML_LOGIT_ONE_CLASS;
+  if( !slope ) return ML_LOGIT_OK;
+  if( fmin(lo[0], lo[1])==fmax(hi[0], hi[1]) ) return ML_LOGIT_CONSTANT;
+  if( hi[0]<=lo[1] || hi[1]<=lo[0] ) return ML_LOGIT_SEPARATED;
+  return ML_LOGIT_OK;
+}
+
+int ml_logit_fit(const MlRun *r, ml_i64 nRun, int slope, const double *start,
+                 double *a, double *b, int *nIter){
+  ml_i64 n0 = 0, n1 = 0, i;
+  double A, B = 0.0, xc, da, db, span = 0.0;
+  LogitEval e, f;
+  int rc = logit_check(r, nRun, slope, &xc), it, k;
+  *nIter = 0;
+  if( rc ) return rc;
+  for(i=0; i<nRun; i++){
+    n0 += r[i].n[0]; n1 += r[i].n[1];
+    span = fmax(span, fabs(ml_double_of(r[i].key) - xc));
+  }
+  if( start ){ A = start[0] + (slope ? start[1]*xc : 0.0); B = slope ? start[1] : 0.0; }
+  else A = slope ? log((double)n1/(double)n0) : 0.0;
+  logit_eval(r, nRun, slope, A, B, xc, &e);
+  for(it=1; it<=ML_LOGIT_MAX_ITER; it++){
+    double lam = 1.0, tol = 1e-12*fabs(e.ll), move;
+    int done;
+    if( ml_stop_requested() ) return ML_LOGIT_STOPPED;
+    if( !newton_step(&e, slope, &da, &db) ) return ML_LOGIT_NO_CONVERGENCE;
+    /* where the likelihood is flat (every eta far out on one side) Newton
+    ** leaps: move no linear predictor by more than 30 a step */
+    move = fabs(da) + fabs(db)*span;
+    if( move>30.0 ) lam = 30.0/move;
+    /* halve the step until the log-likelihood does not fall (by more than
+    ** its rounding: at the maximum a step's change is noise) */
+    for(k=0; k<60; k++, lam *= 0.5){
+      logit_eval(r, nRun, slope, A + lam*da, B + lam*db, xc, &f);
+      if( f.ll >= e.ll - 1e-3*tol ) break;
+    }
+    if( k==60 ) return ML_LOGIT_NO_CONVERGENCE;
+    done = fabs(f.ll - e.ll) <= tol;
+    A += lam*da;
+    B += lam*db;
+    e = f;
+    if( done ){
+      /* one more step, from the derivatives at hand: the last digits */
+      if( newton_step(&e, slope, &da, &db) && fabs(da) + fabs(db)*span <= 1e-6 ){ A += da; B += db; }
+      *nIter = it;
+      *a = slope ? A - B*xc : A;
+      *b = slope ? B : 1.0;
+      return ML_LOGIT_OK;
+    }
+  }
+  return ML_LOGIT_NO_CONVERGENCE;
+}

@@ -1,0 +1,453 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** validation.c -- the validation statistics of clinical prediction models:
+** the calibration summary of R's rms::val.prob and pROC's unpaired DeLong
+** test of two groups' AUROCs.
+**
+** SQL functions:
+**   calibration_summary(y, p)   aggregate and window, JSON
+**       {"n","events","expected","oe_ratio","citl","intercept","slope",
+**        "spiegelhalter_z","spiegelhalter_p","brier","scaled_brier","reason"}
+**       Registered in calibration's sorted family (calibration.c keeps its
+**       rows, takes its states, hands the sorted sample to
+**       ml_calib_summary_result below).
+**   auroc_test(y, s, g)         aggregate and window, JSON
+**       {"auroc_0","auroc_1","diff","se","df","statistic","p_value","reason"}
+**   auroc_test(st_a, st_b)      scalar over two states made by ml_state(y, s)
+**
+** Rules (calibration_summary; Harrell's rms::val.prob, Steyerberg's
+** "Clinical Prediction Models" ch. 15):
+**   1. y is 0 or 1, p a probability in [0, 1]; NULL skips the row; no rows
+**      give NULL.  One class is allowed: what needs both is null.
+**   2. events = sum y, expected = sum p, oe_ratio = events/expected (null
+**      when expected is 0), brier = mean (p - y)^2, scaled_brier =
+**      1 - brier/(ybar (1 - ybar)) (null with one class), Spiegelhalter
+**      z = sum (y - p)(1 - 2p) / sqrt(sum (1 - 2p)^2 p (1 - p)) and its
+**      two-sided normal p-value (null when the variance is 0: every p is
+**      0, 1/2 or 1).  These use p as given; the sums are exact (MlXsum, a
+**      run of c equal rows adding c * term exactly), so any frame or state
+**      of the same rows gives the same bits.
+**   3. intercept, slope: the logistic fit of y on logit(p); citl
+**      (calibration-in-the-large): the intercept of the fit with logit(p)
+**      as an offset (not the intercept of the slope fit).  For the logits p
+**      is clipped to [1e-15, 1 - 1e-15] (p = 0 or 1 would be infinite);
+**      logit(c) = ln(c/(1 - c)).  Fits by ml_logit_fit over the distinct
+**      p (one run per distinct p, with its count of each class): null with
+**      "reason" when no finite estimate exists (one class; classes
+**      separated by a threshold on p) or the fit does not converge.
+**      "reason" joins every such cause; null when none.  When every p has
+**      one logit the slope is not identifiable: intercept = logit(ybar),
+**      slope = 0, as rms::val.prob reports for a constant p.
+**
+** Rules (auroc_test; pROC's roc.test(method = "delong", paired = FALSE)):
+**   4. g is 0 or 1 (the two independent groups); a NULL in y, s or g skips
+**      the row.  Each group's AUROC is auroc's (higher s is more positive:
+**      pROC's direction "<", not its automatic choice).
+**   5. By DeLong's placements in each group, V10 of a positive and V01 of
+**      a negative (ml_delong_runs): S_g = var(V10)/P_g + var(V01)/N_g
+**      (var with ddof 1), se = sqrt(S_0 + S_1), statistic = diff/se with
+**      diff = auroc_0 - auroc_1, Welch-Satterthwaite
+**      df = (S_0 + S_1)^2 / (S_0^2/(n_0 - 1) + S_1^2/(n_1 - 1)) with n_g the
+**      group's rows, p_value = 2 P(T_df > |statistic|) -- pROC's
+**      delong.unpaired.test exactly.
+**   6. A group without both classes gives NULL (and a SQLITE_WARNING); a
+**      class of one row leaves se, df, statistic and p_value null (the
+**      variance needs two), with "reason".  se = 0 gives a null statistic
+**      and df, and p_value 1 when diff = 0, else 0 (as auroc_diff).
+**   7. auroc_test(st_a, st_b): the same over two states (group 0 = st_a),
+**      computed from their entries, O(entries), so it equals the row query
+**      over the states' rows bit for bit.  A state with a stratifier is
+**      read without it.  A NULL state gives NULL; anything but a state is
+**      an error.
+**
+** Cost: calibration_summary keeps calibration's sorted sample (8 bytes per
+** row); a result sorts it (O(n)), makes its runs (24 bytes per distinct p)
+** and fits in O(runs) per Newton step.  auroc_test keeps 8 bytes per row
+** (the score, by label, in its group's sample); a result costs O(n) after
+** the sort and 24 bytes per distinct score.
+*/
+#include <math.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+#include "ml_state.h"
+
+/* -0 printed as 0. */
+static double nz(double x){ return x + 0.0; }
+
+/* --------------------------------------------------- calibration_summary */
+
+#define SUMMARY_CLIP 1e-15
+
+/* Adds c * t to s exactly: the product is hi + lo (fma), c < 2^53. */
+static void xsum_add_times(MlXsum *s, ml_i64 c, double t){
+  double hi = (double)c * t, lo = fma((double)c, t, -hi);
+  ml_xsum_add(s, hi, 1);
+  if( lo!=0.0 ) ml_xsum_add(s, lo, 1);
+}
+
+/* logit of p clipped to [1e-15, 1 - 1e-15] (rule 3). */
+static double clipped_logit(double p){
+  double c = p < SUMMARY_CLIP ? SUMMARY_CLIP : p > 1.0 - SUMMARY_CLIP ? 1.0 - SUMMARY_CLIP : p;
+  return log(c/(1.0 - c));
+}
+
+/* Appends "; " and z to the reasons. */
+static void add_reason(MlStr *r, const char *z){
+  if( r->n>0 ) ml_str_appendz(r, "; ");
+  ml_str_appendz(r, z);
+}
+
+/* Why a fit gave no estimate, for "reason". */
+static const char *fit_reason(int rc, int slope){
+  switch( rc ){
+    case ML_LOGIT_ONE_CLASS:
+      return slope ? 0 : "one class: citl, intercept and slope are undefined";
+    case ML_LOGIT_SEPARATED:
+      return "a threshold on p separates the classes: the calibration slope is infinite";
+    default:
+      return slope ? "the calibration slope fit did not converge"
+                   : "the calibration-in-the-large fit did not converge";
+  }
+}
+
+/* The sums of rule 2 over the runs of distinct p. */
+typedef struct SummarySums { MlXsum expected, brier, znum, zden; ml_i64 n, events; } SummarySums;
+
+static void summary_sums(const MlRun *r, ml_i64 nRun, SummarySums *s){
+  ml_i64 i;
+  ml_xsum_init(&s->expected); ml_xsum_init(&s->brier);
+  ml_xsum_init(&s->znum); ml_xsum_init(&s->zden);
+  s->n = s->events = 0;
+  for(i=0; i<nRun; i++){
+    double p = ml_double_of(r[i].key), q = 1.0 - p, u = 1.0 - 2.0*p;
+    ml_i64 c0 = r[i].n[0], c1 = r[i].n[1];
+    s->n += c0 + c1;
+    s->events += c1;
+    xsum_add_times(&s->expected, c0 + c1, p);
+    xsum_add_times(&s->brier, c0, p*p);                 /* (p - 0)^2 */
+    xsum_add_times(&s->brier, c1, q*q);                 /* (p - 1)^2 */
+    xsum_add_times(&s->znum, c1, q*u);                  /* (1 - p)(1 - 2p) */
+    xsum_add_times(&s->znum, c0, -(p*u));               /* (0 - p)(1 - 2p) */
+    xsum_add_times(&s->zden, c0 + c1, u*u*(p*q));
+  }
+}
+
+/* Writes the summary of the sorted sample's runs r (keys: p); the keys
+** become logit(p) for the fits.  ML_OK, ML_NOMEM or ML_LOGIT_STOPPED. */
+static int write_summary(MlJson *j, MlRun *r, ml_i64 nRun){
+  SummarySums s;
+  MlStr why;
+  double expected, brier, ybar, zden, z = NAN, zp = NAN, citl = NAN, icpt = NAN, slope = NAN, b, start[2];
+  ml_i64 i;
+  int rc, it;
+  summary_sums(r, nRun, &s);
+  for(i=0; i<nRun; i++) r[i].key = ml_key_of(clipped_logit(ml_double_of(r[i].key)));
+  ml_str_init(&why);
+  rc = ml_logit_fit(r, nRun, 0, 0, &citl, &b, &it);
+  if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
+  if( rc ){ citl = NAN; add_reason(&why, fit_reason(rc, 0)); }
+  start[0] = citl; start[1] = 1.0;                  /* calibrated: often near */
+  rc = ml_logit_fit(r, nRun, 1, isnan(citl) ? 0 : start, &icpt, &slope, &it);
+  if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
+  if( rc==ML_LOGIT_CONSTANT ){
+    /* as rms::val.prob for a constant p: the fit of y on the intercept alone */
+    icpt = log((double)s.events/(double)(s.n - s.events));
+    slope = 0.0;
+  }else if( rc ){
+    icpt = slope = NAN;
+    if( fit_reason(rc, 1) ) add_reason(&why, fit_reason(rc, 1));
+  }
+  expected = ml_xsum_round(&s.expected);
+  brier = ml_xsum_round(&s.brier) / (double)s.n;
+  ybar = (double)s.events / (double)s.n;
+  zden = ml_xsum_round(&s.zden);
+  if( zden>0.0 ){
+    z = ml_xsum_round(&s.znum) / sqrt(zden);
+    zp = erfc(fabs(z) / 1.41421356237309504880);
+  }else{
+    add_reason(&why, "Spiegelhalter's variance is 0 (every p is 0, 1/2 or 1)");
+  }
+  if( why.oom ) return ML_NOMEM;
+  ml_json_begin_object(j);
+  ml_json_key(j, "n");               ml_json_int(j, s.n);
+  ml_json_key(j, "events");          ml_json_int(j, s.events);
+  ml_json_key(j, "expected");        ml_json_double(j, expected);
+  ml_json_key(j, "oe_ratio");        ml_json_double(j, expected>0.0 ? (double)s.events/expected : NAN);
+  ml_json_key(j, "citl");            ml_json_double(j, nz(citl));
+  ml_json_key(j, "intercept");       ml_json_double(j, nz(icpt));
+  ml_json_key(j, "slope");           ml_json_double(j, nz(slope));
+  ml_json_key(j, "spiegelhalter_z"); ml_json_double(j, nz(z));
+  ml_json_key(j, "spiegelhalter_p"); ml_json_double(j, zp);
+  ml_json_key(j, "brier");           ml_json_double(j, brier);
+  ml_json_key(j, "scaled_brier");
+  ml_json_double(j, s.events>0 && s.events<s.n ? nz(1.0 - brier/(ybar*(1.0 - ybar))) : NAN);
+  ml_json_key(j, "reason");          ml_json_string(j, why.n ? why.z : 0);
+  ml_json_end_object(j);
+  ml_str_free(&why);
+  return ML_OK;
+}
+
+void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp){
+  ml_i64 n = ml_samples_count(smp), nRun;
+  MlRun *r;
+  MlJson j;
+  int rc;
+  if( ml_samples_sort(smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  r = ml_malloc(sizeof(MlRun) * (uint64_t)n);
+  if( r==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  nRun = ml_samples_runs(smp, r);
+  ml_json_init(&j);
+  rc = write_summary(&j, r, nRun);
+  ml_free(r);
+  if( rc==ML_LOGIT_STOPPED ){ ml_json_free(&j); return; }   /* ml_compute_end reports it */
+  if( rc ){ ml_json_free(&j); sqlite3_result_error_nomem(ctx); return; }
+  ml_result_json(ctx, &j);
+}
+
+/* ------------------------------------------------------------ auroc_test */
+
+typedef struct AtAgg {
+  MlSamples smp[2];   /* group g's rows: key s, label picks the array */
+  int init;
+  int failed;         /* xStep set an error: xFinal only frees */
+} AtAgg;
+
+/* Reads (y, s, g); ML_ROW_*. */
+static int at_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int *y, double *s, int *g){
+  ml_i64 v;
+  int rc;
+  if( sqlite3_value_type(argv[2])==SQLITE_NULL ) return ML_ROW_SKIP;
+  rc = ml_arg_binary_row(ctx, fn, argv, 0, y, s);
+  if( rc!=ML_ROW_OK ) return rc;
+  if( !ml_value_integer(argv[2], 0, 1, &v) ){
+    char *z = ml_describe(argv[2]);
+    if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    ml_error(ctx, fn, "g must be 0 or 1, got %s", z);
+    sqlite3_free(z);
+    return ML_ROW_ERR;
+  }
+  *g = (int)v;
+  return ML_ROW_OK;
+}
+
+/*
+** SQL function: auroc_test(y, s, g)   -- xStep
+*/
+void ml_aurt_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  AtAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y, g, rc;
+  double s;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( argc!=3 ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
+  if( !p->init ){ ml_samples_init(&p->smp[0], 8); ml_samples_init(&p->smp[1], 8); p->init = 1; }
+  rc = at_row(ctx, d->name, argv, &y, &s, &g);
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp[g], y, s, 0.0) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
+}
+
+void ml_aurt_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  AtAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y, g;
+  double s;
+  if( p==0 || !p->init || argc!=3 ) return;
+  if( at_row(ctx, d->name, argv, &y, &s, &g)!=ML_ROW_OK ) return;
+  ml_samples_remove(&p->smp[g], y, s, 0.0);
+}
+
+/* Writes the test from the two groups' DeLong terms (rules 5, 6). */
+static void write_auroc_test(MlJson *j, const MlDelong *dl){
+  double S[2], se = NAN, df = NAN, stat = NAN, pv = NAN, diff = nz(dl[0].auc - dl[1].auc);
+  const char *why = 0;
+  int g;
+  for(g=0; g<2; g++){
+    if( dl[g].P<2 || dl[g].N<2 ){
+      why = g==0 ? "group 0 has a class of one row: DeLong's variance needs two of each"
+                 : "group 1 has a class of one row: DeLong's variance needs two of each";
+      break;
+    }
+    S[g] = dl[g].s10/((double)(dl[g].P - 1)*(double)dl[g].P)
+         + dl[g].s01/((double)(dl[g].N - 1)*(double)dl[g].N);
+  }
+  if( why==0 ){
+    double v = S[0] + S[1];
+    se = sqrt(v);
+    if( se>0.0 ){
+      stat = diff/se;
+      df = v*v / (S[0]*S[0]/(double)(dl[0].P + dl[0].N - 1) + S[1]*S[1]/(double)(dl[1].P + dl[1].N - 1));
+      pv = 2.0*ml_t_sf(fabs(stat), df);
+    }else{
+      pv = diff==0.0 ? 1.0 : 0.0;
+    }
+  }
+  ml_json_begin_object(j);
+  ml_json_key(j, "auroc_0");   ml_json_double(j, dl[0].auc);
+  ml_json_key(j, "auroc_1");   ml_json_double(j, dl[1].auc);
+  ml_json_key(j, "diff");      ml_json_double(j, diff);
+  ml_json_key(j, "se");        ml_json_double(j, se);
+  ml_json_key(j, "df");        ml_json_double(j, df);
+  ml_json_key(j, "statistic"); ml_json_double(j, nz(stat));
+  ml_json_key(j, "p_value");   ml_json_double(j, pv);
+  ml_json_key(j, "reason");    ml_json_string(j, why);
+  ml_json_end_object(j);
+}
+
+/* NULL with a warning unless both groups hold both classes (rule 6);
+** else the test.  fn names the function. */
+static void auroc_test_result(sqlite3_context *ctx, const char *fn, const MlDelong *dl){
+  MlJson j;
+  int g;
+  for(g=0; g<2; g++){
+    if( dl[g].P==0 || dl[g].N==0 ){
+      ml_result_null(ctx, fn, "group %d has %lld positives and %lld negatives: its AUROC needs both classes",
+                     g, (long long)dl[g].P, (long long)dl[g].N);
+      return;
+    }
+  }
+  ml_json_init(&j);
+  write_auroc_test(&j, dl);
+  ml_result_json(ctx, &j);
+}
+
+/* DeLong's terms of one group's sorted sample.  ML_OK or ML_NOMEM. */
+static int group_delong(MlSamples *smp, MlDelong *out){
+  ml_i64 n = ml_samples_count(smp), nRun;
+  MlRun *r;
+  memset(out, 0, sizeof(*out));
+  out->P = smp->n[1];
+  out->N = smp->n[0];
+  if( n==0 ) return ML_OK;
+  if( ml_samples_sort(smp) ) return ML_NOMEM;
+  r = ml_malloc(sizeof(MlRun) * (uint64_t)n);
+  if( r==0 ) return ML_NOMEM;
+  nRun = ml_samples_runs(smp, r);
+  if( out->P>0 && out->N>0 ) ml_delong_runs(r, nRun, out);
+  ml_free(r);
+  return ML_OK;
+}
+
+static void aurt_compute(sqlite3_context *ctx, AtAgg *p){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  MlDelong dl[2];
+  int g;
+  if( p==0 || !p->init || ml_samples_count(&p->smp[0]) + ml_samples_count(&p->smp[1])==0 ){
+    ml_result_null(ctx, d->name, "no rows");
+    return;
+  }
+  for(g=0; g<2; g++){
+    if( group_delong(&p->smp[g], &dl[g]) ){ sqlite3_result_error_nomem(ctx); return; }
+  }
+  auroc_test_result(ctx, d->name, dl);
+}
+
+static void aurt_result(sqlite3_context *ctx, AtAgg *p, int isFinal){
+  ml_i64 n = p && p->init ? ml_samples_count(&p->smp[0]) + ml_samples_count(&p->smp[1]) : 0;
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, isFinal, n) ) return;
+  aurt_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
+void ml_aurt_value(sqlite3_context *ctx){
+  aurt_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
+}
+
+void ml_aurt_final(sqlite3_context *ctx){
+  AtAgg *p = sqlite3_aggregate_context(ctx, 0);
+  aurt_result(ctx, p, 1);
+  if( p && p->init ){ ml_samples_clear(&p->smp[0]); ml_samples_clear(&p->smp[1]); }
+}
+
+/* The runs of a state's section: its entries, equal scores (a stratified
+** state's entries of one score, or -0 beside +0) merged.  ML_OK or
+** ML_NOMEM; *pr is the caller's to free. */
+static int state_runs(const MlSection *sec, MlRun **pr, ml_i64 *pn){
+  MlRun *r = ml_malloc(sizeof(MlRun) * (uint64_t)(sec->nEntry ? sec->nEntry : 1));
+  MlReader rd;
+  MlEntry e;
+  ml_i64 n = 0;
+  if( r==0 ) return ML_NOMEM;
+  ml_reader_init(&rd, sec);
+  while( ml_reader_next(&rd, &e) ){
+    double v = ml_double_of(e.key);
+    if( n>0 && ml_double_of(r[n-1].key)==v ){
+      r[n-1].n[0] += e.n[0];
+      r[n-1].n[1] += e.n[1];
+    }else{
+      r[n].key = ml_key_of(v);
+      r[n].n[0] = e.n[0];
+      r[n].n[1] = e.n[1];
+      n++;
+    }
+  }
+  *pr = r;
+  *pn = n;
+  return ML_OK;
+}
+
+/* Reads argument i (st_a, st_b) as a binary state: ML_ROW_OK, ML_ROW_SKIP
+** (NULL) or ML_ROW_ERR (error set). */
+static int read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
+                             MlState *st){
+  char zErr[200];
+  const void *z;
+  int n;
+  if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
+  if( sqlite3_value_type(v)!=SQLITE_BLOB ){
+    char *zv = ml_describe(v);
+    if( zv==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    ml_error(ctx, fn, "%s must be a state made by ml_state(y, s), got %s", name, zv);
+    sqlite3_free(zv);
+    return ML_ROW_ERR;
+  }
+  z = sqlite3_value_blob(v);
+  n = sqlite3_value_bytes(v);
+  if( z==0 && n>0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  if( ml_state_parse(z ? z : "", (uint64_t)n, st, zErr, sizeof(zErr)) ){
+    ml_error(ctx, fn, "%s: %s", name, zErr);
+    return ML_ROW_ERR;
+  }
+  if( st->kind!=ML_STATE_BINARY && st->kind!=ML_STATE_STRAT ){
+    char buf[32];
+    ml_error(ctx, fn, "%s must be a binary state (made by ml_state(y, s)), got a %s state",
+             name, ml_state_kind_name(st, buf, sizeof(buf)));
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
+}
+
+/*
+** SQL function: auroc_test(st_a, st_b)
+** The unpaired test over two states (rule 7).
+*/
+void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  static const char *const azName[2] = {"st_a", "st_b"};
+  MlState st[2];
+  MlDelong dl[2];
+  int g, rc[2];
+  (void)argc;
+  for(g=0; g<2; g++){
+    rc[g] = read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
+    if( rc[g]==ML_ROW_ERR ) return;
+  }
+  if( rc[0]==ML_ROW_SKIP || rc[1]==ML_ROW_SKIP ){
+    ml_result_null(ctx, d->name, "%s is NULL", rc[0]==ML_ROW_SKIP ? "st_a" : "st_b");
+    return;
+  }
+  for(g=0; g<2; g++){
+    MlRun *r;
+    ml_i64 nRun;
+    memset(&dl[g], 0, sizeof(dl[g]));
+    dl[g].N = st[g].sec[0].n[0];
+    dl[g].P = st[g].sec[0].n[1];
+    if( dl[g].P==0 || dl[g].N==0 ) continue;
+    if( state_runs(&st[g].sec[0], &r, &nRun) ){ sqlite3_result_error_nomem(ctx); return; }
+    ml_delong_runs(r, nRun, &dl[g]);
+    ml_free(r);
+  }
+  auroc_test_result(ctx, d->name, dl);
+}

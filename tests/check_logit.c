@@ -1,0 +1,176 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** check_logit.c -- the logistic fits behind calibration_summary
+** (ml_logit.c) and DeLong over runs behind auroc_test (ml_delong.c).
+*/
+#include <math.h>
+#include <stdlib.h>
+#include "check_suites.h"
+#include "ml_core.h"
+
+static MlRun run(double x, ml_i64 n0, ml_i64 n1){
+  MlRun r;
+  r.key = ml_key_of(x);
+  r.n[0] = n0;
+  r.n[1] = n1;
+  return r;
+}
+
+/* The score equations at (a, b): sum (y - sigma(eta)) and its x-weighted twin. */
+static void scores(const MlRun *r, int n, int slope, double a, double b, double *s0, double *s1){
+  int i;
+  *s0 = *s1 = 0.0;
+  for(i=0; i<n; i++){
+    double x = ml_double_of(r[i].key), eta = slope ? a + b*x : a + x;
+    double p = 1.0/(1.0 + exp(-eta)), q = 1.0/(1.0 + exp(eta));
+    double res = (double)r[i].n[1]*q - (double)r[i].n[0]*p;
+    *s0 += res;
+    *s1 += res*x;
+  }
+}
+
+START_TEST(test_calibrated_runs_give_zero_and_one){
+  /* each run's event rate is sigma(x): the maximum is exactly a = 0, b = 1 */
+  MlRun r[2];
+  double a, b;
+  int it;
+  r[0] = run(log(1.0/3.0), 3, 1);    /* p = 1/4 */
+  r[1] = run(log(3.0), 1, 3);        /* p = 3/4 */
+  ck_assert_int_eq(ml_logit_fit(r, 2, 1, 0, &a, &b, &it), ML_LOGIT_OK);
+  ck_assert_msg(fabs(a) < 1e-15 && fabs(b - 1.0) < 1e-15, "a %.17g b %.17g", a, b);
+  ck_assert_int_eq(ml_logit_fit(r, 2, 0, 0, &a, &b, &it), ML_LOGIT_OK);
+  ck_assert_msg(fabs(a) < 1e-15 && b==1.0, "offset: a %.17g", a);
+}
+END_TEST
+
+START_TEST(test_no_finite_estimate_is_named){
+  MlRun r[3];
+  double a, b;
+  int it;
+  r[0] = run(-1.0, 2, 0); r[1] = run(0.5, 0, 3);
+  ck_assert_int_eq(ml_logit_fit(r, 2, 1, 0, &a, &b, &it), ML_LOGIT_SEPARATED);
+  ck_assert_int_eq(ml_logit_fit(r, 2, 0, 0, &a, &b, &it), ML_LOGIT_OK);   /* the offset fit exists */
+  r[0] = run(-1.0, 2, 0); r[1] = run(0.0, 1, 1); r[2] = run(1.0, 0, 2);  /* quasi-complete: ties at 0 */
+  ck_assert_int_eq(ml_logit_fit(r, 3, 1, 0, &a, &b, &it), ML_LOGIT_SEPARATED);
+  r[0] = run(2.0, 0, 5);
+  ck_assert_int_eq(ml_logit_fit(r, 1, 1, 0, &a, &b, &it), ML_LOGIT_ONE_CLASS);
+  ck_assert_int_eq(ml_logit_fit(r, 1, 0, 0, &a, &b, &it), ML_LOGIT_ONE_CLASS);
+  r[0] = run(2.0, 3, 5);
+  ck_assert_int_eq(ml_logit_fit(r, 1, 1, 0, &a, &b, &it), ML_LOGIT_CONSTANT);
+  /* reversed overlap (negatives above positives except one pair) is finite */
+  r[0] = run(-1.0, 0, 2); r[1] = run(0.0, 1, 1); r[2] = run(1.0, 2, 0);
+  ck_assert_int_eq(ml_logit_fit(r, 3, 1, 0, &a, &b, &it), ML_LOGIT_SEPARATED);
+  r[1] = run(0.0, 2, 3);
+  r[2] = run(1.0, 2, 1);
+  ck_assert_int_eq(ml_logit_fit(r, 3, 1, 0, &a, &b, &it), ML_LOGIT_OK);
+  ck_assert_msg(b<0.0, "a decreasing relation gives a negative slope, got %g", b);
+}
+END_TEST
+
+/* Clipped logits of +-34.54 with every eta far out on one side: Newton
+** would leap by 1e20; the capped steps reach the root of the score. */
+START_TEST(test_flat_likelihood_converges){
+  MlRun r[4];
+  double a, b, s0, s1;
+  int it;
+  r[0] = run(-34.538776394910684, 150, 0);
+  r[1] = run(-1.0, 300, 2);
+  r[2] = run(1.0, 280, 3);
+  r[3] = run(34.538776394910684, 140, 0);
+  ck_assert_int_eq(ml_logit_fit(r, 4, 0, 0, &a, &b, &it), ML_LOGIT_OK);
+  scores(r, 4, 0, a, 1.0, &s0, &s1);
+  ck_assert_msg(fabs(s0) < 1e-9 && a < -30.0, "offset a %.17g score %g", a, s0);
+  ck_assert_int_eq(ml_logit_fit(r, 4, 1, 0, &a, &b, &it), ML_LOGIT_OK);
+  scores(r, 4, 1, a, b, &s0, &s1);
+  ck_assert_msg(fabs(s0) < 1e-9 && fabs(s1) < 1e-7, "slope a %g b %g scores %g %g", a, b, s0, s1);
+}
+END_TEST
+
+/* Random tied data: the fit solves the score equations, and a start does
+** not change the answer beyond the last digits. */
+START_TEST(test_random_fits_solve_the_score_equations){
+  int trial;
+  test_seed(24);
+  for(trial=0; trial<200; trial++){
+    int n = 2 + (int)(test_rand01()*40), i, it, rc;
+    MlRun *r = malloc(sizeof(MlRun)*(size_t)n);
+    double a, b, a2, b2, s0, s1, st[2] = {0.3, 0.7};
+    for(i=0; i<n; i++){
+      double x = (i - n/2.0) * (0.1 + test_rand01());
+      r[i] = run(x, 1 + (ml_i64)(test_rand01()*5), (ml_i64)(test_rand01()*4));
+    }
+    for(i=1; i<n; i++) if( ml_double_of(r[i].key) <= ml_double_of(r[i-1].key) ) r[i].key = ml_key_of(ml_double_of(r[i-1].key) + 0.5);
+    rc = ml_logit_fit(r, n, 1, 0, &a, &b, &it);
+    if( rc==ML_LOGIT_OK ){
+      scores(r, n, 1, a, b, &s0, &s1);
+      ck_assert_msg(fabs(s0) < 1e-9 && fabs(s1) < 1e-8, "trial %d: scores %g %g", trial, s0, s1);
+      ck_assert_int_eq(ml_logit_fit(r, n, 1, st, &a2, &b2, &it), ML_LOGIT_OK);
+      ck_assert_msg(fabs(a2 - a) <= 1e-12*(1 + fabs(a)) && fabs(b2 - b) <= 1e-12*(1 + fabs(b)),
+                    "trial %d: start changes (%.17g, %.17g) to (%.17g, %.17g)", trial, a, b, a2, b2);
+    }else{
+      ck_assert_msg(rc==ML_LOGIT_SEPARATED || rc==ML_LOGIT_ONE_CLASS, "trial %d: rc %d", trial, rc);
+    }
+    free(r);
+  }
+}
+END_TEST
+
+static int always_stop(void *arg){ (void)arg; return 1; }
+
+/* An interrupted statement: the fit asks between Newton steps and stops. */
+START_TEST(test_fit_stops_when_asked){
+  MlRun r[3];
+  double a, b;
+  int it;
+  r[0] = run(-1.0, 3, 1); r[1] = run(0.0, 2, 2); r[2] = run(1.0, 1, 3);
+  ml_stop_install(always_stop, 0);
+  ck_assert_int_eq(ml_logit_fit(r, 3, 1, 0, &a, &b, &it), ML_LOGIT_STOPPED);
+  ml_stop_install(0, 0);
+  ck_assert_int_eq(ml_logit_fit(r, 3, 1, 0, &a, &b, &it), ML_LOGIT_OK);
+}
+END_TEST
+
+/* DeLong over runs gives ml_delong_components' AUC and variance terms. */
+START_TEST(test_delong_runs_match_components){
+  int trial;
+  test_seed(7);
+  for(trial=0; trial<100; trial++){
+    ml_i64 P = 1 + (ml_i64)(test_rand01()*30), N = 1 + (ml_i64)(test_rand01()*30), i, nRun;
+    ml_key *kp = malloc(8*(size_t)P), *kn = malloc(8*(size_t)N);
+    double *v10 = malloc(8*(size_t)P), *v01 = malloc(8*(size_t)N), sum2, auc, s10 = 0, s01 = 0;
+    MlSamples smp;
+    MlRun *r = malloc(sizeof(MlRun)*(size_t)(P + N));
+    MlDelong d;
+    ml_samples_init(&smp, 8);
+    for(i=0; i<P; i++){ double v = floor(test_rand01()*8); kp[i] = ml_key_of(v); ml_samples_add(&smp, 1, v, 0); }
+    for(i=0; i<N; i++){ double v = floor(test_rand01()*6); kn[i] = ml_key_of(v); ml_samples_add(&smp, 0, v, 0); }
+    ck_assert_int_eq(ml_samples_sort(&smp), ML_OK);
+    nRun = ml_samples_runs(&smp, r);
+    sum2 = ml_delong_components(kp, P, kn, N, v10, v01);
+    auc = sum2/(2.0*(double)P*(double)N);
+    for(i=0; i<P; i++) s10 += (v10[i] - auc)*(v10[i] - auc);
+    for(i=0; i<N; i++) s01 += (v01[i] - auc)*(v01[i] - auc);
+    ml_delong_runs(r, nRun, &d);
+    ck_assert(d.P==P && d.N==N);
+    ck_assert_msg(d.auc==auc, "trial %d: auc %.17g vs %.17g", trial, d.auc, auc);
+    ck_assert_msg(fabs(d.s10 - s10) <= 1e-12*(1 + s10) && fabs(d.s01 - s01) <= 1e-12*(1 + s01),
+                  "trial %d: s10 %.17g vs %.17g, s01 %.17g vs %.17g", trial, d.s10, s10, d.s01, s01);
+    ml_samples_clear(&smp);
+    free(kp); free(kn); free(v10); free(v01); free(r);
+  }
+}
+END_TEST
+
+Suite *suite_logit(void){
+  Suite *s = suite_create("logit");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_calibrated_runs_give_zero_and_one);
+  tcase_add_test(tc, test_no_finite_estimate_is_named);
+  tcase_add_test(tc, test_flat_likelihood_converges);
+  tcase_add_test(tc, test_random_fits_solve_the_score_equations);
+  tcase_add_test(tc, test_fit_stops_when_asked);
+  tcase_add_test(tc, test_delong_runs_match_components);
+  suite_add_tcase(s, tc);
+  return s;
+}
