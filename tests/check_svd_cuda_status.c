@@ -2,7 +2,7 @@
 ** SPDX-License-Identifier: MIT
 **
 ** check_svd_cuda_status.c -- the CUDA back end's SKIP/FAIL decision
-** (ext/svd_cuda_status.c, rules 1-4 of svd_cuda_status.h), fed the
+** (ext/svd/svd_cuda_status.c, rules 1-4 of svd_cuda_status.h), fed the
 ** runtime's answers as numbers, so it runs in every build, GPU or none.
 **
 **   - no driver (cudaDriverGetVersion gives 0; cudaGetDeviceCount then says

@@ -112,9 +112,9 @@ if real=$(sh "$tk" find) && [ -f "$srcdir/configure" ]; then
     for f in "$lib"/*; do ln -s "$f" "$fake/lib/$CUDA_MULTIARCH/"; done
     : > "$fake/lib64/ld-linux-x86-64.so.2"
     src="$tmp/src"
-    mkdir -p "$src/ext" "$src/tools"
+    mkdir -p "$src/ext/sql" "$src/tools"
     cp -R "$srcdir/configure" "$srcdir/Makefile.in" "$srcdir/config.h.in" "$srcdir/mleval.pc.in" "$srcdir/build-aux" "$src/"
-    cp "$srcdir/ext/mleval.c" "$src/ext/"
+    cp "$srcdir/ext/sql/mleval.c" "$src/ext/sql/"
     cp "$tk" "$src/tools/"
     chmod -R u+w "$src"       # make distcheck's source tree is read-only
     (cd "$src" && ./configure --with-cuda="$fake" > configure.out 2>&1)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The Student t and normal quantiles (ext/ml_dist.c) against 40-digit
+"""The Student t and normal quantiles (ext/core/ml_dist.c) against 40-digit
 mpmath inversions (SPEC Round 3: exact to 1e-14 relative).
 
 The reference is computed here, not taken from scipy: scipy 1.10's t.ppf

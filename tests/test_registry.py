@@ -2,7 +2,7 @@
 """The registration table is the one list of functions, and every list the
 tests keep follows it.
 
-mleval_functions() shows the table (ext/mleval.c).  This test checks that
+mleval_functions() shows the table (ext/sql/mleval.c).  This test checks that
   1. pragma_function_list holds exactly the table's functions, each with its
      accepted argument counts and the catch-all (-1) that reports arity errors;
   2. every function is covered: in the bad-input matrix (test_bad_inputs.FUNCS),

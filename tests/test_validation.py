@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Differential suite: calibration_summary and auroc_test (ext/validation.c).
+"""Differential suite: calibration_summary and auroc_test (ext/metrics/validation.c).
 
 calibration_summary <-> the definitions (rms::val.prob): numpy for the sums
     (math.fsum: the exact sums, so expected and brier must match bit for

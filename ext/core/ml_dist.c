@@ -40,8 +40,6 @@
 ** O(sqrt(df)) continued-fraction steps (df < 30); a quantile, a few of them.
 */
 #include <math.h>
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 #define ML_PI 3.14159265358979323846

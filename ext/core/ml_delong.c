@@ -21,8 +21,6 @@
 ** Cost: O(n) time after two radix sorts, 16 bytes per row of scratch;
 ** ml_delong_runs O(runs), no allocation.
 */
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 /* Records (key, index) of one class, sorted by key. */

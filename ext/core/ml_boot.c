@@ -39,8 +39,6 @@
 */
 #include <math.h>
 #include <stdlib.h>
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
 #include "ml_core.h"
 
 /* ------------------------------------------------------------- generator */
