@@ -21,7 +21,7 @@ for f in "$srcdir"/tests/sql/*.sql; do
     exp=${f%.sql}.expected
     # stdbuf keeps stdout and stderr in statement order in one stream
     ( cd "$(dirname "$f")" && stdbuf -o0 -e0 $SQLITE3_WRAPPER "$SQLITE3" -batch -cmd ".load $MLEVAL_LIB" :memory: \
-        < "$(basename "$f")" ) > "$tmp" 2>&1
+        < "$(basename "$f")" ) 2>&1 | sed -E 's/^(Parse|Runtime) error near line [0-9]+:/\1 error:/' > "$tmp"
     if [ "${UPDATE:-0}" = 1 ]; then cp "$tmp" "$exp"; continue; fi
     if ! diff -u "$exp" "$tmp"; then
         echo "FAIL $f"; fail=$((fail+1))
