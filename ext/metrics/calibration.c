@@ -66,6 +66,11 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 
+/* Which metric a record asks of the family's shared callbacks (MlFuncDesc.kind). */
+enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,            /* ml_calib */
+       CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR,
+       CAL_SUMMARY };            /* ml_calsort; calibration_summary: validation.c computes it */
+
 #define ML_MAX_BINS 100000
 
 
@@ -139,14 +144,14 @@ static int cal_strategy(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sql
                         MlParam *slot, int *st){
   *st = STRATEGY_UNIFORM;
   if( argc<4 ) return ML_ROW_OK;
-  return ml_param_choice(ctx, d->name, "strategy", argv[3], azStrategy, slot, st);
+  return ml_param_choice(ctx, d->name, d->aParam[1], argv[3], slot, st);
 }
 
 /* xInverse: the row's strategy (accepted by cal_strategy), uncounted. */
 static int cal_strategy_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, MlParam *slot){
   const char *z;
   if( d->kind!=CAL_RELIABILITY || argc<4 ) return STRATEGY_UNIFORM;
-  ml_param_choice_drop(slot, argv[3], azStrategy);
+  ml_param_choice_drop(slot, argv[3], d->aParam[1]);
   z = (const char*)sqlite3_value_text(argv[3]);
   return z && sqlite3_stricmp(z, "quantile")==0 ? STRATEGY_QUANTILE : STRATEGY_UNIFORM;
 }
@@ -154,7 +159,6 @@ static int cal_strategy_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv
 static double default_param(int kind){
   return kind==CAL_LOGLOSS ? 1e-15 : (double)default_bins(kind);
 }
-static const char *param_name(int kind){ return kind==CAL_LOGLOSS ? "eps" : "bins"; }
 
 /* Reads the optional parameter (argv[2]) of this row into *val and counts
 ** the row under it; the default when absent.  Returns ML_ROW_*. */
@@ -163,10 +167,10 @@ static int cal_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite
   *val = default_param(d->kind);
   if( argc<3 || d->kind==CAL_BRIER ) return ML_ROW_OK;
   if( d->kind==CAL_LOGLOSS ){
-    return ml_param_real(ctx, d->name, "eps", argv[2], 0.0, 1, 0.5, 1, slot, val);
+    return ml_param_real(ctx, d->name, d->aParam[0], argv[2], slot, val);
   }else{
     ml_i64 b;
-    int rc = ml_param_int(ctx, d->name, "bins", argv[2], 1, ML_MAX_BINS, slot, &b);
+    int rc = ml_param_int(ctx, d->name, d->aParam[0], argv[2], slot, &b);
     *val = (double)b;
     return rc;
   }
@@ -409,7 +413,7 @@ static CalOcc *occupied_bins(CalBins *s, ml_i64 *pn){
 **   mce(y, p [, bins]), reliability(y, p [, bins [, strategy]])   -- xStep
 ** reliability with strategy 'quantile' keeps the rows instead of bins.
 */
-void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, st = STRATEGY_UNIFORM;
@@ -465,11 +469,11 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   }
   return ML_OK;
 }
-const MlStateHooks ml_calib_states = {
+static const MlStateHooks ml_calib_states = {
   sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calib_absorb
 };
 
-void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, st;
@@ -513,9 +517,9 @@ static void write_reliability(MlJson *j, ml_i64 B, const CalOcc *o, ml_i64 nOcc)
 static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 B;
-  if( p && ml_param_check(ctx, d->name, param_name(d->kind), &p->param) ) return;
+  if( p && d->aParam && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->param) ) return;
   if( p && d->kind==CAL_RELIABILITY
-   && ml_param_choice_check(ctx, d->name, "strategy", azStrategy, &p->strategy) ) return;
+   && ml_param_choice_check(ctx, d->name, d->aParam[1], &p->strategy) ) return;
   if( p==0 || p->n==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -578,11 +582,11 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
-void ml_calib_value(sqlite3_context *ctx){
+static void ml_calib_value(sqlite3_context *ctx){
   calib_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
-void ml_calib_final(sqlite3_context *ctx){
+static void ml_calib_final(sqlite3_context *ctx){
   CalAgg *p = sqlite3_aggregate_context(ctx, 0);
   calib_result(ctx, p, 1);
   if( p ){
@@ -723,7 +727,7 @@ static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B){
 **   ece_l2_debiased(y, p [, bins=10]), brier_decomposition(y, p [, bins=10]),
 **   ece_l2_kumar(y, p [, bins=15])             -- xStep
 */
-void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
@@ -736,7 +740,7 @@ void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
-void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
@@ -800,7 +804,7 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   CalBin *bin;
   MlSum tot = {0.0, 0.0};
   double v;
-  if( p && ml_param_check(ctx, d->name, "bins", &p->bins) ) return;
+  if( p && d->aParam && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->bins) ) return;
   if( p==0 || !p->init || (n = ml_samples_count(&p->smp))==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -849,7 +853,7 @@ static void calsort_result(sqlite3_context *ctx, CalSortAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
-void ml_calsort_value(sqlite3_context *ctx){
+static void ml_calsort_value(sqlite3_context *ctx){
   calsort_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
@@ -862,12 +866,42 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
-const MlStateHooks ml_calsort_states = {
+static const MlStateHooks ml_calsort_states = {
   sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb
 };
 
-void ml_calsort_final(sqlite3_context *ctx){
+static void ml_calsort_final(sqlite3_context *ctx){
   CalSortAgg *p = sqlite3_aggregate_context(ctx, 0);
   calsort_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
+
+/* ------------------------------------------------------------- records */
+
+static const MlParamSpec psEps = ML_PARAM_REAL("eps", 0.0, 1, 0.5, 1, "1e-15", "1e-15");
+static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, ML_MAX_BINS, "10", "10");
+static const MlParamSpec psBinsSorted = ML_PARAM_INT("bins", 1, ML_MAX_BINS, "10", "2");
+static const MlParamSpec psBinsKumar = ML_PARAM_INT("bins", 1, ML_MAX_BINS, "15", "2");
+static const MlParamSpec psStrategy = ML_PARAM_CHOICE("strategy", azStrategy, "'uniform'", "'quantile'");
+
+static const MlFamily famCalib = { "calibration", ml_calib_step, ml_calib_final, ml_calib_value,
+                                   ml_calib_inverse, &ml_calib_states };
+static const MlFamily famCalsort = { "calibration", ml_calsort_step, ml_calsort_final, ml_calsort_value,
+                                     ml_calsort_inverse, &ml_calsort_states };
+
+const MlFuncDesc ml_calibration_functions[] = {
+  { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0, 0 },
+  { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0, ML_PARAMS(&psEps) },
+  { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, 0, ML_PARAMS(&psBins) },
+  { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, 0, ML_PARAMS(&psBins) },
+  { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, ML_FN_JSON,
+                                                             ML_PARAMS(&psBins, &psStrategy) },
+  { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, 0, ML_PARAMS(&psBinsSorted) },
+  { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, 0, ML_PARAMS(&psBinsSorted) },
+  { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, ML_FN_JSON,
+                                                             ML_PARAMS(&psBinsSorted) },
+  { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0, ML_PARAMS(&psBinsSorted) },
+  { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0, ML_PARAMS(&psBinsKumar) },
+  { "calibration_summary", "y, p",                 2,  2, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON, 0 },
+  { 0 }
+};

@@ -38,6 +38,9 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 
+/* Which metric a record asks of the family's shared callbacks (MlFuncDesc.kind). */
+enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT, ORD_STATE };
+
 #define ORD_MAX_CUTS 16
 #define ORD_MAX_K    1000000
 
@@ -102,7 +105,7 @@ static int ord_update(OrdAgg *p, int kind, int y, const double *s, ml_i64 kk, in
 ** SQL function: auprc_ge(y, s, k), ordinal_auprc(y, s_1, ..., s_m),
 **   ordinal_nap(y, s_1, ..., s_m), ordinal_report(y, s_1, ..., s_m)  -- xStep
 */
-void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   OrdAgg *p;
   int y, i;
@@ -116,7 +119,7 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_samples_init(&p->sev, 8);
   }
   if( d->kind==ORD_GE ){
-    if( ml_param_int(ctx, d->name, "k", argv[2], 1, ORD_MAX_K, &p->k, &k) ){ p->failed = 1; return; }
+    if( ml_param_int(ctx, d->name, d->aParam[0], argv[2], &p->k, &k) ){ p->failed = 1; return; }
   }
   i = ord_row(ctx, d, argc, argv, &y, s);
   if( i==ML_ROW_ERR ) p->failed = 1;
@@ -128,7 +131,7 @@ void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
 }
 
-void ml_ord_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_ord_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   OrdAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
@@ -170,7 +173,7 @@ static void ord_compute(sqlite3_context *ctx, OrdAgg *p){
   double sumAp = 0.0, sumNap = 0.0, sev = NAN;
   ml_i64 n;
   int i, bad = -1;
-  if( p && ml_param_check(ctx, d->name, "k", &p->k) ) return;
+  if( p && d->aParam && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->k) ) return;
   if( p==0 || p->m==0 || (n = ml_samples_count(&p->cut[0]))==0 ){
     ml_result_null(ctx, d->name, "no rows");
     return;
@@ -231,11 +234,11 @@ static void ord_result(sqlite3_context *ctx, OrdAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
-void ml_ord_value(sqlite3_context *ctx){
+static void ml_ord_value(sqlite3_context *ctx){
   ord_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
-void ml_ord_final(sqlite3_context *ctx){
+static void ml_ord_final(sqlite3_context *ctx){
   OrdAgg *p = sqlite3_aggregate_context(ctx, 0);
   ord_result(ctx, p, 1);
   if( p ) ord_clear(p);
@@ -265,4 +268,22 @@ static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
   if( d->kind==ORD_REPORT ) return ml_absorb_section(&p->sev, st, n, p->m, sign, zErr, nErr);
   return ML_OK;
 }
-const MlStateHooks ml_ord_states = { sizeof(OrdAgg), 0, 1u<<ML_STATE_ORDINAL, ord_absorb };
+static const MlStateHooks ml_ord_states = { sizeof(OrdAgg), 0, 1u<<ML_STATE_ORDINAL, ord_absorb };
+
+/* ------------------------------------------------------------- records */
+
+static const MlParamSpec psK = ML_PARAM_INT("k", 1, ORD_MAX_K, 0, "1");
+
+static const MlFamily famOrd = { "ordinal", ml_ord_step, ml_ord_final, ml_ord_value, ml_ord_inverse,
+                                 &ml_ord_states };
+
+/* y and one score per cut, m = 1..16 */
+const MlFuncDesc ml_ordinal_functions[] = {
+  { "auprc_ge",        "y, s, k",                  3,  3, &famOrd, 0, ORD_GE, ML_FN_STATE_YS, ML_PARAMS(&psK) },
+  { "ordinal_auprc",   "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_AUPRC, 0, 0 },
+  { "ordinal_nap",     "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_NAP, 0, 0 },
+  { "ordinal_report",  "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_REPORT, ML_FN_JSON, 0 },
+  /* the ordinal partial state (ml_state_sql.c has the binary ones) */
+  { "ml_state_ordinal", "y, s_1, ..., s_m",        2, 17, &famOrd, 0, ORD_STATE, ML_FN_BLOB | ML_FN_NO_STATE, 0 },
+  { 0 }
+};

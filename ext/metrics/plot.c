@@ -45,6 +45,9 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+
+/* Which picture a record asks of the family's shared callbacks (MlFuncDesc.kind). */
+enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };
 #include "ml_utf8.h"
 
 #define PLOT_MAX_SERIES 24
@@ -351,7 +354,7 @@ static int number_arg(sqlite3_context *ctx, const char *fn, const char *name, sq
 ** SQL function: plot_lines(series, x, y [, title [, xlabel [, ylabel]]])
 ** Collects one row; the user data's kind says which plot.
 */
-void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   PlotAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   const char *fn = d->name;
@@ -587,7 +590,7 @@ static int draw_lines(MlStr *s, PlotAgg *p){
   return ML_OK;
 }
 
-void ml_plot_final(sqlite3_context *ctx){
+static void ml_plot_final(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   PlotAgg *p = sqlite3_aggregate_context(ctx, 0);
   MlStr s;
@@ -612,3 +615,24 @@ void ml_plot_final(sqlite3_context *ctx){
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
   sqlite3_result_text64(ctx, z, n, ml_free, SQLITE_UTF8);
 }
+
+/* ------------------------------------------------------------- records */
+
+/* Text parameters, the same in every row like a title (rule 1); plot.c checks them itself. */
+static const MlParamSpec psTitle = ML_PARAM_TEXT("title", "''", "'a title'");
+static const MlParamSpec psUnit = ML_PARAM_TEXT("unit", "''", "'ms'");
+static const MlParamSpec psXlabel = ML_PARAM_TEXT("xlabel", "'x'", "'day'");
+static const MlParamSpec psYlabel = ML_PARAM_TEXT("ylabel", "'y'", "'auroc'");
+
+/* Aggregates only: no xValue/xInverse, so SQLite refuses them with OVER (...). */
+static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0 };
+
+const MlFuncDesc ml_plot_functions[] = {
+  { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0, ML_PARAMS(&psTitle) },
+  { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0, ML_PARAMS(&psTitle) },
+  { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0,
+                                                    ML_PARAMS(&psTitle, &psUnit) },
+  { "plot_lines",       "series, x, y [, title [, xlabel [, ylabel]]]", 3, 6, &famPlot, 0, PK_LINES, 0,
+                                                    ML_PARAMS(&psTitle, &psXlabel, &psYlabel) },
+  { 0 }
+};

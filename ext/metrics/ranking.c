@@ -85,6 +85,13 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 
+/* Which metric a record asks of the family's shared callbacks (MlFuncDesc.kind). */
+enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
+       RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
+       RK_KS, RK_PRECISION_AT_K, RK_RECALL_AT_K, RK_GAINS, RK_DECISION_CURVE,   /* ml_rank */
+       RK_CONFUSION, RK_PRECISION_AT_PRIOR,
+       RK_MCC, RK_F_BETA, RK_CONFUSION_CI, RK_NET_BENEFIT };                      /* ml_confusion */
+
 typedef struct RankAgg {
   MlSamples smp;
   MlParam target;          /* target_fpr / target_spec / max_fpr / operating_point's target */
@@ -134,7 +141,6 @@ static const char *const azCriterion[] = {"fpr", "specificity", "sensitivity", "
 static int criterion_has_target(int c){ return c!=ML_OP_MAX_F1 && c!=ML_OP_YOUDEN; }
 
 /* decision_curve's grid: its parameters, their defaults, its limit. */
-static const char *const azGrid[] = {"from", "to", "by"};
 static const double aGridDefault[] = {0.01, 0.99, 0.01};
 #define ML_CURVE_MAX_POINTS 10000
 #define ML_GAINS_MAX_BINS 100000
@@ -155,8 +161,7 @@ static int grid_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   char z1[32], z2[32], z3[32];
   memcpy(g, aGridDefault, sizeof(g));
   for(i=0; i<3 && 2+i<argc; i++){
-    if( ml_param_real(ctx, d->name, azGrid[i], argv[2+i], 0.0, 1, i<2 ? 1.0 : INFINITY, 1,
-                      &p->grid[i], &g[i]) ) return ML_ROW_ERR;
+    if( ml_param_real(ctx, d->name, d->aParam[i], argv[2+i], &p->grid[i], &g[i]) ) return ML_ROW_ERR;
   }
   if( g[0]==p->gridOk[0] && g[1]==p->gridOk[1] && g[2]==p->gridOk[2] ) return ML_ROW_OK;
   if( !(g[0]<=g[1]) ){
@@ -181,26 +186,24 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   int c;
   switch( d->kind ){
     case RK_TPR_AT_FPR:
-      return ml_param_real(ctx, d->name, "target_fpr", argv[2], 0.0, 1, 1.0, 1, &p->target, &t);
     case RK_SENS_AT_SPEC:
-      return ml_param_real(ctx, d->name, "target_spec", argv[2], 0.0, 1, 1.0, 1, &p->target, &t);
     case RK_PARTIAL_AUROC:
-      return ml_param_real(ctx, d->name, "max_fpr", argv[2], 0.0, 1, 1.0, 0, &p->target, &t);
+      return ml_param_real(ctx, d->name, d->aParam[0], argv[2], &p->target, &t);
     case RK_OPERATING_POINT:
-      if( ml_param_choice(ctx, d->name, "criterion", argv[2], azCriterion, &p->criterion, &c) ){
+      if( ml_param_choice(ctx, d->name, d->aParam[0], argv[2], &p->criterion, &c) ){
         return ML_ROW_ERR;
       }
       /* a row that is wrong on its own in a group that already disagrees:
       ** the disagreement is the first error (as in a group's first rows) */
       if( p->criterion.n[1]>0 && (criterion_has_target(c) ? argc<4 : argc>=4) ){
-        return ml_param_choice_check(ctx, d->name, "criterion", azCriterion, &p->criterion);
+        return ml_param_choice_check(ctx, d->name, d->aParam[0], &p->criterion);
       }
       if( criterion_has_target(c) ){
         if( argc<4 ){
           ml_error(ctx, d->name, "criterion '%s' needs a target in (0, 1)", azCriterion[c]);
           return ML_ROW_ERR;
         }
-        return ml_param_real(ctx, d->name, "target", argv[3], 0.0, 1, 1.0, 1, &p->target, &t);
+        return ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->target, &t);
       }
       if( argc>=4 ){
         char *z = ml_describe(argv[3]);
@@ -213,11 +216,11 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
     case RK_PRECISION_AT_K:
     case RK_RECALL_AT_K: {
       ml_i64 k;
-      return ml_param_int(ctx, d->name, "k", argv[2], 1, INT64_MAX, &p->k, &k);
+      return ml_param_int(ctx, d->name, d->aParam[0], argv[2], &p->k, &k);
     }
     case RK_GAINS: {
       ml_i64 b;
-      return ml_param_int(ctx, d->name, "bins", argv[2], 1, ML_GAINS_MAX_BINS, &p->k, &b);
+      return ml_param_int(ctx, d->name, d->aParam[0], argv[2], &p->k, &b);
     }
     case RK_DECISION_CURVE:
       return grid_params(ctx, d, argc, argv, p);
@@ -229,7 +232,7 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
 /* xInverse: the row's parameters (accepted by rank_params) leave. */
 static void rank_params_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, RankAgg *p){
   if( d->kind==RK_OPERATING_POINT ){
-    ml_param_choice_drop(&p->criterion, argv[2], azCriterion);
+    ml_param_choice_drop(&p->criterion, argv[2], d->aParam[0]);
     if( argc>=4 ) ml_param_drop(&p->target, argv[3]);
   }else if( d->kind==RK_DECISION_CURVE ){
     int i;
@@ -243,18 +246,23 @@ static void rank_params_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv
 
 /* At a result: the frame's rows must agree on every parameter. */
 static int rank_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const RankAgg *p){
-  const char *zTarget = d->kind==RK_TPR_AT_FPR ? "target_fpr" : d->kind==RK_SENS_AT_SPEC ? "target_spec"
-                      : d->kind==RK_PARTIAL_AUROC ? "max_fpr" : "target";
-  if( d->kind==RK_OPERATING_POINT
-   && ml_param_choice_check(ctx, d->name, "criterion", azCriterion, &p->criterion) ) return ML_ROW_ERR;
-  if( d->kind==RK_DECISION_CURVE ){
-    int i;
-    for(i=0; i<3; i++){
-      if( ml_param_check(ctx, d->name, azGrid[i], &p->grid[i]) ) return ML_ROW_ERR;
+  if( d->aParam==0 ) return ML_ROW_OK;
+  switch( d->kind ){
+    case RK_OPERATING_POINT:
+      return ml_param_choice_check(ctx, d->name, d->aParam[0], &p->criterion)
+          || ml_param_check(ctx, d->name, d->aParam[1]->name, &p->target);
+    case RK_DECISION_CURVE: {
+      int i;
+      for(i=0; i<3; i++){
+        if( ml_param_check(ctx, d->name, d->aParam[i]->name, &p->grid[i]) ) return ML_ROW_ERR;
+      }
+      return ML_ROW_OK;
     }
+    case RK_PRECISION_AT_K: case RK_RECALL_AT_K: case RK_GAINS:
+      return ml_param_check(ctx, d->name, d->aParam[0]->name, &p->k);
+    default:
+      return ml_param_check(ctx, d->name, d->aParam[0]->name, &p->target);
   }
-  if( ml_param_check(ctx, d->name, d->kind==RK_GAINS ? "bins" : "k", &p->k) ) return ML_ROW_ERR;
-  return ml_param_check(ctx, d->name, zTarget, &p->target);
 }
 
 /*
@@ -265,7 +273,7 @@ static int rank_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const Ra
 **   precision_at_k(y, s, k), recall_at_k(y, s, k), gains(y, s [, bins]),
 **   decision_curve(y, p [, from [, to [, by]]])        -- xStep
 */
-void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   RankAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
   double s;
@@ -297,7 +305,7 @@ void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /* xInverse: the row was accepted by xStep, so it parses; remove it (and
 ** its parameter). */
-void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
@@ -541,7 +549,7 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
 
 /* xValue is only called for window frames: an auroc frame moves to the
 ** counted sets here, so that each later row costs O(log w). */
-void ml_rank_value(sqlite3_context *ctx){
+static void ml_rank_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
   if( p && p->init && !p->failed && !p->live && d->kind==RK_AUROC && go_live(p) ){
@@ -551,7 +559,7 @@ void ml_rank_value(sqlite3_context *ctx){
   rank_result(ctx, p, 0);
 }
 
-void ml_rank_final(sqlite3_context *ctx){
+static void ml_rank_final(sqlite3_context *ctx){
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
   rank_result(ctx, p, 1);
   if( p && p->init ){
@@ -607,7 +615,7 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
   }
   return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
-const MlStateHooks ml_rank_states = {
+static const MlStateHooks ml_rank_states = {
   sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb
 };
 
@@ -627,32 +635,23 @@ typedef struct ConfAgg {
 enum { CI_WILSON, CI_CLOPPER_PEARSON };
 static const char *const azMethod[] = {"wilson", "clopper-pearson", 0};
 
-/* The name of the threshold parameter: net_benefit calls it pt. */
-static const char *threshold_name(const MlFuncDesc *d){
-  return d->kind==RK_NET_BENEFIT ? "pt" : "threshold";
-}
-
 /* The parameters after (y, s) of a row, each the same in every row. */
 static int confusion_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                             ConfAgg *p, double *t){
   double v;
   int c;
-  if( d->kind==RK_NET_BENEFIT ){
-    if( ml_param_real(ctx, d->name, "pt", argv[2], 0.0, 1, 1.0, 1, &p->threshold, t) ) return ML_ROW_ERR;
-  }else if( ml_param_real(ctx, d->name, "threshold", argv[2], -INFINITY, 0, INFINITY, 0,
-                          &p->threshold, t) ){
-    return ML_ROW_ERR;
-  }
+  /* the threshold (net_benefit's pt) */
+  if( ml_param_real(ctx, d->name, d->aParam[0], argv[2], &p->threshold, t) ) return ML_ROW_ERR;
   switch( d->kind ){
     case RK_PRECISION_AT_PRIOR:
-      return ml_param_real(ctx, d->name, "prior", argv[3], 0.0, 1, 1.0, 1, &p->prior, &v);
+      return ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->prior, &v);
     case RK_F_BETA:
-      return ml_param_real(ctx, d->name, "beta", argv[3], 0.0, 1, INFINITY, 1, &p->beta, &v);
+      return ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->beta, &v);
     case RK_CONFUSION_CI:
-      if( argc>3 && ml_param_real(ctx, d->name, "level", argv[3], 0.0, 1, 1.0, 1, &p->level, &v) ){
+      if( argc>3 && ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->level, &v) ){
         return ML_ROW_ERR;
       }
-      if( argc>4 ) return ml_param_choice(ctx, d->name, "method", argv[4], azMethod, &p->method, &c);
+      if( argc>4 ) return ml_param_choice(ctx, d->name, d->aParam[2], argv[4], &p->method, &c);
       return ML_ROW_OK;
     default:
       return ML_ROW_OK;
@@ -666,7 +665,7 @@ static int confusion_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc,
 ** Counts at "positive when s >= threshold" and what is derived from them;
 ** a ratio whose denominator is zero is null.
 */
-void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
@@ -677,7 +676,7 @@ void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   p->c[y][s>=t]++;
 }
 
-void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
@@ -688,7 +687,7 @@ void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( d->kind==RK_F_BETA ) ml_param_drop(&p->beta, argv[3]);
   if( d->kind==RK_CONFUSION_CI ){
     if( argc>3 ) ml_param_drop(&p->level, argv[3]);
-    if( argc>4 ) ml_param_choice_drop(&p->method, argv[4], azMethod);
+    if( argc>4 ) ml_param_choice_drop(&p->method, argv[4], d->aParam[2]);
   }
   t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
   if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
@@ -839,14 +838,18 @@ static void write_confusion_ci(MlJson *j, ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i6
 
 /* At a result: the rows agree on every parameter. */
 static int confusion_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
-  return ml_param_check(ctx, d->name, threshold_name(d), &p->threshold)
-      || ml_param_check(ctx, d->name, "prior", &p->prior)
-      || ml_param_check(ctx, d->name, "beta", &p->beta)
-      || ml_param_check(ctx, d->name, "level", &p->level)
-      || ml_param_choice_check(ctx, d->name, "method", azMethod, &p->method);
+  if( ml_param_check(ctx, d->name, d->aParam[0]->name, &p->threshold) ) return ML_ROW_ERR;
+  switch( d->kind ){
+    case RK_PRECISION_AT_PRIOR: return ml_param_check(ctx, d->name, d->aParam[1]->name, &p->prior);
+    case RK_F_BETA:             return ml_param_check(ctx, d->name, d->aParam[1]->name, &p->beta);
+    case RK_CONFUSION_CI:
+      return ml_param_check(ctx, d->name, d->aParam[1]->name, &p->level)
+          || ml_param_choice_check(ctx, d->name, d->aParam[2], &p->method);
+    default:                    return ML_ROW_OK;
+  }
 }
 
-void ml_confusion_value(sqlite3_context *ctx){
+static void ml_confusion_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ConfAgg *p = sqlite3_aggregate_context(ctx, 0);
   ml_i64 tp, fp, tn, fn;
@@ -895,7 +898,7 @@ void ml_confusion_value(sqlite3_context *ctx){
   }
 }
 
-void ml_confusion_final(sqlite3_context *ctx){
+static void ml_confusion_final(sqlite3_context *ctx){
   ml_confusion_value(ctx);
 }
 
@@ -924,6 +927,65 @@ static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int 
   }
   return ML_OK;
 }
-const MlStateHooks ml_confusion_states = {
+static const MlStateHooks ml_confusion_states = {
   sizeof(ConfAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), confusion_absorb
+};
+
+/* ------------------------------------------------------------- records */
+
+/* The parameters of the family's functions (ml_sql.h, "parameters are data"). */
+static const MlParamSpec psTargetFpr = ML_PARAM_REAL("target_fpr", 0.0, 1, 1.0, 1, 0, "0.1");
+static const MlParamSpec psTargetSpec = ML_PARAM_REAL("target_spec", 0.0, 1, 1.0, 1, 0, "0.9");
+static const MlParamSpec psMaxFpr = ML_PARAM_REAL("max_fpr", 0.0, 1, 1.0, 0, 0, "0.5");
+static const MlParamSpec psCriterion = ML_PARAM_CHOICE("criterion", azCriterion, 0, "'youden'");
+static const MlParamSpec psTarget = ML_PARAM_REAL("target", 0.0, 1, 1.0, 1, 0, "0.1");
+static const MlParamSpec psK = ML_PARAM_INT("k", 1, INT64_MAX, 0, "3");
+static const MlParamSpec psGainsBins = ML_PARAM_INT("bins", 1, ML_GAINS_MAX_BINS, "10", "2");
+static const MlParamSpec psFrom = ML_PARAM_REAL("from", 0.0, 1, 1.0, 1, "0.01", "0.1");
+static const MlParamSpec psTo = ML_PARAM_REAL("to", 0.0, 1, 1.0, 1, "0.99", "0.9");
+static const MlParamSpec psBy = ML_PARAM_REAL("by", 0.0, 1, INFINITY, 1, "0.01", "0.1");
+static const MlParamSpec psThreshold = ML_PARAM_REAL("threshold", -INFINITY, 0, INFINITY, 0, 0, "0.5");
+static const MlParamSpec psPt = ML_PARAM_REAL("pt", 0.0, 1, 1.0, 1, 0, "0.2");
+static const MlParamSpec psPrior = ML_PARAM_REAL("prior", 0.0, 1, 1.0, 1, 0, "0.1");
+static const MlParamSpec psBeta = ML_PARAM_REAL("beta", 0.0, 1, INFINITY, 1, 0, "2");
+static const MlParamSpec psLevel = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95", "0.9");
+static const MlParamSpec psMethod = ML_PARAM_CHOICE("method", azMethod, "'wilson'", "'clopper-pearson'");
+
+static const MlFamily famRank = { "ranking", ml_rank_step, ml_rank_final, ml_rank_value, ml_rank_inverse,
+                                  &ml_rank_states };
+static const MlFamily famConfusion = { "ranking", ml_confusion_step, ml_confusion_final, ml_confusion_value,
+                                       ml_confusion_inverse, &ml_confusion_states };
+
+/* The family's functions: name, signature, argument counts, callbacks,
+** kind, flags, parameters (mleval.c registers them). */
+const MlFuncDesc ml_ranking_functions[] = {
+  { "pr_auc",          "y, s",                     2,  2, &famRank, 0, RK_PR_AUC, 0, 0 },
+  { "auroc",           "y, s",                     2,  2, &famRank, 0, RK_AUROC, 0, 0 },
+  { "nap",             "y, s",                     2,  2, &famRank, 0, RK_NAP, 0, 0 },
+  { "youden_j",        "y, s",                     2,  2, &famRank, 0, RK_YOUDEN, 0, 0 },
+  { "tpr_at_fpr",      "y, s, target_fpr",         3,  3, &famRank, 0, RK_TPR_AT_FPR, 0, ML_PARAMS(&psTargetFpr) },
+  { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, 0, ML_PARAMS(&psTargetSpec) },
+  { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, ML_FN_JSON, 0 },
+  { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, ML_FN_JSON, 0 },
+  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, 0, ML_PARAMS(&psMaxFpr) },
+  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, ML_FN_JSON,
+                                                             ML_PARAMS(&psCriterion, &psTarget) },
+  { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, ML_FN_JSON,
+                                                             ML_PARAMS(&psThreshold) },
+  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, ML_FN_JSON,
+                                                             ML_PARAMS(&psThreshold, &psPrior) },
+  /* threshold and clinical-validation metrics (docs/clinical.md) */
+  { "mcc",             "y, s, threshold",          3,  3, &famConfusion, 0, RK_MCC, 0, ML_PARAMS(&psThreshold) },
+  { "f_beta",          "y, s, threshold, beta",    4,  4, &famConfusion, 0, RK_F_BETA, 0,
+                                                             ML_PARAMS(&psThreshold, &psBeta) },
+  { "confusion_ci",    "y, s, threshold [, level [, method]]", 3, 5, &famConfusion, 0, RK_CONFUSION_CI, ML_FN_JSON,
+                                                             ML_PARAMS(&psThreshold, &psLevel, &psMethod) },
+  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, 0, ML_PARAMS(&psPt) },
+  { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, 0, 0 },
+  { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, 0, ML_PARAMS(&psK) },
+  { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, 0, ML_PARAMS(&psK) },
+  { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, ML_FN_JSON, ML_PARAMS(&psGainsBins) },
+  { "decision_curve",  "y, p [, from [, to [, by]]]", 2, 5, &famRank, 0, RK_DECISION_CURVE, ML_FN_JSON,
+                                                             ML_PARAMS(&psFrom, &psTo, &psBy) },
+  { 0 }
 };

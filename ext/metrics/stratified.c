@@ -38,6 +38,9 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 
+/* Which metric a record asks of the family's shared callbacks (MlFuncDesc.kind). */
+enum { ST_PR_AUC, ST_GAP, ST_REPORT };
+
 #define STRAT_MIN_CLASS 10
 
 typedef struct StratAgg {
@@ -53,8 +56,8 @@ static int strat_params(sqlite3_context *ctx, const char *fn, int argc, sqlite3_
                         StratAgg *p){
   double ql, qh, v;
   if( argc>=5 ){
-    if( ml_param_real(ctx, fn, "ql", argv[3], 0.0, 0, 1.0, 1, &p->ql, &ql) ) return ML_ROW_ERR;
-    if( ml_param_real(ctx, fn, "qh", argv[4], 0.0, 1, 1.0, 0, &p->qh, &qh) ) return ML_ROW_ERR;
+    if( ml_param_real(ctx, fn, &ml_ps_ql, argv[3], &p->ql, &ql) ) return ML_ROW_ERR;
+    if( ml_param_real(ctx, fn, &ml_ps_qh, argv[4], &p->qh, &qh) ) return ML_ROW_ERR;
     if( ql >= qh ){
       char z1[32], z2[32];
       ml_error(ctx, fn, "ql must be less than qh, got ql = %s and qh = %s", ml_num(z1, ql), ml_num(z2, qh));
@@ -62,7 +65,7 @@ static int strat_params(sqlite3_context *ctx, const char *fn, int argc, sqlite3_
     }
   }
   if( argc>=6 ){
-    if( ml_param_real(ctx, fn, "gap_threshold", argv[5], -INFINITY, 0, INFINITY, 0, &p->thr, &v) ){
+    if( ml_param_real(ctx, fn, &ml_ps_gap_threshold, argv[5], &p->thr, &v) ){
       return ML_ROW_ERR;
     }
   }
@@ -100,7 +103,7 @@ static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
 ** SQL function: strat_pr_auc(y, s, strat [, ql, qh]), strat_gap(...),
 **   strat_report(y, s, strat [, ql, qh [, gap_threshold]])      -- xStep
 */
-void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
@@ -119,7 +122,7 @@ void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
-void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
@@ -226,11 +229,11 @@ static void strat_result(sqlite3_context *ctx, StratAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
-void ml_strat_value(sqlite3_context *ctx){
+static void ml_strat_value(sqlite3_context *ctx){
   strat_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
-void ml_strat_final(sqlite3_context *ctx){
+static void ml_strat_final(sqlite3_context *ctx){
   StratAgg *p = sqlite3_aggregate_context(ctx, 0);
   strat_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
@@ -243,4 +246,17 @@ static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
   return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
-const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_STRAT, strat_absorb };
+static const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_STRAT, strat_absorb };
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famStrat = { "stratified", ml_strat_step, ml_strat_final, ml_strat_value,
+                                   ml_strat_inverse, &ml_strat_states };
+
+const MlFuncDesc ml_stratified_functions[] = {
+  { "strat_pr_auc",    "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_PR_AUC, 0, ML_PARAMS(&ml_ps_ql, &ml_ps_qh) },
+  { "strat_gap",       "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_GAP, 0, ML_PARAMS(&ml_ps_ql, &ml_ps_qh) },
+  { "strat_report",    "y, s, strat [, ql, qh [, gap_threshold]]", 3, 6, &famStrat, 0, ST_REPORT, ML_FN_JSON,
+                                                   ML_PARAMS(&ml_ps_ql, &ml_ps_qh, &ml_ps_gap_threshold) },
+  { 0 }
+};

@@ -50,7 +50,12 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 
+/* Which statistic a record asks of the family's shared callbacks (MlFuncDesc.kind). */
+enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
+       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
+
 #define UNC_MAX_BINS 100000
+static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, UNC_MAX_BINS, "10", "10");
 
 /* What each kind reads: data arguments, then (in this order) ql/qh, bins,
 ** level, reps/seed. */
@@ -104,8 +109,8 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
     if( argc>i+1 ){
       double ql, qh;
       char z1[32], z2[32];
-      if( ml_param_real(ctx, d->name, "ql", argv[i], 0.0, 0, 1.0, 1, &p->ql, &ql) ) return ML_ROW_ERR;
-      if( ml_param_real(ctx, d->name, "qh", argv[i+1], 0.0, 1, 1.0, 0, &p->qh, &qh) ) return ML_ROW_ERR;
+      if( ml_param_real(ctx, d->name, &ml_ps_ql, argv[i], &p->ql, &ql) ) return ML_ROW_ERR;
+      if( ml_param_real(ctx, d->name, &ml_ps_qh, argv[i+1], &p->qh, &qh) ) return ML_ROW_ERR;
       if( ql >= qh ){
         ml_error(ctx, d->name, "ql must be less than qh, got ql = %s and qh = %s",
                  ml_num(z1, ql), ml_num(z2, qh));
@@ -115,17 +120,17 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
     i += 2;
   }
   if( u->hasBins ){
-    if( argc>i && ml_param_int(ctx, d->name, "bins", argv[i], 1, UNC_MAX_BINS, &p->bins, &iv) ) return ML_ROW_ERR;
+    if( argc>i && ml_param_int(ctx, d->name, &psBins, argv[i], &p->bins, &iv) ) return ML_ROW_ERR;
     i++;
   }
-  if( argc>i && ml_param_real(ctx, d->name, "level", argv[i], 0.0, 1, 1.0, 1, &p->level, &v) ) return ML_ROW_ERR;
+  if( argc>i && ml_param_real(ctx, d->name, &ml_ps_level, argv[i], &p->level, &v) ) return ML_ROW_ERR;
   i++;
   if( !u->boot ) return ML_ROW_OK;
-  if( argc>i && ml_param_int(ctx, d->name, "reps", argv[i], 10, 1000000, &p->reps, &iv) ) return ML_ROW_ERR;
+  if( argc>i && ml_param_int(ctx, d->name, &ml_ps_reps, argv[i], &p->reps, &iv) ) return ML_ROW_ERR;
   i++;
   if( argc>i ){
     int first = p->seed.n[0]==0 && p->seed.n[1]==0;
-    if( ml_param_int(ctx, d->name, "seed", argv[i], 0, INT64_MAX, &p->seed, &iv) ) return ML_ROW_ERR;
+    if( ml_param_int(ctx, d->name, &ml_ps_seed, argv[i], &p->seed, &iv) ) return ML_ROW_ERR;
     if( first ){
       p->seedInt = iv;
     }else if( (double)iv==(double)p->seedInt && iv!=p->seedInt ){   /* equal as doubles only */
@@ -205,7 +210,7 @@ static int unc_row(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape *u,
 **   strat_gap_ci, auroc_ci, auroc_diff, pr_auc_diff_ci, ece_diff_ci,
 **   mean_ci                                                  -- xStep
 */
-void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   const UncShape *u = &aShape[d->kind];
   UncAgg *p = ml_agg_context(ctx, sizeof(*p));
@@ -220,7 +225,7 @@ void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 /* xInverse: the row was accepted by xStep; remove it. */
-void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   UncAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
@@ -245,10 +250,10 @@ static int unc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
   if( !p->init ){ ml_samples_init(&p->smp, u->width); p->init = 1; }
   return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
 }
-const MlStateHooks ml_unc_states = {
+static const MlStateHooks ml_unc_states = {
   sizeof(UncAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), unc_absorb
 };
-const MlStateHooks ml_unc_strat_states = { sizeof(UncAgg), 3, 1u<<ML_STATE_STRAT, unc_absorb };
+static const MlStateHooks ml_unc_strat_states = { sizeof(UncAgg), 3, 1u<<ML_STATE_STRAT, unc_absorb };
 
 /* ---------------------------------------------------------- statistics */
 
@@ -709,12 +714,42 @@ static void unc_result(sqlite3_context *ctx, UncAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
-void ml_unc_value(sqlite3_context *ctx){
+static void ml_unc_value(sqlite3_context *ctx){
   unc_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
-void ml_unc_final(sqlite3_context *ctx){
+static void ml_unc_final(sqlite3_context *ctx){
   UncAgg *p = sqlite3_aggregate_context(ctx, 0);
   unc_result(ctx, p, 1);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famUnc = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value, ml_unc_inverse,
+                                 &ml_unc_states };
+static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
+                                      ml_unc_inverse, &ml_unc_strat_states };
+#define BOOT &ml_ps_level, &ml_ps_reps, &ml_ps_seed
+
+/* strat_gap_ci rejects 4 arguments itself: ql needs qh */
+const MlFuncDesc ml_uncertainty_functions[] = {
+  { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, ML_FN_JSON, ML_PARAMS(BOOT) },
+  { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, ML_FN_JSON, ML_PARAMS(BOOT) },
+  { "brier_ci",        "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_BRIER, ML_FN_JSON, ML_PARAMS(BOOT) },
+  { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, ML_FN_JSON, ML_PARAMS(BOOT) },
+  { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, ML_FN_JSON,
+                                                   ML_PARAMS(&psBins, BOOT) },
+  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUncStrat, 0, UN_STRAT_GAP, ML_FN_JSON,
+                                                   ML_PARAMS(&ml_ps_ql, &ml_ps_qh, BOOT) },
+  { "auroc_ci",        "y, s [, level]",           2,  3, &famUnc, 0, UN_AUROC, ML_FN_JSON, ML_PARAMS(&ml_ps_level) },
+  { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, ML_FN_JSON | ML_FN_NO_STATE,
+                                                   ML_PARAMS(&ml_ps_level) },
+  { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF,
+                                                   ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(BOOT) },
+  { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF,
+                                                   ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(&psBins, BOOT) },
+  { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, ML_FN_JSON | ML_FN_NO_STATE,
+                                                   ML_PARAMS(&ml_ps_level) },
+  { 0 }
+};

@@ -235,7 +235,7 @@ static int at_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, in
 /*
 ** SQL function: auroc_test(y, s, g)   -- xStep
 */
-void ml_aurt_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_aurt_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   AtAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y, g, rc;
@@ -248,7 +248,7 @@ void ml_aurt_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
-void ml_aurt_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_aurt_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   AtAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y, g;
@@ -351,11 +351,11 @@ static void aurt_result(sqlite3_context *ctx, AtAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
-void ml_aurt_value(sqlite3_context *ctx){
+static void ml_aurt_value(sqlite3_context *ctx){
   aurt_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
-void ml_aurt_final(sqlite3_context *ctx){
+static void ml_aurt_final(sqlite3_context *ctx){
   AtAgg *p = sqlite3_aggregate_context(ctx, 0);
   aurt_result(ctx, p, 1);
   if( p && p->init ){ ml_samples_clear(&p->smp[0]); ml_samples_clear(&p->smp[1]); }
@@ -423,7 +423,7 @@ static int read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value
 ** SQL function: auroc_test(st_a, st_b)
 ** The unpaired test over two states (rule 7).
 */
-void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   static const char *const azName[2] = {"st_a", "st_b"};
   MlState st[2];
@@ -451,3 +451,17 @@ void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   auroc_test_result(ctx, d->name, dl);
 }
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famAurocTest = { "uncertainty", ml_aurt_step, ml_aurt_final, ml_aurt_value,
+                                       ml_aurt_inverse, 0 };
+
+/* calibration_summary's record is calibration.c's (its rows are that
+** family's sorted sample); with 2 arguments auroc_test is a scalar over two
+** states (ML_FN_SCALAR_MIN). */
+const MlFuncDesc ml_validation_functions[] = {
+  { "auroc_test",      "y, s, g | st_a, st_b",     2,  3, &famAurocTest, ml_auroc_test_states, 0,
+                                                   ML_FN_JSON | ML_FN_SCALAR_MIN, 0 },
+  { 0 }
+};

@@ -252,8 +252,18 @@ int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const
   return ML_ROW_OK;
 }
 
-int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
-                  double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out){
+const MlParamSpec ml_ps_ql = ML_PARAM_REAL("ql", 0.0, 0, 1.0, 1, "0.25", "0.25");
+const MlParamSpec ml_ps_qh = ML_PARAM_REAL("qh", 0.0, 1, 1.0, 0, "0.75", "0.75");
+const MlParamSpec ml_ps_gap_threshold = ML_PARAM_REAL("gap_threshold", -INFINITY, 0, INFINITY, 0, "0.05", "0.05");
+const MlParamSpec ml_ps_level = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95", "0.9");
+const MlParamSpec ml_ps_reps = ML_PARAM_INT("reps", 10, 1000000, "1000", "20");
+const MlParamSpec ml_ps_seed = ML_PARAM_INT("seed", 0, INT64_MAX, "0", "7");
+
+int ml_param_real(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                  MlParam *slot, double *out){
+  const char *name = ps->name;
+  double lo = ps->lo, hi = ps->hi;
+  int loOpen = ps->loOpen, hiOpen = ps->hiOpen;
   int t;
   double d;
   if( slot->n[0]>0 && ((t = sqlite3_value_type(v))==SQLITE_FLOAT || t==SQLITE_INTEGER) ){
@@ -282,8 +292,10 @@ int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite
   }
 }
 
-int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
-                    const char *const *azChoice, MlParam *slot, int *out){
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                    MlParam *slot, int *out){
+  const char *name = ps->name;
+  const char *const *azChoice = ps->azChoice;
   const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
   int i;
   if( z && slot->n[0]>0 ){
@@ -314,7 +326,8 @@ int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqli
   }
 }
 
-void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const char *const *azChoice){
+void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const MlParamSpec *ps){
+  const char *const *azChoice = ps->azChoice;
   const char *z = (const char*)sqlite3_value_text(v);
   int i;
   for(i=0; z && azChoice[i]; i++){
@@ -322,17 +335,18 @@ void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const char *const *az
   }
 }
 
-int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const char *name,
-                          const char *const *azChoice, const MlParam *slot){
+int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, const MlParam *slot){
   if( slot->n[0]>0 && slot->n[1]>0 ){
-    param_conflict(ctx, fn, name, azChoice, slot);
+    param_conflict(ctx, fn, ps->name, ps->azChoice, slot);
     return ML_ROW_ERR;
   }
   return ML_ROW_OK;
 }
 
-int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
-                 ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out){
+int ml_param_int(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                 MlParam *slot, ml_i64 *out){
+  const char *name = ps->name;
+  ml_i64 lo = ps->ilo, hi = ps->ihi;
   if( slot->n[0]>0 && sqlite3_value_type(v)==SQLITE_INTEGER ){
     /* the per-row path: the group's value again, already checked */
     sqlite3_int64 i = sqlite3_value_int64(v);

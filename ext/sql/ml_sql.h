@@ -91,19 +91,53 @@ static inline int ml_add_row(sqlite3_context *ctx, MlSamples *smp, int y, double
   return ml_add_row_grow(ctx, smp, y, score, aux);
 }
 
-/* A real parameter in the interval lo..hi (open ends as flagged), the same in
-** every row: validates it and counts this row under it.  NULL is an error (a
-** parameter is not data). */
-int ml_param_real(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
-                  double lo, int loOpen, double hi, int hiOpen, MlParam *slot, double *out);
-/* A text parameter that names one of azChoice (NULL-terminated list of
-** lowercase words), case-insensitively, the same in every row; its index
-** goes to *out (and is what the slot keeps). */
-int ml_param_choice(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
-                    const char *const *azChoice, MlParam *slot, int *out);
-/* An integer parameter in lo..hi, the same in every row. */
-int ml_param_int(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
-                 ml_i64 lo, ml_i64 hi, MlParam *slot, ml_i64 *out);
+/*
+** Parameters are data: each function's record (MlFuncDesc.aParam) lists its
+** parameter arguments, after the data arguments, as specs -- name, type,
+** range, default, and a valid example (what mleval_functions() shows and the
+** tests call with).  The checks below take the spec, so the record is the
+** one place a range is written and the error text follows from it:
+** "target_fpr must be a number in (0, 1), got 1.0".  Every parameter must be
+** the same in every row of a group (MlParam); the per-row path compares the
+** row's value with the group's held one before any parsing or range check.
+*/
+enum { ML_PT_REAL = 1, ML_PT_INT, ML_PT_CHOICE, ML_PT_TEXT };
+typedef struct MlParamSpec {
+  const char *name;
+  unsigned char type;           /* ML_PT_* */
+  unsigned char loOpen, hiOpen; /* ML_PT_REAL: open ends of lo..hi */
+  double lo, hi;                /* ML_PT_REAL: the range (+-INFINITY: unbounded) */
+  ml_i64 ilo, ihi;              /* ML_PT_INT: the range */
+  const char *const *azChoice;  /* ML_PT_CHOICE: the lowercase words, 0-terminated */
+  const char *zDefault;         /* the default as SQL text; 0: none (required, or no single default) */
+  const char *zExample;         /* a valid value as SQL text */
+} MlParamSpec;
+#define ML_PARAM_REAL(name, lo, loOpen, hi, hiOpen, dflt, ex) \
+  { name, ML_PT_REAL, loOpen, hiOpen, lo, hi, 0, 0, 0, dflt, ex }
+#define ML_PARAM_INT(name, lo, hi, dflt, ex) \
+  { name, ML_PT_INT, 0, 0, 0.0, 0.0, lo, hi, 0, dflt, ex }
+#define ML_PARAM_CHOICE(name, az, dflt, ex) \
+  { name, ML_PT_CHOICE, 0, 0, 0.0, 0.0, 0, 0, az, dflt, ex }
+#define ML_PARAM_TEXT(name, dflt, ex) \
+  { name, ML_PT_TEXT, 0, 0, 0.0, 0.0, 0, 0, 0, dflt, ex }
+
+/* Parameters several families share (ml_args.c): the stratifier quantiles
+** ql in [0, 1) and qh in (0, 1] (defaults 0.25, 0.75), gap_threshold (any
+** number, 0.05), and the uncertainty family's level in (0, 1) (0.95), reps
+** in 10..10^6 (1000) and seed in 0..2^63-1 (0). */
+extern const MlParamSpec ml_ps_ql, ml_ps_qh, ml_ps_gap_threshold, ml_ps_level, ml_ps_reps, ml_ps_seed;
+
+/* A real parameter in ps's range, the same in every row: validates it and
+** counts this row under it.  NULL is an error (a parameter is not data). */
+int ml_param_real(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                  MlParam *slot, double *out);
+/* A text parameter that names one of ps's words, case-insensitively, the
+** same in every row; its index goes to *out (and is what the slot keeps). */
+int ml_param_choice(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                    MlParam *slot, int *out);
+/* An integer parameter in ps's range, the same in every row. */
+int ml_param_int(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                 MlParam *slot, ml_i64 *out);
 
 /* xInverse: the row holding the parameter value v (accepted by xStep) left. */
 void ml_param_drop(MlParam *slot, sqlite3_value *v);
@@ -111,9 +145,8 @@ void ml_param_drop(MlParam *slot, sqlite3_value *v);
 int ml_param_check(sqlite3_context *ctx, const char *fn, const char *name, const MlParam *slot);
 /* The same for a choice parameter (ml_param_choice): the row's word v
 ** left; at a result, the error names the two words. */
-void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const char *const *azChoice);
-int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const char *name,
-                          const char *const *azChoice, const MlParam *slot);
+void ml_param_choice_drop(MlParam *slot, sqlite3_value *v, const MlParamSpec *ps);
+int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, const MlParam *slot);
 /* The value the rows hold, or dflt when no row holds one. */
 static inline double ml_param_value(const MlParam *slot, double dflt){
   return slot->n[0]>0 ? slot->v[0] : dflt;
@@ -132,52 +165,10 @@ ml_i64 ml_calib_bin(double p, ml_i64 B);
 double ml_calib_ece_term(const CalBin *c);
 double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
 
-/* Family callbacks: one set per state type; the table in mleval.c says
-** which functions share a set (MlFuncDesc.kind tells the family which
-** metric to compute). */
-#define ML_AGG_DECL(x) \
-  void x##_step(sqlite3_context*, int, sqlite3_value**); \
-  void x##_inverse(sqlite3_context*, int, sqlite3_value**); \
-  void x##_value(sqlite3_context*); \
-  void x##_final(sqlite3_context*);
-ML_AGG_DECL(ml_rank)        /* ranking.c: pr_auc ... roc_curve, partial_auroc, operating_point,
-                               ks, precision_at_k, recall_at_k, gains, decision_curve */
-ML_AGG_DECL(ml_confusion)   /* ranking.c: confusion, precision_at_prior, mcc, f_beta,
-                               confusion_ci, net_benefit: O(1) counts */
-ML_AGG_DECL(ml_calib)       /* calibration.c: brier, log_loss, ece, mce, reliability */
-ML_AGG_DECL(ml_calsort)     /* calibration.c: ece_equal_mass, ece_l2, ece_l2_debiased,
-                               brier_decomposition, ece_l2_kumar */
-ML_AGG_DECL(ml_strat)       /* stratified.c */
-ML_AGG_DECL(ml_ord)         /* ordinal.c */
-ML_AGG_DECL(ml_unc)         /* uncertainty.c: the *_ci functions, auroc_diff, mean_ci */
-ML_AGG_DECL(ml_aurt)        /* validation.c: auroc_test(y, s, g) */
-/* validation.c: auroc_test(st_a, st_b), the scalar over two states. */
-void ml_auroc_test_states(sqlite3_context*, int, sqlite3_value**);
 /* validation.c: calibration_summary's JSON from calibration's sorted sample
 ** (non-empty; it is sorted here).  Sets the result or an error; after an
 ** interrupt, nothing (ml_compute_end reports it). */
 void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp);
-/* plot.c: plot_curves, plot_reliability, plot_bars, plot_lines (aggregates
-** only: no xValue/xInverse). */
-void ml_plot_step(sqlite3_context*, int, sqlite3_value**);
-void ml_plot_final(sqlite3_context*);
-
-/* Kinds: which metric a shared callback computes (MlFuncDesc.kind). */
-enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
-       RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
-       RK_CONFUSION, RK_PRECISION_AT_PRIOR,
-       /* issue 24: threshold and clinical-validation metrics */
-       RK_MCC, RK_F_BETA, RK_CONFUSION_CI, RK_NET_BENEFIT,           /* ml_confusion */
-       RK_KS, RK_PRECISION_AT_K, RK_RECALL_AT_K, RK_GAINS, RK_DECISION_CURVE };   /* ml_rank */
-enum { ST_PR_AUC, ST_GAP, ST_REPORT };
-enum { ORD_GE, ORD_AUPRC, ORD_NAP, ORD_REPORT, ORD_STATE };
-enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
-       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
-enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES };   /* plot.c */
-enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,
-       CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR,
-       CAL_SUMMARY };            /* calibration_summary: validation.c computes it */
-
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
 ** its functions takes a state BLOB in place of its data arguments.  The
@@ -225,12 +216,18 @@ typedef struct MlFamily {
 #define ML_FN_BLOB      0x08   /* returns a BLOB (a state) */
 #define ML_FN_SCALAR_MIN 0x10  /* called with nMin arguments it is a scalar (xFunc);
                                ** nMin+1..nMax, the family's aggregate (auroc_test) */
+#define ML_FN_SIDE_EFFECTS 0x20 /* not a pure function of its arguments (mleval_build_info
+                               ** loads modules): registered SQLITE_DIRECTONLY, neither
+                               ** SQLITE_DETERMINISTIC nor SQLITE_INNOCUOUS */
 
-/* One row of the registration table (mleval.c), the one source of truth
-** for every SQL function mleval provides: the loader registers from it, the
-** arity errors quote its signature, mleval_functions() shows it, and the
-** tests compare it with pragma_function_list and with their own lists.
-** A row is also the user data of every registration of its function. */
+/* One record: a function mleval provides.  Each family declares its own
+** records next to its code (ml_ranking_functions in ranking.c, ...) and
+** mleval.c registers every family's list: the loader registers from them,
+** the arity errors quote the signature, the parameter checks read the specs,
+** mleval_functions() shows them, and the tests derive their lists from that.
+** A record is also the user data of every registration of its function.
+** Adding a function to a family is one record and its code in the family's
+** file; the kind is the family's own enum. */
 typedef struct MlFuncDesc {
   const char *name;
   const char *signature;    /* the arguments as the docs show them: "y, p [, bins]" */
@@ -239,9 +236,16 @@ typedef struct MlFuncDesc {
   void (*xFunc)(sqlite3_context*, int, sqlite3_value**);   /* a scalar's body */
   int kind;                 /* family-specific selector */
   unsigned flags;           /* ML_FN_* */
+  const MlParamSpec *const *aParam;   /* the parameter arguments, after the data
+                            ** arguments, 0-terminated (ML_PARAMS); 0: none */
 } MlFuncDesc;
+/* ML_PARAMS(&psA, &psB): a record's parameter list. */
+#define ML_PARAMS(...) ((const MlParamSpec *const[]){ __VA_ARGS__, 0 })
 
-extern const MlFuncDesc ml_functions[];   /* ends with a row whose name is 0 */
+/* Each family's records, each list ending with a record whose name is 0. */
+extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
+  ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
+  ml_validation_functions[], ml_plot_functions[], ml_state_functions[];
 
 /* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
 ** is unknown, "got a different number of arguments"): the one arity error,
@@ -288,11 +292,6 @@ void ml_state_xinverse(sqlite3_context*, int, sqlite3_value**);
 void ml_state_xvalue(sqlite3_context*);
 void ml_state_xfinal(sqlite3_context*);
 int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
-ML_AGG_DECL(ml_merge)
-ML_AGG_DECL(ml_make)        /* ml_state(y, s [, strat]) */
-/* The hooks of each family that takes states (in its own file). */
-extern const MlStateHooks ml_rank_states, ml_confusion_states, ml_calib_states,
-  ml_calsort_states, ml_strat_states, ml_ord_states, ml_unc_states, ml_unc_strat_states;
 /* Encodes the buffers as a state BLOB result: kind ML_STATE_BINARY (one
 ** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);

@@ -348,7 +348,7 @@ typedef struct MergeAgg { MlStateAcc acc; } MergeAgg;
 ** The union of the group's states as one state (a k-way merge of sorted
 ** runs); NULL states are skipped; NULL when the group has none.
 */
-void ml_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MergeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   MlState st;
   char zErr[200];
@@ -376,7 +376,7 @@ void ml_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   else if( rc ) ml_error(ctx, "ml_merge", "%s", zErr);
 }
 
-void ml_merge_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_merge_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MergeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   MlState st;
   char zErr[200];
@@ -405,11 +405,11 @@ static void merge_result(sqlite3_context *ctx, MergeAgg *p){
   sqlite3_result_blob64(ctx, z, n, SQLITE_TRANSIENT);
 }
 
-void ml_merge_value(sqlite3_context *ctx){
+static void ml_merge_value(sqlite3_context *ctx){
   merge_result(ctx, sqlite3_aggregate_context(ctx, 0));
 }
 
-void ml_merge_final(sqlite3_context *ctx){
+static void ml_merge_final(sqlite3_context *ctx){
   MergeAgg *p = sqlite3_aggregate_context(ctx, 0);
   merge_result(ctx, p);
   if( p ) ml_acc_clear(&p->acc);
@@ -434,7 +434,7 @@ static int make_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int *y
 ** The group's rows as a state: sorted distinct scores (or (score, strat)
 ** pairs) with their counts of negatives and positives; NULL for no rows.
 */
-void ml_make_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_make_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MakeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s, z;
@@ -444,7 +444,7 @@ void ml_make_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_add_row(ctx, &p->smp, y, s, z);
 }
 
-void ml_make_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+static void ml_make_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   MakeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   int y;
   double s, z;
@@ -453,7 +453,7 @@ void ml_make_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_samples_remove(&p->smp, y, s, z);
 }
 
-void ml_make_value(sqlite3_context *ctx){
+static void ml_make_value(sqlite3_context *ctx){
   MakeAgg *p = sqlite3_aggregate_context(ctx, 0);
   MlSamples *a;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
@@ -464,8 +464,20 @@ void ml_make_value(sqlite3_context *ctx){
   ml_result_state(ctx, &a, 1, p->smp.width==16 ? ML_STATE_STRAT : ML_STATE_BINARY);
 }
 
-void ml_make_final(sqlite3_context *ctx){
+static void ml_make_final(sqlite3_context *ctx){
   MakeAgg *p = sqlite3_aggregate_context(ctx, 0);
   ml_make_value(ctx);
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famMake = { "state", ml_make_step, ml_make_final, ml_make_value, ml_make_inverse, 0 };
+static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0 };
+
+/* The binary partial states (ml_state_ordinal is ordinal.c's). */
+const MlFuncDesc ml_state_functions[] = {
+  { "ml_state",         "y, s [, strat]",          2,  3, &famMake, 0, 0, ML_FN_BLOB, 0 },
+  { "ml_merge",         "state",                   1,  1, &famMerge, 0, 0, ML_FN_BLOB, 0 },
+  { 0 }
+};

@@ -4,30 +4,38 @@
 **
 **   .load ext/.libs/mleval            (entry point sqlite3_mleval_init)
 **
-** Provides the registration table of every SQL function (ml_functions),
-** mleval_version(), mleval_build_info() and mleval_functions().  The
-** metrics live in one file per family:
-**   ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec partial_auroc
-**                  operating_point confusion precision_at_prior pr_curve roc_curve
-**                  mcc f_beta confusion_ci net_benefit ks precision_at_k recall_at_k
-**                  gains decision_curve
-**   calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
-**                  ece_l2_debiased brier_decomposition ece_l2_kumar
-**   stratified.c   strat_pr_auc strat_gap strat_report
-**   ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report
-**   uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
-**                  auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
-**   validation.c   calibration_summary auroc_test
-**   svd_bench.c    the svd_bench table-valued function (its back ends are
+** Provides the registration driver: it registers every family's records
+** (MlFuncDesc, ml_sql.h), each family declaring its own next to its code,
+** and mleval_version(), mleval_build_info() and mleval_functions().  The
+** layers (docs/ARCHITECTURE.md):
+**   ext/core/      the pure-C core: sample buffer, sort, sweep, quantiles,
+**                  exact sums, bootstrap, DeLong, fits, distributions, writers
+**   ext/sql/       this driver, argument and parameter checks (ml_args.c),
+**                  partial states on the SQL side (ml_state_sql.c)
+**   ext/metrics/   one file per family, each with its records:
+**     ranking.c      pr_auc auroc nap youden_j tpr_at_fpr sens_at_spec partial_auroc
+**                    operating_point confusion precision_at_prior pr_curve roc_curve
+**                    mcc f_beta confusion_ci net_benefit ks precision_at_k recall_at_k
+**                    gains decision_curve
+**     calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
+**                    ece_l2_debiased brier_decomposition ece_l2_kumar calibration_summary
+**     stratified.c   strat_pr_auc strat_gap strat_report
+**     ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report ml_state_ordinal
+**     uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
+**                    auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
+**     validation.c   auroc_test (calibration_summary's computation)
+**     plot.c         plot_curves plot_reliability plot_bars plot_lines
+**   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
-** and the shared core in ml_*.c (see ml_core.h).
 **
 ** Rules:
-**   1. The table below is the one list of functions.  Every aggregate is
-**      registered with sqlite3_create_window_function, so it is an aggregate
-**      and a window function alike, once per accepted argument count, with
-**      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS (and
-**      SQLITE_RESULT_SUBTYPE for JSON results where SQLite defines it).
+**   1. The families' records are the one list of functions.  Every aggregate
+**      is registered with sqlite3_create_window_function, so it is an
+**      aggregate and a window function alike, once per accepted argument
+**      count, with SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS (and
+**      SQLITE_RESULT_SUBTYPE for JSON results where SQLite defines it); a
+**      record flagged ML_FN_SIDE_EFFECTS (mleval_build_info, which loads
+**      svd_bench's back ends) gets SQLITE_UTF8 | SQLITE_DIRECTONLY instead.
 **   1a. A row flagged ML_FN_SCALAR_MIN is a scalar function (its xFunc)
 **      at its fewest arguments and its family's aggregate above: SQLite
 **      picks by argument count, so auroc_test(st_a, st_b) compares two
@@ -44,6 +52,7 @@
 ** Cost: (nMax - nMin + 2) registrations per function at load time.
 */
 #include "config.h"
+#include <math.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
 #include "ml_sql.h"
@@ -58,113 +67,36 @@ static void versionFunc(sqlite3_context*, int, sqlite3_value**);
 static void buildInfoFunc(sqlite3_context*, int, sqlite3_value**);
 static void functionsFunc(sqlite3_context*, int, sqlite3_value**);
 
-/* The families: one set of callbacks per aggregate state type. */
-/* A family with state hooks (x##_states) takes partial states: each of its
-** functions also accepts a state BLOB in place of its data arguments. */
-#define ML_FAMILY(var, label, x) \
-  static const MlFamily var = { label, x##_step, x##_final, x##_value, x##_inverse, 0 };
-#define ML_FAMILY_STATES(var, label, x) \
-  static const MlFamily var = { label, x##_step, x##_final, x##_value, x##_inverse, &x##_states };
-ML_FAMILY_STATES(famRank,      "ranking",     ml_rank)
-ML_FAMILY_STATES(famConfusion, "ranking",     ml_confusion)
-ML_FAMILY_STATES(famCalib,     "calibration", ml_calib)
-ML_FAMILY_STATES(famCalsort,   "calibration", ml_calsort)
-ML_FAMILY_STATES(famStrat,     "stratified",  ml_strat)
-ML_FAMILY_STATES(famOrd,       "ordinal",     ml_ord)
-ML_FAMILY(famMake,             "state",       ml_make)
-ML_FAMILY(famMerge,            "state",       ml_merge)
-ML_FAMILY_STATES(famUnc,       "uncertainty", ml_unc)
-ML_FAMILY(famAurocTest,        "uncertainty", ml_aurt)
-static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
-                                      ml_unc_inverse, &ml_unc_strat_states };
-/* Plots are aggregates only (plot.c, rule 1): no xValue/xInverse, so SQLite
-** refuses them with OVER (...). */
-static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0 };
-
-#define J ML_FN_JSON
-/*
-** The registration table: every SQL function mleval provides, one row each.
-**   name, signature (as the docs and the arity error show it), fewest and
-**   most arguments, family (0: a scalar, then its body), kind, flags.
-** A new function is one row here; the tests read this table through
-** mleval_functions() and fail when a function lacks their coverage.
-*/
-const MlFuncDesc ml_functions[] = {
-  /* ranking.c */
-  { "pr_auc",          "y, s",                     2,  2, &famRank, 0, RK_PR_AUC, 0 },
-  { "auroc",           "y, s",                     2,  2, &famRank, 0, RK_AUROC, 0 },
-  { "nap",             "y, s",                     2,  2, &famRank, 0, RK_NAP, 0 },
-  { "youden_j",        "y, s",                     2,  2, &famRank, 0, RK_YOUDEN, 0 },
-  { "tpr_at_fpr",      "y, s, target_fpr",         3,  3, &famRank, 0, RK_TPR_AT_FPR, 0 },
-  { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, 0 },
-  { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, J },
-  { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, J },
-  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, 0 },
-  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, J },
-  { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, J },
-  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, J },
-  /* ranking.c: threshold and clinical-validation metrics (docs/clinical.md) */
-  { "mcc",             "y, s, threshold",          3,  3, &famConfusion, 0, RK_MCC, 0 },
-  { "f_beta",          "y, s, threshold, beta",    4,  4, &famConfusion, 0, RK_F_BETA, 0 },
-  { "confusion_ci",    "y, s, threshold [, level [, method]]", 3, 5, &famConfusion, 0, RK_CONFUSION_CI, J },
-  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, 0 },
-  { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, 0 },
-  { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, 0 },
-  { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, 0 },
-  { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, J },
-  { "decision_curve",  "y, p [, from [, to [, by]]]", 2, 5, &famRank, 0, RK_DECISION_CURVE, J },
-  /* calibration.c */
-  { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0 },
-  { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0 },
-  { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, 0 },
-  { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, 0 },
-  { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, J },
-  { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, 0 },
-  { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, 0 },
-  { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, J },
-  { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0 },
-  { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0 },
-  { "calibration_summary", "y, p",                 2,  2, &famCalsort, 0, CAL_SUMMARY, J },
-  /* stratified.c */
-  { "strat_pr_auc",    "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_PR_AUC, 0 },
-  { "strat_gap",       "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_GAP, 0 },
-  { "strat_report",    "y, s, strat [, ql, qh [, gap_threshold]]", 3, 6, &famStrat, 0, ST_REPORT, J },
-  /* ordinal.c: y and one score per cut, m = 1..16 */
-  { "auprc_ge",        "y, s, k",                  3,  3, &famOrd, 0, ORD_GE, ML_FN_STATE_YS },
-  { "ordinal_auprc",   "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_AUPRC, 0 },
-  { "ordinal_nap",     "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_NAP, 0 },
-  { "ordinal_report",  "y, s_1, ..., s_m",         2, 17, &famOrd, 0, ORD_REPORT, J },
-  /* uncertainty.c (strat_gap_ci rejects 4 arguments itself: ql needs qh) */
-  { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, J },
-  { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, J },
-  { "brier_ci",        "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_BRIER, J },
-  { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, J },
-  { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, J },
-  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUncStrat, 0, UN_STRAT_GAP, J },
-  { "auroc_ci",        "y, s [, level]",           2,  3, &famUnc, 0, UN_AUROC, J },
-  { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, J | ML_FN_NO_STATE },
-  { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF, J | ML_FN_NO_STATE },
-  { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF, J | ML_FN_NO_STATE },
-  { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, J | ML_FN_NO_STATE },
-  /* validation.c: with 2 arguments auroc_test is a scalar over two states */
-  { "auroc_test",      "y, s, g | st_a, st_b",     2,  3, &famAurocTest, ml_auroc_test_states, 0,
-                                                                   J | ML_FN_SCALAR_MIN },
-  /* plot.c: SVG images */
-  { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0 },
-  { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0 },
-  { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0 },
-  { "plot_lines",       "series, x, y [, title [, xlabel [, ylabel]]]", 3, 6, &famPlot, 0, PK_LINES, 0 },
-  /* partial states: ml_state_sql.c (ml_state_ordinal: ordinal.c) */
-  { "ml_state",         "y, s [, strat]",          2,  3, &famMake, 0, 0, ML_FN_BLOB },
-  { "ml_state_ordinal", "y, s_1, ..., s_m",        2, 17, &famOrd, 0, ORD_STATE, ML_FN_BLOB | ML_FN_NO_STATE },
-  { "ml_merge",         "state",                   1,  1, &famMerge, 0, 0, ML_FN_BLOB },
-  /* mleval.c */
-  { "mleval_version",    "",                       0,  0, 0, versionFunc, 0, 0 },
-  { "mleval_build_info", "",                       0,  0, 0, buildInfoFunc, 0, J },
-  { "mleval_functions",  "",                       0,  0, 0, functionsFunc, 0, J },
-  { 0, 0, 0, 0, 0, 0, 0, 0 }
+/* mleval.c's own functions. */
+static const MlFuncDesc aScalar[] = {
+  { "mleval_version",    "",                       0,  0, 0, versionFunc, 0, 0, 0 },
+  { "mleval_build_info", "",                       0,  0, 0, buildInfoFunc, 0, ML_FN_JSON | ML_FN_SIDE_EFFECTS, 0 },
+  { "mleval_functions",  "",                       0,  0, 0, functionsFunc, 0, ML_FN_JSON, 0 },
+  { 0 }
 };
-#undef J
+
+/*
+** Every family's records (each declared next to its code), in the order
+** mleval_functions() lists them.  A new function is a record in its
+** family's list; a new family is a line here.  The tests read the records
+** through mleval_functions() and fail when a function lacks their coverage.
+*/
+static const MlFuncDesc *const aFamilyRecords[] = {
+  ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
+  ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_state_functions, aScalar
+};
+#define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
+
+/* Steps through every record: start with *pi = 0 and d = 0; returns the
+** next record, or 0 after the last. */
+static const MlFuncDesc *next_record(int *pi, const MlFuncDesc *d){
+  if( d && d[1].name ) return d+1;
+  while( *pi < ML_NFAMILY ){
+    const MlFuncDesc *first = aFamilyRecords[(*pi)++];
+    if( first->name ) return first;
+  }
+  return 0;
+}
 
 /*
 ** A call with an argument count no row accepts lands on these (registered
@@ -236,20 +168,77 @@ static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ml_result_json(ctx, &j);
 }
 
+/* A record's parameter specs as a JSON array of {"name","type", and by type
+** "min","max","min_open","max_open" (real), "min","max" (integer),
+** "choices" (choice), then "default" and "example" as SQL text}. */
+static void params_json(MlJson *j, const MlFuncDesc *d){
+  static const char *const azType[] = {"", "real", "integer", "choice", "text"};
+  const MlParamSpec *const *pp;
+  ml_json_begin_array(j);
+  for(pp=d->aParam; pp && *pp; pp++){
+    const MlParamSpec *ps = *pp;
+    ml_json_begin_object(j);
+    ml_json_key(j, "name"); ml_json_string(j, ps->name);
+    ml_json_key(j, "type"); ml_json_string(j, azType[ps->type]);
+    if( ps->type==ML_PT_REAL ){
+      ml_json_key(j, "min"); if( isinf(ps->lo) ) ml_json_null(j); else ml_json_double(j, ps->lo);
+      ml_json_key(j, "max"); if( isinf(ps->hi) ) ml_json_null(j); else ml_json_double(j, ps->hi);
+      ml_json_key(j, "min_open"); ml_json_bool(j, ps->loOpen);
+      ml_json_key(j, "max_open"); ml_json_bool(j, ps->hiOpen);
+    }else if( ps->type==ML_PT_INT ){
+      ml_json_key(j, "min"); ml_json_int(j, ps->ilo);
+      ml_json_key(j, "max"); ml_json_int(j, ps->ihi);
+    }else if( ps->type==ML_PT_CHOICE ){
+      const char *const *az;
+      ml_json_key(j, "choices");
+      ml_json_begin_array(j);
+      for(az=ps->azChoice; *az; az++) ml_json_string(j, *az);
+      ml_json_end_array(j);
+    }
+    ml_json_key(j, "default"); ml_json_string(j, ps->zDefault);
+    ml_json_key(j, "example"); ml_json_string(j, ps->zExample);
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+}
+
+/* The data arguments of a record: the names its signature lists before the
+** first optional part ('['), the first parameter, or the state form ('|'):
+** "y, s [, level]" gives ["y","s"], "y, s_1, ..., s_m" ["y","s_1","...","s_m"].
+** The tests map these role names (y, s, p, strat, s_a, ...) to columns. */
+static void data_args_json(MlJson *j, const MlFuncDesc *d){
+  const char *z = d->signature;
+  ml_json_begin_array(j);
+  for(;;){
+    char zName[32];
+    size_t n = 0;
+    while( *z==' ' || *z==',' ) z++;
+    if( *z==0 || *z=='[' || *z=='|' ) break;
+    while( z[n] && z[n]!=',' && z[n]!=' ' && z[n]!='[' && n<sizeof(zName)-1 ) n++;
+    memcpy(zName, z, n); zName[n] = 0;
+    z += n;
+    if( d->aParam && d->aParam[0] && strcmp(zName, d->aParam[0]->name)==0 ) break;
+    ml_json_string(j, zName);
+  }
+  ml_json_end_array(j);
+}
+
 /*
 ** SQL function: mleval_functions()
 ** The registration table as JSON, one object per function:
-** {"name","signature","min_args","max_args","family","json"}; family is
-** "scalar" for plain functions.  The tests compare it with
+** {"name","signature","min_args","max_args","family","json","deterministic",
+** "data","params","state_args"}; family is "scalar" for plain functions,
+** data the data arguments' names, params the parameter specs.  The tests compare it with
 ** pragma_function_list and with their own lists.
 */
 static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d;
+  const MlFuncDesc *d = 0;
+  int iFam = 0;
   MlJson j;
   (void)argc; (void)argv;
   ml_json_init(&j);
   ml_json_begin_array(&j);
-  for(d=ml_functions; d->name; d++){
+  while( (d = next_record(&iFam, d))!=0 ){
     ml_json_begin_object(&j);
     ml_json_key(&j, "name");      ml_json_string(&j, d->name);
     ml_json_key(&j, "signature"); ml_json_string(&j, d->signature);
@@ -257,6 +246,9 @@ static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_json_key(&j, "max_args");  ml_json_int(&j, d->nMax);
     ml_json_key(&j, "family");    ml_json_string(&j, d->fam ? d->fam->name : "scalar");
     ml_json_key(&j, "json");      ml_json_bool(&j, (d->flags & ML_FN_JSON)!=0);
+    ml_json_key(&j, "deterministic"); ml_json_bool(&j, (d->flags & ML_FN_SIDE_EFFECTS)==0);
+    ml_json_key(&j, "data");      data_args_json(&j, d);
+    ml_json_key(&j, "params");    params_json(&j, d);
     {
       int lo, hi;
       ml_json_key(&j, "state_args");     /* [fewest, most] arguments of the state form, or null */
@@ -277,7 +269,8 @@ static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** (ml_state_sql.c) for its row counts and its state counts alike: they hand
 ** rows to the family and decode states. */
 static int register_function(sqlite3 *db, const MlFuncDesc *d){
-  int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  int flags = (d->flags & ML_FN_SIDE_EFFECTS) ? SQLITE_UTF8 | SQLITE_DIRECTONLY
+                                             : SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
   int n, rc = SQLITE_OK, lo = 0, hi = -1;
 #ifdef SQLITE_RESULT_SUBTYPE
   if( d->flags & ML_FN_JSON ) flags |= SQLITE_RESULT_SUBTYPE;
@@ -312,8 +305,8 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
 __declspec(dllexport)
 #endif
 int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
-  const MlFuncDesc *d;
-  int rc;
+  const MlFuncDesc *d = 0;
+  int rc, iFam = 0;
   SQLITE_EXTENSION_INIT2(pApi);
   if( sqlite3_libversion_number() < MLEVAL_SQLITE_MIN_NUMBER ){
     /* configure.ac says why this version; an older SQLite lacks what the
@@ -326,7 +319,7 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   }
   rc = ml_register_svd_bench(db);
   if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("mleval: cannot register svd_bench");
-  for(d=ml_functions; rc==SQLITE_OK && d->name; d++){
+  while( rc==SQLITE_OK && (d = next_record(&iFam, d))!=0 ){
     rc = register_function(db, d);
     if( rc!=SQLITE_OK && pzErrMsg ){
       *pzErrMsg = sqlite3_mprintf("mleval: cannot register %s(): %s", d->name, sqlite3_errmsg(db));
