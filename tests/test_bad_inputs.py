@@ -2,14 +2,20 @@
 """The bad-input matrix: every registered function against every class of
 bad input in SPEC's Rules, from one table.
 
-FUNCS lists every SQL function the extension registers; the test first checks
-that list against what the extension actually registers (pragma
-function_list, with and without the extension), so a new function without an
-entry here fails.  For each entry and each class -- wrong label, text/blob
-label, text/blob score, probability out of range, invalid parameter,
-row-varying parameter, NULL rows, empty group, one class -- the documented
-error text or NULL is asserted, and after every error the connection still
-works and a table written before the error is intact.
+The list of functions, their data arguments and their parameters come from
+the extension's own records (mleval_functions(): "data" names the data
+arguments by role -- y, s, p, strat, s_a, ... -- and "params" gives each
+parameter's type, range and a valid example), and the test first checks that
+list against pragma function_list.  So a new function is in the matrix the
+moment it has a record; one whose data arguments have a role this file does
+not know fails until the role is taught here.  For each function and each
+class -- wrong label, text/blob label, text/blob score, probability out of
+range, each parameter out of its range, NULL, text or of the wrong type
+(generated from its spec), the hand-written cases of SPECIAL_BAD (rules
+between parameters, exact texts), a row-varying parameter, NULL rows, empty
+group, one class -- the documented error text or NULL is asserted, and after
+every error the connection still works and a table written before the error
+is intact.
 """
 import json
 import sqlite3
@@ -19,35 +25,29 @@ import mltest
 CRITERIA = "one of 'fpr', 'specificity', 'sensitivity', 'precision', 'max_f1', 'youden'"
 STRATEGIES = "one of 'uniform', 'quantile'"
 
-# name: (shape, extra params (SQL text), [(bad param SQL, expected message tail)], varying-param name)
-#   shapes: score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k),
-#   pair = (y, s_a, s_b), ppair = (y, p_a, p_b), mean = (x)
+# Hand-written bad parameters, beyond those generated from the specs:
+#   name: [(the parameters after the data, as SQL text, expected message tail)]
 LEVEL = ", 1.0", "level must be a number in (0, 1), got 1.0"
 REPS = ", 0.9, 9", "reps must be an integer in 10..1000000, got 9"
 SEED = ", 0.9, 20, -1", "seed must be an integer in 0..9223372036854775807, got -1"
-FUNCS = {
-    "pr_auc": ("score", "", [], None),
-    "auroc": ("score", "", [], None),
-    "nap": ("score", "", [], None),
-    "youden_j": ("score", "", [], None),
-    "tpr_at_fpr": ("score", ", 0.1", [(", 1.0", "target_fpr must be a number in (0, 1), got 1.0"),
-                                      (", 'a'", "target_fpr must be a number in (0, 1), got text 'a'")], "target_fpr"),
-    "sens_at_spec": ("score", ", 0.9", [(", 0", "target_spec must be a number in (0, 1), got 0"),
-                                        (", NULL", "target_spec must be a number in (0, 1), got NULL")], "target_spec"),
-    "confusion": ("score", ", 0.5", [(", 'a'", "threshold must be a number, got text 'a'")], "threshold"),
-    "precision_at_prior": ("score", ", 0.5, 0.1", [(", 0.5, 0", "prior must be a number in (0, 1), got 0"),
-                                                   (", 0.5, 1", "prior must be a number in (0, 1), got 1"),
-                                                   (", 0.5, 'x'", "prior must be a number in (0, 1), got text 'x'"),
-                                                   (", 0.5, NULL", "prior must be a number in (0, 1), got NULL"),
-                                                   (", 'a', 0.1", "threshold must be a number, got text 'a'")], "prior"),
-    "partial_auroc": ("score", ", 0.5", [(", 0", "max_fpr must be a number in (0, 1], got 0"),
-                                         (", 1.5", "max_fpr must be a number in (0, 1], got 1.5"),
-                                         (", 'a'", "max_fpr must be a number in (0, 1], got text 'a'"),
-                                         (", NULL", "max_fpr must be a number in (0, 1], got NULL")], "max_fpr"),
-    "operating_point": ("score", ", 'fpr', 0.1", [
-        (", 'f1', 0.1", "criterion must be " + CRITERIA + ", got text 'f1'"),
-        (", NULL, 0.1", "criterion must be " + CRITERIA + ", got NULL"),
-        (", 0.1, 0.1", "criterion must be " + CRITERIA + ", got 0.1"),
+SPECIAL_BAD = {
+    "tpr_at_fpr": [(", 1.0", "target_fpr must be a number in (0, 1), got 1.0"),
+        (", 'a'", "target_fpr must be a number in (0, 1), got text 'a'")],
+    "sens_at_spec": [(", 0", "target_spec must be a number in (0, 1), got 0"),
+        (", NULL", "target_spec must be a number in (0, 1), got NULL")],
+    "confusion": [(", 'a'", "threshold must be a number, got text 'a'")],
+    "precision_at_prior": [(", 0.5, 0", "prior must be a number in (0, 1), got 0"),
+        (", 0.5, 1", "prior must be a number in (0, 1), got 1"),
+        (", 0.5, 'x'", "prior must be a number in (0, 1), got text 'x'"),
+        (", 0.5, NULL", "prior must be a number in (0, 1), got NULL"),
+        (", 'a', 0.1", "threshold must be a number, got text 'a'")],
+    "partial_auroc": [(", 0", "max_fpr must be a number in (0, 1], got 0"),
+        (", 1.5", "max_fpr must be a number in (0, 1], got 1.5"),
+        (", 'a'", "max_fpr must be a number in (0, 1], got text 'a'"),
+        (", NULL", "max_fpr must be a number in (0, 1], got NULL")],
+    "operating_point": [(", 'f1', 0.1", "criterion must be one of 'fpr', 'specificity', 'sensitivity', 'precision', 'max_f1', 'youden', got text 'f1'"),
+        (", NULL, 0.1", "criterion must be one of 'fpr', 'specificity', 'sensitivity', 'precision', 'max_f1', 'youden', got NULL"),
+        (", 0.1, 0.1", "criterion must be one of 'fpr', 'specificity', 'sensitivity', 'precision', 'max_f1', 'youden', got 0.1"),
         (", 'fpr', 1.0", "target must be a number in (0, 1), got 1.0"),
         (", 'specificity', 0", "target must be a number in (0, 1), got 0"),
         (", 'precision', 'x'", "target must be a number in (0, 1), got text 'x'"),
@@ -55,99 +55,194 @@ FUNCS = {
         (", 'fpr'", "criterion 'fpr' needs a target in (0, 1)"),
         (", 'SENSITIVITY'", "criterion 'sensitivity' needs a target in (0, 1)"),
         (", 'youden', 0.5", "criterion 'youden' takes no target, got 0.5"),
-        (", 'max_f1', NULL", "criterion 'max_f1' takes no target, got NULL")], "target"),
-    "pr_curve": ("score", "", [], None),
-    "roc_curve": ("score", "", [], None),
-    "mcc": ("score", ", 0.5", [(", 'a'", "threshold must be a number, got text 'a'"),
-                               (", NULL", "threshold must be a number, got NULL")], "threshold"),
-    "f_beta": ("score", ", 0.5, 2", [(", 0.5, 0", "beta must be a number in (0, Inf), got 0"),
-                                     (", 0.5, -1", "beta must be a number in (0, Inf), got -1"),
-                                     (", 0.5, 1e999", "beta must be a number in (0, Inf), got Inf"),
-                                     (", 0.5, 'x'", "beta must be a number in (0, Inf), got text 'x'"),
-                                     (", 'a', 2", "threshold must be a number, got text 'a'")], "beta"),
-    "confusion_ci": ("score", ", 0.5, 0.9, 'wilson'", [
-        (", 0.5, 1", "level must be a number in (0, 1), got 1"),
+        (", 'max_f1', NULL", "criterion 'max_f1' takes no target, got NULL")],
+    "mcc": [(", 'a'", "threshold must be a number, got text 'a'"),
+        (", NULL", "threshold must be a number, got NULL")],
+    "f_beta": [(", 0.5, 0", "beta must be a number in (0, Inf), got 0"),
+        (", 0.5, -1", "beta must be a number in (0, Inf), got -1"),
+        (", 0.5, 1e999", "beta must be a number in (0, Inf), got Inf"),
+        (", 0.5, 'x'", "beta must be a number in (0, Inf), got text 'x'"),
+        (", 'a', 2", "threshold must be a number, got text 'a'")],
+    "confusion_ci": [(", 0.5, 1", "level must be a number in (0, 1), got 1"),
         (", 0.5, 0", "level must be a number in (0, 1), got 0"),
         (", 0.5, NULL", "level must be a number in (0, 1), got NULL"),
         (", 0.5, 0.9, 'exact'", "method must be one of 'wilson', 'clopper-pearson', got text 'exact'"),
         (", 0.5, 0.9, 0", "method must be one of 'wilson', 'clopper-pearson', got 0"),
-        (", x'00'", "threshold must be a number, got a blob")], "level"),
-    "net_benefit": ("prob", ", 0.2", [(", 0", "pt must be a number in (0, 1), got 0"),
-                                      (", 1", "pt must be a number in (0, 1), got 1"),
-                                      (", NULL", "pt must be a number in (0, 1), got NULL")], "pt"),
-    "ks": ("score", "", [], None),
-    "precision_at_k": ("score", ", 3", [(", 0", "k must be an integer in 1..9223372036854775807, got 0"),
-                                        (", 2.5", "k must be an integer in 1..9223372036854775807, got 2.5"),
-                                        (", 'a'", "k must be an integer in 1..9223372036854775807, got text 'a'")], "k"),
-    "recall_at_k": ("score", ", 3", [(", -1", "k must be an integer in 1..9223372036854775807, got -1"),
-                                     (", NULL", "k must be an integer in 1..9223372036854775807, got NULL")], "k"),
-    "gains": ("score", ", 2", [(", 0", "bins must be an integer in 1..100000, got 0"),
-                               (", 1.5", "bins must be an integer in 1..100000, got 1.5")], "bins"),
-    "decision_curve": ("prob", ", 0.1, 0.9, 0.1", [
-        (", 0", "from must be a number in (0, 1), got 0"),
+        (", x'00'", "threshold must be a number, got a blob")],
+    "net_benefit": [(", 0", "pt must be a number in (0, 1), got 0"),
+        (", 1", "pt must be a number in (0, 1), got 1"),
+        (", NULL", "pt must be a number in (0, 1), got NULL")],
+    "precision_at_k": [(", 0", "k must be an integer in 1..9223372036854775807, got 0"),
+        (", 2.5", "k must be an integer in 1..9223372036854775807, got 2.5"),
+        (", 'a'", "k must be an integer in 1..9223372036854775807, got text 'a'")],
+    "recall_at_k": [(", -1", "k must be an integer in 1..9223372036854775807, got -1"),
+        (", NULL", "k must be an integer in 1..9223372036854775807, got NULL")],
+    "gains": [(", 0", "bins must be an integer in 1..100000, got 0"),
+        (", 1.5", "bins must be an integer in 1..100000, got 1.5")],
+    "decision_curve": [(", 0", "from must be a number in (0, 1), got 0"),
         (", 0.1, 1", "to must be a number in (0, 1), got 1"),
         (", 0.1, 0.9, 0", "by must be a number in (0, Inf), got 0"),
         (", 0.1, 0.9, 'x'", "by must be a number in (0, Inf), got text 'x'"),
         (", 0.6, 0.5", "from must be at most to, got from = 0.6 and to = 0.5"),
         (", 0.995", "from must be at most to, got from = 0.995 and to = 0.99"),
         (", 0.01, 0.99, 1e-5", "from, to and by give more than 10000 thresholds, got from = 0.01, to = 0.99, by = 1e-05")],
-        "from"),
-    "brier": ("prob", "", [], None),
-    "log_loss": ("prob", ", 1e-15", [(", 0.7", "eps must be a number in (0, 0.5), got 0.7")], "eps"),
-    "ece": ("prob", ", 10", [(", 0", "bins must be an integer in 1..100000, got 0")], "bins"),
-    "mce": ("prob", ", 10", [(", 0", "bins must be an integer in 1..100000, got 0")], "bins"),
-    "reliability": ("prob", ", 10", [(", 2.5", "bins must be an integer in 1..100000, got 2.5"),
-                                     (", 10, 'bogus'", "strategy must be " + STRATEGIES + ", got text 'bogus'"),
-                                     (", 10, NULL", "strategy must be " + STRATEGIES + ", got NULL"),
-                                     (", 10, 1", "strategy must be " + STRATEGIES + ", got 1"),
-                                     (", 0, 'quantile'", "bins must be an integer in 1..100000, got 0")], "bins"),
-    "ece_equal_mass": ("prob", ", 2", [(", 'x'", "bins must be an integer in 1..100000, got text 'x'")], "bins"),
-    "ece_l2": ("prob", ", 2", [(", 0.5", "bins must be an integer in 1..100000, got 0.5")], "bins"),
-    "brier_decomposition": ("prob", ", 2", [(", NULL", "bins must be an integer in 1..100000, got NULL")], "bins"),
-    "ece_l2_debiased": ("prob", ", 2", [(", 100001", "bins must be an integer in 1..100000, got 100001")], "bins"),
-    "ece_l2_kumar": ("prob", ", 2", [(", -1", "bins must be an integer in 1..100000, got -1")], "bins"),
-    "strat_pr_auc": ("strat", ", 0.25, 0.75", [(", 0.8, 0.2", "ql must be less than qh, got ql = 0.8 and qh = 0.2"),
-                                                (", -0.5, 0.5", "ql must be a number in [0, 1), got -0.5")], "ql"),
-    "strat_gap": ("strat", ", 0.25, 0.75", [(", 0.2, 1.2", "qh must be a number in (0, 1], got 1.2")], "ql"),
-    "strat_report": ("strat", ", 0.25, 0.75, 0.05", [(", 0.25, 0.75, 'x'", "gap_threshold must be a number, got text 'x'")], "gap_threshold"),
-    "auprc_ge": ("ge", "", [], "k"),
-    "ordinal_auprc": ("ord", "", [], None),
-    "ordinal_nap": ("ord", "", [], None),
-    "ordinal_report": ("ord", "", [], None),
-    "pr_auc_ci": ("score", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "seed"),
-    "nap_ci": ("score", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "reps"),
-    "brier_ci": ("prob", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "level"),
-    "log_loss_ci": ("prob", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "seed"),
-    "ece_ci": ("prob", ", 10, 0.9, 20, 7", [(", 0", "bins must be an integer in 1..100000, got 0"),
-                                            (", 10, 0", "level must be a number in (0, 1), got 0"),
-                                            (", 10, 0.9, 1000001", "reps must be an integer in 10..1000000, got 1000001"),
-                                            (", 10, 0.9, 20, 0.5", "seed must be an integer in 0..9223372036854775807, got 0.5")], "seed"),
-    "strat_gap_ci": ("strat", ", 0.25, 0.75, 0.9, 20, 7", [(", 0.8, 0.2", "ql must be less than qh, got ql = 0.8 and qh = 0.2"),
-                                                           (", 0.25, 0.75, 1.5", "level must be a number in (0, 1), got 1.5"),
-                                                           (", 0.25", "expects (y, s, strat [, ql, qh [, level, reps, seed]]), got 4 arguments"),
-                                                           (", 0.25, 0.75, 0.9, 20, 'x'", "seed must be an integer in 0..9223372036854775807, got text 'x'")], "reps"),
-    "auroc_ci": ("score", ", 0.9", [LEVEL, (", NULL", "level must be a number in (0, 1), got NULL")], "level"),
-    "auroc_diff": ("pair", ", 0.9", [LEVEL, (", 'a'", "level must be a number in (0, 1), got text 'a'")], "level"),
-    "pr_auc_diff_ci": ("pair", ", 0.9, 20, 7", [LEVEL, REPS, SEED], "seed"),
-    "ece_diff_ci": ("ppair", ", 10, 0.9, 20, 7", [(", 100001", "bins must be an integer in 1..100000, got 100001"),
-                                                   (", 10, 1", "level must be a number in (0, 1), got 1")], "seed"),
-    "mean_ci": ("mean", ", 0.9", [LEVEL], "level"),
-    "calibration_summary": ("prob", "", [], None),
-    # auroc_test(y, s, g): the group g rides where a parameter would (it may vary)
-    "auroc_test": ("score", ", 1", [(", 2", "g must be 0 or 1, got 2"), (", 0.5", "g must be 0 or 1, got 0.5"),
-                                    (", 'a'", "g must be 0 or 1, got text 'a'"), (", x'01'", "g must be 0 or 1, got a blob")],
-                   None),
-    "plot_curves": ("plot", "", [], None),
-    "plot_reliability": ("plot", "", [], None),
-    "plot_bars": ("plot", "", [], None),
-    "plot_lines": ("plot", "", [], None),
-    "ml_state": ("score", "", [], None),
-    "ml_state_ordinal": ("ord", "", [], None),
-    "ml_merge": ("state", "", [], None),
-    "mleval_version": ("scalar", "", [], None),
-    "mleval_build_info": ("scalar", "", [], None),
-    "mleval_functions": ("scalar", "", [], None),
+    "log_loss": [(", 0.7", "eps must be a number in (0, 0.5), got 0.7")],
+    "ece": [(", 0", "bins must be an integer in 1..100000, got 0")],
+    "mce": [(", 0", "bins must be an integer in 1..100000, got 0")],
+    "reliability": [(", 2.5", "bins must be an integer in 1..100000, got 2.5"),
+        (", 10, 'bogus'", "strategy must be one of 'uniform', 'quantile', got text 'bogus'"),
+        (", 10, NULL", "strategy must be one of 'uniform', 'quantile', got NULL"),
+        (", 10, 1", "strategy must be one of 'uniform', 'quantile', got 1"),
+        (", 0, 'quantile'", "bins must be an integer in 1..100000, got 0")],
+    "ece_equal_mass": [(", 'x'", "bins must be an integer in 1..100000, got text 'x'")],
+    "ece_l2": [(", 0.5", "bins must be an integer in 1..100000, got 0.5")],
+    "brier_decomposition": [(", NULL", "bins must be an integer in 1..100000, got NULL")],
+    "ece_l2_debiased": [(", 100001", "bins must be an integer in 1..100000, got 100001")],
+    "ece_l2_kumar": [(", -1", "bins must be an integer in 1..100000, got -1")],
+    "strat_pr_auc": [(", 0.8, 0.2", "ql must be less than qh, got ql = 0.8 and qh = 0.2"),
+        (", -0.5, 0.5", "ql must be a number in [0, 1), got -0.5")],
+    "strat_gap": [(", 0.2, 1.2", "qh must be a number in (0, 1], got 1.2")],
+    "strat_report": [(", 0.25, 0.75, 'x'", "gap_threshold must be a number, got text 'x'")],
+    "pr_auc_ci": [LEVEL,
+        REPS,
+        SEED],
+    "nap_ci": [LEVEL,
+        REPS,
+        SEED],
+    "brier_ci": [LEVEL,
+        REPS,
+        SEED],
+    "log_loss_ci": [LEVEL,
+        REPS,
+        SEED],
+    "ece_ci": [(", 0", "bins must be an integer in 1..100000, got 0"),
+        (", 10, 0", "level must be a number in (0, 1), got 0"),
+        (", 10, 0.9, 1000001", "reps must be an integer in 10..1000000, got 1000001"),
+        (", 10, 0.9, 20, 0.5", "seed must be an integer in 0..9223372036854775807, got 0.5")],
+    "strat_gap_ci": [(", 0.8, 0.2", "ql must be less than qh, got ql = 0.8 and qh = 0.2"),
+        (", 0.25, 0.75, 1.5", "level must be a number in (0, 1), got 1.5"),
+        (", 0.25", "expects (y, s, strat [, ql, qh [, level, reps, seed]]), got 4 arguments"),
+        (", 0.25, 0.75, 0.9, 20, 'x'", "seed must be an integer in 0..9223372036854775807, got text 'x'")],
+    "auroc_ci": [LEVEL,
+        (", NULL", "level must be a number in (0, 1), got NULL")],
+    "auroc_diff": [LEVEL,
+        (", 'a'", "level must be a number in (0, 1), got text 'a'")],
+    "pr_auc_diff_ci": [LEVEL,
+        REPS,
+        SEED],
+    "ece_diff_ci": [(", 100001", "bins must be an integer in 1..100000, got 100001"),
+        (", 10, 1", "level must be a number in (0, 1), got 1")],
+    "mean_ci": [LEVEL],
+    "auroc_test": [(", 2", "g must be 0 or 1, got 2"),
+        (", 0.5", "g must be 0 or 1, got 0.5"),
+        (", 'a'", "g must be 0 or 1, got text 'a'"),
+        (", x'01'", "g must be 0 or 1, got a blob")],
 }
+# The shape of a function's data arguments, from their roles (mleval_functions()'s "data"):
+#   score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k),
+#   pair = (y, s_a, s_b), ppair = (y, p_a, p_b), mean = (x)
+SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
+          ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
+          ("x",): "mean", ("state",): "state", (): "scalar"}
+
+
+def fmt(v):
+    """A number as ml_num shows it: integral values without '.0', Inf."""
+    if v in (float("inf"), float("-inf")):
+        return "Inf" if v > 0 else "-Inf"
+    if isinstance(v, int) or (v == int(v) and abs(v) < 1e15):
+        return str(int(v))
+    return repr(v)
+
+
+def spec_what(ps):
+    """What a parameter must be, as the error text says it."""
+    if ps["type"] == "real":
+        lo, hi = ps["min"], ps["max"]
+        if lo is None and hi is None:
+            return "a number"
+        return "a number in %s%s, %s%s" % ("(" if ps["min_open"] or lo is None else "[",
+                                           fmt(lo) if lo is not None else "-Inf",
+                                           fmt(hi) if hi is not None else "Inf", ")" if ps["max_open"] or hi is None else "]")
+    if ps["type"] == "integer":
+        return "an integer in %d..%d" % (ps["min"], ps["max"])
+    if ps["type"] == "choice":
+        return "one of " + ", ".join("'%s'" % c for c in ps["choices"])
+    return None
+
+
+def spec_bad(ps):
+    """Values outside a parameter's spec: [(SQL text, as the message shows it)]."""
+    bad = [("NULL", "NULL")]
+    if ps["type"] in ("real", "integer"):
+        bad.append(("'x'", "text 'x'"))
+    if ps["type"] == "real":
+        if ps["min"] is not None:
+            v = ps["min"] if ps["min_open"] else ps["min"] - 0.5
+            bad.append((fmt(v), fmt(v)))
+        if ps["max"] is not None:
+            v = ps["max"] if ps["max_open"] else ps["max"] + 0.5
+            bad.append((fmt(v), fmt(v)))
+    elif ps["type"] == "integer":
+        bad.append((str(ps["min"] - 1), str(ps["min"] - 1)))
+        bad.append((fmt(ps["min"] + 0.5), fmt(ps["min"] + 0.5)))
+        if ps["max"] < 2**53:
+            bad.append((str(ps["max"] + 1), str(ps["max"] + 1)))
+    elif ps["type"] == "choice":
+        bad += [("'bogus'", "text 'bogus'"), ("1", "1")]
+    return bad
+
+
+def spec_other(ps):
+    """A second valid value of a parameter, beside its example: (SQL text, as messages show it)."""
+    ex = ps["example"]
+    if ps["type"] == "choice":
+        w = next(c for c in ps["choices"] if "'%s'" % c != ex)
+        return "'%s'" % w, "'%s'" % w
+    if ps["type"] == "integer":
+        return str(int(ex) + 1), str(int(ex) + 1)
+    v = float(ex)
+    v2 = v + 1 if ps["max"] is None else round(v + (ps["max"] - v) / 2, 6)
+    return fmt(v2), fmt(v2)
+
+
+def functions(con):
+    """{name: (shape, extra params as SQL text, [(bad params, message tail)], varying (name, a, b) or None)},
+    from the extension's records."""
+    out = {}
+    for f in json.loads(con.execute("SELECT mleval_functions()").fetchone()[0]):
+        name, params = f["name"], f["params"]
+        if f["family"] == "plot":
+            out[name] = ("plot", "", [], None)
+            continue
+        data = tuple(f["data"])
+        if data == ("y", "s", "g"):          # auroc_test: the group g rides where a parameter would
+            out[name] = ("score", ", 1", SPECIAL_BAD.get(name, []), None)
+            continue
+        if data not in SHAPES:
+            raise ValueError("%s: data arguments %r have a role test_bad_inputs.py does not know" % (name, data))
+        shape = SHAPES[data]
+        if f["family"] == "ordinal" and shape == "score":
+            shape = "ge"                     # auprc_ge(y, s, k): y is any non-negative integer
+        examples = [ps["example"] for ps in params]
+        extra = "".join(", " + e for e in examples)
+        bad = list(SPECIAL_BAD.get(name, []))
+        for i, ps in enumerate(params):
+            what = spec_what(ps)
+            if what is None:
+                continue
+            for sqlv, shown in spec_bad(ps):
+                args = examples[:i] + [sqlv] + examples[i + 1:]
+                bad.append(("".join(", " + a for a in args), "%s must be %s, got %s" % (ps["name"], what, shown)))
+        varying = None
+        if params and spec_what(params[0]) is not None:
+            other, shown = spec_other(params[0])
+            varying = (params[0]["name"], examples[0], other,
+                       fmt(float(examples[0])) if params[0]["type"] != "choice" else examples[0], shown)
+        out[name] = (shape, extra, bad, varying)
+    return out
+
+
 # The plot family takes JSON or points, not (y, s): its bad inputs, each with
 # its exact error; every one also gets the NULL-rows and empty-group checks.
 CUR = "plot_curves(): curve must be pr_curve() or roc_curve() JSON, got "
@@ -249,13 +344,13 @@ def call(name, shape, y, x, extra):
     if shape == "ord":
         return "%s(%s, %s, %s)" % (name, y, x, x)
     if shape == "ge":
-        return "%s(%s, %s, 1)" % (name, y, x)
+        return "%s(%s, %s%s)" % (name, y, x, extra)
     if shape in ("pair", "ppair"):
         return "%s(%s, %s, %s%s)" % (name, y, x, x, extra)
     raise ValueError(shape)
 
 
-def check_mean(ck, con, name, extra, badparams, after_error):
+def check_mean(ck, con, name, extra, badparams, varying, after_error):
     """mean_ci(x [, level]): one data argument, no label."""
     for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")]:
         ck.error(con, "SELECT %s(%s%s)" % (name, sqlv, extra), (), "%s(): x must be a number, got %s" % (name, shown))
@@ -263,9 +358,12 @@ def check_mean(ck, con, name, extra, badparams, after_error):
     for p, tail in badparams:
         ck.error(con, "SELECT %s(0.5%s)" % (name, p), (), "%s(): %s" % (name, tail), name + " bad param")
         after_error(name + " bad param")
-    ck.error(con, "SELECT %s(x, CASE WHEN x = 0 THEN 0.9 ELSE 0.8 END) FROM (SELECT 0 AS x UNION ALL SELECT 1)" % name,
-             (), "%s(): level must be the same in every row of a group, got 0.9 and then 0.8" % name)
-    after_error(name + " varying param")
+    if varying:
+        pname, a, b, ashown, bshown = varying
+        ck.error(con, "SELECT %s(x, CASE WHEN x = 0 THEN %s ELSE %s END) FROM (SELECT 0 AS x UNION ALL SELECT 1)"
+                 % (name, a, b), (), "%s(): %s must be the same in every row of a group, got %s and then %s"
+                 % (name, pname, ashown, bshown))
+        after_error(name + " varying param")
     ck.equal(con.execute("SELECT %s(x%s) FROM (SELECT NULL AS x UNION ALL SELECT NULL)" % (name, extra)).fetchone(),
              (None,), name + " NULL rows only: NULL")
     ck.equal(con.execute("SELECT %s(x%s) FROM (SELECT 1 AS x) WHERE 0" % (name, extra)).fetchone(),
@@ -283,8 +381,10 @@ def registered():
 def main():
     ck = mltest.Checker("bad inputs")
     got = registered()
-    ck.equal(sorted(got), sorted(FUNCS), "the table lists exactly the registered functions")
     con = mltest.connect()
+    FUNCS = functions(con)
+    ck.equal(sorted(got), sorted(FUNCS), "the records list exactly the registered functions")
+    ck.true(set(SPECIAL_BAD) <= set(FUNCS), "SPECIAL_BAD names only registered functions")
     con.execute("CREATE TABLE kept(x)")
     con.execute("INSERT INTO kept VALUES (1), (2), (3)")
     con.commit()
@@ -310,7 +410,7 @@ def main():
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
         if shape == "mean":
-            check_mean(ck, con, name, extra, badparams, after_error)
+            check_mean(ck, con, name, extra, badparams, varying, after_error)
             continue
         label = "a probability in [0, 1]" if shape in ("prob", "ppair") else "a number"
         xname = {"prob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a"}.get(shape, "s")
@@ -344,23 +444,12 @@ def main():
             ck.error(con, "SELECT " + call(name, shape, "1", "0.5", p), (), "%s(): %s" % (name, tail), name + " bad param")
             after_error(name + " bad param")
         if varying:
-            if shape == "ge":
-                q = "SELECT auprc_ge(y, s, y + 1) FROM (SELECT 0 AS y, 0.5 AS s UNION ALL SELECT 1, 0.6)"
-                ck.error(con, q, (), "auprc_ge(): k must be the same in every row of a group, got 1 and then 2")
-            else:
-                vals = {"target_fpr": ("0.1", "0.2"), "target_spec": ("0.9", "0.8"), "threshold": ("0.5", "0.6"),
-                        "max_fpr": ("0.5", "0.6"), "target": ("0.1", "0.2"), "prior": ("0.1", "0.2"),
-                        "eps": ("0.001", "0.002"), "bins": ("10", "11"), "ql": ("0.25", "0.3"),
-                        "gap_threshold": ("0.05", "0.06"), "seed": ("7", "8"), "reps": ("20", "21"),
-                        "level": ("0.9", "0.8"), "beta": ("2", "3"), "pt": ("0.2", "0.3"), "k": ("3", "4"),
-                        "from": ("0.1", "0.2")}[varying]
-                ex = extra.replace(vals[0], "CASE WHEN y = 0 THEN %s ELSE %s END" % vals, 1)
-                if vals[0] not in extra:
-                    ex = extra.replace(extra.split(",")[1].strip(), "CASE WHEN y = 0 THEN %s ELSE %s END" % vals, 1)
-                q = "SELECT %s FROM (SELECT 0 AS y, 0.5 AS s, 0.5 AS p UNION ALL SELECT 1, 0.6, 0.6)" % call(
-                    name, shape, "y", "p" if shape in ("prob", "ppair") else "s", ex)
-                ck.error(con, q, (), "%s(): %s must be the same in every row of a group, got %s and then %s" %
-                         (name, varying, vals[0], vals[1]), name + " varying param")
+            pname, va, vb, ashown, bshown = varying
+            ex = ", CASE WHEN y = 0 THEN %s ELSE %s END" % (va, vb) + extra.split(", " + va, 1)[1]
+            q = "SELECT %s FROM (SELECT 0 AS y, 0.5 AS s, 0.5 AS p UNION ALL SELECT 1, 0.6, 0.6)" % call(
+                name, shape, "y", "p" if shape in ("prob", "ppair") else "s", ex)
+            ck.error(con, q, (), "%s(): %s must be the same in every row of a group, got %s and then %s" %
+                     (name, pname, ashown, bshown), name + " varying param")
             after_error(name + " varying param")
         # NULL rows are skipped: a group of NULLs is an empty group: NULL
         sql_null = "SELECT %s FROM (SELECT NULL AS y, NULL AS s UNION ALL SELECT 1, NULL UNION ALL SELECT NULL, 0.5)" % call(

@@ -52,8 +52,29 @@ def main():
             want |= set(range(f["state_args"][0], f["state_args"][1] + 1))
         ck.equal(got.get(f["name"], set()), want, f["name"] + " registered counts")
 
-    # 2. coverage in every list the tests keep
-    ck.equal(sorted(test_bad_inputs.FUNCS), sorted(names), "bad-input matrix lists every function")
+    # 1a. flags from the record: pure functions are deterministic and innocuous;
+    # one with side effects (mleval_build_info loads modules) is direct-only
+    DETERMINISTIC, DIRECTONLY, INNOCUOUS = 0x800, 0x80000, 0x200000
+    flags = {}
+    for name, narg, fl in con.execute("SELECT name, narg, flags FROM pragma_function_list"):
+        if name in got:
+            flags.setdefault(name, set()).add(fl & (DETERMINISTIC | DIRECTONLY | INNOCUOUS))
+    for f in table:
+        want = DETERMINISTIC | INNOCUOUS if f["deterministic"] else DIRECTONLY
+        ck.equal(flags.get(f["name"]), {want}, f["name"] + " registered with its record's flags")
+    ck.equal(sorted(f["name"] for f in table if not f["deterministic"]), ["mleval_build_info"],
+             "only mleval_build_info has side effects")
+    con.execute("CREATE VIEW v_info AS SELECT mleval_build_info() AS b")
+    ck.error(con, "SELECT b FROM v_info", (), "unsafe use of mleval_build_info()",
+             "mleval_build_info is direct-only: refused inside a view")
+    # every parameter spec is complete and its example is accepted
+    for f in table:
+        for ps in f["params"]:
+            ck.true(ps["type"] in ("real", "integer", "choice", "text") and ps["example"],
+                    f["name"] + "." + ps["name"] + " has a type and an example")
+
+    # 2. coverage: the bad-input matrix derives its list from the records
+    ck.equal(sorted(test_bad_inputs.functions(con)), sorted(names), "bad-input matrix covers every record")
     oom = read("tests", "check_oom.c")
     fuzz_args = read("tests", "fuzz", "fuzz_args.c")
     fuzz_sql = "".join(read(os.path.relpath(p, SRC)) for p in sorted(glob.glob(os.path.join(SRC, "tests", "fuzz", "corpus", "sql", "*"))))
