@@ -5,10 +5,13 @@ tests keep follows it.
 mleval_functions() shows the table (ext/sql/mleval.c).  This test checks that
   1. pragma_function_list holds exactly the table's functions, each with its
      accepted argument counts and the catch-all (-1) that reports arity errors;
-  2. every function is covered: in the bad-input matrix (test_bad_inputs.FUNCS),
-     in the OOM injection (tests/check_oom.c), in a fuzz target
-     (tests/fuzz/fuzz_args.c for aggregates, the SQL fuzz corpus for scalars)
-     and in a reference page under docs/;
+  1a. each function is registered with its record's flags, and every
+     parameter spec is complete;
+  2. every function is covered: in the bad-input matrix (derived from the
+     records), in the OOM injection and the fuzz target (the statements and
+     calls `check_oom --list` and `fuzz_args_replay --list` print, mostly
+     generated from the records; the SQL fuzz corpus for scalars) and in a
+     reference page under docs/;
   3. a call with a count outside the table's range fails with the signature
      (SPEC Rules, arity), as an aggregate, on empty input and as a window;
   4. JSON functions return subtype 'J' text that json_valid() accepts.
@@ -19,6 +22,7 @@ import json
 import os
 import re
 import sqlite3
+import subprocess
 
 import mltest
 import test_bad_inputs
@@ -75,13 +79,21 @@ def main():
 
     # 2. coverage: the bad-input matrix derives its list from the records
     ck.equal(sorted(test_bad_inputs.functions(con)), sorted(names), "bad-input matrix covers every record")
-    oom = read("tests", "check_oom.c")
-    fuzz_args = read("tests", "fuzz", "fuzz_args.c")
+    # the OOM injection and the fuzz target list the statements and calls they
+    # run (both derive most of them from the records); the SQL fuzz corpus
+    # covers the scalars
+    build = os.environ.get("abs_top_builddir", SRC)
+    env = dict(os.environ, MLEVAL_BACKEND_DIR=os.path.join(build, "ext", ".libs"))
+    oom = subprocess.run([os.path.join(build, "tests", "check_oom"), "--list"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    fuzz_args = subprocess.run([os.path.join(build, "tests", "fuzz_args_replay"), "--list"], env=env,
+                               capture_output=True, text=True, check=True).stdout
+    ck.true(len(fuzz_args.splitlines()) <= 256, "fuzz_args has at most 256 calls (byte 0 picks one)")
     fuzz_sql = "".join(read(os.path.relpath(p, SRC)) for p in sorted(glob.glob(os.path.join(SRC, "tests", "fuzz", "corpus", "sql", "*"))))
     docs = "".join(read(os.path.relpath(p, SRC)) for p in sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))))
     for f in table:
         call = re.compile(r"\b%s\(" % re.escape(f["name"]))
-        ck.true(call.search(oom) is not None, f["name"] + " is in the OOM injection (tests/check_oom.c)")
+        ck.true(call.search(oom) is not None, f["name"] + " is in the OOM injection (check_oom --list)")
         fuzz = fuzz_args if f["family"] != "scalar" else fuzz_sql
         ck.true(call.search(fuzz) is not None, f["name"] + " is in a fuzz target")
         ck.true(call.search(docs) is not None, f["name"] + " is documented under docs/")

@@ -7,11 +7,20 @@
 ** Byte 0 picks the call, byte 1 the window size; then each value is a type
 ** byte (NULL, small int, huge int, double from 8 bytes -- +-Inf, +-1e308,
 ** subnormals, -0.0 included --, text, blob) followed by its payload.
+**
+** The calls: those written below (the plots fed their JSON, fixed
+** parameters in particular combinations), then, for every aggregate record
+** (mleval_functions()), calls generated from it: its data arguments from
+** the columns by role, with (1) its fewest arguments, (2) every parameter at
+** its spec's example, (3) its first parameter from a column too (arbitrary
+** values; reps stays at its example, since it sets the work).  So every
+** function is reachable, and replay (make check) runs every call
+** (LLVMFuzzerCallCount).  At most 256 calls: byte 0 picks one.
 */
 #include <stdio.h>
 #include "fuzz_common.h"
 
-static const char *azCall[] = {
+static const char *azFixed[] = {
   "pr_auc(a, b)", "auroc(a, b)", "nap(a, b)", "youden_j(a, b)", "tpr_at_fpr(a, b, c)",
   "sens_at_spec(a, b, c)", "confusion(a, b, c)", "pr_curve(a, b)", "roc_curve(a, b)",
   "brier(a, b)", "log_loss(a, b)", "log_loss(a, b, c)", "ece(a, b)", "ece(a, b, c)",
@@ -44,6 +53,60 @@ static const char *azCall[] = {
   ** test with arbitrary groups, and its scalar form on arbitrary values */
   "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",
 };
+
+#define MAX_CALLS 256
+static char *azCall[MAX_CALLS];
+static int nCall = 0;
+
+/* The columns the rows carry, for each data argument's role. */
+static const char *zRoleSql =
+  "CASE r.value WHEN 'y' THEN 'a' WHEN 's' THEN 'b' WHEN 'p' THEN 'b' WHEN 'strat' THEN 'c'"
+  " WHEN 's_a' THEN 'b' WHEN 's_b' THEN 'c' WHEN 'p_a' THEN 'b' WHEN 'p_b' THEN 'c' WHEN 'x' THEN 'b'"
+  " WHEN 'g' THEN 'd' WHEN 'state' THEN 'a' WHEN 's_1' THEN 'b' WHEN '...' THEN 'c' WHEN 's_m' THEN 'd'"
+  " ELSE NULL END";
+
+/* Fills azCall: the fixed calls, then three per aggregate record. */
+static void build_calls(sqlite3 *db){
+  char *zSql;
+  sqlite3_stmt *st = 0;
+  size_t i;
+  for(i=0; i<sizeof(azFixed)/sizeof(azFixed[0]); i++) azCall[nCall++] = sqlite3_mprintf("%s", azFixed[i]);
+  zSql = sqlite3_mprintf(
+    "WITH f AS (SELECT value AS v FROM json_each(mleval_functions())"
+    "            WHERE value->>'family' NOT IN ('scalar', 'plot')),"
+    " d AS (SELECT v, (SELECT group_concat(%s, ', ') FROM json_each(v->'data') AS r) AS data FROM f),"
+    " k AS (SELECT 0 AS variant UNION ALL SELECT 1 UNION ALL SELECT 2)"
+    " SELECT v->>'name', data,"
+    "   (SELECT group_concat(CASE WHEN variant = 2 AND p.key = 0 AND p.value->>'name' <> 'reps'"
+    "                             THEN 'e' ELSE p.value->>'example' END, ', ')"
+    "      FROM json_each(v->'params') AS p"
+    "      WHERE variant > 0 OR p.key < (v->>'min_args') - json_array_length(v->'data'))"
+    " FROM d, k WHERE variant = 0 OR json_array_length(v->'params') > 0", zRoleSql);
+  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK ){
+    while( sqlite3_step(st)==SQLITE_ROW ){
+      const char *zParams = (const char*)sqlite3_column_text(st, 2);
+      if( nCall>=MAX_CALLS ) abort();      /* more calls than byte 0 can pick: widen the format */
+      azCall[nCall++] = sqlite3_mprintf("%s(%s%s%s)", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+                                        zParams ? ", " : "", zParams ? zParams : "");
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  if( nCall<=(int)(sizeof(azFixed)/sizeof(azFixed[0])) ) abort();   /* the records gave no call */
+}
+
+/* For replay.c: how many calls byte 0 picks from; with list set, prints them. */
+int LLVMFuzzerCallCount(int list){
+  int steps, i;
+  if( nCall==0 ){
+    sqlite3 *db = fuzz_open(&steps);
+    if( db==0 ) abort();
+    build_calls(db);
+    sqlite3_close(db);
+  }
+  for(i=0; list && i<nCall; i++) printf("%s\n", azCall[i]);
+  return nCall;
+}
 
 /* Binds one value from the input; returns bytes used. */
 static size_t bind_value(sqlite3_stmt *st, int i, const uint8_t *d, size_t n){
@@ -81,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const char *call;
   char q[512];
   if( size<2 || size>4096 ) return 0;
-  call = azCall[data[0] % (sizeof(azCall)/sizeof(azCall[0]))];
+  call = azCall[data[0] % LLVMFuzzerCallCount(0)];
   db = fuzz_open(&steps);
   if( db==0 ) return 0;
   sqlite3_exec(db, "CREATE TABLE f(k INTEGER PRIMARY KEY, g, a, b, c, d, e)", 0, 0, 0);
