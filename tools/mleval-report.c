@@ -768,19 +768,20 @@ static char *ops_sql(Report *r, const char *zY, const char *zX){
 /* Curves of groups with CURVE_POINTS rows or more, from their gains() JSON:
 ** the ROC point (FPR, TPR) and the PR point (recall, precision) at each
 ** equal-mass cut of the rows ranked by score (ties counted with their
-** positive fraction, as gains does), the ROC from (0, 0); rounding that
+** positive fraction, as gains does), the ROC from (0, 0); gains writes a
+** rate of 1 as the integer 1, hence the casts (no integer division); rounding that
 ** would step outside [0, 1] is clamped. */
 static void curves_from_gains(Report *r){
   exec(r,
     "UPDATE " T_RES " SET"
     " roc = (SELECT json_group_array(json_object('fpr', fpr, 'tpr', tpr)) FROM ("
     "   SELECT -1 AS k, 0.0 AS fpr, 0.0 AS tpr UNION ALL"
-    "   SELECT key, max(0.0, min(1.0, (sum(value ->> 'n') OVER w - (value ->> 'cum_positive_rate') * pos) / neg)),"
-    "          max(0.0, min(1.0, value ->> 'cum_positive_rate'))"
+    "   SELECT key, max(0.0, min(1.0, (sum(value ->> 'n') OVER w - CAST(value ->> 'cum_positive_rate' AS REAL) * pos) / neg)),"
+    "          max(0.0, min(1.0, CAST(value ->> 'cum_positive_rate' AS REAL)))"
     "   FROM json_each(gains) WINDOW w AS (ORDER BY key) ORDER BY k)),"
     " pr = (SELECT json_group_array(json_object('recall', rec, 'precision', prec)) FROM ("
-    "   SELECT key AS k, max(0.0, min(1.0, value ->> 'cum_positive_rate')) AS rec,"
-    "          max(0.0, min(1.0, (value ->> 'cum_positive_rate') * pos / sum(value ->> 'n') OVER w)) AS prec"
+    "   SELECT key AS k, max(0.0, min(1.0, CAST(value ->> 'cum_positive_rate' AS REAL))) AS rec,"
+    "          max(0.0, min(1.0, CAST(value ->> 'cum_positive_rate' AS REAL) * pos / sum(value ->> 'n') OVER w)) AS prec"
     "   FROM json_each(gains) WINDOW w AS (ORDER BY key) ORDER BY k))"
     " WHERE gains IS NOT NULL");
 }
