@@ -1,8 +1,13 @@
 # SPDX-License-Identifier: MIT
 """The demo report in a real browser (Debian's chromium, headless).
 
-  1. The report as written: --dump-dom shows the four sections AUROC, PR
-     curves, Calibration, SVD cost in that order, none open.  A measuring
+  0. The report of two scores (one named "s2<i>&amp;") and a probability,
+     of a table named res: a refusal to overwrite a file it did not write.
+  1. The report as written: --dump-dom shows the summary first, open, with
+     auroc_ci's and pr_auc_ci's intervals and the Brier score as SQL gives
+     them and the odd name as text, then the sections AUROC, PR curves,
+     Calibration, Compare models, Operating points, SVD cost in that
+     order, none open.  A measuring
      copy (the report plus a script that records each element's rendered
      box into the DOM; the report itself has no script) shows that closed,
      the sections' plots take no space.
@@ -11,11 +16,14 @@
   3. A screenshot of the opened report, decoded here (PNG: zlib + the five
      row filters): it is not blank -- many non-white pixels, pixel variance
      well above zero, and the Okabe-Ito blue of the first series is there.
+  4. A screenshot of the top of the report as written shows text (the
+     summary); MLEVAL_KEEP_SCREENSHOT=FILE keeps both screenshots.
 
 Exits 77 (SKIP) with the reason where chromium is not installed or cannot
 start; bootstrap installs it, so CI runs this test.
 """
 import os
+import json
 import re
 import shutil
 import struct
@@ -136,26 +144,59 @@ def main():
         print("SKIP: chromium cannot render a page here (exit %d): %s" % (r.returncode, r.stderr[-500:]))
         sys.exit(77)
 
-    # The demo report (the data of make demo), with a small SVD section.
+    # The demo report (the data of make demo) with a second score whose name
+    # needs escaping, in a table named res (the name of the report's own
+    # table before they moved to temp._mleval_report_*), --prob and a small
+    # SVD section.
     db = os.path.join(tmp, "demo.db")
     import sqlite3
     con = sqlite3.connect(db)
     con.executescript(open(os.path.join(SRC, "sql", "demo_data.sql")).read())
+    con.execute("CREATE TABLE res AS SELECT fold, y, s, s + ((id * 7919) % 100) / 25.0 - 2 AS \"s2<i>&amp;\", p FROM preds")
+    con.commit()
     con.close()
+    S2 = "s2<i>&amp;"
     html = os.path.join(tmp, "demo-report.html")
     env = dict(os.environ, MLEVAL_LIB=mltest.LIB)
-    r = subprocess.run([REPORT, db, "preds", "--label", "y", "--score", "s", "--prob", "p", "--by", "fold",
+    notes = os.path.join(tmp, "notes.txt")
+    open(notes, "w").write("not a report\n")
+    r = subprocess.run([REPORT, db, "res", "--label", "y", "--score", "s", "--score", S2, "-o", notes],
+                       capture_output=True, text=True, env=env)
+    ck.true(r.returncode == 1 and "refusing to overwrite" in r.stderr and open(notes).read() == "not a report\n",
+            "the report refuses to overwrite a file it did not write: %s" % r.stderr.strip())
+    r = subprocess.run([REPORT, db, "res", "--label", "y", "--score", "s", "--score", S2, "--prob", "p", "--by", "fold",
                         "--svd", "--svd-dims", "32,64", "--svd-iters", "3", "-o", html],
                        capture_output=True, text=True, env=env)
-    ck.equal((r.returncode, r.stderr), (0, ""), "mleval-report writes the demo report")
+    ck.equal((r.returncode, r.stderr), (0, ""), "mleval-report writes the demo report with two scores")
     text = open(html).read()
+    ref = mltest.connect()
+    ref.execute("ATTACH ? AS d", (db,))
 
     # 1. as written: four sections in order, closed
     r = chrome(exe, profile, ["--dump-dom"], "file://" + html)
     dom = r.stdout
     ids = re.findall(r"<details([^>]*)>\s*<summary>([^<]*)</summary>", dom)
-    ck.equal([s for _, s in ids], ["AUROC", "PR curves", "Calibration", "SVD cost"],
-             "the browser's DOM has the four sections in order")
+    ck.equal([s for _, s in ids], ["AUROC", "PR curves", "Calibration", "Compare models", "Operating points", "SVD cost"],
+             "the browser's DOM has the sections in order")
+    # the summary: open, first, and its numbers are SQL's
+    m = re.search(r'<section id="summary">(.*?)</section>', dom, flags=re.S)
+    ck.true(m is not None and dom.find('<section id="summary">') < dom.find("<details"),
+            "the summary is in the DOM before the sections")
+    summ = m.group(1) if m else ""
+    for col in ("s", S2):
+        q = "FROM d.res WHERE y IS NOT NULL AND \"%s\" IS NOT NULL" % col
+        for fn in ("auroc_ci(y, \"%s\")" % col, "pr_auc_ci(y, \"%s\", 0.95, 1000, 0)" % col):
+            ci = json.loads(ref.execute("SELECT %s %s" % (fn, q)).fetchone()[0])
+            want = "%.3f <span class=\"ci\">[%.3f, %.3f]</span>" % (ci["estimate"], ci["lo"], ci["hi"])
+            ck.true(want in summ, "summary shows %s over all rows: %s" % (fn, want))
+        ci = json.loads(ref.execute("SELECT auroc_ci(y, \"%s\") %s AND fold = 3" % (col, q)).fetchone()[0])
+        ck.true("%.3f <span class=\"ci\">[%.3f, %.3f]</span>" % (ci["estimate"], ci["lo"], ci["hi"]) in summ,
+                "summary shows fold 3's AUROC interval of %s" % col)
+    b = ref.execute("SELECT brier(y, p) FROM d.res").fetchone()[0]
+    ck.true("<td>%.3f</td>" % b in summ, "summary shows the Brier score")
+    # the escaped name: text in the page, never markup
+    ck.true("<td>s2&lt;i&gt;&amp;amp;</td>" in summ and "<i>" not in dom.split("<body>")[1].replace("<i>&amp;", ""),
+            "the score name is shown as text, not as markup")
     ck.true(all(" open" not in a for a, _ in ids), "every section is closed by default in the browser")
     closed = os.path.join(tmp, "closed.html")
     open(closed, "w").write(text.replace("</body>", MEASURE + "</body>"))
@@ -165,8 +206,9 @@ def main():
     lines = [l.split() for l in (m.group(1).strip().splitlines() if m else [])]
     sizes = [l[1:] for l in lines if l[0] == "svg"]
     dets = [l[1:] for l in lines if l[0] == "details"]
-    ck.equal(len(sizes), 4, "the report has its four plots (ROC, PR, reliability, SVD cost)")
-    ck.equal(len(dets), 4, "four sections measured")
+    ck.equal(len(sizes), 2 + 2 + 2 + 2 + 1,
+             "the report has its plots (ROC and PR per score, reliability, decision curve, both scores' ROC and PR, SVD cost)")
+    ck.equal(len(dets), 6, "six sections measured")
     for sec, dh, sh in dets:
         ck.true(float(dh) < float(sh) + 20, "closed section %s is only its summary: %s px, summary %s px" % (sec, dh, sh))
     ck.true(all(v in ("0", "-1") for *_, v in sizes), "closed sections' plots are not visible: %r" % sizes)
@@ -179,8 +221,8 @@ def main():
     m = re.search(r'<pre id="measured">(.*?)</pre>', r.stdout, flags=re.S)
     lines = [l.split() for l in (m.group(1).strip().splitlines() if m else [])]
     sizes = [l[1:] for l in lines if l[0] == "svg"]
-    ck.equal(sorted({s[0] for s in sizes}), sorted(["auroc", "pr", "calibration", "svd"]),
-             "every section has a plot")
+    ck.equal(sorted({s[0] for s in sizes}), sorted(["auroc", "pr", "calibration", "compare", "svd"]),
+             "every section but the operating points' table has a plot")
     for sec, dh, sh in [l[1:] for l in lines if l[0] == "details"]:
         ck.true(float(dh) > float(sh) + 300, "opened section %s shows its content: %s px" % (sec, dh))
     for sec, w, h, fw, fh, vis in sizes:
@@ -214,8 +256,18 @@ def main():
         ck.true(var > 100, "screenshot pixel variance %.1f" % var)
         ck.true(nonwhite > 0.02 * n, "screenshot has drawing (%d of %d sampled pixels not white)" % (nonwhite, n))
         ck.true(blue > 20, "the first series' Okabe-Ito blue is on screen (%d pixels)" % blue)
+    # 4. the top of the report as written (the summary is the first screen)
+    top = os.path.join(tmp, "top.png")
+    r = chrome(exe, profile, ["--screenshot=" + top, "--window-size=1000,900"], "file://" + html)
+    ck.true(os.path.exists(top), "chromium wrote a screenshot of the top")
+    if os.path.exists(top):
+        w, h, bpp, rows = png_pixels(top)
+        dark = sum(1 for line in rows[::3] for i in range(0, w * bpp, bpp * 3) if line[i] + line[i + 1] + line[i + 2] < 300)
+        ck.true(dark > 2000, "the first screen shows text (the summary's numbers): %d dark pixels" % dark)
     if os.environ.get("MLEVAL_KEEP_SCREENSHOT"):
         shutil.copy(png, os.environ["MLEVAL_KEEP_SCREENSHOT"])
+        if os.path.exists(top):
+            shutil.copy(top, os.environ["MLEVAL_KEEP_SCREENSHOT"] + ".top.png")
     shutil.rmtree(tmp, ignore_errors=True)
     ck.finish()
 

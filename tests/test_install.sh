@@ -9,6 +9,9 @@
 #   - .load mleval by name (the loader finds it through LD_LIBRARY_PATH here,
 #     through ldconfig's cache after a real install), in the shell and in Python
 #   - the installed Python helper finds the installed library
+#   - mleval.pc says that prefix (it is written at make time, not by
+#     configure), and docs/loading.md's commands for a prefix of one's own
+#     (.load by full path, PYTHONPATH, the installed mleval-report) work
 #   - make uninstall removes every file
 # and the same layout with DESTDIR.  Needs $MAKE and $abs_top_builddir
 # (set by make check).
@@ -34,6 +37,26 @@ version=$(q "$lib" "SELECT mleval_version()")
 check "installed mleval.so loads by full path" "$(q "$lib" "SELECT mleval_version() IS NOT NULL")" 1
 check "installed mleval.so links no BLAS, LAPACK, gfortran, CUDA" \
       "$(ldd "$lib.so" | grep -ciE 'lapack|blas|gfortran|cuda')" 0
+# mleval.pc says the prefix make install was given, not configure's
+pc=$inst/lib/pkgconfig/mleval.pc
+check "mleval.pc is installed" "$(test -f "$pc" && echo yes)" yes
+for v in prefix:"$inst" libdir:"$inst/lib" extensiondir:"$inst/lib"; do
+    check "mleval.pc: ${v%%:*} is the install prefix's" \
+          "$(PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$inst/lib/pkgconfig" pkg-config --variable="${v%%:*}" mleval 2>&1)" "${v#*:}"
+done
+check "mleval.pc names no other prefix" "$(grep -c '^[a-z_]*dir=/usr/local\|^prefix=/usr/local' "$pc")" 0
+# docs/loading.md, "Installed under a prefix of your own": these very commands
+check "docs: .load DIR/lib/mleval (full path)" \
+      "$(cd / && "$SQLITE3" -batch :memory: -cmd ".load $inst/lib/mleval" 'SELECT mleval_version()' 2>&1)" "$version"
+pyver=$("$ORACLE_PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+check "docs: PYTHONPATH=DIR/lib/python3.X/dist-packages imports the helper, which loads DIR's library" \
+      "$(cd / && env -u MLEVAL_LIB PYTHONPATH="$inst/lib/python$pyver/dist-packages" PYTHONDONTWRITEBYTECODE=1 "$ORACLE_PYTHON" -c 'import sqlite3, mleval; con = sqlite3.connect(":memory:"); mleval.load(con); print(con.execute("SELECT mleval_version()").fetchone()[0], mleval.loadable_path())' 2>&1)" \
+      "$version $inst/lib/mleval.so"
+csvdir=$(mktemp -d)
+printf 'y,s\n0,0.1\n0,0.4\n1,0.35\n1,0.8\n0,0.2\n1,0.9\n' > "$csvdir/t.csv"
+check "docs: DIR/bin/mleval-report loads DIR's library (no MLEVAL_LIB)" \
+      "$(cd "$csvdir" && env -u MLEVAL_LIB "$inst/bin/mleval-report" t.csv t --label y --score s -o r.html 2>&1 && grep -c 'Evaluation report: t' r.html)" 2
+rm -rf "$csvdir"
 check "no back end next to mleval.so in lib/" "$(ls "$inst/lib" | grep -c '^mleval_')" 0
 lapacke=$(q "$lib" "SELECT mleval_build_info() ->> '\$.lapacke'")
 if [ "$lapacke" = 1 ]; then

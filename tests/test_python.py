@@ -9,6 +9,10 @@ mleval.loadable_path().
     _install.py by make install, and falls back to the bare name "mleval"
   an interpreter whose sqlite3 cannot load extensions gets LoadError naming
     /usr/bin/python3 (a stand-in connection, and pyenv's python3 when present)
+  a connection that is not a sqlite3.Connection (apsw's, any object) gets
+    LoadError saying what load() supports, and nothing is called on it
+  mleval.dask opens a shard by its exact name: '%41', '#' and '?' in a path
+    are percent-encoded in the file: URI (no other file read, none created)
 """
 import os
 import shutil
@@ -87,16 +91,74 @@ def main():
     finally:
         shutil.rmtree(scratch)
 
-    # an interpreter that cannot load extensions
-    class NoLoad:
-        def execute(self, *a):
-            raise AssertionError("not reached")
+    # an interpreter that cannot load extensions: a sqlite3.Connection
+    # without enable_load_extension, as pyenv's build has
+    class NoLoad(sqlite3.Connection):
+        def __getattribute__(self, name):
+            if name in ("enable_load_extension", "load_extension"):
+                raise AttributeError(name)
+            return super().__getattribute__(name)
     try:
-        mleval.load(NoLoad())
+        mleval.load(sqlite3.connect(":memory:", factory=NoLoad))
         ck.true(False, "LoadError without enable_load_extension")
     except mleval.LoadError as e:
         ck.true("cannot load extensions" in str(e) and "/usr/bin/python3" in str(e),
                 "LoadError says why and names /usr/bin/python3: %s" % e)
+
+    # a connection of another binding (apsw) or any other object: load() says
+    # what it supports instead of blaming the interpreter, and calls nothing
+    calls = []
+
+    class Connection:               # looks like apsw.Connection
+        __module__ = "apsw"
+
+        def enable_load_extension(self, on):
+            calls.append(("enable_load_extension", on))
+
+        def load_extension(self, path):
+            calls.append(("load_extension", path))
+    for con, name in ((object(), "builtins.object"), (Connection(), "apsw.Connection")):
+        try:
+            mleval.load(con)
+            ck.true(False, "LoadError for %s" % name)
+        except mleval.LoadError as e:
+            msg = str(e)
+            ck.true("sqlite3.Connection" in msg and name in msg and "loadable_path()" in msg
+                    and "cannot load extensions" not in msg,
+                    "%s: LoadError names what load() supports and what it got: %s" % (name, msg))
+    ck.equal(calls, [], "load() calls nothing on a connection it does not support")
+    # mleval.dask opens each shard read-only by a file: URI; a name with
+    # '%41' must not read shardA.db, and '#' or '?' must not cut the path
+    # (which opened a truncated name read-write and created an empty file)
+    sys.path.insert(0, SRC_PY)
+    import mleval.dask as md
+    scratch = tempfile.mkdtemp(prefix="mleval-shardnames-")
+    try:
+        def shard(name, ys):
+            path = os.path.join(scratch, name)
+            c = sqlite3.connect(path)
+            c.execute("CREATE TABLE preds(y INT)")
+            c.executemany("INSERT INTO preds VALUES (?)", [(v,) for v in ys])
+            c.commit()
+            c.close()
+            return path
+        shard("shardA.db", [1, 1, 1])
+        for name, ys in (("shard%41.db", [0, 1]), ("shard#1.db", [1, 0, 0, 0]), ("shard?x.db", [1] * 5)):
+            path = shard(name, ys)
+            before = sorted(os.listdir(scratch))
+            try:
+                got = md.shard_state(path, "SELECT CAST(group_concat(y, '') AS BLOB) FROM preds")
+            except sqlite3.Error as e:
+                got = "error: %s" % e
+            ck.equal(got, "".join(map(str, ys)).encode(), "mleval.dask reads %s itself" % name)
+            ck.equal(sorted(os.listdir(scratch)), before, "mleval.dask creates no file for %s" % name)
+        try:
+            md.shard_state(os.path.join(scratch, "no such%20shard.db"), "SELECT 1")
+            ck.true(False, "a missing shard is an error")
+        except sqlite3.OperationalError:
+            ck.true(not os.path.exists(os.path.join(scratch, "no such shard.db")), "a missing shard is not created")
+    finally:
+        shutil.rmtree(scratch)
     other = shutil.which("python3")
     if other and os.path.realpath(other) != os.path.realpath(sys.executable):
         probe = "import sqlite3; print(hasattr(sqlite3.connect(':memory:'), 'enable_load_extension'))"

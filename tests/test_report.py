@@ -10,8 +10,15 @@ CSV file, with --by and several --score.
     the database and for the CSV (imported with typed numeric columns);
   - a group with one positive says "not enough positives" and has no curve;
     a score with AUROC < 0.5 is marked inverted;
-  - without --prob the calibration section says it uses the empirical CDF,
-    and its ECE equals ece() over (rank + (ties - 1)/2) / n computed here;
+  - without --prob there is no calibration (no ECE, no diagram) and the
+    section says why;
+  - the summary's numbers are auroc_ci's, pr_auc_ci's and mean_ci's, overall
+    and per group; the comparison's are auroc_diff's and pr_auc_diff_ci's,
+    with Holm's adjustment equal to a Python reference of sql/p_adjust.sql;
+    the operating points are operating_point's; with --prob the summary has
+    brier and log_loss;
+  - a group of 500 rows or more is drawn at <= 501 points that lie on its
+    exact ROC curve, from (0, 0) to (1, 1), whose area is its AUROC;
   - the output is deterministic; --help, bad arguments (exit 2) and a
     missing table, column or file (exit 1) give the documented messages.
 """
@@ -78,7 +85,10 @@ def check_html(html, want_sections, what):
     p.feed(html)
     ck.equal([s.strip() for s in p.summaries], want_sections, what + ": sections in order")
     ck.equal([d[0] for d in p.details], [{"AUROC": "auroc", "PR curves": "pr", "Calibration": "calibration",
+                                          "Compare models": "compare", "Operating points": "operating",
                                           "SVD cost": "svd"}[s] for s in want_sections], what + ": section ids")
+    ck.true(html.find('<section id="summary">') != -1 and html.find('<section id="summary">') < html.find("<details"),
+            what + ": the summary comes first, outside any collapsed section")
     ck.true(all("open" not in d[1] for d in p.details), what + ": every section collapsed by default")
     ck.equal(p.scripts, 0, what + ": no script")
     ck.equal(p.refs, [], what + ": no external reference")
@@ -150,6 +160,153 @@ def compare(got, want, what):
             ck.equal(got["reliability"][s][grp], v, "%s: reliability %s %s" % (what, s, grp))
 
 
+def sql_json(con, sql, *args):
+    v = con.execute(sql, args).fetchone()[0]
+    return None if v is None else json.loads(v)
+
+
+def fmt_ci(est, ci):
+    return "%.3f <span class=\"ci\">[%.3f, %.3f]</span>" % (est, ci["lo"], ci["hi"])
+
+
+def check_summary(ref, got, html):
+    """The summary: overall and per fold, auroc_ci and pr_auc_ci (1000
+    replicates, seed 0) as SQL gives them, mean_ci over the folds that have
+    a value, Brier and log loss of p; the HTML shows them to 3 decimals."""
+    summ = got["summary"]
+    for s in ("s1", "s2"):
+        base = "FROM preds WHERE y IS NOT NULL AND %s IS NOT NULL" % s
+        want_all = (sql_json(ref, "SELECT auroc_ci(y, %s) %s" % (s, base)),
+                    sql_json(ref, "SELECT pr_auc_ci(y, %s, 0.95, 1000, 0) %s" % (s, base)))
+        ck.equal((summ["scores"][s]["all"]["auroc_ci"], summ["scores"][s]["all"]["pr_auc_ci"]), want_all,
+                 "summary: %s over all rows is auroc_ci's and pr_auc_ci's" % s)
+        ck.true(fmt_ci(want_all[0]["estimate"], want_all[0]) in html and
+                fmt_ci(want_all[1]["estimate"], want_all[1]) in html, "summary HTML shows %s's intervals" % s)
+        per = {}
+        for fold in ("1", "2", "3"):
+            a = sql_json(ref, "SELECT auroc_ci(y, %s) %s AND fold = ?" % (s, base), int(fold))
+            p = sql_json(ref, "SELECT pr_auc_ci(y, %s, 0.95, 1000, 0) %s AND fold = ?" % (s, base), int(fold))
+            ck.equal((summ["scores"][s]["groups"][fold]["auroc_ci"], summ["scores"][s]["groups"][fold]["pr_auc_ci"]),
+                     (a, p), "summary: %s fold %s" % (s, fold))
+            per[fold] = (a["estimate"], p["estimate"])
+        ck.equal(summ["scores"][s]["groups"]["4"]["auroc_ci"], None, "summary: fold 4 (one positive) has no interval")
+        ref.execute("CREATE TEMP TABLE IF NOT EXISTS m(s TEXT, a REAL, p REAL)")
+        ref.executemany("INSERT INTO m VALUES (?, ?, ?)", [(s, a, p) for a, p in per.values()])
+        want = ref.execute("SELECT mean_ci(a), mean_ci(p) FROM m WHERE s = ?", (s,)).fetchone()
+        ck.equal(summ["scores"][s]["mean"], {"auroc": json.loads(want[0]), "pr_auc": json.loads(want[1])},
+                 "summary: %s mean over folds is mean_ci of the folds' values" % s)
+    b, ll = ref.execute("SELECT brier(y, p), log_loss(y, p) FROM preds WHERE y IS NOT NULL AND p IS NOT NULL").fetchone()
+    ck.equal((summ["probability"]["all"]["brier"], summ["probability"]["all"]["log_loss"]), (b, ll),
+             "summary: Brier and log loss of --prob")
+    pi = got["groups"][0]["positives"] / got["groups"][0]["rows"]
+    ck.close(summ["probability"]["groups"]["1"]["no_skill_brier"], pi * (1 - pi), "summary: no-skill Brier")
+
+
+def holm_reference(ps, names):
+    """sql/p_adjust.sql's Holm: rank by (p, name), running max of (m - i + 1) p."""
+    items = sorted((p, n, k) for k, (p, n) in enumerate(zip(ps, names)) if p is not None)
+    m = len(items)
+    out = [None] * len(ps)
+    run_max = 0.0
+    for i, (p, n, k) in enumerate(items, 1):
+        run_max = max(run_max, (m - i + 1) * p)
+        out[k] = min(1.0, run_max)
+    return out
+
+
+def check_compare(ref, got):
+    cmp_ = got["compare"]
+    ck.equal([(c["a"], c["b"], c["group"]) for c in cmp_],
+             [("s1", "s2", None)] + [("s1", "s2", f) for f in ("1", "2", "3", "4")], "compare: all rows, then each fold")
+    for c in cmp_:
+        where = "y IS NOT NULL AND s1 IS NOT NULL AND s2 IS NOT NULL" + ("" if c["group"] is None else " AND fold = %s" % c["group"])
+        ck.equal(c["auroc_diff"], sql_json(ref, "SELECT auroc_diff(y, s1, s2) FROM preds WHERE " + where),
+                 "compare: auroc_diff, %s" % c["group"])
+        ck.equal(c["pr_auc_diff_ci"], sql_json(ref, "SELECT pr_auc_diff_ci(y, s1, s2, 0.95, 1000, 0) FROM preds WHERE " + where),
+                 "compare: pr_auc_diff_ci, %s" % c["group"])
+    names = ["%s vs %s: %s" % (c["a"], c["b"], c["group"] or "all rows") for c in cmp_]
+    for key, field in (("auroc_diff", "auroc_p_holm"), ("pr_auc_diff_ci", "pr_auc_p_holm")):
+        ps = [c[key]["p_value"] if c[key] and c[key]["p_value"] is not None else None for c in cmp_]
+        want = holm_reference(ps, names)
+        for c, w in zip(cmp_, want):
+            ck.equal(c[field], w, "compare: Holm %s, %s" % (key, c["group"]))
+    # the reference is sql/p_adjust.sql itself, run on the same p-values
+    pv = sqlite3.connect(":memory:")
+    pv.execute("CREATE TABLE pvals(name TEXT, p REAL)")
+    pv.executemany("INSERT INTO pvals VALUES (?, ?)", [(n, c["auroc_diff"]["p_value"] if c["auroc_diff"] else None)
+                                                        for n, c in zip(names, cmp_)])
+    script = open(os.path.join(os.environ.get("srcdir", os.path.join(HERE, "..")), "sql", "p_adjust.sql")).read()
+    pv.executescript("\n".join(l for l in script.splitlines() if not l.startswith(".")))
+    sql_holm = dict(pv.execute("SELECT name, holm FROM p_adjusted"))
+    ck.equal([c["auroc_p_holm"] for c in cmp_], [sql_holm.get(n) for n in names], "compare: Holm equals sql/p_adjust.sql's")
+    # Holm on ties and a NULL: the Python reference against hand values
+    ck.equal(holm_reference([0.01, 0.04, 0.03, None, 0.03], list("abcde")), [0.04, 0.09, 0.09, None, 0.09],
+             "the Holm reference on hand values")
+
+
+def check_operating(ref, got):
+    pts = got["operating_points"]
+    ck.equal(sorted({p["point"]["criterion"] for p in pts if p["point"]}), ["max_f1", "specificity", "youden"],
+             "operating points: the default criteria")
+    for p in pts:
+        if p["group"] not in (None, "1"):
+            continue
+        crit = p["point"]["criterion"]
+        args = (p["score"], crit) + ((", 0.95",) if crit == "specificity" else ("",))
+        where = "y IS NOT NULL AND %s IS NOT NULL" % p["score"] + ("" if p["group"] is None else " AND fold = 1")
+        ck.equal(p["point"], sql_json(ref, "SELECT operating_point(y, %s, '%s'%s) FROM preds WHERE " % args + where),
+                 "operating point %s %s %s" % (p["score"], crit, p["group"]))
+
+
+def check_thinning(tmp):
+    """A group of 3000 rows: its curves have at most 501 points (gains'
+    500 equal-mass cuts, the ROC from (0, 0)), every ROC point lies on the
+    exact ROC curve, the last ones are (1, 1) and (1, prevalence), and the
+    ROC's trapezoid area is the AUROC (the cuts split ties as the curve's
+    diagonal does)."""
+    rng = np.random.default_rng(5)
+    db = os.path.join(tmp, "big.db")
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t(y INT, s REAL)")
+    y = (rng.random(3000) < 0.3).astype(int)
+    s = np.round(rng.normal(size=3000) + y, 2)
+    con.executemany("INSERT INTO t VALUES (?, ?)", zip(y.tolist(), s.tolist()))
+    con.commit()
+    con.close()
+    js = os.path.join(tmp, "big.json")
+    r = run([db, "t", "--label", "y", "--score", "s", "--reps", "0", "-o", os.path.join(tmp, "big.html"), "--json", js])
+    ck.equal((r.returncode, r.stderr), (0, ""), "3000-row run succeeds")
+    got = json.load(open(js))
+    roc = got["curves"]["s"]["roc_curve"]["all"]
+    pr = got["curves"]["s"]["pr_curve"]["all"]
+    ck.true(len(roc) <= 501 and len(pr) <= 500, "thinned: %d ROC and %d PR points" % (len(roc), len(pr)))
+    ck.equal((roc[0], roc[-1]), ({"fpr": 0, "tpr": 0}, {"fpr": 1, "tpr": 1}), "thinned ROC from (0, 0) to (1, 1)")
+    ck.close(pr[-1]["precision"], y.mean(), "thinned PR ends at the prevalence")
+    ck.close(pr[-1]["recall"], 1.0, "thinned PR ends at recall 1")
+    ref = mltest.connect()
+    ref.execute("ATTACH ? AS d", (db,))
+    exact = json.loads(ref.execute("SELECT roc_curve(y, s) FROM d.t").fetchone()[0])
+    ex = np.array([pt["fpr"] for pt in exact])
+    ey = np.array([pt["tpr"] for pt in exact])
+    worst = 0.0
+    for pt in roc:
+        f, t = pt["fpr"], pt["tpr"]
+        cand = []
+        for x0, y0, x1, y1 in zip(ex[:-1], ey[:-1], ex[1:], ey[1:]):
+            if x0 - 1e-12 <= f <= x1 + 1e-12:
+                if x1 - x0 < 1e-15:
+                    cand += [min(y0, y1), max(y0, y1)]
+                else:
+                    cand.append(y0 + (f - x0) * (y1 - y0) / (x1 - x0))
+        off = 1.0 if not cand else max(min(cand) - t, t - max(cand), 0.0)
+        worst = max(worst, off)
+    ck.true(worst < 1e-9, "every thinned ROC point lies on the exact curve (off by %.2g)" % worst)
+    fx = np.array([pt["fpr"] for pt in roc])
+    fy = np.array([pt["tpr"] for pt in roc])
+    auc = float(np.sum((fx[1:] - fx[:-1]) * (fy[1:] + fy[:-1]) / 2))
+    ck.close(auc, got["auroc"]["s"]["all"], "the thinned ROC's area is the AUROC", rel=0, abs_=2e-3)
+
+
 def main():
     if not os.path.exists(REPORT):
         print("SKIP: %s is not built" % REPORT)
@@ -180,8 +337,9 @@ def main():
              "-o", out, "--json", js])
     ck.equal((r.returncode, r.stderr), (0, ""), "database run succeeds")
     html = open(out).read()
-    svgs = check_html(html, ["AUROC", "PR curves", "Calibration"], "database")
-    ck.equal(len(svgs), 2 + 2 + 1, "one ROC and one PR plot per score, one reliability diagram")
+    svgs = check_html(html, ["AUROC", "PR curves", "Calibration", "Compare models", "Operating points"], "database")
+    ck.equal(len(svgs), 2 + 2 + 1 + 1 + 2,
+             "one ROC and one PR plot per score, a reliability diagram, a decision curve, both scores on one ROC and one PR plot")
     got = json.load(open(js))
     want = sql_numbers(ref, "preds", "fold", ["s1", "s2"], "p", 10)
     compare(got, want, "database --json")
@@ -197,6 +355,10 @@ def main():
     r2 = run([db, "preds", "--label", "y", "--score", "s1", "--score", "s2", "--prob", "p", "--by", "fold",
               "-o", out + "2", "--json", js + "2"])
     ck.equal(open(out + "2").read(), html, "the report is deterministic")
+    check_summary(ref, got, html)
+    check_compare(ref, got)
+    check_operating(ref, got)
+    check_thinning(tmp)
 
     # 2. the same rows as CSV: the same numbers
     out = os.path.join(tmp, "c.html")
@@ -204,7 +366,7 @@ def main():
     r = run([csvp, "preds", "--label", "y", "--score", "s1", "--score", "s2", "--prob", "p", "--by", "fold",
              "-o", out, "--json", js])
     ck.equal((r.returncode, r.stderr), (0, ""), "CSV run succeeds")
-    check_html(open(out).read(), ["AUROC", "PR curves", "Calibration"], "CSV")
+    check_html(open(out).read(), ["AUROC", "PR curves", "Calibration", "Compare models", "Operating points"], "CSV")
     compare(json.load(open(js)), want, "CSV --json")
 
     # 3. no --prob: empirical CDF per group; --by a text column; --svd
@@ -214,25 +376,12 @@ def main():
              "--svd-dims", "12,20", "--svd-iters", "2", "-o", out, "--json", js])
     ck.equal((r.returncode, r.stderr), (0, ""), "--svd run succeeds")
     html = open(out).read()
-    svgs = check_html(html, ["AUROC", "PR curves", "Calibration", "SVD cost"], "--svd")
-    ck.true("empirical CDF" in html and "pseudo-probability" in html, "calibration says it uses the empirical CDF")
+    svgs = check_html(html, ["AUROC", "PR curves", "Calibration", "Operating points", "SVD cost"], "--svd")
+    ck.true("No calibration: no <code>--prob</code> column was given" in html, "without --prob the section says why")
+    ck.true("empirical CDF" not in html and "plot_reliability" not in html and 'class="reliability"' not in html,
+            "no pseudo-probability calibration without --prob")
     got = json.load(open(js))
-    ck.equal(got["calibration"], "empirical_cdf", "--json says empirical_cdf")
-    data = [r_ for r_ in rows if r_[1] is not None and r_[2] is not None]
-    cdf = sqlite3.connect(":memory:")
-    cdf.enable_load_extension(True)
-    cdf.load_extension(mltest.LIB)
-    cdf.execute("CREATE TABLE c(g TEXT, y INT, p REAL)")
-    for src in sorted({r_[5] for r_ in data}):
-        grp = [r_ for r_ in data if r_[5] == src]
-        s = np.array([r_[2] for r_ in grp])
-        n = len(s)
-        for (row, v) in zip(grp, s):
-            rank = int((s < v).sum()) + 1
-            ties = int((s == v).sum())
-            cdf.execute("INSERT INTO c VALUES (?,?,?)", (src, row[1], (rank + (ties - 1) / 2.0) / n))
-    for src, e in cdf.execute("SELECT g, ece(y, p, 7) FROM c GROUP BY g"):
-        ck.close(got["ece"]["s1"][src], e, "CDF ECE of %s" % src)
+    ck.equal((got["calibration"], got["ece"], got["reliability"]), (None, {}, {}), "--json: no calibration without --prob")
     ck.equal(len(got["svd_cost"]) >= 3 and sorted({c["target"] for c in got["svd_cost"]}), ["AVWo", "QK^T", "WvWo"],
              "SVD cost has the three targets of sql/svd_targets.sql")
     ck.true('class="bar"' in svgs[-1], "SVD cost has a bar chart")
@@ -267,7 +416,18 @@ def main():
         ([os.path.join(tmp, "missing.db"), "preds", "--label", "y", "--score", "s1"], 1,
          "mleval-report: cannot open %s: No such file or directory" % os.path.join(tmp, "missing.db")),
         ([db, "preds", "--label", "src", "--score", "s1", "-o", os.path.join(tmp, "x.html")], 1,
-         "mleval-report: --label src: auroc(): y must be 0 or 1, got text 'src0'"),
+         "mleval-report: --label src: ml_state(): y must be 0 or 1, got text 'src0'"),
+        ([db, "preds", "--label", "y", "--score", "s1", "--operating", "f1"], 2,
+         "mleval-report: --operating: criterion must be one of max_f1, youden, fpr:T, specificity:T, "
+         "sensitivity:T, precision:T, got 'f1'"),
+        ([db, "preds", "--label", "y", "--score", "s1", "--operating", "specificity"], 2,
+         "mleval-report: --operating: specificity needs a target in (0, 1), as specificity:0.95"),
+        ([db, "preds", "--label", "y", "--score", "s1", "--operating", "youden:0.5"], 2,
+         "mleval-report: --operating: youden takes no target, got '0.5'"),
+        ([db, "preds", "--label", "y", "--score", "s1", "--operating", "fpr:1"], 2,
+         "mleval-report: --operating: the target of fpr must be a number in (0, 1), got '1'"),
+        ([db, "preds", "--label", "y", "--score", "s1", "--reps", "5"], 2,
+         "mleval-report: --reps must be 0 or an integer in 10..100000, got '5'"),
     ]
     for args, code, msg in bad:
         r = run(args)

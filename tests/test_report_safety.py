@@ -269,8 +269,8 @@ def test_option_errors(tmp):
          "mleval-report: --prob q: no such column in preds (its columns: %s)" % cols),
         (["--label", "y", "--score", "s", "--by", "folds"],
          "mleval-report: --by folds: no such column in preds (its columns: %s)" % cols),
-        (["--label", "src", "--score", "s"], "mleval-report: --label src: auroc(): y must be 0 or 1, got text 'a'"),
-        (["--label", "y", "--score", "src"], "mleval-report: --score src: auroc(): s must be a number, got text 'a'"),
+        (["--label", "src", "--score", "s"], "mleval-report: --label src: ml_state(): y must be 0 or 1, got text 'a'"),
+        (["--label", "y", "--score", "src"], "mleval-report: --score src: ml_state(): s must be a number, got text 'a'"),
         (["--label", "y", "--score", "s", "--prob", "p"],
          "mleval-report: --prob p: ece(): p must be a probability in [0, 1], got 1.5"),
     ]

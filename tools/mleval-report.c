@@ -59,6 +59,12 @@
 #define T_GRP "temp._mleval_report_grp"
 #define T_RES "temp._mleval_report_res"
 #define T_CAL "temp._mleval_report_cal"
+#define T_CMP "temp._mleval_report_cmp"
+#define T_ST "temp._mleval_report_states"
+#define MAX_OPS 16
+/* Curves of a group with at least this many rows are drawn (and written to
+** --json) at this many equal-mass cuts of its ranked rows: gains(y, s, 500). */
+#define CURVE_POINTS 500
 #define T_SVD_TARGETS "temp._mleval_report_svd_targets"
 #define T_SVD_COST "temp._mleval_report_svd_cost"
 
@@ -66,7 +72,11 @@ typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
-  int nScore, svd, bins, svdW, svdD, svdIters, force;
+  int nScore, svd, bins, svdW, svdD, svdIters, force, reps;
+  /* --operating: criteria and targets (NAN: none) */
+  const char *azOpCrit[MAX_OPS];
+  double aOpTarget[MAX_OPS];
+  int nOp;
 } Opts;
 
 typedef struct Group {
@@ -87,6 +97,7 @@ typedef struct Report {
 static const char *zUsage =
   "usage: mleval-report DB TABLE --label COL --score COL [--score COL ...]\n"
   "                     [--prob COL] [--by COL] [--svd] [--bins N]\n"
+  "                     [--operating LIST] [--reps N]\n"
   "                     [-o report.html] [--json result.json]\n"
   "\n"
   "Writes the evaluation report of TABLE (AUROC, PR curves, calibration and,\n"
@@ -97,11 +108,18 @@ static const char *zUsage =
   "  --label COL     the 0/1 label column (required)\n"
   "  --score COL     a score column, higher = more positive (required; repeat\n"
   "                  for several models or metrics, at most 16)\n"
-  "  --prob COL      a probability column for the calibration section; without\n"
-  "                  it each score's empirical CDF is used as pseudo-probability\n"
+  "  --prob COL      a probability column: Brier, log loss, calibration and the\n"
+  "                  decision curve (without it there is no calibration section:\n"
+  "                  a score is not a probability)\n"
   "  --by COL        group by this column (fold, lookback, source): one curve\n"
   "                  per group\n"
   "  --bins N        reliability bins, 1..1000 (default 10)\n"
+  "  --operating L   operating points, comma-separated criteria of\n"
+  "                  operating_point(): max_f1, youden, or fpr, specificity,\n"
+  "                  sensitivity, precision with :TARGET in (0, 1)\n"
+  "                  (default max_f1,youden,specificity:0.95)\n"
+  "  --reps N        bootstrap replicates of the PR-AUC intervals, 0 or\n"
+  "                  10..100000 (default 1000; 0: no PR-AUC intervals)\n"
   "  --svd           add the SVD cost section (svd_bench over the shapes of\n"
   "                  sql/svd_targets.sql: w = 128, d_model = 512)\n"
   "  --svd-dims W,D  the shapes' w and d_model (default 128,512)\n"
@@ -149,10 +167,51 @@ static int parse_int(const char *zOpt, const char *z, int lo, int hi){
   return (int)v;
 }
 
+/* --operating's list "max_f1,youden,specificity:0.95" into o->azOpCrit and
+** o->aOpTarget (the text is split in place).  The criteria and their
+** targets are operating_point()'s (docs/ranking.md). */
+static void parse_operating(Opts *o, char *z){
+  static const char *const azNeed[] = {"fpr", "specificity", "sensitivity", "precision"};
+  static const char *const azNone[] = {"max_f1", "youden"};
+  o->nOp = 0;
+  while( z ){
+    char *comma = strchr(z, ',');
+    char *colon;
+    int need = -1;
+    size_t j;
+    if( comma ) *comma = 0;
+    colon = strchr(z, ':');
+    if( colon ) *colon = 0;
+    for(j=0; j<4; j++) if( strcmp(z, azNeed[j])==0 ) need = 1;
+    for(j=0; j<2; j++) if( strcmp(z, azNone[j])==0 ) need = 0;
+    if( need<0 ){
+      die(2, "--operating: criterion must be one of max_f1, youden, fpr:T, specificity:T, "
+             "sensitivity:T, precision:T, got '%s'", z);
+    }
+    if( o->nOp>=MAX_OPS ) die(2, "--operating: at most %d criteria", MAX_OPS);
+    if( need && colon==0 ) die(2, "--operating: %s needs a target in (0, 1), as %s:0.95", z, z);
+    if( !need && colon ) die(2, "--operating: %s takes no target, got '%s'", z, colon+1);
+    o->azOpCrit[o->nOp] = z;
+    o->aOpTarget[o->nOp] = NAN;
+    if( need ){
+      char *end;
+      double t;
+      errno = 0;
+      t = strtod(colon+1, &end);
+      if( errno || end==colon+1 || *end || !(t>0 && t<1) ){
+        die(2, "--operating: the target of %s must be a number in (0, 1), got '%s'", z, colon+1);
+      }
+      o->aOpTarget[o->nOp] = t;
+    }
+    o->nOp++;
+    z = comma ? comma+1 : 0;
+  }
+}
+
 static void parse_args(Opts *o, int argc, char **argv){
   int i, nPos = 0;
   memset(o, 0, sizeof(*o));
-  o->bins = 10; o->zOut = "report.html"; o->zOutOpt = "-o"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
+  o->bins = 10; o->reps = 1000; o->zOut = "report.html"; o->zOutOpt = "-o"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
   for(i=1; i<argc; i++){
     const char *a = argv[i];
     const char *v = i+1<argc ? argv[i+1] : 0;
@@ -170,6 +229,12 @@ static void parse_args(Opts *o, int argc, char **argv){
     else if( strcmp(a, "--prob")==0 ){ NEEDV(); o->zProb = v; }
     else if( strcmp(a, "--by")==0 ){ NEEDV(); o->zBy = v; }
     else if( strcmp(a, "--bins")==0 ){ NEEDV(); o->bins = parse_int(a, v, 1, 1000); }
+    else if( strcmp(a, "--reps")==0 ){
+      NEEDV();
+      o->reps = parse_int(a, v, 0, 100000);
+      if( o->reps>0 && o->reps<10 ) die(2, "--reps must be 0 or an integer in 10..100000, got '%s'", v);
+    }
+    else if( strcmp(a, "--operating")==0 ){ NEEDV(); parse_operating(o, xstrdup(v)); }
     else if( strcmp(a, "--svd")==0 ){ o->svd = 1; }
     else if( strcmp(a, "--svd-dims")==0 ){
       char *comma;
@@ -190,6 +255,10 @@ static void parse_args(Opts *o, int argc, char **argv){
     else if( nPos==1 ){ o->zTable = a; nPos++; }
     else die(2, "unexpected argument '%s' (DB and TABLE are already given)", a);
 #undef NEEDV
+  }
+  if( o->nOp==0 ){
+    static char zDefault[] = "max_f1,youden,specificity:0.95";
+    parse_operating(o, zDefault);
   }
   if( nPos<2 ) die(2, "DB and TABLE are required");
   if( o->zLabel==0 ) die(2, "--label is required");
@@ -677,49 +746,140 @@ static const char *too_few(sqlite3_int64 pos, sqlite3_int64 neg){
   return 0;
 }
 
-/* The FROM clause of (g, y, x) with x the empirical CDF of the score in its
-** group: (rank + (ties - 1)/2) / n, rank counted from 1 at the lowest. */
-static char *cdf_from(Report *r, const char *zCol){
-  char *zBase = base_from(r, zCol);
-  char *z = sqlite3_mprintf(
-    "(SELECT g, y, (rank() OVER (PARTITION BY g ORDER BY x) + (count(*) OVER (PARTITION BY g, x) - 1) / 2.0)"
-    " / count(*) OVER (PARTITION BY g) AS x FROM %s)", zBase);
-  sqlite3_free(zBase);
-  return z;
-}
+/* Calibration needs probabilities: only --prob has a calibration column. */
+static int n_calib(Report *r){ return r->o.zProb ? 1 : 0; }
+static const char *calib_col(Report *r, int k){ (void)k; return r->o.zProb; }
 
-/* Calibration columns: --prob, or every score through its CDF. */
-static int n_calib(Report *r){ return r->o.zProb ? 1 : r->o.nScore; }
-static const char *calib_col(Report *r, int k){ return r->o.zProb ? r->o.zProb : r->o.azScore[k]; }
-static char *calib_from(Report *r, int k){
-  return r->o.zProb ? base_from(r, r->o.zProb) : cdf_from(r, r->o.azScore[k]);
-}
-
-/* One scan per column computes everything the report shows, into two temp
-** tables: res (per score and group: counts, auroc, pr_auc, both curves) and
-** cal (per calibration column and group: counts, ece, reliability).  The
-** sections and the JSON then read these tables: a 10^7-row table is read
-** (and sorted by group) once per column, not once per number. */
-static void compute(Report *r){
-  int k;
-  exec(r, "CREATE TABLE " T_RES "(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
-          " roc TEXT, pr TEXT)");
-  exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT)");
-  for(k=0; k<r->o.nScore; k++){
-    char *zFrom = base_from(r, r->o.azScore[k]);
-    char *zSql = sqlite3_mprintf(
-      "INSERT INTO " T_RES " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), auroc(y, x), pr_auc(y, x),"
-      " roc_curve(y, x), pr_curve(y, x) FROM %s GROUP BY g", r->o.azScore[k], zFrom);
-    exec_cols(r, zSql, "--score", r->o.azScore[k]);
-    sqlite3_free(zSql); sqlite3_free(zFrom);
+/* operating_point() calls for --operating, as one JSON array per group. */
+static char *ops_sql(Report *r, const char *zY, const char *zX){
+  sqlite3_str *q = sqlite3_str_new(r->db);
+  int j;
+  sqlite3_str_appendall(q, "json_array(");
+  for(j=0; j<r->o.nOp; j++){
+    sqlite3_str_appendf(q, "%soperating_point(%s%s%s, %Q", j ? ", " : "", zY, zX[0] ? ", " : "", zX, r->o.azOpCrit[j]);
+    if( isfinite(r->o.aOpTarget[j]) ) sqlite3_str_appendf(q, ", %!.17g", r->o.aOpTarget[j]);
+    sqlite3_str_appendall(q, ")");
   }
-  for(k=0; k<n_calib(r); k++){
-    char *zFrom = calib_from(r, k);
-    char *zSql = sqlite3_mprintf(
-      "INSERT INTO " T_CAL " SELECT %Q, g, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
-      " reliability(y, x, %d) FROM %s GROUP BY g", calib_col(r, k), r->o.bins, r->o.bins, zFrom);
-    exec_cols(r, zSql, r->o.zProb ? "--prob" : "--score", calib_col(r, k));
-    sqlite3_free(zSql); sqlite3_free(zFrom);
+  sqlite3_str_appendall(q, ")");
+  return sqlite3_str_finish(q);
+}
+
+
+/* Curves of groups with CURVE_POINTS rows or more, from their gains() JSON:
+** the ROC point (FPR, TPR) and the PR point (recall, precision) at each
+** equal-mass cut of the rows ranked by score (ties counted with their
+** positive fraction, as gains does), the ROC from (0, 0); gains writes a
+** rate of 1 as the integer 1, hence the casts (no integer division); rounding that
+** would step outside [0, 1] is clamped. */
+static void curves_from_gains(Report *r){
+  exec(r,
+    "UPDATE " T_RES " SET"
+    " roc = (SELECT json_group_array(json_object('fpr', fpr, 'tpr', tpr)) FROM ("
+    "   SELECT -1 AS k, 0.0 AS fpr, 0.0 AS tpr UNION ALL"
+    "   SELECT key, max(0.0, min(1.0, (sum(value ->> 'n') OVER w - CAST(value ->> 'cum_positive_rate' AS REAL) * pos) / neg)),"
+    "          max(0.0, min(1.0, CAST(value ->> 'cum_positive_rate' AS REAL)))"
+    "   FROM json_each(gains) WINDOW w AS (ORDER BY key) ORDER BY k)),"
+    " pr = (SELECT json_group_array(json_object('recall', rec, 'precision', prec)) FROM ("
+    "   SELECT key AS k, max(0.0, min(1.0, CAST(value ->> 'cum_positive_rate' AS REAL))) AS rec,"
+    "          max(0.0, min(1.0, CAST(value ->> 'cum_positive_rate' AS REAL) * pos / sum(value ->> 'n') OVER w)) AS prec"
+    "   FROM json_each(gains) WINDOW w AS (ORDER BY key) ORDER BY k))"
+    " WHERE gains IS NOT NULL");
+}
+
+/* One GROUP BY query per score sorts its rows once per group into states
+** (ml_state; all rows' state is their merge, ml_merge, with no second
+** sort), and the functions then read the states, which give the rows'
+** results bit for bit (docs/states.md): res holds per score and group, and
+** in the overall row with g NULL, the counts, auroc, pr_auc, their
+** intervals, the operating points and both curves; cal (per --prob group and overall: ece, reliability, brier,
+** log_loss, calibration_summary; the overall decision curve) and cmp (per
+** pair of scores and group: auroc_diff, pr_auc_diff_ci).  The sections and
+** the JSON then read these tables.  The curves come from roc_curve and
+** pr_curve for groups under CURVE_POINTS rows, else from gains(y, s, 500):
+** a full curve of 10^6 points costs more than the rest of the report. */
+static void compute_score(Report *r, int k){
+  const char *zCol = r->o.azScore[k];
+  char *zFrom = base_from(r, zCol);
+  char *zOps = ops_sql(r, "st", "");
+  char *zPrci = r->o.reps ? sqlite3_mprintf("pr_auc_ci(st, 0.95, %d, 0)", r->o.reps) : sqlite3_mprintf("NULL");
+  char *zSql;
+  /* one sort of the column's rows per group, into states; all rows' state
+  ** is their merge (no second sort) */
+  exec(r, "DELETE FROM " T_ST);
+  zSql = sqlite3_mprintf("INSERT INTO " T_ST " SELECT g, count(*), sum(y = 1), sum(y = 0), ml_state(y, x)"
+                         " FROM %s GROUP BY g", zFrom);
+  exec_cols(r, zSql, "--score", zCol);
+  sqlite3_free(zSql);
+  exec(r, "INSERT INTO " T_ST " SELECT NULL, sum(n), sum(pos), sum(neg), ml_merge(st) FROM " T_ST);
+  if( !r->o.zBy ) exec(r, "DELETE FROM " T_ST " WHERE g IS NOT NULL");   /* one group: all rows */
+  /* a function given a state is an aggregate over states: GROUP BY rowid
+  ** evaluates each state alone */
+  zSql = sqlite3_mprintf(
+    "INSERT INTO " T_RES "(col, g, n, pos, neg, auroc, pr_auc, auroc_ci, pr_auc_ci, ops)"
+    " SELECT %Q, g, n, pos, neg, auroc(st), pr_auc(st), auroc_ci(st), %s, %s"
+    " FROM " T_ST " GROUP BY rowid ORDER BY g IS NOT NULL, rowid", zCol, zPrci, zOps);
+  exec_cols(r, zSql, "--score", zCol);
+  sqlite3_free(zSql);
+  /* curves: the exact ones of small groups, gains' cuts of large ones */
+  zSql = sqlite3_mprintf(
+    "UPDATE " T_RES " SET (roc, pr) = (SELECT roc_curve(s.st), pr_curve(s.st) FROM " T_ST " s"
+    " WHERE s.g IS " T_RES ".g) WHERE col = %Q AND n < %d AND pos >= 2 AND neg >= 2;"
+    "UPDATE " T_RES " SET gains = (SELECT gains(s.st, %d) FROM " T_ST " s WHERE s.g IS " T_RES ".g)"
+    " WHERE col = %Q AND n >= %d AND pos >= 1",
+    zCol, CURVE_POINTS, CURVE_POINTS, zCol, CURVE_POINTS);
+  exec_cols(r, zSql, "--score", zCol);
+  sqlite3_free(zSql);
+  if( !r->o.zBy ){
+    zSql = sqlite3_mprintf("INSERT INTO " T_RES " SELECT col, 'all', n, pos, neg, auroc, pr_auc, auroc_ci,"
+                           " pr_auc_ci, ops, gains, roc, pr FROM " T_RES " WHERE col = %Q", zCol);
+    exec(r, zSql);
+    sqlite3_free(zSql);
+  }
+  sqlite3_free(zFrom); sqlite3_free(zOps); sqlite3_free(zPrci);
+}
+
+/* Rows of (group, y, a, b) where the label and both scores are set. */
+static char *pair_from(Report *r, const char *zA, const char *zB){
+  return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS a, \"%w\" AS b"
+                         " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
+                         r->zGroupExpr, r->o.zLabel, zA, zB, r->o.zTable, r->o.zLabel, zA, zB);
+}
+
+static void compute(Report *r){
+  int k, j;
+  exec(r, "CREATE TABLE " T_RES "(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
+          " auroc_ci TEXT, pr_auc_ci TEXT, ops TEXT, gains TEXT, roc TEXT, pr TEXT)");
+  exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT,"
+          " brier REAL, log_loss REAL, summary TEXT, dcurve TEXT)");
+  exec(r, "CREATE TABLE " T_CMP "(a TEXT, b TEXT, g TEXT, n INT, pos INT, neg INT, auroc_diff TEXT, pr_diff TEXT)");
+  exec(r, "CREATE TABLE " T_ST "(g TEXT, n INT, pos INT, neg INT, st BLOB)");
+  for(k=0; k<r->o.nScore; k++) compute_score(r, k);
+  curves_from_gains(r);
+  for(k=0; k<r->o.nScore; k++) for(j=k+1; j<r->o.nScore; j++){
+    int overall;
+    for(overall=0; overall<=(r->o.zBy ? 1 : 0); overall++){
+      char *zFrom = pair_from(r, r->o.azScore[k], r->o.azScore[j]);
+      char *zPr = r->o.reps ? sqlite3_mprintf("pr_auc_diff_ci(y, a, b, 0.95, %d, 0)", r->o.reps) : sqlite3_mprintf("NULL");
+      char *zSql = sqlite3_mprintf(
+        "INSERT INTO " T_CMP " SELECT %Q, %Q, %s, count(*), sum(y = 1), sum(y = 0), auroc_diff(y, a, b), %s"
+        " FROM %s %s", r->o.azScore[k], r->o.azScore[j], overall || !r->o.zBy ? "NULL" : "g", zPr, zFrom,
+        overall || !r->o.zBy ? "" : "GROUP BY g");
+      exec_cols(r, zSql, "--score", r->o.azScore[k]);
+      sqlite3_free(zSql); sqlite3_free(zFrom); sqlite3_free(zPr);
+    }
+  }
+  if( r->o.zProb ){
+    int overall;
+    for(overall=0; overall<=1; overall++){
+      char *zFrom = base_from(r, r->o.zProb);
+      char *zSql = sqlite3_mprintf(
+        "INSERT INTO " T_CAL " SELECT %Q, %s, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
+        " reliability(y, x, %d), brier(y, x), log_loss(y, x), calibration_summary(y, x), %s FROM %s %s",
+        r->o.zProb, overall ? "NULL" : "g", r->o.bins, r->o.bins, overall ? "decision_curve(y, x)" : "NULL",
+        zFrom, overall ? "" : "GROUP BY g");
+      exec_cols(r, zSql, "--prob", r->o.zProb);
+      sqlite3_free(zSql); sqlite3_free(zFrom);
+    }
   }
 }
 
@@ -735,7 +895,7 @@ static int group_index(Report *r, const char *g){
 
 static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
   Counts *a = xmalloc(sizeof(Counts)*(r->nGroup+1));
-  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM %s WHERE col = %Q", zTab, zCol);
+  char *zSql = sqlite3_mprintf("SELECT g, n, pos, neg FROM %s WHERE col = %Q AND g IS NOT NULL", zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   memset(a, 0, sizeof(Counts)*(r->nGroup+1));
   while( sqlite3_step(st)==SQLITE_ROW ){
@@ -753,7 +913,7 @@ static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
 ** group has too few of a class and needBoth is set. */
 static double *per_group(Report *r, const char *zTab, const char *zField, const char *zCol, int needBoth){
   double *a = xmalloc(sizeof(double)*(r->nGroup+1));
-  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM %s WHERE col = %Q", zField, zTab, zCol);
+  char *zSql = sqlite3_mprintf("SELECT g, %s, pos, neg FROM %s WHERE col = %Q AND g IS NOT NULL", zField, zTab, zCol);
   sqlite3_stmt *st = prep(r, zSql);
   int i;
   for(i=0; i<r->nGroup; i++) a[i] = NAN;
@@ -854,6 +1014,412 @@ static void td_name(Report *r, const char *z){
 
 /* ------------------------------------------------------------- sections */
 
+static char *pr_lines(Report *r, const char *zTitle, const char *zSel, const char *zWhere);
+static double query_double(Report *r, const char *zJson, const char *zPath);
+
+/* "0.803 [0.800, 0.805]" from an interval's JSON (keys zEst, "lo", "hi"),
+** or the estimate alone, or "n/a". */
+static void html_ci(Report *r, double est, const char *zJson, const char *zLo, const char *zHi){
+  char b[32], lo[32], hi[32];
+  fmt3(b, est);
+  if( zJson ){
+    double l = NAN, h = NAN;
+    char *zSql = sqlite3_mprintf("SELECT %Q ->> %Q, %Q ->> %Q", zJson, zLo, zJson, zHi);
+    sqlite3_stmt *st = prep(r, zSql);
+    if( sqlite3_step(st)==SQLITE_ROW ){
+      if( sqlite3_column_type(st, 0)!=SQLITE_NULL ) l = sqlite3_column_double(st, 0);
+      if( sqlite3_column_type(st, 1)!=SQLITE_NULL ) h = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    sqlite3_free(zSql);
+    if( isfinite(l) && isfinite(h) ){
+      fmt3(lo, l); fmt3(hi, h);
+      sqlite3_str_appendf(r->html, "<td>%s <span class=\"ci\">[%s, %s]</span></td>", b, lo, hi);
+      return;
+    }
+  }
+  sqlite3_str_appendf(r->html, "<td>%s</td>", b);
+}
+
+static double col_double(sqlite3_stmt *st, int i){
+  return sqlite3_column_type(st, i)==SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+static const char *col_text(sqlite3_stmt *st, int i){
+  return (const char*)sqlite3_column_text(st, i);
+}
+
+/* The always-open summary: per score, the overall and per-group AUROC and
+** PR-AUC with 95 % intervals, the mean across groups with its t interval,
+** the no-skill baselines and, with --prob, Brier and log loss.  The same
+** numbers go to --json's "summary". */
+static void section_summary(Report *r){
+  int k;
+  sqlite3_str_appendall(r->html,
+    "<section id=\"summary\">\n<h2>Summary</h2>\n<p>Per score, over all rows and per ");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendall(r->html,
+    ": AUROC with its 95 % DeLong interval (<code>auroc_ci</code>) and PR-AUC (average precision)");
+  if( r->o.reps ){
+    sqlite3_str_appendf(r->html, " with its 95 %% BCa bootstrap interval (<code>pr_auc_ci</code>, %d replicates, "
+                        "seed 0)", r->o.reps);
+  }else{
+    sqlite3_str_appendall(r->html, " without an interval (<code>--reps 0</code>)");
+  }
+  sqlite3_str_appendall(r->html, ". No skill: AUROC 0.5 and PR-AUC the prevalence.");
+  if( r->o.zBy ){
+    sqlite3_str_appendall(r->html, " The mean over the groups that have a value, with a Student t interval "
+                          "(<code>mean_ci</code>), measures the spread between groups, not the error of one.");
+  }
+  sqlite3_str_appendall(r->html, "</p>\n<table class=\"summary\">\n<thead><tr><th>score</th><th>");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>prevalence (no-skill PR-AUC)</th>"
+                        "<th>AUROC [95 % CI]</th><th>PR-AUC [95 % CI]</th></tr></thead>\n<tbody>\n");
+  sqlite3_str_appendall(r->json, ",\"summary\":{\"scores\":{");
+  for(k=0; k<r->o.nScore; k++){
+    char *zSql = sqlite3_mprintf(
+      "SELECT t.g, t.n, t.pos, t.neg, t.auroc, t.pr_auc, t.auroc_ci, t.pr_auc_ci"
+      " FROM " T_RES " t LEFT JOIN " T_GRP " grp USING (g) WHERE t.col = %Q ORDER BY t.g IS NOT NULL, grp.idx",
+      r->o.azScore[k]);
+    sqlite3_stmt *st = prep(r, zSql);
+    int rc, first = 1;
+    if( k ) sqlite3_str_appendchar(r->json, 1, ',');
+    json_str(r->json, r->o.azScore[k]);
+    sqlite3_str_appendall(r->json, ":{");
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      int overall = sqlite3_column_type(st, 0)==SQLITE_NULL;
+      sqlite3_int64 n = sqlite3_column_int64(st, 1), pos = sqlite3_column_int64(st, 2), neg = sqlite3_column_int64(st, 3);
+      const char *why = too_few(pos, neg);
+      double prev = n ? (double)pos / (double)n : NAN;
+      double au = why ? NAN : col_double(st, 4), ap = why ? NAN : col_double(st, 5);
+      const char *zAuCi = why ? 0 : col_text(st, 6), *zApCi = why ? 0 : col_text(st, 7);
+      char pv[32];
+      if( !r->o.zBy && !overall ) continue;      /* one group: it is all rows */
+      if( overall ) sqlite3_str_appendall(r->json, "\"all\":");
+      else{
+        if( first ) sqlite3_str_appendall(r->json, ",\"groups\":{");
+        else sqlite3_str_appendchar(r->json, 1, ',');
+        first = 0;
+        json_str(r->json, col_text(st, 0));
+        sqlite3_str_appendchar(r->json, 1, ':');
+      }
+      sqlite3_str_appendf(r->json, "{\"rows\":%lld,\"positives\":%lld,\"prevalence\":", n, pos);
+      json_num(r->json, prev);
+      sqlite3_str_appendall(r->json, ",\"auroc\":"); json_num(r->json, au);
+      sqlite3_str_appendf(r->json, ",\"auroc_ci\":%s", zAuCi ? zAuCi : "null");
+      sqlite3_str_appendall(r->json, ",\"pr_auc\":"); json_num(r->json, ap);
+      sqlite3_str_appendf(r->json, ",\"pr_auc_ci\":%s}", zApCi ? zApCi : "null");
+      sqlite3_str_appendall(r->html, overall ? "<tr class=\"overall\">" : "<tr>");
+      td_name(r, r->o.azScore[k]);
+      td_name(r, overall ? "all rows" : col_text(st, 0));
+      fmt3(pv, prev);
+      sqlite3_str_appendf(r->html, "<td>%lld</td><td>%s</td>", n, pv);
+      if( why ){
+        sqlite3_str_appendf(r->html, "<td class=\"na\">%s</td><td class=\"na\">%s</td>", why, why);
+      }else{
+        html_ci(r, au, zAuCi, "$.lo", "$.hi");
+        html_ci(r, ap, zApCi, "$.lo", "$.hi");
+      }
+      sqlite3_str_appendall(r->html, "</tr>\n");
+    }
+    step_done(r, st, rc);
+    sqlite3_finalize(st);
+    sqlite3_free(zSql);
+    if( !first ) sqlite3_str_appendall(r->json, "}");
+    if( r->o.zBy ){
+      /* mean over the groups with a value */
+      zSql = sqlite3_mprintf(
+        "SELECT mean_ci(auroc), mean_ci(pr_auc) FROM (SELECT * FROM " T_RES " WHERE col = %Q AND g IS NOT NULL"
+        " AND pos >= 2 AND neg >= 2 AND auroc IS NOT NULL)", r->o.azScore[k]);
+      st = prep(r, zSql);
+      rc = sqlite3_step(st);
+      step_done(r, st, rc);
+      {
+        const char *a = rc==SQLITE_ROW ? col_text(st, 0) : 0;
+        const char *b = rc==SQLITE_ROW ? col_text(st, 1) : 0;
+        char *zA = a ? sqlite3_mprintf("%s", a) : 0, *zB = b ? sqlite3_mprintf("%s", b) : 0;
+        sqlite3_finalize(st);
+        sqlite3_str_appendf(r->json, ",\"mean\":{\"auroc\":%s,\"pr_auc\":%s}", zA ? zA : "null", zB ? zB : "null");
+        sqlite3_str_appendall(r->html, "<tr class=\"mean\">");
+        td_name(r, r->o.azScore[k]);
+        sqlite3_str_appendall(r->html, "<td>mean over groups</td><td></td><td></td>");
+        if( zA ) html_ci(r, query_double(r, zA, "$.mean"), zA, "$.lo", "$.hi");
+        else sqlite3_str_appendall(r->html, "<td class=\"na\">no group</td>");
+        if( zB ) html_ci(r, query_double(r, zB, "$.mean"), zB, "$.lo", "$.hi");
+        else sqlite3_str_appendall(r->html, "<td class=\"na\">no group</td>");
+        sqlite3_str_appendall(r->html, "</tr>\n");
+        sqlite3_free(zA); sqlite3_free(zB);
+      }
+      sqlite3_free(zSql);
+    }
+    sqlite3_str_appendall(r->json, "}");
+  }
+  sqlite3_str_appendall(r->json, "}");
+  sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
+  if( r->o.zProb ){
+    char *zSql = sqlite3_mprintf(
+      "SELECT t.g, t.n, t.pos, t.brier, t.log_loss FROM " T_CAL " t LEFT JOIN " T_GRP " grp USING (g)"
+      " ORDER BY t.g IS NOT NULL, grp.idx");
+    sqlite3_stmt *st = prep(r, zSql);
+    int rc, first = 1;
+    sqlite3_str_appendall(r->html, "<p>The probability <code>");
+    html_text(r->html, r->o.zProb);
+    sqlite3_str_appendall(r->html, "</code>: Brier score (<code>brier</code>) and log loss (<code>log_loss</code>), "
+                          "lower is better, next to the no-skill model that predicts the prevalence &#960; for "
+                          "every row: Brier &#960;(1 &#8722; &#960;), log loss "
+                          "&#8722;&#960; ln &#960; &#8722; (1 &#8722; &#960;) ln(1 &#8722; &#960;).</p>\n"
+                          "<table class=\"summary\">\n<thead><tr><th>probability</th><th>");
+    html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+    sqlite3_str_appendall(r->html, "</th><th>rows</th><th>Brier</th><th>no-skill Brier</th><th>log loss</th>"
+                          "<th>no-skill log loss</th></tr></thead>\n<tbody>\n");
+    sqlite3_str_appendall(r->json, ",\"probability\":{");
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      int overall = sqlite3_column_type(st, 0)==SQLITE_NULL;
+      sqlite3_int64 n = sqlite3_column_int64(st, 1), pos = sqlite3_column_int64(st, 2);
+      double pi = n ? (double)pos / (double)n : NAN;
+      double nsBrier = pi * (1 - pi);
+      double nsLog = (pi<=0 || pi>=1) ? 0 : -(pi * log(pi) + (1 - pi) * log1p(-pi));
+      double v[4];
+      int c;
+      if( !r->o.zBy && !overall ) continue;
+      v[0] = col_double(st, 3); v[1] = nsBrier; v[2] = col_double(st, 4); v[3] = nsLog;
+      if( overall ) sqlite3_str_appendall(r->json, "\"all\":");
+      else{
+        if( first ) sqlite3_str_appendall(r->json, ",\"groups\":{");
+        else sqlite3_str_appendchar(r->json, 1, ',');
+        first = 0;
+        json_str(r->json, col_text(st, 0));
+        sqlite3_str_appendchar(r->json, 1, ':');
+      }
+      sqlite3_str_appendf(r->json, "{\"rows\":%lld,\"brier\":", n);
+      json_num(r->json, v[0]);
+      sqlite3_str_appendall(r->json, ",\"no_skill_brier\":"); json_num(r->json, v[1]);
+      sqlite3_str_appendall(r->json, ",\"log_loss\":"); json_num(r->json, v[2]);
+      sqlite3_str_appendall(r->json, ",\"no_skill_log_loss\":"); json_num(r->json, v[3]);
+      sqlite3_str_appendall(r->json, "}");
+      sqlite3_str_appendall(r->html, overall ? "<tr class=\"overall\">" : "<tr>");
+      td_name(r, r->o.zProb);
+      td_name(r, overall ? "all rows" : col_text(st, 0));
+      sqlite3_str_appendf(r->html, "<td>%lld</td>", n);
+      for(c=0; c<4; c++){ char b[32]; fmt3(b, v[c]); sqlite3_str_appendf(r->html, "<td>%s</td>", b); }
+      sqlite3_str_appendall(r->html, "</tr>\n");
+    }
+    step_done(r, st, rc);
+    sqlite3_finalize(st);
+    sqlite3_free(zSql);
+    if( !first ) sqlite3_str_appendall(r->json, "}");
+    sqlite3_str_appendall(r->json, "}");
+    sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
+  }
+  sqlite3_str_appendall(r->json, "}");
+  sqlite3_str_appendall(r->html, "</section>\n");
+}
+
+/* Holm's step-down adjustment of a[0..n-1] (NAN: left out of m) into adj,
+** exactly as sql/p_adjust.sql computes it: with the m p-values ranked by
+** (p, name), holm_(i) = min(1, max over j <= i of (m - j + 1) p_(j)). */
+typedef struct PItem { double p; const char *zName; int idx; } PItem;
+static int pitem_cmp(const void *a, const void *b){
+  const PItem *x = a, *y = b;
+  if( x->p < y->p ) return -1;
+  if( x->p > y->p ) return 1;
+  return strcmp(x->zName, y->zName);
+}
+static void holm(int n, const double *a, const char *const *azName, double *adj){
+  PItem *v = xmalloc(sizeof(PItem)*(n+1));
+  int m = 0, i;
+  double run = 0;
+  for(i=0; i<n; i++){
+    adj[i] = NAN;
+    if( isfinite(a[i]) ){ v[m].p = a[i]; v[m].zName = azName[i]; v[m].idx = i; m++; }
+  }
+  qsort(v, m, sizeof(PItem), pitem_cmp);
+  for(i=0; i<m; i++){
+    double t = (double)(m - i) * v[i].p;       /* (m - j + 1) p_(j), j = i + 1 */
+    if( t > run ) run = t;
+    adj[v[i].idx] = run < 1.0 ? run : 1.0;
+  }
+  free(v);
+}
+
+/* With two or more scores: each pair on the same rows, per group and over
+** all rows -- DeLong's paired test of the AUROCs (auroc_diff) and the
+** paired bootstrap of the PR-AUCs (pr_auc_diff_ci) -- with Holm-adjusted
+** p-values over the table's tests of each kind, and every score's ROC and
+** PR curve over all rows on one pair of axes. */
+static void section_compare(Report *r){
+  sqlite3_stmt *st;
+  int rc, n = 0, cap = 16, i;
+  double *aAu, *aPr, *hAu, *hPr;
+  char **azName, **azA, **azB, **azG, **azAuJ, **azPrJ;
+  sqlite3_int64 *aN;
+  if( r->o.nScore<2 ) return;
+  aAu = xmalloc(sizeof(double)*cap); aPr = xmalloc(sizeof(double)*cap);
+  azName = xmalloc(sizeof(char*)*cap); azA = xmalloc(sizeof(char*)*cap); azB = xmalloc(sizeof(char*)*cap);
+  azG = xmalloc(sizeof(char*)*cap); azAuJ = xmalloc(sizeof(char*)*cap); azPrJ = xmalloc(sizeof(char*)*cap);
+  aN = xmalloc(sizeof(sqlite3_int64)*cap);
+  st = prep(r, "SELECT c.a, c.b, c.g, c.n, c.auroc_diff, c.pr_diff, c.auroc_diff ->> 'p_value', c.pr_diff ->> 'p_value'"
+               " FROM " T_CMP " c LEFT JOIN " T_GRP " grp USING (g) ORDER BY c.rowid IS NULL, c.g IS NOT NULL, grp.idx, c.rowid");
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    if( n==cap ){
+      cap *= 2;
+      aAu = realloc(aAu, sizeof(double)*cap); aPr = realloc(aPr, sizeof(double)*cap);
+      azName = realloc(azName, sizeof(char*)*cap); azA = realloc(azA, sizeof(char*)*cap);
+      azB = realloc(azB, sizeof(char*)*cap); azG = realloc(azG, sizeof(char*)*cap);
+      azAuJ = realloc(azAuJ, sizeof(char*)*cap); azPrJ = realloc(azPrJ, sizeof(char*)*cap);
+      aN = realloc(aN, sizeof(sqlite3_int64)*cap);
+      if( !aAu || !aPr || !azName || !azA || !azB || !azG || !azAuJ || !azPrJ || !aN ) die(1, "out of memory");
+    }
+    azA[n] = xstrdup(col_text(st, 0));
+    azB[n] = xstrdup(col_text(st, 1));
+    azG[n] = sqlite3_column_type(st, 2)==SQLITE_NULL ? 0 : xstrdup(col_text(st, 2));
+    aN[n] = sqlite3_column_int64(st, 3);
+    azAuJ[n] = sqlite3_column_type(st, 4)==SQLITE_NULL ? 0 : xstrdup(col_text(st, 4));
+    azPrJ[n] = sqlite3_column_type(st, 5)==SQLITE_NULL ? 0 : xstrdup(col_text(st, 5));
+    aAu[n] = col_double(st, 6);
+    aPr[n] = col_double(st, 7);
+    {
+      char *z = sqlite3_mprintf("%s vs %s: %s", azA[n], azB[n], azG[n] ? azG[n] : "all rows");
+      azName[n] = xstrdup(z);
+      sqlite3_free(z);
+    }
+    n++;
+  }
+  step_done(r, st, rc);
+  sqlite3_finalize(st);
+  hAu = xmalloc(sizeof(double)*(n+1)); hPr = xmalloc(sizeof(double)*(n+1));
+  holm(n, aAu, (const char *const*)azName, hAu);
+  holm(n, aPr, (const char *const*)azName, hPr);
+
+  sqlite3_str_appendall(r->html,
+    "<details id=\"compare\">\n<summary>Compare models</summary>\n<div class=\"body\">\n"
+    "<p>Each pair of scores on the rows where both are set: the AUROC difference a &#8722; b with "
+    "DeLong's paired test (<code>auroc_diff(y, a, b)</code>) and the PR-AUC difference with a paired "
+    "bootstrap (<code>pr_auc_diff_ci(y, a, b)</code>, the same resampled rows for both). "
+    "Holm's adjustment (as <code>sql/p_adjust.sql</code>) is taken over all the table's p-values of "
+    "each kind.</p>\n<table>\n<thead><tr><th>a</th><th>b</th><th>");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>AUROC a &#8722; b [95 % CI]</th><th>p</th><th>Holm p</th>"
+                        "<th>PR-AUC a &#8722; b [95 % CI]</th><th>p</th><th>Holm p</th></tr></thead>\n<tbody>\n");
+  sqlite3_str_appendall(r->json, ",\"compare\":[");
+  for(i=0; i<n; i++){
+    char p1[32], p2[32], p3[32], p4[32];
+    sqlite3_str_appendall(r->html, azG[i] ? "<tr>" : "<tr class=\"overall\">");
+    td_name(r, azA[i]); td_name(r, azB[i]); td_name(r, azG[i] ? azG[i] : "all rows");
+    sqlite3_str_appendf(r->html, "<td>%lld</td>", aN[i]);
+    if( azAuJ[i] ) html_ci(r, query_double(r, azAuJ[i], "$.diff"), azAuJ[i], "$.lo", "$.hi");
+    else sqlite3_str_appendall(r->html, "<td class=\"na\">n/a</td>");
+    snprintf(p1, sizeof(p1), isfinite(aAu[i]) ? "%.3g" : "n/a", aAu[i]);
+    snprintf(p2, sizeof(p2), isfinite(hAu[i]) ? "%.3g" : "n/a", hAu[i]);
+    sqlite3_str_appendf(r->html, "<td>%s</td><td>%s</td>", p1, p2);
+    if( azPrJ[i] ) html_ci(r, query_double(r, azPrJ[i], "$.diff"), azPrJ[i], "$.lo", "$.hi");
+    else sqlite3_str_appendall(r->html, "<td class=\"na\">n/a</td>");
+    snprintf(p3, sizeof(p3), isfinite(aPr[i]) ? "%.3g" : "n/a", aPr[i]);
+    snprintf(p4, sizeof(p4), isfinite(hPr[i]) ? "%.3g" : "n/a", hPr[i]);
+    sqlite3_str_appendf(r->html, "<td>%s</td><td>%s</td></tr>\n", p3, p4);
+    if( i ) sqlite3_str_appendchar(r->json, 1, ',');
+    sqlite3_str_appendall(r->json, "{\"a\":"); json_str(r->json, azA[i]);
+    sqlite3_str_appendall(r->json, ",\"b\":"); json_str(r->json, azB[i]);
+    sqlite3_str_appendall(r->json, ",\"group\":");
+    if( azG[i] ) json_str(r->json, azG[i]); else sqlite3_str_appendall(r->json, "null");
+    sqlite3_str_appendf(r->json, ",\"rows\":%lld,\"auroc_diff\":%s,\"auroc_p_holm\":", aN[i], azAuJ[i] ? azAuJ[i] : "null");
+    json_num(r->json, hAu[i]);
+    sqlite3_str_appendf(r->json, ",\"pr_auc_diff_ci\":%s,\"pr_auc_p_holm\":", azPrJ[i] ? azPrJ[i] : "null");
+    json_num(r->json, hPr[i]);
+    sqlite3_str_appendall(r->json, "}");
+    free(azA[i]); free(azB[i]); free(azG[i]); free(azAuJ[i]); free(azPrJ[i]); free(azName[i]);
+  }
+  sqlite3_str_appendall(r->json, "]");
+  sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
+  free(aAu); free(aPr); free(hAu); free(hPr); free(azName); free(azA); free(azB); free(azG);
+  free(azAuJ); free(azPrJ); free(aN);
+  {
+    char *zSvg = query_text(r, "SELECT plot_curves(col, roc, 'ROC curves, all rows: every score') FROM ("
+                               "SELECT col, roc FROM " T_RES " WHERE g IS NULL AND pos >= 2 AND neg >= 2 ORDER BY rowid)");
+    char *zPr = pr_lines(r, "PR curves, all rows: every score", "t.col, t.g, t.rowid", "t.g IS NULL");
+    sqlite3_str_appendall(r->html, "<h3>ROC curves, all rows: every score</h3>\n");
+    if( zSvg ) html_svg(r->html, zSvg);
+    sqlite3_str_appendall(r->html, "<h3>PR curves, all rows: every score</h3>\n");
+    if( zPr ) html_svg(r->html, zPr);
+    free(zSvg); free(zPr);
+  }
+  sqlite3_str_appendall(r->html, "</div>\n</details>\n");
+}
+
+/* Operating points: operating_point() at each --operating criterion, per
+** score, over all rows and per group. */
+static void section_operating(Report *r){
+  sqlite3_stmt *st;
+  int rc, first = 1;
+  sqlite3_str_appendall(r->html,
+    "<details id=\"operating\">\n<summary>Operating points</summary>\n<div class=\"body\">\n"
+    "<p>The threshold each criterion picks (<code>operating_point(y, s, criterion [, target])</code>, "
+    "positive when <code>s &gt;= threshold</code>, over every distinct threshold) and the rates "
+    "there. Criteria: <code>");
+  for(int j=0; j<r->o.nOp; j++){
+    char t[40] = "";
+    if( isfinite(r->o.aOpTarget[j]) ) snprintf(t, sizeof(t), ":%g", r->o.aOpTarget[j]);
+    if( j ) sqlite3_str_appendall(r->html, ",");
+    html_text(r->html, r->o.azOpCrit[j]);
+    sqlite3_str_appendall(r->html, t);
+  }
+  sqlite3_str_appendall(r->html, "</code> (<code>--operating</code>).</p>\n<table>\n<thead><tr><th>score</th><th>");
+  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
+  sqlite3_str_appendall(r->html, "</th><th>criterion</th><th>threshold</th><th>sensitivity</th><th>specificity</th>"
+                        "<th>precision</th><th>F1</th><th>achieved</th></tr></thead>\n<tbody>\n");
+  sqlite3_str_appendall(r->json, ",\"operating_points\":[");
+  st = prep(r, "SELECT t.col, t.g, j.value, j.value ->> 'criterion', j.value ->> 'target', j.value ->> 'threshold',"
+               " j.value ->> 'tpr', j.value ->> 'specificity', j.value ->> 'precision', j.value ->> 'f1',"
+               " j.value ->> 'achieved', t.pos >= 2 AND t.neg >= 2"
+               " FROM " T_RES " t LEFT JOIN " T_GRP " grp USING (g), json_each(t.ops) j"
+               " ORDER BY (SELECT min(rowid) FROM " T_RES " x WHERE x.col = t.col), t.g IS NOT NULL, grp.idx, j.key");
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    int overall = sqlite3_column_type(st, 1)==SQLITE_NULL;
+    int c;
+    if( !r->o.zBy && !overall ) continue;
+    sqlite3_str_appendall(r->html, overall ? "<tr class=\"overall\">" : "<tr>");
+    td_name(r, col_text(st, 0));
+    td_name(r, overall ? "all rows" : col_text(st, 1));
+    {
+      char *zc = sqlite3_column_type(st, 4)==SQLITE_NULL ? sqlite3_mprintf("%s", col_text(st, 3))
+                 : sqlite3_mprintf("%s %g", col_text(st, 3), sqlite3_column_double(st, 4));
+      td_name(r, zc ? zc : "?");
+      sqlite3_free(zc);
+    }
+    if( sqlite3_column_type(st, 2)==SQLITE_NULL || !sqlite3_column_int(st, 11) ){
+      sqlite3_str_appendall(r->html, "<td class=\"na\" colspan=\"6\">too few of a class</td></tr>\n");
+    }else{
+      for(c=5; c<=9; c++){
+        char b[32];
+        if( c==5 && sqlite3_column_type(st, c)!=SQLITE_NULL ) snprintf(b, sizeof(b), "%.6g", sqlite3_column_double(st, c));
+        else fmt3(b, col_double(st, c));
+        sqlite3_str_appendf(r->html, "<td>%s</td>", b);
+      }
+      sqlite3_str_appendf(r->html, "<td>%s</td></tr>\n", sqlite3_column_int(st, 10) ? "yes" : "no");
+    }
+    if( !first ) sqlite3_str_appendchar(r->json, 1, ',');
+    first = 0;
+    sqlite3_str_appendall(r->json, "{\"score\":"); json_str(r->json, col_text(st, 0));
+    sqlite3_str_appendall(r->json, ",\"group\":");
+    if( overall ) sqlite3_str_appendall(r->json, "null"); else json_str(r->json, col_text(st, 1));
+    sqlite3_str_appendf(r->json, ",\"point\":%s}", col_text(st, 2) ? col_text(st, 2) : "null");
+  }
+  step_done(r, st, rc);
+  sqlite3_finalize(st);
+  sqlite3_str_appendall(r->json, "]");
+  sqlite3_str_appendall(r->html, "</tbody>\n</table>\n</div>\n</details>\n");
+}
+
+/* One double from a JSON text and a path. */
+static double query_double(Report *r, const char *zJson, const char *zPath){
+  char *zSql = sqlite3_mprintf("SELECT %Q ->> %Q", zJson, zPath);
+  sqlite3_stmt *st = prep(r, zSql);
+  double d = NAN;
+  if( sqlite3_step(st)==SQLITE_ROW ) d = col_double(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  return d;
+}
+
 /* One plot of curves per score (column `which` of the results: "roc" or
 ** "pr"), titled "<title>: <score>", with the groups that have no curve. */
 static void curve_plots(Report *r, const char *which, const char *title){
@@ -908,8 +1474,9 @@ static void section_pr(Report *r, double **aAp){
     "<details id=\"pr\">\n<summary>PR curves</summary>\n<div class=\"body\">\n"
     "<p>Average precision (<code>pr_auc(y, s)</code>: the sum over distinct thresholds of "
     "(R<sub>i</sub> &#8722; R<sub>i&#8722;1</sub>) P<sub>i</sub>, no interpolation) and the "
-    "prevalence, the AP of a score with no skill. The dashed lines in the plots are each "
-    "group's no-skill baseline.</p>\n");
+    "prevalence, the AP of a score with no skill. In the plots, each distinct prevalence "
+    "(to 3 decimals) is one horizontal no-skill line, labelled with its value and its "
+    "groups.</p>\n");
   table_head(r, "<th>positives</th><th>prevalence</th><th>AUPRC</th><th>AUPRC &#8722; prevalence</th>");
   for(k=0; k<r->o.nScore; k++){
     Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
@@ -928,52 +1495,130 @@ static void section_pr(Report *r, double **aAp){
     free(cnt);
   }
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
-  curve_plots(r, "pr", "PR curves");
+  for(k=0; k<r->o.nScore; k++){
+    char *zTitle = sqlite3_mprintf("PR curves: %s", r->o.azScore[k]);
+    char *zSeries = series_expr(r);
+    char *zSel = sqlite3_mprintf("%s, t.g, grp.idx", zSeries);
+    char *zWhere = sqlite3_mprintf("t.col = %Q AND t.g IS NOT NULL", r->o.azScore[k]);
+    char *zSvg = pr_lines(r, zTitle, zSel, zWhere);
+    Counts *cnt = count_rows(r, T_RES, r->o.azScore[k]);
+    sqlite3_str_appendall(r->html, "<h3>");
+    html_text(r->html, zTitle);
+    sqlite3_str_appendall(r->html, "</h3>\n");
+    if( zSvg ) html_svg(r->html, zSvg);
+    else sqlite3_str_appendall(r->html, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
+    html_missing(r, cnt);
+    free(zSvg); free(cnt);
+    sqlite3_free(zTitle); sqlite3_free(zSeries); sqlite3_free(zSel); sqlite3_free(zWhere);
+  }
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
 }
 
+/* PR curves as plot_lines: one series per curve of res (zSel gives its
+** name, its group and its order: "name, g, idx" over res t LEFT JOIN grp),
+** named with its AP, and one no-skill line per distinct prevalence (to 3
+** decimals) named "no skill 0.200 (fold 1, fold 2)", so that five folds of
+** one prevalence draw one labelled line, not five on top of each other. */
+static char *pr_lines(Report *r, const char *zTitle, const char *zSel, const char *zWhere){
+  char *zSql = sqlite3_mprintf(
+    "WITH c(name, g, idx, pr, ap, prev) AS (SELECT %s, t.pr, t.pr_auc, printf('%%.3f', 1.0 * t.pos / t.n)"
+    "   FROM " T_RES " t LEFT JOIN " T_GRP " grp USING (g)"
+    "   WHERE %s AND t.pos >= 2 AND t.neg >= 2 AND t.pr IS NOT NULL),"
+    " pts(series, o, k, x, y) AS ("
+    "   SELECT c.name || ' (AP ' || printf('%%.3f', c.ap) || ')', c.idx, j.key, j.value ->> 'recall', j.value ->> 'precision'"
+    "   FROM c, json_each(c.pr) j"
+    "   UNION ALL"
+    "   SELECT 'no skill ' || prev || ' (' || group_concat(name, ', ') || ')', 1e9 + min(idx), e.x, e.x, prev + 0"
+    "   FROM (SELECT * FROM c ORDER BY idx), (SELECT 0 AS x UNION ALL SELECT 1) e GROUP BY prev, e.x)"
+    " SELECT plot_lines(series, x, y, %Q, 'recall', 'precision') FROM (SELECT * FROM pts ORDER BY o, series, k)",
+    zSel, zWhere, zTitle);
+  char *z = query_text(r, zSql);
+  sqlite3_free(zSql);
+  return z;
+}
+
 static void section_calibration(Report *r, double **aEce){
-  int k, i;
+  int k;
   sqlite3_str_appendall(r->html,
     "<details id=\"calibration\">\n<summary>Calibration</summary>\n<div class=\"body\">\n");
-  if( r->o.zProb ){
-    sqlite3_str_appendall(r->html, "<p>Expected calibration error of the probability <code>");
-    html_text(r->html, r->o.zProb);
-    sqlite3_str_appendf(r->html, "</code> (<code>ece(y, p, %d)</code>: %d equal-width bins) and its "
-                        "reliability diagram, with a histogram of the predicted probabilities below.</p>\n",
-                        r->o.bins, r->o.bins);
-  }else{
-    sqlite3_str_appendf(r->html,
-      "<p class=\"pseudo\">No <code>--prob</code> column was given: each score is mapped to a "
-      "pseudo-probability by its empirical CDF within its group (rank / n, ties averaged), as "
-      "the pipeline does for scores that are not probabilities. The ECE and the diagrams below "
-      "describe that mapping, not a calibrated model (<code>ece(y, p, %d)</code>, %d equal-width "
-      "bins).</p>\n", r->o.bins, r->o.bins);
+  if( !r->o.zProb ){
+    sqlite3_str_appendall(r->html,
+      "<p class=\"pseudo\">No calibration: no <code>--prob</code> column was given, and calibration "
+      "describes probabilities. A score is not one, and mapping it to a pseudo-probability "
+      "(its rank, say) gives every model the same calibration whatever it predicts, so this "
+      "section shows nothing for scores; their ranking is in the AUROC and PR sections. "
+      "Give the model's probability column with <code>--prob</code>.</p>\n");
+    sqlite3_str_appendall(r->html, "</div>\n</details>\n");
+    return;
   }
-  sqlite3_str_appendf(r->html, "<table>\n<thead><tr><th>%s</th><th>",
-                      r->o.zProb ? "probability" : "score (CDF)");
+  sqlite3_str_appendall(r->html, "<p>Expected calibration error of the probability <code>");
+  html_text(r->html, r->o.zProb);
+  sqlite3_str_appendf(r->html, "</code> (<code>ece(y, p, %d)</code>: %d equal-width bins), "
+                      "<code>calibration_summary(y, p)</code> (observed/expected, calibration-in-the-large, "
+                      "calibration slope, Spiegelhalter's test, scaled Brier) and the reliability diagram, "
+                      "with a histogram of the predicted probabilities below.</p>\n", r->o.bins, r->o.bins);
+  sqlite3_str_appendall(r->html, "<table>\n<thead><tr><th>probability</th><th>");
   html_text(r->html, r->o.zBy ? r->o.zBy : "group");
-  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>ECE</th></tr></thead>\n<tbody>\n");
+  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>ECE</th><th>O/E</th><th>CITL</th><th>slope</th>"
+                        "<th>Spiegelhalter p</th><th>scaled Brier</th></tr></thead>\n<tbody>\n");
   for(k=0; k<n_calib(r); k++){
-    Counts *cnt = count_rows(r, T_CAL, calib_col(r, k));
-    for(i=0; i<r->nGroup; i++){
-      char b[32];
-      fmt3(b, aEce[k][i]);
-      sqlite3_str_appendall(r->html, "<tr>");
-      td_name(r, calib_col(r, k)); td_name(r, r->aGroup[i].zName);
-      sqlite3_str_appendf(r->html, "<td>%lld</td><td>%s</td></tr>\n", cnt[i].n, b);
+    char *zSql = sqlite3_mprintf(
+      "SELECT coalesce(t.g, ''), t.n, t.ece, t.summary ->> 'oe_ratio', t.summary ->> 'citl', t.summary ->> 'slope',"
+      " t.summary ->> 'spiegelhalter_p', t.summary ->> 'scaled_brier', t.g IS NULL"
+      " FROM " T_CAL " t LEFT JOIN " T_GRP " grp USING (g) WHERE t.col = %Q"
+      " ORDER BY t.g IS NOT NULL, grp.idx", calib_col(r, k));
+    sqlite3_stmt *st = prep(r, zSql);
+    int rc;
+    (void)aEce;
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      int c;
+      sqlite3_str_appendall(r->html, sqlite3_column_int(st, 8) ? "<tr class=\"overall\">" : "<tr>");
+      td_name(r, calib_col(r, k));
+      td_name(r, sqlite3_column_int(st, 8) ? "all rows" : (const char*)sqlite3_column_text(st, 0));
+      sqlite3_str_appendf(r->html, "<td>%lld</td>", sqlite3_column_int64(st, 1));
+      for(c=2; c<=7; c++){
+        char b[32];
+        fmt3(b, sqlite3_column_type(st, c)==SQLITE_NULL ? NAN : sqlite3_column_double(st, c));
+        sqlite3_str_appendf(r->html, "<td>%s</td>", b);
+      }
+      sqlite3_str_appendall(r->html, "</tr>\n");
     }
-    free(cnt);
+    step_done(r, st, rc);
+    sqlite3_finalize(st);
+    sqlite3_free(zSql);
   }
   sqlite3_str_appendall(r->html, "</tbody>\n</table>\n");
   for(k=0; k<n_calib(r); k++){
-    char *zTitle = sqlite3_mprintf("Reliability: %s%s", calib_col(r, k), r->o.zProb ? "" : " (empirical CDF)");
+    char *zTitle = sqlite3_mprintf("Reliability: %s", calib_col(r, k));
     char *zSvg = plot_query(r, "plot_reliability", T_CAL, "rel", calib_col(r, k), 0, zTitle);
     sqlite3_str_appendall(r->html, "<h3>");
     html_text(r->html, zTitle);
     sqlite3_str_appendall(r->html, "</h3>\n");
     if( zSvg ) html_svg(r->html, zSvg);
     free(zSvg);
+    sqlite3_free(zTitle);
+  }
+  {
+    /* The decision curve over all rows: the model, treat all, treat none. */
+    char *zTitle = sqlite3_mprintf("Decision curve: %s (all rows)", r->o.zProb);
+    char *zSql = sqlite3_mprintf(
+      "SELECT plot_lines(series, x, y, %Q, 'threshold probability', 'net benefit') FROM ("
+      " SELECT %Q AS series, 0 AS o, j.value ->> 'threshold' AS x, j.value ->> 'net_benefit' AS y"
+      "  FROM " T_CAL " t, json_each(t.dcurve) j WHERE t.g IS NULL"
+      " UNION ALL SELECT 'treat all', 1, j.value ->> 'threshold', j.value ->> 'treat_all'"
+      "  FROM " T_CAL " t, json_each(t.dcurve) j WHERE t.g IS NULL AND j.value ->> 'treat_all' >= -0.05"
+      " UNION ALL SELECT 'treat none', 2, j.value ->> 'threshold', 0"
+      "  FROM " T_CAL " t, json_each(t.dcurve) j WHERE t.g IS NULL ORDER BY o, x)", zTitle, r->o.zProb);
+    char *zSvg = query_text(r, zSql);
+    sqlite3_str_appendall(r->html, "<h3>");
+    html_text(r->html, zTitle);
+    sqlite3_str_appendall(r->html, "</h3>\n<p>Net benefit of treating the rows whose probability is at "
+                          "least the threshold (<code>decision_curve(y, p)</code>, thresholds 0.01 to 0.99), "
+                          "against treating everyone (shown down to a net benefit of &#8722;0.05) "
+                          "and no one.</p>\n");
+    if( zSvg ) html_svg(r->html, zSvg);
+    free(zSvg);
+    sqlite3_free(zSql);
     sqlite3_free(zTitle);
   }
   sqlite3_str_appendall(r->html, "</div>\n</details>\n");
@@ -1074,6 +1719,9 @@ static const char *zCss =
   "th{background:#f3f3f3}td:first-child,td:nth-child(2){text-align:left}"
   ".inverted{color:#D55E00;font-weight:bold}.na{color:#777;font-style:italic}"
   ".pseudo{background:#fff8e0;padding:.4em .6em;border-left:4px solid #E69F00}"
+  "#summary{border:2px solid #0072B2;border-radius:4px;padding:0 .8em .5em;margin:.8em 0}"
+  "h2{font-size:1.25em;margin:.5em 0}.ci{color:#555;font-size:.9em}"
+  "tr.overall td{font-weight:bold}tr.mean td{font-style:italic}"
   "figure{margin:.5em 0}figure svg{max-width:100%;height:auto}"
   "footer{margin-top:2em;font-size:.85em;color:#555;border-top:1px solid #ccc;padding-top:.5em}";
 
@@ -1114,8 +1762,8 @@ int main(int argc, char **argv){
   if( r.o.zBy ) json_str(r.json, r.o.zBy); else sqlite3_str_appendall(r.json, "null");
   sqlite3_str_appendall(r.json, ",\"prob\":");
   if( r.o.zProb ) json_str(r.json, r.o.zProb); else sqlite3_str_appendall(r.json, "null");
-  sqlite3_str_appendf(r.json, ",\"bins\":%d,\"calibration\":\"%s\",\"groups\":[", r.o.bins,
-                      r.o.zProb ? "probability" : "empirical_cdf");
+  sqlite3_str_appendf(r.json, ",\"bins\":%d,\"reps\":%d,\"calibration\":%s,\"curve_points\":%d,\"groups\":[",
+                      r.o.bins, r.o.reps, r.o.zProb ? "\"probability\"" : "null", CURVE_POINTS);
   for(i=0; i<r.nGroup; i++){
     if( i ) sqlite3_str_appendchar(r.json, 1, ',');
     sqlite3_str_appendall(r.json, "{\"name\":");
@@ -1202,10 +1850,13 @@ int main(int argc, char **argv){
     html_text(r.html, r.o.zBy);
     sqlite3_str_appendf(r.html, "</code> (%d groups)", r.nGroup);
   }
-  sqlite3_str_appendall(r.html, ". Each section opens with a click.</p>\n");
+  sqlite3_str_appendall(r.html, ". The summary is below; each section after it opens with a click.</p>\n");
+  section_summary(&r);
   section_auroc(&r, aAuroc);
   section_pr(&r, aAp);
   section_calibration(&r, aEce);
+  section_compare(&r);
+  section_operating(&r);
   if( r.o.svd ) section_svd(&r);
   sqlite3_str_appendall(r.html, "<footer>Made by mleval-report with mleval ");
   html_text(r.html, zVersion);

@@ -62,9 +62,17 @@ def loadable_path():
 
 def load(con):
     """Loads mleval into the sqlite3 connection con.  Extension loading is
-    enabled only for the duration of the call.  Raises LoadError when this
-    interpreter cannot load extensions, sqlite3.OperationalError when the
+    enabled only for the duration of the call.  Raises LoadError when con is
+    not a sqlite3.Connection (apsw or any other object: the error says what
+    is supported) or this interpreter cannot load extensions, sqlite3.OperationalError when the
     library cannot be loaded."""
+    if not isinstance(con, sqlite3.Connection):
+        raise LoadError(
+            "mleval.load(): con must be a connection of the standard library's sqlite3 "
+            "module (sqlite3.Connection), got %s.%s; for another SQLite binding (apsw, "
+            "...), load the library at mleval.loadable_path() with that binding's own "
+            "call, e.g. apsw: con.enable_load_extension(True); con.load_extension(path)"
+            % (type(con).__module__, type(con).__name__))
     if not hasattr(con, "enable_load_extension"):
         raise LoadError(
             "mleval.load(): this Python's sqlite3 module cannot load extensions "

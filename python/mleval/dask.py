@@ -23,6 +23,7 @@ pure functions of their arguments, so a worker lost mid-job is replaced
 and its tasks recomputed by the scheduler; the result is unchanged.
 """
 import sqlite3
+import urllib.parse
 
 import mleval
 
@@ -34,7 +35,10 @@ def _connect(path=":memory:"):
     if path == ":memory:":
         con = sqlite3.connect(path)
     else:
-        con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)   # a shard is only read
+        # A shard is only read.  The path is percent-encoded (all but '/'):
+        # in a URI, "%41" would read as "A", and "#" or "?" would end the
+        # path -- another file, or a truncated name opened read-write.
+        con = sqlite3.connect("file:%s?mode=ro" % urllib.parse.quote(path, safe="/"), uri=True)
     mleval.load(con)
     return con
 

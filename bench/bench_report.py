@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+"""bench_report.py -- mleval-report's size and time on a large table.
+
+    /usr/bin/python3 bench/bench_report.py [--rows 1000000] [--folds 5] [--keep DIR]
+
+Writes a predictions table preds(fold, y, s, p) of --rows rows in --folds
+folds (y ~ Bernoulli(0.2), s = N(0, 1) + 1.2 y rounded to 6 digits, p =
+the logistic of s; numpy seed 25) into a scratch database, then runs
+$MLEVAL_REPORT (default tools/mleval-report) on it twice with --by fold and
+one score -- without --prob, with it, and with --reps 0 (no bootstrap) --
+and prints, for each run,
+the wall time and the sizes of the HTML and the --json file.  The numbers
+in docs/report.md ("Size and time") come from it.
+"""
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def make_db(path, rows, folds):
+    rng = np.random.default_rng(25)
+    y = (rng.random(rows) < 0.2).astype(int)
+    s = np.round(rng.normal(size=rows) + 1.2 * y, 6)
+    p = 1 / (1 + np.exp(-s))
+    fold = rng.integers(1, folds + 1, rows)
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE preds(fold INT, y INT, s REAL, p REAL)")
+    con.executemany("INSERT INTO preds VALUES (?, ?, ?, ?)",
+                    zip(fold.tolist(), y.tolist(), s.tolist(), p.tolist()))
+    con.commit()
+    con.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1000000)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--keep", help="directory to keep the database and the outputs in")
+    a = ap.parse_args()
+    report = os.environ.get("MLEVAL_REPORT") or os.path.join(HERE, "..", "tools", "mleval-report")
+    tmp = a.keep or tempfile.mkdtemp(prefix="mleval-bench-report-")
+    os.makedirs(tmp, exist_ok=True)
+    db = os.path.join(tmp, "preds.db")
+    if not os.path.exists(db):
+        make_db(db, a.rows, a.folds)
+    for label, extra in (("one score", []), ("one score, --prob", ["--prob", "p"]),
+                         ("one score, --reps 0", ["--reps", "0"])):
+        html, js = os.path.join(tmp, "r.html"), os.path.join(tmp, "r.json")
+        t0 = time.perf_counter()
+        r = subprocess.run([report, db, "preds", "--label", "y", "--score", "s", "--by", "fold",
+                            "-o", html, "--json", js, "--force"] + extra, capture_output=True, text=True)
+        t = time.perf_counter() - t0
+        if r.returncode != 0:
+            sys.exit("mleval-report failed: %s" % r.stderr)
+        print("%-20s %d rows, %d folds: %.2f s, HTML %.1f kB, JSON %.1f kB"
+              % (label, a.rows, a.folds, t, os.path.getsize(html) / 1e3, os.path.getsize(js) / 1e3))
+
+
+if __name__ == "__main__":
+    main()
