@@ -64,6 +64,14 @@ def ref_rank(name, y, s, w, param):
     if name == "sens_at_spec":
         ok = 1 - fpr >= param
         return max([0.0] + list(tpr[ok]))
+    if name == "partial_auroc":
+        return skm.roc_auc_score(y, s, sample_weight=w, max_fpr=param)
+    if name == "operating_point":      # 'youden': the first (highest) threshold of max TPR - FPR > 0
+        j = tpr - fpr
+        k = int(np.argmax(j))
+        if j[k] <= 0:
+            return {"threshold": None, "tp": 0.0, "fp": 0.0}
+        return {"threshold": float(thr[k]), "tp": float(tps[k]), "fp": float(fps[k])}
     if name == "roc_curve":
         f, t, _ = skm.roc_curve(y, s, sample_weight=w, drop_intermediate=False)
         return list(zip(f, t))
@@ -120,6 +128,7 @@ CASES = {
     "pr_auc": ("rank", "", None), "auroc": ("rank", "", None), "nap": ("rank", "", None),
     "youden_j": ("rank", "", None), "ks": ("rank", "", None),
     "tpr_at_fpr": ("rank", ", 0.2", 0.2), "sens_at_spec": ("rank", ", 0.8", 0.8),
+    "partial_auroc": ("rank", ", 0.3", 0.3), "operating_point": ("rank", ", 'youden'", None),
     "roc_curve": ("rank", "", None), "pr_curve": ("rank", "", None),
     "confusion": ("conf", ", 0.5", None), "mcc": ("conf", ", 0.5", None),
     "f_beta": ("conf", ", 0.5, 2", 2.0), "net_benefit": ("conf", ", 0.3", None),
@@ -154,11 +163,11 @@ def dataset(rng, i):
 
 def value(name, got):
     return json.loads(got) if got is not None and name in ("roc_curve", "pr_curve", "confusion",
-                                                           "precision_at_prior") else got
+                                                           "precision_at_prior", "operating_point") else got
 
 
 def check_one(ck, name, got, want, what):
-    if want is None and name in ("roc_curve", "pr_curve", "confusion"):
+    if want is None and name in ("roc_curve", "pr_curve", "confusion", "operating_point"):
         ck.equal(got, None, what)
         return
     if name in ("roc_curve", "pr_curve"):
@@ -170,6 +179,10 @@ def check_one(ck, name, got, want, what):
         for g, (a, b) in zip(got, want):
             ck.close(g[keys[0]], float(a), what + " " + keys[0])
             ck.close(g[keys[1]], float(b), what + " " + keys[1])
+    elif name == "operating_point":
+        ck.equal(got["threshold"], want["threshold"], what + " threshold")
+        ck.close(got["tp"], want["tp"], what + " tp")
+        ck.close(got["fp"], want["fp"], what + " fp")
     elif name == "confusion":
         for k, v in want.items():
             ck.close(got[k], float(v), what + " " + k)

@@ -498,6 +498,15 @@ double ml_wfold_auroc(const MlSamples *s);
 double ml_wfold_youden_j(const MlSamples *s);
 double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
 double ml_wfold_ks(const MlSamples *s);
+double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr);
+/* operating_point on weight sums: the point a criterion picks (as
+** ml_fold_operating_point), with the totals P and N. */
+typedef struct MlWOpPoint {
+  double tp, fp, P, N;
+  ml_key key;
+  int allNegative, achieved;
+} MlWOpPoint;
+void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, MlWOpPoint *out);
 
 /* --------------------------------------------------------------- quantile */
 

@@ -4,9 +4,10 @@
 ** ml_wsweep.c -- the threshold sweep over weighted rows, and its folds.
 **
 ** Provides: ml_wsweep_init/next, ml_wfold_ap, ml_wfold_auroc,
-** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks.  Callers: ranking.c's
-** weighted twins (pr_auc_w, nap_w, auroc_w, youden_j_w, tpr_at_fpr_w,
-** sens_at_spec_w, ks_w, pr_curve_w, roc_curve_w).
+** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks, ml_wfold_partial_auroc.
+** Callers: ranking.c's weighted twins (pr_auc_w, nap_w, auroc_w,
+** youden_j_w, tpr_at_fpr_w, sens_at_spec_w, ks_w, partial_auroc_w,
+** pr_curve_w, roc_curve_w).
 **
 ** The sample is an MlSamples of width 16 whose aux is each row's weight
 ** w > 0 (rows of weight 0 never enter it: scikit-learn drops them before
@@ -140,4 +141,72 @@ double ml_wfold_ks(const MlSamples *s){
     if( j>best ) best = j;
   }
   return best;
+}
+
+double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
+  MlWSweep w;
+  MlXsum a;
+  double part = 0.0, N, P, pa, lo, fp0 = 0.0, tp0 = 0.0;
+  ml_wsweep_init(&w, s);
+  ml_xsum_init(&a);
+  N = w.N; P = w.P;
+  while( ml_wsweep_next(&w) ){
+    double x1 = w.fp/N;
+    if( x1 > max_fpr ){
+      double x0 = fp0/N, y0 = tp0/P, y1 = w.tp/P, yi;
+      if( x0==max_fpr ) yi = y0;
+      else yi = (y1 - y0)/(x1 - x0) * (max_fpr - x0) + y0;
+      part = (max_fpr - x0) * (yi + y0) / 2.0;
+      break;
+    }
+    if( w.dfp>0.0 ){
+      double b = 2.0*w.tp - w.dtp, hi = w.dfp * b;
+      ml_xsum_add(&a, hi, 1);
+      ml_xsum_add(&a, fma(w.dfp, b, -hi), 1);
+    }
+    fp0 = w.fp; tp0 = w.tp;
+  }
+  pa = ml_xsum_round(&a) / (2.0 * P * N) + part;
+  lo = 0.5 * max_fpr * max_fpr;
+  return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
+}
+
+/* ml_fold_operating_point's criteria on weight sums (its rule 5). */
+static int wop_meets(int criterion, double target, double tp, double fp, double P, double N){
+  switch( criterion ){
+    case ML_OP_FPR:         return fp/N <= target;
+    case ML_OP_SPECIFICITY: return 1.0 - fp/N >= target;
+    case ML_OP_SENSITIVITY: return tp/P >= target;
+    case ML_OP_PRECISION:   return tp+fp>0.0 && tp/(tp+fp) >= target;
+    default:                return 1;
+  }
+}
+static int wop_better(int criterion, double tp, double fp, const MlWOpPoint *b, double P, double N){
+  switch( criterion ){
+    case ML_OP_SENSITIVITY: return fp < b->fp;
+    case ML_OP_MAX_F1:      return tp*(b->tp + b->fp + P) > b->tp*(tp + fp + P);
+    case ML_OP_YOUDEN:      return tp*N - fp*P > b->tp*N - b->fp*P;
+    default:                return tp > b->tp;
+  }
+}
+
+void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, MlWOpPoint *out){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  memset(out, 0, sizeof(*out));
+  out->P = w.P; out->N = w.N;
+  out->allNegative = 1;
+  out->achieved = wop_meets(criterion, target, 0.0, 0.0, w.P, w.N);
+  while( ml_wsweep_next(&w) ){
+    if( !wop_meets(criterion, target, w.tp, w.fp, w.P, w.N) ){
+      if( criterion==ML_OP_FPR || criterion==ML_OP_SPECIFICITY ) break;
+      continue;
+    }
+    if( !out->achieved || wop_better(criterion, w.tp, w.fp, out, w.P, w.N) ){
+      out->tp = w.tp; out->fp = w.fp; out->key = w.key;
+      out->allNegative = 0;
+      out->achieved = 1;
+    }
+    if( criterion==ML_OP_SENSITIVITY ) break;
+  }
 }

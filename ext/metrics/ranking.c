@@ -388,6 +388,34 @@ static void write_wcurve(MlJson *j, const MlSamples *smp, int roc){
   ml_json_end_array(j);
 }
 
+static void wratio(MlJson *j, const char *k, double num, double den);
+
+/* operating_point_w's JSON: write_operating_point's keys on weight sums. */
+static void write_operating_point_w(MlJson *j, const MlSamples *smp, int criterion, double target){
+  MlWOpPoint o;
+  double tp, fp, tn, fn;
+  ml_wfold_operating_point(smp, criterion, target, &o);
+  tp = o.tp; fp = o.fp; fn = o.P - tp; tn = o.N - fp;
+  ml_json_begin_object(j);
+  ml_json_key(j, "criterion"); ml_json_string(j, azCriterion[criterion]);
+  ml_json_key(j, "target");
+  if( criterion_has_target(criterion) ) ml_json_double(j, target); else ml_json_null(j);
+  ml_json_key(j, "threshold");
+  if( o.allNegative ) ml_json_null(j); else ml_json_double(j, ml_double_of(o.key));
+  ml_json_key(j, "tp"); ml_json_double(j, tp);
+  ml_json_key(j, "fp"); ml_json_double(j, fp);
+  ml_json_key(j, "tn"); ml_json_double(j, tn);
+  ml_json_key(j, "fn"); ml_json_double(j, fn);
+  wratio(j, "tpr", tp, o.P);
+  wratio(j, "fpr", fp, o.N);
+  wratio(j, "specificity", tn, o.N);
+  wratio(j, "precision", tp, tp+fp);
+  wratio(j, "f1", 2*tp, 2*tp+fp+fn);
+  ml_json_key(j, "youden_j"); ml_json_double(j, tp/o.P - fp/o.N);
+  ml_json_key(j, "achieved"); ml_json_bool(j, o.achieved);
+  ml_json_end_object(j);
+}
+
 /* A weighted twin's result over the sorted (s, w) rows (both classes). */
 static void rank_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
   MlJson j;
@@ -404,10 +432,22 @@ static void rank_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p
     case RK_AUROC:  sqlite3_result_double(ctx, ml_wfold_auroc(&p->smp)); return;
     case RK_YOUDEN: sqlite3_result_double(ctx, ml_wfold_youden_j(&p->smp)); return;
     case RK_KS:     sqlite3_result_double(ctx, ml_wfold_ks(&p->smp)); return;
+    case RK_PARTIAL_AUROC: {
+      double maxFpr = ml_param_value(&p->target, 1.0);
+      sqlite3_result_double(ctx, maxFpr==1.0 ? ml_wfold_auroc(&p->smp)
+                                             : ml_wfold_partial_auroc(&p->smp, maxFpr));
+      return;
+    }
     case RK_TPR_AT_FPR:
     case RK_SENS_AT_SPEC:
       sqlite3_result_double(ctx, ml_wfold_tpr_at_fpr(&p->smp, ml_param_value(&p->target, NAN),
                                                       d->kind==RK_SENS_AT_SPEC));
+      return;
+    case RK_OPERATING_POINT:
+      ml_json_init(&j);
+      write_operating_point_w(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
+                              ml_param_value(&p->target, NAN));
+      ml_result_json(ctx, &j);
       return;
     default:        /* RK_PR_CURVE, RK_ROC_CURVE: the kinds flagged ML_FN_WEIGHTED */
       ml_json_init(&j);
@@ -1201,8 +1241,8 @@ const MlFuncDesc ml_ranking_functions[] = {
   { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, W, ML_PARAMS(&psTargetSpec) },
   { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, ML_FN_JSON | W, 0 },
   { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, ML_FN_JSON | W, 0 },
-  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, 0, ML_PARAMS(&psMaxFpr) },
-  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, ML_FN_JSON,
+  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, W, ML_PARAMS(&psMaxFpr) },
+  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, ML_FN_JSON | W,
                                                              ML_PARAMS(&psCriterion, &psTarget) },
   { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, ML_FN_JSON | W,
                                                              ML_PARAMS(&psThreshold) },

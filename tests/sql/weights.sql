@@ -30,3 +30,8 @@ SELECT tpr_at_fpr_w(y, s, w, 1.5) FROM t;
 SELECT pr_auc_w(2, s, w) FROM t;
 -- twins take no state
 SELECT pr_auc_w(st, 1, 1) FROM (SELECT ml_state(y, s) AS st FROM t);
+-- partial AUROC and operating points on weighted rates
+SELECT partial_auroc_w(y, s, w, 0.5) FROM t;
+SELECT operating_point_w(y, s, w, 'youden') FROM t;
+SELECT operating_point_w(y, s, w, 'specificity', 0.7) FROM t;
+SELECT operating_point_w(y, s, w, 'fpr') FROM t;
