@@ -156,6 +156,56 @@ START_TEST(test_samples_at_rank){
 }
 END_TEST
 
+/* The weighted sweep (ml_wsweep.c): integer weights fold to the unweighted
+** folds over the rows repeated, bit for bit; a tie group's weight does not
+** depend on the order its rows are held in; weight sums at each threshold. */
+START_TEST(test_weighted_folds_equal_repeated_rows){
+  enum { N = 300 };
+  int y[N], yr[4*N], i, k, nr = 0;
+  double v[N], wt[N], vr[4*N];
+  MlSamples sw, sr;
+  uint64_t x = 88172645463325252ULL;
+  for(i=0; i<N; i++){
+    x ^= x<<13; x ^= x>>7; x ^= x<<17;
+    y[i] = (int)(x % 3 == 0);
+    v[i] = (double)((x >> 8) % 17) / 16.0;          /* many ties */
+    wt[i] = (double)(1 + (x >> 20) % 4);
+    for(k=0; k<(int)wt[i]; k++){ yr[nr] = y[i]; vr[nr] = v[i]; nr++; }
+  }
+  fill(&sw, 16, y, v, wt, N);
+  fill(&sr, 8, yr, vr, 0, nr);
+  ck_assert(ml_wfold_ap(&sw)==ml_fold_average_precision(&sr, 0));
+  ck_assert(ml_wfold_auroc(&sw)==ml_fold_auroc(&sr));
+  ck_assert(ml_wfold_youden_j(&sw)==ml_fold_youden_j(&sr));
+  ck_assert(ml_wfold_ks(&sw)==ml_fold_ks(&sr));
+  ck_assert(ml_wfold_tpr_at_fpr(&sw, 0.3, 0)==ml_fold_tpr_at_fpr(&sr, 0.3, 0));
+  ck_assert(ml_wfold_tpr_at_fpr(&sw, 0.8, 1)==ml_fold_tpr_at_fpr(&sr, 0.8, 1));
+  ml_samples_clear(&sw);
+  ml_samples_clear(&sr);
+}
+END_TEST
+
+START_TEST(test_weighted_ties_order_free){
+  /* one tie group of weights whose double sum depends on the order */
+  static const int y[] = {1, 1, 1, 0, 0};
+  static const double v[] = {0.5, 0.5, 0.5, 0.5, 0.2};
+  static const double w1[] = {1e16, 1.0, -0.0 + 1.0, 1.0, 1.0}, w2[] = {1.0, 1.0, 1e16, 1.0, 1.0};
+  MlSamples a, b;
+  MlWSweep s;
+  fill(&a, 16, y, v, w1, 5);
+  fill(&b, 16, y, v, w2, 5);
+  ml_wsweep_init(&s, &a);
+  ck_assert(ml_wsweep_next(&s));
+  ck_assert(s.dtp==1e16 + 2.0);            /* exact: 1e16 + 1 + 1 rounded once */
+  ck_assert(s.dfp==1.0);
+  ck_assert(ml_wfold_auroc(&a)==ml_wfold_auroc(&b));
+  ck_assert(ml_wfold_ap(&a)==ml_wfold_ap(&b));
+  ck_assert(s.P==1e16 + 2.0 && s.N==2.0);
+  ml_samples_clear(&a);
+  ml_samples_clear(&b);
+}
+END_TEST
+
 Suite *suite_sweep(void){
   Suite *s = suite_create("sweep");
   TCase *tc = tcase_create("core");
@@ -167,6 +217,8 @@ Suite *suite_sweep(void){
   tcase_add_test(tc, test_operating_points);
   tcase_add_test(tc, test_operating_point_all_negative);
   tcase_add_test(tc, test_samples_at_rank);
+  tcase_add_test(tc, test_weighted_folds_equal_repeated_rows);
+  tcase_add_test(tc, test_weighted_ties_order_free);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -141,7 +141,10 @@ SPECIAL_BAD = {
 # The shape of a function's data arguments, from their roles (mleval_functions()'s "data"):
 #   score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k),
 #   pair = (y, s_a, s_b), ppair = (y, p_a, p_b), mean = (x)
+#   wscore = (y, s, w), wprob = (y, p, w): the weighted twins (weight 1 here;
+#   their bad weights are tests/test_weights.py's)
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
+          ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("x",): "mean", ("state",): "state", (): "scalar"}
 
@@ -357,6 +360,8 @@ EXTRA_ERRORS = [
 def call(name, shape, y, x, extra):
     if shape == "score" or shape == "prob":
         return "%s(%s, %s%s)" % (name, y, x, extra)
+    if shape == "wscore" or shape == "wprob":
+        return "%s(%s, %s, 1%s)" % (name, y, x, extra)
     if shape == "strat":
         return "%s(%s, %s, 3%s)" % (name, y, x, extra)
     if shape == "ord":
@@ -430,8 +435,8 @@ def main():
         if shape == "mean":
             check_mean(ck, con, name, extra, badparams, varying, after_error)
             continue
-        label = "a probability in [0, 1]" if shape in ("prob", "ppair") else "a number"
-        xname = {"prob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a"}.get(shape, "s")
+        label = "a probability in [0, 1]" if shape in ("prob", "ppair", "wprob") else "a number"
+        xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a"}.get(shape, "s")
         if shape == "plot":
             for sql, msg in PLOT_BAD[name]:
                 ck.error(con, "SELECT " + sql, (), msg, name + " bad input")
@@ -452,7 +457,7 @@ def main():
                 msg = "%s(): %s" % (name, NOT_A_STATE)
             ck.error(con, "SELECT " + call(name, shape, sqlv, "0.5", extra), (), msg, name + " bad label " + sqlv)
             after_error(name + " bad label")
-        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair") else []):
+        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair", "wprob") else []):
             msg = "%s(): %s must be %s, got %s" % (name, xname, label, shown)
             ck.error(con, "SELECT " + call(name, shape, "1", sqlv, extra), (), msg, name + " bad score " + sqlv)
             after_error(name + " bad score")
@@ -465,7 +470,7 @@ def main():
             pname, va, vb, ashown, bshown = varying
             ex = ", CASE WHEN y = 0 THEN %s ELSE %s END" % (va, vb) + extra.split(", " + va, 1)[1]
             q = "SELECT %s FROM (SELECT 0 AS y, 0.5 AS s, 0.5 AS p UNION ALL SELECT 1, 0.6, 0.6)" % call(
-                name, shape, "y", "p" if shape in ("prob", "ppair") else "s", ex)
+                name, shape, "y", "p" if shape in ("prob", "ppair", "wprob") else "s", ex)
             ck.error(con, q, (), "%s(): %s must be the same in every row of a group, got %s and then %s" %
                      (name, pname, ashown, bshown), name + " varying param")
             after_error(name + " varying param")
@@ -476,7 +481,7 @@ def main():
         ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % call(name, shape, "y", "s", extra)).fetchone(),
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
-        if name in ONE_CLASS_DEFINED:
+        if (name[:-2] if shape in ("wscore", "wprob") else name) in ONE_CLASS_DEFINED:
             ck.true(one is not None, name + " one class is defined")
         elif name == "strat_report":
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")

@@ -121,18 +121,20 @@ def main():
                      f["name"] + " arity %d on empty input" % n)
 
     # 4. JSON results are JSON with subtype 'J' (json() keeps them as objects)
+    funcs = test_bad_inputs.functions(con)
     for f in table:
         if not f["json"]:
             continue
         if f["family"] == "scalar":
             v = con.execute("SELECT json_valid(%s()), json_type(json_array(%s()), '$[0]')" % (f["name"], f["name"])).fetchone()
         else:
-            n = f["min_args"]
-            args = ", ".join((["a", "b"] + ["0.5"] * (n - 2))[:n]) if f["family"] != "ordinal" or n != 3 else "a, b, 1"
-            if f["family"] == "stratified":
-                args = "a, b, c"
-            if f["name"] == "operating_point":     # a text criterion
-                args = "a, b, 'youden'"
+            # the call from the record: data arguments by role, parameters at their examples
+            shape, extra = funcs[f["name"]][0], funcs[f["name"]][1]
+            if shape == "mean":
+                args = "b" + extra
+            else:
+                args = test_bad_inputs.call(f["name"], shape, "a", "b", extra)
+                args = args[args.index("(") + 1:-1]
             if f["name"] in ("brier_decomposition", "gains"):  # NULL on fewer rows than bins
                 args = "a, b, 1"
             src = "t"

@@ -477,6 +477,37 @@ void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg);
 ** arrays (idx[2], zeroed before the first call), O(n) in all. */
 void ml_count_at_least(const MlSamples *s, ml_i64 idx[2], ml_key k, ml_i64 *tp, ml_i64 *fp);
 
+/* ------------------------------------------------------- weighted sweep */
+
+/* The sweep over weighted rows (ml_wsweep.c): an MlSamples of width 16
+** whose aux is each row's weight (> 0).  tp, fp: the weights of the rows with
+** score >= key; dtp, dfp: of those at key exactly (exact sums of the tied
+** rows); P, N: the totals, the sweep's own last tp and fp. */
+typedef struct MlWSweep {
+  const MlSamples *s;
+  ml_i64 i[2];            /* rows of each class not yet passed (from the top) */
+  double P, N, tp, fp, dtp, dfp;
+  ml_key key;
+} MlWSweep;
+void ml_wsweep_init(MlWSweep *w, const MlSamples *s);
+int ml_wsweep_next(MlWSweep *w);
+/* The weighted folds: the unweighted fold's expression on weight sums (both
+** classes present). */
+double ml_wfold_ap(const MlSamples *s);
+double ml_wfold_auroc(const MlSamples *s);
+double ml_wfold_youden_j(const MlSamples *s);
+double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
+double ml_wfold_ks(const MlSamples *s);
+double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr);
+/* operating_point on weight sums: the point a criterion picks (as
+** ml_fold_operating_point), with the totals P and N. */
+typedef struct MlWOpPoint {
+  double tp, fp, P, N;
+  ml_key key;
+  int allNegative, achieved;
+} MlWOpPoint;
+void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, MlWOpPoint *out);
+
 /* --------------------------------------------------------------- quantile */
 
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on

@@ -96,8 +96,11 @@ typedef struct CalAgg {
   MlParam strategy;   /* reliability: STRATEGY_* */
   CalBins set[2];     /* ece / mce / reliability 'uniform': one binning per
                       ** bins value held (two only between two frames, see MlParam) */
-  MlSamples smp;      /* reliability 'quantile': the rows (key p) */
+  MlSamples smp;      /* reliability 'quantile': the rows (key p); a weighted
+                      ** ece or mce: the rows (key p, aux weight), width 16 */
   int qinit;          /* smp initialised */
+  int weighted;       /* a weighted twin (n counts its rows of positive weight) */
+  MlXsum *wsum;       /* weighted brier, log_loss: the exact sum of the weights */
 } CalAgg;
 
 /* Up to this many bins a group allocates them at its first row; above, it
@@ -514,6 +517,8 @@ static void write_reliability(MlJson *j, ml_i64 B, const CalOcc *o, ml_i64 nOcc)
   ml_json_end_array(j);
 }
 
+static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B);
+
 static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 B;
@@ -521,10 +526,18 @@ static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   if( p && d->kind==CAL_RELIABILITY
    && ml_param_choice_check(ctx, d->name, d->aParam[1], &p->strategy) ) return;
   if( p==0 || p->n==0 ){
-    ml_result_null(ctx, d->name, "no rows");
+    ml_result_null(ctx, d->name, p && p->weighted ? "no rows of positive weight" : "no rows");
     return;
   }
   B = (ml_i64)ml_param_value(&p->param, default_param(d->kind));
+  if( p->weighted ){
+    if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
+      sqlite3_result_double(ctx, ml_xsum_round(&p->sum) / ml_xsum_round(p->wsum));
+    }else{
+      calib_bins_w(ctx, d, p, B);
+    }
+    return;
+  }
   switch( d->kind ){
     case CAL_BRIER:
     case CAL_LOGLOSS:
@@ -582,6 +595,105 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
+/*
+** The weighted twins (brier_w, log_loss_w, ece_w, mce_w).  brier and
+** log_loss keep two exact sums, of w t (each product split by fma into two
+** doubles, so the sum is exact) and of w; ece and mce keep the rows (p, w)
+** and, at a result, walk them sorted by p, one bin at a time, summing each
+** bin's weight, positive weight and w p exactly.  So the results do not
+** depend on row order (a window frame gives the aggregate's bits) and
+** integer weights give the rows repeated: the unweighted sums are exact too.
+*/
+static void xsum_add_product(MlXsum *a, double w, double t, int sign){
+  double hi = w*t;
+  ml_xsum_add(a, hi, sign);
+  ml_xsum_add(a, fma(w, t, -hi), sign);
+}
+static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y;
+  double pr, param;
+  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+  p->weighted = 1;
+  if( w<0.0 ) return;                          /* the driver set the error */
+  if( sign>0 ){
+    if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
+  }else{
+    param = cal_param_drop(d, argc, argv, &p->param);
+  }
+  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK || w==0.0 ) return;
+  if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
+    if( p->wsum==0 ){
+      if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+      ml_xsum_init(p->wsum);
+    }
+    xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
+    ml_xsum_add(p->wsum, w, sign);
+    p->n += sign;
+    return;
+  }
+  if( !p->qinit ){ ml_samples_init(&p->smp, 16); p->qinit = 1; }
+  if( sign>0 ){
+    if( ml_add_row(ctx, &p->smp, y, pr, w)==ML_OK ) p->n++;
+  }else{
+    p->n -= ml_samples_remove(&p->smp, y, pr, w);
+  }
+}
+static void calib_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calib_row_w(ctx, argc, argv, w, +1);
+}
+static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calib_row_w(ctx, argc, argv, w, -1);
+}
+
+/* ece_w or mce_w over the sorted rows (p, w) of p->smp, B equal-width bins. */
+static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B){
+  const MlSamples *m = &p->smp;
+  ml_i64 i[2] = {0, 0}, cur = -1;
+  MlXsum *a = ml_malloc(4*sizeof(MlXsum));   /* a bin's w, w y, w p; the ece sum */
+  double W = 0.0, mce = 0.0;
+  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( ml_samples_sort(&p->smp) ){ ml_free(a); sqlite3_result_error_nomem(ctx); return; }
+  ml_xsum_init(&a[3]);
+  for(;;){
+    int y = -1, done = i[0]>=m->n[0] && i[1]>=m->n[1];
+    ml_i64 b = -1;
+    double pr = 0.0, w = 0.0;
+    if( !done ){
+      y = i[0]>=m->n[0] ? 1 : i[1]>=m->n[1] ? 0
+        : ml_samples_key(m, 0, i[0]) <= ml_samples_key(m, 1, i[1]) ? 0 : 1;
+      pr = ml_double_of(ml_samples_key(m, y, i[y]));
+      w = ml_samples_aux(m, y, i[y]);
+      i[y]++;
+      b = bin_of(pr, B);
+    }
+    if( b!=cur && cur>=0 ){                    /* bin cur is complete */
+      double wb = ml_xsum_round(&a[0]), wy = ml_xsum_round(&a[1]), wp = ml_xsum_round(&a[2]);
+      double e = fabs(wy/wb - wp/wb);
+      ml_xsum_add(&a[3], fabs(wy - wp), 1);
+      if( e>mce ) mce = e;
+    }
+    if( done ) break;
+    if( b!=cur ){ ml_xsum_init(&a[0]); ml_xsum_init(&a[1]); ml_xsum_init(&a[2]); cur = b; }
+    ml_xsum_add(&a[0], w, 1);
+    if( y ) ml_xsum_add(&a[1], w, 1);
+    xsum_add_product(&a[2], w, pr, 1);
+  }
+  {
+    /* the total weight, exactly, from the rows */
+    MlXsum t;
+    int y;
+    ml_i64 r;
+    ml_xsum_init(&t);
+    for(y=0; y<2; y++) for(r=0; r<m->n[y]; r++) ml_xsum_add(&t, ml_samples_aux(m, y, r), 1);
+    W = ml_xsum_round(&t);
+  }
+  if( d->kind==CAL_ECE ) sqlite3_result_double(ctx, ml_xsum_round(&a[3]) / W);
+  else sqlite3_result_double(ctx, mce);
+  ml_free(a);
+}
+
 static void ml_calib_value(sqlite3_context *ctx){
   calib_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
@@ -593,6 +705,8 @@ static void ml_calib_final(sqlite3_context *ctx){
     bins_free(&p->set[0]);
     bins_free(&p->set[1]);
     if( p->qinit ) ml_samples_clear(&p->smp);
+    ml_free(p->wsum);
+    p->wsum = 0;
   }
 }
 
@@ -885,15 +999,15 @@ static const MlParamSpec psBinsKumar = ML_PARAM_INT("bins", 1, ML_MAX_BINS, "15"
 static const MlParamSpec psStrategy = ML_PARAM_CHOICE("strategy", azStrategy, "'uniform'", "'quantile'");
 
 static const MlFamily famCalib = { "calibration", ml_calib_step, ml_calib_final, ml_calib_value,
-                                   ml_calib_inverse, &ml_calib_states };
+                                   ml_calib_inverse, &ml_calib_states, calib_step_w, calib_inverse_w };
 static const MlFamily famCalsort = { "calibration", ml_calsort_step, ml_calsort_final, ml_calsort_value,
-                                     ml_calsort_inverse, &ml_calsort_states };
+                                     ml_calsort_inverse, &ml_calsort_states, 0, 0 };
 
 const MlFuncDesc ml_calibration_functions[] = {
-  { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, 0, 0 },
-  { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, 0, ML_PARAMS(&psEps) },
-  { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, 0, ML_PARAMS(&psBins) },
-  { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, 0, ML_PARAMS(&psBins) },
+  { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, ML_FN_WEIGHTED, 0 },
+  { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, ML_FN_WEIGHTED, ML_PARAMS(&psEps) },
+  { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, ML_FN_WEIGHTED, ML_PARAMS(&psBins) },
+  { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, ML_FN_WEIGHTED, ML_PARAMS(&psBins) },
   { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, ML_FN_JSON,
                                                              ML_PARAMS(&psBins, &psStrategy) },
   { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, 0, ML_PARAMS(&psBinsSorted) },

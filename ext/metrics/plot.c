@@ -625,7 +625,7 @@ static const MlParamSpec psXlabel = ML_PARAM_TEXT("xlabel", "'x'", "'day'");
 static const MlParamSpec psYlabel = ML_PARAM_TEXT("ylabel", "'y'", "'auroc'");
 
 /* Aggregates only: no xValue/xInverse, so SQLite refuses them with OVER (...). */
-static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0 };
+static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0, 0, 0 };
 
 const MlFuncDesc ml_plot_functions[] = {
   { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0, ML_PARAMS(&psTitle) },

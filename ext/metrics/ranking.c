@@ -105,6 +105,7 @@ typedef struct RankAgg {
   MlRankSet rs[2];
   ml_i64 u2;
   int isProb;              /* decision_curve: the second argument is a probability */
+  int weighted;            /* a weighted twin: smp has width 16, aux the row's weight */
   MlParam k;               /* precision_at_k, recall_at_k: k; gains: bins */
   MlParam grid[3];         /* decision_curve: from, to, by */
   double gridOk[3];        /* the last (from, to, by) found consistent */
@@ -321,6 +322,141 @@ static void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv
   ml_samples_remove(&p->smp, y, s, 0.0);
 }
 
+/*
+** The weighted twins' xStep and xInverse (MlFamily.xStepW): the same row and
+** parameter checks; a row of weight w > 0 goes into the buffer as (s, w),
+** one of weight 0 (or NULL) is dropped, as scikit-learn drops it before
+** forming thresholds.  No counted sets: a weighted frame recomputes.
+*/
+static void rank_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int y, rc;
+  double s;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){
+    ml_samples_init(&p->smp, 16);
+    p->init = 1;
+    p->weighted = 1;
+    p->isProb = d->kind==RK_DECISION_CURVE;
+  }
+  if( w<0.0 ){ p->failed = 1; return; }
+  if( argc>2 && rank_params(ctx, d, argc, argv, p) ){ p->failed = 1; return; }
+  rc = ml_arg_binary_row(ctx, d->name, argv, p->isProb, &y, &s);
+  if( rc!=ML_ROW_OK ){
+    if( rc==ML_ROW_ERR ) p->failed = 1;
+    return;
+  }
+  if( w==0.0 ) return;
+  if( ml_add_row(ctx, &p->smp, y, s, w) ) p->failed = 1;
+}
+static void rank_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y;
+  double s;
+  if( p==0 || !p->init ) return;
+  rank_params_drop(d, argc, argv, p);
+  if( ml_arg_binary_row(ctx, d->name, argv, p->isProb, &y, &s)!=ML_ROW_OK || w==0.0 ) return;
+  ml_samples_remove(&p->smp, y, s, w);
+}
+
+/* The weighted twins' curves: the unweighted writers' points on weight sums. */
+static void write_wcurve(MlJson *j, const MlSamples *smp, int roc){
+  MlWSweep w;
+  ml_wsweep_init(&w, smp);
+  ml_json_begin_array(j);
+  if( roc ){
+    ml_json_begin_object(j);
+    ml_json_key(j, "threshold"); ml_json_null(j);
+    ml_json_key(j, "fpr"); ml_json_double(j, 0.0);
+    ml_json_key(j, "tpr"); ml_json_double(j, 0.0);
+    ml_json_end_object(j);
+  }
+  while( ml_wsweep_next(&w) ){
+    ml_json_begin_object(j);
+    ml_json_key(j, "threshold"); ml_json_double(j, ml_double_of(w.key));
+    if( roc ){
+      ml_json_key(j, "fpr"); ml_json_double(j, w.fp/w.N);
+      ml_json_key(j, "tpr"); ml_json_double(j, w.tp/w.P);
+    }else{
+      ml_json_key(j, "precision"); ml_json_double(j, w.tp/(w.tp+w.fp));
+      ml_json_key(j, "recall");    ml_json_double(j, w.tp/w.P);
+    }
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+}
+
+static void wratio(MlJson *j, const char *k, double num, double den);
+
+/* operating_point_w's JSON: write_operating_point's keys on weight sums. */
+static void write_operating_point_w(MlJson *j, const MlSamples *smp, int criterion, double target){
+  MlWOpPoint o;
+  double tp, fp, tn, fn;
+  ml_wfold_operating_point(smp, criterion, target, &o);
+  tp = o.tp; fp = o.fp; fn = o.P - tp; tn = o.N - fp;
+  ml_json_begin_object(j);
+  ml_json_key(j, "criterion"); ml_json_string(j, azCriterion[criterion]);
+  ml_json_key(j, "target");
+  if( criterion_has_target(criterion) ) ml_json_double(j, target); else ml_json_null(j);
+  ml_json_key(j, "threshold");
+  if( o.allNegative ) ml_json_null(j); else ml_json_double(j, ml_double_of(o.key));
+  ml_json_key(j, "tp"); ml_json_double(j, tp);
+  ml_json_key(j, "fp"); ml_json_double(j, fp);
+  ml_json_key(j, "tn"); ml_json_double(j, tn);
+  ml_json_key(j, "fn"); ml_json_double(j, fn);
+  wratio(j, "tpr", tp, o.P);
+  wratio(j, "fpr", fp, o.N);
+  wratio(j, "specificity", tn, o.N);
+  wratio(j, "precision", tp, tp+fp);
+  wratio(j, "f1", 2*tp, 2*tp+fp+fn);
+  ml_json_key(j, "youden_j"); ml_json_double(j, tp/o.P - fp/o.N);
+  ml_json_key(j, "achieved"); ml_json_bool(j, o.achieved);
+  ml_json_end_object(j);
+}
+
+/* A weighted twin's result over the sorted (s, w) rows (both classes). */
+static void rank_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
+  MlJson j;
+  switch( d->kind ){
+    case RK_PR_AUC: sqlite3_result_double(ctx, ml_wfold_ap(&p->smp)); return;
+    case RK_NAP: {
+      MlWSweep w;
+      double pi;
+      ml_wsweep_init(&w, &p->smp);
+      pi = w.P / (w.P + w.N);
+      sqlite3_result_double(ctx, (ml_wfold_ap(&p->smp) - pi) / (1.0 - pi));
+      return;
+    }
+    case RK_AUROC:  sqlite3_result_double(ctx, ml_wfold_auroc(&p->smp)); return;
+    case RK_YOUDEN: sqlite3_result_double(ctx, ml_wfold_youden_j(&p->smp)); return;
+    case RK_KS:     sqlite3_result_double(ctx, ml_wfold_ks(&p->smp)); return;
+    case RK_PARTIAL_AUROC: {
+      double maxFpr = ml_param_value(&p->target, 1.0);
+      sqlite3_result_double(ctx, maxFpr==1.0 ? ml_wfold_auroc(&p->smp)
+                                             : ml_wfold_partial_auroc(&p->smp, maxFpr));
+      return;
+    }
+    case RK_TPR_AT_FPR:
+    case RK_SENS_AT_SPEC:
+      sqlite3_result_double(ctx, ml_wfold_tpr_at_fpr(&p->smp, ml_param_value(&p->target, NAN),
+                                                      d->kind==RK_SENS_AT_SPEC));
+      return;
+    case RK_OPERATING_POINT:
+      ml_json_init(&j);
+      write_operating_point_w(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
+                              ml_param_value(&p->target, NAN));
+      ml_result_json(ctx, &j);
+      return;
+    default:        /* RK_PR_CURVE, RK_ROC_CURVE: the kinds flagged ML_FN_WEIGHTED */
+      ml_json_init(&j);
+      write_wcurve(&j, &p->smp, d->kind==RK_ROC_CURVE);
+      ml_result_json(ctx, &j);
+      return;
+  }
+}
+
 /* Writes the PR curve: one point per distinct score, highest first. */
 static void write_pr_curve(MlJson *j, const MlSamples *smp){
   MlSweep w;
@@ -447,6 +583,10 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     return;
   }
   if( rank_params_check(ctx, d, p) ) return;
+  if( p->weighted && ml_samples_count(&p->smp)==0 ){
+    ml_result_null(ctx, d->name, "no rows of positive weight");
+    return;
+  }
   P = p->live ? p->rs[1].n : p->smp.n[1];
   N = p->live ? p->rs[0].n : p->smp.n[0];
   if( P+N==0 ){
@@ -472,6 +612,7 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     return;
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  if( p->weighted ){ rank_compute_w(ctx, d, p); return; }
   switch( d->kind ){
     case RK_PR_AUC:
       sqlite3_result_double(ctx, ml_fold_average_precision(&p->smp, 0));
@@ -552,7 +693,7 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
 static void ml_rank_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
-  if( p && p->init && !p->failed && !p->live && d->kind==RK_AUROC && go_live(p) ){
+  if( p && p->init && !p->failed && !p->live && !p->weighted && d->kind==RK_AUROC && go_live(p) ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
@@ -629,6 +770,8 @@ typedef struct ConfAgg {
   MlParam beta;            /* f_beta */
   MlParam level;           /* confusion_ci */
   MlParam method;          /* confusion_ci: CI_* */
+  int weighted;            /* a weighted twin: the counts are cw's sums of weights */
+  MlXsum *cw;              /* weighted: cw[2 y + predicted], exact; allocated on the first row */
 } ConfAgg;
 
 /* confusion_ci's methods, in CI_* order. */
@@ -692,6 +835,40 @@ static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value *
   t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
   if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
   p->c[y][s>=t]--;
+}
+
+/* The weighted twins' xStep and xInverse: a row's weight goes to the exact
+** sum of its cell (c[y][predicted] becomes a sum of weights); weight 0 or
+** NULL drops the row. */
+static void confusion_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y, i;
+  double s, t;
+  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+  p->weighted = 1;
+  if( w<0.0 ) return;                        /* the driver set the error */
+  if( sign>0 ){
+    if( confusion_params(ctx, d, argc, argv, p, &t) ) return;
+  }else{
+    ml_param_drop(&p->threshold, argv[2]);
+    if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
+    if( d->kind==RK_F_BETA ) ml_param_drop(&p->beta, argv[3]);
+    t = sqlite3_value_double(argv[2]);
+  }
+  if( ml_arg_binary_row(ctx, d->name, argv, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK || w==0.0 ) return;
+  if( p->cw==0 ){
+    if( sign<0 || (p->cw = ml_malloc(4*sizeof(MlXsum)))==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+    for(i=0; i<4; i++) ml_xsum_init(&p->cw[i]);
+  }
+  ml_xsum_add(&p->cw[2*y + (s>=t)], w, sign);
+  p->c[y][s>=t] += sign;                     /* rows, for "no rows" */
+}
+static void confusion_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  confusion_row_w(ctx, argc, argv, w, +1);
+}
+static void confusion_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  confusion_row_w(ctx, argc, argv, w, -1);
 }
 
 /* Precision at prevalence pi from the rates: tpr pi / (tpr pi + fpr (1 - pi)),
@@ -836,6 +1013,84 @@ static void write_confusion_ci(MlJson *j, ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i6
   ml_json_end_object(j);
 }
 
+/* A weighted twin's result from sums of weights that are not all integers:
+** the counts' formulas in doubles. */
+static void wratio(MlJson *j, const char *k, double num, double den){
+  ml_json_key(j, k);
+  if( den==0.0 ) ml_json_null(j); else ml_json_double(j, num/den);
+}
+static double mcc_w(double tp, double fp, double tn, double fn){
+  if( tp+fp==0.0 || tp+fn==0.0 || tn+fp==0.0 || tn+fn==0.0 ) return NAN;
+  return (tp*tn - fp*fn) / (sqrt((tp+fp)*(tp+fn)) * sqrt((tn+fp)*(tn+fn)));
+}
+static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p,
+                              double tp, double fp, double tn, double fn){
+  double P = tp + fn, N = tn + fp, n = P + N, v;
+  MlJson j;
+  switch( d->kind ){
+    case RK_MCC:
+      v = mcc_w(tp, fp, tn, fn);
+      if( isnan(v) ) ml_result_null(ctx, d->name, "undefined: a zero margin");
+      else sqlite3_result_double(ctx, v);
+      return;
+    case RK_F_BETA: {
+      double beta = ml_param_value(&p->beta, 1.0), b2 = beta*beta, a = 1.0/(1.0 + b2);
+      double c = isinf(b2) ? 1.0 : b2*a, den = tp + c*fn + a*fp;
+      if( tp+fp+fn==0.0 ) ml_result_null(ctx, d->name, "undefined: no positives and none predicted");
+      else sqlite3_result_double(ctx, den>0.0 ? tp/den : 0.0);
+      return;
+    }
+    case RK_NET_BENEFIT: {
+      double pt = ml_param_value(&p->threshold, NAN);
+      sqlite3_result_double(ctx, tp/n - fp/n * (pt/(1.0 - pt)));
+      return;
+    }
+    case RK_PRECISION_AT_PRIOR: {
+      double tpr, fpr, pe, prior = ml_param_value(&p->prior, NAN);
+      if( P==0.0 || N==0.0 ){
+        ml_result_null(ctx, d->name, "only one class in the group (positive weight %s, negative weight %s)",
+                       P==0.0 ? "0" : "> 0", N==0.0 ? "0" : "> 0");
+        return;
+      }
+      tpr = tp/P; fpr = fp/N; pe = P/n;
+      ml_json_init(&j);
+      ml_json_begin_object(&j);
+      ml_json_key(&j, "tpr");           ml_json_double(&j, tpr);
+      ml_json_key(&j, "fpr");           ml_json_double(&j, fpr);
+      ml_json_key(&j, "eval_prior");    ml_json_double(&j, pe);
+      ml_json_key(&j, "assumed_prior"); ml_json_double(&j, prior);
+      precision_at(&j, "precision_at_eval_prior", tpr, fpr, pe);
+      precision_at(&j, "precision_at_assumed_prior", tpr, fpr, prior);
+      ml_json_key(&j, "threshold");     ml_json_double(&j, ml_param_value(&p->threshold, NAN));
+      ml_json_end_object(&j);
+      ml_result_json(ctx, &j);
+      return;
+    }
+    default:            /* RK_CONFUSION */
+      ml_json_init(&j);
+      ml_json_begin_object(&j);
+      ml_json_key(&j, "tp"); ml_json_double(&j, tp);
+      ml_json_key(&j, "fp"); ml_json_double(&j, fp);
+      ml_json_key(&j, "tn"); ml_json_double(&j, tn);
+      ml_json_key(&j, "fn"); ml_json_double(&j, fn);
+      wratio(&j, "sensitivity", tp, P);
+      wratio(&j, "specificity", tn, N);
+      wratio(&j, "ppv", tp, tp+fp);
+      wratio(&j, "npv", tn, tn+fn);
+      wratio(&j, "f1", 2*tp, 2*tp+fp+fn);
+      wratio(&j, "accuracy", tp+tn, n);
+      ml_json_key(&j, "mcc"); ml_json_double(&j, mcc_w(tp, fp, tn, fn));
+      ml_json_key(&j, "balanced_accuracy");
+      if( P==0.0 || N==0.0 ) ml_json_null(&j); else ml_json_double(&j, (tp/P + tn/N) / 2.0);
+      wratio(&j, "kappa", 2.0*(tp*tn - fn*fp), (tp+fp)*(fp+tn) + (tp+fn)*(fn+tn));
+      wratio(&j, "lr_pos", tp*N, P==0.0 ? 0.0 : fp*P);
+      wratio(&j, "lr_neg", fn*N, P==0.0 ? 0.0 : tn*P);
+      ml_json_end_object(&j);
+      ml_result_json(ctx, &j);
+      return;
+  }
+}
+
 /* At a result: the rows agree on every parameter. */
 static int confusion_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
   if( ml_param_check(ctx, d->name, d->aParam[0]->name, &p->threshold) ) return ML_ROW_ERR;
@@ -851,14 +1106,28 @@ static int confusion_params_check(sqlite3_context *ctx, const MlFuncDesc *d, con
 
 static void ml_confusion_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = sqlite3_aggregate_context(ctx, 0);
+  ConfAgg *p = sqlite3_aggregate_context(ctx, 0), q;
   ml_i64 tp, fp, tn, fn;
   double v;
   MlJson j;
   if( p && confusion_params_check(ctx, d, p) ) return;
   if( p==0 || p->c[0][0]+p->c[0][1]+p->c[1][0]+p->c[1][1]==0 ){
-    ml_result_null(ctx, d->name, "no rows");
+    ml_result_null(ctx, d->name, p && p->weighted ? "no rows of positive weight" : "no rows");
     return;
+  }
+  if( p->weighted ){
+    /* sums of weights: integral ones (integer weights) take the counts'
+    ** exact path below, so they give the rows repeated bit for bit */
+    double v[4];
+    int i, integral = 1;
+    for(i=0; i<4; i++){
+      v[i] = ml_xsum_round(&p->cw[i]);
+      integral &= v[i]==floor(v[i]) && v[i]<=9007199254740992.0;
+    }
+    if( !integral ){ confusion_value_w(ctx, d, p, v[3], v[1], v[0], v[2]); return; }
+    q = *p;                   /* the sums as counts, in a copy: c counts the frame's rows */
+    for(i=0; i<4; i++) q.c[i>>1][i&1] = (ml_i64)v[i];
+    p = &q;
   }
   if( d->kind==RK_PRECISION_AT_PRIOR ){ prior_value(ctx, d, p); return; }
   tp = p->c[1][1]; fn = p->c[1][0]; fp = p->c[0][1]; tn = p->c[0][0];
@@ -899,7 +1168,9 @@ static void ml_confusion_value(sqlite3_context *ctx){
 }
 
 static void ml_confusion_final(sqlite3_context *ctx){
+  ConfAgg *p = sqlite3_aggregate_context(ctx, 0);
   ml_confusion_value(ctx);
+  if( p ){ ml_free(p->cw); p->cw = 0; }
 }
 
 /* States: each entry's counts go to their side of the threshold. */
@@ -952,36 +1223,39 @@ static const MlParamSpec psLevel = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95"
 static const MlParamSpec psMethod = ML_PARAM_CHOICE("method", azMethod, "'wilson'", "'clopper-pearson'");
 
 static const MlFamily famRank = { "ranking", ml_rank_step, ml_rank_final, ml_rank_value, ml_rank_inverse,
-                                  &ml_rank_states };
+                                  &ml_rank_states, rank_step_w, rank_inverse_w };
 static const MlFamily famConfusion = { "ranking", ml_confusion_step, ml_confusion_final, ml_confusion_value,
-                                       ml_confusion_inverse, &ml_confusion_states };
+                                       ml_confusion_inverse, &ml_confusion_states,
+                                       confusion_step_w, confusion_inverse_w };
 
 /* The family's functions: name, signature, argument counts, callbacks,
-** kind, flags, parameters (mleval.c registers them). */
+** kind, flags, parameters (mleval.c registers them).  W: the function has a
+** weighted twin NAME_w(y, s, w, ...) (docs/weights.md). */
+#define W ML_FN_WEIGHTED
 const MlFuncDesc ml_ranking_functions[] = {
-  { "pr_auc",          "y, s",                     2,  2, &famRank, 0, RK_PR_AUC, 0, 0 },
-  { "auroc",           "y, s",                     2,  2, &famRank, 0, RK_AUROC, 0, 0 },
-  { "nap",             "y, s",                     2,  2, &famRank, 0, RK_NAP, 0, 0 },
-  { "youden_j",        "y, s",                     2,  2, &famRank, 0, RK_YOUDEN, 0, 0 },
-  { "tpr_at_fpr",      "y, s, target_fpr",         3,  3, &famRank, 0, RK_TPR_AT_FPR, 0, ML_PARAMS(&psTargetFpr) },
-  { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, 0, ML_PARAMS(&psTargetSpec) },
-  { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, ML_FN_JSON, 0 },
-  { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, ML_FN_JSON, 0 },
-  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, 0, ML_PARAMS(&psMaxFpr) },
-  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, ML_FN_JSON,
+  { "pr_auc",          "y, s",                     2,  2, &famRank, 0, RK_PR_AUC, W, 0 },
+  { "auroc",           "y, s",                     2,  2, &famRank, 0, RK_AUROC, W, 0 },
+  { "nap",             "y, s",                     2,  2, &famRank, 0, RK_NAP, W, 0 },
+  { "youden_j",        "y, s",                     2,  2, &famRank, 0, RK_YOUDEN, W, 0 },
+  { "tpr_at_fpr",      "y, s, target_fpr",         3,  3, &famRank, 0, RK_TPR_AT_FPR, W, ML_PARAMS(&psTargetFpr) },
+  { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, W, ML_PARAMS(&psTargetSpec) },
+  { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, ML_FN_JSON | W, 0 },
+  { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, ML_FN_JSON | W, 0 },
+  { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, W, ML_PARAMS(&psMaxFpr) },
+  { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, ML_FN_JSON | W,
                                                              ML_PARAMS(&psCriterion, &psTarget) },
-  { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, ML_FN_JSON,
+  { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, ML_FN_JSON | W,
                                                              ML_PARAMS(&psThreshold) },
-  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, ML_FN_JSON,
+  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, ML_FN_JSON | W,
                                                              ML_PARAMS(&psThreshold, &psPrior) },
   /* threshold and clinical-validation metrics (docs/clinical.md) */
-  { "mcc",             "y, s, threshold",          3,  3, &famConfusion, 0, RK_MCC, 0, ML_PARAMS(&psThreshold) },
-  { "f_beta",          "y, s, threshold, beta",    4,  4, &famConfusion, 0, RK_F_BETA, 0,
+  { "mcc",             "y, s, threshold",          3,  3, &famConfusion, 0, RK_MCC, W, ML_PARAMS(&psThreshold) },
+  { "f_beta",          "y, s, threshold, beta",    4,  4, &famConfusion, 0, RK_F_BETA, W,
                                                              ML_PARAMS(&psThreshold, &psBeta) },
   { "confusion_ci",    "y, s, threshold [, level [, method]]", 3, 5, &famConfusion, 0, RK_CONFUSION_CI, ML_FN_JSON,
                                                              ML_PARAMS(&psThreshold, &psLevel, &psMethod) },
-  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, 0, ML_PARAMS(&psPt) },
-  { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, 0, 0 },
+  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, W, ML_PARAMS(&psPt) },
+  { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, W, 0 },
   { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, 0, ML_PARAMS(&psK) },
   { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, 0, ML_PARAMS(&psK) },
   { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, ML_FN_JSON, ML_PARAMS(&psGainsBins) },
@@ -989,3 +1263,4 @@ const MlFuncDesc ml_ranking_functions[] = {
                                                              ML_PARAMS(&psFrom, &psTo, &psBy) },
   { 0 }
 };
+#undef W

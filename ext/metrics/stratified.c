@@ -251,7 +251,7 @@ static const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famStrat = { "stratified", ml_strat_step, ml_strat_final, ml_strat_value,
-                                   ml_strat_inverse, &ml_strat_states };
+                                   ml_strat_inverse, &ml_strat_states, 0, 0 };
 
 const MlFuncDesc ml_stratified_functions[] = {
   { "strat_pr_auc",    "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_PR_AUC, 0, ML_PARAMS(&ml_ps_ql, &ml_ps_qh) },

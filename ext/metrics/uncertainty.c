@@ -727,9 +727,9 @@ static void ml_unc_final(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famUnc = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value, ml_unc_inverse,
-                                 &ml_unc_states };
+                                 &ml_unc_states, 0, 0 };
 static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
-                                      ml_unc_inverse, &ml_unc_strat_states };
+                                      ml_unc_inverse, &ml_unc_strat_states, 0, 0 };
 #define BOOT &ml_ps_level, &ml_ps_reps, &ml_ps_seed
 
 /* strat_gap_ci rejects 4 arguments itself: ql needs qh */

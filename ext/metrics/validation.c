@@ -455,7 +455,7 @@ static void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value *
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famAurocTest = { "uncertainty", ml_aurt_step, ml_aurt_final, ml_aurt_value,
-                                       ml_aurt_inverse, 0 };
+                                       ml_aurt_inverse, 0, 0, 0 };
 
 /* calibration_summary's record is calibration.c's (its rows are that
 ** family's sorted sample); with 2 arguments auroc_test is a scalar over two

@@ -110,6 +110,18 @@ static int bad_value(sqlite3_context *ctx, const char *fn, const char *name,
   return ML_ROW_ERR;
 }
 
+int ml_arg_weight(sqlite3_context *ctx, const char *fn, sqlite3_value *v, double *w){
+  int t = sqlite3_value_type(v);
+  if( t==SQLITE_FLOAT || t==SQLITE_INTEGER || (t==SQLITE_TEXT && (t = ml_value_type(v))!=SQLITE_TEXT) ){
+    double d = sqlite3_value_double(v);
+    if( d>=0.0 && d<=1.7976931348623157e308 ){ *w = d; return ML_ROW_OK; }
+  }else if( t==SQLITE_NULL ){
+    *w = 0.0;
+    return ML_ROW_OK;
+  }
+  return bad_value(ctx, fn, "w", "a non-negative finite number", v);
+}
+
 int ml_value_type(sqlite3_value *v){
   int t = sqlite3_value_type(v);
   return t==SQLITE_TEXT ? sqlite3_value_numeric_type(v) : t;

@@ -80,6 +80,11 @@ static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite
   }
   return ml_arg_binary_row_checked(ctx, fn, argv, isProb, y, x);
 }
+/* A row's weight (weighted twins): a non-negative finite number, or NULL
+** (the row is skipped); *w gets it, 0 for NULL.  Anything else is an error
+** "fn(): w must be a non-negative finite number, got ...".  ML_ROW_OK or
+** ML_ROW_ERR. */
+int ml_arg_weight(sqlite3_context *ctx, const char *fn, sqlite3_value *v, double *w);
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
@@ -207,6 +212,14 @@ typedef struct MlFamily {
   void (*xValue)(sqlite3_context*);
   void (*xInverse)(sqlite3_context*, int, sqlite3_value**);
   const MlStateHooks *state;   /* 0: the family's functions take no state */
+  /* Weighted twins (ML_FN_WEIGHTED): the driver reads and checks the weight
+  ** (the argument after the data arguments' first two), removes it from
+  ** argv and calls these with it: w > 0 a row's weight; w = 0 a row to skip
+  ** (weight 0 or NULL: the parameters still count, the row does not);
+  ** w < 0 the weight was invalid and the error is set (mark the group
+  ** failed).  0: the family has no weighted twins. */
+  void (*xStepW)(sqlite3_context*, int, sqlite3_value**, double w);
+  void (*xInverseW)(sqlite3_context*, int, sqlite3_value**, double w);
 } MlFamily;
 
 /* Flags of a table row. */
@@ -219,6 +232,9 @@ typedef struct MlFamily {
 #define ML_FN_SIDE_EFFECTS 0x20 /* not a pure function of its arguments (mleval_build_info
                                ** loads modules): registered SQLITE_DIRECTONLY, neither
                                ** SQLITE_DETERMINISTIC nor SQLITE_INNOCUOUS */
+#define ML_FN_WEIGHTED  0x40   /* has a weighted twin NAME_w(y, s, w, ...), made by the
+                               ** driver from this record (docs/weights.md) */
+#define ML_FN_TWIN      0x80   /* this record is such a twin (base: its function) */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and

@@ -472,8 +472,8 @@ static void ml_make_final(sqlite3_context *ctx){
 
 /* ------------------------------------------------------------- records */
 
-static const MlFamily famMake = { "state", ml_make_step, ml_make_final, ml_make_value, ml_make_inverse, 0 };
-static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0 };
+static const MlFamily famMake = { "state", ml_make_step, ml_make_final, ml_make_value, ml_make_inverse, 0, 0, 0 };
+static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0, 0, 0 };
 
 /* The binary partial states (ml_state_ordinal is ordinal.c's). */
 const MlFuncDesc ml_state_functions[] = {

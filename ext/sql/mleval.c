@@ -81,9 +81,17 @@ static const MlFuncDesc aScalar[] = {
 ** family's list; a new family is a line here.  The tests read the records
 ** through mleval_functions() and fail when a function lacks their coverage.
 */
+/* The weighted twins: one record made from each record flagged
+** ML_FN_WEIGHTED (make_twins), before the first registration. */
+#define ML_MAX_TWINS 64
+static MlFuncDesc aTwin[ML_MAX_TWINS + 1];
+static const MlFuncDesc *aTwinBase[ML_MAX_TWINS];    /* the function each twin weights */
+static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
+
 static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
-  ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_state_functions, aScalar
+  ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_state_functions,
+  aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
 
@@ -96,6 +104,74 @@ static const MlFuncDesc *next_record(int *pi, const MlFuncDesc *d){
     if( first->name ) return first;
   }
   return 0;
+}
+
+/*
+** Weighted twins.  A record flagged ML_FN_WEIGHTED, NAME(y, s, ...), gets a
+** twin NAME_w(y, s, w, ...): the same family, kind and parameters, one
+** more argument, the weight, right after the score.  The twin records are
+** made once per process (the first load), under SQLite's static mutex; the
+** twins take no state.
+*/
+static void make_twins(void){
+  static int done = 0;
+  sqlite3_mutex *m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
+  int i = 0, f;
+  sqlite3_mutex_enter(m);
+  for(f=0; !done && f<ML_NFAMILY; f++){
+    const MlFuncDesc *d;
+    if( aFamilyRecords[f]==aTwin ) continue;
+    for(d=aFamilyRecords[f]; d->name; d++){
+      const char *z = d->signature;
+      size_t e = 0, h;
+      int nComma = 0;
+      if( !(d->flags & ML_FN_WEIGHTED) ) continue;
+      if( i>=ML_MAX_TWINS ) break;      /* test_registry's count of the twins fails then */
+      /* the signature with ", w" after its second data argument */
+      while( z[e] && z[e]!='[' && !(z[e]==',' && nComma==1) ){ if( z[e]==',' ) nComma++; e++; }
+      for(h=e; h>0 && z[h-1]==' '; h--){}
+      sqlite3_snprintf(sizeof(azTwinName[i]), azTwinName[i], "%s_w", d->name);
+      sqlite3_snprintf(sizeof(azTwinSignature[i]), azTwinSignature[i], "%.*s, w%s%s", (int)h, z,
+                       z[e]=='[' ? " " : "", z+e);
+      aTwin[i] = *d;
+      aTwin[i].name = azTwinName[i];
+      aTwin[i].signature = azTwinSignature[i];
+      aTwin[i].nMin = (signed char)(d->nMin + 1);
+      aTwin[i].nMax = (signed char)(d->nMax + 1);
+      aTwin[i].flags = (d->flags & ~ML_FN_WEIGHTED) | ML_FN_TWIN | ML_FN_NO_STATE;
+      aTwinBase[i] = d;
+      i++;
+    }
+  }
+  done = 1;
+  sqlite3_mutex_leave(m);
+}
+
+/* xStep and xInverse of a twin: the weight (argv[2]) read, checked and
+** taken out of argv, then the family's weighted step (MlFamily.xStepW). */
+#define ML_MAX_ARGS 24
+static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                     sqlite3_value **av, double *w){
+  int i;
+  if( argc>ML_MAX_ARGS || argc<3 ) return -1;
+  if( ml_arg_weight(ctx, d->name, argv[2], w)!=ML_ROW_OK ) *w = -1.0;
+  av[0] = argv[0]; av[1] = argv[1];
+  for(i=3; i<argc; i++) av[i-1] = argv[i];
+  return argc-1;
+}
+static void twinStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  sqlite3_value *av[ML_MAX_ARGS];
+  double w;
+  int n = twin_args(ctx, d, argc, argv, av, &w);
+  if( n>0 ) d->fam->xStepW(ctx, n, av, w);
+}
+static void twinInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  sqlite3_value *av[ML_MAX_ARGS];
+  double w;
+  int n = twin_args(ctx, d, argc, argv, av, &w);   /* accepted by xStep: reads as it did */
+  if( n>0 ) d->fam->xInverseW(ctx, n, av, w);
 }
 
 /*
@@ -247,6 +323,7 @@ static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_json_key(&j, "family");    ml_json_string(&j, d->fam ? d->fam->name : "scalar");
     ml_json_key(&j, "json");      ml_json_bool(&j, (d->flags & ML_FN_JSON)!=0);
     ml_json_key(&j, "deterministic"); ml_json_bool(&j, (d->flags & ML_FN_SIDE_EFFECTS)==0);
+    ml_json_key(&j, "weighted_of");   ml_json_string(&j, (d->flags & ML_FN_TWIN) ? aTwinBase[d - aTwin]->name : 0);
     ml_json_key(&j, "data");      data_args_json(&j, d);
     ml_json_key(&j, "params");    params_json(&j, d);
     {
@@ -282,6 +359,11 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
       rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, ml_state_xstep,
                                           ml_state_xfinal, ml_state_xvalue, ml_state_xinverse, 0);
     }
+  }else if( d->flags & ML_FN_TWIN ){
+    for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
+      rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, twinStep,
+                                          d->fam->xFinal, d->fam->xValue, twinInverse, 0);
+    }
   }else for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
     if( d->fam && !(n==d->nMin && (d->flags & ML_FN_SCALAR_MIN)) ){
       rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, d->fam->xStep,
@@ -308,6 +390,7 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   const MlFuncDesc *d = 0;
   int rc, iFam = 0;
   SQLITE_EXTENSION_INIT2(pApi);
+  make_twins();
   if( sqlite3_libversion_number() < MLEVAL_SQLITE_MIN_NUMBER ){
     /* configure.ac says why this version; an older SQLite lacks what the
     ** functions and their documented use rely on */

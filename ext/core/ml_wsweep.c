@@ -1,0 +1,212 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** ml_wsweep.c -- the threshold sweep over weighted rows, and its folds.
+**
+** Provides: ml_wsweep_init/next, ml_wfold_ap, ml_wfold_auroc,
+** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks, ml_wfold_partial_auroc.
+** Callers: ranking.c's weighted twins (pr_auc_w, nap_w, auroc_w,
+** youden_j_w, tpr_at_fpr_w, sens_at_spec_w, ks_w, partial_auroc_w,
+** pr_curve_w, roc_curve_w).
+**
+** The sample is an MlSamples of width 16 whose aux is each row's weight
+** w > 0 (rows of weight 0 never enter it: scikit-learn drops them before
+** forming thresholds).  Counts become sums of weights, as scikit-learn's
+** sample_weight defines them.
+**
+** Rules:
+**   1. Thresholds are the distinct scores, highest first, as in ml_sweep.c;
+**      after a step tp and fp are the weights of the rows with score >= key.
+**   2. The weight of a threshold's rows of one class (dtp, dfp) is their
+**      exact sum, correctly rounded (MlXsum when more than one row ties), so
+**      it does not depend on the order the tied rows are held in: a window
+**      frame, whose sorted rows are kept by insertion, gives the aggregate's
+**      bits.  tp and fp add these, highest threshold first.
+**   3. P and N are tp and fp at the end of the sweep (scikit-learn divides by
+**      the last cumulative sum, tps[-1]).
+**   4. Every fold is the unweighted fold's expression on these doubles, in
+**      the same order, so integer weights give exactly the result of the
+**      rows repeated (while the sums stay below 2^53).  The AUROC's twice-
+**      area sum is accumulated exactly (each product split by fma into two
+**      doubles, summed in an MlXsum), as the unweighted fold's integer count.
+**
+** Cost: O(n) a sweep after the sort; an MlXsum (568 bytes, on the stack)
+** only for tie groups of more than one row.
+*/
+#include <math.h>
+#include "ml_core.h"
+
+/* The exact sum of the weights of class y's rows j, j+1, ..., i-1 (one key). */
+static double group_weight(const MlSamples *s, int y, ml_i64 j, ml_i64 i){
+  MlXsum a;
+  ml_i64 r;
+  if( i-j==1 ) return ml_samples_aux(s, y, j);
+  ml_xsum_init(&a);
+  for(r=j; r<i; r++) ml_xsum_add(&a, ml_samples_aux(s, y, r), 1);
+  return ml_xsum_round(&a);
+}
+
+int ml_wsweep_next(MlWSweep *w){
+  const MlSamples *s = w->s;
+  ml_i64 i0 = w->i[0], i1 = w->i[1], j0, j1;
+  ml_key k;
+  if( i0==0 && i1==0 ) return 0;
+  if( i0==0 ) k = ml_samples_key(s, 1, i1-1);
+  else if( i1==0 ) k = ml_samples_key(s, 0, i0-1);
+  else{
+    ml_key k0 = ml_samples_key(s, 0, i0-1), k1 = ml_samples_key(s, 1, i1-1);
+    k = k0>k1 ? k0 : k1;
+  }
+  j0 = i0; while( j0>0 && ml_samples_key(s, 0, j0-1)==k ) j0--;
+  j1 = i1; while( j1>0 && ml_samples_key(s, 1, j1-1)==k ) j1--;
+  w->dfp = j0<i0 ? group_weight(s, 0, j0, i0) : 0.0;
+  w->dtp = j1<i1 ? group_weight(s, 1, j1, i1) : 0.0;
+  w->tp += w->dtp;
+  w->fp += w->dfp;
+  w->i[0] = j0; w->i[1] = j1;
+  w->key = k;
+  return 1;
+}
+
+void ml_wsweep_init(MlWSweep *w, const MlSamples *s){
+  MlWSweep a;
+  memset(&a, 0, sizeof(a));
+  a.s = s;
+  a.i[0] = s->n[0]; a.i[1] = s->n[1];
+  *w = a;
+  while( ml_wsweep_next(&a) ){}      /* P and N: the sweep's own last sums (rule 3) */
+  w->P = a.tp;
+  w->N = a.fp;
+}
+
+double ml_wfold_ap(const MlSamples *s){
+  MlWSweep w;
+  MlSum ap = {0.0, 0.0};
+  unsigned k = 0;
+  ml_wsweep_init(&w, s);
+  while( ml_wsweep_next(&w) ){
+    if( w.dtp>0.0 ) ml_sum_add(&ap, w.dtp * (w.tp / (w.tp + w.fp)));
+    if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
+  }
+  return ml_sum_value(&ap) / w.tp;
+}
+
+double ml_wfold_auroc(const MlSamples *s){
+  MlWSweep w;
+  MlXsum a;
+  unsigned k = 0;
+  ml_wsweep_init(&w, s);
+  ml_xsum_init(&a);
+  while( ml_wsweep_next(&w) ){
+    if( w.dfp>0.0 ){
+      /* twice the trapezoid between (fp - dfp, tp - dtp) and (fp, tp) */
+      double b = 2.0*w.tp - w.dtp, hi = w.dfp * b, lo = fma(w.dfp, b, -hi);
+      ml_xsum_add(&a, hi, 1);
+      ml_xsum_add(&a, lo, 1);
+    }
+    if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
+  }
+  return ml_xsum_round(&a) / (2.0 * w.P * w.N);
+}
+
+double ml_wfold_youden_j(const MlSamples *s){
+  MlWSweep w;
+  double best = 0.0;
+  ml_wsweep_init(&w, s);
+  while( ml_wsweep_next(&w) ){
+    double j = w.tp/w.P - w.fp/w.N;
+    if( j>best ) best = j;
+  }
+  return best;
+}
+
+double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
+  MlWSweep w;
+  double best = 0.0;
+  ml_wsweep_init(&w, s);
+  while( ml_wsweep_next(&w) ){
+    double fpr = w.fp/w.N;
+    if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
+    best = w.tp/w.P;
+  }
+  return best;
+}
+
+double ml_wfold_ks(const MlSamples *s){
+  MlWSweep w;
+  double best = 0.0;
+  ml_wsweep_init(&w, s);
+  while( ml_wsweep_next(&w) ){
+    double j = fabs(w.tp/w.P - w.fp/w.N);
+    if( j>best ) best = j;
+  }
+  return best;
+}
+
+double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
+  MlWSweep w;
+  MlXsum a;
+  double part = 0.0, N, P, pa, lo, fp0 = 0.0, tp0 = 0.0;
+  ml_wsweep_init(&w, s);
+  ml_xsum_init(&a);
+  N = w.N; P = w.P;
+  while( ml_wsweep_next(&w) ){
+    double x1 = w.fp/N;
+    if( x1 > max_fpr ){
+      double x0 = fp0/N, y0 = tp0/P, y1 = w.tp/P, yi;
+      if( x0==max_fpr ) yi = y0;
+      else yi = (y1 - y0)/(x1 - x0) * (max_fpr - x0) + y0;
+      part = (max_fpr - x0) * (yi + y0) / 2.0;
+      break;
+    }
+    if( w.dfp>0.0 ){
+      double b = 2.0*w.tp - w.dtp, hi = w.dfp * b;
+      ml_xsum_add(&a, hi, 1);
+      ml_xsum_add(&a, fma(w.dfp, b, -hi), 1);
+    }
+    fp0 = w.fp; tp0 = w.tp;
+  }
+  pa = ml_xsum_round(&a) / (2.0 * P * N) + part;
+  lo = 0.5 * max_fpr * max_fpr;
+  return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
+}
+
+/* ml_fold_operating_point's criteria on weight sums (its rule 5). */
+static int wop_meets(int criterion, double target, double tp, double fp, double P, double N){
+  switch( criterion ){
+    case ML_OP_FPR:         return fp/N <= target;
+    case ML_OP_SPECIFICITY: return 1.0 - fp/N >= target;
+    case ML_OP_SENSITIVITY: return tp/P >= target;
+    case ML_OP_PRECISION:   return tp+fp>0.0 && tp/(tp+fp) >= target;
+    default:                return 1;
+  }
+}
+static int wop_better(int criterion, double tp, double fp, const MlWOpPoint *b, double P, double N){
+  switch( criterion ){
+    case ML_OP_SENSITIVITY: return fp < b->fp;
+    case ML_OP_MAX_F1:      return tp*(b->tp + b->fp + P) > b->tp*(tp + fp + P);
+    case ML_OP_YOUDEN:      return tp*N - fp*P > b->tp*N - b->fp*P;
+    default:                return tp > b->tp;
+  }
+}
+
+void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, MlWOpPoint *out){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  memset(out, 0, sizeof(*out));
+  out->P = w.P; out->N = w.N;
+  out->allNegative = 1;
+  out->achieved = wop_meets(criterion, target, 0.0, 0.0, w.P, w.N);
+  while( ml_wsweep_next(&w) ){
+    if( !wop_meets(criterion, target, w.tp, w.fp, w.P, w.N) ){
+      if( criterion==ML_OP_FPR || criterion==ML_OP_SPECIFICITY ) break;
+      continue;
+    }
+    if( !out->achieved || wop_better(criterion, w.tp, w.fp, out, w.P, w.N) ){
+      out->tp = w.tp; out->fp = w.fp; out->key = w.key;
+      out->allNegative = 0;
+      out->achieved = 1;
+    }
+    if( criterion==ML_OP_SENSITIVITY ) break;
+  }
+}

@@ -1,0 +1,37 @@
+-- Weighted twins (docs/weights.md): the examples with their output, and
+-- every bad weight's error text.
+.mode list
+CREATE TABLE t(y, s, w);
+INSERT INTO t VALUES (1, 0.9, 2), (0, 0.8, 1), (1, 0.7, 0.5), (0, 0.3, 3), (1, 0.3, 1), (0, 0.1, 0);
+SELECT pr_auc_w(y, s, w), auroc_w(y, s, w), nap_w(y, s, w), ks_w(y, s, w), youden_j_w(y, s, w) FROM t;
+SELECT tpr_at_fpr_w(y, s, w, 0.3), sens_at_spec_w(y, s, w, 0.7) FROM t;
+SELECT roc_curve_w(y, s, w) FROM t;
+SELECT pr_curve_w(y, s, w) FROM t;
+SELECT confusion_w(y, s, w, 0.5) FROM t;
+SELECT mcc_w(y, s, w, 0.5), f_beta_w(y, s, w, 0.5, 2), net_benefit_w(y, s, w, 0.5) FROM t;
+SELECT precision_at_prior_w(y, s, w, 0.5, 0.1) FROM t;
+SELECT brier_w(y, s, w), log_loss_w(y, s, w), ece_w(y, s, w), mce_w(y, s, w, 5) FROM t;
+-- integer weights are the rows repeated
+SELECT pr_auc_w(y, s, 2) = pr_auc(y, s), ece_w(y, s, 3) = ece(y, s) FROM t;
+-- a window over weighted rows
+SELECT s, round(auroc_w(y, s, w) OVER (ORDER BY s ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), 6) FROM t;
+-- weight 0 or NULL drops the row; no row of positive weight: NULL
+SELECT pr_auc_w(y, s, NULL), brier_w(y, s, 0), confusion_w(y, s, 0, 0.5) FROM t;
+SELECT auroc_w(y, s, CASE WHEN y = 1 THEN w END) FROM t;
+-- bad weights
+SELECT pr_auc_w(y, s, -1) FROM t;
+SELECT auroc_w(y, s, 1e999) FROM t;
+SELECT brier_w(y, s, 'heavy') FROM t;
+SELECT ece_w(y, s, x'01') FROM t;
+SELECT confusion_w(y, s, -0.5, 0.5) FROM t;
+SELECT mcc_w(y, s, w) FROM t;
+SELECT pr_auc_w(y, s) FROM t;
+SELECT tpr_at_fpr_w(y, s, w, 1.5) FROM t;
+SELECT pr_auc_w(2, s, w) FROM t;
+-- twins take no state
+SELECT pr_auc_w(st, 1, 1) FROM (SELECT ml_state(y, s) AS st FROM t);
+-- partial AUROC and operating points on weighted rates
+SELECT partial_auroc_w(y, s, w, 0.5) FROM t;
+SELECT operating_point_w(y, s, w, 'youden') FROM t;
+SELECT operating_point_w(y, s, w, 'specificity', 0.7) FROM t;
+SELECT operating_point_w(y, s, w, 'fpr') FROM t;
