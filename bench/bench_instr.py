@@ -30,7 +30,12 @@ QUERIES = [("floor2(y, s)", 2, None), ("floor3(y, s, len)", 3, None), ("sum(s)",
            ("mcc(y, s, 0.5)", 2, 1.3), ("f_beta(y, s, 0.5, 2)", 2, 1.3), ("confusion_ci(y, s, 0.5)", 2, 1.3),
            ("net_benefit(y, p, 0.2)", 2, 1.3), ("ks(y, s)", 2, 1.3), ("precision_at_k(y, s, 100)", 2, 1.3),
            ("recall_at_k(y, s, 100)", 2, 1.3), ("gains(y, s)", 2, 1.3), ("decision_curve(y, p)", 2, 1.3),
-           ("calibration_summary(y, p)", 2, 1.5)]
+           ("calibration_summary(y, p)", 2, 1.5),
+           # issue 23: the weighted twins, weight len (a positive integer column); the
+           # goal is 1.15x the unweighted function, here as a ratio to floor3 (one
+           # column more) against the unweighted ratio to floor2
+           ("pr_auc_w(y, s, len)", 3, None), ("auroc_w(y, s, len)", 3, None), ("brier_w(y, p, len)", 3, None),
+           ("log_loss_w(y, p, len)", 3, None), ("ece_w(y, p, len, 10)", 3, None), ("mcc_w(y, s, len, 0.5)", 3, None)]
 
 
 def callgrind(lib, floor, db):

@@ -390,30 +390,33 @@ static void write_wcurve(MlJson *j, const MlSamples *smp, int roc){
 
 static void wratio(MlJson *j, const char *k, double num, double den);
 
-/* operating_point_w's JSON: write_operating_point's keys on weight sums. */
-static void write_operating_point_w(MlJson *j, const MlSamples *smp, int criterion, double target){
-  MlWOpPoint o;
-  double tp, fp, tn, fn;
-  ml_wfold_operating_point(smp, criterion, target, &o);
-  tp = o.tp; fp = o.fp; fn = o.P - tp; tn = o.N - fp;
+/* operating_point's JSON: the chosen point's threshold, counts (or sums of
+** weights) and rates; write_operating_point and the weighted twin's. */
+static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o){
+  double tp = o->tp, fp = o->fp, fn = o->P - tp, tn = o->N - fp;
   ml_json_begin_object(j);
   ml_json_key(j, "criterion"); ml_json_string(j, azCriterion[criterion]);
   ml_json_key(j, "target");
   if( criterion_has_target(criterion) ) ml_json_double(j, target); else ml_json_null(j);
   ml_json_key(j, "threshold");
-  if( o.allNegative ) ml_json_null(j); else ml_json_double(j, ml_double_of(o.key));
+  if( o->allNegative ) ml_json_null(j); else ml_json_double(j, ml_double_of(o->key));
   ml_json_key(j, "tp"); ml_json_double(j, tp);
   ml_json_key(j, "fp"); ml_json_double(j, fp);
   ml_json_key(j, "tn"); ml_json_double(j, tn);
   ml_json_key(j, "fn"); ml_json_double(j, fn);
-  wratio(j, "tpr", tp, o.P);
-  wratio(j, "fpr", fp, o.N);
-  wratio(j, "specificity", tn, o.N);
+  wratio(j, "tpr", tp, o->P);
+  wratio(j, "fpr", fp, o->N);
+  wratio(j, "specificity", tn, o->N);
   wratio(j, "precision", tp, tp+fp);
   wratio(j, "f1", 2*tp, 2*tp+fp+fn);
-  ml_json_key(j, "youden_j"); ml_json_double(j, tp/o.P - fp/o.N);
-  ml_json_key(j, "achieved"); ml_json_bool(j, o.achieved);
+  ml_json_key(j, "youden_j"); ml_json_double(j, tp/o->P - fp/o->N);
+  ml_json_key(j, "achieved"); ml_json_bool(j, o->achieved);
   ml_json_end_object(j);
+}
+static void write_operating_point_w(MlJson *j, const MlSamples *smp, int criterion, double target){
+  MlWOpPoint o;
+  ml_wfold_operating_point(smp, criterion, target, &o);
+  op_json(j, criterion, target, &o);
 }
 
 /* A weighted twin's result over the sorted (s, w) rows (both classes). */
@@ -499,29 +502,16 @@ static void ratio(MlJson *j, const char *k, ml_i64 num, ml_i64 den){
 }
 
 /* operating_point's JSON: the chosen point's threshold, counts and rates. */
+static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o);
+
 static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion, double target){
   MlOpPoint o;
-  ml_i64 P = smp->n[1], N = smp->n[0], tp, fp, tn, fn;
+  MlWOpPoint w;
   ml_fold_operating_point(smp, criterion, target, &o);
-  tp = o.tp; fp = o.fp; fn = P - tp; tn = N - fp;
-  ml_json_begin_object(j);
-  ml_json_key(j, "criterion"); ml_json_string(j, azCriterion[criterion]);
-  ml_json_key(j, "target");
-  if( criterion_has_target(criterion) ) ml_json_double(j, target); else ml_json_null(j);
-  ml_json_key(j, "threshold");
-  if( o.allNegative ) ml_json_null(j); else ml_json_double(j, ml_double_of(o.key));
-  ml_json_key(j, "tp"); ml_json_int(j, tp);
-  ml_json_key(j, "fp"); ml_json_int(j, fp);
-  ml_json_key(j, "tn"); ml_json_int(j, tn);
-  ml_json_key(j, "fn"); ml_json_int(j, fn);
-  ratio(j, "tpr", tp, P);
-  ratio(j, "fpr", fp, N);
-  ratio(j, "specificity", tn, N);
-  ratio(j, "precision", tp, tp+fp);
-  ratio(j, "f1", 2*tp, 2*tp+fp+fn);
-  ml_json_key(j, "youden_j"); ml_json_double(j, (double)tp/(double)P - (double)fp/(double)N);
-  ml_json_key(j, "achieved"); ml_json_bool(j, o.achieved);
-  ml_json_end_object(j);
+  /* counts below 2^53: exact as doubles, and every ratio is the same double */
+  w.tp = (double)o.tp; w.fp = (double)o.fp; w.P = (double)smp->n[1]; w.N = (double)smp->n[0];
+  w.key = o.key; w.allNegative = o.allNegative; w.achieved = o.achieved;
+  op_json(j, criterion, target, &w);
 }
 
 /* Net benefit of treating the rows at or above a threshold pt: TP/n - FP/n
@@ -879,20 +869,11 @@ static void precision_at(MlJson *j, const char *k, double tpr, double fpr, doubl
   if( den==0.0 ) ml_json_null(j); else ml_json_double(j, tpr*pi/den);
 }
 
-/* precision_at_prior: needs both classes (tpr and fpr). */
-static void prior_value(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
-  ml_i64 P = p->c[1][0] + p->c[1][1], N = p->c[0][0] + p->c[0][1];
-  double tpr, fpr, pe, prior;
+/* precision_at_prior's JSON from the rates and the evaluation prevalence
+** (counts, or a weighted twin's sums of weights). */
+static void prior_json(sqlite3_context *ctx, const ConfAgg *p, double tpr, double fpr, double pe){
+  double prior = ml_param_value(&p->prior, NAN);
   MlJson j;
-  if( P==0 || N==0 ){
-    ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
-                   (long long)P, (long long)N);
-    return;
-  }
-  prior = ml_param_value(&p->prior, NAN);
-  tpr = (double)p->c[1][1]/(double)P;
-  fpr = (double)p->c[0][1]/(double)N;
-  pe = (double)P/(double)(P+N);
   ml_json_init(&j);
   ml_json_begin_object(&j);
   ml_json_key(&j, "tpr");           ml_json_double(&j, tpr);
@@ -904,6 +885,17 @@ static void prior_value(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg
   ml_json_key(&j, "threshold");     ml_json_double(&j, ml_param_value(&p->threshold, NAN));
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
+}
+
+/* precision_at_prior: needs both classes (tpr and fpr). */
+static void prior_value(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
+  ml_i64 P = p->c[1][0] + p->c[1][1], N = p->c[0][0] + p->c[0][1];
+  if( P==0 || N==0 ){
+    ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
+                   (long long)P, (long long)N);
+    return;
+  }
+  prior_json(ctx, p, (double)p->c[1][1]/(double)P, (double)p->c[0][1]/(double)N, (double)P/(double)(P+N));
 }
 
 /* Exact products of counts (below 2^53 each): the numerators and
@@ -1046,24 +1038,12 @@ static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const C
       return;
     }
     case RK_PRECISION_AT_PRIOR: {
-      double tpr, fpr, pe, prior = ml_param_value(&p->prior, NAN);
       if( P==0.0 || N==0.0 ){
         ml_result_null(ctx, d->name, "only one class in the group (positive weight %s, negative weight %s)",
                        P==0.0 ? "0" : "> 0", N==0.0 ? "0" : "> 0");
         return;
       }
-      tpr = tp/P; fpr = fp/N; pe = P/n;
-      ml_json_init(&j);
-      ml_json_begin_object(&j);
-      ml_json_key(&j, "tpr");           ml_json_double(&j, tpr);
-      ml_json_key(&j, "fpr");           ml_json_double(&j, fpr);
-      ml_json_key(&j, "eval_prior");    ml_json_double(&j, pe);
-      ml_json_key(&j, "assumed_prior"); ml_json_double(&j, prior);
-      precision_at(&j, "precision_at_eval_prior", tpr, fpr, pe);
-      precision_at(&j, "precision_at_assumed_prior", tpr, fpr, prior);
-      ml_json_key(&j, "threshold");     ml_json_double(&j, ml_param_value(&p->threshold, NAN));
-      ml_json_end_object(&j);
-      ml_result_json(ctx, &j);
+      prior_json(ctx, p, tp/P, fp/N, P/n);
       return;
     }
     default:            /* RK_CONFUSION */
