@@ -128,7 +128,7 @@ CASES = {
     "pr_auc": ("rank", "", None), "auroc": ("rank", "", None), "nap": ("rank", "", None),
     "youden_j": ("rank", "", None), "ks": ("rank", "", None),
     "tpr_at_fpr": ("rank", ", 0.2", 0.2), "sens_at_spec": ("rank", ", 0.8", 0.8),
-    "partial_auroc": ("rank", ", 0.3", 0.3), "operating_point": ("rank", ", 'youden'", None),
+    "partial_auroc": ("rank", ", 0.3", 0.3), "decision_curve": ("dc", ", 0.1, 0.9, 0.2", None), "operating_point": ("rank", ", 'youden'", None),
     "roc_curve": ("rank", "", None), "pr_curve": ("rank", "", None),
     "confusion": ("conf", ", 0.5", None), "mcc": ("conf", ", 0.5", None),
     "f_beta": ("conf", ", 0.5, 2", 2.0), "net_benefit": ("conf", ", 0.3", None),
@@ -136,7 +136,7 @@ CASES = {
     "brier": ("cal", "", None), "log_loss": ("cal", "", None),
     "ece": ("cal", "", None), "mce": ("cal", ", 5", 5),
 }
-PROB = {"net_benefit", "brier", "log_loss", "ece", "mce"}
+PROB = {"net_benefit", "decision_curve", "brier", "log_loss", "ece", "mce"}
 
 
 def dataset(rng, i):
@@ -163,11 +163,11 @@ def dataset(rng, i):
 
 def value(name, got):
     return json.loads(got) if got is not None and name in ("roc_curve", "pr_curve", "confusion",
-                                                           "precision_at_prior", "operating_point") else got
+                                                           "precision_at_prior", "operating_point", "decision_curve") else got
 
 
 def check_one(ck, name, got, want, what):
-    if want is None and name in ("roc_curve", "pr_curve", "confusion", "operating_point"):
+    if want is None and name in ("roc_curve", "pr_curve", "confusion", "operating_point", "decision_curve"):
         ck.equal(got, None, what)
         return
     if name in ("roc_curve", "pr_curve"):
@@ -179,6 +179,12 @@ def check_one(ck, name, got, want, what):
         for g, (a, b) in zip(got, want):
             ck.close(g[keys[0]], float(a), what + " " + keys[0])
             ck.close(g[keys[1]], float(b), what + " " + keys[1])
+    elif name == "decision_curve":
+        ck.equal(len(got), len(want), what + " points")
+        for g, (t, nb, ta) in zip(got, want):
+            ck.close(g["threshold"], t, what + " threshold")
+            ck.close(g["net_benefit"], nb, what + " net benefit", abs_=1e-12)
+            ck.close(g["treat_all"], ta, what + " treat all", abs_=1e-12)
     elif name == "operating_point":
         ck.equal(got["threshold"], want["threshold"], what + " threshold")
         ck.close(got["tp"], want["tp"], what + " tp")
@@ -202,6 +208,16 @@ def reference(name, y, s, w):
         if yk.min() == yk.max():
             return None
         return ref_rank(name, y, s, w, par)
+    if fam == "dc":                     # dcurves' net benefit on weight sums, the grid 0.1, 0.3, ... 0.9
+        yk, sk, wk = y[keep], s[keep], w[keep]
+        n = wk.sum()
+        out = []
+        for i in range(int(np.floor((0.9 - 0.1) / 0.2 + 1e-9)) + 1):
+            t = 0.1 + i * 0.2
+            pos = sk >= t
+            out.append((t, (wk * yk * pos).sum() / n - (wk * (1 - yk) * pos).sum() / n * (t / (1 - t)),
+                        (wk * yk).sum() / n - (wk * (1 - yk)).sum() / n * (t / (1 - t))))
+        return out
     if fam == "conf":
         t = 0.3 if name == "net_benefit" else 0.5
         return ref_confusion(name, y[keep], s[keep], w[keep], t, par)

@@ -419,6 +419,41 @@ static void write_operating_point_w(MlJson *j, const MlSamples *smp, int criteri
   op_json(j, criterion, target, &o);
 }
 
+/* decision_curve_w: write_decision_curve's points on weight sums.  The
+** sweep runs down the scores while the grid is walked from its top, the
+** points kept (at most ML_CURVE_MAX_POINTS) and written ascending.  ML_OK
+** or ML_NOMEM. */
+static int write_decision_curve_w(MlJson *j, const MlSamples *smp, const double g[3]){
+  ml_i64 T = (ml_i64)grid_points(g), i, m = 0;
+  double *v, tp = 0.0, fp = 0.0, n;
+  MlWSweep w;
+  int have;
+  while( m<T && g[0] + (double)m*g[2] < 1.0 ) m++;   /* the grid below 1, as the rows' loop */
+  v = ml_malloc(sizeof(double) * 2 * (uint64_t)(m ? m : 1));
+  if( v==0 ) return ML_NOMEM;
+  ml_wsweep_init(&w, smp);
+  n = w.P + w.N;
+  have = ml_wsweep_next(&w);
+  for(i=m-1; i>=0; i--){
+    ml_key kt = ml_key_of(g[0] + (double)i*g[2]);
+    while( have && w.key>=kt ){ tp = w.tp; fp = w.fp; have = ml_wsweep_next(&w); }
+    v[2*i] = tp; v[2*i+1] = fp;
+  }
+  ml_json_begin_array(j);
+  for(i=0; i<m; i++){
+    double t = g[0] + (double)i*g[2];
+    ml_json_begin_object(j);
+    ml_json_key(j, "threshold");   ml_json_double(j, t);
+    ml_json_key(j, "net_benefit"); ml_json_double(j, v[2*i]/n - v[2*i+1]/n * (t/(1.0 - t)));
+    ml_json_key(j, "treat_all");   ml_json_double(j, w.P/n - w.N/n * (t/(1.0 - t)));
+    ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+  ml_free(v);
+  return ML_OK;
+}
+
 /* A weighted twin's result over the sorted (s, w) rows (both classes). */
 static void rank_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
   MlJson j;
@@ -446,6 +481,15 @@ static void rank_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p
       sqlite3_result_double(ctx, ml_wfold_tpr_at_fpr(&p->smp, ml_param_value(&p->target, NAN),
                                                       d->kind==RK_SENS_AT_SPEC));
       return;
+    case RK_DECISION_CURVE: {
+      double g[3];
+      int i;
+      for(i=0; i<3; i++) g[i] = ml_param_value(&p->grid[i], aGridDefault[i]);
+      ml_json_init(&j);
+      if( write_decision_curve_w(&j, &p->smp, g) ){ ml_json_free(&j); sqlite3_result_error_nomem(ctx); return; }
+      ml_result_json(ctx, &j);
+      return;
+    }
     case RK_OPERATING_POINT:
       ml_json_init(&j);
       write_operating_point_w(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
@@ -1239,7 +1283,7 @@ const MlFuncDesc ml_ranking_functions[] = {
   { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, 0, ML_PARAMS(&psK) },
   { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, 0, ML_PARAMS(&psK) },
   { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, ML_FN_JSON, ML_PARAMS(&psGainsBins) },
-  { "decision_curve",  "y, p [, from [, to [, by]]]", 2, 5, &famRank, 0, RK_DECISION_CURVE, ML_FN_JSON,
+  { "decision_curve",  "y, p [, from [, to [, by]]]", 2, 5, &famRank, 0, RK_DECISION_CURVE, ML_FN_JSON | W,
                                                              ML_PARAMS(&psFrom, &psTo, &psBy) },
   { 0 }
 };

@@ -35,3 +35,6 @@ SELECT partial_auroc_w(y, s, w, 0.5) FROM t;
 SELECT operating_point_w(y, s, w, 'youden') FROM t;
 SELECT operating_point_w(y, s, w, 'specificity', 0.7) FROM t;
 SELECT operating_point_w(y, s, w, 'fpr') FROM t;
+-- decision curve on weight sums
+SELECT decision_curve_w(y, s, w, 0.1, 0.9, 0.2) FROM t;
+SELECT decision_curve_w(y, s, 2) = decision_curve(y, s) FROM t;
