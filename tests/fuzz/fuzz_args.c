@@ -86,9 +86,13 @@ static void build_calls(sqlite3 *db){
   if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK ){
     while( sqlite3_step(st)==SQLITE_ROW ){
       const char *zParams = (const char*)sqlite3_column_text(st, 2);
+      char *z = sqlite3_mprintf("%s(%s%s%s)", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+                                zParams ? ", " : "", zParams ? zParams : "");
+      int k;
+      for(k=0; z && k<nCall && strcmp(azCall[k], z)!=0; k++){}
+      if( z==0 || k<nCall ){ sqlite3_free(z); continue; }     /* a variant equal to another */
       if( nCall>=MAX_CALLS ) abort();      /* more calls than byte 0 can pick: widen the format */
-      azCall[nCall++] = sqlite3_mprintf("%s(%s%s%s)", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
-                                        zParams ? ", " : "", zParams ? zParams : "");
+      azCall[nCall++] = z;
     }
   }
   sqlite3_finalize(st);
