@@ -22,28 +22,55 @@
 **      it does not depend on the order the tied rows are held in: a window
 **      frame, whose sorted rows are kept by insertion, gives the aggregate's
 **      bits.  tp and fp add these, highest threshold first.
-**   3. P and N are tp and fp at the end of the sweep (scikit-learn divides by
-**      the last cumulative sum, tps[-1]).
+**   3. P and N are what tp and fp are at the end of the sweep (scikit-learn
+**      divides by the last cumulative sum, tps[-1]), so the last point's
+**      rates are exactly 1; found by one pass per class, without the merge.
 **   4. Every fold is the unweighted fold's expression on these doubles, in
 **      the same order, so integer weights give exactly the result of the
 **      rows repeated (while the sums stay below 2^53).  The AUROC's twice-
 **      area sum is accumulated exactly (each product split by fma into two
 **      doubles, summed in an MlXsum), as the unweighted fold's integer count.
 **
-** Cost: O(n) a sweep after the sort; an MlXsum (568 bytes, on the stack)
-** only for tie groups of more than one row.
+** Cost: O(n) a sweep after the sort, and O(n) for the totals; a tie group's
+** sum is checked exact addition by addition (TwoSum) and taken over by an
+** MlXsum (568 bytes, on the stack) only when an addition rounds.
 */
 #include <math.h>
 #include "ml_core.h"
 
-/* The exact sum of the weights of class y's rows j, j+1, ..., i-1 (one key). */
-static double group_weight(const MlSamples *s, int y, ml_i64 j, ml_i64 i){
+/* The exact sum, correctly rounded, of the weights of class y's rows
+** j, j+1, ..., i-1.  Fast path: plain double additions, each checked exact
+** by TwoSum (Knuth); integer weights, and most others, never leave it.  On
+** the first inexact addition the sum starts over in an MlXsum. */
+static double weight_sum(const MlSamples *s, int y, ml_i64 j, ml_i64 i){
   MlXsum a;
   ml_i64 r;
-  if( i-j==1 ) return ml_samples_aux(s, y, j);
+  double t = 0.0;
+  for(r=j; r<i; r++){
+    double b = ml_samples_aux(s, y, r), u = t + b, bp = u - t;
+    if( (t - (u - bp)) + (b - bp)!=0.0 ) break;       /* the rounding error of t + b */
+    t = u;
+  }
+  if( r==i ) return t;
   ml_xsum_init(&a);
   for(r=j; r<i; r++) ml_xsum_add(&a, ml_samples_aux(s, y, r), 1);
   return ml_xsum_round(&a);
+}
+
+/* What tp (y = 1) or fp (y = 0) is at the end of a sweep (rule 3): the tie
+** groups' sums of class y added highest key first, as the sweep adds them,
+** without the merge with the other class. */
+static double class_total(const MlSamples *s, int y){
+  ml_i64 i = s->n[y];
+  double t = 0.0;
+  while( i>0 ){
+    ml_key k = ml_samples_key(s, y, i-1);
+    ml_i64 j = i-1;
+    while( j>0 && ml_samples_key(s, y, j-1)==k ) j--;
+    t += i-j==1 ? ml_samples_aux(s, y, j) : weight_sum(s, y, j, i);
+    i = j;
+  }
+  return t;
 }
 
 int ml_wsweep_next(MlWSweep *w){
@@ -59,8 +86,8 @@ int ml_wsweep_next(MlWSweep *w){
   }
   j0 = i0; while( j0>0 && ml_samples_key(s, 0, j0-1)==k ) j0--;
   j1 = i1; while( j1>0 && ml_samples_key(s, 1, j1-1)==k ) j1--;
-  w->dfp = j0<i0 ? group_weight(s, 0, j0, i0) : 0.0;
-  w->dtp = j1<i1 ? group_weight(s, 1, j1, i1) : 0.0;
+  w->dfp = j0<i0 ? (i0-j0==1 ? ml_samples_aux(s, 0, j0) : weight_sum(s, 0, j0, i0)) : 0.0;
+  w->dtp = j1<i1 ? (i1-j1==1 ? ml_samples_aux(s, 1, j1) : weight_sum(s, 1, j1, i1)) : 0.0;
   w->tp += w->dtp;
   w->fp += w->dfp;
   w->i[0] = j0; w->i[1] = j1;
@@ -69,14 +96,11 @@ int ml_wsweep_next(MlWSweep *w){
 }
 
 void ml_wsweep_init(MlWSweep *w, const MlSamples *s){
-  MlWSweep a;
-  memset(&a, 0, sizeof(a));
-  a.s = s;
-  a.i[0] = s->n[0]; a.i[1] = s->n[1];
-  *w = a;
-  while( ml_wsweep_next(&a) ){}      /* P and N: the sweep's own last sums (rule 3) */
-  w->P = a.tp;
-  w->N = a.fp;
+  memset(w, 0, sizeof(*w));
+  w->s = s;
+  w->i[0] = s->n[0]; w->i[1] = s->n[1];
+  w->P = class_total(s, 1);
+  w->N = class_total(s, 0);
 }
 
 double ml_wfold_ap(const MlSamples *s){
