@@ -1118,6 +1118,7 @@ static void remove_class(MlSamples *s, const MlSection *sec, int y){
 
 int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign, char *zErr, int nErr){
   int y, j, rc;
+  if( s->run ) return ml_samples_absorb_counts(s, secs, k, sign, zErr, nErr);
   if( ml_samples_sort(s) ) return ML_NOMEM;
   if( sign<0 ){
     for(j=0; j<k; j++) for(y=0; y<2; y++) remove_class(s, secs[j], y);
@@ -1125,5 +1126,89 @@ int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sig
   }
   if( (rc = absorb_runs(s, secs, k, zErr, nErr))!=ML_OK ) return rc;
   s->sorted = 1;
+  return ML_OK;
+}
+
+/* -------------------------------------------------------- absorb counts */
+
+/* Adds k sections' entries to a buffer in runs form: the held runs move to
+** the end of the array, then one forward merge with the k-way merger writes
+** from the front (the write position never passes the read position:
+** every run written consumed a held run or an entry).  Entries with equal
+** scores (a stratified state's (score, strat) pairs) add to one run. */
+static int absorb_counts_add(MlSamples *s, const MlSection *const *secs, int k, char *zErr, int nErr){
+  ml_i64 held[2], nEntry = 0, nHeld, i = 0, out = 0, t;
+  MlRun *src;
+  MlMerger mg;
+  MlEntry e;
+  int j;
+  held[0] = s->n[0]; held[1] = s->n[1];
+  if( ml_state_add_counts(held, secs, k, zErr, nErr) ) return ML_ERROR;
+  for(j=0; j<k; j++) nEntry += secs[j]->nEntry;
+  t = (s->run ? s->nRun : 0) + nEntry;
+  if( (uint64_t)t * sizeof(MlRun) > 0x7fffff00u ){       /* SQLite allocates no more */
+    return bad(zErr, nErr, "the states hold %lld distinct scores: this function holds at most %lld",
+               (long long)t, (long long)(0x7fffff00u / sizeof(MlRun)));
+  }
+  if( ml_samples_to_runs(s, nEntry) ) return ML_NOMEM;
+  if( merger_init(&mg, secs, k) ) return ML_NOMEM;
+  nHeld = s->nRun;
+  src = s->run + nEntry;
+  if( nHeld ) memmove(src, s->run, sizeof(MlRun) * (size_t)nHeld);
+  while( merger_next(&mg, &e) ){
+    MlRun *r;
+    while( i<nHeld && src[i].key<e.key ) s->run[out++] = src[i++];
+    if( out>0 && s->run[out-1].key==e.key ) r = &s->run[out-1];
+    else if( i<nHeld && src[i].key==e.key ){ s->run[out] = src[i++]; r = &s->run[out++]; }
+    else{ r = &s->run[out++]; r->key = e.key; r->n[0] = r->n[1] = 0; }
+    r->n[0] += e.n[0];
+    r->n[1] += e.n[1];
+  }
+  merger_free(&mg);
+  while( i<nHeld ) s->run[out++] = src[i++];
+  s->nRun = out;
+  s->n[0] = held[0]; s->n[1] = held[1];
+  return ML_OK;
+}
+
+/* Removes a section's entries from a buffer in runs form, in one pass
+** (both ascend); a run left with no rows is dropped.  A count beyond the
+** run's (never, for what a window frame added) takes what is there. */
+static void absorb_counts_remove(MlSamples *s, const MlSection *sec){
+  MlReader r;
+  MlEntry e;
+  ml_i64 i = 0, out = 0, n = s->nRun;
+  int y;
+  ml_reader_init(&r, sec);
+  while( ml_reader_next(&r, &e) ){
+    while( i<n && s->run[i].key<e.key ){
+      if( out!=i ) s->run[out] = s->run[i];
+      out++; i++;
+    }
+    if( i>=n ) break;
+    if( s->run[i].key!=e.key ) continue;
+    for(y=0; y<2; y++){
+      ml_i64 c = e.n[y] < s->run[i].n[y] ? e.n[y] : s->run[i].n[y];
+      s->run[i].n[y] -= c;
+      s->n[y] -= c;
+    }
+    /* a stratified section may hold more entries of this key: the run
+    ** stays current until they pass, and is dropped once empty then */
+    if( s->run[i].n[0]==0 && s->run[i].n[1]==0 ) i++;
+  }
+  while( i<n ){
+    if( out!=i ) s->run[out] = s->run[i];
+    out++; i++;
+  }
+  s->nRun = out;
+}
+
+int ml_samples_absorb_counts(MlSamples *s, const MlSection *const *secs, int k, int sign,
+                             char *zErr, int nErr){
+  int j;
+  if( s->width!=8 ) return ml_samples_absorb(s, secs, k, sign, zErr, nErr);
+  if( sign>0 ) return absorb_counts_add(s, secs, k, zErr, nErr);
+  if( s->run==0 && ml_samples_to_runs(s, 0) ) return ML_NOMEM;
+  for(j=0; j<k; j++) absorb_counts_remove(s, secs[j]);
   return ML_OK;
 }

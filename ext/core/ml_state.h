@@ -134,6 +134,15 @@ void ml_acc_clear(MlStateAcc *acc);
 ** ML_OK, ML_NOMEM, ML_ERROR (counts overflow, zErr says so) or ML_STOPPED
 ** (ml_stop_requested: the buffer is then garbage, clear it). */
 int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign, char *zErr, int nErr);
+/* The same without expanding (width 8; width 16 goes to ml_samples_absorb):
+** the buffer turns into runs form (MlSamples) and the sections' entries
+** merge into its runs with their counts, O(runs + entries log k) time and
+** 24 bytes per distinct score, whatever the counts; sign -1 subtracts each
+** entry's counts from its run.  ML_OK, ML_NOMEM (the buffer may then be in
+** runs form with what it held), ML_ERROR (counts overflow, or more distinct
+** scores than one allocation holds; zErr says so). */
+int ml_samples_absorb_counts(MlSamples *s, const MlSection *const *secs, int k, int sign,
+                             char *zErr, int nErr);
 /* held[y] += the class-y rows of k sections, checked: ML_OK, or ML_STATE_BAD
 ** ("counts overflow: ...", ml_merge's text) when a class or both together
 ** would pass 2^53 rows (held unchanged then).  Every count sum of the
