@@ -18,7 +18,9 @@ strict validation).  Each block is a reproduction that failed before its fix.
    2^40 claimed rows per class give pr_auc, auroc, ks, gains, ... at once,
    the values the counts define.
 5. The validator rejects a raw score key of -0.0 beside +0.0, and ordinal
-   states whose cuts' positives are not monotone.
+   states whose cuts' positives are not monotone; in scaled sections read 8
+   one-byte entries at a time, a repeated score, a correction field of 3,
+   an entry without rows and counts off the totals, each with its words.
 6. strat_report never prints -0 for a quantile or an input value, whatever
    the row order; its state form equals its row form.
 7. A one-argument call given TEXT says a state BLOB was expected.
@@ -339,6 +341,50 @@ def validator(ck, con):
     ck.equal(err, "pr_auc(): state: the state is corrupted: bad entry 1 of section 1", "-0.0 beside +0.0")
 
 
+def scaled_section(ints, d=4):
+    """A binary section of scores i / 10^d written scaled: entries are
+    (i, corr field 0..3, neg, pos), the integers as given (even if wrong)."""
+    payload, prev, n0, n1 = bytearray(), 0, 0, 0
+    for i, corr, neg, pos in ints:
+        u = ((i + (1 << 52)) << 2) | corr
+        payload += varint(u - prev) + varint(neg) + varint(pos)
+        prev = u
+        n0 += neg
+        n1 += pos
+    hdr = bytes([1 + d, 255, 0, 0]) + struct.pack("<QQQQ", len(ints), n0, n1, len(payload))
+    return hdr + bytes(payload), n0, n1
+
+
+def validator_scaled(ck, con):
+    """Item 5 (issue 22): scaled binary sections of one-byte entries are
+    checked 8 entries at a time; each defect inside such a block is still
+    found, with verify_section's own words."""
+    good = [(1000 + 3 * k, 1, k % 3, 1 + k % 2) for k in range(40)]
+    sec, n0, n1 = scaled_section(good)
+    v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [sec]),))
+    ck.equal(err, None, "a scaled state of one-byte entries is accepted")
+    want = con.execute("SELECT pr_auc(y, s) FROM (%s)" % " UNION ALL ".join(
+        "SELECT %d AS y, %r AS s" % (y, (1000 + 3 * k) / 1e4) for k in range(40)
+        for y, c in ((0, k % 3), (1, 1 + k % 2)) for _ in range(c))).fetchone()[0]
+    ck.equal(v, want, "the scaled state's pr_auc equals its rows'")
+    for at in (1, 12, 20, 39):
+        for what, entry, msg in (
+                ("a repeated score", (good[at - 1][0], 1, 1, 0), "entries of section 1 are not in ascending order"),
+                ("a correction field of 3", (good[at][0], 3, 1, 0), "bad entry %d of section 1" % (at + 1)),
+                ("no rows", (good[at][0], 1, 0, 0), "bad entry %d of section 1" % (at + 1))):
+            bad = list(good)
+            bad[at] = entry
+            sec, _, _ = scaled_section(bad)
+            v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [sec]),))
+            ck.equal(err, "pr_auc(): state: the state is corrupted: " + msg, "%s at entry %d" % (what, at + 1))
+    sec, n0, n1 = scaled_section(good)
+    for t0, t1, msg in ((n0 + 1, n1, "the entries of section 1 do not sum to its totals"),
+                        (n0 + 1, n1 - 1, "the counts of section 1 overflow its totals")):
+        v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [sec[:4] + struct.pack("<QQQ", len(good), t0, t1)
+                                                               + sec[28:]]),))
+        ck.equal(err, "pr_auc(): state: the state is inconsistent: " + msg, "totals %d, %d: %s" % (t0, t1, msg))
+
+
 def validator_ordinal(ck, con):
     """Item 5: the rows at or above severity k cannot grow with k (m = 3;
     the totals and the severity run agree, only cut 2 is impossible)."""
@@ -409,6 +455,7 @@ def main():
     rows_then_state(ck, con)
     validator(ck, con)
     validator_ordinal(ck, con)
+    validator_scaled(ck, con)
     overflow(ck, con)
     claimed_rows(ck, con)
     ranking_counts(ck, con)

@@ -59,6 +59,11 @@ typedef struct MlSection {
   ml_i64 nEntry, n[2];
   const unsigned char *p;       /* payload */
   uint64_t nByte;
+  /* Found while validating a scaled binary section (0 / unset otherwise):
+  ** its last written integer, so that a merge need not walk it for its
+  ** range (MlStateAcc keeps it beside its copy of the blob). */
+  int hasLast;
+  uint64_t uLast;
 } MlSection;
 
 typedef struct MlState {
@@ -112,7 +117,11 @@ void ml_state_parse_own(const void *blob, uint64_t n, MlState *st);
 ** repeated scores adding their counts.  Zero-initialise. */
 typedef struct MlStateAcc {
   int n, cap;
-  struct MlAccItem { unsigned char *z; uint64_t n; } *a;
+  struct MlAccItem {
+    unsigned char *z; uint64_t n;
+    uint32_t lastMask;                    /* sections whose aLast is known */
+    uint64_t aLast[ML_STATE_MAX_SEC];     /* MlSection.uLast of each */
+  } *a;
   int kind, m;                  /* of the first state */
 } MlStateAcc;
 /* Adds one validated state (copied).  ML_OK / ML_NOMEM / ML_STATE_BAD
