@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """make bench-instr: instruction counts (valgrind --tool=callgrind) of each
 aggregate over the first --rows rows of the cached table, as ratios to the
-floor of the same number of columns.  Instruction counts repeat to the
+floor of the same number of columns (with MLEVAL_BENCH_STATES=1: the
+ranking and calibration functions over a year of 365 daily states against
+rescanning its rows, issue 22).  Instruction counts repeat to the
 instruction on a noisy shared machine where wall time does not; they do not
 see cache misses (the sort's scatter pass), so they complement make bench.
 The table is mlbench.bench_db(1_000_000) (12 % positives, s = p in [0, 1]);
@@ -55,12 +57,62 @@ def callgrind(lib, floor, db):
     return run
 
 
+def year365_db(src, n):
+    """A cached year of n rows of src over 365 days (~2 740 rows a day),
+    scores rounded to 4 decimals, and one ml_state per day: year(day, y, s4)
+    indexed on day (as bench_states.py's year) and daily(day, st).  The daily states are made by the sqlite3 shell with
+    lib loaded (the state format does not depend on the build)."""
+    per_day = (n + 364) // 365
+    path = os.path.join(mlbench.CACHE, "year365_%d.db" % n)
+    if not os.path.exists(path):
+        tmp = path + ".tmp"
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        sql = ("ATTACH '%s' AS src;\n"
+               "CREATE TABLE year(id INTEGER PRIMARY KEY, day INT, y INT, s4 REAL);\n"
+               "INSERT INTO year SELECT id, (id - 1) / %d, y, round(s, 4) FROM src.preds WHERE id <= %d;\n"
+               "CREATE INDEX year_day ON year(day);\n"
+               "CREATE TABLE daily(day INTEGER PRIMARY KEY, st BLOB);\n"
+               "INSERT INTO daily SELECT day, ml_state(y, s4) FROM year GROUP BY day;\n" % (src, per_day, n))
+        subprocess.run(["sqlite3", "-bail", "-cmd", ".load " + mleval_lib[0], tmp], input=sql, text=True, check=True)
+        os.rename(tmp, path)
+    return path
+
+
+mleval_lib = [None]
+
+
+def states365(lib, floor, src, rows):
+    """Issue 22's "365 daily states against rescanning": each function over
+    the year's rows and over its 365 daily states, in instructions."""
+    mleval_lib[0] = lib
+    db = year365_db(src, rows)
+    run = callgrind(lib, floor, db)
+    start = run("SELECT 1;")
+    print("365 daily states against rescanning (%d rows, scores with 4 decimals, %s)" % (rows, db))
+    print("  rescan = f(y, s4) FROM year, states = f(st) FROM daily (round 3's queries); then both with"
+          " WHERE day BETWEEN 0 AND 364, the rescan by a full scan (NOT INDEXED) and by the day index")
+    for f in ("pr_auc", "auroc", "ece"):
+        rescan = run("SELECT %s(y, s4) FROM year;" % f) - start
+        merged = run("SELECT %s(st) FROM daily;" % f) - start
+        scan = run("SELECT %s(y, s4) FROM year NOT INDEXED WHERE day BETWEEN 0 AND 364;" % f) - start
+        indexed = run("SELECT %s(y, s4) FROM year WHERE day BETWEEN 0 AND 364;" % f) - start
+        mwhere = run("SELECT %s(st) FROM daily WHERE day BETWEEN 0 AND 364;" % f) - start
+        print("  %-7s %7.1f / %6.1f M Ir: %5.1fx   where: %7.1f (indexed %7.1f) / %6.1f M Ir: %5.1fx (%5.1fx)" % (
+            f, rescan / 1e6, merged / 1e6, rescan / merged, scan / 1e6, indexed / 1e6, mwhere / 1e6,
+            scan / mwhere, indexed / mwhere))
+        sys.stdout.flush()
+
+
 def main():
     a = mlbench.parse_args(__doc__)
     rows = min(a.rows, 1_000_000)
-    db = mlbench.bench_db(1_000_000)
     only = os.environ.get("MLEVAL_BENCH_ONLY")   # a substring: run the matching queries (and the floors)
     lib, floor = os.path.abspath(a.lib), os.path.abspath(a.floor)
+    if os.environ.get("MLEVAL_BENCH_STATES"):
+        states365(lib, floor, mlbench.bench_db(rows), rows)
+        return
+    db = mlbench.bench_db(1_000_000)
     print("instructions per row (callgrind), first %d rows of %s" % (rows, db))
     ir = {}
     # The whole table when it has `rows` rows: a WHERE on the rowid costs

@@ -5,6 +5,8 @@
 ** cases worked by hand and on scikit-learn's documented example.
 */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "check_suites.h"
 #include "ml_core.h"
 
@@ -203,6 +205,106 @@ START_TEST(test_weighted_ties_order_free){
   ck_assert(s.P==1e16 + 2.0 && s.N==2.0);
   ml_samples_clear(&a);
   ml_samples_clear(&b);
+/* The runs form (a ranking buffer that absorbed a state) gives every fold
+** the same double as the rows it counts: random samples with many ties,
+** each fold on the rows and on a copy turned into runs, compared with ==;
+** then rows added to and removed from the runs form, as a window does. */
+typedef struct GainsRec { int n; double v[64]; } GainsRec;
+static void gains_rec(void *arg, ml_i64 b, ml_i64 n, double pos, double cum){
+  GainsRec *g = arg;
+  (void)b;
+  if( g->n<=60 ){ g->v[g->n++] = (double)n; g->v[g->n++] = pos; g->v[g->n++] = cum; }
+}
+static void assert_same_folds(const MlSamples *a, const MlSamples *r){
+  MlOpPoint o1, o2;
+  GainsRec g1, g2;
+  ml_i64 i1[ML_COUNT_CURSOR] = {0, 0, 0}, i2[ML_COUNT_CURSOR] = {0, 0, 0}, tp1, fp1, tp2, fp2, k;
+  int c, t;
+  ck_assert(ml_fold_average_precision(a, 0)==ml_fold_average_precision(r, 0));
+  ck_assert(ml_fold_auroc(a)==ml_fold_auroc(r));
+  ck_assert(ml_fold_auroc_u2(a)==ml_fold_auroc_u2(r));
+  ck_assert(ml_fold_youden_j(a)==ml_fold_youden_j(r));
+  ck_assert(ml_fold_ks(a)==ml_fold_ks(r));
+  ck_assert(ml_fold_tpr_at_fpr(a, 0.3, 0)==ml_fold_tpr_at_fpr(r, 0.3, 0));
+  ck_assert(ml_fold_tpr_at_fpr(a, 0.7, 1)==ml_fold_tpr_at_fpr(r, 0.7, 1));
+  ck_assert(ml_fold_partial_auroc(a, 0.37)==ml_fold_partial_auroc(r, 0.37));
+  for(k=0; k<=ml_samples_count(a); k+=3) ck_assert(ml_fold_top_k(a, k)==ml_fold_top_k(r, k));
+  for(c=ML_OP_FPR; c<=ML_OP_YOUDEN; c++){
+    ml_fold_operating_point(a, c, 0.6, &o1);
+    ml_fold_operating_point(r, c, 0.6, &o2);
+    ck_assert(o1.tp==o2.tp && o1.fp==o2.fp && o1.allNegative==o2.allNegative && o1.achieved==o2.achieved);
+    ck_assert(o1.allNegative || o1.key==o2.key);
+  }
+  g1.n = g2.n = 0;
+  ml_fold_gains(a, 7, gains_rec, &g1);
+  ml_fold_gains(r, 7, gains_rec, &g2);
+  ck_assert_int_eq(g1.n, g2.n);
+  ck_assert(memcmp(g1.v, g2.v, sizeof(double) * (size_t)g1.n)==0);
+  for(t=0; t<=20; t++){
+    ml_count_at_least(a, i1, ml_key_of(t/20.0), &tp1, &fp1);
+    ml_count_at_least(r, i2, ml_key_of(t/20.0), &tp2, &fp2);
+    ck_assert(tp1==tp2 && fp1==fp2);
+  }
+}
+
+START_TEST(test_runs_form_folds_equal_rows){
+  MlSamples a, r;
+  uint64_t x = 88172645463325252ULL;
+  int trial;
+  for(trial=0; trial<200; trial++){
+    int n = 4 + trial % 60, i, ny[2] = {0, 0};
+    int *y = malloc(sizeof(int) * (size_t)n);
+    double *v = malloc(sizeof(double) * (size_t)n);
+    for(i=0; i<n; i++){
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      y[i] = (int)(x & 1);
+      v[i] = (double)((x >> 8) % (uint64_t)(2 + trial % 11)) / 10.0;
+      ny[y[i]]++;
+    }
+    if( ny[0]==0 || ny[1]==0 ){ y[0] = !y[0]; y[1] = !y[0]; }
+    fill(&a, 8, y, v, 0, n);
+    fill(&r, 8, y, v, 0, n);
+    ck_assert_int_eq(ml_samples_to_runs(&r, 0), ML_OK);
+    ck_assert(r.run!=0 && r.a[0]==0 && r.a[1]==0);
+    ck_assert(r.n[0]==a.n[0] && r.n[1]==a.n[1]);
+    assert_same_folds(&a, &r);
+    /* a window's row moves: the same adds and removes on both forms */
+    for(i=0; i<n/2; i++){
+      double s = (double)(i % 7) / 6.0;
+      ck_assert_int_eq(ml_samples_add(&a, i & 1, s, 0.0), ML_OK);
+      ck_assert_int_eq(ml_samples_add(&r, i & 1, s, 0.0), ML_OK);
+      ck_assert_int_eq(ml_samples_remove(&a, y[i], v[i], 0.0), 1);
+      ck_assert_int_eq(ml_samples_remove(&r, y[i], v[i], 0.0), 1);
+    }
+    ck_assert_int_eq(ml_samples_remove(&r, 1, 12345.0, 0.0), 0);
+    if( a.n[0]>0 && a.n[1]>0 ) assert_same_folds(&a, &r);
+    for(i=0; i<r.nRun; i++) ck_assert(r.run[i].n[0] + r.run[i].n[1] > 0 && (i==0 || r.run[i-1].key < r.run[i].key));
+    ml_samples_clear(&a);
+    ml_samples_clear(&r);
+    free(y); free(v);
+  }
+}
+END_TEST
+
+/* Counts a state may claim (2^40 rows a class): auroc's pair count passes
+** 2^63 and is formed in 128 bits; the folds take O(runs). */
+START_TEST(test_runs_form_large_counts){
+  MlSamples r;
+  MlRun run[2];
+  const ml_i64 n = (ml_i64)1 << 40;
+  ml_samples_init(&r, 8);
+  ck_assert_int_eq(ml_samples_to_runs(&r, 2), ML_OK);
+  run[0].key = ml_key_of(0.25); run[0].n[0] = n; run[0].n[1] = n/4;       /* tp 3n/4 above it */
+  run[1].key = ml_key_of(0.75); run[1].n[0] = 0; run[1].n[1] = 3*(n/4);
+  memcpy(r.run, run, sizeof(run));
+  r.nRun = 2; r.n[0] = n; r.n[1] = n;
+  /* pairs: 3/4 of the positives beat every negative, 1/4 tie: 3/4 + 1/8 */
+  ck_assert(ml_fold_auroc(&r)==0.875);
+  ck_assert(ml_fold_ks(&r)==0.75);
+  /* AP: 3n/4 positives at precision 1, then n/4 at n / 2n */
+  ck_assert(ml_fold_average_precision(&r, 0)==0.875);
+  ck_assert(ml_fold_top_k(&r, n/2)==(double)(n/2));
+  ml_samples_clear(&r);
 }
 END_TEST
 
@@ -219,6 +321,8 @@ Suite *suite_sweep(void){
   tcase_add_test(tc, test_samples_at_rank);
   tcase_add_test(tc, test_weighted_folds_equal_repeated_rows);
   tcase_add_test(tc, test_weighted_ties_order_free);
+  tcase_add_test(tc, test_runs_form_folds_equal_rows);
+  tcase_add_test(tc, test_runs_form_large_counts);
   suite_add_tcase(s, tc);
   return s;
 }

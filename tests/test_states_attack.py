@@ -14,8 +14,13 @@ strict validation).  Each block is a reproduction that failed before its fix.
    equal to the same state with counts 1 (exact sums of term x count); the
    functions that still expand a state into rows refuse 2^53 rows at once
    with a message, and sqlite3_interrupt stops an expansion promptly.
+   The ranking family takes a state's entries with their counts (issue 22):
+   2^40 claimed rows per class give pr_auc, auroc, ks, gains, ... at once,
+   the values the counts define.
 5. The validator rejects a raw score key of -0.0 beside +0.0, and ordinal
-   states whose cuts' positives are not monotone.
+   states whose cuts' positives are not monotone; in scaled sections read 8
+   one-byte entries at a time, a repeated score, a correction field of 3,
+   an entry without rows and counts off the totals, each with its words.
 6. strat_report never prints -0 for a quantile or an input value, whatever
    the row order; its state form equals its row form.
 7. A one-argument call given TEXT says a state BLOB was expected.
@@ -248,6 +253,65 @@ def claimed_rows(ck, con):
                 "%s over a state claiming 2^53 rows: the error says why: %s" % (call, err))
 
 
+def ranking_counts(ck, con):
+    """Item 3 (issue 22): the ranking family absorbs a state's entries with
+    their counts, never expanded into rows.  A state claiming 2^40 rows of
+    each class gives what its counts define, in well under a second (the
+    expansion would write 2^41 records; before, it refused them), equal bit
+    for bit to the same state with counts 4 and 1, 3 (every function below
+    is scale-free in the counts on these scores); ranking's window over
+    states, led by NULL states (auroc's frame then starts in its counted
+    sets and leaves them for the first state), equals the row windows."""
+    n = 1 << 40
+    big = binary_state([(0.25, n, n // 4), (0.75, 0, 3 * n // 4)])
+    small = binary_state([(0.25, 4, 1), (0.75, 0, 3)])
+    # P = N = n: 3/4 of the positives above every negative, 1/4 tied with all
+    exact = {"pr_auc(?)": 0.875, "auroc(?)": 0.875, "ks(?)": 0.75, "youden_j(?)": 0.75,
+             "nap(?)": 0.75, "tpr_at_fpr(?, 0.5)": 0.75, "sens_at_spec(?, 0.5)": 0.75,
+             "precision_at_k(?, %d)" % (n // 2): 1.0}
+    for call, want in exact.items():
+        got, err, secs, fired = run(con, "SELECT " + call, (big,))
+        ck.equal((got, err), (want, None), "%s of a state claiming 2^41 rows (%.4f s)" % (call, secs))
+        ck.true(secs < 0.5 and not fired, "%s of a state claiming 2^41 rows took %.3f s" % (call, secs))
+    for call in ("pr_auc(?)", "auroc(?)", "ks(?)", "youden_j(?)", "partial_auroc(?, 0.3)", "tpr_at_fpr(?, 0.5)",
+                 "operating_point(?, 'max_f1')", "operating_point(?, 'youden')", "operating_point(?, 'fpr', 0.5)",
+                 "pr_curve(?)", "roc_curve(?)"):
+        got, err, secs, fired = run(con, "SELECT " + call, (big,))
+        want = run(con, "SELECT " + call, (small,))[:2]
+        if call.startswith("operating_point"):      # the counts differ, the rates and threshold not
+            got = got and {k: v for k, v in json.loads(got).items() if k not in ("tp", "fp", "tn", "fn")}
+            want = (want[0] and {k: v for k, v in json.loads(want[0]).items() if k not in ("tp", "fp", "tn", "fn")},
+                    want[1])
+        ck.equal((got, err), want, "%s: 2^40 counts against counts 4, 1, 3" % call)
+        ck.true(secs < 0.5 and not fired, "%s of a state claiming 2^41 rows took %.3f s" % (call, secs))
+    # gains' parts of n/2 ranks: the top group's 3n/4 positives, then 1/5 of each rank below
+    got, err, secs, fired = run(con, "SELECT gains(?, 4)", (big,))
+    ck.true(err is None and secs < 0.5 and not fired, "gains of a state claiming 2^41 rows: %s, %.3f s" % (err, secs))
+    parts = json.loads(got) if got else []
+    ck.equal([p["n"] for p in parts], [n // 2] * 4, "gains: four parts of 2^39 rows")
+    ck.equal([p["positives"] for p in parts[:1]], [float(n // 2)], "gains: the first part is all positives")
+    for p, pos, cum in zip(parts, (0.5, 0.3, 0.1, 0.1), (0.5, 0.8, 0.9, 1.0)):
+        ck.true(math.isclose(p["positives"], pos * n, rel_tol=1e-12)
+                and math.isclose(p["cum_positive_rate"], cum, rel_tol=1e-12),
+                "gains part %d: %s (want %.1f n positives, cumulative %.1f)" % (p["bin"], p, pos, cum))
+    got, err, _, _ = run(con, "SELECT recall_at_k(?, %d)" % n, (big,))
+    ck.true(err is None and math.isclose(got, 0.8, rel_tol=1e-12), "recall_at_k(state, 2^40): %s %s" % (got, err))
+    # windows over states led by NULL states, against the rows they count
+    rng = random.Random(22)
+    rows = [(sh, rng.randint(0, 1), rng.choice([0.1, 0.2, 0.3, 0.5, 0.7, 0.9])) for sh in range(3, 12)
+            for _ in range(rng.randint(1, 9))]
+    mltest.load(con, ["shard", "y", "s"], rows)
+    con.execute("DROP TABLE IF EXISTS wst")
+    con.execute("CREATE TABLE wst AS WITH RECURSIVE ids(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM ids WHERE i < 11)"
+                " SELECT i AS shard, (SELECT ml_state(y, s) FROM t WHERE shard = i) AS b FROM ids")
+    for f in ("auroc", "pr_auc", "ks", "gains"):
+        frame = "ORDER BY shard ROWS BETWEEN 3 PRECEDING AND CURRENT ROW"
+        got = con.execute("SELECT shard, %s(b) OVER (%s) FROM wst ORDER BY shard" % (f, frame)).fetchall()
+        for shard, g in got:
+            want = con.execute("SELECT %s(y, s) FROM t WHERE shard BETWEEN ? AND ?" % f, (shard - 3, shard)).fetchone()[0]
+            ck.equal(g, want, "%s(state) over shards %d-3..%d (NULL states first)" % (f, shard, shard))
+
+
 def interrupt_expansion(ck, con):
     """Item 3: sqlite3_interrupt stops a function expanding a large state."""
     n = 1 << 25
@@ -275,6 +339,50 @@ def validator(ck, con):
     hdr = bytes([0, 255, 0, 0]) + struct.pack("<QQQQ", 2, 1, 1, len(entries))
     v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [hdr + entries]),))
     ck.equal(err, "pr_auc(): state: the state is corrupted: bad entry 1 of section 1", "-0.0 beside +0.0")
+
+
+def scaled_section(ints, d=4):
+    """A binary section of scores i / 10^d written scaled: entries are
+    (i, corr field 0..3, neg, pos), the integers as given (even if wrong)."""
+    payload, prev, n0, n1 = bytearray(), 0, 0, 0
+    for i, corr, neg, pos in ints:
+        u = ((i + (1 << 52)) << 2) | corr
+        payload += varint(u - prev) + varint(neg) + varint(pos)
+        prev = u
+        n0 += neg
+        n1 += pos
+    hdr = bytes([1 + d, 255, 0, 0]) + struct.pack("<QQQQ", len(ints), n0, n1, len(payload))
+    return hdr + bytes(payload), n0, n1
+
+
+def validator_scaled(ck, con):
+    """Item 5 (issue 22): scaled binary sections of one-byte entries are
+    checked 8 entries at a time; each defect inside such a block is still
+    found, with verify_section's own words."""
+    good = [(1000 + 3 * k, 1, k % 3, 1 + k % 2) for k in range(40)]
+    sec, n0, n1 = scaled_section(good)
+    v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [sec]),))
+    ck.equal(err, None, "a scaled state of one-byte entries is accepted")
+    want = con.execute("SELECT pr_auc(y, s) FROM (%s)" % " UNION ALL ".join(
+        "SELECT %d AS y, %r AS s" % (y, (1000 + 3 * k) / 1e4) for k in range(40)
+        for y, c in ((0, k % 3), (1, 1 + k % 2)) for _ in range(c))).fetchone()[0]
+    ck.equal(v, want, "the scaled state's pr_auc equals its rows'")
+    for at in (1, 12, 20, 39):
+        for what, entry, msg in (
+                ("a repeated score", (good[at - 1][0], 1, 1, 0), "entries of section 1 are not in ascending order"),
+                ("a correction field of 3", (good[at][0], 3, 1, 0), "bad entry %d of section 1" % (at + 1)),
+                ("no rows", (good[at][0], 1, 0, 0), "bad entry %d of section 1" % (at + 1))):
+            bad = list(good)
+            bad[at] = entry
+            sec, _, _ = scaled_section(bad)
+            v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [sec]),))
+            ck.equal(err, "pr_auc(): state: the state is corrupted: " + msg, "%s at entry %d" % (what, at + 1))
+    sec, n0, n1 = scaled_section(good)
+    for t0, t1, msg in ((n0 + 1, n1, "the entries of section 1 do not sum to its totals"),
+                        (n0 + 1, n1 - 1, "the counts of section 1 overflow its totals")):
+        v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [sec[:4] + struct.pack("<QQQ", len(good), t0, t1)
+                                                               + sec[28:]]),))
+        ck.equal(err, "pr_auc(): state: the state is inconsistent: " + msg, "totals %d, %d: %s" % (t0, t1, msg))
 
 
 def validator_ordinal(ck, con):
@@ -347,8 +455,10 @@ def main():
     rows_then_state(ck, con)
     validator(ck, con)
     validator_ordinal(ck, con)
+    validator_scaled(ck, con)
     overflow(ck, con)
     claimed_rows(ck, con)
+    ranking_counts(ck, con)
     interrupt_expansion(ck, con)
     signed_zero(ck, con)
     mixed_codecs(ck, con)

@@ -182,12 +182,29 @@ int ml_stop_happened(void);                       /* a stop was requested since 
 /* One record: the key, then (width 16 only) one auxiliary double. */
 typedef struct MlRec16 { ml_key key; double aux; } MlRec16;
 
+/* One distinct value of a sample and its rows of each class (n[0]
+** negatives, n[1] positives): what a computation over ties needs, from
+** rows (ml_samples_runs) or from a state's entries alike. */
+typedef struct MlRun { ml_key key; ml_i64 n[2]; } MlRun;
+
+/* The buffer has two forms.  Rows (run == NULL, the form every row query
+** keeps): one record per row, a[y][0..n[y]).  Counted runs (run != NULL,
+** width 8 only; what a ranking function that has absorbed a state keeps,
+** ml_samples_absorb_counts): run[0..nRun) ascending by key, each with its
+** class counts, none with both counts 0; the row arrays are then empty
+** (a[y] NULL) and n[y] still counts the rows of class y, so that
+** ml_samples_count, P and N read the same in either form.  A buffer in
+** runs form is always sorted; a row added or removed (window frames)
+** changes one count, or inserts/removes one run.  Its cost is O(distinct
+** scores), whatever the counts. */
 typedef struct MlSamples {
   unsigned char *a[2];   /* a[0] negatives, a[1] positives */
   ml_i64 n[2];           /* rows held in each */
   ml_i64 cap[2];         /* rows allocated in each */
   unsigned width;        /* bytes per record: 8 (key) or 16 (key + aux) */
   int sorted;            /* both arrays are in ascending key order */
+  MlRun *run;            /* runs form: the counted runs, ascending (else NULL) */
+  ml_i64 nRun, capRun;   /* runs held, allocated */
 } MlSamples;
 
 #define ML_OK     0
@@ -206,8 +223,9 @@ static inline double ml_samples_aux(const MlSamples *s, int y, ml_i64 i){
 }
 
 /* Adds a row.  Appends while unsorted (O(1) amortised); once sorted, inserts
-** at its place (binary search + memmove, O(w)).  ML_OK or ML_NOMEM (the buffer
-** is left as it was). */
+** at its place (binary search + memmove, O(w)); in runs form, adds 1 to its
+** run's count, or inserts a run.  ML_OK or ML_NOMEM (the buffer is left as
+** it was). */
 int ml_samples_add(MlSamples *s, int y, double score, double aux);
 
 /* The common case of ml_samples_add, inline for the per-row path: an
@@ -227,7 +245,8 @@ static inline int ml_samples_append(MlSamples *s, int y, double score, double au
   return 1;
 }
 
-/* Removes one row equal to (y, score, aux).  Returns 1 if found, 0 if not. */
+/* Removes one row equal to (y, score, aux) (runs form: takes 1 from its
+** run's count, dropping a run left empty).  Returns 1 if found, 0 if not. */
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 
 /* Sorts both arrays by key if not already sorted.  ML_OK or ML_NOMEM (the
@@ -241,7 +260,7 @@ uint64_t ml_samples_scratch_size(const MlSamples *s);
 void ml_samples_sort_using(MlSamples *s, void *scratch);
 
 /* The value at rank r (0-based, ascending) of the sorted samples, both
-** classes merged: O(log n).  0 <= r < ml_samples_count(s). */
+** classes merged: O(log n).  0 <= r < ml_samples_count(s).  Rows form. */
 double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
 
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
@@ -252,13 +271,12 @@ double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
 ** there, not sorted. */
 int ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);
 
-/* One distinct value of a sample and its rows of each class (n[0]
-** negatives, n[1] positives): what a computation over ties needs, from
-** rows (ml_samples_runs) or from a state's entries alike. */
-typedef struct MlRun { ml_key key; ml_i64 n[2]; } MlRun;
 /* The distinct keys of a sorted sample, ascending, with their counts, into
 ** out (room for ml_samples_count(s) runs).  Returns how many.  O(n). */
 ml_i64 ml_samples_runs(const MlSamples *s, MlRun *out);
+/* Turns a width-8 buffer into runs form (sorting its rows first) with room
+** for `extra` more runs.  ML_OK or ML_NOMEM (the buffer is left as it was). */
+int ml_samples_to_runs(MlSamples *s, ml_i64 extra);
 
 /* ---------------------------------------------------------------- rankset */
 
@@ -317,10 +335,12 @@ typedef struct MlSweep {
   ml_i64 tp, fp;        /* rows with score >= current threshold */
   ml_i64 dtp, dfp;      /* of which at the current threshold exactly */
   ml_key key;           /* current threshold */
+  const MlRun *run;     /* runs form: the runs ... */
+  ml_i64 iRun;          /* ... and how many are not yet passed (from the top) */
 } MlSweep;
 
 /* Starts a sweep over sorted samples (f may be NULL; it needs 16-byte
-** records).  Counts P and N. */
+** records, so a buffer in runs form takes none).  Counts P and N. */
 void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f);
 /* Advances to the next lower distinct threshold that holds a row (one
 ** that passes the filter).  Returns 0 when every row has been passed.
@@ -364,8 +384,20 @@ static ML_ALWAYS_INLINE int ml_sweep_next_weighted(MlSweep *w){
   w->tp += d1; w->fp += d0;
   return 1;
 }
+/* The step over counted runs: one run is one threshold, its counts the
+** rows there. */
+static ML_ALWAYS_INLINE int ml_sweep_next_runs(MlSweep *w){
+  const MlRun *r;
+  if( w->iRun==0 ) return 0;
+  r = &w->run[--w->iRun];
+  w->key = r->key;
+  w->dtp = r->n[1]; w->dfp = r->n[0];
+  w->tp += r->n[1]; w->fp += r->n[0];
+  return 1;
+}
 static ML_ALWAYS_INLINE int ml_sweep_next(MlSweep *w){
   if( w->wc ) return ml_sweep_next_weighted(w);
+  if( w->run ) return ml_sweep_next_runs(w);
   {
   const ml_key *a0 = (const ml_key*)w->s->a[0], *a1 = (const ml_key*)w->s->a[1];
   const size_t st = w->s->width/8;          /* record stride in keys: 1 or 2 */
@@ -474,8 +506,11 @@ void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg);
 
 /* Rows of each class whose key is >= k, for keys k that never decrease
 ** from one call to the next: one cursor per class moves up the sorted
-** arrays (idx[2], zeroed before the first call), O(n) in all. */
-void ml_count_at_least(const MlSamples *s, ml_i64 idx[2], ml_key k, ml_i64 *tp, ml_i64 *fp);
+** arrays (runs form: one cursor over the runs and the rows it passed of
+** each class), idx[ML_COUNT_CURSOR] zeroed before the first call; O(n),
+** or O(runs), in all. */
+#define ML_COUNT_CURSOR 3
+void ml_count_at_least(const MlSamples *s, ml_i64 idx[ML_COUNT_CURSOR], ml_key k, ml_i64 *tp, ml_i64 *fp);
 
 /* ------------------------------------------------------- weighted sweep */
 

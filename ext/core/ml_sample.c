@@ -20,6 +20,11 @@
 **      keeps them sorted: insert and remove by binary search + memmove, O(w),
 **      never a re-sort.
 **   4. Out of memory leaves the buffer as it was and returns ML_NOMEM.
+**   5. Runs form (ml_core.h, MlSamples): a ranking buffer that absorbed a
+**      state holds counted runs instead of records, 24 bytes per distinct
+**      score whatever its count; a row added or removed moves one count
+**      (binary search), and inserts or removes a run (memmove, O(runs)).
+**      ml_samples_to_runs turns rows into runs once; nothing turns them back.
 **
 ** Cost: sort is a distribution sort by value (value_sort: buckets by
 ** (x - min) / (max - min), recursively, insertion sort for small buckets),
@@ -39,7 +44,53 @@ void ml_samples_clear(MlSamples *s){
   unsigned w = s->width;
   ml_free(s->a[0]);
   ml_free(s->a[1]);
+  ml_free(s->run);
   ml_samples_init(s, w);
+}
+
+/* First run whose key is >= k. */
+static ml_i64 runs_bound(const MlSamples *s, ml_key k){
+  ml_i64 lo = 0, hi = s->nRun;
+  while( lo<hi ){
+    ml_i64 mid = lo + (hi-lo)/2;
+    if( s->run[mid].key<k ) lo = mid+1; else hi = mid;
+  }
+  return lo;
+}
+
+/* Runs form: one row of class y at key k. */
+static int runs_add(MlSamples *s, int y, ml_key k){
+  ml_i64 at = runs_bound(s, k);
+  if( at>=s->nRun || s->run[at].key!=k ){
+    if( s->nRun>=s->capRun ){
+      ml_i64 nNew = s->capRun + s->capRun/2 + 16;
+      MlRun *r = ml_realloc(s->run, sizeof(MlRun) * (uint64_t)nNew);
+      if( r==0 ) return ML_NOMEM;
+      s->run = r;
+      s->capRun = nNew;
+    }
+    memmove(s->run + at + 1, s->run + at, sizeof(MlRun) * (size_t)(s->nRun - at));
+    s->run[at].key = k;
+    s->run[at].n[0] = s->run[at].n[1] = 0;
+    s->nRun++;
+  }
+  s->run[at].n[y]++;
+  s->n[y]++;
+  return ML_OK;
+}
+
+/* Runs form: removes one row of class y at key k; 1 if there was one. */
+static int runs_remove(MlSamples *s, int y, ml_key k){
+  ml_i64 at = runs_bound(s, k);
+  MlRun *r = s->run + at;
+  if( at>=s->nRun || r->key!=k || r->n[y]==0 ) return 0;
+  r->n[y]--;
+  s->n[y]--;
+  if( r->n[0]==0 && r->n[1]==0 ){
+    memmove(r, r + 1, sizeof(MlRun) * (size_t)(s->nRun - at - 1));
+    s->nRun--;
+  }
+  return 1;
 }
 
 /* Ensures room for one more row in array y. */
@@ -69,6 +120,7 @@ int ml_samples_add(MlSamples *s, int y, double score, double aux){
   unsigned char rec[16];
   ml_key k = ml_key_of(score);
   ml_i64 at;
+  if( s->run ) return runs_add(s, y, k);
   if( samples_reserve(s, y) ) return ML_NOMEM;
   memcpy(rec, &k, 8);
   if( s->width==16 ) memcpy(rec+8, &aux, 8);
@@ -89,6 +141,7 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux){
   ml_i64 i, n = s->n[y];
   unsigned w = s->width;
   unsigned char *a = s->a[y];
+  if( s->run ) return runs_remove(s, y, k);
   if( s->sorted ){
     /* Among the equal keys, find the record whose aux matches too. */
     for(i=samples_bound(s, y, k, 0); i<n && ml_samples_key(s, y, i)==k; i++){
@@ -337,6 +390,10 @@ ml_i64 ml_samples_runs(const MlSamples *s, MlRun *out){
   const size_t st = s->width/8;
   const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
   ml_i64 i0 = 0, i1 = 0, n = 0;
+  if( s->run ){
+    memcpy(out, s->run, sizeof(MlRun) * (size_t)s->nRun);
+    return s->nRun;
+  }
   while( i0<s->n[0] || i1<s->n[1] ){
     ml_key k;
     if( i0>=s->n[0] ) k = a1[i1*st];
@@ -349,4 +406,46 @@ ml_i64 ml_samples_runs(const MlSamples *s, MlRun *out){
     n++;
   }
   return n;
+}
+
+/* The distinct keys of a sorted width-8 buffer, both classes together. */
+static ml_i64 samples_distinct(const MlSamples *s){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  ml_i64 i0 = 0, i1 = 0, n = 0;
+  while( i0<s->n[0] || i1<s->n[1] ){
+    ml_key k;
+    if( i0>=s->n[0] ) k = a1[i1];
+    else if( i1>=s->n[1] ) k = a0[i0];
+    else k = a0[i0] < a1[i1] ? a0[i0] : a1[i1];
+    while( i0<s->n[0] && a0[i0]==k ) i0++;
+    while( i1<s->n[1] && a1[i1]==k ) i1++;
+    n++;
+  }
+  return n;
+}
+
+int ml_samples_to_runs(MlSamples *s, ml_i64 extra){
+  ml_i64 cap;
+  MlRun *r;
+  if( s->run ){
+    if( s->nRun + extra <= s->capRun ) return ML_OK;
+    cap = s->nRun + extra;
+    r = ml_realloc(s->run, sizeof(MlRun) * (uint64_t)cap);
+    if( r==0 ) return ML_NOMEM;
+    s->run = r;
+    s->capRun = cap;
+    return ML_OK;
+  }
+  if( ml_samples_sort(s) ) return ML_NOMEM;
+  cap = samples_distinct(s) + extra;
+  r = ml_malloc(sizeof(MlRun) * (uint64_t)(cap>0 ? cap : 1));
+  if( r==0 ) return ML_NOMEM;
+  s->nRun = ml_samples_runs(s, r);
+  s->run = r;
+  s->capRun = cap>0 ? cap : 1;
+  ml_free(s->a[0]); ml_free(s->a[1]);
+  s->a[0] = s->a[1] = 0;
+  s->cap[0] = s->cap[1] = 0;
+  s->sorted = 1;
+  return ML_OK;
 }

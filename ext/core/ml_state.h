@@ -59,6 +59,11 @@ typedef struct MlSection {
   ml_i64 nEntry, n[2];
   const unsigned char *p;       /* payload */
   uint64_t nByte;
+  /* Found while validating a scaled binary section (0 / unset otherwise):
+  ** its last written integer, so that a merge need not walk it for its
+  ** range (MlStateAcc keeps it beside its copy of the blob). */
+  int hasLast;
+  uint64_t uLast;
 } MlSection;
 
 typedef struct MlState {
@@ -112,7 +117,11 @@ void ml_state_parse_own(const void *blob, uint64_t n, MlState *st);
 ** repeated scores adding their counts.  Zero-initialise. */
 typedef struct MlStateAcc {
   int n, cap;
-  struct MlAccItem { unsigned char *z; uint64_t n; } *a;
+  struct MlAccItem {
+    unsigned char *z; uint64_t n;
+    uint32_t lastMask;                    /* sections whose aLast is known */
+    uint64_t aLast[ML_STATE_MAX_SEC];     /* MlSection.uLast of each */
+  } *a;
   int kind, m;                  /* of the first state */
 } MlStateAcc;
 /* Adds one validated state (copied).  ML_OK / ML_NOMEM / ML_STATE_BAD
@@ -134,6 +143,15 @@ void ml_acc_clear(MlStateAcc *acc);
 ** ML_OK, ML_NOMEM, ML_ERROR (counts overflow, zErr says so) or ML_STOPPED
 ** (ml_stop_requested: the buffer is then garbage, clear it). */
 int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sign, char *zErr, int nErr);
+/* The same without expanding (width 8; width 16 goes to ml_samples_absorb):
+** the buffer turns into runs form (MlSamples) and the sections' entries
+** merge into its runs with their counts, O(runs + entries log k) time and
+** 24 bytes per distinct score, whatever the counts; sign -1 subtracts each
+** entry's counts from its run.  ML_OK, ML_NOMEM (the buffer may then be in
+** runs form with what it held), ML_ERROR (counts overflow, or more distinct
+** scores than one allocation holds; zErr says so). */
+int ml_samples_absorb_counts(MlSamples *s, const MlSection *const *secs, int k, int sign,
+                             char *zErr, int nErr);
 /* held[y] += the class-y rows of k sections, checked: ML_OK, or ML_STATE_BAD
 ** ("counts overflow: ...", ml_merge's text) when a class or both together
 ** would pass 2^53 rows (held unchanged then).  Every count sum of the

@@ -43,7 +43,15 @@
 **      of the tied rows.  A part's positives add its whole groups exactly
 **      (integers) and at most two such fractions.
 **
-** Cost: O(n) for one sweep over sorted samples, O(1) extra memory.
+**   8. A buffer in runs form (MlSamples) sweeps its runs, one threshold
+**      each, with the same counts its rows would give: every fold returns
+**      the same double, and costs O(runs) whatever the counts.  Counts
+**      products that pass 2^63 (states claiming 2^32 rows and more) are
+**      formed in 128-bit integers (auroc's pair count, operating_point's
+**      comparisons); below that nothing changes.
+**
+** Cost: O(n) for one sweep over sorted samples (O(runs) in runs form),
+** O(1) extra memory.
 */
 #include <math.h>
 #include "ml_core.h"
@@ -67,6 +75,7 @@ void ml_sweep_init(MlSweep *w, const MlSamples *s, const MlFilter *f){
   w->f = f;
   w->i[0] = s->n[0];
   w->i[1] = s->n[1];
+  if( s->run ){ w->run = s->run; w->iRun = s->nRun; w->i[0] = w->i[1] = 0; }
   ml_count_classes(s, f, &w->P, &w->N);
 }
 
@@ -107,6 +116,21 @@ double ml_fold_ap_sweep(MlSweep *w){
 ** but the loop over the negatives is a bare comparison (a sliding window
 ** runs this fold once per row). */
 static double ap_unfiltered(const MlSamples *s){
+  if( s->run ){
+    /* runs: each run holding positives adds a term, fp the negatives at
+    ** and above it -- the same terms in the same order */
+    ml_i64 i = s->nRun, tp = 0, fp = 0;
+    MlSum ap = {0.0, 0.0};
+    while( i>0 ){
+      const MlRun *r = &s->run[--i];
+      fp += r->n[0];
+      if( r->n[1]==0 ) continue;
+      tp += r->n[1];
+      ml_sum_add(&ap, (double)r->n[1] * ((double)tp / (double)(tp + fp)));
+    }
+    return ml_sum_value(&ap) / (double)s->n[1];
+  }
+  {
   const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
   const size_t st = s->width/8;
   const ml_i64 n0 = s->n[0];
@@ -128,6 +152,7 @@ static double ap_unfiltered(const MlSamples *s){
     if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
   }
   return ml_sum_value(&ap) / (double)s->n[1];
+  }
 }
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
@@ -135,6 +160,22 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   if( f==0 ) return ap_unfiltered(s);
   ml_sweep_init(&w, s, f);
   return ml_fold_ap_sweep(&w);
+}
+
+__extension__ typedef __int128 ml_i128;
+
+/* Twice the Mann-Whitney count over runs, from the top: each run's
+** negatives count 2 per positive above and 1 per positive tied.  128-bit:
+** P N passes 2^63 for counts a state can claim. */
+static ml_i128 auroc_u2_runs(const MlSamples *s){
+  ml_i64 i = s->nRun, gt = 0;
+  ml_i128 area2 = 0;
+  while( i>0 ){
+    const MlRun *r = &s->run[--i];
+    area2 += (ml_i128)r->n[0] * (2*gt + r->n[1]);
+    gt += r->n[1];
+  }
+  return area2;
 }
 
 ml_i64 ml_fold_auroc_u2(const MlSamples *s){
@@ -146,6 +187,7 @@ ml_i64 ml_fold_auroc_u2(const MlSamples *s){
   const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
   const size_t st = s->width/8;
   ml_i64 i0 = s->n[0], i1 = s->n[1], gt = 0, area2 = 0;
+  if( s->run ) return (ml_i64)auroc_u2_runs(s);
   while( i0>0 ){
     ml_key k = a0[(i0-1)*st];
     ml_i64 d0 = 0, eq = 0;
@@ -158,6 +200,8 @@ ml_i64 ml_fold_auroc_u2(const MlSamples *s){
 }
 
 double ml_fold_auroc(const MlSamples *s){
+  /* the same double below 2^63: both conversions round correctly */
+  if( s->run ) return (double)auroc_u2_runs(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
   return (double)ml_fold_auroc_u2(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
 }
 
@@ -239,12 +283,13 @@ static int op_meets(int criterion, double target, ml_i64 tp, ml_i64 fp, ml_i64 P
 
 /* Is (tp, fp) strictly better than the best so far?  Compared exactly in
 ** integers (F1 = 2tp/(tp+fp+P), J = (tp N - fp P)/(P N)), so that equal
-** optima are equal whatever their doubles; exact below about 2^31 rows. */
+** optima are equal whatever their doubles; 128-bit products, exact for any
+** counts up to 2^53. */
 static int op_better(int criterion, ml_i64 tp, ml_i64 fp, const MlOpPoint *b, ml_i64 P, ml_i64 N){
   switch( criterion ){
     case ML_OP_SENSITIVITY: return fp < b->fp;             /* max specificity */
-    case ML_OP_MAX_F1:      return tp*(b->tp + b->fp + P) > b->tp*(tp + fp + P);
-    case ML_OP_YOUDEN:      return tp*N - fp*P > b->tp*N - b->fp*P;
+    case ML_OP_MAX_F1:      return (ml_i128)tp*(b->tp + b->fp + P) > (ml_i128)b->tp*(tp + fp + P);
+    case ML_OP_YOUDEN:      return (ml_i128)tp*N - (ml_i128)fp*P > (ml_i128)b->tp*N - (ml_i128)b->fp*P;
     default:                return tp > b->tp;             /* max TPR (recall) */
   }
 }
@@ -323,9 +368,18 @@ void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
   }
 }
 
-void ml_count_at_least(const MlSamples *s, ml_i64 idx[2], ml_key k, ml_i64 *tp, ml_i64 *fp){
+void ml_count_at_least(const MlSamples *s, ml_i64 idx[ML_COUNT_CURSOR], ml_key k, ml_i64 *tp, ml_i64 *fp){
   const size_t st = s->width/8;
   int y;
+  if( s->run ){
+    /* idx[2]: the runs passed; idx[0], idx[1]: their rows of each class */
+    ml_i64 i = idx[2];
+    while( i<s->nRun && s->run[i].key<k ){ idx[0] += s->run[i].n[0]; idx[1] += s->run[i].n[1]; i++; }
+    idx[2] = i;
+    *tp = s->n[1] - idx[1];
+    *fp = s->n[0] - idx[0];
+    return;
+  }
   for(y=0; y<2; y++){
     const ml_key *a = (const ml_key*)s->a[y];
     ml_i64 i = idx[y];

@@ -52,7 +52,9 @@
 **      set per class (ml_rankset.c) and twice the Mann-Whitney count is
 **      kept up to date, so a row entering or leaving costs O(log w); the
 **      value is the same integer count the aggregate's sweep finds, so
-**      frame and aggregate agree exactly.
+**      frame and aggregate agree exactly.  A frame holding states keeps
+**      counted runs instead (rule 11): a state entering or leaving costs
+**      its entries, a row O(log runs) plus a memmove when its score is new.
 **   6. A curve whose threshold is +-Inf writes null there (JSON has no Inf).
 **   7. operating_point: the candidates are every distinct score and the
 **      all-negative point (threshold null); among equal optima the highest
@@ -72,10 +74,17 @@
 **      are from + i by, i = 0, 1, ... while i <= (to - from)/by + 1e-9, at
 **      most 10000 of them, computed by multiplication so that no error
 **      accumulates; one sort and one pass serve every threshold.
+**  11. States are absorbed as counted runs (score, negatives, positives),
+**      never expanded into rows (ml_samples_absorb_counts): every fold of
+**      this family reads runs and gives the double the rows would give, so
+**      a state claiming 2^40 rows costs its few entries.
 **
 ** Cost: 8 bytes per row of state (the score key; the label picks the array),
 ** a radix sort at the first xValue/xFinal, one O(n) sweep per result; an
-** auroc window, O(log w) per row and about 8 to 13 bytes per row.
+** auroc window, O(log w) per row and about 8 to 13 bytes per row.  Over
+** states: 24 bytes per distinct score (the buffer's counted runs, which a
+** group's rows join when its first state arrives), O(entries) to absorb and
+** O(distinct scores) per result, whatever rows the states claim.
 ** confusion, precision_at_prior, mcc, f_beta, confusion_ci and net_benefit
 ** keep four counters: O(1) state, no buffer.
 */
@@ -586,7 +595,7 @@ static void gains_part(void *arg, ml_i64 b, ml_i64 nb, double pos, double cum){
 /* decision_curve: one point per threshold of the grid, from one pass over
 ** the sorted rows (the thresholds ascend, so does each class's cursor). */
 static void write_decision_curve(MlJson *j, const MlSamples *smp, const double g[3]){
-  ml_i64 n = ml_samples_count(smp), T = (ml_i64)grid_points(g), i, idx[2] = {0, 0}, tp, fp;
+  ml_i64 n = ml_samples_count(smp), T = (ml_i64)grid_points(g), i, idx[ML_COUNT_CURSOR] = {0, 0, 0}, tp, fp;
   ml_json_begin_array(j);
   for(i=0; i<T; i++){
     double t = g[0] + (double)i*g[2];
@@ -727,7 +736,7 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
 static void ml_rank_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
-  if( p && p->init && !p->failed && !p->live && !p->weighted && d->kind==RK_AUROC && go_live(p) ){
+  if( p && p->init && !p->failed && !p->live && !p->weighted && !p->smp.run && d->kind==RK_AUROC && go_live(p) ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
@@ -744,7 +753,34 @@ static void ml_rank_final(sqlite3_context *ctx){
   }
 }
 
-/* States (ml_state_sql.c): the states' sorted runs merge into the buffer.
+/* An auroc window frame that meets a state leaves the counted sets: their
+** keys go back to the (sorted) sample buffer, which the state then turns
+** into counted runs.  O(w). */
+static int leave_live(RankAgg *p){
+  int y;
+  for(y=0; y<2; y++){
+    const MlRankSet *r = &p->rs[y];
+    ml_key *a = r->n ? ml_malloc(sizeof(ml_key) * (uint64_t)r->n) : 0;
+    ml_i64 b, at = 0;
+    if( r->n && a==0 ) return ML_NOMEM;
+    for(b=0; b<r->nBlk; b++){
+      memcpy(a + at, r->b[b].k, sizeof(ml_key) * (size_t)r->b[b].n);
+      at += r->b[b].n;
+    }
+    p->smp.a[y] = (unsigned char*)a;
+    p->smp.n[y] = p->smp.cap[y] = r->n;
+  }
+  p->smp.sorted = 1;
+  ml_rankset_clear(&p->rs[0]);
+  ml_rankset_clear(&p->rs[1]);
+  p->u2 = 0;
+  p->live = 0;
+  return ML_OK;
+}
+
+/* States (ml_state_sql.c): the states' entries merge into the buffer as
+** counted runs (ml_absorb_section_counts), never expanded into rows, so a
+** state costs its entries whatever rows it claims; every fold reads runs.
 ** xStep has run first (parameters), so the buffer is set up. */
 static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -754,41 +790,11 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   /* decision_curve's scores are probabilities, in a state as in a row */
   if( d->kind==RK_DECISION_CURVE && (rc = ml_state_probabilities(st, n, zErr, nErr))!=ML_OK ) return rc;
-  if( p->live ){                 /* auroc over a frame: the rows go through the counted sets */
-    ml_i64 held[2], done = 0;
-    int j;
-    held[0] = p->rs[0].n; held[1] = p->rs[1].n;
-    if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=ML_OK ) return rc;
-    /* a key per row, as the row query keeps (8 to 13 bytes each): no more
-    ** rows than one of SQLite's allocations could hold at 8 bytes a row */
-    if( sign>0 && held[0] + held[1] > ((ml_i64)1<<28) ){
-      sqlite3_snprintf(nErr, zErr, "the states hold %lld rows: a window's auroc takes a state's rows one by one"
-                       " and holds at most %lld", (long long)(held[0] + held[1]), (long long)1<<28);
-      return ML_ERROR;
-    }
-    for(j=0; j<n; j++){
-      MlReader r;
-      MlEntry e;
-      ml_reader_init(&r, &st[j].sec[0]);
-      while( ml_reader_next(&r, &e) ){
-        int y;
-        for(y=0; y<2; y++){
-          ml_i64 c;
-          for(c=0; c<e.n[y]; c++){
-            if( (++done & 0xFFFF)==0 && ml_stop_requested() ) return ML_STOPPED;
-            if( sign>0 ){
-              if( ml_rankset_insert(&p->rs[y], e.key) ) return ML_NOMEM;
-              p->u2 += u2_share(p, y, e.key);
-            }else if( ml_rankset_remove(&p->rs[y], e.key) ){
-              p->u2 -= u2_share(p, y, e.key);
-            }
-          }
-        }
-      }
-    }
-    return ML_OK;
+  if( p->live && leave_live(p) ){
+    ml_samples_clear(&p->smp);
+    return ML_NOMEM;
   }
-  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
+  return ml_absorb_section_counts(&p->smp, st, n, 0, sign, zErr, nErr);
 }
 static const MlStateHooks ml_rank_states = {
   sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb

@@ -315,6 +315,11 @@ void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int 
 ** any failure clears smp.  ML_OK, ML_NOMEM, ML_ERROR (counts overflow,
 ** zErr) or ML_STOPPED. */
 int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign, char *zErr, int nErr);
+/* The same without expanding a state into rows: smp (width 8) turns into
+** counted runs (ml_samples_absorb_counts), O(entries) whatever the counts.
+** For the functions whose folds all read runs (the ranking family). */
+int ml_absorb_section_counts(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign,
+                             char *zErr, int nErr);
 /* held[y] += the class-y rows of section iSec of n states, checked against
 ** 2^53 (ml_state_add_counts): ML_OK, ML_NOMEM, or ML_ERROR with zErr. */
 int ml_state_rows(const struct MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr);

@@ -38,7 +38,8 @@
 ** the merge is O(entries log k) for k states plus, for the families that
 ** keep rows, O(rows) to fill their buffer (8 or 16 bytes per row, as rows
 ** would; at most one SQLite allocation per class, interruptible every 2^16
-** rows); the calibration sums and confusion counts take O(entries).
+** rows); the ranking family's counted runs (ml_absorb_section_counts), the
+** calibration sums and confusion counts take O(entries).
 */
 #include <stdio.h>
 #include "sqlite3ext.h"
@@ -306,7 +307,9 @@ int ml_state_probabilities(const MlState *st, int n, char *zErr, int nErr){
   return ML_OK;
 }
 
-int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, char *zErr, int nErr){
+/* ml_absorb_section and ml_absorb_section_counts: counts picks the absorb. */
+static int absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, int counts,
+                          char *zErr, int nErr){
   const MlSection *one[1] = {0}, **secs = one;
   int j, rc;
   if( n>1 ){
@@ -314,10 +317,20 @@ int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int si
     if( secs==0 ){ ml_samples_clear(smp); return ML_NOMEM; }
   }
   for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
-  rc = ml_samples_absorb(smp, secs, n, sign, zErr, nErr);
+  rc = counts ? ml_samples_absorb_counts(smp, secs, n, sign, zErr, nErr)
+              : ml_samples_absorb(smp, secs, n, sign, zErr, nErr);
   if( secs!=one ) ml_free(secs);
   if( rc ) ml_samples_clear(smp);
   return rc;
+}
+
+int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, char *zErr, int nErr){
+  return absorb_section(smp, st, n, iSec, sign, 0, zErr, nErr);
+}
+
+int ml_absorb_section_counts(MlSamples *smp, const MlState *st, int n, int iSec, int sign,
+                             char *zErr, int nErr){
+  return absorb_section(smp, st, n, iSec, sign, 1, zErr, nErr);
 }
 
 int ml_state_rows(const MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr){
