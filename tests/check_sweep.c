@@ -205,6 +205,9 @@ START_TEST(test_weighted_ties_order_free){
   ck_assert(s.P==1e16 + 2.0 && s.N==2.0);
   ml_samples_clear(&a);
   ml_samples_clear(&b);
+}
+END_TEST
+
 /* The runs form (a ranking buffer that absorbed a state) gives every fold
 ** the same double as the rows it counts: random samples with many ties,
 ** each fold on the rows and on a copy turned into runs, compared with ==;
