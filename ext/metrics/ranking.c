@@ -371,31 +371,7 @@ static void rank_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 }
 
 /* The weighted twins' curves: the unweighted writers' points on weight sums. */
-static void write_wcurve(MlJson *j, const MlSamples *smp, int roc){
-  MlWSweep w;
-  ml_wsweep_init(&w, smp);
-  ml_json_begin_array(j);
-  if( roc ){
-    ml_json_begin_object(j);
-    ml_json_key(j, "threshold"); ml_json_null(j);
-    ml_json_key(j, "fpr"); ml_json_double(j, 0.0);
-    ml_json_key(j, "tpr"); ml_json_double(j, 0.0);
-    ml_json_end_object(j);
-  }
-  while( ml_wsweep_next(&w) ){
-    ml_json_begin_object(j);
-    ml_json_key(j, "threshold"); ml_json_double(j, ml_double_of(w.key));
-    if( roc ){
-      ml_json_key(j, "fpr"); ml_json_double(j, w.fp/w.N);
-      ml_json_key(j, "tpr"); ml_json_double(j, w.tp/w.P);
-    }else{
-      ml_json_key(j, "precision"); ml_json_double(j, w.tp/(w.tp+w.fp));
-      ml_json_key(j, "recall");    ml_json_double(j, w.tp/w.P);
-    }
-    ml_json_end_object(j);
-  }
-  ml_json_end_array(j);
-}
+static void write_curve(MlJson *j, const MlSamples *smp, int roc);
 
 static void wratio(MlJson *j, const char *k, double num, double den);
 
@@ -507,44 +483,49 @@ static void rank_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p
       return;
     default:        /* RK_PR_CURVE, RK_ROC_CURVE: the kinds flagged ML_FN_WEIGHTED */
       ml_json_init(&j);
-      write_wcurve(&j, &p->smp, d->kind==RK_ROC_CURVE);
+      write_curve(&j, &p->smp, d->kind==RK_ROC_CURVE);
       ml_result_json(ctx, &j);
       return;
   }
 }
 
-/* Writes the PR curve: one point per distinct score, highest first. */
-static void write_pr_curve(MlJson *j, const MlSamples *smp){
-  MlSweep w;
-  ml_sweep_init(&w, smp, 0);
-  ml_json_begin_array(j);
-  while( ml_sweep_next(&w) ){
-    ml_json_begin_object(j);
-    ml_json_key(j, "threshold"); ml_json_double(j, ml_double_of(w.key));
-    ml_json_key(j, "precision"); ml_json_double(j, (double)w.tp/(double)(w.tp+w.fp));
-    ml_json_key(j, "recall");    ml_json_double(j, (double)w.tp/(double)w.P);
-    ml_json_end_object(j);
+/* One point of a curve from the counts (or sums of weights) at a threshold. */
+static void curve_point(MlJson *j, int roc, ml_key key, double tp, double fp, double P, double N){
+  ml_json_begin_object(j);
+  ml_json_key(j, "threshold"); ml_json_double(j, ml_double_of(key));
+  if( roc ){
+    ml_json_key(j, "fpr"); ml_json_double(j, fp/N);
+    ml_json_key(j, "tpr"); ml_json_double(j, tp/P);
+  }else{
+    ml_json_key(j, "precision"); ml_json_double(j, tp/(tp+fp));
+    ml_json_key(j, "recall");    ml_json_double(j, tp/P);
   }
-  ml_json_end_array(j);
+  ml_json_end_object(j);
 }
 
-/* Writes the ROC curve: (0,0) with a null threshold, then one point per
-** distinct score, highest first. */
-static void write_roc_curve(MlJson *j, const MlSamples *smp){
-  MlSweep w;
-  ml_sweep_init(&w, smp, 0);
+/* Writes the PR curve (one point per distinct score, highest first) or the
+** ROC curve ((0,0) with a null threshold first), from the rows' counts or,
+** for a weighted twin's buffer (width 16), from sums of weights; counts
+** below 2^53 are exact as doubles, so both give the same text. */
+static void write_curve(MlJson *j, const MlSamples *smp, int roc){
   ml_json_begin_array(j);
-  ml_json_begin_object(j);
-  ml_json_key(j, "threshold"); ml_json_null(j);
-  ml_json_key(j, "fpr"); ml_json_double(j, 0.0);
-  ml_json_key(j, "tpr"); ml_json_double(j, 0.0);
-  ml_json_end_object(j);
-  while( ml_sweep_next(&w) ){
+  if( roc ){
     ml_json_begin_object(j);
-    ml_json_key(j, "threshold"); ml_json_double(j, ml_double_of(w.key));
-    ml_json_key(j, "fpr"); ml_json_double(j, (double)w.fp/(double)w.N);
-    ml_json_key(j, "tpr"); ml_json_double(j, (double)w.tp/(double)w.P);
+    ml_json_key(j, "threshold"); ml_json_null(j);
+    ml_json_key(j, "fpr"); ml_json_double(j, 0.0);
+    ml_json_key(j, "tpr"); ml_json_double(j, 0.0);
     ml_json_end_object(j);
+  }
+  if( smp->width==16 ){
+    MlWSweep w;
+    ml_wsweep_init(&w, smp);
+    while( ml_wsweep_next(&w) ) curve_point(j, roc, w.key, w.tp, w.fp, w.P, w.N);
+  }else{
+    MlSweep w;
+    ml_sweep_init(&w, smp, 0);
+    while( ml_sweep_next(&w) ){
+      curve_point(j, roc, w.key, (double)w.tp, (double)w.fp, (double)w.P, (double)w.N);
+    }
   }
   ml_json_end_array(j);
 }
@@ -699,8 +680,7 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     default: {
       MlJson j;
       ml_json_init(&j);
-      if( d->kind==RK_PR_CURVE ) write_pr_curve(&j, &p->smp);
-      else if( d->kind==RK_ROC_CURVE ) write_roc_curve(&j, &p->smp);
+      if( d->kind==RK_PR_CURVE || d->kind==RK_ROC_CURVE ) write_curve(&j, &p->smp, d->kind==RK_ROC_CURVE);
       else if( d->kind==RK_GAINS ){
         GainsOut g;
         g.j = &j; g.n = P+N; g.P = P; g.B = (ml_i64)ml_param_value(&p->k, 10);
