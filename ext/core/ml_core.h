@@ -205,6 +205,8 @@ typedef struct MlSamples {
   int sorted;            /* both arrays are in ascending key order */
   MlRun *run;            /* runs form: the counted runs, ascending (else NULL) */
   ml_i64 nRun, capRun;   /* runs held, allocated */
+  int weighted;          /* width 16 whose aux is each row's weight (> 0): the folds
+                         ** below count sums of weights (ml_wsweep.c) */
 } MlSamples;
 
 #define ML_OK     0
@@ -213,6 +215,11 @@ typedef struct MlSamples {
 #define ML_STOPPED 4  /* the statement is being abandoned (ml_stop_requested) */
 
 void ml_samples_init(MlSamples *s, unsigned width);
+/* A weighted sample: width 16, each record's aux its row's weight; every
+** ml_fold_* below then folds the weighted sweep (the weighted twins). */
+void ml_samples_init_weighted(MlSamples *s);
+/* The share of the positives: P / (P + N), counts or sums of weights. */
+double ml_samples_prevalence(const MlSamples *s);
 void ml_samples_clear(MlSamples *s);          /* frees, back to init state */
 static inline ml_i64 ml_samples_count(const MlSamples *s){ return s->n[0]+s->n[1]; }
 static inline ml_key ml_samples_key(const MlSamples *s, int y, ml_i64 i){

@@ -40,12 +40,19 @@ void ml_samples_init(MlSamples *s, unsigned width){
   s->width = width;
 }
 
+void ml_samples_init_weighted(MlSamples *s){
+  ml_samples_init(s, 16);
+  s->weighted = 1;
+}
+
 void ml_samples_clear(MlSamples *s){
   unsigned w = s->width;
+  int weighted = s->weighted;
   ml_free(s->a[0]);
   ml_free(s->a[1]);
   ml_free(s->run);
   ml_samples_init(s, w);
+  s->weighted = weighted;
 }
 
 /* First run whose key is >= k. */

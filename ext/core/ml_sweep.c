@@ -49,6 +49,10 @@
 **      products that pass 2^63 (states claiming 2^32 rows and more) are
 **      formed in 128-bit integers (auroc's pair count, operating_point's
 **      comparisons); below that nothing changes.
+**   9. A weighted sample (MlSamples.weighted, the weighted twins) is handed
+**      by ml_fold_average_precision, _auroc, _youden_j, _tpr_at_fpr,
+**      _partial_auroc and _ks to their weighted forms (ml_wsweep.c), so a
+**      caller folds either sample with the same call.
 **
 ** Cost: O(n) for one sweep over sorted samples (O(runs) in runs form),
 ** O(1) extra memory.
@@ -157,6 +161,7 @@ static double ap_unfiltered(const MlSamples *s){
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
+  if( s->weighted ) return ml_wfold_ap(s);        /* no filter: the twins are unstratified */
   if( f==0 ) return ap_unfiltered(s);
   ml_sweep_init(&w, s, f);
   return ml_fold_ap_sweep(&w);
@@ -200,6 +205,7 @@ ml_i64 ml_fold_auroc_u2(const MlSamples *s){
 }
 
 double ml_fold_auroc(const MlSamples *s){
+  if( s->weighted ) return ml_wfold_auroc(s);
   /* the same double below 2^63: both conversions round correctly */
   if( s->run ) return (double)auroc_u2_runs(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
   return (double)ml_fold_auroc_u2(s) / (2.0 * (double)s->n[1] * (double)s->n[0]);
@@ -219,6 +225,7 @@ double ml_fold_auroc_sweep(MlSweep *w){
 double ml_fold_youden_j(const MlSamples *s){
   MlSweep w;
   double best = 0.0;      /* the all-negative point: TPR = FPR = 0 */
+  if( s->weighted ) return ml_wfold_youden_j(s);
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
     double j = (double)w.tp/(double)w.P - (double)w.fp/(double)w.N;
@@ -230,6 +237,7 @@ double ml_fold_youden_j(const MlSamples *s){
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
   MlSweep w;
   double best = 0.0;      /* the all-negative point always qualifies */
+  if( s->weighted ) return ml_wfold_tpr_at_fpr(s, target, bySpec);
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
     double fpr = (double)w.fp/(double)w.N;
@@ -246,6 +254,7 @@ double ml_fold_partial_auroc(const MlSamples *s, double max_fpr){
   MlSweep w;
   double area2 = 0.0, part = 0.0, N, P, pa, lo;
   ml_i64 fp0 = 0, tp0 = 0;
+  if( s->weighted ) return ml_wfold_partial_auroc(s, max_fpr);
   ml_sweep_init(&w, s, 0);
   N = (double)w.N; P = (double)w.P;
   while( ml_sweep_next(&w) ){
@@ -319,6 +328,7 @@ void ml_fold_operating_point(const MlSamples *s, int criterion, double target, M
 double ml_fold_ks(const MlSamples *s){
   MlSweep w;
   double best = 0.0;      /* the all-negative and all-positive points: 0 */
+  if( s->weighted ) return ml_wfold_ks(s);
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
     double j = fabs((double)w.tp/(double)w.P - (double)w.fp/(double)w.N);

@@ -234,3 +234,10 @@ void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, 
     if( criterion==ML_OP_SENSITIVITY ) break;
   }
 }
+
+double ml_samples_prevalence(const MlSamples *s){
+  MlWSweep w;
+  if( !s->weighted ) return (double)s->n[1] / (double)(s->n[0] + s->n[1]);
+  ml_wsweep_init(&w, s);
+  return w.P / (w.P + w.N);
+}

@@ -633,7 +633,7 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
     p->n += sign;
     return;
   }
-  if( !p->qinit ){ ml_samples_init(&p->smp, 16); p->qinit = 1; }
+  if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
   if( sign>0 ){
     if( ml_add_row(ctx, &p->smp, y, pr, w)==ML_OK ) p->n++;
   }else{
@@ -651,11 +651,12 @@ static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv
 static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B){
   const MlSamples *m = &p->smp;
   ml_i64 i[2] = {0, 0}, cur = -1;
-  MlXsum *a = ml_malloc(4*sizeof(MlXsum));   /* a bin's w, w y, w p; the ece sum */
+  MlXsum *a = ml_malloc(5*sizeof(MlXsum));   /* a bin's w, w y, w p; the ece sum; all w */
   double W = 0.0, mce = 0.0;
   if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( ml_samples_sort(&p->smp) ){ ml_free(a); sqlite3_result_error_nomem(ctx); return; }
   ml_xsum_init(&a[3]);
+  ml_xsum_init(&a[4]);
   for(;;){
     int y = -1, done = i[0]>=m->n[0] && i[1]>=m->n[1];
     ml_i64 b = -1;
@@ -677,18 +678,11 @@ static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, m
     if( done ) break;
     if( b!=cur ){ ml_xsum_init(&a[0]); ml_xsum_init(&a[1]); ml_xsum_init(&a[2]); cur = b; }
     ml_xsum_add(&a[0], w, 1);
+    ml_xsum_add(&a[4], w, 1);
     if( y ) ml_xsum_add(&a[1], w, 1);
     xsum_add_product(&a[2], w, pr, 1);
   }
-  {
-    /* the total weight, exactly, from the rows */
-    MlXsum t;
-    int y;
-    ml_i64 r;
-    ml_xsum_init(&t);
-    for(y=0; y<2; y++) for(r=0; r<m->n[y]; r++) ml_xsum_add(&t, ml_samples_aux(m, y, r), 1);
-    W = ml_xsum_round(&t);
-  }
+  W = ml_xsum_round(&a[4]);                /* the total weight, exactly */
   if( d->kind==CAL_ECE ) sqlite3_result_double(ctx, ml_xsum_round(&a[3]) / W);
   else sqlite3_result_double(ctx, mce);
   ml_free(a);

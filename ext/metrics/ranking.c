@@ -114,7 +114,6 @@ typedef struct RankAgg {
   MlRankSet rs[2];
   ml_i64 u2;
   int isProb;              /* decision_curve: the second argument is a probability */
-  int weighted;            /* a weighted twin: smp has width 16, aux the row's weight */
   MlParam k;               /* precision_at_k, recall_at_k: k; gains: bins */
   MlParam grid[3];         /* decision_curve: from, to, by */
   double gridOk[3];        /* the last (from, to, by) found consistent */
@@ -344,9 +343,8 @@ static void rank_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
   double s;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){
-    ml_samples_init(&p->smp, 16);
+    ml_samples_init_weighted(&p->smp);
     p->init = 1;
-    p->weighted = 1;
     p->isProb = d->kind==RK_DECISION_CURVE;
   }
   if( w<0.0 ){ p->failed = 1; return; }
@@ -398,10 +396,14 @@ static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o
   ml_json_key(j, "achieved"); ml_json_bool(j, o->achieved);
   ml_json_end_object(j);
 }
-static void write_operating_point_w(MlJson *j, const MlSamples *smp, int criterion, double target){
-  MlWOpPoint o;
-  ml_wfold_operating_point(smp, criterion, target, &o);
-  op_json(j, criterion, target, &o);
+
+/* Net benefit of treating the rows at or above a threshold pt: TP/n - FP/n
+** pt/(1 - pt) (Vickers & Elkin 2006; the dcurves package).  net_benefit
+** and every point of decision_curve, its treat-all line included (all rows
+** at or above), are this one expression, on counts or (the weighted
+** twins) sums of weights. */
+static double net_benefit_of(double tp, double fp, double n, double pt){
+  return tp/n - fp/n * (pt/(1.0 - pt));
 }
 
 /* decision_curve_w: write_decision_curve's points on weight sums.  The
@@ -429,64 +431,14 @@ static int write_decision_curve_w(MlJson *j, const MlSamples *smp, const double 
     double t = g[0] + (double)i*g[2];
     ml_json_begin_object(j);
     ml_json_key(j, "threshold");   ml_json_double(j, t);
-    ml_json_key(j, "net_benefit"); ml_json_double(j, v[2*i]/n - v[2*i+1]/n * (t/(1.0 - t)));
-    ml_json_key(j, "treat_all");   ml_json_double(j, w.P/n - w.N/n * (t/(1.0 - t)));
+    ml_json_key(j, "net_benefit"); ml_json_double(j, net_benefit_of(v[2*i], v[2*i+1], n, t));
+    ml_json_key(j, "treat_all");   ml_json_double(j, net_benefit_of(w.P, w.N, n, t));
     ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
     ml_json_end_object(j);
   }
   ml_json_end_array(j);
   ml_free(v);
   return ML_OK;
-}
-
-/* A weighted twin's result over the sorted (s, w) rows (both classes). */
-static void rank_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
-  MlJson j;
-  switch( d->kind ){
-    case RK_PR_AUC: sqlite3_result_double(ctx, ml_wfold_ap(&p->smp)); return;
-    case RK_NAP: {
-      MlWSweep w;
-      double pi;
-      ml_wsweep_init(&w, &p->smp);
-      pi = w.P / (w.P + w.N);
-      sqlite3_result_double(ctx, (ml_wfold_ap(&p->smp) - pi) / (1.0 - pi));
-      return;
-    }
-    case RK_AUROC:  sqlite3_result_double(ctx, ml_wfold_auroc(&p->smp)); return;
-    case RK_YOUDEN: sqlite3_result_double(ctx, ml_wfold_youden_j(&p->smp)); return;
-    case RK_KS:     sqlite3_result_double(ctx, ml_wfold_ks(&p->smp)); return;
-    case RK_PARTIAL_AUROC: {
-      double maxFpr = ml_param_value(&p->target, 1.0);
-      sqlite3_result_double(ctx, maxFpr==1.0 ? ml_wfold_auroc(&p->smp)
-                                             : ml_wfold_partial_auroc(&p->smp, maxFpr));
-      return;
-    }
-    case RK_TPR_AT_FPR:
-    case RK_SENS_AT_SPEC:
-      sqlite3_result_double(ctx, ml_wfold_tpr_at_fpr(&p->smp, ml_param_value(&p->target, NAN),
-                                                      d->kind==RK_SENS_AT_SPEC));
-      return;
-    case RK_DECISION_CURVE: {
-      double g[3];
-      int i;
-      for(i=0; i<3; i++) g[i] = ml_param_value(&p->grid[i], aGridDefault[i]);
-      ml_json_init(&j);
-      if( write_decision_curve_w(&j, &p->smp, g) ){ ml_json_free(&j); sqlite3_result_error_nomem(ctx); return; }
-      ml_result_json(ctx, &j);
-      return;
-    }
-    case RK_OPERATING_POINT:
-      ml_json_init(&j);
-      write_operating_point_w(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
-                              ml_param_value(&p->target, NAN));
-      ml_result_json(ctx, &j);
-      return;
-    default:        /* RK_PR_CURVE, RK_ROC_CURVE: the kinds flagged ML_FN_WEIGHTED */
-      ml_json_init(&j);
-      write_curve(&j, &p->smp, d->kind==RK_ROC_CURVE);
-      ml_result_json(ctx, &j);
-      return;
-  }
 }
 
 /* One point of a curve from the counts (or sums of weights) at a threshold. */
@@ -505,7 +457,7 @@ static void curve_point(MlJson *j, int roc, ml_key key, double tp, double fp, do
 
 /* Writes the PR curve (one point per distinct score, highest first) or the
 ** ROC curve ((0,0) with a null threshold first), from the rows' counts or,
-** for a weighted twin's buffer (width 16), from sums of weights; counts
+** for a weighted twin's sample, from sums of weights; counts
 ** below 2^53 are exact as doubles, so both give the same text. */
 static void write_curve(MlJson *j, const MlSamples *smp, int roc){
   ml_json_begin_array(j);
@@ -516,7 +468,7 @@ static void write_curve(MlJson *j, const MlSamples *smp, int roc){
     ml_json_key(j, "tpr"); ml_json_double(j, 0.0);
     ml_json_end_object(j);
   }
-  if( smp->width==16 ){
+  if( smp->weighted ){
     MlWSweep w;
     ml_wsweep_init(&w, smp);
     while( ml_wsweep_next(&w) ) curve_point(j, roc, w.key, w.tp, w.fp, w.P, w.N);
@@ -541,6 +493,11 @@ static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o
 static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion, double target){
   MlOpPoint o;
   MlWOpPoint w;
+  if( smp->weighted ){
+    ml_wfold_operating_point(smp, criterion, target, &w);
+    op_json(j, criterion, target, &w);
+    return;
+  }
   ml_fold_operating_point(smp, criterion, target, &o);
   /* counts below 2^53: exact as doubles, and every ratio is the same double */
   w.tp = (double)o.tp; w.fp = (double)o.fp; w.P = (double)smp->n[1]; w.N = (double)smp->n[0];
@@ -548,13 +505,6 @@ static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion
   op_json(j, criterion, target, &w);
 }
 
-/* Net benefit of treating the rows at or above a threshold pt: TP/n - FP/n
-** pt/(1 - pt) (Vickers & Elkin 2006; the dcurves package).  net_benefit
-** and every point of decision_curve, its treat-all line included (all rows
-** at or above), are this one expression. */
-static double net_benefit_of(ml_i64 tp, ml_i64 fp, ml_i64 n, double pt){
-  return (double)tp/(double)n - (double)fp/(double)n * (pt/(1.0 - pt));
-}
 
 /* gains' parts (ml_fold_gains), one JSON object each: lift is the part's
 ** positive rate over the group's, cum_lift the same for parts 1..b
@@ -575,8 +525,9 @@ static void gains_part(void *arg, ml_i64 b, ml_i64 nb, double pos, double cum){
 
 /* decision_curve: one point per threshold of the grid, from one pass over
 ** the sorted rows (the thresholds ascend, so does each class's cursor). */
-static void write_decision_curve(MlJson *j, const MlSamples *smp, const double g[3]){
+static int write_decision_curve(MlJson *j, const MlSamples *smp, const double g[3]){
   ml_i64 n = ml_samples_count(smp), T = (ml_i64)grid_points(g), i, idx[ML_COUNT_CURSOR] = {0, 0, 0}, tp, fp;
+  if( smp->weighted ) return write_decision_curve_w(j, smp, g);
   ml_json_begin_array(j);
   for(i=0; i<T; i++){
     double t = g[0] + (double)i*g[2];
@@ -584,12 +535,13 @@ static void write_decision_curve(MlJson *j, const MlSamples *smp, const double g
     ml_count_at_least(smp, idx, ml_key_of(t), &tp, &fp);
     ml_json_begin_object(j);
     ml_json_key(j, "threshold");   ml_json_double(j, t);
-    ml_json_key(j, "net_benefit"); ml_json_double(j, net_benefit_of(tp, fp, n, t));
-    ml_json_key(j, "treat_all");   ml_json_double(j, net_benefit_of(smp->n[1], smp->n[0], n, t));
+    ml_json_key(j, "net_benefit"); ml_json_double(j, net_benefit_of((double)tp, (double)fp, (double)n, t));
+    ml_json_key(j, "treat_all");   ml_json_double(j, net_benefit_of((double)smp->n[1], (double)smp->n[0], (double)n, t));
     ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
     ml_json_end_object(j);
   }
   ml_json_end_array(j);
+  return ML_OK;
 }
 
 /* Which functions need both classes (rule 3); the others say themselves
@@ -607,7 +559,7 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     return;
   }
   if( rank_params_check(ctx, d, p) ) return;
-  if( p->weighted && ml_samples_count(&p->smp)==0 ){
+  if( p->smp.weighted && ml_samples_count(&p->smp)==0 ){
     ml_result_null(ctx, d->name, "no rows of positive weight");
     return;
   }
@@ -636,13 +588,12 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     return;
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  if( p->weighted ){ rank_compute_w(ctx, d, p); return; }
   switch( d->kind ){
     case RK_PR_AUC:
       sqlite3_result_double(ctx, ml_fold_average_precision(&p->smp, 0));
       break;
     case RK_NAP: {
-      double pi = (double)P / (double)(P+N);
+      double pi = ml_samples_prevalence(&p->smp);     /* counts, or sums of weights */
       sqlite3_result_double(ctx, (ml_fold_average_precision(&p->smp, 0) - pi) / (1.0 - pi));
       break;
     }
@@ -691,7 +642,11 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
         double g[3];
         int i;
         for(i=0; i<3; i++) g[i] = ml_param_value(&p->grid[i], aGridDefault[i]);
-        write_decision_curve(&j, &p->smp, g);
+        if( write_decision_curve(&j, &p->smp, g) ){
+          ml_json_free(&j);
+          sqlite3_result_error_nomem(ctx);
+          break;
+        }
       }else{
         write_operating_point(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
                               ml_param_value(&p->target, NAN));
@@ -716,7 +671,7 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
 static void ml_rank_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   RankAgg *p = sqlite3_aggregate_context(ctx, 0);
-  if( p && p->init && !p->failed && !p->live && !p->weighted && !p->smp.run && d->kind==RK_AUROC && go_live(p) ){
+  if( p && p->init && !p->failed && !p->live && !p->smp.weighted && !p->smp.run && d->kind==RK_AUROC && go_live(p) ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
@@ -1064,7 +1019,7 @@ static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const C
     }
     case RK_NET_BENEFIT: {
       double pt = ml_param_value(&p->threshold, NAN);
-      sqlite3_result_double(ctx, tp/n - fp/n * (pt/(1.0 - pt)));
+      sqlite3_result_double(ctx, net_benefit_of(tp, fp, n, pt));
       return;
     }
     case RK_PRECISION_AT_PRIOR: {
@@ -1161,7 +1116,7 @@ static void ml_confusion_value(sqlite3_context *ctx){
       }
       return;
     case RK_NET_BENEFIT:
-      sqlite3_result_double(ctx, net_benefit_of(tp, fp, tp+fp+tn+fn, ml_param_value(&p->threshold, NAN)));
+      sqlite3_result_double(ctx, net_benefit_of((double)tp, (double)fp, (double)(tp+fp+tn+fn), ml_param_value(&p->threshold, NAN)));
       return;
     case RK_CONFUSION_CI:
       ml_json_init(&j);

@@ -114,7 +114,7 @@ int ml_arg_weight(sqlite3_context *ctx, const char *fn, sqlite3_value *v, double
   int t = sqlite3_value_type(v);
   if( t==SQLITE_FLOAT || t==SQLITE_INTEGER || (t==SQLITE_TEXT && (t = ml_value_type(v))!=SQLITE_TEXT) ){
     double d = sqlite3_value_double(v);
-    if( d>=0.0 && d<=1.7976931348623157e308 ){ *w = d; return ML_ROW_OK; }
+    if( d>=0.0 && isfinite(d) ){ *w = d; return ML_ROW_OK; }
   }else if( t==SQLITE_NULL ){
     *w = 0.0;
     return ML_ROW_OK;

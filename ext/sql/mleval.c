@@ -126,7 +126,7 @@ static void make_twins(void){
       size_t e = 0, h;
       int nComma = 0;
       if( !(d->flags & ML_FN_WEIGHTED) ) continue;
-      if( i>=ML_MAX_TWINS ) break;      /* test_registry's count of the twins fails then */
+      if( i>=ML_MAX_TWINS ) break;      /* test_weights' list of the twins fails then */
       /* the signature with ", w" after its second data argument */
       while( z[e] && z[e]!='[' && !(z[e]==',' && nComma==1) ){ if( z[e]==',' ) nComma++; e++; }
       for(h=e; h>0 && z[h-1]==' '; h--){}
