@@ -908,11 +908,11 @@ static double mcc_of(ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i64 fn){
 ** tp / (tp + c fn + a fp) with a = 1/(1 + b2) and c = b2/(1 + b2), each
 ** formed without cancellation and finite for any finite beta (b2 may
 ** overflow to Inf: c = 1).  NaN when tp = fn = fp = 0. */
-static double f_beta_of(ml_i64 tp, ml_i64 fp, ml_i64 fn, double beta){
+static double f_beta_of(double tp, double fp, double fn, double beta){
   double b2 = beta*beta, a = 1.0/(1.0 + b2), c = isinf(b2) ? 1.0 : b2*a, den;
-  if( tp+fp+fn==0 ) return NAN;
-  den = (double)tp + c*(double)fn + a*(double)fp;
-  return den>0.0 ? (double)tp/den : 0.0;      /* den = 0: tp = 0, beta^2 underflowed */
+  if( tp+fp+fn==0.0 ) return NAN;
+  den = tp + c*fn + a*fp;
+  return den>0.0 ? tp/den : 0.0;      /* den = 0: tp = 0, beta^2 underflowed */
 }
 
 /* confusion's JSON: the counts and every ratio at the threshold. */
@@ -1010,13 +1010,11 @@ static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const C
       if( isnan(v) ) ml_result_null(ctx, d->name, "undefined: a zero margin");
       else sqlite3_result_double(ctx, v);
       return;
-    case RK_F_BETA: {
-      double beta = ml_param_value(&p->beta, 1.0), b2 = beta*beta, a = 1.0/(1.0 + b2);
-      double c = isinf(b2) ? 1.0 : b2*a, den = tp + c*fn + a*fp;
-      if( tp+fp+fn==0.0 ) ml_result_null(ctx, d->name, "undefined: no positives and none predicted");
-      else sqlite3_result_double(ctx, den>0.0 ? tp/den : 0.0);
+    case RK_F_BETA:
+      v = f_beta_of(tp, fp, fn, ml_param_value(&p->beta, 1.0));
+      if( isnan(v) ) ml_result_null(ctx, d->name, "undefined: no positives and none predicted");
+      else sqlite3_result_double(ctx, v);
       return;
-    }
     case RK_NET_BENEFIT: {
       double pt = ml_param_value(&p->threshold, NAN);
       sqlite3_result_double(ctx, net_benefit_of(tp, fp, n, pt));
@@ -1107,7 +1105,7 @@ static void ml_confusion_value(sqlite3_context *ctx){
       }
       return;
     case RK_F_BETA:
-      v = f_beta_of(tp, fp, fn, ml_param_value(&p->beta, 1.0));
+      v = f_beta_of((double)tp, (double)fp, (double)fn, ml_param_value(&p->beta, 1.0));
       if( isnan(v) ){
         ml_result_null(ctx, d->name, "undefined: no positives and none predicted (%lld true negatives)",
                        (long long)tn);
