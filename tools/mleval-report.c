@@ -1000,10 +1000,18 @@ static char *plot_query(Report *r, const char *zPlot, const char *zTab, const ch
   return z;
 }
 
-static void table_head(Report *r, const char *zCols){
-  sqlite3_str_appendall(r->html, "<table>\n<thead><tr><th>score</th><th>");
+/* A table's opening and head: <table> (with class zClass, or none), the
+** leading header cells zLead, the grouping column named as --by names it,
+** then the cells zCols. */
+static void table_open(Report *r, const char *zClass, const char *zLead, const char *zCols){
+  if( zClass ) sqlite3_str_appendf(r->html, "<table class=\"%s\">\n", zClass);
+  else sqlite3_str_appendall(r->html, "<table>\n");
+  sqlite3_str_appendf(r->html, "<thead><tr>%s<th>", zLead);
   html_text(r->html, r->o.zBy ? r->o.zBy : "group");
   sqlite3_str_appendf(r->html, "</th>%s</tr></thead>\n<tbody>\n", zCols);
+}
+static void table_head(Report *r, const char *zCols){
+  table_open(r, 0, "<th>score</th>", zCols);
 }
 
 static void td_name(Report *r, const char *z){
@@ -1070,10 +1078,9 @@ static void section_summary(Report *r){
     sqlite3_str_appendall(r->html, " The mean over the groups that have a value, with a Student t interval "
                           "(<code>mean_ci</code>), measures the spread between groups, not the error of one.");
   }
-  sqlite3_str_appendall(r->html, "</p>\n<table class=\"summary\">\n<thead><tr><th>score</th><th>");
-  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
-  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>prevalence (no-skill PR-AUC)</th>"
-                        "<th>AUROC [95 % CI]</th><th>PR-AUC [95 % CI]</th></tr></thead>\n<tbody>\n");
+  sqlite3_str_appendall(r->html, "</p>\n");
+  table_open(r, "summary", "<th>score</th>", "<th>rows</th><th>prevalence (no-skill PR-AUC)</th>"
+             "<th>AUROC [95 % CI]</th><th>PR-AUC [95 % CI]</th>");
   sqlite3_str_appendall(r->json, ",\"summary\":{\"scores\":{");
   for(k=0; k<r->o.nScore; k++){
     char *zSql = sqlite3_mprintf(
@@ -1166,11 +1173,9 @@ static void section_summary(Report *r){
     sqlite3_str_appendall(r->html, "</code>: Brier score (<code>brier</code>) and log loss (<code>log_loss</code>), "
                           "lower is better, next to the no-skill model that predicts the prevalence &#960; for "
                           "every row: Brier &#960;(1 &#8722; &#960;), log loss "
-                          "&#8722;&#960; ln &#960; &#8722; (1 &#8722; &#960;) ln(1 &#8722; &#960;).</p>\n"
-                          "<table class=\"summary\">\n<thead><tr><th>probability</th><th>");
-    html_text(r->html, r->o.zBy ? r->o.zBy : "group");
-    sqlite3_str_appendall(r->html, "</th><th>rows</th><th>Brier</th><th>no-skill Brier</th><th>log loss</th>"
-                          "<th>no-skill log loss</th></tr></thead>\n<tbody>\n");
+                          "&#8722;&#960; ln &#960; &#8722; (1 &#8722; &#960;) ln(1 &#8722; &#960;).</p>\n");
+    table_open(r, "summary", "<th>probability</th>", "<th>rows</th><th>Brier</th><th>no-skill Brier</th>"
+               "<th>log loss</th><th>no-skill log loss</th>");
     sqlite3_str_appendall(r->json, ",\"probability\":{");
     while( (rc = sqlite3_step(st))==SQLITE_ROW ){
       int overall = sqlite3_column_type(st, 0)==SQLITE_NULL;
@@ -1296,10 +1301,9 @@ static void section_compare(Report *r){
     "DeLong's paired test (<code>auroc_diff(y, a, b)</code>) and the PR-AUC difference with a paired "
     "bootstrap (<code>pr_auc_diff_ci(y, a, b)</code>, the same resampled rows for both). "
     "Holm's adjustment (as <code>sql/p_adjust.sql</code>) is taken over all the table's p-values of "
-    "each kind.</p>\n<table>\n<thead><tr><th>a</th><th>b</th><th>");
-  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
-  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>AUROC a &#8722; b [95 % CI]</th><th>p</th><th>Holm p</th>"
-                        "<th>PR-AUC a &#8722; b [95 % CI]</th><th>p</th><th>Holm p</th></tr></thead>\n<tbody>\n");
+    "each kind.</p>\n");
+  table_open(r, 0, "<th>a</th><th>b</th>", "<th>rows</th><th>AUROC a &#8722; b [95 % CI]</th><th>p</th>"
+             "<th>Holm p</th><th>PR-AUC a &#8722; b [95 % CI]</th><th>p</th><th>Holm p</th>");
   sqlite3_str_appendall(r->json, ",\"compare\":[");
   for(i=0; i<n; i++){
     char p1[32], p2[32], p3[32], p4[32];
@@ -1362,10 +1366,9 @@ static void section_operating(Report *r){
     html_text(r->html, r->o.azOpCrit[j]);
     sqlite3_str_appendall(r->html, t);
   }
-  sqlite3_str_appendall(r->html, "</code> (<code>--operating</code>).</p>\n<table>\n<thead><tr><th>score</th><th>");
-  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
-  sqlite3_str_appendall(r->html, "</th><th>criterion</th><th>threshold</th><th>sensitivity</th><th>specificity</th>"
-                        "<th>precision</th><th>F1</th><th>achieved</th></tr></thead>\n<tbody>\n");
+  sqlite3_str_appendall(r->html, "</code> (<code>--operating</code>).</p>\n");
+  table_head(r, "<th>criterion</th><th>threshold</th><th>sensitivity</th><th>specificity</th>"
+             "<th>precision</th><th>F1</th><th>achieved</th>");
   sqlite3_str_appendall(r->json, ",\"operating_points\":[");
   st = prep(r, "SELECT t.col, t.g, j.value, j.value ->> 'criterion', j.value ->> 'target', j.value ->> 'threshold',"
                " j.value ->> 'tpr', j.value ->> 'specificity', j.value ->> 'precision', j.value ->> 'f1',"
@@ -1557,10 +1560,8 @@ static void section_calibration(Report *r, double **aEce){
                       "<code>calibration_summary(y, p)</code> (observed/expected, calibration-in-the-large, "
                       "calibration slope, Spiegelhalter's test, scaled Brier) and the reliability diagram, "
                       "with a histogram of the predicted probabilities below.</p>\n", r->o.bins, r->o.bins);
-  sqlite3_str_appendall(r->html, "<table>\n<thead><tr><th>probability</th><th>");
-  html_text(r->html, r->o.zBy ? r->o.zBy : "group");
-  sqlite3_str_appendall(r->html, "</th><th>rows</th><th>ECE</th><th>O/E</th><th>CITL</th><th>slope</th>"
-                        "<th>Spiegelhalter p</th><th>scaled Brier</th></tr></thead>\n<tbody>\n");
+  table_open(r, 0, "<th>probability</th>", "<th>rows</th><th>ECE</th><th>O/E</th><th>CITL</th><th>slope</th>"
+             "<th>Spiegelhalter p</th><th>scaled Brier</th>");
   for(k=0; k<n_calib(r); k++){
     char *zSql = sqlite3_mprintf(
       "SELECT coalesce(t.g, ''), t.n, t.ece, t.summary ->> 'oe_ratio', t.summary ->> 'citl', t.summary ->> 'slope',"
