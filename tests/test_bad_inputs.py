@@ -257,13 +257,6 @@ def table():
     return _TABLE
 
 
-def __getattr__(name):
-    """FUNCS: the matrix (test_states and test_states_attack read its shapes and parameters)."""
-    if name == "FUNCS":
-        return table()
-    raise AttributeError(name)
-
-
 # The plot family takes JSON or points, not (y, s): its bad inputs, each with
 # its exact error; every one also gets the NULL-rows and empty-group checks.
 CUR = "plot_curves(): curve must be pr_curve() or roc_curve() JSON, got "

@@ -77,6 +77,19 @@ PARAM_FUNCS = [
     ("gains(y, s, b)", "b", "gains(): bins", [3, 5, 7, 10]),
     ("decision_curve(y, p, t)", "t", "decision_curve(): from", [0.1, 0.3, 0.5]),
     ("decision_curve(y, p, 0.05, 0.95, t)", "t", "decision_curve(): by", [0.1, 0.3, 0.5]),
+    # the weighted twins (issue 23): weight id % 3, so some rows weigh 0 and are
+    # dropped while their parameter still counts
+    ("ece_w(y, p, id % 3, b)", "b", "ece_w(): bins", [3, 5, 7, 10]),
+    ("mce_w(y, p, id % 3, b)", "b", "mce_w(): bins", [3, 5, 7, 10]),
+    ("log_loss_w(y, p, id % 3, e)", "e", "log_loss_w(): eps", [1e-15, 0.01, 0.2]),
+    ("tpr_at_fpr_w(y, s, id % 3, t)", "t", "tpr_at_fpr_w(): target_fpr", [0.1, 0.3, 0.5]),
+    ("partial_auroc_w(y, s, id % 3, t)", "t", "partial_auroc_w(): max_fpr", [0.1, 0.3, 0.5]),
+    ("operating_point_w(y, s, id % 3, c, 0.3)", "c", "operating_point_w(): criterion", ["fpr", "sensitivity", "precision"]),
+    ("precision_at_prior_w(y, s, id % 3, 0.5, t)", "t", "precision_at_prior_w(): prior", [0.1, 0.3, 0.5]),
+    ("mcc_w(y, s, id % 3, t)", "t", "mcc_w(): threshold", [0.1, 0.3, 0.5]),
+    ("f_beta_w(y, s, id % 3, 0.5, t)", "t", "f_beta_w(): beta", [0.1, 0.3, 0.5]),
+    ("net_benefit_w(y, p, id % 3, t)", "t", "net_benefit_w(): pt", [0.1, 0.3, 0.5]),
+    ("decision_curve_w(y, p, id % 3, t)", "t", "decision_curve_w(): from", [0.1, 0.3, 0.5]),
 ]
 PARAM_COLS = ["b", "e", "t", "k", "c", "g", "m"]     # columns 6.. of a row
 

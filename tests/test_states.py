@@ -4,7 +4,7 @@
 1. Differential: hundreds of random datasets split at random into 1..20
    shards (some empty -- a NULL state --, some with one class); every
    function that takes states (mleval_functions()'s "state_args", with the
-   parameters test_bad_inputs.FUNCS gives it) over the shards' states must
+   parameters test_bad_inputs.table() gives it) over the shards' states must
    equal the function over all rows: bit for bit (the same text), except the
    calibration family (its exact sums take a state's entries row by row).
    Again after merging the states in random trees with ml_merge, and over
@@ -49,8 +49,8 @@ def state_functions(con):
 
 
 def calls(fn):
-    """(row call, state call, state column) for a function, from FUNCS."""
-    shape, extra = test_bad_inputs.FUNCS[fn][0], test_bad_inputs.FUNCS[fn][1]
+    """(row call, state call, state column) for a function, from test_bad_inputs.table() (the records)."""
+    shape, extra = test_bad_inputs.table()[fn][0], test_bad_inputs.table()[fn][1]
     if shape in ("score", "prob"):
         return [("%s(y, s%s)" % (fn, extra), "%s(b%s)" % (fn, extra)),
                 ("%s(y, s%s)" % (fn, extra), "%s(sz%s)" % (fn, extra))]   # a stratified state serves too
@@ -289,7 +289,7 @@ def main():
     ck = mltest.Checker("states")
     con = mltest.connect()
     funcs = state_functions(con)
-    known = [f for f in funcs if f["name"] in test_bad_inputs.FUNCS and calls(f["name"])]
+    known = [f for f in funcs if f["name"] in test_bad_inputs.table() and calls(f["name"])]
     print("functions taking states: %d (%s)" % (len(known), ", ".join(f["name"] for f in known)))
     ck.true(len(known) == len(funcs), "every function taking states has a shape here: %s"
             % [f["name"] for f in funcs if f not in known])

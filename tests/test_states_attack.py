@@ -177,7 +177,7 @@ def mixed_codecs(ck, con):
     """Item 2: states written with different codecs merge exactly."""
     rng = random.Random(21)
     names = [f["name"] for f in test_states.state_functions(con)
-             if test_bad_inputs.FUNCS.get(f["name"], ("",))[0] in ("score", "strat")]
+             if test_bad_inputs.table().get(f["name"], ("",))[0] in ("score", "strat")]
     ck.true("pr_auc" in names and "strat_report" in names, "score functions: %s" % names)
     con.execute("CREATE TEMP TABLE IF NOT EXISTS tmp(x)")
     for trial in range(160):
@@ -208,7 +208,7 @@ def mixed_codecs(ck, con):
                 v, err, _, _ = run(con, "SELECT pr_auc(?)", (blob,))
                 ck.true(err is None or "state" not in err, "trial %d: ml_merge's blob rejected: %s" % (trial, err))
         for name in names:
-            shape, extra = test_bad_inputs.FUNCS[name][0], test_bad_inputs.FUNCS[name][1]
+            shape, extra = test_bad_inputs.table()[name][0], test_bad_inputs.table()[name][1]
             if shape == "score":
                 row, st, col = "%s(y, s%s)" % (name, extra), "%s(b%s)" % (name, extra), 0
             else:
