@@ -106,6 +106,24 @@ static const MlFuncDesc *next_record(int *pi, const MlFuncDesc *d){
   return 0;
 }
 
+/* The signature's argument names, one at a time: the next name after *pz
+** goes to zName (cut to nName - 1 bytes) and *pz moves past it; 0 at the
+** end, at an optional part ('[') or at the state form ('|').  The one reader
+** of signatures (the twins' and data_args_json's). */
+static int signature_next(const char **pz, char *zName, size_t nName){
+  const char *z = *pz;
+  size_t n = 0;
+  while( *z==' ' || *z==',' ) z++;
+  if( *z==0 || *z=='[' || *z=='|' ) return 0;
+  while( z[n] && z[n]!=',' && z[n]!=' ' && z[n]!='[' ){
+    if( n<nName-1 ) zName[n] = z[n];
+    n++;
+  }
+  zName[n<nName-1 ? n : nName-1] = 0;
+  *pz = z + n;
+  return 1;
+}
+
 /*
 ** Weighted twins.  A record flagged ML_FN_WEIGHTED, NAME(y, s, ...), gets a
 ** twin NAME_w(y, s, w, ...): the same family, kind and parameters, one
@@ -122,17 +140,15 @@ static void make_twins(void){
     const MlFuncDesc *d;
     if( aFamilyRecords[f]==aTwin ) continue;
     for(d=aFamilyRecords[f]; d->name; d++){
-      const char *z = d->signature;
-      size_t e = 0, h;
-      int nComma = 0;
+      const char *z = d->signature, *e = z;
+      char zName[32];
       if( !(d->flags & ML_FN_WEIGHTED) ) continue;
       if( i>=ML_MAX_TWINS ) break;      /* test_weights' list of the twins fails then */
-      /* the signature with ", w" after its second data argument */
-      while( z[e] && z[e]!='[' && !(z[e]==',' && nComma==1) ){ if( z[e]==',' ) nComma++; e++; }
-      for(h=e; h>0 && z[h-1]==' '; h--){}
+      /* the signature with ", w" after its second data argument (y, s or y, p) */
+      signature_next(&e, zName, sizeof(zName));
+      signature_next(&e, zName, sizeof(zName));
       sqlite3_snprintf(sizeof(azTwinName[i]), azTwinName[i], "%s_w", d->name);
-      sqlite3_snprintf(sizeof(azTwinSignature[i]), azTwinSignature[i], "%.*s, w%s%s", (int)h, z,
-                       z[e]=='[' ? " " : "", z+e);
+      sqlite3_snprintf(sizeof(azTwinSignature[i]), azTwinSignature[i], "%.*s, w%s", (int)(e - z), z, e);
       aTwin[i] = *d;
       aTwin[i].name = azTwinName[i];
       aTwin[i].signature = azTwinSignature[i];
@@ -284,15 +300,9 @@ static void params_json(MlJson *j, const MlFuncDesc *d){
 ** The tests map these role names (y, s, p, strat, s_a, ...) to columns. */
 static void data_args_json(MlJson *j, const MlFuncDesc *d){
   const char *z = d->signature;
+  char zName[32];
   ml_json_begin_array(j);
-  for(;;){
-    char zName[32];
-    size_t n = 0;
-    while( *z==' ' || *z==',' ) z++;
-    if( *z==0 || *z=='[' || *z=='|' ) break;
-    while( z[n] && z[n]!=',' && z[n]!=' ' && z[n]!='[' && n<sizeof(zName)-1 ) n++;
-    memcpy(zName, z, n); zName[n] = 0;
-    z += n;
+  while( signature_next(&z, zName, sizeof(zName)) ){
     if( d->aParam && d->aParam[0] && strcmp(zName, d->aParam[0]->name)==0 ) break;
     ml_json_string(j, zName);
   }
