@@ -19,6 +19,7 @@
 """
 import json
 import random
+import sqlite3
 import struct
 
 import numpy as np
@@ -61,6 +62,55 @@ def calls(fn):
     if shape == "ge":
         return [("%s(o, s, 1)" % fn, "%s(so, 1)" % fn), ("%s(o, s2, 2)" % fn, "%s(so, 2)" % fn)]
     return []
+
+
+def param_calls(f):
+    """(row call, state call) at every argument count of the state form, its
+    parameters from their records' examples: pr_auc_ci(b, 0.9, 50) against
+    pr_auc_ci(y, s, 0.9, 50).  A state's own call of the family's step (its data
+    NULL, so that the step counts the parameters) lands on a count that the
+    state form has too -- gains(b, 2) calls the step as gains(NULL, NULL, 2) --
+    and must be read as a row there, not as a NULL state."""
+    lo, hi = f["state_args"]
+    data = f["data"]
+    if f["family"] == "ordinal":                # its state forms are calls()'s: so, (so, k)
+        return []
+    row_args = "y, s, z" if len(data) == 3 else "y, s"
+    col = "sz" if len(data) == 3 else "b"
+    out = []
+    for n in range(lo, hi + 1):
+        params = [p["example"] for p in f["params"][:n - 1]]
+        if len(params) < n - 1:
+            continue
+        extra = "".join(", " + x for x in params)
+        out.append(("%s(%s%s)" % (f["name"], row_args, extra), "%s(%s%s)" % (f["name"], col, extra)))
+    return out
+
+
+def parameter_counts(ck, con, funcs):
+    """Every argument count of every state form equals the row call with the
+    same parameters, or both fail (strat_report(sz, 0.25): ql without qh)."""
+    rng = np.random.default_rng(16)
+    for i in range(24):
+        rows, nshard = dataset(rng, i)
+        if len(rows) < 5:
+            continue
+        load(con, rows, nshard)
+        for f in funcs:
+            for row_call, st_call in param_calls(f):
+                try:
+                    want = con.execute("SELECT %s FROM t" % row_call).fetchone()[0]
+                except sqlite3.Error as e:
+                    want = ("error", e)
+                try:
+                    got = con.execute("SELECT %s FROM st" % st_call).fetchone()[0]
+                except sqlite3.Error as e:
+                    got = ("error", e)
+                if isinstance(want, tuple) or isinstance(got, tuple):
+                    ck.true(isinstance(want, tuple) and isinstance(got, tuple),
+                             "data %d: %s gives %r, %s gives %r" % (i, st_call, got, row_call, want))
+                    continue
+                same(ck, f["name"], got, want, "data %d: %s vs %s" % (i, st_call, row_call))
 
 
 def same(ck, fn, got, want, what):
@@ -295,6 +345,7 @@ def main():
             % [f["name"] for f in funcs if f not in known])
     hostile(ck, con)
     sizes(ck, con)
+    parameter_counts(ck, con, known)
     differential(ck, con, known)
     ck.finish()
 

@@ -418,13 +418,15 @@ static CalOcc *occupied_bins(CalBins *s, ml_i64 *pn){
 */
 static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, st = STRATEGY_UNIFORM;
+  CalAgg *p;
+  int y, st = STRATEGY_UNIFORM, t0 = sqlite3_value_type(argv[0]);
   double pr, param;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
   if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
-  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
   if( st==STRATEGY_QUANTILE ){
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
@@ -478,13 +480,15 @@ static const MlStateHooks ml_calib_states = {
 
 static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, st;
+  CalAgg *p;
+  int y, st, t0 = sqlite3_value_type(argv[0]);
   double pr, param;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ) return;
   param = cal_param_drop(d, argc, argv, &p->param);
   st = cal_strategy_drop(d, argc, argv, &p->strategy);
-  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
   if( st==STRATEGY_QUANTILE ){
     if( p->qinit ) p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
     return;
@@ -837,25 +841,29 @@ static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B){
 */
 static void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, rc;
+  CalSortAgg *p;
+  int y, rc, t0 = sqlite3_value_type(argv[0]);
   double pr, bins;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   rc = cal_param(ctx, d, argc, argv, &p->bins, &bins);
-  if( rc==ML_ROW_OK ) rc = ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr);
+  if( rc==ML_ROW_OK ) rc = ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr);
   if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, pr, 0.0) ? ML_ROW_ERR : ML_ROW_OK;
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 static void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
+  CalSortAgg *p;
+  int y, t0 = sqlite3_value_type(argv[0]);
   double pr;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 || !p->init ) return;
   cal_param_drop(d, argc, argv, &p->bins);
-  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, pr, 0.0);
 }
 

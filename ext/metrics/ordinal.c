@@ -111,6 +111,7 @@ static void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int y, i;
   ml_i64 k = 0;
   double s[ORD_MAX_CUTS];
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 0) ) return;
   p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->m==0 ){
@@ -133,10 +134,12 @@ static void ml_ord_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 static void ml_ord_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  OrdAgg *p = ml_agg_context(ctx, sizeof(*p));
+  OrdAgg *p;
   int y;
   double s[ORD_MAX_CUTS];
   ml_i64 k = 0;
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 1) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 || p->m==0 ) return;
   if( d->kind==ORD_GE ){                    /* the row's own k, as xStep used */
     ml_param_drop(&p->k, argv[2]);

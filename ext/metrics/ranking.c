@@ -283,9 +283,11 @@ static int rank_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const Ra
 **   decision_curve(y, p [, from [, to [, by]]])        -- xStep
 */
 static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, rc;
+  RankAgg *p;
+  int y, rc, t0 = sqlite3_value_type(argv[0]);
   double s;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){
     const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -298,7 +300,7 @@ static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( rank_params(ctx, d, argc, argv, p) ){ p->failed = 1; return; }
   }
   /* the function's name is only needed for an error: looked up then */
-  rc = ml_arg_binary_row(ctx, 0, argv, p->isProb, &y, &s);
+  rc = ml_arg_binary_row_t(ctx, 0, argv, t0, p->isProb, &y, &s);
   if( rc!=ML_ROW_OK ){
     if( rc==ML_ROW_ERR ) p->failed = 1;
     return;
@@ -316,12 +318,14 @@ static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** its parameter). */
 static void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
+  RankAgg *p;
+  int y, t0 = sqlite3_value_type(argv[0]);
   double s;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 || !p->init ) return;
   rank_params_drop(d, argc, argv, p);
-  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 0, &y, &s)!=ML_ROW_OK ) return;
   if( p->live ){
     ml_key k = ml_key_of(s);
     if( ml_rankset_remove(&p->rs[y], k) ) p->u2 -= u2_share(p, y, k);
@@ -785,20 +789,24 @@ static int confusion_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc,
 */
 static void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
+  ConfAgg *p;
+  int y, t0 = sqlite3_value_type(argv[0]);
   double s, t;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( confusion_params(ctx, d, argc, argv, p, &t) ) return;
-  if( ml_arg_binary_row(ctx, d->name, argv, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK ) return;
   p->c[y][s>=t]++;
 }
 
 static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
+  ConfAgg *p;
+  int y, t0 = sqlite3_value_type(argv[0]);
   double s, t;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ) return;
   ml_param_drop(&p->threshold, argv[2]);
   if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
@@ -808,7 +816,7 @@ static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value *
     if( argc>4 ) ml_param_choice_drop(&p->method, argv[4], d->aParam[2]);
   }
   t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
-  if( ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 0, &y, &s)!=ML_ROW_OK ) return;
   p->c[y][s>=t]--;
 }
 

@@ -90,11 +90,11 @@ static int strat_params_check(sqlite3_context *ctx, const char *fn, const StratA
   return ML_ROW_OK;
 }
 
-static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int t0,
                      int *y, double *s, double *z){
   int rc;
   if( sqlite3_value_type(argv[2])==SQLITE_NULL ) return ML_ROW_SKIP;
-  rc = ml_arg_binary_row(ctx, fn, argv, 0, y, s);
+  rc = ml_arg_binary_row_t(ctx, fn, argv, t0, 0, y, s);
   if( rc==ML_ROW_OK ) rc = ml_arg_strat(ctx, fn, argv[2], z);
   return rc;
 }
@@ -105,9 +105,11 @@ static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
 */
 static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, rc;
+  StratAgg *p;
+  int y, rc, t0 = sqlite3_value_type(argv[0]);
   double s, z;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
   if( argc==4 ){
@@ -117,19 +119,21 @@ static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   rc = strat_params(ctx, d->name, argc, argv, p);
-  if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, &y, &s, &z);
+  if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, t0, &y, &s, &z);
   if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, s, z) ? ML_ROW_ERR : ML_ROW_OK;
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
 static void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
+  StratAgg *p;
+  int y, t0 = sqlite3_value_type(argv[0]);
   double s, z;
+  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 || !p->init ) return;
   strat_params_drop(argc, argv, p);
-  if( strat_row(ctx, d->name, argv, &y, &s, &z)!=ML_ROW_OK ) return;
+  if( strat_row(ctx, d->name, argv, t0, &y, &s, &z)!=ML_ROW_OK ) return;
   ml_samples_remove(&p->smp, y, s, z);
 }
 

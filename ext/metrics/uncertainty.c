@@ -213,9 +213,11 @@ static int unc_row(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape *u,
 static void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   const UncShape *u = &aShape[d->kind];
-  UncAgg *p = ml_agg_context(ctx, sizeof(*p));
+  UncAgg *p;
   int y, rc;
   double x, aux;
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){ ml_samples_init(&p->smp, u->width); p->init = 1; }
   rc = unc_params(ctx, d, u, argc, argv, p);
@@ -227,9 +229,11 @@ static void ml_unc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* xInverse: the row was accepted by xStep; remove it. */
 static void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  UncAgg *p = ml_agg_context(ctx, sizeof(*p));
+  UncAgg *p;
   int y;
   double x, aux;
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 1) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 || !p->init ) return;
   unc_params_drop(&aShape[d->kind], argc, argv, p);
   if( unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux)!=ML_ROW_OK ) return;

@@ -63,10 +63,12 @@ int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_valu
 /* Inline: the common row (INTEGER 0/1 label, a REAL or INTEGER score in
 ** range) costs the two type look-ups and two reads that any aggregate of two
 ** columns pays; every other row goes to ml_arg_binary_row_checked.  fn may
-** be NULL: the name is then read from the function's MlFuncDesc user data. */
-static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                                    int isProb, int *y, double *x){
-  if( sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
+** be NULL: the name is then read from the function's MlFuncDesc user data.
+** ml_arg_binary_row_t takes argv[0]'s type t0 already read (a family step
+** reads it once for the state check, ML_STATE_DIVERT, and the row). */
+static inline int ml_arg_binary_row_t(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                                      int t0, int isProb, int *y, double *x){
+  if( t0==SQLITE_INTEGER ){
     int t1 = sqlite3_value_type(argv[1]);
     if( t1==SQLITE_FLOAT || t1==SQLITE_INTEGER ){
       sqlite3_int64 v = sqlite3_value_int64(argv[0]);
@@ -79,6 +81,10 @@ static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite
     }
   }
   return ml_arg_binary_row_checked(ctx, fn, argv, isProb, y, x);
+}
+static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                                    int isProb, int *y, double *x){
+  return ml_arg_binary_row_t(ctx, fn, argv, sqlite3_value_type(argv[0]), isProb, y, x);
 }
 /* A row's weight (weighted twins): a non-negative finite number, or NULL
 ** (the row is skipped); *w gets it, 0 for NULL.  Anything else is an error
@@ -308,6 +314,21 @@ void ml_state_xinverse(sqlite3_context*, int, sqlite3_value**);
 void ml_state_xvalue(sqlite3_context*);
 void ml_state_xfinal(sqlite3_context*);
 int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
+/*
+** The state form inside a family's own step (docs/ARCHITECTURE.md, "the
+** path of a state").  The driver registers the family's xStep and xInverse
+** directly at every row argument count, so a row pays no wrapper; where a
+** row count is also a state count (ece(y, p) and ece(state, 15)) the
+** family's step starts with ML_STATE_DIVERT, which costs one compare of
+** argv[0]'s type, read once for the row as well (t0): a BLOB there is a
+** state and goes to the state path, a NULL there is a NULL state (skipped
+** whole, as before).  Returns 1 when the call was taken (the step returns),
+** 0 for a row.  Inside a state's own call of the family's step (its data
+** slots NULL, so that the step reads the parameters) it answers 0.
+*/
+int ml_state_divert(sqlite3_context *ctx, int argc, sqlite3_value **argv, int t0, int inverse);
+#define ML_STATE_DIVERT(ctx, argc, argv, t0, inverse) \
+  ((t0)>=SQLITE_BLOB && ml_state_divert((ctx), (argc), (argv), (t0), (inverse)))
 /* Encodes the buffers as a state BLOB result: kind ML_STATE_BINARY (one
 ** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);

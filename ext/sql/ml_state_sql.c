@@ -53,6 +53,7 @@ SQLITE_EXTENSION_INIT3
 typedef struct StatePending {
   MlStateAcc acc;
   sqlite3_value *nullv;         /* a NULL for the family's data slots */
+  int nested;                   /* inside a state's call of the family's step */
 } StatePending;
 
 _Static_assert(sizeof(StatePending) <= ML_STATE_PENDING_BYTES, "ML_STATE_PENDING_BYTES holds StatePending");
@@ -171,25 +172,50 @@ static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, cha
   return rc;
 }
 
+/* A state BLOB in argv[0] (xStep): validated, its parameters counted by the
+** family's own step over NULL data, and collected for the merge. */
+static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv){
+  StatePending *q = pending(ctx, d->fam->state, 1);
+  sqlite3_value *av[ML_MAX_ARGS];
+  MlState st;
+  const void *z;
+  int n, nData, argc2, i, rc;
+  char zErr[200];
+  if( q==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
+  nData = data_args(d, &st);
+  argc2 = argc - 1 + nData;
+  if( argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ){
+    char sig[160];
+    state_signature(d, sig, sizeof(sig));
+    ml_error(ctx, d->name, "a state takes (%s), got %d argument%s", sig, argc, argc==1 ? "" : "s");
+    return;
+  }
+  /* The family's own xStep sets up and checks the parameters, then skips
+  ** the row: its data are NULL. */
+  if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  for(i=0; i<nData; i++) av[i] = q->nullv;
+  for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
+  q->nested = 1;
+  d->fam->xStep(ctx, argc2, av);
+  q->nested = 0;
+  rc = ml_acc_add(&q->acc, z, (uint64_t)n, &st, zErr, sizeof(zErr));
+  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else if( rc ) ml_error(ctx, d->name, "%s", zErr);
+}
+
 /*
 ** SQL function: any function whose family takes states  -- xStep
 */
 void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  const MlStateHooks *h;
-  StatePending *q;
-  sqlite3_value *av[ML_MAX_ARGS];
-  MlState st;
-  const void *z;
-  int n, nData, argc2, i, rc, t = argc>0 ? sqlite3_value_type(argv[0]) : SQLITE_NULL;
-  char zErr[200];
-  /* The row path: a number (or text) first, at a row's argument count,
-  ** goes straight to the family -- one type look-up and two compares. */
+  int t = argc>0 ? sqlite3_value_type(argv[0]) : SQLITE_NULL;
+  /* A row's argument count goes to the family (the driver registers the
+  ** family's step there itself; this is for a caller that does not). */
   if( t!=SQLITE_BLOB && t!=SQLITE_NULL && argc>=d->nMin && argc<=d->nMax ){
     d->fam->xStep(ctx, argc, argv);
     return;
   }
-  h = d->fam->state;
   if( t!=SQLITE_BLOB ){
     int lo, hi;
     ml_state_arity(d, &lo, &hi);
@@ -211,35 +237,43 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     d->fam->xStep(ctx, argc, argv);
     return;
   }
-  q = pending(ctx, h, 1);
-  if( q==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  state_step(ctx, d, argc, argv);
+}
+
+/* A state BLOB in argv[0] (xInverse): the collected states are merged
+** first, then this one's rows removed, then the family's own xInverse over
+** the same NULL data its xStep saw, so that the parameters this state's row
+** held are released (MlParam counts the rows holding each value). */
+static void state_inverse(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv){
+  const MlStateHooks *h = d->fam->state;
+  StatePending *q;
+  sqlite3_value *av[ML_MAX_ARGS];
+  MlState st;
+  const void *z;
+  char zErr[200];
+  int n, rc, nData, argc2, i;
+  rc = flush(ctx, d, pending(ctx, h, 0), zErr, sizeof(zErr));
+  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
+  ml_stop_begin(ctx);
+  rc = h->xAbsorb(ctx, &st, 1, -1, zErr, sizeof(zErr));
+  if( ml_stop_end() && rc==ML_OK ) rc = ML_STOPPED;
+  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
+  q = pending(ctx, h, 0);
   nData = data_args(d, &st);
   argc2 = argc - 1 + nData;
-  if( argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ){
-    char sig[160];
-    state_signature(d, sig, sizeof(sig));
-    ml_error(ctx, d->name, "a state takes (%s), got %d argument%s", sig, argc, argc==1 ? "" : "s");
-    return;
-  }
-  /* The family's own xStep sets up and checks the parameters, then skips
-  ** the row: its data are NULL. */
+  if( q==0 || argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ) return;
   if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return; }
   for(i=0; i<nData; i++) av[i] = q->nullv;
   for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
-  d->fam->xStep(ctx, argc2, av);
-  rc = ml_acc_add(&q->acc, z, (uint64_t)n, &st, zErr, sizeof(zErr));
-  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-  else if( rc ) ml_error(ctx, d->name, "%s", zErr);
+  q->nested = 1;
+  d->fam->xInverse(ctx, argc2, av);
+  q->nested = 0;
 }
 
 void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  const MlStateHooks *h = d->fam->state;
-  MlState st;
-  const void *z;
-  char zErr[200];
-  int n, rc, t = argc>0 ? sqlite3_value_type(argv[0]) : SQLITE_NULL;
+  int t = argc>0 ? sqlite3_value_type(argv[0]) : SQLITE_NULL;
   if( t!=SQLITE_BLOB && t!=SQLITE_NULL && argc>=d->nMin && argc<=d->nMax ){
     d->fam->xInverse(ctx, argc, argv);              /* the row path, as xStep's */
     return;
@@ -251,26 +285,24 @@ void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( argc>=d->nMin && argc<=d->nMax ) d->fam->xInverse(ctx, argc, argv);   /* as xStep took it */
     return;
   }
-  rc = flush(ctx, d, pending(ctx, h, 0), zErr, sizeof(zErr));
-  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
-  if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
-  ml_stop_begin(ctx);
-  rc = h->xAbsorb(ctx, &st, 1, -1, zErr, sizeof(zErr));
-  if( ml_stop_end() && rc==ML_OK ) rc = ML_STOPPED;
-  if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
-  /* Then the family's own xInverse over the same NULL data its xStep saw,
-  ** so that the parameters this state's row held are released (MlParam
-  ** counts the rows holding each value). */
-  {
-    StatePending *q = pending(ctx, h, 0);
-    sqlite3_value *av[ML_MAX_ARGS];
-    int nData = data_args(d, &st), argc2 = argc - 1 + nData, i;
-    if( q==0 || argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ) return;
-    if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return; }
-    for(i=0; i<nData; i++) av[i] = q->nullv;
-    for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
-    d->fam->xInverse(ctx, argc2, av);
+  state_inverse(ctx, d, argc, argv);
+}
+
+int ml_state_divert(sqlite3_context *ctx, int argc, sqlite3_value **argv, int t0, int inverse){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int lo, hi;
+  if( !ml_state_arity(d, &lo, &hi) ) return 0;
+  if( t0==SQLITE_NULL ){
+    StatePending *q;
+    if( argc<lo || argc>hi ) return 0;     /* a row with a NULL label */
+    /* a NULL state, skipped whole -- unless this is a state's own call of
+    ** the step, whose NULL data stand for the state's rows */
+    q = pending(ctx, d->fam->state, 0);
+    return q==0 || !q->nested;
   }
+  if( inverse ) state_inverse(ctx, d, argc, argv);
+  else state_step(ctx, d, argc, argv);
+  return 1;
 }
 
 void ml_state_xvalue(sqlite3_context *ctx){

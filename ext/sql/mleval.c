@@ -352,9 +352,11 @@ static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 /* Registers one row of the table: each accepted count, then the catch-all.
-** A function that takes states is registered through the state wrappers
-** (ml_state_sql.c) for its row counts and its state counts alike: they hand
-** rows to the family and decode states. */
+** A function that takes states: at its row counts the family's own xStep
+** and xInverse, so a row pays no wrapper (the family's step recognises a
+** state BLOB itself, ML_STATE_DIVERT), with the state wrappers' xFinal and
+** xValue, which merge the group's collected states once; at a count only
+** the state form has, the state wrappers (ml_state_sql.c). */
 static int register_function(sqlite3 *db, const MlFuncDesc *d){
   int flags = (d->flags & ML_FN_SIDE_EFFECTS) ? SQLITE_UTF8 | SQLITE_DIRECTONLY
                                              : SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
@@ -365,9 +367,13 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
   if( ml_state_arity(d, &lo, &hi) ){
     int nLo = lo < d->nMin ? lo : d->nMin, nHi = hi > d->nMax ? hi : d->nMax;
     for(n=nLo; rc==SQLITE_OK && n<=nHi; n++){
-      if( (n<d->nMin || n>d->nMax) && (n<lo || n>hi) ) continue;
-      rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, ml_state_xstep,
-                                          ml_state_xfinal, ml_state_xvalue, ml_state_xinverse, 0);
+      if( n>=d->nMin && n<=d->nMax ){
+        rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, d->fam->xStep,
+                                            ml_state_xfinal, ml_state_xvalue, d->fam->xInverse, 0);
+      }else if( n>=lo && n<=hi ){
+        rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, ml_state_xstep,
+                                            ml_state_xfinal, ml_state_xvalue, ml_state_xinverse, 0);
+      }
     }
   }else if( d->flags & ML_FN_TWIN ){
     for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
