@@ -27,7 +27,9 @@
 **      ml_samples_to_runs turns rows into runs once; nothing turns them back.
 **
 ** Cost: sort is a distribution sort by value (value_sort: buckets by
-** (x - min) / (max - min), recursively, insertion sort for small buckets),
+** (x - min) / (max - min), recursively, each level scattering into the
+** other array so that nothing is copied back, insertion sort for small
+** buckets),
 ** falling back to an LSD radix sort over six 11-bit digits of the key --
 ** skipping every digit where all keys agree -- for infinite, subnormal or
 ** still-wide ranges; one scratch array of max(n0, n1) records plus the
@@ -168,21 +170,25 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux){
   return 1;
 }
 
-/* Insertion sort for short runs, where radix passes cost more than they save. */
+/* Insertion sort for short runs, where radix passes cost more than they
+** save; one loop per record width, so that every move is a fixed-size
+** load and store rather than a call to memcpy. */
 static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
-  unsigned char tmp[16];
   ml_i64 i, j;
-  for(i=1; i<n; i++){
-    ml_key k;
-    memcpy(tmp, a + (size_t)i*w, w);
-    memcpy(&k, tmp, 8);
-    for(j=i; j>0; j--){
-      ml_key kp;
-      memcpy(&kp, a + (size_t)(j-1)*w, 8);
-      if( kp<=k ) break;
-      memcpy(a + (size_t)j*w, a + (size_t)(j-1)*w, w);
+  if( w==8 ){
+    ml_key *k = (ml_key*)a;
+    for(i=1; i<n; i++){
+      ml_key v = k[i];
+      for(j=i; j>0 && k[j-1]>v; j--) k[j] = k[j-1];
+      k[j] = v;
     }
-    memcpy(a + (size_t)j*w, tmp, w);
+  }else{
+    MlRec16 *r = (MlRec16*)a;
+    for(i=1; i<n; i++){
+      MlRec16 v = r[i];
+      for(j=i; j>0 && r[j-1].key>v.key; j--) r[j] = r[j-1];
+      r[j] = v;
+    }
   }
 }
 
@@ -247,36 +253,44 @@ static inline ml_i64 vb_bucket(ml_key k, double dmin, double scale, ml_i64 nb){
   return b<nb ? b : nb-1;
 }
 
-/* Sorts a[0..n) in place, tmp[0..n) as scratch: a distribution pass by
-** value (bucket = floor((x - min) * B / (max - min)), monotone in x because
-** IEEE subtraction and multiplication by a positive constant are), then each
-** bucket the same way, one level down, from tmp back into a.  Buckets of
-** uniform-ish scores are small enough for insertion sort after one or two
-** levels, all but the first pass in cache; a range that is not finite
-** (+-Inf), subnormal, or still wide after VB_DEPTH levels falls back to LSD.
-** Returns 1 when stopped (ml_stop_requested: after the distribution pass and
-** every 2^18 rows of buckets, from 2^18 rows): every record is back in a,
-** not sorted. */
+/* Sorts the records of a[0..n) into a (into 0) or into tmp (into 1), the
+** other array serving as scratch: a distribution pass by value (bucket =
+** floor((x - min) * B / (max - min)), monotone in x because IEEE
+** subtraction and multiplication by a positive constant are) from a into
+** tmp, then each bucket the same way, one level down, into the array the
+** result belongs in -- the levels alternate direction, so no bucket is
+** copied back.  Buckets of uniform-ish scores are small enough for
+** insertion sort after one or two levels, all but the first pass in cache;
+** a range that is not finite (+-Inf), subnormal, or still wide after
+** VB_DEPTH levels falls back to LSD.  Returns 1 when stopped
+** (ml_stop_requested: after the distribution pass and every 2^18 rows of
+** buckets, from 2^18 rows): every record is then in the result array, not
+** sorted. */
 static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w,
-                       ml_i64 *hist, ml_i64 (*lsdCnt)[RADIX_SIZE], int depth){
+                       ml_i64 *hist, ml_i64 (*lsdCnt)[RADIX_SIZE], int depth, int into){
+  unsigned char *res = into ? tmp : a;
   ml_key kmin, kmax;
   double dmin, range, scale;
   ml_i64 i, nb, *c = hist, done = 0;
   const int ask = n>=(1<<18);
-  if( n<=48 ){ insertion_sort(a, n, w); return 0; }
+  if( n<=48 || depth>=VB_DEPTH ){
+    if( into ) memcpy(tmp, a, (size_t)n*w);
+    if( n<=48 ){ insertion_sort(res, n, w); return 0; }
+    return lsd_sort(res, n, w, into ? a : tmp, lsdCnt);
+  }
   kmin = kmax = KEY_AT(a, 0, w);
   for(i=1; i<n; i++){
     ml_key k = KEY_AT(a, i, w);
     if( k<kmin ) kmin = k;
     if( k>kmax ) kmax = k;
   }
-  if( kmin==kmax ) return 0;
   dmin = ml_double_of(kmin);
   range = ml_double_of(kmax) - dmin;
   nb = n/4 < VB_MAX ? n/4 : VB_MAX;
   scale = (double)nb / range;
-  if( depth>=VB_DEPTH || !(range>0.0 && range<=1.7e308 && scale<=1e300) ){
-    return lsd_sort(a, n, w, tmp, lsdCnt);
+  if( kmin==kmax || !(range>0.0 && range<=1.7e308 && scale<=1e300) ){
+    if( into ) memcpy(tmp, a, (size_t)n*w);
+    return kmin==kmax ? 0 : lsd_sort(res, n, w, into ? a : tmp, lsdCnt);
   }
 #define BUCKET(k) vb_bucket(k, dmin, scale, nb)
   memset(c, 0, (size_t)(nb+1)*sizeof(ml_i64));
@@ -292,23 +306,26 @@ static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w
     for(i=0; i<n; i++) d16[c[BUCKET(s16[i].key)]++] = s16[i];
   }
 #undef BUCKET
-  if( ask && ml_stop_requested() ){ memcpy(a, tmp, (size_t)n*w); return 1; }
-  /* now c[b] is one past bucket b: sort each bucket, tmp -> a */
+  if( ask && ml_stop_requested() ){
+    if( !into ) memcpy(a, tmp, (size_t)n*w);
+    return 1;
+  }
+  /* now c[b] is one past bucket b, in tmp: sort each into the result array
+  ** (in place in tmp when that is the result, a as scratch) */
   for(i=0; i<nb; i++){
     ml_i64 lo = i ? c[i-1] : 0, m = c[i] - lo;
-    unsigned char *seg = tmp + (size_t)lo*w, *out = a + (size_t)lo*w;
+    unsigned char *seg = tmp + (size_t)lo*w, *other = a + (size_t)lo*w;
     int halt = 0;
     if( m==0 ) continue;
     if( m<=48 ){
-      memcpy(out, seg, (size_t)m*w);
-      insertion_sort(out, m, w);
+      if( !into ) memcpy(other, seg, (size_t)m*w);
+      insertion_sort(into ? seg : other, m, w);
     }else{
-      halt = value_sort(seg, out, m, w, hist + VB_MAX + 1, lsdCnt, depth+1);
-      memcpy(out, seg, (size_t)m*w);
+      halt = value_sort(seg, other, m, w, hist + VB_MAX + 1, lsdCnt, depth+1, !into);
     }
     if( ask && (done += m)>=(1<<18) ){ done = 0; halt = halt || ml_stop_requested(); }
-    if( halt ){                     /* the buckets not yet sorted go back to a */
-      memcpy(out + (size_t)m*w, seg + (size_t)m*w, (size_t)(n - lo - m)*w);
+    if( halt ){                     /* the buckets not yet sorted go to the result */
+      if( !into ) memcpy(a + (size_t)(lo+m)*w, tmp + (size_t)(lo+m)*w, (size_t)(n - lo - m)*w);
       return 1;
     }
   }
@@ -322,7 +339,7 @@ int ml_radix_sort(void *base, ml_i64 n, unsigned width, void *scratch){
   /* the counters live after the n records of scratch (ML_RADIX_EXTRA) */
   extra = (unsigned char*)scratch + (size_t)n*width;
   return value_sort(base, scratch, n, width, (ml_i64*)(extra + (size_t)RADIX_PASSES*RADIX_SIZE*8),
-             (ml_i64(*)[RADIX_SIZE])extra, 0);
+             (ml_i64(*)[RADIX_SIZE])extra, 0, 0);
 }
 
 uint64_t ml_samples_scratch_size(const MlSamples *s){
