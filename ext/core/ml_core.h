@@ -252,6 +252,16 @@ static inline int ml_samples_append(MlSamples *s, int y, double score, double au
   return 1;
 }
 
+/* ml_samples_append for a buffer known to hold 8-byte records (the
+** ranking family's rows): one test fewer on the row path. */
+static inline int ml_samples_append8(MlSamples *s, int y, double score){
+  ml_i64 n = s->n[y];
+  if( s->sorted || n>=s->cap[y] ) return 0;
+  ((ml_key*)s->a[y])[n] = ml_key_of(score);
+  s->n[y] = n+1;
+  return 1;
+}
+
 /* Removes one row equal to (y, score, aux) (runs form: takes 1 from its
 ** run's count, dropping a run left empty).  Returns 1 if found, 0 if not. */
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);

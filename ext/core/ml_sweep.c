@@ -183,16 +183,14 @@ static ml_i128 auroc_u2_runs(const MlSamples *s){
   return area2;
 }
 
-ml_i64 ml_fold_auroc_u2(const MlSamples *s){
-  /* Each negative counts 2 per positive above it and 1 per tied positive
-  ** (the trapezoids between sweep points, in integers).  Walk the negatives
-  ** from the top, one group of equal keys at a time, moving one pointer
-  ** down the positives: the same sum as the general sweep, without its
-  ** per-threshold merge. */
-  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
-  const size_t st = s->width/8;
-  ml_i64 i0 = s->n[0], i1 = s->n[1], gt = 0, area2 = 0;
-  if( s->run ) return (ml_i64)auroc_u2_runs(s);
+/* Each negative counts 2 per positive above it and 1 per tied positive
+** (the trapezoids between sweep points, in integers).  Walk the negatives
+** from the top, one group of equal keys at a time, moving one pointer
+** down the positives: the same sum as the general sweep, without its
+** per-threshold merge.  Inline with the stride st a constant at each call
+** (1 for 8-byte records: the loops are bare compares). */
+static inline ml_i64 auroc_u2_rows(const ml_key *a0, const ml_key *a1, ml_i64 i0, ml_i64 i1, size_t st){
+  ml_i64 gt = 0, area2 = 0;
   while( i0>0 ){
     ml_key k = a0[(i0-1)*st];
     ml_i64 d0 = 0, eq = 0;
@@ -202,6 +200,13 @@ ml_i64 ml_fold_auroc_u2(const MlSamples *s){
     area2 += d0 * (2*gt + eq);
   }
   return area2;
+}
+
+ml_i64 ml_fold_auroc_u2(const MlSamples *s){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  if( s->run ) return (ml_i64)auroc_u2_runs(s);
+  if( s->width==8 ) return auroc_u2_rows(a0, a1, s->n[0], s->n[1], 1);
+  return auroc_u2_rows(a0, a1, s->n[0], s->n[1], s->width/8);
 }
 
 double ml_fold_auroc(const MlSamples *s){
@@ -222,10 +227,40 @@ double ml_fold_auroc_sweep(MlSweep *w){
   return area2 / (2.0 * (double)w->tp * (double)w->fp);   /* tp = P, fp = N at the end */
 }
 
+/* The largest (rate of class c at or above a threshold) - (rate of the
+** other class at or above it), and 0 (the all-below point): walking class
+** c's keys from the top, one pointer down the other class's, as
+** ap_unfiltered does.  Going down one threshold, the gap grows by class
+** c's share of the tie group there and shrinks by the other class's, so
+** its maxima lie at keys that hold class c: the same maximum as the
+** general sweep over every threshold, each candidate computed from the
+** same counts by the same expression, so bit for bit (c = 0 gives
+** FPR - TPR, which is -(TPR - FPR) exactly).  Rows only (no runs). */
+static double max_rate_gap(const MlSamples *s, int c){
+  const ml_key *ac = (const ml_key*)s->a[c], *ao = (const ml_key*)s->a[1-c];
+  const size_t st = s->width/8;
+  const ml_i64 nc = s->n[c], no = s->n[1-c];
+  ml_i64 ic = nc, io = no;
+  double best = 0.0;
+  unsigned nThr = 0;
+  if( nc==0 || no==0 ) return 0.0;
+  while( ic>0 ){
+    ml_key k = ac[(ic-1)*st];
+    double g;
+    do{ ic--; }while( ic>0 && ac[(ic-1)*st]==k );
+    while( io>0 && ao[(io-1)*st]>=k ) io--;
+    g = (double)(nc - ic)/(double)nc - (double)(no - io)/(double)no;
+    if( g>best ) best = g;
+    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
+  }
+  return best;
+}
+
 double ml_fold_youden_j(const MlSamples *s){
   MlSweep w;
   double best = 0.0;      /* the all-negative point: TPR = FPR = 0 */
   if( s->weighted ) return ml_wfold_youden_j(s);
+  if( !s->run ) return max_rate_gap(s, 1);
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
     double j = (double)w.tp/(double)w.P - (double)w.fp/(double)w.N;
@@ -329,6 +364,10 @@ double ml_fold_ks(const MlSamples *s){
   MlSweep w;
   double best = 0.0;      /* the all-negative and all-positive points: 0 */
   if( s->weighted ) return ml_wfold_ks(s);
+  if( !s->run ){
+    double up = max_rate_gap(s, 1), down = max_rate_gap(s, 0);
+    return up>down ? up : down;
+  }
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
     double j = fabs((double)w.tp/(double)w.P - (double)w.fp/(double)w.N);

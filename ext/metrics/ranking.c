@@ -311,7 +311,7 @@ static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     p->u2 += u2_share(p, y, k);
     return;
   }
-  if( ml_add_row(ctx, &p->smp, y, s, 0.0) ) p->failed = 1;
+  if( !ml_samples_append8(&p->smp, y, s) && ml_add_row_grow(ctx, &p->smp, y, s, 0.0) ) p->failed = 1;
 }
 
 /* xInverse: the row was accepted by xStep, so it parses; remove it (and
