@@ -507,6 +507,13 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
 double ml_fold_ks(const MlSamples *s);
 /* Expected positives among the k highest scores, 0 <= k <= n. */
 double ml_fold_top_k(const MlSamples *s, ml_i64 k);
+/* The same value, bit for bit, from an unsorted buffer of rows (8-byte
+** records, not runs, not weighted) and 1 <= k <= its rows, without sorting
+** it: the k-th largest key T by a k-entry min-heap (one compare per row
+** when k is small against the rows; O(n log k) at worst), then one pass
+** counting the keys above and at T in each class.  heap: k keys of
+** scratch. */
+double ml_top_k_select(const MlSamples *s, ml_i64 k, ml_key *heap);
 
 /* Boundary i of n ranks cut into B equal-mass parts: floor(i * (n/B)) with
 ** n/B a double, n at i = B: numpy's linspace(0, n, B+1, dtype=int), the

@@ -391,6 +391,53 @@ double ml_fold_top_k(const MlSamples *s, ml_i64 k){
   return (double)w.tp;
 }
 
+/* Restores the min-heap property of h[0..n) below slot i. */
+static void heap_down(ml_key *h, ml_i64 n, ml_i64 i){
+  ml_key v = h[i];
+  for(;;){
+    ml_i64 c = 2*i + 1;
+    if( c>=n ) break;
+    if( c+1<n && h[c+1]<h[c] ) c++;
+    if( h[c]>=v ) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+}
+
+double ml_top_k_select(const MlSamples *s, ml_i64 k, ml_key *heap){
+  ml_i64 m = 0, i, above[2] = {0, 0}, eq[2] = {0, 0}, d, r;
+  ml_key t;
+  int y;
+  /* the k largest keys in a min-heap: its root is the k-th largest */
+  for(y=0; y<2; y++){
+    const ml_key *a = (const ml_key*)s->a[y];
+    for(i=0; i<s->n[y]; i++){
+      ml_key v = a[i];
+      if( m<k ){
+        heap[m++] = v;
+        if( m==k ){ ml_i64 j; for(j=k/2; j-- > 0; ) heap_down(heap, k, j); }
+      }else if( v>heap[0] ){
+        heap[0] = v;
+        heap_down(heap, k, 0);
+      }
+    }
+  }
+  t = heap[0];
+  for(y=0; y<2; y++){
+    const ml_key *a = (const ml_key*)s->a[y];
+    ml_i64 gt = 0, e = 0;
+    for(i=0; i<s->n[y]; i++){ gt += a[i]>t; e += a[i]==t; }
+    above[y] = gt; eq[y] = e;
+  }
+  /* ml_fold_top_k's arithmetic at the tie group of t: it holds d rows,
+  ** r of them inside the top k */
+  d = eq[0] + eq[1];
+  r = k - (above[0] + above[1]);
+  if( r==d ) return (double)(above[1] + eq[1]);
+  return (double)above[1] + (double)r * (double)eq[1] / (double)d;
+}
+
 void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
   ml_i64 n = ml_samples_count(s), b = 0, lo = 0, hi = ml_mass_edge(1, n, B), ipos = 0;
   double fpos = 0.0;          /* part b's share of the groups it splits (rule 7) */
