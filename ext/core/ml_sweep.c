@@ -438,10 +438,79 @@ double ml_top_k_select(const MlSamples *s, ml_i64 k, ml_key *heap){
   return (double)above[1] + (double)r * (double)eq[1] / (double)d;
 }
 
+/* Rows of the sorted ascending a[0..n) (stride st) with key >= v, and > v. */
+static ml_i64 count_ge(const ml_key *a, ml_i64 n, size_t st, ml_key v){
+  ml_i64 lo = 0, hi = n;            /* first index with key >= v */
+  while( lo<hi ){ ml_i64 m = lo + (hi-lo)/2; if( a[m*st]<v ) lo = m+1; else hi = m; }
+  return n - lo;
+}
+static ml_i64 count_gt(const ml_key *a, ml_i64 n, size_t st, ml_key v){
+  return v==(ml_key)-1 ? 0 : count_ge(a, n, st, v+1);
+}
+
+/* The tie group holding rank r (0-based from the top, r < n) of sorted
+** rows: its first rank *g0, its rows *d, its positives *dtp, and the
+** positives ranked above it *tp0 -- by binary search on the key (the
+** largest key with at least r + 1 rows at or above it), O(64 log n). */
+static void group_at_rank(const MlSamples *s, ml_i64 r, ml_i64 *g0, ml_i64 *d, ml_i64 *dtp, ml_i64 *tp0){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  ml_key lo = 0, hi = (ml_key)-1;
+  ml_i64 gt0, gt1;
+  while( lo<hi ){                   /* the largest v with count(>= v) > r */
+    ml_key m = hi - (hi-lo)/2;
+    if( count_ge(a0, s->n[0], st, m) + count_ge(a1, s->n[1], st, m) > r ) lo = m; else hi = m-1;
+  }
+  gt0 = count_gt(a0, s->n[0], st, lo);
+  gt1 = count_gt(a1, s->n[1], st, lo);
+  *g0 = gt0 + gt1;
+  *tp0 = gt1;
+  *dtp = count_ge(a1, s->n[1], st, lo) - gt1;
+  *d = count_ge(a0, s->n[0], st, lo) - gt0 + *dtp;
+}
+
+/* ml_fold_gains over rows: each part's pieces found by binary search at
+** its two edges instead of a sweep over every threshold.  The same
+** arithmetic in the same order as the sweep below: positives of the tie
+** groups wholly inside the part as an integer, then the share of the
+** group split at the part's top edge, then of the one split at its
+** bottom edge (one piece when one group spans the part); the cumulative
+** count at the bottom edge as the sweep's cum.  O(B log^2 n). */
+static void gains_rows(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
+  ml_i64 n = ml_samples_count(s), b, lo = 0;
+  ml_i64 g0L = 0, dL = 0, dtpL = 0, tp0L = 0;      /* the group at rank lo */
+  for(b=0; b<B; b++){
+    ml_i64 hi = ml_mass_edge(b+1, n, B), g0H, dH, dtpH, tp0H, loFull, hiFull, ipos;
+    double fpos = 0.0, cum;
+    int splitLo, splitHi;
+    if( b==0 ) group_at_rank(s, 0, &g0L, &dL, &dtpL, &tp0L);
+    if( hi<n ) group_at_rank(s, hi, &g0H, &dH, &dtpH, &tp0H);
+    else{ g0H = n; dH = 0; dtpH = 0; tp0H = s->n[1]; }
+    splitLo = g0L < lo;                            /* lo falls inside its group */
+    splitHi = g0H < hi;                            /* so does hi */
+    loFull = splitLo ? g0L + dL : lo;              /* the whole groups: [loFull, hiFull) */
+    hiFull = splitHi ? g0H : hi;
+    if( splitLo && g0L==g0H ){                     /* one group spans the part */
+      ipos = 0;
+      fpos += (double)(hi - lo) * (double)dtpL / (double)dL;
+    }else{
+      ml_i64 tpLoFull = splitLo ? tp0L + dtpL : tp0L;   /* positives above loFull */
+      ipos = (hiFull > loFull) ? tp0H - tpLoFull : 0;
+      if( splitLo ) fpos += (double)(loFull - lo) * (double)dtpL / (double)dL;
+      if( splitHi ) fpos += (double)(hi - g0H) * (double)dtpH / (double)dH;
+    }
+    cum = splitHi ? (double)tp0H + (double)(hi - g0H) * (double)dtpH / (double)dH : (double)tp0H;
+    emit(arg, b, hi - lo, (double)ipos + fpos, cum);
+    lo = hi;
+    g0L = g0H; dL = dH; dtpL = dtpH; tp0L = tp0H;
+  }
+}
+
 void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
   ml_i64 n = ml_samples_count(s), b = 0, lo = 0, hi = ml_mass_edge(1, n, B), ipos = 0;
   double fpos = 0.0;          /* part b's share of the groups it splits (rule 7) */
   MlSweep w;
+  if( !s->run && !s->weighted ){ gains_rows(s, B, emit, arg); return; }
   ml_sweep_init(&w, s, 0);
   while( b<B && ml_sweep_next(&w) ){
     ml_i64 d = w.dtp + w.dfp, g1 = w.tp + w.fp, g0 = g1 - d, at = g0;
