@@ -424,9 +424,31 @@ static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
   p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  /* The row paths of brier, log_loss, ece and mce, inline: what cal_update
+  ** does for them, without its dispatch (cal_update stays the one update
+  ** for the other kinds, xInverse and the buffered binnings). */
+  if( d->kind==CAL_BRIER ){
+    if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+    { double e = pr - y; ml_xsum_add(&p->sum, e*e, +1); }    /* ml_calib_brier_term */
+    p->n++;
+    return;
+  }
   if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
   if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
   if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( d->kind==CAL_LOGLOSS ){
+    ml_xsum_add(&p->sum, log_loss_term(y, pr, param), +1);
+    p->n++;
+    return;
+  }
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE) && p->set[0].nBin==(ml_i64)param && p->set[1].n==0
+   && !p->set[0].buffered ){
+    CalBins *b = &p->set[0];                    /* bins_for's common case */
+    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ sqlite3_result_error_nomem(ctx); return; }
+    b->n++;
+    p->n++;
+    return;
+  }
   if( st==STRATEGY_QUANTILE ){
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
