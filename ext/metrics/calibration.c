@@ -608,11 +608,6 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
 ** depend on row order (a window frame gives the aggregate's bits) and
 ** integer weights give the rows repeated: the unweighted sums are exact too.
 */
-static void xsum_add_product(MlXsum *a, double w, double t, int sign){
-  double hi = w*t;
-  ml_xsum_add(a, hi, sign);
-  ml_xsum_add(a, fma(w, t, -hi), sign);
-}
 static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = ml_agg_context(ctx, sizeof(*p));
@@ -632,7 +627,7 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
       if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
       ml_xsum_init(p->wsum);
     }
-    xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
+    ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
     ml_xsum_add(p->wsum, w, sign);
     p->n += sign;
     return;
@@ -651,14 +646,13 @@ static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv
   calib_row_w(ctx, argc, argv, w, -1);
 }
 
-/* ece_w or mce_w over the sorted rows (p, w) of p->smp, B equal-width bins. */
-static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B){
-  const MlSamples *m = &p->smp;
+/* ece_w and mce_w of the weighted rows (p, w) of the sorted m, B
+** equal-width bins, with the caller's five sums a[0..5) as scratch: the one
+** computation of the weighted twins and of the weighted bootstrap
+** (uncertainty.c's ece_ci_w, which calls it once per replicate). */
+void ml_calib_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, double *ece, double *mce){
   ml_i64 i[2] = {0, 0}, cur = -1;
-  MlXsum *a = ml_malloc(5*sizeof(MlXsum));   /* a bin's w, w y, w p; the ece sum; all w */
-  double W = 0.0, mce = 0.0;
-  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( ml_samples_sort(&p->smp) ){ ml_free(a); sqlite3_result_error_nomem(ctx); return; }
+  double W = 0.0, mx = 0.0;                  /* a: a bin's w, w y, w p; the ece sum; all w */
   ml_xsum_init(&a[3]);
   ml_xsum_init(&a[4]);
   for(;;){
@@ -677,19 +671,29 @@ static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, m
       double wb = ml_xsum_round(&a[0]), wy = ml_xsum_round(&a[1]), wp = ml_xsum_round(&a[2]);
       double e = fabs(wy/wb - wp/wb);
       ml_xsum_add(&a[3], fabs(wy - wp), 1);
-      if( e>mce ) mce = e;
+      if( e>mx ) mx = e;
     }
     if( done ) break;
     if( b!=cur ){ ml_xsum_init(&a[0]); ml_xsum_init(&a[1]); ml_xsum_init(&a[2]); cur = b; }
     ml_xsum_add(&a[0], w, 1);
     ml_xsum_add(&a[4], w, 1);
     if( y ) ml_xsum_add(&a[1], w, 1);
-    xsum_add_product(&a[2], w, pr, 1);
+    ml_xsum_add_product(&a[2], w, pr, 1);
   }
   W = ml_xsum_round(&a[4]);                /* the total weight, exactly */
-  if( d->kind==CAL_ECE ) sqlite3_result_double(ctx, ml_xsum_round(&a[3]) / W);
-  else sqlite3_result_double(ctx, mce);
+  *ece = ml_xsum_round(&a[3]) / W;
+  *mce = mx;
+}
+
+/* ece_w or mce_w over the rows (p, w) of p->smp, B equal-width bins. */
+static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B){
+  MlXsum *a = ml_malloc(5*sizeof(MlXsum));
+  double ece, mce;
+  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( ml_samples_sort(&p->smp) ){ ml_free(a); sqlite3_result_error_nomem(ctx); return; }
+  ml_calib_bins_w(&p->smp, B, a, &ece, &mce);
   ml_free(a);
+  sqlite3_result_double(ctx, d->kind==CAL_ECE ? ece : mce);
 }
 
 static void ml_calib_value(sqlite3_context *ctx){

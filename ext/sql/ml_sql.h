@@ -175,6 +175,9 @@ double ml_calib_log_loss_term(int y, double p, double eps);
 ml_i64 ml_calib_bin(double p, ml_i64 B);
 double ml_calib_ece_term(const CalBin *c);
 double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
+/* ece_w and mce_w of a sorted weighted sample (key p, aux w), B bins, a[0..5)
+** the caller's scratch: the weighted twins' and ece_ci_w's one computation. */
+void ml_calib_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, double *ece, double *mce);
 
 /* validation.c: calibration_summary's JSON from calibration's sorted sample
 ** (non-empty; it is sorted here).  Sets the result or an error; after an
