@@ -2,8 +2,9 @@
 """Differential suite: the weighted twins f_w(y, s, w, ...) (docs/weights.md).
 
 The twins are read from the extension's records (mleval_functions()'s
-"weighted_of"); each must be covered here, or the test fails (the weighted
-bootstrap's *_ci_w twins in test_weights_boot.py, which asserts the same).  On random
+"weighted_of"); each must be covered here, or the test fails (the calibration
+family's binned twins in test_weights_calibration.py, the weighted bootstrap's
+*_ci_w twins in test_weights_boot.py, which asserts the same).  On random
 datasets -- ties, 1 % prevalence, one class, weights real, integer and zero,
 tiny and large groups -- every twin is compared with
   * scikit-learn 1.2's sample_weight results where it has the metric
@@ -27,6 +28,7 @@ import numpy as np
 from sklearn import metrics as skm
 
 import mltest
+import test_weights_calibration
 
 BINS = 10
 
@@ -229,9 +231,12 @@ def main():
     ck = mltest.Checker("weights")
     con = mltest.connect()
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
-    # the weighted bootstrap's twins (*_ci_w) are tests/test_weights_boot.py's
-    twins = {f["weighted_of"]: f for f in table if f["weighted_of"] and not f["name"].endswith("_ci_w")}
-    ck.equal(sorted(twins), sorted(CASES), "every weighted twin has a case here")
+    twins = {f["weighted_of"]: f for f in table if f["weighted_of"]}
+    # the calibration family's binned twins are test_weights_calibration.py's,
+    # the weighted bootstrap's (*_ci_w) test_weights_boot.py's
+    elsewhere = set(test_weights_calibration.CASES) | {b for b, f in twins.items() if f["name"].endswith("_ci_w")}
+    ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
+             "every weighted twin has a case here, in test_weights_calibration.py or in test_weights_boot.py")
     for base, f in twins.items():
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")
     rng = np.random.default_rng(20261127)

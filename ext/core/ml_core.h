@@ -261,6 +261,16 @@ static inline int ml_samples_append(MlSamples *s, int y, double score, double au
   return 1;
 }
 
+/* ml_samples_append for a buffer known to hold 8-byte records (the
+** ranking family's rows): one test fewer on the row path. */
+static inline int ml_samples_append8(MlSamples *s, int y, double score){
+  ml_i64 n = s->n[y];
+  if( s->sorted || n>=s->cap[y] ) return 0;
+  ((ml_key*)s->a[y])[n] = ml_key_of(score);
+  s->n[y] = n+1;
+  return 1;
+}
+
 /* Removes one row equal to (y, score, aux) (runs form: takes 1 from its
 ** run's count, dropping a run left empty).  Returns 1 if found, 0 if not. */
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
@@ -506,6 +516,13 @@ void ml_count_classes(const MlSamples *s, const MlFilter *f, ml_i64 *P, ml_i64 *
 double ml_fold_ks(const MlSamples *s);
 /* Expected positives among the k highest scores, 0 <= k <= n. */
 double ml_fold_top_k(const MlSamples *s, ml_i64 k);
+/* The same value, bit for bit, from an unsorted buffer of rows (8-byte
+** records, not runs, not weighted) and 1 <= k <= its rows, without sorting
+** it: the k-th largest key T by a k-entry min-heap (one compare per row
+** when k is small against the rows; O(n log k) at worst), then one pass
+** counting the keys above and at T in each class.  heap: k keys of
+** scratch. */
+double ml_top_k_select(const MlSamples *s, ml_i64 k, ml_key *heap);
 
 /* Boundary i of n ranks cut into B equal-mass parts: floor(i * (n/B)) with
 ** n/B a double, n at i = B: numpy's linspace(0, n, B+1, dtype=int), the

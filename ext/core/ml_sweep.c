@@ -183,16 +183,14 @@ static ml_i128 auroc_u2_runs(const MlSamples *s){
   return area2;
 }
 
-ml_i64 ml_fold_auroc_u2(const MlSamples *s){
-  /* Each negative counts 2 per positive above it and 1 per tied positive
-  ** (the trapezoids between sweep points, in integers).  Walk the negatives
-  ** from the top, one group of equal keys at a time, moving one pointer
-  ** down the positives: the same sum as the general sweep, without its
-  ** per-threshold merge. */
-  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
-  const size_t st = s->width/8;
-  ml_i64 i0 = s->n[0], i1 = s->n[1], gt = 0, area2 = 0;
-  if( s->run ) return (ml_i64)auroc_u2_runs(s);
+/* Each negative counts 2 per positive above it and 1 per tied positive
+** (the trapezoids between sweep points, in integers).  Walk the negatives
+** from the top, one group of equal keys at a time, moving one pointer
+** down the positives: the same sum as the general sweep, without its
+** per-threshold merge.  Inline with the stride st a constant at each call
+** (1 for 8-byte records: the loops are bare compares). */
+static inline ml_i64 auroc_u2_rows(const ml_key *a0, const ml_key *a1, ml_i64 i0, ml_i64 i1, size_t st){
+  ml_i64 gt = 0, area2 = 0;
   while( i0>0 ){
     ml_key k = a0[(i0-1)*st];
     ml_i64 d0 = 0, eq = 0;
@@ -202,6 +200,13 @@ ml_i64 ml_fold_auroc_u2(const MlSamples *s){
     area2 += d0 * (2*gt + eq);
   }
   return area2;
+}
+
+ml_i64 ml_fold_auroc_u2(const MlSamples *s){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  if( s->run ) return (ml_i64)auroc_u2_runs(s);
+  if( s->width==8 ) return auroc_u2_rows(a0, a1, s->n[0], s->n[1], 1);
+  return auroc_u2_rows(a0, a1, s->n[0], s->n[1], s->width/8);
 }
 
 double ml_fold_auroc(const MlSamples *s){
@@ -222,10 +227,40 @@ double ml_fold_auroc_sweep(MlSweep *w){
   return area2 / (2.0 * (double)w->tp * (double)w->fp);   /* tp = P, fp = N at the end */
 }
 
+/* The largest (rate of class c at or above a threshold) - (rate of the
+** other class at or above it), and 0 (the all-below point): walking class
+** c's keys from the top, one pointer down the other class's, as
+** ap_unfiltered does.  Going down one threshold, the gap grows by class
+** c's share of the tie group there and shrinks by the other class's, so
+** its maxima lie at keys that hold class c: the same maximum as the
+** general sweep over every threshold, each candidate computed from the
+** same counts by the same expression, so bit for bit (c = 0 gives
+** FPR - TPR, which is -(TPR - FPR) exactly).  Rows only (no runs). */
+static double max_rate_gap(const MlSamples *s, int c){
+  const ml_key *ac = (const ml_key*)s->a[c], *ao = (const ml_key*)s->a[1-c];
+  const size_t st = s->width/8;
+  const ml_i64 nc = s->n[c], no = s->n[1-c];
+  ml_i64 ic = nc, io = no;
+  double best = 0.0;
+  unsigned nThr = 0;
+  if( nc==0 || no==0 ) return 0.0;
+  while( ic>0 ){
+    ml_key k = ac[(ic-1)*st];
+    double g;
+    do{ ic--; }while( ic>0 && ac[(ic-1)*st]==k );
+    while( io>0 && ao[(io-1)*st]>=k ) io--;
+    g = (double)(nc - ic)/(double)nc - (double)(no - io)/(double)no;
+    if( g>best ) best = g;
+    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
+  }
+  return best;
+}
+
 double ml_fold_youden_j(const MlSamples *s){
   MlSweep w;
   double best = 0.0;      /* the all-negative point: TPR = FPR = 0 */
   if( s->weighted ) return ml_wfold_youden_j(s);
+  if( !s->run ) return max_rate_gap(s, 1);
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
     double j = (double)w.tp/(double)w.P - (double)w.fp/(double)w.N;
@@ -329,6 +364,10 @@ double ml_fold_ks(const MlSamples *s){
   MlSweep w;
   double best = 0.0;      /* the all-negative and all-positive points: 0 */
   if( s->weighted ) return ml_wfold_ks(s);
+  if( !s->run ){
+    double up = max_rate_gap(s, 1), down = max_rate_gap(s, 0);
+    return up>down ? up : down;
+  }
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ){
     double j = fabs((double)w.tp/(double)w.P - (double)w.fp/(double)w.N);
@@ -352,10 +391,126 @@ double ml_fold_top_k(const MlSamples *s, ml_i64 k){
   return (double)w.tp;
 }
 
+/* Restores the min-heap property of h[0..n) below slot i. */
+static void heap_down(ml_key *h, ml_i64 n, ml_i64 i){
+  ml_key v = h[i];
+  for(;;){
+    ml_i64 c = 2*i + 1;
+    if( c>=n ) break;
+    if( c+1<n && h[c+1]<h[c] ) c++;
+    if( h[c]>=v ) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+}
+
+double ml_top_k_select(const MlSamples *s, ml_i64 k, ml_key *heap){
+  ml_i64 m = 0, i, above[2] = {0, 0}, eq[2] = {0, 0}, d, r;
+  ml_key t;
+  int y;
+  /* the k largest keys in a min-heap: its root is the k-th largest */
+  for(y=0; y<2; y++){
+    const ml_key *a = (const ml_key*)s->a[y];
+    for(i=0; i<s->n[y]; i++){
+      ml_key v = a[i];
+      if( m<k ){
+        heap[m++] = v;
+        if( m==k ){ ml_i64 j; for(j=k/2; j-- > 0; ) heap_down(heap, k, j); }
+      }else if( v>heap[0] ){
+        heap[0] = v;
+        heap_down(heap, k, 0);
+      }
+    }
+  }
+  t = heap[0];
+  for(y=0; y<2; y++){
+    const ml_key *a = (const ml_key*)s->a[y];
+    ml_i64 gt = 0, e = 0;
+    for(i=0; i<s->n[y]; i++){ gt += a[i]>t; e += a[i]==t; }
+    above[y] = gt; eq[y] = e;
+  }
+  /* ml_fold_top_k's arithmetic at the tie group of t: it holds d rows,
+  ** r of them inside the top k */
+  d = eq[0] + eq[1];
+  r = k - (above[0] + above[1]);
+  if( r==d ) return (double)(above[1] + eq[1]);
+  return (double)above[1] + (double)r * (double)eq[1] / (double)d;
+}
+
+/* Rows of the sorted ascending a[0..n) (stride st) with key >= v, and > v. */
+static ml_i64 count_ge(const ml_key *a, ml_i64 n, size_t st, ml_key v){
+  ml_i64 lo = 0, hi = n;            /* first index with key >= v */
+  while( lo<hi ){ ml_i64 m = lo + (hi-lo)/2; if( a[m*st]<v ) lo = m+1; else hi = m; }
+  return n - lo;
+}
+static ml_i64 count_gt(const ml_key *a, ml_i64 n, size_t st, ml_key v){
+  return v==(ml_key)-1 ? 0 : count_ge(a, n, st, v+1);
+}
+
+/* The tie group holding rank r (0-based from the top, r < n) of sorted
+** rows: its first rank *g0, its rows *d, its positives *dtp, and the
+** positives ranked above it *tp0 -- by binary search on the key (the
+** largest key with at least r + 1 rows at or above it), O(64 log n). */
+static void group_at_rank(const MlSamples *s, ml_i64 r, ml_i64 *g0, ml_i64 *d, ml_i64 *dtp, ml_i64 *tp0){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  ml_key lo = 0, hi = (ml_key)-1;
+  ml_i64 gt0, gt1;
+  while( lo<hi ){                   /* the largest v with count(>= v) > r */
+    ml_key m = hi - (hi-lo)/2;
+    if( count_ge(a0, s->n[0], st, m) + count_ge(a1, s->n[1], st, m) > r ) lo = m; else hi = m-1;
+  }
+  gt0 = count_gt(a0, s->n[0], st, lo);
+  gt1 = count_gt(a1, s->n[1], st, lo);
+  *g0 = gt0 + gt1;
+  *tp0 = gt1;
+  *dtp = count_ge(a1, s->n[1], st, lo) - gt1;
+  *d = count_ge(a0, s->n[0], st, lo) - gt0 + *dtp;
+}
+
+/* ml_fold_gains over rows: each part's pieces found by binary search at
+** its two edges instead of a sweep over every threshold.  The same
+** arithmetic in the same order as the sweep below: positives of the tie
+** groups wholly inside the part as an integer, then the share of the
+** group split at the part's top edge, then of the one split at its
+** bottom edge (one piece when one group spans the part); the cumulative
+** count at the bottom edge as the sweep's cum.  O(B log^2 n). */
+static void gains_rows(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
+  ml_i64 n = ml_samples_count(s), b, lo = 0;
+  ml_i64 g0L = 0, dL = 0, dtpL = 0, tp0L = 0;      /* the group at rank lo */
+  for(b=0; b<B; b++){
+    ml_i64 hi = ml_mass_edge(b+1, n, B), g0H, dH, dtpH, tp0H, loFull, hiFull, ipos;
+    double fpos = 0.0, cum;
+    int splitLo, splitHi;
+    if( b==0 ) group_at_rank(s, 0, &g0L, &dL, &dtpL, &tp0L);
+    if( hi<n ) group_at_rank(s, hi, &g0H, &dH, &dtpH, &tp0H);
+    else{ g0H = n; dH = 0; dtpH = 0; tp0H = s->n[1]; }
+    splitLo = g0L < lo;                            /* lo falls inside its group */
+    splitHi = g0H < hi;                            /* so does hi */
+    loFull = splitLo ? g0L + dL : lo;              /* the whole groups: [loFull, hiFull) */
+    hiFull = splitHi ? g0H : hi;
+    if( splitLo && g0L==g0H ){                     /* one group spans the part */
+      ipos = 0;
+      fpos += (double)(hi - lo) * (double)dtpL / (double)dL;
+    }else{
+      ml_i64 tpLoFull = splitLo ? tp0L + dtpL : tp0L;   /* positives above loFull */
+      ipos = (hiFull > loFull) ? tp0H - tpLoFull : 0;
+      if( splitLo ) fpos += (double)(loFull - lo) * (double)dtpL / (double)dL;
+      if( splitHi ) fpos += (double)(hi - g0H) * (double)dtpH / (double)dH;
+    }
+    cum = splitHi ? (double)tp0H + (double)(hi - g0H) * (double)dtpH / (double)dH : (double)tp0H;
+    emit(arg, b, hi - lo, (double)ipos + fpos, cum);
+    lo = hi;
+    g0L = g0H; dL = dH; dtpL = dtpH; tp0L = tp0H;
+  }
+}
+
 void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
   ml_i64 n = ml_samples_count(s), b = 0, lo = 0, hi = ml_mass_edge(1, n, B), ipos = 0;
   double fpos = 0.0;          /* part b's share of the groups it splits (rule 7) */
   MlSweep w;
+  if( !s->run && !s->weighted ){ gains_rows(s, B, emit, arg); return; }
   ml_sweep_init(&w, s, 0);
   while( b<B && ml_sweep_next(&w) ){
     ml_i64 d = w.dtp + w.dfp, g1 = w.tp + w.fp, g0 = g1 - d, at = g0;

@@ -20,6 +20,8 @@
 **   ece_l2_kumar(y, p [, bins=15])   Kumar, Liang & Ma 2019 debiased L2 error
 **   calibration_summary(y, p)        JSON, rms::val.prob's statistics: its rows
 **                                    are kept here, its result is validation.c's
+**   weighted twins f_w(y, p, w, ...) (docs/weights.md) of brier, log_loss,
+**   ece, mce, reliability, ece_equal_mass, ece_l2, brier_decomposition
 **
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
@@ -42,6 +44,14 @@
 **   7. reliability 'quantile': edges numpy.percentile(p, linspace(0, 1, B+1)
 **      * 100), a row in bin searchsorted(edges[1:-1], p) -- sklearn's
 **      calibration_curve(strategy='quantile') exactly.
+**   8. Weighted twins: counts become sums of weights.  Equal-width bins sum
+**      w, w y and w p exactly.  reliability_w 'quantile' and the equal-mass
+**      twins cut a cumulative-weight axis (rows by p, ties by label, each
+**      (p, label) group's exact weight added in that order): quantile edges
+**      are rule 7's with the axis for the ranks (h = q (W - 1)), equal-mass
+**      parts [floor(i W/B), floor((i+1) W/B)) of it, a row's weight split
+**      between the parts it crosses; NULL when W < bins.  Integer weights
+**      give the unweighted function over the rows repeated, bit for bit.
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -424,9 +434,31 @@ static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
   p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  /* The row paths of brier, log_loss, ece and mce, inline: what cal_update
+  ** does for them, without its dispatch (cal_update stays the one update
+  ** for the other kinds, xInverse and the buffered binnings). */
+  if( d->kind==CAL_BRIER ){
+    if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+    { double e = pr - y; ml_xsum_add(&p->sum, e*e, +1); }    /* ml_calib_brier_term */
+    p->n++;
+    return;
+  }
   if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
   if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
   if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( d->kind==CAL_LOGLOSS ){
+    ml_xsum_add(&p->sum, log_loss_term(y, pr, param), +1);
+    p->n++;
+    return;
+  }
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE) && p->set[0].nBin==(ml_i64)param && p->set[1].n==0
+   && !p->set[0].buffered ){
+    CalBins *b = &p->set[0];                    /* bins_for's common case */
+    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ sqlite3_result_error_nomem(ctx); return; }
+    b->n++;
+    p->n++;
+    return;
+  }
   if( st==STRATEGY_QUANTILE ){
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
@@ -600,9 +632,10 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
 }
 
 /*
-** The weighted twins (brier_w, log_loss_w, ece_w, mce_w).  brier and
+** The weighted twins of famCalib (brier_w, log_loss_w, ece_w, mce_w,
+** reliability_w).  brier and
 ** log_loss keep two exact sums, of w t (each product split by fma into two
-** doubles, so the sum is exact) and of w; ece and mce keep the rows (p, w)
+** doubles, so the sum is exact) and of w; the others keep the rows (p, w)
 ** and, at a result, walk them sorted by p, one bin at a time, summing each
 ** bin's weight, positive weight and w p exactly.  So the results do not
 ** depend on row order (a window frame gives the aggregate's bits) and
@@ -617,9 +650,12 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
   p->weighted = 1;
   if( w<0.0 ) return;                          /* the driver set the error */
   if( sign>0 ){
+    int st;
     if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
+    if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
   }else{
     param = cal_param_drop(d, argc, argv, &p->param);
+    cal_strategy_drop(d, argc, argv, &p->strategy);
   }
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK || w==0.0 ) return;
   if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
@@ -646,17 +682,18 @@ static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv
   calib_row_w(ctx, argc, argv, w, -1);
 }
 
-/* ece_w and mce_w of the weighted rows (p, w) of the sorted m, B
-** equal-width bins, with the caller's five sums a[0..5) as scratch: the one
-** computation of the weighted twins and of the weighted bootstrap
-** (uncertainty.c's ece_ci_w, which calls it once per replicate). */
-void ml_calib_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, double *ece, double *mce){
-  ml_i64 i[2] = {0, 0}, cur = -1;
-  double W = 0.0, mx = 0.0;                  /* a: a bin's w, w y, w p; the ece sum; all w */
+/* ---------------------------------------------- weighted bins (the twins) */
+
+/* The occupied equal-width bins of B over the sorted rows (p, w) of m,
+** ascending, into o (the caller's, room for min(B, rows) bins), with a[0..4)
+** the caller's exact sums as scratch (a bin's w, w y, w p; all w), so that a
+** bootstrap replicate allocates nothing; the total weight, exactly, to *pW.
+** Returns the number of bins written. */
+static ml_i64 occupied_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o, double *pW){
+  ml_i64 i[2] = {0, 0}, cur = -1, k = 0;
   ml_xsum_init(&a[3]);
-  ml_xsum_init(&a[4]);
   for(;;){
-    int y = -1, done = i[0]>=m->n[0] && i[1]>=m->n[1];
+    int y = 0, done = i[0]>=m->n[0] && i[1]>=m->n[1];
     ml_i64 b = -1;
     double pr = 0.0, w = 0.0;
     if( !done ){
@@ -668,32 +705,251 @@ void ml_calib_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, double *ece, doubl
       b = bin_of(pr, B);
     }
     if( b!=cur && cur>=0 ){                    /* bin cur is complete */
-      double wb = ml_xsum_round(&a[0]), wy = ml_xsum_round(&a[1]), wp = ml_xsum_round(&a[2]);
-      double e = fabs(wy/wb - wp/wb);
-      ml_xsum_add(&a[3], fabs(wy - wp), 1);
-      if( e>mx ) mx = e;
+      o[k].b = cur;
+      o[k].w = ml_xsum_round(&a[0]); o[k].wy = ml_xsum_round(&a[1]); o[k].wp = ml_xsum_round(&a[2]);
+      k++;
     }
     if( done ) break;
     if( b!=cur ){ ml_xsum_init(&a[0]); ml_xsum_init(&a[1]); ml_xsum_init(&a[2]); cur = b; }
     ml_xsum_add(&a[0], w, 1);
-    ml_xsum_add(&a[4], w, 1);
+    ml_xsum_add(&a[3], w, 1);
     if( y ) ml_xsum_add(&a[1], w, 1);
     ml_xsum_add_product(&a[2], w, pr, 1);
   }
-  W = ml_xsum_round(&a[4]);                /* the total weight, exactly */
-  *ece = ml_xsum_round(&a[3]) / W;
-  *mce = mx;
+  *pW = ml_xsum_round(&a[3]);
+  return k;
 }
 
-/* ece_w or mce_w over the rows (p, w) of p->smp, B equal-width bins. */
+/* ece_w's fold of the occupied bins: sum_b |sum_b w y - sum_b w p| / W,
+** the sum exact, rounded once. */
+static double ece_fold_w(const CalWOcc *o, ml_i64 nOcc, double W){
+  MlXsum e;
+  ml_i64 i;
+  ml_xsum_init(&e);
+  for(i=0; i<nOcc; i++) ml_xsum_add(&e, fabs(o[i].wy - o[i].wp), 1);
+  return ml_xsum_round(&e) / W;
+}
+
+/* ece_w of the sorted weighted sample m (key p, aux w, at least one row),
+** B equal-width bins: occupied_bins_w and ece_fold_w, the one computation of
+** the twin and of the weighted bootstrap (uncertainty.c's ece_ci_w, once per
+** replicate).  a[0..4) and o[0..min(B, rows)) are the caller's scratch. */
+double ml_calib_ece_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o){
+  double W;
+  ml_i64 nOcc = occupied_bins_w(m, B, a, o, &W);
+  return ece_fold_w(o, nOcc, W);
+}
+
+/* The distinct p of a weighted sample in ascending order, each with the
+** exact weight of its rows of each class (MlWSweep's tie sums) and its
+** place on the cumulative-weight axis: the rows ordered by p, ties by label
+** (0 before 1) -- the unweighted equal-mass ranks -- and the weights added
+** in that order, so that the negatives of group g lie on [below, below + w0)
+** and its positives on [below + w0, below + w0 + w1) (docs/weights.md). */
+typedef struct CalWGroup { double v, w0, w1, below; } CalWGroup;
+typedef struct CalWGroups {
+  CalWGroup *g;       /* ascending p (a new array) */
+  ml_i64 n;           /* groups */
+  double W, P;        /* the axis' end (the running sum of all weights), the
+                      ** running sum of the positives' weights */
+} CalWGroups;
+
+/* ML_OK or ML_NOMEM.  The sample is sorted. */
+static int weighted_groups(const MlSamples *m, CalWGroups *out){
+  ml_i64 n = ml_samples_count(m), k = n, i;
+  double c = 0.0, P = 0.0;
+  MlWSweep w;
+  CalWGroup *g = ml_malloc(sizeof(CalWGroup) * (uint64_t)(n ? n : 1));
+  if( g==0 ) return ML_NOMEM;
+  ml_wsweep_init(&w, m);
+  while( ml_wsweep_next(&w) ){                   /* highest p first: fill from the end */
+    k--;
+    g[k].v = ml_double_of(w.key); g[k].w0 = w.dfp; g[k].w1 = w.dtp;
+  }
+  if( k>0 ) memmove(g, g + k, sizeof(CalWGroup) * (size_t)(n - k));
+  out->g = g;
+  out->n = n - k;
+  for(i=0; i<out->n; i++){
+    g[i].below = c;
+    c += g[i].w0;
+    c += g[i].w1;
+    P += g[i].w1;
+  }
+  out->W = c;
+  out->P = P;
+  return ML_OK;
+}
+
+/* One bin of the weighted sorted estimators: its weight, positive weight and
+** sum of w p, added piece by piece as the unweighted CalBin's counts and sum
+** are, so integer weights give the same doubles. */
+typedef struct CalWBin { double n, npos; MlSum sp; } CalWBin;
+static void wbin_add(CalWBin *b, double cnt, double pos, double v){
+  b->n += cnt;
+  b->npos += pos;
+  ml_sum_add(&b->sp, cnt * v);
+}
+
+/* The p at rank r of the cumulative-weight axis: the first group whose
+** rows end above r (*at: where to start looking, advanced; ranks asked in
+** ascending order); the largest p when r >= W. */
+static double weighted_at_rank(const CalWGroups *G, double r, ml_i64 *at){
+  ml_i64 i = *at;
+  while( i+1<G->n && !(G->g[i+1].below > r) ) i++;
+  *at = i;
+  return G->g[i].v;
+}
+
+/* Edge k of B weighted quantile bins (docs/weights.md): the smallest p at
+** k = 0 and the largest at k = B; between, numpy's linear quantile on the
+** cumulative-weight axis, h = q (W - 1) (0 when W < 1), j = floor(h),
+** lerp(p at rank j, p at rank j + 1, h - j) -- the unweighted rule where
+** every weight is 1.  k ascending (*at as weighted_at_rank). */
+static double weighted_quantile_edge(const CalWGroups *G, ml_i64 k, ml_i64 B, ml_i64 *at){
+  double q = (width_edge(k, B) * 100.0) / 100.0, h, j, lo, hi;
+  ml_i64 a;
+  if( k==0 ) return G->g[0].v;
+  if( k>=B ) return G->g[G->n-1].v;
+  h = q * (G->W - 1.0);
+  if( !(h>0.0) ) h = 0.0;
+  j = floor(h);
+  lo = weighted_at_rank(G, j, at);
+  a = *at;
+  hi = weighted_at_rank(G, j + 1.0, &a);
+  return ml_lerp_np(lo, hi, h - j);
+}
+
+/* fill_edge_bins on the groups: group g in bin i = the number of
+** edge[0..nEdge) below its p, its weights added as fill_edge_bins adds
+** counts (highest p first). */
+static void fill_edge_bins_w(const CalWGroups *G, const double *edge, ml_i64 nEdge, CalWBin *bin){
+  ml_i64 i = nEdge, k;
+  for(k=G->n-1; k>=0; k--){
+    const CalWGroup *g = &G->g[k];
+    while( i>0 && edge[i-1] >= g->v ) i--;
+    wbin_add(&bin[i], g->w1 + g->w0, g->w1, g->v);
+  }
+}
+
+/* Boundary i of the cumulative-weight axis [0, W) cut into B equal-mass
+** parts: floor(i * (W/B)), and W at i = B -- mass_edge with the total
+** weight for the row count (docs/weights.md). */
+static double mass_edge_w(ml_i64 i, double W, ml_i64 B){
+  return i>=B ? W : floor((double)i * (W/(double)B));
+}
+
+/* fill_mass_bins on the groups: part i holds the weight lying on
+** [mass_edge_w(i), mass_edge_w(i+1)); a group's weight is split between
+** the parts its interval crosses.  Highest p first, positives before
+** negatives, each from its top: the order fill_mass_bins adds in.
+** W >= B > 0. */
+static void fill_mass_bins_w(const CalWGroups *G, CalWBin *bin, ml_i64 B){
+  ml_i64 i = B-1, k;
+  double lo = mass_edge_w(B-1, G->W, B);
+  for(k=G->n-1; k>=0; k--){
+    const CalWGroup *g = &G->g[k];
+    int pass;
+    for(pass=0; pass<2; pass++){                  /* positives, then negatives */
+      double s = pass==0 ? g->below + g->w0 : g->below;
+      double e = pass==0 ? s + g->w1 : s + g->w0;
+      while( e>s ){
+        double from;
+        while( i>0 && lo>=e ){ i--; lo = mass_edge_w(i, G->W, B); }
+        from = lo>s ? lo : s;
+        wbin_add(&bin[i], e - from, pass==0 ? e - from : 0.0, g->v);
+        e = from;
+      }
+    }
+  }
+}
+
+/* reliability_w(..., 'quantile'): the weighted edges, the groups in bin
+** searchsorted(edges[1:-1], p), as write_reliability_quantile.  ML_OK or
+** ML_NOMEM. */
+static int write_reliability_quantile_w(MlJson *j, const MlSamples *m, ml_i64 B){
+  CalWGroups G;
+  double *edge;
+  CalWBin *bin;
+  ml_i64 k, at = 0;
+  if( weighted_groups(m, &G) ) return ML_NOMEM;
+  edge = ml_malloc((sizeof(double) + sizeof(CalWBin)) * (uint64_t)(B+1));
+  if( edge==0 ){ ml_free(G.g); return ML_NOMEM; }
+  bin = (CalWBin*)(edge + B + 1);
+  memset(bin, 0, sizeof(CalWBin) * (size_t)B);
+  for(k=0; k<=B; k++) edge[k] = weighted_quantile_edge(&G, k, B, &at);
+  fill_edge_bins_w(&G, edge+1, B-1, bin);
+  ml_json_begin_array(j);
+  for(k=0; k<B; k++){
+    const CalWBin *c = &bin[k];
+    if( c->n==0.0 ) continue;
+    ml_json_begin_object(j);
+    ml_json_key(j, "bin");      ml_json_int(j, k);
+    ml_json_key(j, "lo");       ml_json_double(j, edge[k]);
+    ml_json_key(j, "hi");       ml_json_double(j, edge[k+1]);
+    ml_json_key(j, "n");        ml_json_double(j, c->n);
+    ml_json_key(j, "mean_p");   ml_json_double(j, ml_sum_value(&c->sp)/c->n);
+    ml_json_key(j, "frac_pos"); ml_json_double(j, c->npos/c->n);
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+  ml_free(edge);
+  ml_free(G.g);
+  return ML_OK;
+}
+
+/* ece_w, mce_w and reliability_w over the sorted rows (p, w) of p->smp, B
+** bins: equal-width from exact bin sums (as ece, mce and reliability
+** 'uniform' make theirs), or reliability's 'quantile'. */
 static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B){
-  MlXsum *a = ml_malloc(5*sizeof(MlXsum));
-  double ece, mce;
+  ml_i64 n = ml_samples_count(&p->smp), nOcc, i;
+  MlXsum *a;
+  CalWOcc *o;
+  double W, mce = 0.0;
+  MlJson j;
+  if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
+    ml_json_init(&j);
+    if( write_reliability_quantile_w(&j, &p->smp, B) ){
+      ml_json_free(&j);
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    ml_result_json(ctx, &j);
+    return;
+  }
+  a = ml_malloc(4*sizeof(MlXsum) + sizeof(CalWOcc) * (uint64_t)(n<B ? n : B));
   if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( ml_samples_sort(&p->smp) ){ ml_free(a); sqlite3_result_error_nomem(ctx); return; }
-  ml_calib_bins_w(&p->smp, B, a, &ece, &mce);
+  o = (CalWOcc*)(a + 4);
+  nOcc = occupied_bins_w(&p->smp, B, a, o, &W);
+  switch( d->kind ){
+    case CAL_ECE:
+      sqlite3_result_double(ctx, ece_fold_w(o, nOcc, W));
+      break;
+    case CAL_MCE:
+      for(i=0; i<nOcc; i++){
+        double x = fabs(o[i].wy/o[i].w - o[i].wp/o[i].w);
+        if( x>mce ) mce = x;
+      }
+      sqlite3_result_double(ctx, mce);
+      break;
+    default:            /* CAL_RELIABILITY 'uniform' */
+      ml_json_init(&j);
+      ml_json_begin_array(&j);
+      for(i=0; i<nOcc; i++){
+        ml_json_begin_object(&j);
+        ml_json_key(&j, "bin");      ml_json_int(&j, o[i].b);
+        ml_json_key(&j, "lo");       ml_json_double(&j, width_edge(o[i].b, B));
+        ml_json_key(&j, "hi");       ml_json_double(&j, width_edge(o[i].b+1, B));
+        ml_json_key(&j, "n");        ml_json_double(&j, o[i].w);
+        ml_json_key(&j, "mean_p");   ml_json_double(&j, o[i].wp/o[i].w);
+        ml_json_key(&j, "frac_pos"); ml_json_double(&j, o[i].wy/o[i].w);
+        ml_json_end_object(&j);
+      }
+      ml_json_end_array(&j);
+      ml_result_json(ctx, &j);
+      break;
+  }
   ml_free(a);
-  sqlite3_result_double(ctx, d->kind==CAL_ECE ? ece : mce);
 }
 
 static void ml_calib_value(sqlite3_context *ctx){
@@ -719,6 +975,7 @@ typedef struct CalSortAgg {
   MlParam bins;
   int init;
   int failed;         /* xStep set an error: xFinal only frees */
+  int weighted;       /* a weighted twin: smp is width 16, aux each row's weight */
 } CalSortAgg;
 
 /* Adds cnt rows of value v (pos of them positive) to a bin. */
@@ -883,40 +1140,59 @@ static double sample_brier(const MlSamples *smp){
   return ml_sum_value(&e) / (double)ml_samples_count(smp);
 }
 
-/* brier_decomposition's JSON from the equal-mass bins. */
-static void write_brier_decomposition(MlJson *j, const MlSamples *smp, const CalBin *bin, ml_i64 B){
-  ml_i64 n = ml_samples_count(smp), b;
-  double ybar = (double)smp->n[1] / (double)n;
+/* brier_decomposition's JSON: Murphy's terms from B bins of nb rows (or
+** weight), npos positives and p sum sp each, n rows, ybar, and the Brier
+** score.  bin(b, &nb, &npos, &sp) reads bin b of the array a. */
+static void write_murphy(MlJson *j, const void *a, void (*bin)(const void*, ml_i64, double*, double*, double*),
+                         ml_i64 B, double n, double ybar, double brier){
   MlSum rel = {0.0, 0.0}, res = {0.0, 0.0};
+  ml_i64 b;
   for(b=0; b<B; b++){
-    double nbv = (double)bin[b].n, pbar, yb;
-    if( bin[b].n==0 ) continue;
-    pbar = ml_sum_value(&bin[b].sp) / nbv;
-    yb = (double)bin[b].npos / nbv;
-    ml_sum_add(&rel, nbv/(double)n * (pbar - yb)*(pbar - yb));
-    ml_sum_add(&res, nbv/(double)n * (yb - ybar)*(yb - ybar));
+    double nbv, npos, sp, pbar, yb;
+    bin(a, b, &nbv, &npos, &sp);
+    if( nbv==0.0 ) continue;
+    pbar = sp / nbv;
+    yb = npos / nbv;
+    ml_sum_add(&rel, nbv/n * (pbar - yb)*(pbar - yb));
+    ml_sum_add(&res, nbv/n * (yb - ybar)*(yb - ybar));
   }
   ml_json_begin_object(j);
-  ml_json_key(j, "brier");       ml_json_double(j, sample_brier(smp));
+  ml_json_key(j, "brier");       ml_json_double(j, brier);
   ml_json_key(j, "reliability"); ml_json_double(j, ml_sum_value(&rel));
   ml_json_key(j, "resolution");  ml_json_double(j, ml_sum_value(&res));
   ml_json_key(j, "uncertainty"); ml_json_double(j, ybar * (1.0 - ybar));
   ml_json_end_object(j);
 }
+static void calbin_read(const void *a, ml_i64 b, double *nb, double *npos, double *sp){
+  const CalBin *c = (const CalBin*)a + b;
+  *nb = (double)c->n; *npos = (double)c->npos; *sp = ml_sum_value(&c->sp);
+}
+static void calwbin_read(const void *a, ml_i64 b, double *nb, double *npos, double *sp){
+  const CalWBin *c = (const CalWBin*)a + b;
+  *nb = c->n; *npos = c->npos; *sp = ml_sum_value(&c->sp);
+}
 
-/* One bin's term of the sum each scalar estimator adds up (n_b > 0). */
-static double bin_term(int kind, const CalBin *c, ml_i64 n){
-  double nbv = (double)c->n, w = nbv/(double)n;
-  double pbar = ml_sum_value(&c->sp) / nbv, ybar = (double)c->npos / nbv;
+/* brier_decomposition's JSON from the equal-mass bins. */
+static void write_brier_decomposition(MlJson *j, const MlSamples *smp, const CalBin *bin, ml_i64 B){
+  ml_i64 n = ml_samples_count(smp);
+  write_murphy(j, bin, calbin_read, B, (double)n, (double)smp->n[1] / (double)n, sample_brier(smp));
+}
+
+/* One bin's term of the sum each scalar estimator adds up (nb > 0): nb
+** its rows (or weight), npos its positives, sp its sum of p, n all rows. */
+static double bin_term(int kind, double nbv, double npos, double sp, double n){
+  double w = nbv/n, pbar = sp / nbv, ybar = npos / nbv;
   double d2 = (pbar - ybar)*(pbar - ybar);
   switch( kind ){
     case CAL_EQUAL_MASS:  return w * fabs(ybar - pbar);
     case CAL_L2:          return w * d2;
     case CAL_L2_DEBIASED: return w * (d2 - pbar*(1.0 - pbar)/nbv);
     default:              /* CAL_L2_KUMAR: a bin of one row adds 0 */
-      return c->n<2 ? 0.0 : w * (d2 - ybar*(1.0 - ybar)/(nbv - 1.0));
+      return nbv<2.0 ? 0.0 : w * (d2 - ybar*(1.0 - ybar)/(nbv - 1.0));
   }
 }
+
+static void calsort_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, CalSortAgg *p);
 
 static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -926,9 +1202,10 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   double v;
   if( p && d->aParam && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->bins) ) return;
   if( p==0 || !p->init || (n = ml_samples_count(&p->smp))==0 ){
-    ml_result_null(ctx, d->name, "no rows");
+    ml_result_null(ctx, d->name, p && p->weighted ? "no rows of positive weight" : "no rows");
     return;
   }
+  if( p->weighted ){ calsort_compute_w(ctx, d, p); return; }
   if( d->kind==CAL_SUMMARY ){ ml_calib_summary_result(ctx, &p->smp); return; }   /* validation.c */
   B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
@@ -955,7 +1232,10 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
     return;
   }
   for(b=0; b<B; b++){
-    if( bin[b].n ) ml_sum_add(&tot, bin_term(d->kind, &bin[b], n));
+    if( bin[b].n ){
+      ml_sum_add(&tot, bin_term(d->kind, (double)bin[b].n, (double)bin[b].npos,
+                                ml_sum_value(&bin[b].sp), (double)n));
+    }
   }
   ml_free(bin);
   v = ml_sum_value(&tot);
@@ -964,6 +1244,82 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
     case CAL_L2:         sqlite3_result_double(ctx, sqrt(v)); break;
     default:             sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0)); break;
   }
+}
+
+/* The weighted twins of the equal-mass estimators (ece_equal_mass_w,
+** ece_l2_w, brier_decomposition_w): the same terms on the weighted parts of
+** fill_mass_bins_w, the total weight W for n; NULL when W < bins. */
+static void calsort_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, CalSortAgg *p){
+  ml_i64 B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind)), b, k;
+  CalWGroups G;
+  CalWBin *bin;
+  MlSum tot = {0.0, 0.0};
+  char buf[32];
+  if( ml_samples_sort(&p->smp) || weighted_groups(&p->smp, &G) ){ sqlite3_result_error_nomem(ctx); return; }
+  if( G.W < (double)B ){
+    ml_free(G.g);
+    ml_result_null(ctx, d->name, "total weight %s, less than bins = %lld", ml_num(buf, G.W), (long long)B);
+    return;
+  }
+  bin = ml_malloc(sizeof(CalWBin) * (uint64_t)B);
+  if( bin==0 ){ ml_free(G.g); sqlite3_result_error_nomem(ctx); return; }
+  memset(bin, 0, sizeof(CalWBin) * (size_t)B);
+  fill_mass_bins_w(&G, bin, B);
+  if( d->kind==CAL_BRIER_DECOMP ){
+    /* the Brier score as sample_brier adds it: one term per distinct p, highest first */
+    MlSum e = {0.0, 0.0};
+    MlJson j;
+    for(k=G.n-1; k>=0; k--){
+      double v = G.g[k].v;
+      ml_sum_add(&e, G.g[k].w0 * v*v + G.g[k].w1 * (1.0 - v)*(1.0 - v));
+    }
+    ml_json_init(&j);
+    write_murphy(&j, bin, calwbin_read, B, G.W, G.P / G.W, ml_sum_value(&e) / G.W);
+    ml_free(bin);
+    ml_free(G.g);
+    ml_result_json(ctx, &j);
+    return;
+  }
+  for(b=0; b<B; b++){
+    if( bin[b].n>0.0 ) ml_sum_add(&tot, bin_term(d->kind, bin[b].n, bin[b].npos, ml_sum_value(&bin[b].sp), G.W));
+  }
+  ml_free(bin);
+  ml_free(G.g);
+  if( d->kind==CAL_EQUAL_MASS ) sqlite3_result_double(ctx, ml_sum_value(&tot));
+  else sqlite3_result_double(ctx, sqrt(ml_sum_value(&tot)));
+}
+
+/* xStepW / xInverseW of the sorted family's twins: the row (p, w) kept in
+** the weighted sample; weight 0 or NULL counts only the parameter. */
+static void calsort_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y;
+  double pr, bins;
+  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; p->weighted = 1; }
+  if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
+  if( sign<0 ){
+    cal_param_drop(d, argc, argv, &p->bins);
+    if( w>0.0 && ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)==ML_ROW_OK ){
+      ml_samples_remove(&p->smp, y, pr, w);
+    }
+    return;
+  }
+  if( cal_param(ctx, d, argc, argv, &p->bins, &bins) ){ p->failed = 1; return; }
+  switch( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr) ){
+    case ML_ROW_OK:
+      if( w>0.0 && ml_add_row(ctx, &p->smp, y, pr, w) ) p->failed = 1;
+      break;
+    case ML_ROW_ERR: p->failed = 1; break;
+    default: break;
+  }
+}
+static void calsort_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calsort_row_w(ctx, argc, argv, w, +1);
+}
+static void calsort_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calsort_row_w(ctx, argc, argv, w, -1);
 }
 
 static void calsort_result(sqlite3_context *ctx, CalSortAgg *p, int isFinal){
@@ -1007,18 +1363,18 @@ static const MlParamSpec psStrategy = ML_PARAM_CHOICE("strategy", azStrategy, "'
 static const MlFamily famCalib = { "calibration", ml_calib_step, ml_calib_final, ml_calib_value,
                                    ml_calib_inverse, &ml_calib_states, calib_step_w, calib_inverse_w };
 static const MlFamily famCalsort = { "calibration", ml_calsort_step, ml_calsort_final, ml_calsort_value,
-                                     ml_calsort_inverse, &ml_calsort_states, 0, 0 };
+                                     ml_calsort_inverse, &ml_calsort_states, calsort_step_w, calsort_inverse_w };
 
 const MlFuncDesc ml_calibration_functions[] = {
   { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, ML_FN_WEIGHTED, 0 },
   { "log_loss",        "y, p [, eps]",             2,  3, &famCalib, 0, CAL_LOGLOSS, ML_FN_WEIGHTED, ML_PARAMS(&psEps) },
   { "ece",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_ECE, ML_FN_WEIGHTED, ML_PARAMS(&psBins) },
   { "mce",             "y, p [, bins]",            2,  3, &famCalib, 0, CAL_MCE, ML_FN_WEIGHTED, ML_PARAMS(&psBins) },
-  { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, ML_FN_JSON,
+  { "reliability",     "y, p [, bins [, strategy]]", 2, 4, &famCalib, 0, CAL_RELIABILITY, ML_FN_JSON|ML_FN_WEIGHTED,
                                                              ML_PARAMS(&psBins, &psStrategy) },
-  { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, 0, ML_PARAMS(&psBinsSorted) },
-  { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, 0, ML_PARAMS(&psBinsSorted) },
-  { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, ML_FN_JSON,
+  { "ece_equal_mass",  "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_EQUAL_MASS, ML_FN_WEIGHTED, ML_PARAMS(&psBinsSorted) },
+  { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, ML_FN_WEIGHTED, ML_PARAMS(&psBinsSorted) },
+  { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, ML_FN_JSON|ML_FN_WEIGHTED,
                                                              ML_PARAMS(&psBinsSorted) },
   { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0, ML_PARAMS(&psBinsSorted) },
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0, ML_PARAMS(&psBinsKumar) },

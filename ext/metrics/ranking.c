@@ -311,7 +311,7 @@ static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     p->u2 += u2_share(p, y, k);
     return;
   }
-  if( ml_add_row(ctx, &p->smp, y, s, 0.0) ) p->failed = 1;
+  if( !ml_samples_append8(&p->smp, y, s) && ml_add_row_grow(ctx, &p->smp, y, s, 0.0) ) p->failed = 1;
 }
 
 /* xInverse: the row was accepted by xStep, so it parses; remove it (and
@@ -590,6 +590,21 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
   if( p->live ){        /* auroc over a window frame: the count is up to date */
     sqlite3_result_double(ctx, (double)p->u2 / (2.0 * (double)P * (double)N));
     return;
+  }
+  if( (d->kind==RK_PRECISION_AT_K || d->kind==RK_RECALL_AT_K) && !p->smp.sorted && !p->smp.run && !p->smp.weighted ){
+    /* top k of unsorted rows: select, do not sort (k small against the
+    ** rows; a k near the rows sorts, as the heap would cost more) */
+    double kd = ml_param_value(&p->k, 1.0);
+    ml_i64 k = kd >= (double)(P+N) ? P+N : (ml_i64)kd;
+    if( k>=1 && k <= (P+N)/8 ){
+      ml_key *heap = ml_malloc(sizeof(ml_key) * (uint64_t)k);
+      double tp;
+      if( heap==0 ){ sqlite3_result_error_nomem(ctx); return; }
+      tp = ml_top_k_select(&p->smp, k, heap);
+      ml_free(heap);
+      sqlite3_result_double(ctx, tp / (double)(d->kind==RK_PRECISION_AT_K ? k : P));
+      return;
+    }
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
   switch( d->kind ){

@@ -56,7 +56,8 @@
 ** order), pr_auc_diff 20 (s_b order and its weights), ece_diff 8, auroc 16,
 ** auroc_diff 48 (keys and components of both scores).  A weighted twin keeps
 ** 16 bytes per row (score key and weight) and adds at a result 16 per row
-** (the replicate's drawn rows), 8 for brier/log_loss terms.
+** (the replicate's drawn rows), 8 for brier/log_loss terms, and ece_ci_w
+** 32 bytes per bin (the occupied bins, at most min(bins, rows)).
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -325,7 +326,8 @@ typedef struct UncCtx {
   const uint32_t *posB;         /* the canonical position of each, */
   ml_weight *wB;                /* and its weight in a replicate */
   MlSamples drawn;              /* weighted: a replicate's rows, each once with weight k w */
-  MlXsum *xs;                   /* weighted brier, log_loss, ece: exact sums (5) */
+  MlXsum *xs;                   /* weighted brier, log_loss (2), ece (4): exact sums */
+  CalWOcc *occ;                 /* weighted ece: room for min(B, n) occupied bins */
 } UncCtx;
 
 static int stat_ap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
@@ -444,7 +446,8 @@ static void order_by_aux(const MlCanon *c, MlRec16 *rec, void *scratch){
 ** replicate's metric is then the weighted twin's own computation on those
 ** rows: the weighted folds (ml_wsweep.c) for AP, NAP and AUROC, the exact
 ** sums of w t and w for brier and log_loss, calibration.c's
-** ml_calib_bins_w for ece.  With k = 1 for every row that is the group
+** ml_calib_ece_w for ece (its occupied bins and fold, in scratch allocated
+** once here: a replicate cannot report out of memory).  With k = 1 for every row that is the group
 ** itself: the estimate is the point twin's value, bit for bit.
 */
 
@@ -505,9 +508,8 @@ static int stat_mean_term_w(void *arg, const MlCanon *c, const ml_weight *wc, do
 /* ece_w of the drawn rows. */
 static int stat_ece_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
-  double mce;
   drawn_rows(u, c, wc);
-  ml_calib_bins_w(&u->drawn, u->B, u->xs, &out[0], &mce);
+  out[0] = ml_calib_ece_w(&u->drawn, u->B, u->xs, u->occ);
   return 1;
 }
 
@@ -565,11 +567,13 @@ static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootRe
 
 /* What the weighted statistics need (one block, *pMem): the drawn rows'
 ** arrays (16 bytes a row), the exact sums, the per-row terms of brier and
-** log_loss.  ML_OK or ML_NOMEM. */
+** log_loss, ece's occupied bins (at most min(B, n): the drawn rows are at
+** most n).  ML_OK or ML_NOMEM. */
 static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCanon *c,
                              const MlSamples *s, ml_i64 B, void **pMem){
-  ml_i64 n = c->n, i;
-  unsigned char *m = ml_malloc(16*(uint64_t)(n ? n : 1) + 5*sizeof(MlXsum) + 8*(uint64_t)n);
+  ml_i64 n = c->n, i, nOcc = kind==UN_ECE ? (n<B ? n : B) : 0;
+  unsigned char *m = ml_malloc(16*(uint64_t)(n ? n : 1) + 4*sizeof(MlXsum) + 8*(uint64_t)n
+                               + sizeof(CalWOcc)*(uint64_t)nOcc);
   double *term;
   if( m==0 ) return ML_NOMEM;
   *pMem = m;
@@ -580,7 +584,8 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
   u->drawn.cap[1] = s->n[1];
   u->drawn.sorted = 1;
   u->xs = (MlXsum*)(m + 16*(size_t)(n ? n : 1));
-  term = (double*)(u->xs + 5);
+  term = (double*)(u->xs + 4);
+  u->occ = (CalWOcc*)(term + n);
   switch( kind ){
     case UN_BRIER: case UN_LOGLOSS:
       for(i=0; i<n; i++){

@@ -271,18 +271,13 @@ const MlParamSpec ml_ps_level = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95", "
 const MlParamSpec ml_ps_reps = ML_PARAM_INT("reps", 10, 1000000, "1000", "20");
 const MlParamSpec ml_ps_seed = ML_PARAM_INT("seed", 0, INT64_MAX, "0", "7");
 
-int ml_param_real(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
-                  MlParam *slot, double *out){
+int ml_param_real_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                          MlParam *slot, double *out){
   const char *name = ps->name;
   double lo = ps->lo, hi = ps->hi;
   int loOpen = ps->loOpen, hiOpen = ps->hiOpen;
   int t;
   double d;
-  if( slot->n[0]>0 && ((t = sqlite3_value_type(v))==SQLITE_FLOAT || t==SQLITE_INTEGER) ){
-    /* the per-row path: the group's value again, already checked */
-    d = sqlite3_value_double(v);
-    if( d==slot->v[0] ){ slot->n[0]++; *out = d; return ML_ROW_OK; }
-  }
   t = ml_value_type(v);
   if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
     d = sqlite3_value_double(v);
@@ -355,15 +350,10 @@ int ml_param_choice_check(sqlite3_context *ctx, const char *fn, const MlParamSpe
   return ML_ROW_OK;
 }
 
-int ml_param_int(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
-                 MlParam *slot, ml_i64 *out){
+int ml_param_int_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                         MlParam *slot, ml_i64 *out){
   const char *name = ps->name;
   ml_i64 lo = ps->ilo, hi = ps->ihi;
-  if( slot->n[0]>0 && sqlite3_value_type(v)==SQLITE_INTEGER ){
-    /* the per-row path: the group's value again, already checked */
-    sqlite3_int64 i = sqlite3_value_int64(v);
-    if( (double)i==slot->v[0] ){ slot->n[0]++; *out = i; return ML_ROW_OK; }
-  }
   if( ml_value_integer(v, lo, hi, out) ) return param_hold(ctx, fn, name, 0, (double)*out, slot);
   {
     char zWhat[96];

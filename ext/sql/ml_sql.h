@@ -139,16 +139,37 @@ typedef struct MlParamSpec {
 extern const MlParamSpec ml_ps_ql, ml_ps_qh, ml_ps_gap_threshold, ml_ps_level, ml_ps_reps, ml_ps_seed;
 
 /* A real parameter in ps's range, the same in every row: validates it and
-** counts this row under it.  NULL is an error (a parameter is not data). */
-int ml_param_real(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
-                  MlParam *slot, double *out);
+** counts this row under it.  NULL is an error (a parameter is not data).
+** Inline, the per-row path: the group's value again (already checked when
+** the group's first row held it) costs a type look-up, a read and a
+** compare; anything else goes to ml_param_real_checked. */
+int ml_param_real_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                          MlParam *slot, double *out);
+static inline int ml_param_real(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                                MlParam *slot, double *out){
+  int t;
+  if( slot->n[0]>0 && ((t = sqlite3_value_type(v))==SQLITE_FLOAT || t==SQLITE_INTEGER) ){
+    double d = sqlite3_value_double(v);
+    if( d==slot->v[0] ){ slot->n[0]++; *out = d; return ML_ROW_OK; }
+  }
+  return ml_param_real_checked(ctx, fn, ps, v, slot, out);
+}
 /* A text parameter that names one of ps's words, case-insensitively, the
 ** same in every row; its index goes to *out (and is what the slot keeps). */
 int ml_param_choice(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
                     MlParam *slot, int *out);
-/* An integer parameter in ps's range, the same in every row. */
-int ml_param_int(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
-                 MlParam *slot, ml_i64 *out);
+/* An integer parameter in ps's range, the same in every row (the per-row
+** path inline, as ml_param_real's). */
+int ml_param_int_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                         MlParam *slot, ml_i64 *out);
+static inline int ml_param_int(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                               MlParam *slot, ml_i64 *out){
+  if( slot->n[0]>0 && sqlite3_value_type(v)==SQLITE_INTEGER ){
+    sqlite3_int64 i = sqlite3_value_int64(v);
+    if( (double)i==slot->v[0] ){ slot->n[0]++; *out = i; return ML_ROW_OK; }
+  }
+  return ml_param_int_checked(ctx, fn, ps, v, slot, out);
+}
 
 /* xInverse: the row holding the parameter value v (accepted by xStep) left. */
 void ml_param_drop(MlParam *slot, sqlite3_value *v);
@@ -175,9 +196,13 @@ double ml_calib_log_loss_term(int y, double p, double eps);
 ml_i64 ml_calib_bin(double p, ml_i64 B);
 double ml_calib_ece_term(const CalBin *c);
 double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
-/* ece_w and mce_w of a sorted weighted sample (key p, aux w), B bins, a[0..5)
-** the caller's scratch: the weighted twins' and ece_ci_w's one computation. */
-void ml_calib_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, double *ece, double *mce);
+/* An occupied equal-width bin of a weighted twin: its index, and its
+** weight, positive weight and sum of w p, each an exact sum rounded once. */
+typedef struct CalWOcc { ml_i64 b; double w, wy, wp; } CalWOcc;
+/* ece_w of a sorted weighted sample (key p, aux w; at least one row), B
+** bins, with a[0..4) and o[0..min(B, rows)) the caller's scratch (nothing
+** allocated): the twin's and ece_ci_w's one computation. */
+double ml_calib_ece_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o);
 
 /* validation.c: calibration_summary's JSON from calibration's sorted sample
 ** (non-empty; it is sorted here).  Sets the result or an error; after an

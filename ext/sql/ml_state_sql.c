@@ -16,7 +16,10 @@
 **   1. A BLOB first argument is a state: it stands for the function's data
 **      arguments (y, s / y, p: 2; y, s, strat: 3; ordinal: y and its m
 **      scores), the parameters follow it: ece(state, 15).  Any other first
-**      argument is a row, handled by the family as before.
+**      argument is a row, handled by the family as before.  Inside a
+**      state's own call of the family's step (NULL data, so that the step
+**      counts the parameters) a NULL first argument is that row, not a
+**      NULL state (StatePending.nested).
 **   2. Every state is validated (ml_state_parse) before anything is taken
 **      from it; the error names what is wrong: "pr_auc(): state: the state
 **      is truncated (...)".  A state of a kind the function cannot read is
@@ -31,10 +34,14 @@
 **      is NULL, so an empty shard adds nothing).
 **   5. ml_merge returns NULL for a group without states.
 **
-** Cost: a row pays one type look-up and two compares here before its
-** family's step (a number first, at a row's argument count); the family's
-** context carries the wrapper's 64 bytes (ml_agg_context), so a row never
-** asks for them.  A state in the group costs its own size until the merge;
+** Cost: a row pays nothing here.  The driver registers the family's own
+** xStep at every row count; the step reads argv[0]'s type once for its
+** row and compares it (ML_STATE_DIVERT): a BLOB or NULL there comes here
+** (ml_state_divert), so a state is recognised in the family's step, once
+** per state, and the wrappers below serve only the counts that the state
+** form alone has, and every count's xFinal/xValue (the merge, once per
+** group).  The family's context carries this file's 64 bytes
+** (ml_agg_context), so a row never asks for them.  A state in the group costs its own size until the merge;
 ** the merge is O(entries log k) for k states plus, for the families that
 ** keep rows, O(rows) to fill their buffer (8 or 16 bytes per row, as rows
 ** would; at most one SQLite allocation per class, interruptible every 2^16

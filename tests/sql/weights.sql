@@ -38,3 +38,12 @@ SELECT operating_point_w(y, s, w, 'fpr') FROM t;
 -- decision curve on weight sums
 SELECT decision_curve_w(y, s, w, 0.1, 0.9, 0.2) FROM t;
 SELECT decision_curve_w(y, s, 2) = decision_curve(y, s) FROM t;
+-- the calibration family's binned twins: bins of weight, quantile and equal-mass cuts on cumulative weight
+SELECT reliability_w(y, s, w, 3) FROM t;
+SELECT reliability_w(y, s, w, 2, 'quantile') FROM t;
+SELECT ece_equal_mass_w(y, s, w, 2), ece_l2_w(y, s, w, 2) FROM t;
+SELECT brier_decomposition_w(y, s, w, 2) FROM t;
+SELECT (SELECT reliability_w(y, s, 3, 2, 'quantile') FROM t)
+     = (SELECT reliability(y, s, 2, 'quantile') FROM t, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3));
+SELECT ece_equal_mass_w(y, s, 0.1, 2) FROM t;
+SELECT reliability_w(y, s, -2, 3, 'quantile') FROM t;
