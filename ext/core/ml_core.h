@@ -41,6 +41,7 @@
 #ifndef ML_CORE_H
 #define ML_CORE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -131,6 +132,14 @@ static inline void ml_xsum_add(MlXsum *a, double x, int sign){
 }
 /* The sum rounded to nearest, ties to even (NaN, +-Inf as IEEE sums give). */
 double ml_xsum_round(const MlXsum *a);
+/* Adds (sign +1) or removes (sign -1) the product x * y exactly: fma splits
+** it into the rounded product and its rounding error, two doubles (exact
+** unless the error underflows).  The weighted sums of w * term use it. */
+static inline void ml_xsum_add_product(MlXsum *a, double x, double y, int sign){
+  double hi = x*y;
+  ml_xsum_add(a, hi, sign);
+  ml_xsum_add(a, fma(x, y, -hi), sign);
+}
 /* The sign of the exact sum: -1, 0 or 1 (0 for NaN). */
 int ml_xsum_sign(const MlXsum *a);
 

@@ -641,11 +641,6 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
 ** depend on row order (a window frame gives the aggregate's bits) and
 ** integer weights give the rows repeated: the unweighted sums are exact too.
 */
-static void xsum_add_product(MlXsum *a, double w, double t, int sign){
-  double hi = w*t;
-  ml_xsum_add(a, hi, sign);
-  ml_xsum_add(a, fma(w, t, -hi), sign);
-}
 static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = ml_agg_context(ctx, sizeof(*p));
@@ -668,7 +663,7 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
       if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
       ml_xsum_init(p->wsum);
     }
-    xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
+    ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
     ml_xsum_add(p->wsum, w, sign);
     p->n += sign;
     return;
@@ -689,18 +684,13 @@ static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv
 
 /* ---------------------------------------------- weighted bins (the twins) */
 
-/* An occupied equal-width bin of a weighted twin: its index, and its
-** weight, positive weight and sum of w p, each an exact sum rounded once. */
-typedef struct CalWOcc { ml_i64 b; double w, wy, wp; } CalWOcc;
-
 /* The occupied equal-width bins of B over the sorted rows (p, w) of m,
-** ascending, in a new array (*pn of them; at most min(B, rows)); the total
-** weight, exactly, to *pW.  NULL when out of memory. */
-static CalWOcc *occupied_bins_w(const MlSamples *m, ml_i64 B, ml_i64 *pn, double *pW){
-  ml_i64 i[2] = {0, 0}, cur = -1, k = 0, n = ml_samples_count(m);
-  MlXsum *a = ml_malloc(4*sizeof(MlXsum));     /* a bin's w, w y, w p; all w */
-  CalWOcc *o = ml_malloc(sizeof(CalWOcc) * (uint64_t)(n<B ? n : B));
-  if( a==0 || o==0 ){ ml_free(a); ml_free(o); return 0; }
+** ascending, into o (the caller's, room for min(B, rows) bins), with a[0..4)
+** the caller's exact sums as scratch (a bin's w, w y, w p; all w), so that a
+** bootstrap replicate allocates nothing; the total weight, exactly, to *pW.
+** Returns the number of bins written. */
+static ml_i64 occupied_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o, double *pW){
+  ml_i64 i[2] = {0, 0}, cur = -1, k = 0;
   ml_xsum_init(&a[3]);
   for(;;){
     int y = 0, done = i[0]>=m->n[0] && i[1]>=m->n[1];
@@ -724,12 +714,30 @@ static CalWOcc *occupied_bins_w(const MlSamples *m, ml_i64 B, ml_i64 *pn, double
     ml_xsum_add(&a[0], w, 1);
     ml_xsum_add(&a[3], w, 1);
     if( y ) ml_xsum_add(&a[1], w, 1);
-    xsum_add_product(&a[2], w, pr, 1);
+    ml_xsum_add_product(&a[2], w, pr, 1);
   }
   *pW = ml_xsum_round(&a[3]);
-  *pn = k;
-  ml_free(a);
-  return o;
+  return k;
+}
+
+/* ece_w's fold of the occupied bins: sum_b |sum_b w y - sum_b w p| / W,
+** the sum exact, rounded once. */
+static double ece_fold_w(const CalWOcc *o, ml_i64 nOcc, double W){
+  MlXsum e;
+  ml_i64 i;
+  ml_xsum_init(&e);
+  for(i=0; i<nOcc; i++) ml_xsum_add(&e, fabs(o[i].wy - o[i].wp), 1);
+  return ml_xsum_round(&e) / W;
+}
+
+/* ece_w of the sorted weighted sample m (key p, aux w, at least one row),
+** B equal-width bins: occupied_bins_w and ece_fold_w, the one computation of
+** the twin and of the weighted bootstrap (uncertainty.c's ece_ci_w, once per
+** replicate).  a[0..4) and o[0..min(B, rows)) are the caller's scratch. */
+double ml_calib_ece_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o){
+  double W;
+  ml_i64 nOcc = occupied_bins_w(m, B, a, o, &W);
+  return ece_fold_w(o, nOcc, W);
 }
 
 /* The distinct p of a weighted sample in ascending order, each with the
@@ -893,10 +901,10 @@ static int write_reliability_quantile_w(MlJson *j, const MlSamples *m, ml_i64 B)
 ** bins: equal-width from exact bin sums (as ece, mce and reliability
 ** 'uniform' make theirs), or reliability's 'quantile'. */
 static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B){
+  ml_i64 n = ml_samples_count(&p->smp), nOcc, i;
+  MlXsum *a;
   CalWOcc *o;
-  ml_i64 nOcc, i;
   double W, mce = 0.0;
-  MlXsum e;
   MlJson j;
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
   if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
@@ -909,13 +917,13 @@ static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, m
     ml_result_json(ctx, &j);
     return;
   }
-  o = occupied_bins_w(&p->smp, B, &nOcc, &W);
-  if( o==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  a = ml_malloc(4*sizeof(MlXsum) + sizeof(CalWOcc) * (uint64_t)(n<B ? n : B));
+  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  o = (CalWOcc*)(a + 4);
+  nOcc = occupied_bins_w(&p->smp, B, a, o, &W);
   switch( d->kind ){
     case CAL_ECE:
-      ml_xsum_init(&e);
-      for(i=0; i<nOcc; i++) ml_xsum_add(&e, fabs(o[i].wy - o[i].wp), 1);
-      sqlite3_result_double(ctx, ml_xsum_round(&e) / W);
+      sqlite3_result_double(ctx, ece_fold_w(o, nOcc, W));
       break;
     case CAL_MCE:
       for(i=0; i<nOcc; i++){
@@ -941,7 +949,7 @@ static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, m
       ml_result_json(ctx, &j);
       break;
   }
-  ml_free(o);
+  ml_free(a);
 }
 
 static void ml_calib_value(sqlite3_context *ctx){

@@ -12,6 +12,9 @@
 **   auroc_ci(y, s [, level])                               DeLong
 **   auroc_diff(y, s_a, s_b [, level])                      paired DeLong test
 **   mean_ci(x [, level])                                   Student t
+**   pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w (y, s|p, w [, level, reps, seed]),
+**   ece_ci_w(y, p, w [, bins, level, reps, seed]),
+**   auroc_ci_w(y, s, w [, level, reps, seed])              the weighted bootstrap
 **
 ** Rules:
 **   1. Rows and NULLs as in the metric's own family: a NULL in any data
@@ -35,6 +38,15 @@
 **      frame re-runs the bootstrap: O(reps * w) per row.
 **   8. An interrupted statement (sqlite3_interrupt) stops the bootstrap within
 **      about 2^20 rows of work and fails with SQLITE_INTERRUPT.
+**   9. Weighted twins (docs/weights.md): rows of weight 0 are dropped before
+**      resampling; the n rows of positive weight are drawn as rule 4 draws
+**      rows (canonical order by score, label, then weight), and a row drawn
+**      k times weighs k w in the replicate, whose metric is the weighted
+**      twin's own computation.  The estimate is the point twin's value (pr_auc_w
+**      & co.) bit for bit.  auroc_ci_w is this bootstrap too (DeLong has no
+**      standard weighted form), so it takes reps and seed, which auroc_ci
+**      lacks: a twin record of its own.  No row of positive weight: NULL,
+**      "no rows of positive weight".
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -42,7 +54,10 @@
 ** weights and canonical map, plus per function: brier/log_loss 8 (the
 ** per-row terms), ece 4 (bin of each row), strat_gap 20 (the stratifier
 ** order), pr_auc_diff 20 (s_b order and its weights), ece_diff 8, auroc 16,
-** auroc_diff 48 (keys and components of both scores).
+** auroc_diff 48 (keys and components of both scores).  A weighted twin keeps
+** 16 bytes per row (score key and weight) and adds at a result 16 per row
+** (the replicate's drawn rows), 8 for brier/log_loss terms, and ece_ci_w
+** 32 bytes per bin (the occupied bins, at most min(bins, rows)).
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -52,7 +67,7 @@ SQLITE_EXTENSION_INIT3
 
 /* Which statistic a record asks of the family's shared callbacks (MlFuncDesc.kind). */
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
-       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN };
+       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN, UN_AUROC_W };
 
 #define UNC_MAX_BINS 100000
 static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, UNC_MAX_BINS, "10", "10");
@@ -79,6 +94,7 @@ static const UncShape aShape[] = {
   /* UN_PR_AUC_DIFF */ {3, 0, 0, 0, 1, 16, "s_a", "s_b"},
   /* UN_ECE_DIFF    */ {3, 1, 0, 1, 1, 16, "p_a", "p_b"},
   /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0},
+  /* UN_AUROC_W     */ {2, 0, 0, 0, 1, 16, "s", 0},
 };
 
 /* The parameters a result uses: the frame's rows' values, or the defaults. */
@@ -91,6 +107,7 @@ typedef struct UncAgg {
   UncParams q;         /* set by unc_result for the computation */
   int init;
   int failed;          /* xStep set an error: xFinal only frees */
+  int weighted;        /* a weighted twin: smp holds (score, w) of the rows of weight w > 0 */
 } UncAgg;
 
 /* Reads the parameters after the data arguments and counts the row under
@@ -240,6 +257,38 @@ static void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   ml_samples_remove(&p->smp, y, x, aux);
 }
 
+/*
+** SQL function: pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w, ece_ci_w,
+**   auroc_ci_w                                   -- xStep and xInverse (MlFamily.xStepW)
+** The driver has read the weight w and taken it out of argv: the same
+** parameter and row checks as the unweighted step; a row of weight w > 0
+** enters the buffer as (score, w), one of weight 0 (or NULL) only counts
+** its parameters.
+*/
+static void ml_unc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  UncAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y, rc;
+  double x, aux;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; p->weighted = 1; }
+  if( w<0.0 ){ p->failed = 1; return; }       /* the driver set the error */
+  rc = unc_params(ctx, d, &aShape[d->kind], argc, argv, p);
+  if( rc==ML_ROW_OK ) rc = unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux);
+  if( rc==ML_ROW_OK && w>0.0 ) rc = ml_add_row(ctx, &p->smp, y, x, w) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_ERR ) p->failed = 1;
+}
+static void ml_unc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  UncAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y;
+  double x, aux;
+  if( p==0 || !p->init ) return;
+  unc_params_drop(&aShape[d->kind], argc, argv, p);
+  if( unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux)!=ML_ROW_OK || w==0.0 ) return;
+  ml_samples_remove(&p->smp, y, x, w);
+}
+
 /* States: the one-score functions (y, s|p) and strat_gap_ci (y, s, strat)
 ** take partial states; the states' sorted runs merge into the buffer, so the
 ** canonical order, and with it every replicate, is the row query's.  The
@@ -276,6 +325,9 @@ typedef struct UncCtx {
   const MlCanon *cB;            /* pr_auc_diff: the rows ordered by s_b, */
   const uint32_t *posB;         /* the canonical position of each, */
   ml_weight *wB;                /* and its weight in a replicate */
+  MlSamples drawn;              /* weighted: a replicate's rows, each once with weight k w */
+  MlXsum *xs;                   /* weighted brier, log_loss (2), ece (4): exact sums */
+  CalWOcc *occ;                 /* weighted ece: room for min(B, n) occupied bins */
 } UncCtx;
 
 static int stat_ap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
@@ -385,6 +437,82 @@ static void order_by_aux(const MlCanon *c, MlRec16 *rec, void *scratch){
   ml_radix_sort(rec, c->n, 16, scratch);
 }
 
+/*
+** The weighted bootstrap (the *_ci_w twins).  The canonical order is (p or
+** s, label, weight); c->aux holds each row's weight w.  A replicate draws
+** rows exactly as the unweighted one (ml_boot_run: n draws over the
+** canonical positions), and a row drawn k times enters the replicate once
+** with weight k w (the product rounded once; k w = w for k = 1).  The
+** replicate's metric is then the weighted twin's own computation on those
+** rows: the weighted folds (ml_wsweep.c) for AP, NAP and AUROC, the exact
+** sums of w t and w for brier and log_loss, calibration.c's
+** ml_calib_ece_w for ece (its occupied bins and fold, in scratch allocated
+** once here: a replicate cannot report out of memory).  With k = 1 for every row that is the group
+** itself: the estimate is the point twin's value, bit for bit.
+*/
+
+/* Fills u->drawn with the rows of positive weight wc[i] (once each, weight
+** wc[i] * w_i).  The canonical order ascends by key, so each class stays
+** sorted. */
+static void drawn_rows(UncCtx *u, const MlCanon *c, const ml_weight *wc){
+  MlRec16 *a[2];
+  ml_i64 i, m[2] = {0, 0};
+  a[0] = (MlRec16*)u->drawn.a[0];
+  a[1] = (MlRec16*)u->drawn.a[1];
+  for(i=0; i<c->n; i++){
+    int y;
+    if( wc[i]==0 ) continue;
+    y = c->lab[i];
+    a[y][m[y]].key = c->key[i];
+    a[y][m[y]].aux = wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i];
+    m[y]++;
+  }
+  u->drawn.n[0] = m[0];
+  u->drawn.n[1] = m[1];
+}
+
+/* pr_auc_w, nap_w, auroc_w of the drawn rows (ranking.c's expressions). */
+static int stat_rank_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  drawn_rows(u, c, wc);
+  if( u->drawn.n[0]==0 || u->drawn.n[1]==0 ) return 0;
+  if( u->kind==UN_AUROC_W ){
+    out[0] = ml_fold_auroc(&u->drawn);
+  }else if( u->kind==UN_NAP ){
+    double pi = ml_samples_prevalence(&u->drawn);
+    out[0] = (ml_fold_average_precision(&u->drawn, 0) - pi) / (1.0 - pi);
+  }else{
+    out[0] = ml_fold_average_precision(&u->drawn, 0);
+  }
+  return 1;
+}
+
+/* brier_w, log_loss_w of the drawn rows: sum of (k w) t over sum of k w,
+** both exact, rounded once (as calibration.c's twins). */
+static int stat_mean_term_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  ml_i64 i;
+  ml_xsum_init(&u->xs[0]);
+  ml_xsum_init(&u->xs[1]);
+  for(i=0; i<c->n; i++){
+    double v;
+    if( wc[i]==0 ) continue;
+    v = wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i];
+    ml_xsum_add_product(&u->xs[0], v, u->term[i], 1);
+    ml_xsum_add(&u->xs[1], v, 1);
+  }
+  out[0] = ml_xsum_round(&u->xs[0]) / ml_xsum_round(&u->xs[1]);
+  return 1;
+}
+
+/* ece_w of the drawn rows. */
+static int stat_ece_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  drawn_rows(u, c, wc);
+  out[0] = ml_calib_ece_w(&u->drawn, u->B, u->xs, u->occ);
+  return 1;
+}
+
 /* ------------------------------------------------------------- results */
 
 static void json_interval(MlJson *j, const MlBootInterval *iv, int withEstimate){
@@ -437,6 +565,48 @@ static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootRe
   ml_json_end_object(j);
 }
 
+/* What the weighted statistics need (one block, *pMem): the drawn rows'
+** arrays (16 bytes a row), the exact sums, the per-row terms of brier and
+** log_loss, ece's occupied bins (at most min(B, n): the drawn rows are at
+** most n).  ML_OK or ML_NOMEM. */
+static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCanon *c,
+                             const MlSamples *s, ml_i64 B, void **pMem){
+  ml_i64 n = c->n, i, nOcc = kind==UN_ECE ? (n<B ? n : B) : 0;
+  unsigned char *m = ml_malloc(16*(uint64_t)(n ? n : 1) + 4*sizeof(MlXsum) + 8*(uint64_t)n
+                               + sizeof(CalWOcc)*(uint64_t)nOcc);
+  double *term;
+  if( m==0 ) return ML_NOMEM;
+  *pMem = m;
+  ml_samples_init_weighted(&u->drawn);
+  u->drawn.a[0] = m;
+  u->drawn.a[1] = m + 16*(size_t)s->n[0];
+  u->drawn.cap[0] = s->n[0];
+  u->drawn.cap[1] = s->n[1];
+  u->drawn.sorted = 1;
+  u->xs = (MlXsum*)(m + 16*(size_t)(n ? n : 1));
+  term = (double*)(u->xs + 4);
+  u->occ = (CalWOcc*)(term + n);
+  switch( kind ){
+    case UN_BRIER: case UN_LOGLOSS:
+      for(i=0; i<n; i++){
+        double pr = ml_double_of(c->key[i]);
+        term[i] = kind==UN_BRIER ? ml_calib_brier_term(c->lab[i], pr)
+                                 : ml_calib_log_loss_term(c->lab[i], pr, 1e-15);
+      }
+      u->term = term;
+      spec->stat = stat_mean_term_w;
+      break;
+    case UN_ECE:
+      u->B = B;
+      spec->stat = stat_ece_w;
+      break;
+    default:                    /* UN_PR_AUC, UN_NAP, UN_AUROC_W */
+      spec->stat = stat_rank_w;
+      break;
+  }
+  return ML_OK;
+}
+
 /* spec.stop: the statement was interrupted. */
 static int unc_stop(void *db){ return ml_interrupted((sqlite3*)db); }
 
@@ -465,7 +635,9 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   rc = ml_samples_sort_canonical(s);
   if( rc==ML_OK ) rc = ml_canon_build(&c, s);
   if( rc ){ sqlite3_result_error_nomem(ctx); return; }
-  switch( d->kind ){
+  if( p->weighted ){
+    rc = boot_weighted_ctx(&u, &spec, d->kind, &c, s, p->q.bins, &mem);
+  }else switch( d->kind ){
     case UN_PR_AUC: case UN_NAP:
       spec.stat = stat_ap;
       break;
@@ -694,7 +866,7 @@ static void unc_compute(sqlite3_context *ctx, UncAgg *p){
   ml_i64 P, N;
   if( p && unc_param_values(ctx, d, p, &p->q) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
-    ml_result_null(ctx, d->name, "no rows");
+    ml_result_null(ctx, d->name, p && p->weighted ? "no rows of positive weight" : "no rows");
     return;
   }
   if( d->kind==UN_MEAN ){ mean_result(ctx, p); return; }
@@ -731,22 +903,30 @@ static void ml_unc_final(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famUnc = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value, ml_unc_inverse,
-                                 &ml_unc_states, 0, 0 };
+                                 &ml_unc_states, ml_unc_step_w, ml_unc_inverse_w };
 static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
                                       ml_unc_inverse, &ml_unc_strat_states, 0, 0 };
 #define BOOT &ml_ps_level, &ml_ps_reps, &ml_ps_seed
 
-/* strat_gap_ci rejects 4 arguments itself: ql needs qh */
+#define W ML_FN_WEIGHTED
+
+/* strat_gap_ci rejects 4 arguments itself: ql needs qh.  The *_ci records
+** flagged W get the driver's twin NAME_w(y, s|p, w, ...), the weighted
+** bootstrap; auroc_ci is DeLong's, with no bootstrap parameters, so its
+** weighted counterpart auroc_ci_w is a twin record of its own (ML_FN_TWIN:
+** the driver still reads its weight) with level, reps and seed. */
 const MlFuncDesc ml_uncertainty_functions[] = {
-  { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, ML_FN_JSON, ML_PARAMS(BOOT) },
-  { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, ML_FN_JSON, ML_PARAMS(BOOT) },
-  { "brier_ci",        "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_BRIER, ML_FN_JSON, ML_PARAMS(BOOT) },
-  { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, ML_FN_JSON, ML_PARAMS(BOOT) },
-  { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, ML_FN_JSON,
+  { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, ML_FN_JSON | W, ML_PARAMS(BOOT) },
+  { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, ML_FN_JSON | W, ML_PARAMS(BOOT) },
+  { "brier_ci",        "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_BRIER, ML_FN_JSON | W, ML_PARAMS(BOOT) },
+  { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, ML_FN_JSON | W, ML_PARAMS(BOOT) },
+  { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, ML_FN_JSON | W,
                                                    ML_PARAMS(&psBins, BOOT) },
   { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUncStrat, 0, UN_STRAT_GAP, ML_FN_JSON,
                                                    ML_PARAMS(&ml_ps_ql, &ml_ps_qh, BOOT) },
   { "auroc_ci",        "y, s [, level]",           2,  3, &famUnc, 0, UN_AUROC, ML_FN_JSON, ML_PARAMS(&ml_ps_level) },
+  { "auroc_ci_w",      "y, s, w [, level, reps, seed]", 3, 6, &famUnc, 0, UN_AUROC_W,
+                                                   ML_FN_JSON | ML_FN_TWIN | ML_FN_NO_STATE, ML_PARAMS(BOOT) },
   { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, ML_FN_JSON | ML_FN_NO_STATE,
                                                    ML_PARAMS(&ml_ps_level) },
   { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF,

@@ -196,6 +196,13 @@ double ml_calib_log_loss_term(int y, double p, double eps);
 ml_i64 ml_calib_bin(double p, ml_i64 B);
 double ml_calib_ece_term(const CalBin *c);
 double ml_calib_ece_fold(const CalBin *aBin, ml_i64 nBin, ml_i64 n);
+/* An occupied equal-width bin of a weighted twin: its index, and its
+** weight, positive weight and sum of w p, each an exact sum rounded once. */
+typedef struct CalWOcc { ml_i64 b; double w, wy, wp; } CalWOcc;
+/* ece_w of a sorted weighted sample (key p, aux w; at least one row), B
+** bins, with a[0..4) and o[0..min(B, rows)) the caller's scratch (nothing
+** allocated): the twin's and ece_ci_w's one computation. */
+double ml_calib_ece_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o);
 
 /* validation.c: calibration_summary's JSON from calibration's sorted sample
 ** (non-empty; it is sorted here).  Sets the result or an error; after an

@@ -309,6 +309,19 @@ static void data_args_json(MlJson *j, const MlFuncDesc *d){
   ml_json_end_array(j);
 }
 
+/* The function a twin weights: make_twins' base record, or for a family's
+** own twin record (ML_FN_TWIN outside aTwin: auroc_ci_w, a bootstrap whose
+** parameters auroc_ci lacks) its name less "_w".  0 for other records. */
+static const char *twin_base_name(const MlFuncDesc *d, char *zBuf, int nBuf){
+  int i;
+  if( !(d->flags & ML_FN_TWIN) ) return 0;
+  for(i=0; i<ML_MAX_TWINS && aTwin[i].name; i++){
+    if( d==&aTwin[i] ) return aTwinBase[i]->name;
+  }
+  sqlite3_snprintf(nBuf, zBuf, "%.*s", (int)strlen(d->name) - 2, d->name);
+  return zBuf;
+}
+
 /*
 ** SQL function: mleval_functions()
 ** The registration table as JSON, one object per function:
@@ -320,6 +333,7 @@ static void data_args_json(MlJson *j, const MlFuncDesc *d){
 static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = 0;
   int iFam = 0;
+  char zBase[40];
   MlJson j;
   (void)argc; (void)argv;
   ml_json_init(&j);
@@ -333,7 +347,7 @@ static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ml_json_key(&j, "family");    ml_json_string(&j, d->fam ? d->fam->name : "scalar");
     ml_json_key(&j, "json");      ml_json_bool(&j, (d->flags & ML_FN_JSON)!=0);
     ml_json_key(&j, "deterministic"); ml_json_bool(&j, (d->flags & ML_FN_SIDE_EFFECTS)==0);
-    ml_json_key(&j, "weighted_of");   ml_json_string(&j, (d->flags & ML_FN_TWIN) ? aTwinBase[d - aTwin]->name : 0);
+    ml_json_key(&j, "weighted_of");   ml_json_string(&j, twin_base_name(d, zBase, sizeof(zBase)));
     ml_json_key(&j, "data");      data_args_json(&j, d);
     ml_json_key(&j, "params");    params_json(&j, d);
     {

@@ -1,0 +1,346 @@
+# SPDX-License-Identifier: MIT
+"""The weighted bootstrap intervals (docs/weights.md, "Weighted bootstrap"):
+pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w, ece_ci_w and auroc_ci_w.
+
+The twins are read from mleval_functions() (every "*_ci_w" with a
+"weighted_of"); each must have a case here, or the test fails.  Checked:
+
+- reproduction: the documented generator and canonical order (score, label,
+  weight), re-implemented in numpy (test_uncertainty.py's Rng and
+  boot_reference), rebuild every replicate -- the rows drawn k times weigh
+  k w, scored by scikit-learn's sample_weight metrics -- and the se,
+  percentile and BCa bounds, to 1e-12, with ties, duplicate rows that differ
+  only in their weight, and rows of weight 0;
+- the estimate is the point twin (pr_auc_w & co.) bit for bit on random
+  datasets of every shape test_weights.py draws (NULL alike where it is NULL);
+- weights all equal to c > 0: for a power of two the very text of the
+  unweighted function's JSON (pr_auc_ci, nap_ci; the calibration CIs'
+  replicates sum exactly where theirs use compensated sums: the estimate and
+  every count equal, the rest to 1e-12), for other c to 1e-12;
+- rows of weight 0 are dropped before resampling: the result is the query's
+  over the rows of positive weight; none -> NULL;
+- row order does not matter (three insertion orders, the same text);
+- every window frame gives the aggregate over the frame's rows, GROUP BY each
+  group's;
+- the interval is about the estimate: lo <= estimate <= hi on moderate data,
+  a width comparable to the se;
+- coverage: a case-control sample (all cases, a quarter of the controls,
+  weight 4) of a binormal population, about 780 rows each; the 95 %
+  intervals of pr_auc_ci_w, auroc_ci_w and brier_ci_w cover the
+  population's value 92-98 % of the time, their mean se is the spread of
+  the estimates over the samples within 15 %, and the unweighted pr_auc_ci
+  on the same samples almost never covers it;
+- bad weights: the twins' error texts.
+"""
+import json
+import math
+
+import numpy as np
+from scipy import integrate, stats
+from sklearn import metrics as skm
+
+import mltest
+import test_uncertainty
+import test_weights
+
+# each twin: its base function, the parameters before level/reps/seed as SQL,
+# whether the metric needs both classes
+CASES = {
+    "pr_auc_ci": ("", True), "nap_ci": ("", True), "auroc_ci": ("", True),
+    "brier_ci": ("", False), "log_loss_ci": ("", False), "ece_ci": (", 10", False),
+}
+BINS = 10
+
+
+def metric(name, y, s, w):
+    """The weighted metric of rows (y, s) weighing w (> 0), or None."""
+    if CASES[name][1] and y.min() == y.max():
+        return None
+    if name == "pr_auc_ci":
+        return skm.average_precision_score(y, s, sample_weight=w)
+    if name == "nap_ci":
+        pi = w[y == 1].sum() / w.sum()
+        return (skm.average_precision_score(y, s, sample_weight=w) - pi) / (1 - pi)
+    if name == "auroc_ci":
+        return skm.roc_auc_score(y, s, sample_weight=w)
+    if name == "brier_ci":
+        return math.fsum(w * (s - y) ** 2) / math.fsum(w)
+    if name == "log_loss_ci":
+        return skm.log_loss(y, s, sample_weight=w, labels=[0, 1], eps=1e-15)
+    return test_weights.ref_calibration("ece", y, s, w, BINS)
+
+
+def call(name, extra=""):
+    return "%s_w(y, s, w%s%s)" % (name, CASES[name][0], extra)
+
+
+def check_registry(ck, con):
+    table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+    twins = {f["weighted_of"]: f for f in table if f["weighted_of"] and f["name"].endswith("_ci_w")}
+    ck.equal(sorted(twins), sorted(CASES), "every weighted bootstrap twin has a case here")
+    for base, f in twins.items():
+        ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")
+        ck.equal(f["data"], ["y", "p" if base in ("brier_ci", "log_loss_ci", "ece_ci") else "s", "w"],
+                 f["name"] + " data arguments")
+        ck.equal([p["name"] for p in f["params"]][-3:], ["level", "reps", "seed"], f["name"] + " parameters")
+    ck.equal(twins["auroc_ci"]["signature"], "y, s, w [, level, reps, seed]", "auroc_ci_w signature")
+
+
+# ------------------------------------------------------------ reproduction
+
+def check_reproduction(ck, con, rng):
+    for trial in range(12):
+        n = int(rng.integers(12, 40))
+        y = (rng.random(n) < rng.uniform(0.25, 0.6)).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n) * 0.7 + 0.3 * y, 1)          # many ties, in [0, 1]
+        w = rng.choice([0.0, 0.5, 1.0, 1.5, 3.25, 0.1], n)
+        w[0], w[1] = 1.0, 2.0
+        k = int(rng.integers(2, 5))                               # rows that differ only in w
+        y[-k:], s[-k:] = y[0], s[0]
+        reps = int(rng.choice([10, 20, 30]))
+        seed = [2**63 - 1, 0, 12345, 2**53 + 1][trial % 4]
+        level = float(rng.choice([0.9, 0.95]))
+        order = rng.permutation(n)
+        mltest.load(con, ["y", "s", "w"], [(int(y[i]), float(s[i]), float(w[i])) for i in order])
+        keep = w > 0
+        yk, sk, wk = y[keep], s[keep], w[keep]
+        m = int(keep.sum())
+        c = np.lexsort((wk, yk, sk))                              # score, label, weight
+        yc, sc, wc = yk[c], sk[c], wk[c]
+        for name in CASES:
+            what = "reproduction %d %s_w (n %d of %d, reps %d, seed %d)" % (trial, name, m, n, reps, seed)
+
+            def stat(kk):
+                d = kk > 0
+                v = metric(name, yc[d], sc[d], kk[d] * wc[d]) if d.any() else None
+                return None if v is None else (v,)
+            want, red = test_uncertainty.boot_reference(stat, m, reps, seed, level, None)
+            got = json.loads(con.execute("SELECT %s FROM t" % call(name, ", ?, ?, ?"),
+                                         (level, reps, seed)).fetchone()[0])
+            w0 = want[0]
+            for key in ("estimate", "se", "lo", "hi"):
+                ck.close(got[key], w0[key], what + " " + key)
+            ck.close(got["percentile"][0], w0["plo"], what + " percentile lo")
+            ck.close(got["percentile"][1], w0["phi"], what + " percentile hi")
+            ck.equal((got["redrawn"], got["n"], got["reps"], got["seed"], got["level"], got["method"]),
+                     (red, m, reps, seed, level, "bca"), what + " redrawn, n, echo")
+
+
+# --------------------------------------------------------------- estimates
+
+POINT = {"pr_auc_ci": "pr_auc_w(y, s, w)", "nap_ci": "nap_w(y, s, w)", "auroc_ci": "auroc_w(y, s, w)",
+         "brier_ci": "brier_w(y, s, w)", "log_loss_ci": "log_loss_w(y, s, w)", "ece_ci": "ece_w(y, s, w, 10)"}
+
+
+def check_estimates(ck, con, rng):
+    for i in range(160):
+        y, s, w = test_weights.dataset(rng, i)
+        mltest.load(con, ["y", "s", "w"], [(int(y[k]), float(s[k]), float(w[k])) for k in range(y.size)])
+        for name in CASES:
+            got, want = con.execute("SELECT %s, %s FROM t" % (call(name, ", 0.9, 10, %d" % i),
+                                                                POINT[name])).fetchone()
+            what = "%s_w estimate = %s, dataset %d (n %d)" % (name, POINT[name], i, y.size)
+            if want is None or got is None:
+                ck.true(want is None and got is None, what + ": NULL alike (%r, %r)" % (got, want))
+            else:
+                ck.equal(json.loads(got)["estimate"], want, what)
+
+
+# --------------------------------------------------------- equal weights
+
+def check_equal_weights(ck, con, rng):
+    for i in range(24):
+        n = int(rng.choice([8, 30, 150]))
+        y = (rng.random(n) < 0.35).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n), int(rng.choice([1, 3])))
+        c = [1.0, 0.5, 4.0, 2.0 ** -20, 0.3, 7.0][i % 6]
+        mltest.load(con, ["y", "s", "w"], [(int(y[k]), float(s[k]), c) for k in range(n)])
+        for name in CASES:
+            if name == "auroc_ci":
+                continue                        # auroc_ci is DeLong's: no unweighted bootstrap to match
+            extra = CASES[name][0] + ", 0.9, 40, %d" % (i * 7)
+            a = con.execute("SELECT %s_w(y, s, w%s) FROM t" % (name, extra)).fetchone()[0]
+            b = con.execute("SELECT %s(y, s%s) FROM t" % (name, extra)).fetchone()[0]
+            what = "%s_w weights all %r = %s, dataset %d (n %d)" % (name, c, name, i, n)
+            exact = math.frexp(c)[0] == 0.5
+            if exact and name in ("pr_auc_ci", "nap_ci"):
+                ck.equal(a, b, what + ": the same text")
+                continue
+            ja, jb = json.loads(a), json.loads(b)
+            ck.equal(sorted(ja), sorted(jb), what + ": keys")
+            for key in ("reps", "seed", "n", "redrawn", "level", "method"):
+                ck.equal(ja[key], jb[key], what + " " + key)
+            if exact:
+                ck.equal(ja["estimate"], jb["estimate"], what + " estimate")
+            else:
+                ck.close(ja["estimate"], jb["estimate"], what + " estimate")
+            for key in ("lo", "hi", "se"):
+                ck.close(ja[key], jb[key], what + " " + key)
+            for k in (0, 1):
+                ck.close(ja["percentile"][k], jb["percentile"][k], what + " percentile %d" % k)
+
+
+# ------------------------------------------- weight 0, row order, windows
+
+def check_zero_and_order(ck, con, rng):
+    for i in range(10):
+        n = int(rng.integers(20, 80))
+        y = (rng.random(n) < 0.4).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n), 1)
+        w = rng.choice([0.0, 0.25, 1.0, 2.0, 5.5], n)
+        w[0] = w[1] = 1.0
+        k = int(rng.integers(3, 7))                       # duplicates that differ only in w
+        y[-k:], s[-k:] = y[2], s[2]
+        rows = [(int(y[j]), float(s[j]), float(w[j])) for j in range(n)]
+        texts = {}
+        for o in range(3):
+            perm = rng.permutation(n) if o else np.arange(n)
+            mltest.load(con, ["y", "s", "w"], [rows[j] for j in perm])
+            for name in CASES:
+                texts.setdefault(name, []).append(
+                    con.execute("SELECT %s FROM t" % call(name, ", 0.95, 25, 3")).fetchone()[0])
+        mltest.load(con, ["y", "s", "w"], [r for r in rows if r[2] > 0], table="pos")
+        for name in CASES:
+            what = "%s_w dataset %d" % (name, i)
+            ck.true(texts[name][0] is not None, what + ": a result")
+            ck.equal(texts[name][1], texts[name][0], what + ": insertion order 2 = order 1")
+            ck.equal(texts[name][2], texts[name][0], what + ": insertion order 3 = order 1")
+            pos = con.execute("SELECT %s FROM pos" % call(name, ", 0.95, 25, 3")).fetchone()[0]
+            ck.equal(texts[name][0], pos, what + ": rows of weight 0 dropped = the rows of positive weight alone")
+            ck.equal(json.loads(pos)["n"], int((w > 0).sum()), what + ": n counts the rows of positive weight")
+    mltest.load(con, ["y", "s", "w"], [(1, 0.9, 0.0), (0, 0.2, 0.0), (1, 0.4, None)])
+    for name in CASES:
+        ck.equal(con.execute("SELECT %s FROM t" % call(name)).fetchone()[0], None,
+                 name + "_w all weights 0 or NULL: NULL")
+    mltest.load(con, ["y", "s", "w"], [(1, 0.9, 1.0), (1, 0.2, 2.0), (0, 0.4, 0.0)])
+    for name in CASES:
+        v = con.execute("SELECT %s FROM t" % call(name)).fetchone()[0]
+        if CASES[name][1]:
+            ck.equal(v, None, name + "_w one class of positive weight: NULL")
+        else:
+            ck.true(v is not None and json.loads(v)["n"] == 2, name + "_w one class: defined, n 2 (%r)" % v)
+
+
+def check_windows(ck, con, rng):
+    n = 24
+    y = (rng.random(n) < 0.5).astype(int)
+    y[0], y[1] = 0, 1
+    s = np.round(rng.random(n), 1)
+    w = rng.choice([0.0, 0.5, 1.0, 3.0], n)
+    rows = [(int(y[k]), float(s[k]), float(w[k]), k, k % 3) for k in range(n)]
+    mltest.load(con, ["y", "s", "w", "ts", "g"], rows)
+    exprs = [call(name, ", 0.9, 12, 5") for name in CASES]
+    for shape, rid, idx, vals in mltest.each_frame(con, exprs):
+        ids = ",".join(str(k + 1) for k in idx) or "NULL"
+        for expr, v in zip(exprs, vals):
+            agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (expr, ids)).fetchone()[0]
+            ck.equal(v, agg, "%s OVER (%s) row %d" % (expr, shape, rid))
+    for expr in exprs:
+        for g, v in con.execute("SELECT g, %s FROM t GROUP BY g" % expr):
+            ck.equal(v, con.execute("SELECT %s FROM t WHERE g = ?" % expr, (g,)).fetchone()[0],
+                     "%s GROUP BY group %d" % (expr, g))
+
+
+# --------------------------------------------------- interval and coverage
+
+def check_interval(ck, con, rng):
+    for i in range(6):
+        n = 400
+        y = (rng.random(n) < 0.3).astype(int)
+        s = 1 / (1 + np.exp(-rng.normal(1.5 * y - 1, 1)))
+        w = rng.choice([0.5, 1.0, 4.0], n)
+        mltest.load(con, ["y", "s", "w"], [(int(y[k]), float(s[k]), float(w[k])) for k in range(n)])
+        for name in CASES:
+            r = json.loads(con.execute("SELECT %s FROM t" % call(name, ", 0.95, 400, %d" % i)).fetchone()[0])
+            what = "%s_w dataset %d: " % (name, i)
+            ck.true(r["se"] > 0, what + "se > 0 (%r)" % r["se"])
+            ck.true(r["lo"] <= r["estimate"] <= r["hi"], what + "lo <= estimate <= hi (%r)" % r)
+            ck.true(r["percentile"][0] <= r["estimate"] <= r["percentile"][1], what + "percentile interval holds the estimate")
+            width = (r["hi"] - r["lo"]) / (2 * 1.959964 * r["se"])
+            ck.true(0.6 < width < 1.6, what + "BCa width / (2 z se) = %.3f, not near 1" % width)
+
+
+PI, MU, KEEP0 = 0.1, 1.2, 0.25      # prevalence, separation, share of the controls labelled
+
+
+def calibrated(s):
+    """P(y = 1 | s) in the population: the scores are calibrated probabilities there."""
+    lr = np.exp(MU * s - MU * MU / 2)
+    return PI * lr / (PI * lr + 1 - PI)
+
+
+def true_brier():
+    def part(y):
+        f = (lambda t: (calibrated(t) - 1) ** 2) if y else (lambda t: calibrated(t) ** 2)
+        return integrate.quad(lambda t: f(t) * stats.norm.pdf(t - MU * y), -12, 12 + MU, epsabs=1e-13, limit=200)[0]
+    return PI * part(1) + (1 - PI) * part(0)
+
+
+def check_coverage(ck, con):
+    rng = np.random.default_rng(11)          # its own stream: the samples do not move with the checks above
+    sets, pop, reps = 300, 2400, 400
+    rows = []
+    for g in range(sets):
+        y = (rng.random(pop) < PI).astype(int)
+        s = rng.normal(MU * y, 1.0)
+        keep = (y == 1) | (rng.random(pop) < KEEP0)       # every case, a quarter of the controls
+        for yy, ss in zip(y[keep], s[keep]):
+            rows.append((g, int(yy), float(ss), float(calibrated(ss)), 1.0 if yy else 1.0 / KEEP0))
+    mltest.load(con, ["g", "y", "s", "p", "w"], rows)
+    truth = {"pr_auc_ci_w(y, s, w, 0.95, %d)" % reps: test_uncertainty_coverage_ap(),
+             "auroc_ci_w(y, s, w, 0.95, %d)" % reps: stats.norm.cdf(MU / math.sqrt(2)),
+             "brier_ci_w(y, p, w, 0.95, %d)" % reps: true_brier()}
+    for expr, t in truth.items():
+        got = [json.loads(r[0]) for r in con.execute("SELECT %s FROM t GROUP BY g" % expr)]
+        cov = sum(1 for r in got if r["lo"] <= t <= r["hi"]) / len(got)
+        # the bootstrap's se against the spread of the estimates over the samples
+        ratio = np.mean([r["se"] for r in got]) / np.std([r["estimate"] for r in got], ddof=1)
+        print("%s: 95 %% interval covers the population's %.4f in %.1f %% of %d samples; mean se / sd of the "
+              "estimates %.3f" % (expr, t, 100 * cov, len(got), ratio))
+        ck.true(0.92 <= cov <= 0.98, "%s coverage %.3f outside 0.92..0.98" % (expr, cov))
+        ck.true(0.85 <= ratio <= 1.15, "%s mean se / sd of the estimates %.3f outside 0.85..1.15" % (expr, ratio))
+    # unweighted, the same samples estimate the labelled set's AP, not the population's
+    t = truth["pr_auc_ci_w(y, s, w, 0.95, %d)" % reps]
+    got = con.execute("SELECT pr_auc_ci(y, s, 0.95, %d) ->> '$.lo', pr_auc_ci(y, s, 0.95, %d) ->> '$.hi' "
+                      "FROM t GROUP BY g" % (reps, reps)).fetchall()
+    cov = sum(1 for a, b in got if a <= t <= b) / len(got)
+    ck.true(cov < 0.2, "the unweighted pr_auc_ci covers the population's AP in %.3f of samples" % cov)
+
+
+def test_uncertainty_coverage_ap():
+    import test_uncertainty_coverage
+    return test_uncertainty_coverage.true_ap(PI, MU)
+
+
+def check_bad_weights(ck, con):
+    mltest.load(con, ["y", "s", "w"], [(1, 0.9, 1.0), (0, 0.2, 1.0)])
+    for bad, shown in [("-1", "-1"), ("1e999", "Inf"), ("'x'", "text 'x'")]:
+        for name in CASES:
+            ck.error(con, "SELECT %s_w(y, s, CASE WHEN y = 1 THEN %s ELSE w END%s) FROM t" % (name, bad, CASES[name][0]),
+                     (), "%s_w(): w must be a non-negative finite number, got %s" % (name, shown),
+                     name + "_w bad weight " + bad)
+    ck.error(con, "SELECT auroc_ci_w(y, s, w, 0.95, 9) FROM t", (),
+             "auroc_ci_w(): reps must be an integer in 10..1000000, got 9", "auroc_ci_w reps")
+
+
+def main():
+    ck = mltest.Checker("weights_boot")
+    con = mltest.connect()
+    rng = np.random.default_rng(20261128)
+    check_registry(ck, con)
+    check_reproduction(ck, con, rng)
+    check_estimates(ck, con, rng)
+    check_equal_weights(ck, con, rng)
+    check_zero_and_order(ck, con, rng)
+    check_windows(ck, con, rng)
+    check_interval(ck, con, rng)
+    check_coverage(ck, con)
+    check_bad_weights(ck, con)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
