@@ -126,6 +126,19 @@ def window(con, expr, frame, order="id", table="t"):
     return dict(con.execute(q).fetchall())
 
 
+def same_as_aggregate(ck, con, expr, order, what, table="t"):
+    """expr GROUP BY g, and expr OVER every frame shape, each equal bit for
+    bit to expr over the same rows as a plain aggregate (rows have ids
+    1..n and a group column g)."""
+    for g, v in con.execute("SELECT g, %s FROM %s GROUP BY g" % (expr, table)):
+        ck.equal(v, con.execute("SELECT %s FROM %s WHERE g = ?" % (expr, table), (g,)).fetchone()[0],
+                 "%s GROUP BY group %d %s" % (expr, g, what))
+    for shape, rid, idx, (v,) in each_frame(con, [expr], order=order, table=table):
+        ids = ",".join(str(k + 1) for k in idx) or "NULL"
+        agg = con.execute("SELECT %s FROM %s WHERE id IN (%s)" % (expr, table, ids)).fetchone()[0]
+        ck.equal(v, agg, "%s OVER (%s) row %d %s" % (expr, shape, rid, what))
+
+
 def each_frame(con, exprs, shapes=FRAMES, order="ts", table="t"):
     """For every frame shape and every row: (shape, row id, the 0-based
     indices of the rows in its frame -- ids are 1..n --, [each expr's value

@@ -266,14 +266,7 @@ def main():
         if 5 <= n <= 60 and i % 3 == 0:
             for name in CASES:
                 extra = CASES[name][1]
-                expr = "%s_w(y, s, w%s)" % (name, extra)
-                for g, v in con.execute("SELECT g, %s FROM t GROUP BY g" % expr):
-                    ck.equal(v, con.execute("SELECT %s FROM t WHERE g = ?" % expr, (g,)).fetchone()[0],
-                             "%s GROUP BY group %d dataset %d" % (expr, g, i))
-                for shape, rid, idx, (v,) in mltest.each_frame(con, [expr], order="s"):
-                    ids = ",".join(str(k + 1) for k in idx) or "NULL"
-                    agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (expr, ids)).fetchone()[0]
-                    ck.equal(v, agg, "%s OVER (%s) row %d dataset %d" % (expr, shape, rid, i))
+                mltest.same_as_aggregate(ck, con, "%s_w(y, s, w%s)" % (name, extra), "s", "dataset %d" % i)
     # weights that are not weights
     mltest.load(con, ["y", "s", "w"], [(1, 0.9, 1.0), (0, 0.2, 1.0)])
     for bad, shown in [("-1", "-1"), ("-0.5", "-0.5"), ("1e999", "Inf"), ("'x'", "text 'x'"), ("x'00'", "a blob")]:

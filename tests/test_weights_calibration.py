@@ -229,14 +229,7 @@ def main():
         # GROUP BY and every window frame: the aggregate over the same rows, bit for bit
         if 5 <= n <= 60 and i % 2 == 0:
             for name, extra, _, _ in VARIANTS:
-                expr = "%s_w(y, p, w%s)" % (name, extra)
-                for g, v in con.execute("SELECT g, %s FROM t GROUP BY g" % expr):
-                    ck.equal(v, con.execute("SELECT %s FROM t WHERE g = ?" % expr, (g,)).fetchone()[0],
-                             "%s GROUP BY group %d dataset %d" % (expr, g, i))
-                for shape, rid, idx, (v,) in mltest.each_frame(con, [expr], order="p"):
-                    ids = ",".join(str(k + 1) for k in idx) or "NULL"
-                    agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (expr, ids)).fetchone()[0]
-                    ck.equal(v, agg, "%s OVER (%s) row %d dataset %d" % (expr, shape, rid, i))
+                mltest.same_as_aggregate(ck, con, "%s_w(y, p, w%s)" % (name, extra), "p", "dataset %d" % i)
     # weight 0 and NULL; weights that are not weights; numeric text
     mltest.load(con, ["y", "p", "w"], [(1, 0.9, 1.0), (0, 0.2, 1.0), (1, 0.4, 2.0), (0, 0.6, 3.0)])
     for name, extra, _, _ in VARIANTS:

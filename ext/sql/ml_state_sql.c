@@ -179,14 +179,32 @@ static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, cha
   return rc;
 }
 
+/* Calls the family's xStep (inverse 0) or xInverse (1) with NULL in the
+** nData data slots and the state call's parameters after them, marked as
+** a state's own call (q->nested) so that ML_STATE_DIVERT reads it as a
+** row.  argc - 1 + nData is a row count the caller checked.  1 when out of
+** memory (the error set). */
+static int step_null_data(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, int nData,
+                          int argc, sqlite3_value **argv, int inverse){
+  sqlite3_value *av[ML_MAX_ARGS];
+  int i;
+  if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
+  for(i=0; i<nData; i++) av[i] = q->nullv;
+  for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
+  q->nested = 1;
+  if( inverse ) d->fam->xInverse(ctx, argc - 1 + nData, av);
+  else d->fam->xStep(ctx, argc - 1 + nData, av);
+  q->nested = 0;
+  return 0;
+}
+
 /* A state BLOB in argv[0] (xStep): validated, its parameters counted by the
 ** family's own step over NULL data, and collected for the merge. */
 static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv){
   StatePending *q = pending(ctx, d->fam->state, 1);
-  sqlite3_value *av[ML_MAX_ARGS];
   MlState st;
   const void *z;
-  int n, nData, argc2, i, rc;
+  int n, nData, argc2, rc;
   char zErr[200];
   if( q==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
@@ -200,12 +218,7 @@ static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   }
   /* The family's own xStep sets up and checks the parameters, then skips
   ** the row: its data are NULL. */
-  if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  for(i=0; i<nData; i++) av[i] = q->nullv;
-  for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
-  q->nested = 1;
-  d->fam->xStep(ctx, argc2, av);
-  q->nested = 0;
+  if( step_null_data(ctx, d, q, nData, argc, argv, 0) ) return;
   rc = ml_acc_add(&q->acc, z, (uint64_t)n, &st, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
   else if( rc ) ml_error(ctx, d->name, "%s", zErr);
@@ -254,11 +267,10 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static void state_inverse(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv){
   const MlStateHooks *h = d->fam->state;
   StatePending *q;
-  sqlite3_value *av[ML_MAX_ARGS];
   MlState st;
   const void *z;
   char zErr[200];
-  int n, rc, nData, argc2, i;
+  int n, rc, nData, argc2;
   rc = flush(ctx, d, pending(ctx, h, 0), zErr, sizeof(zErr));
   if( rc ){ absorb_error(ctx, d, rc, zErr); return; }
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
@@ -270,12 +282,7 @@ static void state_inverse(sqlite3_context *ctx, const MlFuncDesc *d, int argc, s
   nData = data_args(d, &st);
   argc2 = argc - 1 + nData;
   if( q==0 || argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ) return;
-  if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  for(i=0; i<nData; i++) av[i] = q->nullv;
-  for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
-  q->nested = 1;
-  d->fam->xInverse(ctx, argc2, av);
-  q->nested = 0;
+  step_null_data(ctx, d, q, nData, argc, argv, 1);
 }
 
 void ml_state_xinverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
