@@ -111,6 +111,8 @@ typedef struct CalAgg {
   int qinit;          /* smp initialised */
   int weighted;       /* a weighted twin (n counts its rows of positive weight) */
   MlXsum *wsum;       /* weighted brier, log_loss: the exact sum of the weights */
+  int failed;         /* a row's update ran out of memory (the error is set):
+                      ** the buffers no longer hold what n counts, xFinal only frees */
 } CalAgg;
 
 /* Up to this many bins a group allocates them at its first row; above, it
@@ -454,7 +456,7 @@ static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( (d->kind==CAL_ECE || d->kind==CAL_MCE) && p->set[0].nBin==(ml_i64)param && p->set[1].n==0
    && !p->set[0].buffered ){
     CalBins *b = &p->set[0];                    /* bins_for's common case */
-    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ sqlite3_result_error_nomem(ctx); return; }
+    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); return; }
     b->n++;
     p->n++;
     return;
@@ -462,9 +464,10 @@ static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( st==STRATEGY_QUANTILE ){
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
+    else p->failed = 1;
     return;
   }
-  if( cal_update(p, d->kind, y, pr, param, +1) ) sqlite3_result_error_nomem(ctx);
+  if( cal_update(p, d->kind, y, pr, param, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
 }
 
 /* States: each entry adds its rows of each class at once (a buffered group
@@ -558,6 +561,7 @@ static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, m
 static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 B;
+  if( p && p->failed ) return;             /* the step's error stands */
   if( p && d->aParam && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->param) ) return;
   if( p && d->kind==CAL_RELIABILITY
    && ml_param_choice_check(ctx, d->name, d->aParam[1], &p->strategy) ) return;
@@ -648,7 +652,7 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
   double pr, param;
   if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
   p->weighted = 1;
-  if( w<0.0 ) return;                          /* the driver set the error */
+  if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
   if( sign>0 ){
     int st;
     if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
@@ -660,7 +664,10 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
   if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK || w==0.0 ) return;
   if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
     if( p->wsum==0 ){
-      if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+      if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){
+        if( sign>0 ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
+        return;
+      }
       ml_xsum_init(p->wsum);
     }
     ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
@@ -671,6 +678,7 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
   if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
   if( sign>0 ){
     if( ml_add_row(ctx, &p->smp, y, pr, w)==ML_OK ) p->n++;
+    else p->failed = 1;
   }else{
     p->n -= ml_samples_remove(&p->smp, y, pr, w);
   }
