@@ -126,6 +126,30 @@ def window(con, expr, frame, order="id", table="t"):
     return dict(con.execute(q).fetchall())
 
 
+WEIGHT_KINDS = ("exponential", "integer", "steps", "log-uniform", "ipw", "small")
+
+
+def random_weights(rng, n, y, kind):
+    """Sample weights of one kind (WEIGHT_KINDS): exponential(1); integers
+    0..3 (0: the row dropped; integers: the rows repeated); the steps 0, 0.5,
+    1.5, 3.25; log-uniform over 1e-6..1e6; inverse-probability weights of
+    downsampled controls (positives 1, negatives 1/0.1, 1/0.25 or 1/0.5);
+    small (uniform 0..0.2: totals below a bin count)."""
+    if kind == "exponential":
+        return rng.exponential(1.0, n)
+    if kind == "integer":
+        return rng.integers(0, 4, n).astype(float)
+    if kind == "steps":
+        return rng.choice([0.0, 0.5, 1.5, 3.25], n)
+    if kind == "log-uniform":
+        return 10.0 ** rng.uniform(-6, 6, n)
+    if kind == "ipw":
+        return np.where(y == 1, 1.0, 1.0 / rng.choice([0.1, 0.25, 0.5], n))
+    if kind == "small":
+        return rng.uniform(0, 0.2, n)
+    raise ValueError(kind)
+
+
 def same_as_aggregate(ck, con, expr, order, what, table="t"):
     """expr GROUP BY g, and expr OVER every frame shape, each equal bit for
     bit to expr over the same rows as a plain aggregate (rows have ids

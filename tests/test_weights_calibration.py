@@ -185,19 +185,7 @@ def dataset(rng, i):
         p = rng.choice([0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.9, 1.0], n)
     else:
         p = np.clip(mltest.random_scores(rng, n, kind), 0.0, 1.0)
-    wk = i % 6
-    if wk == 0:
-        w = rng.exponential(1.0, n)
-    elif wk == 1:
-        w = rng.integers(0, 4, n).astype(float)
-    elif wk == 2:
-        w = rng.choice([0.0, 0.5, 1.5, 3.25], n)
-    elif wk == 3:                       # 1e-6 .. 1e6, log-uniform
-        w = 10.0 ** rng.uniform(-6, 6, n)
-    elif wk == 4:                       # inverse-probability weights of downsampled controls
-        w = np.where(y == 1, 1.0, 1.0 / rng.choice([0.1, 0.25, 0.5], n))
-    else:                               # small weights: total below the bins often
-        w = rng.uniform(0, 0.2, n)
+    w = mltest.random_weights(rng, n, y, mltest.WEIGHT_KINDS[i % 6])
     return y, p, w
 
 
