@@ -166,7 +166,7 @@ PROB = {"net_benefit", "decision_curve", "brier", "log_loss", "ece", "mce"}
 KINDS = ("exponential", "integer", "steps", "ipw", "log-uniform")
 
 
-def dataset(rng, i):
+def dataset(rng, i, kinds=KINDS):
     n = int(rng.choice([1, 2, 5, 30, 200, 1000]))
     prev = float(rng.choice([0.01, 0.2, 0.5, 0.9]))
     y = (rng.random(n) < prev).astype(int)
@@ -176,7 +176,7 @@ def dataset(rng, i):
     else:
         s = mltest.random_scores(rng, n, kind)
         s = np.clip(s, 0.0, 1.0)
-    w = mltest.random_weights(rng, n, y, KINDS[i % len(KINDS)])
+    w = mltest.random_weights(rng, n, y, kinds[i % len(kinds)])
     return y, s, w
 
 
