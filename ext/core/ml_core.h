@@ -246,23 +246,9 @@ int ml_samples_add(MlSamples *s, int y, double score, double aux);
 
 /* The common case of ml_samples_add, inline for the per-row path: an
 ** unsorted buffer with room appends the record.  1 if it did, 0 when the
-** caller must call ml_samples_add. */
-static inline int ml_samples_append(MlSamples *s, int y, double score, double aux){
-  ml_i64 n = s->n[y];
-  if( s->sorted || n>=s->cap[y] ) return 0;
-  if( s->width==8 ){
-    ((ml_key*)s->a[y])[n] = ml_key_of(score);
-  }else{
-    MlRec16 *r = (MlRec16*)s->a[y] + n;
-    r->key = ml_key_of(score);
-    r->aux = aux;
-  }
-  s->n[y] = n+1;
-  return 1;
-}
-
-/* ml_samples_append for a buffer known to hold 8-byte records (the
-** ranking family's rows): one test fewer on the row path. */
+** caller must call ml_samples_add.  ml_samples_append8 is the same for a
+** buffer known to hold 8-byte records (the ranking family's rows): one
+** test fewer on the row path. */
 static inline int ml_samples_append8(MlSamples *s, int y, double score){
   ml_i64 n = s->n[y];
   if( s->sorted || n>=s->cap[y] ) return 0;
@@ -270,6 +256,21 @@ static inline int ml_samples_append8(MlSamples *s, int y, double score){
   s->n[y] = n+1;
   return 1;
 }
+static inline int ml_samples_append(MlSamples *s, int y, double score, double aux){
+  ml_i64 n = s->n[y];
+  MlRec16 *r;
+  if( s->width==8 ) return ml_samples_append8(s, y, score);
+  if( s->sorted || n>=s->cap[y] ) return 0;
+  r = (MlRec16*)s->a[y] + n;
+  r->key = ml_key_of(score);
+  r->aux = aux;
+  s->n[y] = n+1;
+  return 1;
+}
+
+/* First index in class y's sorted array whose key is >= k (> k when
+** upper): the one binary search over a buffer's rows (ml_sample.c). */
+ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper);
 
 /* Removes one row equal to (y, score, aux) (runs form: takes 1 from its
 ** run's count, dropping a run left empty).  Returns 1 if found, 0 if not. */

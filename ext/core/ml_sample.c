@@ -114,8 +114,7 @@ static int samples_reserve(MlSamples *s, int y){
   return ML_OK;
 }
 
-/* First index in array y whose key is >= k (or > k when upper). */
-static ml_i64 samples_bound(const MlSamples *s, int y, ml_key k, int upper){
+ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper){
   ml_i64 lo = 0, hi = s->n[y];
   while( lo<hi ){
     ml_i64 mid = lo + (hi-lo)/2;
@@ -134,7 +133,7 @@ int ml_samples_add(MlSamples *s, int y, double score, double aux){
   memcpy(rec, &k, 8);
   if( s->width==16 ) memcpy(rec+8, &aux, 8);
   if( s->sorted ){
-    at = samples_bound(s, y, k, 1);
+    at = ml_samples_bound(s, y, k, 1);
     memmove(s->a[y] + (size_t)(at+1)*s->width, s->a[y] + (size_t)at*s->width,
             (size_t)(s->n[y]-at)*s->width);
   }else{
@@ -153,7 +152,7 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux){
   if( s->run ) return runs_remove(s, y, k);
   if( s->sorted ){
     /* Among the equal keys, find the record whose aux matches too. */
-    for(i=samples_bound(s, y, k, 0); i<n && ml_samples_key(s, y, i)==k; i++){
+    for(i=ml_samples_bound(s, y, k, 0); i<n && ml_samples_key(s, y, i)==k; i++){
       if( w==8 || memcmp(a + (size_t)i*w + 8, &aux, 8)==0 ) break;
     }
     if( i>=n || ml_samples_key(s, y, i)!=k ) return 0;

@@ -438,35 +438,24 @@ double ml_top_k_select(const MlSamples *s, ml_i64 k, ml_key *heap){
   return (double)above[1] + (double)r * (double)eq[1] / (double)d;
 }
 
-/* Rows of the sorted ascending a[0..n) (stride st) with key >= v, and > v. */
-static ml_i64 count_ge(const ml_key *a, ml_i64 n, size_t st, ml_key v){
-  ml_i64 lo = 0, hi = n;            /* first index with key >= v */
-  while( lo<hi ){ ml_i64 m = lo + (hi-lo)/2; if( a[m*st]<v ) lo = m+1; else hi = m; }
-  return n - lo;
-}
-static ml_i64 count_gt(const ml_key *a, ml_i64 n, size_t st, ml_key v){
-  return v==(ml_key)-1 ? 0 : count_ge(a, n, st, v+1);
-}
-
 /* The tie group holding rank r (0-based from the top, r < n) of sorted
 ** rows: its first rank *g0, its rows *d, its positives *dtp, and the
 ** positives ranked above it *tp0 -- by binary search on the key (the
 ** largest key with at least r + 1 rows at or above it), O(64 log n). */
 static void group_at_rank(const MlSamples *s, ml_i64 r, ml_i64 *g0, ml_i64 *d, ml_i64 *dtp, ml_i64 *tp0){
-  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
-  const size_t st = s->width/8;
   ml_key lo = 0, hi = (ml_key)-1;
   ml_i64 gt0, gt1;
   while( lo<hi ){                   /* the largest v with count(>= v) > r */
     ml_key m = hi - (hi-lo)/2;
-    if( count_ge(a0, s->n[0], st, m) + count_ge(a1, s->n[1], st, m) > r ) lo = m; else hi = m-1;
+    if( s->n[0] - ml_samples_bound(s, 0, m, 0) + s->n[1] - ml_samples_bound(s, 1, m, 0) > r ) lo = m;
+    else hi = m-1;
   }
-  gt0 = count_gt(a0, s->n[0], st, lo);
-  gt1 = count_gt(a1, s->n[1], st, lo);
+  gt0 = s->n[0] - ml_samples_bound(s, 0, lo, 1);
+  gt1 = s->n[1] - ml_samples_bound(s, 1, lo, 1);
   *g0 = gt0 + gt1;
   *tp0 = gt1;
-  *dtp = count_ge(a1, s->n[1], st, lo) - gt1;
-  *d = count_ge(a0, s->n[0], st, lo) - gt0 + *dtp;
+  *dtp = s->n[1] - ml_samples_bound(s, 1, lo, 0) - gt1;
+  *d = s->n[0] - ml_samples_bound(s, 0, lo, 0) - gt0 + *dtp;
 }
 
 /* ml_fold_gains over rows: each part's pieces found by binary search at

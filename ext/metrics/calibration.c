@@ -538,20 +538,28 @@ static double bin_mean_p(const CalOcc *c){
 
 static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B);
 
+/* One bin of reliability()'s JSON, {"bin","lo","hi","n","mean_p","frac_pos"}:
+** the one writer of every strategy and its weighted twin; n is written as
+** an integer for rows (weighted 0), as a number for a sum of weights. */
+static void reliability_bin_json(MlJson *j, ml_i64 b, double lo, double hi, int weighted, double n,
+                                 double meanP, double fracPos){
+  ml_json_begin_object(j);
+  ml_json_key(j, "bin");      ml_json_int(j, b);
+  ml_json_key(j, "lo");       ml_json_double(j, lo);
+  ml_json_key(j, "hi");       ml_json_double(j, hi);
+  ml_json_key(j, "n");        if( weighted ) ml_json_double(j, n); else ml_json_int(j, (ml_i64)n);
+  ml_json_key(j, "mean_p");   ml_json_double(j, meanP);
+  ml_json_key(j, "frac_pos"); ml_json_double(j, fracPos);
+  ml_json_end_object(j);
+}
+
 static void write_reliability(MlJson *j, ml_i64 B, const CalOcc *o, ml_i64 nOcc){
   ml_i64 i;
   ml_json_begin_array(j);
   for(i=0; i<nOcc; i++){
     const CalOcc *c = &o[i];
-    ml_i64 b = o[i].b;
-    ml_json_begin_object(j);
-    ml_json_key(j, "bin");      ml_json_int(j, b);
-    ml_json_key(j, "lo");       ml_json_double(j, width_edge(b, B));
-    ml_json_key(j, "hi");       ml_json_double(j, width_edge(b+1, B));
-    ml_json_key(j, "n");        ml_json_int(j, c->n);
-    ml_json_key(j, "mean_p");   ml_json_double(j, bin_mean_p(c));
-    ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
-    ml_json_end_object(j);
+    reliability_bin_json(j, c->b, width_edge(c->b, B), width_edge(c->b+1, B), 0, (double)c->n,
+                         bin_mean_p(c), (double)c->npos/(double)c->n);
   }
   ml_json_end_array(j);
 }
@@ -890,14 +898,7 @@ static int write_reliability_quantile_w(MlJson *j, const MlSamples *m, ml_i64 B)
   for(k=0; k<B; k++){
     const CalWBin *c = &bin[k];
     if( c->n==0.0 ) continue;
-    ml_json_begin_object(j);
-    ml_json_key(j, "bin");      ml_json_int(j, k);
-    ml_json_key(j, "lo");       ml_json_double(j, edge[k]);
-    ml_json_key(j, "hi");       ml_json_double(j, edge[k+1]);
-    ml_json_key(j, "n");        ml_json_double(j, c->n);
-    ml_json_key(j, "mean_p");   ml_json_double(j, ml_sum_value(&c->sp)/c->n);
-    ml_json_key(j, "frac_pos"); ml_json_double(j, c->npos/c->n);
-    ml_json_end_object(j);
+    reliability_bin_json(j, k, edge[k], edge[k+1], 1, c->n, ml_sum_value(&c->sp)/c->n, c->npos/c->n);
   }
   ml_json_end_array(j);
   ml_free(edge);
@@ -944,14 +945,8 @@ static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, m
       ml_json_init(&j);
       ml_json_begin_array(&j);
       for(i=0; i<nOcc; i++){
-        ml_json_begin_object(&j);
-        ml_json_key(&j, "bin");      ml_json_int(&j, o[i].b);
-        ml_json_key(&j, "lo");       ml_json_double(&j, width_edge(o[i].b, B));
-        ml_json_key(&j, "hi");       ml_json_double(&j, width_edge(o[i].b+1, B));
-        ml_json_key(&j, "n");        ml_json_double(&j, o[i].w);
-        ml_json_key(&j, "mean_p");   ml_json_double(&j, o[i].wp/o[i].w);
-        ml_json_key(&j, "frac_pos"); ml_json_double(&j, o[i].wy/o[i].w);
-        ml_json_end_object(&j);
+        reliability_bin_json(&j, o[i].b, width_edge(o[i].b, B), width_edge(o[i].b+1, B), 1, o[i].w,
+                             o[i].wp/o[i].w, o[i].wy/o[i].w);
       }
       ml_json_end_array(&j);
       ml_result_json(ctx, &j);
@@ -1089,14 +1084,8 @@ static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B){
   for(k=0; k<B; k++){
     const CalBin *c = &bin[k];
     if( c->n==0 ) continue;
-    ml_json_begin_object(j);
-    ml_json_key(j, "bin");      ml_json_int(j, k);
-    ml_json_key(j, "lo");       ml_json_double(j, edge[k]);
-    ml_json_key(j, "hi");       ml_json_double(j, edge[k+1]);
-    ml_json_key(j, "n");        ml_json_int(j, c->n);
-    ml_json_key(j, "mean_p");   ml_json_double(j, ml_sum_value(&c->sp)/(double)c->n);
-    ml_json_key(j, "frac_pos"); ml_json_double(j, (double)c->npos/(double)c->n);
-    ml_json_end_object(j);
+    reliability_bin_json(j, k, edge[k], edge[k+1], 0, (double)c->n,
+                         ml_sum_value(&c->sp)/(double)c->n, (double)c->npos/(double)c->n);
   }
   ml_json_end_array(j);
   ml_free(edge);
