@@ -144,7 +144,7 @@ SPECIAL_BAD = {
 #   wscore = (y, s, w), wprob = (y, p, w): the weighted twins (weight 1 here;
 #   their bad weights are tests/test_weights.py's)
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
-          ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob",
+          ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("x",): "mean", ("state",): "state", (): "scalar"}
 
@@ -357,6 +357,8 @@ def call(name, shape, y, x, extra):
         return "%s(%s, %s, 1%s)" % (name, y, x, extra)
     if shape == "strat":
         return "%s(%s, %s, 3%s)" % (name, y, x, extra)
+    if shape == "wstrat":
+        return "%s(%s, %s, 1, 3%s)" % (name, y, x, extra)
     if shape == "ord":
         return "%s(%s, %s, %s)" % (name, y, x, x)
     if shape == "ge":
@@ -456,6 +458,10 @@ def main():
             after_error(name + " bad score")
         if shape == "strat":
             ck.error(con, "SELECT %s(1, 0.5, 'long'%s)" % (name, extra), (), "%s(): strat must be a number, got text 'long'" % name)
+        if shape == "wstrat":
+            ck.error(con, "SELECT %s(1, 0.5, 1, 'long'%s)" % (name, extra), (), "%s(): strat must be a number, got text 'long'" % name)
+            ck.error(con, "SELECT %s(1, 0.5, -2, 3%s)" % (name, extra), (),
+                     "%s(): w must be a non-negative finite number, got -2" % name)
         for p, tail in badparams:
             ck.error(con, "SELECT " + call(name, shape, "1", "0.5", p), (), "%s(): %s" % (name, tail), name + " bad param")
             after_error(name + " bad param")
@@ -474,9 +480,9 @@ def main():
         ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % call(name, shape, "y", "s", extra)).fetchone(),
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
-        if (name[:-2] if shape in ("wscore", "wprob") else name) in ONE_CLASS_DEFINED:
+        if (name[:-2] if shape in ("wscore", "wprob", "wstrat") else name) in ONE_CLASS_DEFINED:
             ck.true(one is not None, name + " one class is defined")
-        elif name == "strat_report":
+        elif name in ("strat_report", "strat_report_w"):
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")
         elif name == "ordinal_report":
             ck.true(one is not None and '"ordinal_auprc":null' in one, name + " one class: means null")

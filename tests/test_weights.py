@@ -3,8 +3,9 @@
 
 The twins are read from the extension's records (mleval_functions()'s
 "weighted_of"); each must be covered here, or the test fails (the calibration
-family's binned twins in test_weights_calibration.py, the weighted bootstrap's
-*_ci_w twins in test_weights_boot.py, which asserts the same).  On random
+family's binned twins in test_weights_calibration.py, the stratified
+family's in test_weights_strat.py, the weighted bootstrap's *_ci_w twins in
+test_weights_boot.py, which asserts the same).  On random
 datasets -- ties, 1 % prevalence, one class, weights real, integer and zero,
 tiny and large groups -- every twin is compared with
   * scikit-learn 1.2's sample_weight results where it has the metric
@@ -31,6 +32,7 @@ from sklearn import metrics as skm
 
 import mltest
 import test_weights_calibration
+import test_weights_strat
 
 BINS = 10
 
@@ -250,9 +252,11 @@ def main():
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"]}
     # the calibration family's binned twins are test_weights_calibration.py's,
     # the weighted bootstrap's (*_ci_w) test_weights_boot.py's
-    elsewhere = set(test_weights_calibration.CASES) | {b for b, f in twins.items() if f["name"].endswith("_ci_w")}
+    elsewhere = set(test_weights_calibration.CASES) | set(test_weights_strat.CASES) \
+        | {b for b, f in twins.items() if f["name"].endswith("_ci_w")}
     ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
-             "every weighted twin has a case here, in test_weights_calibration.py or in test_weights_boot.py")
+             "every weighted twin has a case here, in test_weights_calibration.py, test_weights_strat.py "
+             "or in test_weights_boot.py")
     for base, f in twins.items():
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")
     rng = np.random.default_rng(20261127)

@@ -105,6 +105,9 @@ typedef struct MlXsum {
 } MlXsum;
 
 void ml_xsum_init(MlXsum *a);
+/* The exact sum, correctly rounded, of n doubles stride doubles apart (a
+** tie group's weights): whatever their order, the same double. */
+double ml_exact_sum(const double *x, size_t stride, ml_i64 n);
 /* The rare path of ml_xsum_add: Inf/NaN terms, and the carry pass. */
 void ml_xsum_add_slow(MlXsum *a, double x, int sign);
 /* Adds sign * x for a finite x, with a carry pass due no sooner than now. */
@@ -188,8 +191,10 @@ int ml_stop_happened(void);                       /* a stop was requested since 
 
 /* ---------------------------------------------------------------- samples */
 
-/* One record: the key, then (width 16 only) one auxiliary double. */
+/* One record: the key, then (width 16) one auxiliary double, or (width 24)
+** two. */
 typedef struct MlRec16 { ml_key key; double aux; } MlRec16;
+typedef struct MlRec24 { ml_key key; double aux, aux2; } MlRec24;
 
 /* One distinct value of a sample and its rows of each class (n[0]
 ** negatives, n[1] positives): what a computation over ties needs, from
@@ -210,7 +215,7 @@ typedef struct MlSamples {
   unsigned char *a[2];   /* a[0] negatives, a[1] positives */
   ml_i64 n[2];           /* rows held in each */
   ml_i64 cap[2];         /* rows allocated in each */
-  unsigned width;        /* bytes per record: 8 (key) or 16 (key + aux) */
+  unsigned width;        /* bytes per record: 8 (key), 16 (key + aux) or 24 (key + aux + aux2) */
   int sorted;            /* both arrays are in ascending key order */
   MlRun *run;            /* runs form: the counted runs, ascending (else NULL) */
   ml_i64 nRun, capRun;   /* runs held, allocated */
@@ -237,12 +242,18 @@ static inline ml_key ml_samples_key(const MlSamples *s, int y, ml_i64 i){
 static inline double ml_samples_aux(const MlSamples *s, int y, ml_i64 i){
   double d; memcpy(&d, s->a[y] + (size_t)i*s->width + 8, 8); return d;
 }
+static inline double ml_samples_aux2(const MlSamples *s, int y, ml_i64 i){   /* width 24 */
+  double d; memcpy(&d, s->a[y] + (size_t)i*s->width + 16, 8); return d;
+}
 
 /* Adds a row.  Appends while unsorted (O(1) amortised); once sorted, inserts
 ** at its place (binary search + memmove, O(w)); in runs form, adds 1 to its
 ** run's count, or inserts a run.  ML_OK or ML_NOMEM (the buffer is left as
 ** it was). */
 int ml_samples_add(MlSamples *s, int y, double score, double aux);
+/* The same with the second auxiliary double of a width-24 record (the
+** extra values are ignored past the record's width). */
+int ml_samples_add2(MlSamples *s, int y, double score, double aux, double aux2);
 
 /* The common case of ml_samples_add, inline for the per-row path: an
 ** unsorted buffer with room appends the record.  1 if it did, 0 when the
@@ -259,7 +270,7 @@ static inline int ml_samples_append8(MlSamples *s, int y, double score){
 static inline int ml_samples_append(MlSamples *s, int y, double score, double aux){
   ml_i64 n = s->n[y];
   MlRec16 *r;
-  if( s->width==8 ) return ml_samples_append8(s, y, score);
+  if( s->width!=16 ) return s->width==8 ? ml_samples_append8(s, y, score) : 0;
   if( s->sorted || n>=s->cap[y] ) return 0;
   r = (MlRec16*)s->a[y] + n;
   r->key = ml_key_of(score);
@@ -275,6 +286,7 @@ ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper);
 /* Removes one row equal to (y, score, aux) (runs form: takes 1 from its
 ** run's count, dropping a run left empty).  Returns 1 if found, 0 if not. */
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
+int ml_samples_remove2(MlSamples *s, int y, double score, double aux, double aux2);
 
 /* Sorts both arrays by key if not already sorted.  ML_OK or ML_NOMEM (the
 ** scratch buffer is max(n0, n1) records, freed before returning). */
@@ -582,6 +594,12 @@ void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, 
 /* numpy.quantile(a, q) (method 'linear') for q1 <= q2, found by selection on
 ** a (which is reordered).  n >= 1. */
 void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, double *out2);
+/* numpy's linear quantile q on a cumulative-weight axis (ml_quantile.c rule
+** 3): n >= 1 values v[i * stride] ascending, value i occupying [below[i *
+** stride], next below) of [0, W).  *at: where to start looking (0 at first;
+** advanced, so that quantiles asked in ascending q walk the values once). */
+double ml_wquantile(const double *v, const double *below, size_t stride, ml_i64 n, double W,
+                    double q, ml_i64 *at);
 /* The same quantiles of ascending v[0..n) where v[i] is repeated w[i] times
 ** (w NULL: once), the total weight >= 1: one O(n) walk, the same lerp, so
 ** with unit weights it returns ml_quantile_pair's doubles. */

@@ -9,7 +9,9 @@
 ** and ml_lerp_np(), used by calibration.c for the quantile reliability
 ** bins over an already sorted sample; ml_quantile_pair_sorted(), the same
 ** quantiles of sorted values repeated by weights (strat_gap_ci's replicates,
-** one O(n) walk each).
+** one O(n) walk each); ml_wquantile(), the quantile on a cumulative-weight
+** axis (the weighted twins: reliability_w's quantile edges, the stratified
+** twins' window).
 **
 ** Rules:
 **   1. The virtual index is h = (n-1)q; with j = floor(h), g = h - j the
@@ -19,6 +21,13 @@
 **   2. Order statistics are found by quickselect (median of three, with
 **      three-way partition so heavy ties stay linear): O(n) expected, no
 **      full sort.  The array is reordered.
+**   3. Weighted (docs/weights.md, "Cuts on cumulative weight"): the values
+**      ascending, value i occupying [below_i, below_i + w_i) of an axis of
+**      length W; h = q (W - 1) (0 when W < 1), j = floor(h), the result
+**      lerp(value at rank j, value at rank j + 1, h - j), the value at rank
+**      r the one whose interval holds r (the largest when r >= W).  Every
+**      weight 1 gives rule 1's double; integer weights give the quantile of
+**      the values repeated.
 */
 #include <math.h>
 #include "ml_core.h"
@@ -110,4 +119,26 @@ void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
   }
   *out1 = ml_lerp_np(val[0], val[1], g[0]);
   *out2 = ml_lerp_np(val[2], val[3], g[1]);
+}
+
+/* The value at rank r of a cumulative-weight axis: the first value whose
+** interval ends above r, looking from *at on (advanced: ranks are asked in
+** ascending order); the largest when r >= W. */
+static double wrank(const double *v, const double *below, size_t st, ml_i64 n, double r, ml_i64 *at){
+  ml_i64 i = *at;
+  while( i+1<n && !(below[(size_t)(i+1)*st] > r) ) i++;
+  *at = i;
+  return v[(size_t)i*st];
+}
+
+double ml_wquantile(const double *v, const double *below, size_t stride, ml_i64 n, double W,
+                    double q, ml_i64 *at){
+  double h = q * (W - 1.0), j, lo, hi;
+  ml_i64 a;
+  if( !(h>0.0) ) h = 0.0;
+  j = floor(h);
+  lo = wrank(v, below, stride, n, j, at);
+  a = *at;
+  hi = wrank(v, below, stride, n, j + 1.0, &a);
+  return ml_lerp_np(lo, hi, h - j);
 }

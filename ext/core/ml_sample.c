@@ -9,10 +9,12 @@
 ** ordinal.c and calibration.c keep one MlSamples in their aggregate context.
 **
 ** Rules:
-**   1. A row is (label y in {0,1}, score, optional aux double).  The label
+**   1. A row is (label y in {0,1}, score, optional aux doubles).  The label
 **      picks the array, so a record is just the score's order-preserving key
-**      (8 bytes) or key + aux (16 bytes).  The memory bound of the aggregate
-**      state, 16 bytes per row, follows.
+**      (8 bytes), key + aux (16 bytes), or key + aux + aux2 (24 bytes: the
+**      stratified family's weighted twins, weight and stratifier).  The
+**      memory bound of the aggregate state, 16 bytes per row (24 for a
+**      weighted twin), follows.
 **   2. -0.0 is stored as +0.0: equal doubles have equal keys, so ties are
 **      decided by == as in scikit-learn.
 **   3. Until the first sort, rows are appended (amortised O(1), arrays grow
@@ -124,14 +126,15 @@ ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper){
   return lo;
 }
 
-int ml_samples_add(MlSamples *s, int y, double score, double aux){
-  unsigned char rec[16];
+int ml_samples_add2(MlSamples *s, int y, double score, double aux, double aux2){
+  unsigned char rec[24];
   ml_key k = ml_key_of(score);
   ml_i64 at;
   if( s->run ) return runs_add(s, y, k);
   if( samples_reserve(s, y) ) return ML_NOMEM;
   memcpy(rec, &k, 8);
-  if( s->width==16 ) memcpy(rec+8, &aux, 8);
+  memcpy(rec+8, &aux, 8);
+  memcpy(rec+16, &aux2, 8);
   if( s->sorted ){
     at = ml_samples_bound(s, y, k, 1);
     memmove(s->a[y] + (size_t)(at+1)*s->width, s->a[y] + (size_t)at*s->width,
@@ -144,7 +147,12 @@ int ml_samples_add(MlSamples *s, int y, double score, double aux){
   return ML_OK;
 }
 
-int ml_samples_remove(MlSamples *s, int y, double score, double aux){
+int ml_samples_add(MlSamples *s, int y, double score, double aux){
+  return ml_samples_add2(s, y, score, aux, 0.0);
+}
+
+int ml_samples_remove2(MlSamples *s, int y, double score, double aux, double aux2){
+  double rest[2] = { aux, aux2 };     /* the record's bytes after the key */
   ml_key k = ml_key_of(score);
   ml_i64 i, n = s->n[y];
   unsigned w = s->width;
@@ -153,20 +161,24 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux){
   if( s->sorted ){
     /* Among the equal keys, find the record whose aux matches too. */
     for(i=ml_samples_bound(s, y, k, 0); i<n && ml_samples_key(s, y, i)==k; i++){
-      if( w==8 || memcmp(a + (size_t)i*w + 8, &aux, 8)==0 ) break;
+      if( w==8 || memcmp(a + (size_t)i*w + 8, rest, w-8)==0 ) break;
     }
     if( i>=n || ml_samples_key(s, y, i)!=k ) return 0;
     memmove(a + (size_t)i*w, a + (size_t)(i+1)*w, (size_t)(n-i-1)*w);
   }else{
     for(i=0; i<n; i++){
       if( ml_samples_key(s, y, i)==k
-       && (w==8 || memcmp(a + (size_t)i*w + 8, &aux, 8)==0) ) break;
+       && (w==8 || memcmp(a + (size_t)i*w + 8, rest, w-8)==0) ) break;
     }
     if( i>=n ) return 0;
     memcpy(a + (size_t)i*w, a + (size_t)(n-1)*w, w);   /* order is free */
   }
   s->n[y]--;
   return 1;
+}
+
+int ml_samples_remove(MlSamples *s, int y, double score, double aux){
+  return ml_samples_remove2(s, y, score, aux, 0.0);
 }
 
 /* Insertion sort for short runs, where radix passes cost more than they
@@ -181,10 +193,17 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
       for(j=i; j>0 && k[j-1]>v; j--) k[j] = k[j-1];
       k[j] = v;
     }
-  }else{
+  }else if( w==16 ){
     MlRec16 *r = (MlRec16*)a;
     for(i=1; i<n; i++){
       MlRec16 v = r[i];
+      for(j=i; j>0 && r[j-1].key>v.key; j--) r[j] = r[j-1];
+      r[j] = v;
+    }
+  }else{
+    MlRec24 *r = (MlRec24*)a;
+    for(i=1; i<n; i++){
+      MlRec24 v = r[i];
       for(j=i; j>0 && r[j-1].key>v.key; j--) r[j] = r[j-1];
       r[j] = v;
     }
@@ -234,10 +253,14 @@ static int lsd_sort(unsigned char *base, ml_i64 n, unsigned width, unsigned char
       const ml_key *s8 = (const ml_key*)src;
       ml_key *d8 = (ml_key*)dst;
       for(i=0; i<n; i++){ ml_key v = s8[i]; d8[c[DIGIT(v, b)]++] = v; }
-    }else{
+    }else if( width==16 ){
       const MlRec16 *s16 = (const MlRec16*)src;
       MlRec16 *d16 = (MlRec16*)dst;
       for(i=0; i<n; i++){ d16[c[DIGIT(s16[i].key, b)]++] = s16[i]; }
+    }else{
+      const MlRec24 *s24 = (const MlRec24*)src;
+      MlRec24 *d24 = (MlRec24*)dst;
+      for(i=0; i<n; i++){ d24[c[DIGIT(s24[i].key, b)]++] = s24[i]; }
     }
     { unsigned char *t = src; src = dst; dst = t; }
   }
@@ -299,10 +322,14 @@ static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w
     const ml_key *s8 = (const ml_key*)a;
     ml_key *d8 = (ml_key*)tmp;
     for(i=0; i<n; i++){ ml_key v = s8[i]; d8[c[BUCKET(v)]++] = v; }
-  }else{
+  }else if( w==16 ){
     const MlRec16 *s16 = (const MlRec16*)a;
     MlRec16 *d16 = (MlRec16*)tmp;
     for(i=0; i<n; i++) d16[c[BUCKET(s16[i].key)]++] = s16[i];
+  }else{
+    const MlRec24 *s24 = (const MlRec24*)a;
+    MlRec24 *d24 = (MlRec24*)tmp;
+    for(i=0; i<n; i++) d24[c[BUCKET(s24[i].key)]++] = s24[i];
   }
 #undef BUCKET
   if( ask && ml_stop_requested() ){

@@ -39,22 +39,9 @@
 #include "ml_core.h"
 
 /* The exact sum, correctly rounded, of the weights of class y's rows
-** j, j+1, ..., i-1.  Fast path: plain double additions, each checked exact
-** by TwoSum (Knuth); integer weights, and most others, never leave it.  On
-** the first inexact addition the sum starts over in an MlXsum. */
+** j, j+1, ..., i-1 (ml_exact_sum). */
 static double weight_sum(const MlSamples *s, int y, ml_i64 j, ml_i64 i){
-  MlXsum a;
-  ml_i64 r;
-  double t = 0.0;
-  for(r=j; r<i; r++){
-    double b = ml_samples_aux(s, y, r), u = t + b, bp = u - t;
-    if( (t - (u - bp)) + (b - bp)!=0.0 ) break;       /* the rounding error of t + b */
-    t = u;
-  }
-  if( r==i ) return t;
-  ml_xsum_init(&a);
-  for(r=j; r<i; r++) ml_xsum_add(&a, ml_samples_aux(s, y, r), 1);
-  return ml_xsum_round(&a);
+  return ml_exact_sum((const double*)(s->a[y] + (size_t)j*s->width + 8), s->width/8, i-j);
 }
 
 /* What tp (y = 1) or fp (y = 0) is at the end of a sweep (rule 3): the tie

@@ -224,3 +224,22 @@ int ml_psum_add_n(MlPSum *s, double p, ml_i64 n, int sign){
   s->hi = (uint64_t)(acc >> 64);
   return ML_OK;
 }
+
+/* The exact sum, correctly rounded, of x[0], x[stride], ..., x[(n-1)
+** stride].  Fast path: plain double additions, each checked exact by
+** TwoSum (Knuth); integer weights, and most others, never leave it.  On the
+** first inexact addition the sum starts over in an MlXsum. */
+double ml_exact_sum(const double *x, size_t stride, ml_i64 n){
+  MlXsum a;
+  ml_i64 r;
+  double t = 0.0;
+  for(r=0; r<n; r++){
+    double b = x[(size_t)r*stride], u = t + b, bp = u - t;
+    if( (t - (u - bp)) + (b - bp)!=0.0 ) break;       /* the rounding error of t + b */
+    t = u;
+  }
+  if( r==n ) return t;
+  ml_xsum_init(&a);
+  for(r=0; r<n; r++) ml_xsum_add(&a, x[(size_t)r*stride], 1);
+  return ml_xsum_round(&a);
+}

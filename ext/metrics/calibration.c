@@ -806,33 +806,15 @@ static void wbin_add(CalWBin *b, double cnt, double pos, double v){
   ml_sum_add(&b->sp, cnt * v);
 }
 
-/* The p at rank r of the cumulative-weight axis: the first group whose
-** rows end above r (*at: where to start looking, advanced; ranks asked in
-** ascending order); the largest p when r >= W. */
-static double weighted_at_rank(const CalWGroups *G, double r, ml_i64 *at){
-  ml_i64 i = *at;
-  while( i+1<G->n && !(G->g[i+1].below > r) ) i++;
-  *at = i;
-  return G->g[i].v;
-}
-
 /* Edge k of B weighted quantile bins (docs/weights.md): the smallest p at
 ** k = 0 and the largest at k = B; between, numpy's linear quantile on the
-** cumulative-weight axis, h = q (W - 1) (0 when W < 1), j = floor(h),
-** lerp(p at rank j, p at rank j + 1, h - j) -- the unweighted rule where
-** every weight is 1.  k ascending (*at as weighted_at_rank). */
+** cumulative-weight axis (ml_wquantile) -- the unweighted rule where every
+** weight is 1.  k ascending (*at as ml_wquantile's). */
 static double weighted_quantile_edge(const CalWGroups *G, ml_i64 k, ml_i64 B, ml_i64 *at){
-  double q = (width_edge(k, B) * 100.0) / 100.0, h, j, lo, hi;
-  ml_i64 a;
+  double q = (width_edge(k, B) * 100.0) / 100.0;
   if( k==0 ) return G->g[0].v;
   if( k>=B ) return G->g[G->n-1].v;
-  h = q * (G->W - 1.0);
-  if( !(h>0.0) ) h = 0.0;
-  j = floor(h);
-  lo = weighted_at_rank(G, j, at);
-  a = *at;
-  hi = weighted_at_rank(G, j + 1.0, &a);
-  return ml_lerp_np(lo, hi, h - j);
+  return ml_wquantile(&G->g[0].v, &G->g[0].below, sizeof(CalWGroup)/sizeof(double), G->n, G->W, q, at);
 }
 
 /* fill_edge_bins on the groups: group g in bin i = the number of

@@ -27,10 +27,20 @@
 **   5. Fewer than 10 rows of a class in the window gives a NULL trimmed
 **      value and a reason, never an error (eval_toolkit raises there; one
 **      thin fold must not kill a GROUP BY audit).
+**   6. Weighted twins strat_pr_auc_w(y, s, w, strat [, ql, qh]), strat_gap_w,
+**      strat_report_w (docs/weights.md): the quantiles are numpy's linear
+**      quantile on the cumulative-weight axis of the stratifier
+**      (ml_wquantile; each distinct stratifier's weight an exact sum), the
+**      pr_auc folds pr_auc_w's weighted sweep, a class "fewer than 10" when
+**      its weight in the window is below 10, and n, n_trimmed, pos_trimmed,
+**      neg_trimmed are sums of weights.  Integer weights give the rows
+**      repeated, bit for bit.
 **
-** Cost: 16 bytes per row of state (score key + stratifier); at each result
-** an 8-byte-per-row copy of the stratifiers for the selection, one radix
-** sort (kept sorted in window frames), three O(n) passes.
+** Cost: 16 bytes per row of state (score key + stratifier), 24 for a
+** weighted twin (+ weight); at each result an 8-byte-per-row copy of the
+** stratifiers for the selection (16 weighted: the quantile sorts (strat,
+** w) pairs), one radix sort (kept sorted in window frames), three O(n)
+** passes; a weighted twin also copies the window's rows (16 bytes each).
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -124,6 +134,46 @@ static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
+/*
+** The weighted twins' xStep and xInverse (MlFamily.xStepW): the same row and
+** parameter checks; a row of weight w > 0 goes into a width-24 buffer as
+** (s, w, strat), one of weight 0 (or NULL) is dropped after its parameters
+** count.
+*/
+static void strat_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y, rc;
+  double s, z;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){ ml_samples_init(&p->smp, 24); p->smp.weighted = 1; p->init = 1; }
+  if( argc==4 ){
+    ml_arity_error(ctx, d, argc + 1);
+    p->failed = 1;
+    return;
+  }
+  if( w<0.0 ){ p->failed = 1; return; }
+  rc = strat_params(ctx, d->name, argc, argv, p);
+  if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, sqlite3_value_type(argv[0]), &y, &s, &z);
+  if( rc==ML_ROW_OK && w>0.0 && ml_samples_add2(&p->smp, y, s, w, z) ){
+    ml_samples_clear(&p->smp);
+    sqlite3_result_error_nomem(ctx);
+    rc = ML_ROW_ERR;
+  }
+  if( rc==ML_ROW_ERR ) p->failed = 1;
+}
+
+static void strat_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int y;
+  double s, z;
+  if( p==0 || !p->init ) return;
+  strat_params_drop(argc, argv, p);
+  if( strat_row(ctx, d->name, argv, sqlite3_value_type(argv[0]), &y, &s, &z)!=ML_ROW_OK || !(w>0.0) ) return;
+  ml_samples_remove2(&p->smp, y, s, w, z);
+}
+
 static void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratAgg *p;
@@ -142,9 +192,96 @@ typedef struct StratResult {
   double full, trimmed, gap;     /* NaN when undefined */
   double ql, qh, thr;            /* the parameters */
   double lo, hi;                 /* the window [Q(ql), Q(qh)] */
-  ml_i64 n, pos, neg;            /* rows in the group; classes in the window */
+  double n, pos, neg;            /* rows in the group; classes in the window
+                                 ** (weighted twins: sums of weights) */
   char zReason[160];             /* why trimmed is undefined, or "" */
 } StratResult;
+
+/* The reason trimmed is NULL, or "" (both classes reach 10 in the window). */
+static void strat_thin(StratResult *r, int weighted){
+  const char *zWhat;
+  char z1[32], z2[32];
+  int thinP = r->pos<STRAT_MIN_CLASS, thinN = r->neg<STRAT_MIN_CLASS;
+  if( !thinP && !thinN ) return;
+  if( weighted ){
+    zWhat = thinP && thinN ? "positive and negative weights below 10"
+          : thinP ? "positive weight below 10" : "negative weight below 10";
+  }else{
+    zWhat = thinP && thinN ? "fewer than 10 positives and fewer than 10 negatives"
+          : thinP ? "fewer than 10 positives" : "fewer than 10 negatives";
+  }
+  sqlite3_snprintf(sizeof(r->zReason), r->zReason, "%s in the window [%s, %s]",
+                   zWhat, ml_num(z1, r->lo), ml_num(z2, r->hi));
+}
+
+/* strat_compute for a weighted twin (rule 6).  ML_OK or ML_NOMEM. */
+static int strat_compute_w(StratAgg *p, StratResult *r){
+  MlSamples *smp = &p->smp, t;
+  MlWSweep ws;
+  ml_i64 n = ml_samples_count(smp), i, k = 0, ng = 0, at = 0, m[2] = {0, 0};
+  uint64_t nScratch = ml_samples_scratch_size(smp), nQ = 16*(uint64_t)n + ML_RADIX_EXTRA;
+  MlRec16 *q;
+  double *g, W = 0.0;
+  int y;
+  r->full = r->trimmed = r->gap = NAN;
+  /* the (strat, w) pairs and, after them, the sorts' scratch */
+  if( nScratch < nQ ) nScratch = nQ;
+  q = ml_malloc(16*(uint64_t)n + nScratch);
+  if( q==0 ) return ML_NOMEM;
+  for(y=0; y<2; y++) for(i=0; i<smp->n[y]; i++, k++){
+    q[k].key = ml_key_of(ml_samples_aux2(smp, y, i));
+    q[k].aux = ml_samples_aux(smp, y, i);
+  }
+  ml_radix_sort(q, n, 16, q + n);
+  /* the distinct stratifiers in place as (value, below) pairs */
+  g = (double*)q;
+  for(i=0; i<n; ){
+    ml_i64 j = i;
+    ml_key key = q[i].key;
+    double wsum;
+    while( j<n && q[j].key==key ) j++;
+    wsum = ml_exact_sum(&q[i].aux, 2, j - i);
+    g[2*ng] = ml_double_of(key);
+    g[2*ng+1] = W;
+    W += wsum;
+    ng++;
+    i = j;
+  }
+  r->n = W;
+  r->lo = ml_wquantile(g, g + 1, 2, ng, W, r->ql, &at);
+  r->hi = ml_wquantile(g, g + 1, 2, ng, W, r->qh, &at);
+  ml_samples_sort_using(smp, q + n);
+  ml_free(q);
+  if( smp->n[0]>0 && smp->n[1]>0 ) r->full = ml_wfold_ap(smp);
+  /* the window's rows, in the same (sorted) order, as a weighted sample */
+  ml_samples_init_weighted(&t);
+  for(y=0; y<2; y++){
+    for(i=0; i<smp->n[y]; i++){
+      double z = ml_samples_aux2(smp, y, i);
+      m[y] += z>=r->lo && z<=r->hi;
+    }
+    t.a[y] = ml_malloc(16*(uint64_t)(m[y] ? m[y] : 1));
+    if( t.a[y]==0 ){ ml_samples_clear(&t); return ML_NOMEM; }
+    t.cap[y] = m[y];
+    for(i=0; i<smp->n[y]; i++){
+      double z = ml_samples_aux2(smp, y, i);
+      if( z>=r->lo && z<=r->hi ){
+        MlRec16 *o = (MlRec16*)t.a[y] + t.n[y]++;
+        o->key = ml_samples_key(smp, y, i);
+        o->aux = ml_samples_aux(smp, y, i);
+      }
+    }
+  }
+  t.sorted = 1;
+  ml_wsweep_init(&ws, &t);
+  r->pos = ws.P;
+  r->neg = ws.N;
+  strat_thin(r, 1);
+  if( !r->zReason[0] ) r->trimmed = ml_wfold_ap(&t);
+  ml_samples_clear(&t);
+  r->gap = r->full - r->trimmed;
+  return ML_OK;
+}
 
 /* ML_OK or ML_NOMEM. */
 static int strat_compute(StratAgg *p, StratResult *r){
@@ -155,8 +292,9 @@ static int strat_compute(StratAgg *p, StratResult *r){
   uint64_t nScratch = ml_samples_scratch_size(smp);
   int y;
   double *z;
+  if( smp->weighted ) return strat_compute_w(p, r);
   r->full = r->trimmed = r->gap = NAN;
-  r->n = n;
+  r->n = (double)n;
   /* One scratch allocation serves the stratifier copy for the selection,
   ** then the sort. */
   if( nScratch < sizeof(double)*(uint64_t)n ) nScratch = sizeof(double)*(uint64_t)n;
@@ -169,17 +307,10 @@ static int strat_compute(StratAgg *p, StratResult *r){
   if( smp->n[0]>0 && smp->n[1]>0 ) r->full = ml_fold_average_precision(smp, 0);
   f.lo = r->lo; f.hi = r->hi;
   ml_sweep_init(&w, smp, &f);
-  r->pos = w.P;
-  r->neg = w.N;
-  if( r->pos<STRAT_MIN_CLASS || r->neg<STRAT_MIN_CLASS ){
-    const char *zWhat = r->pos<STRAT_MIN_CLASS && r->neg<STRAT_MIN_CLASS ? "positives and fewer than 10 negatives"
-                      : r->pos<STRAT_MIN_CLASS ? "positives" : "negatives";
-    char z1[32], z2[32];
-    sqlite3_snprintf(sizeof(r->zReason), r->zReason, "fewer than 10 %s in the window [%s, %s]",
-                     zWhat, ml_num(z1, r->lo), ml_num(z2, r->hi));
-  }else{
-    r->trimmed = ml_fold_ap_sweep(&w);
-  }
+  r->pos = (double)w.P;
+  r->neg = (double)w.N;
+  strat_thin(r, 0);
+  if( !r->zReason[0] ) r->trimmed = ml_fold_ap_sweep(&w);
   r->gap = r->full - r->trimmed;
   return ML_OK;
 }
@@ -190,7 +321,7 @@ static void strat_answer(sqlite3_context *ctx, StratAgg *p){
   memset(&r, 0, sizeof(r));
   if( p && strat_params_check(ctx, d->name, p, &r.ql, &r.qh, &r.thr) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
-    ml_result_null(ctx, d->name, "no rows");
+    ml_result_null(ctx, d->name, p && p->init && p->smp.weighted ? "no rows of positive weight" : "no rows");
     return;
   }
   if( strat_compute(p, &r) ){ sqlite3_result_error_nomem(ctx); return; }
@@ -207,10 +338,17 @@ static void strat_answer(sqlite3_context *ctx, StratAgg *p){
     ml_json_key(&j, "stratifier_high"); ml_json_double(&j, r.hi);
     ml_json_key(&j, "q_low");           ml_json_double(&j, r.ql);
     ml_json_key(&j, "q_high");          ml_json_double(&j, r.qh);
-    ml_json_key(&j, "n");               ml_json_int(&j, r.n);
-    ml_json_key(&j, "n_trimmed");       ml_json_int(&j, r.pos + r.neg);
-    ml_json_key(&j, "pos_trimmed");     ml_json_int(&j, r.pos);
-    ml_json_key(&j, "neg_trimmed");     ml_json_int(&j, r.neg);
+    if( p->smp.weighted ){
+      ml_json_key(&j, "n");               ml_json_double(&j, r.n);
+      ml_json_key(&j, "n_trimmed");       ml_json_double(&j, r.pos + r.neg);
+      ml_json_key(&j, "pos_trimmed");     ml_json_double(&j, r.pos);
+      ml_json_key(&j, "neg_trimmed");     ml_json_double(&j, r.neg);
+    }else{
+      ml_json_key(&j, "n");               ml_json_int(&j, (ml_i64)r.n);
+      ml_json_key(&j, "n_trimmed");       ml_json_int(&j, (ml_i64)(r.pos + r.neg));
+      ml_json_key(&j, "pos_trimmed");     ml_json_int(&j, (ml_i64)r.pos);
+      ml_json_key(&j, "neg_trimmed");     ml_json_int(&j, (ml_i64)r.neg);
+    }
     ml_json_key(&j, "reason");
     ml_json_string(&j, r.zReason[0] ? r.zReason : 0);
     ml_json_end_object(&j);
@@ -255,12 +393,13 @@ static const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famStrat = { "stratified", ml_strat_step, ml_strat_final, ml_strat_value,
-                                   ml_strat_inverse, &ml_strat_states, 0, 0 };
+                                   ml_strat_inverse, &ml_strat_states, strat_step_w, strat_inverse_w };
+#define W ML_FN_WEIGHTED
 
 const MlFuncDesc ml_stratified_functions[] = {
-  { "strat_pr_auc",    "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_PR_AUC, 0, ML_PARAMS(&ml_ps_ql, &ml_ps_qh) },
-  { "strat_gap",       "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_GAP, 0, ML_PARAMS(&ml_ps_ql, &ml_ps_qh) },
-  { "strat_report",    "y, s, strat [, ql, qh [, gap_threshold]]", 3, 6, &famStrat, 0, ST_REPORT, ML_FN_JSON,
+  { "strat_pr_auc",    "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_PR_AUC, W, ML_PARAMS(&ml_ps_ql, &ml_ps_qh) },
+  { "strat_gap",       "y, s, strat [, ql, qh]",   3,  5, &famStrat, 0, ST_GAP, W, ML_PARAMS(&ml_ps_ql, &ml_ps_qh) },
+  { "strat_report",    "y, s, strat [, ql, qh [, gap_threshold]]", 3, 6, &famStrat, 0, ST_REPORT, ML_FN_JSON | W,
                                                    ML_PARAMS(&ml_ps_ql, &ml_ps_qh, &ml_ps_gap_threshold) },
   { 0 }
 };

@@ -4,7 +4,8 @@
 ** fuzz_args.c -- libFuzzer target: one mleval function, arbitrary argument
 ** values across many rows, as an aggregate, with GROUP BY and over a window.
 **
-** Byte 0 picks the call, byte 1 the window size; then each value is a type
+** Byte 0 and the top two bits of byte 1 pick the call, byte 1's low six
+** bits the window size; then each value is a type
 ** byte (NULL, small int, huge int, double from 8 bytes -- +-Inf, +-1e308,
 ** subnormals, -0.0 included --, text, blob) followed by its payload.
 **
@@ -15,7 +16,8 @@
 ** its spec's example, (3) its first parameter from a column too (arbitrary
 ** values; reps stays at its example, since it sets the work).  So every
 ** function is reachable, and replay (make check) runs every call
-** (LLVMFuzzerCallCount).  At most 256 calls: byte 0 picks one.
+** (LLVMFuzzerCallCount).  At most 1024 calls: byte 0 and byte 1's top
+** two bits pick one (FUZZ_CALL_OF).
 */
 #include <stdio.h>
 #include "fuzz_common.h"
@@ -54,7 +56,7 @@ static const char *azFixed[] = {
   "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",
 };
 
-#define MAX_CALLS 256
+#define MAX_CALLS 1024
 static char *azCall[MAX_CALLS];
 static int nCall = 0;
 
@@ -91,7 +93,7 @@ static void build_calls(sqlite3 *db){
       int k;
       for(k=0; z && k<nCall && strcmp(azCall[k], z)!=0; k++){}
       if( z==0 || k<nCall ){ sqlite3_free(z); continue; }     /* a variant equal to another */
-      if( nCall>=MAX_CALLS ) abort();      /* more calls than byte 0 can pick: widen the format */
+      if( nCall>=MAX_CALLS ) abort();      /* more calls than the two bytes can pick: widen the format */
       azCall[nCall++] = z;
     }
   }
@@ -100,7 +102,17 @@ static void build_calls(sqlite3 *db){
   if( nCall<=(int)(sizeof(azFixed)/sizeof(azFixed[0])) ) abort();   /* the records gave no call */
 }
 
-/* For replay.c: how many calls byte 0 picks from; with list set, prints them. */
+/* The call an input picks: byte 0, and byte 1's top two bits above it. */
+#define FUZZ_CALL_OF(d) ((int)(d)[0] | (((int)(d)[1] >> 6) << 8))
+
+/* For replay.c: rewrites input buf (2 bytes or more) to pick call c. */
+void LLVMFuzzerSetCall(uint8_t *buf, int c){
+  buf[0] = (uint8_t)(c & 255);
+  buf[1] = (uint8_t)((buf[1] & 0x3F) | ((c >> 8) << 6));
+}
+
+/* For replay.c: how many calls the first two bytes pick from; with list
+** set, prints them. */
 int LLVMFuzzerCallCount(int list){
   int steps, i;
   if( nCall==0 ){
@@ -149,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const char *call;
   char q[512];
   if( size<2 || size>4096 ) return 0;
-  call = azCall[data[0] % LLVMFuzzerCallCount(0)];
+  call = azCall[FUZZ_CALL_OF(data) % LLVMFuzzerCallCount(0)];
   db = fuzz_open(&steps);
   if( db==0 ) return 0;
   sqlite3_exec(db, "CREATE TABLE f(k INTEGER PRIMARY KEY, g, a, b, c, d, e)", 0, 0, 0);

@@ -19,9 +19,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* A target whose byte 0 picks one of several calls (fuzz_args.c) says how
 ** many; replay then runs every call, each on a few of the corpus's inputs
-** (byte 0 rewritten), so that every call is replayed whatever bytes the
+** (the call's bits rewritten, LLVMFuzzerSetCall), so that every call is replayed whatever bytes the
 ** committed inputs start with.  With list set it prints the calls. */
 int LLVMFuzzerCallCount(int list) __attribute__((weak));
+void LLVMFuzzerSetCall(uint8_t *buf, int c) __attribute__((weak));
 #define CALL_SEEDS 8          /* inputs each call is replayed on */
 
 /* Runs one input; for a target with calls, every call whose turn it is on
@@ -29,10 +30,10 @@ int LLVMFuzzerCallCount(int list) __attribute__((weak));
 ** CALL_SEEDS.  Returns the runs made. */
 static int run_bytes(uint8_t *buf, size_t n, int iFile, int nFiles){
   int nCall = LLVMFuzzerCallCount ? LLVMFuzzerCallCount(0) : 0, c, ran = 0;
-  if( nCall==0 || n==0 ){ LLVMFuzzerTestOneInput(buf, n); return 1; }
+  if( nCall==0 || n<2 ){ LLVMFuzzerTestOneInput(buf, n); return 1; }
   for(c=0; c<nCall; c++){
     if( ((c - iFile) % nFiles + nFiles) % nFiles >= CALL_SEEDS ) continue;
-    buf[0] = (uint8_t)c;
+    LLVMFuzzerSetCall(buf, c);
     LLVMFuzzerTestOneInput(buf, n);
     ran++;
   }

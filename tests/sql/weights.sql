@@ -47,3 +47,9 @@ SELECT (SELECT reliability_w(y, s, 3, 2, 'quantile') FROM t)
      = (SELECT reliability(y, s, 2, 'quantile') FROM t, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3));
 SELECT ece_equal_mass_w(y, s, 0.1, 2) FROM t;
 SELECT reliability_w(y, s, -2, 3, 'quantile') FROM t;
+-- the stratified twins: the window on the stratifier's cumulative-weight axis, counts as weight sums
+SELECT strat_report_w(y, s, 5, s) FROM t;
+SELECT strat_report_w(y, s, w, s, 0.2, 0.8, 0.01) FROM t;
+SELECT strat_pr_auc_w(y, s, w, s, 0, 1) IS strat_pr_auc(y, s, s, 0, 1), strat_gap_w(y, s, 0, s) FROM t;
+SELECT strat_gap_w(y, s, w, s, 0.25) FROM t;
+SELECT strat_pr_auc_w(y, s, 1e999, s) FROM t;
