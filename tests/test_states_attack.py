@@ -358,7 +358,8 @@ def scaled_section(ints, d=4):
 def validator_scaled(ck, con):
     """Item 5 (issue 22): scaled binary sections of one-byte entries are
     checked 8 entries at a time; each defect inside such a block is still
-    found, with verify_section's own words."""
+    found, with verify_section's own words -- at every entry, so at every
+    place of an 8-entry block (entries 1-8, 9-16, ...) and past the last."""
     good = [(1000 + 3 * k, 1, k % 3, 1 + k % 2) for k in range(40)]
     sec, n0, n1 = scaled_section(good)
     v, err, _, _ = run(con, "SELECT pr_auc(?)", (state(1, 1, [sec]),))
@@ -367,7 +368,7 @@ def validator_scaled(ck, con):
         "SELECT %d AS y, %r AS s" % (y, (1000 + 3 * k) / 1e4) for k in range(40)
         for y, c in ((0, k % 3), (1, 1 + k % 2)) for _ in range(c))).fetchone()[0]
     ck.equal(v, want, "the scaled state's pr_auc equals its rows'")
-    for at in (1, 12, 20, 39):
+    for at in range(1, 40):
         for what, entry, msg in (
                 ("a repeated score", (good[at - 1][0], 1, 1, 0), "entries of section 1 are not in ascending order"),
                 ("a correction field of 3", (good[at][0], 3, 1, 0), "bad entry %d of section 1" % (at + 1)),

@@ -367,6 +367,52 @@ static inline int top_bit_24(const unsigned char *p){
   return ((a | b | c) & 0x8080808080808080ULL)!=0;
 }
 
+/* Eight entries of one-byte varints (24 bytes at p, no top bit set),
+** checked and summed as 64-bit words (SWAR) rather than byte by byte:
+** entry k is bytes 3k (delta), 3k+1 (negatives), 3k+2 (positives), so the
+** byte masks M0 = {0,3,6}, M1 = {1,4,7}, M2 = {2,5} of the three words
+** gather each field's 8 bytes into one word.  Returns 0 when a delta is 0,
+** an entry's counts are both 0, or a running integer u has the correction
+** field 3 (the per-entry checks of verify_scaled_fast); else adds the
+** deltas to *pu and the counts to *s0, *s1.  The running u's low two bits
+** come from prefix sums: multiplying a word holding deltas at bytes 0, 3,
+** 6 by 1 + 2^24 + 2^48 leaves d0, d0+d1, d0+d1+d2 in three 24-bit fields
+** (each below 3 * 127, so no field spills into the next). */
+#define M0 0x00FF0000FF0000FFULL
+#define M1 0xFF0000FF0000FF00ULL
+#define M2 0x0000FF0000FF0000ULL
+#define F3 0x0001000001000001ULL
+static inline uint64_t hsum8(uint64_t x){     /* the sum of x's 8 bytes, each < 128 */
+  x = (x & 0x00FF00FF00FF00FFULL) + ((x >> 8) & 0x00FF00FF00FF00FFULL);
+  return (x * 0x0001000100010001ULL) >> 48;
+}
+static inline int check8(const unsigned char *p, uint64_t *pu, uint64_t *s0, uint64_t *s1){
+  uint64_t a, b, c, d, e, pa, pb, pc, va, vb, vc, ua, ub, bad;
+  memcpy(&a, p, 8); memcpy(&b, p+8, 8); memcpy(&c, p+16, 8);
+  d = (a & M0) | (b & M1) | (c & M2);                     /* the 8 deltas */
+  /* byte 3k+1 of (stream | stream shifted one byte down): negatives | positives */
+  e = ((a | (a >> 8) | (b << 56)) & M1) | ((b | (b >> 8) | (c << 56)) & M2) | ((c | (c >> 8)) & M0);
+  /* a zero byte, and only a zero byte, sets a top bit of x - 0x0101... (bytes < 128) */
+  bad = ((d - 0x0101010101010101ULL) | (e - 0x0101010101010101ULL)) & 0x8080808080808080ULL;
+  pa = (a & M0) * F3;                        /* entries 0..2 */
+  pb = ((b & M1) >> 8) * F3;                 /* entries 3..5 */
+  pc = ((c & M2) >> 16) * F3;                /* entries 6, 7 (the third field unused) */
+  va = pa + (*pu & 3) * F3;  ua = *pu + (pa >> 48);
+  vb = pb + (ua & 3) * F3;   ub = ua + (pb >> 48);
+  vc = pc + (ub & 3) * F3;
+  bad |= ((va & (va >> 1)) | (vb & (vb >> 1))) & F3;
+  bad |= (vc & (vc >> 1)) & 0x0000000001000001ULL;
+  if( bad ) return 0;
+  *pu = ub + ((pc >> 24) & 0xFFFFFF);
+  *s0 += hsum8((a & M1) | (b & M2) | (c & M0));
+  *s1 += hsum8((a & M2) | (b & M0) | (c & M1));
+  return 1;
+}
+#undef M0
+#undef M1
+#undef M2
+#undef F3
+
 static int verify_scaled_fast(MlSection *s){
   const unsigned char *p = s->p, *end = s->p + s->nByte;
   const uint64_t lo = (uint64_t)(SCALED_OFF - FAST_LIM + 1) << 2, hi = (uint64_t)(SCALED_OFF + FAST_LIM) << 2;
@@ -383,24 +429,9 @@ static int verify_scaled_fast(MlSection *s){
   sum0 = c0; sum1 = c1;
   for(i=1; i<ne; i++){
     if( ne - i >= 8 && end - p >= 24 && !top_bit_24(p) ){
-      /* 8 entries of one-byte varints: nothing can wrap; the checks are
-      ** gathered and tested once: x - 1 sets the top bit of an unsigned
-      ** only for x = 0 (a delta of 0, or both counts 0), u & (u >> 1)
-      ** bit 0 only for a correction field of 3 */
-      unsigned z = 0, k;
-      uint64_t t = 0;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 8
-#endif
-      for(k=0; k<8; k++, p+=3){
-        unsigned a = p[0], b = p[1], c = p[2];
-        u += a;
-        sum0 += b;
-        sum1 += c;
-        z |= (a - 1u) | ((b | c) - 1u);
-        t |= u & (u >> 1);
-      }
-      if( (z >> 31) | (t & 1) ) return 0;
+      /* 8 entries of one-byte varints: nothing can wrap (check8) */
+      if( !check8(p, &u, &sum0, &sum1) ) return 0;
+      p += 24;
       i += 7;
       continue;
     }

@@ -52,6 +52,10 @@
 **      parts [floor(i W/B), floor((i+1) W/B)) of it, a row's weight split
 **      between the parts it crosses; NULL when W < bins.  Integer weights
 **      give the unweighted function over the rows repeated, bit for bit.
+**   9. States (sums and bins): the states' entries are merged into one
+**      counted run per distinct p (the k-way merge of ml_state.c), and each
+**      run's class counts go into the exact sums at once: O(entries) to
+**      merge, O(distinct p) to update, the row query's bits.
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -480,34 +484,44 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   int j, rc;
   ml_i64 held[2];
   if( p==0 ) return ML_NOMEM;
-  if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   held[0] = p->n; held[1] = 0;
   if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=0 ) return rc;
   /* The wrapper ran xStep over the states' parameters first (and runs
   ** xInverse after removing one), so the slot holds them. */
   param = ml_param_value(&p->param, d->kind==CAL_LOGLOSS ? 1e-15 : default_bins(d->kind));
   if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
+    if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     rc = ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
     if( rc==ML_OK ) for(j=0; j<n; j++) p->n += sign * (st[j].sec[0].n[0] + st[j].sec[0].n[1]);
     return rc;
   }
-  /* Entry by entry, each class's count at once: the exact sums take
-  ** term x count exactly, so they equal the row query's bit for bit, in
-  ** O(entries) -- never O(the rows a state claims). */
-  for(j=0; j<n; j++){
-    MlReader r;
-    MlEntry e;
-    ml_reader_init(&r, &st[j].sec[0]);
-    while( ml_reader_next(&r, &e) ){
-      double pr = ml_double_of(e.key);
+  /* The states' entries merged into one counted run per distinct p (the
+  ** ranking family's k-way merge), then each run's count of each class at
+  ** once: the exact sums take term x count exactly, so they equal the row
+  ** query's bit for bit, in O(entries) merged and O(distinct p) updated --
+  ** never O(the rows a state claims). */
+  {
+    MlSamples m;
+    ml_i64 i;
+    ml_samples_init(&m, 8);
+    rc = ml_absorb_section_counts(&m, st, n, 0, +1, zErr, nErr);
+    if( rc==ML_OK && m.nRun>0 ){        /* every p in [0, 1]: the merged ends */
+      rc = ml_state_probability_range(ml_double_of(m.run[0].key), ml_double_of(m.run[m.nRun-1].key), zErr, nErr);
+    }
+    for(i=0; rc==ML_OK && i<m.nRun; i++){
+      double pr = ml_double_of(m.run[i].key);
       int y;
       for(y=0; y<2; y++){
-        if( e.n[y] && cal_update_n(p, d->kind, y, pr, param, e.n[y], sign) ) return ML_NOMEM;
+        if( m.run[i].n[y] && cal_update_n(p, d->kind, y, pr, param, m.run[i].n[y], sign) ){
+          rc = ML_NOMEM;
+          break;
+        }
       }
     }
+    ml_samples_clear(&m);
+    return rc;
   }
-  return ML_OK;
 }
 static const MlStateHooks ml_calib_states = {
   sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calib_absorb

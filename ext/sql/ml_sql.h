@@ -381,6 +381,8 @@ int ml_stop_end(void);
 ** "p must be a probability in [0, 1], got ... in a state" in zErr: the check
 ** every probability function makes of a state. */
 int ml_state_probabilities(const struct MlState *st, int n, char *zErr, int nErr);
+/* The same check on the lowest and highest score of merged states. */
+int ml_state_probability_range(double lo, double hi, char *zErr, int nErr);
 #define ML_ERROR 2                 /* xAbsorb: zErr says what */
 
 #endif /* ML_SQL_H */

@@ -339,16 +339,21 @@ void ml_state_xfinal(sqlite3_context *ctx){
   if( rc ) absorb_error(ctx, d, rc, zErr);
 }
 
+int ml_state_probability_range(double lo, double hi, char *zErr, int nErr){
+  if( lo<0.0 || hi>1.0 ){
+    sqlite3_snprintf(nErr, zErr, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
+    return ML_ERROR;
+  }
+  return ML_OK;
+}
+
 int ml_state_probabilities(const MlState *st, int n, char *zErr, int nErr){
   int j;
   for(j=0; j<n; j++){
     double lo, hi;
     if( st[j].sec[0].nEntry==0 ) continue;
     ml_section_range(&st[j].sec[0], &lo, &hi);
-    if( lo<0.0 || hi>1.0 ){
-      sqlite3_snprintf(nErr, zErr, "p must be a probability in [0, 1], got %!.15g in a state", lo<0.0 ? lo : hi);
-      return ML_ERROR;
-    }
+    if( ml_state_probability_range(lo, hi, zErr, nErr) ) return ML_ERROR;
   }
   return ML_OK;
 }
