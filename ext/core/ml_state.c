@@ -367,6 +367,11 @@ static inline int top_bit_24(const unsigned char *p){
   return ((a | b | c) & 0x8080808080808080ULL)!=0;
 }
 
+/* get3_small and check8 read a section's bytes as little-endian words. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__!=__ORDER_LITTLE_ENDIAN__
+# error "ml_state.c reads state payloads as little-endian words (get3_small, check8)"
+#endif
+
 /* Eight entries of one-byte varints (24 bytes at p, no top bit set),
 ** checked and summed as 64-bit words (SWAR) rather than byte by byte:
 ** entry k is bytes 3k (delta), 3k+1 (negatives), 3k+2 (positives), so the
