@@ -151,6 +151,31 @@ int ml_samples_add(MlSamples *s, int y, double score, double aux){
   return ml_samples_add2(s, y, score, aux, 0.0);
 }
 
+int ml_samples_widen(MlSamples *s, double w){
+  unsigned char *b[2];
+  ml_i64 i;
+  int y;
+  if( s->width!=16 || s->run ) return ML_OK;
+  for(y=0; y<2; y++){
+    b[y] = ml_malloc((uint64_t)(s->n[y] ? s->n[y] : 1) * 24);
+    if( b[y]==0 ){ if( y ) ml_free(b[0]); return ML_NOMEM; }
+  }
+  for(y=0; y<2; y++){
+    for(i=0; i<s->n[y]; i++){
+      MlRec24 *o = (MlRec24*)b[y] + i;
+      o->key = ml_samples_key(s, y, i);
+      o->aux = w;
+      o->aux2 = ml_samples_aux(s, y, i);
+    }
+    ml_free(s->a[y]);
+    s->a[y] = b[y];
+    s->cap[y] = s->n[y] ? s->n[y] : 1;
+  }
+  s->width = 24;
+  s->weighted = 1;
+  return ML_OK;
+}
+
 int ml_samples_remove2(MlSamples *s, int y, double score, double aux, double aux2){
   double rest[2] = { aux, aux2 };     /* the record's bytes after the key */
   ml_key k = ml_key_of(score);

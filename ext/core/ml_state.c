@@ -1308,6 +1308,102 @@ int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sig
   return ML_OK;
 }
 
+/* ----------------------------------------------------- absorb counted */
+
+/* Records of width 24 by (stratifier key, count): a key block's order. */
+static int cmp_counted(const void *a, const void *b){
+  const MlRec24 *x = a, *y = b;
+  ml_key zx = ml_zkey_of(x->aux2), zy = ml_zkey_of(y->aux2);
+  if( zx!=zy ) return zx<zy ? -1 : 1;
+  return x->aux<y->aux ? -1 : x->aux>y->aux;
+}
+
+/* Removes from sorted array y one record (key, count, strat) for each of
+** the section's entries with class-y rows, in one pass: a block of equal
+** keys is ordered by (strat, count) when first met, so the entries, in
+** (key, strat) order, meet its records in order. */
+static void remove_counted(MlSamples *s, const MlSection *sec, int y, ml_i64 held[2]){
+  ml_i64 n = s->n[y], i = 0, out = 0, blockEnd = 0;
+  MlRec24 *a = (MlRec24*)s->a[y];
+  MlReader r;
+  MlEntry e;
+  ml_reader_init(&r, sec);
+  while( ml_reader_next(&r, &e) ){
+    double c = (double)e.n[y];
+    double z = ml_double_of_zkey(e.zkey);
+    ml_key zk = ml_zkey_of(z);
+    if( e.n[y]==0 ) continue;
+    while( i<n ){
+      int drop;
+      if( a[i].key<e.key ) drop = 0;
+      else if( a[i].key>e.key ) break;
+      else{
+        ml_key ak;
+        if( i>=blockEnd ){
+          blockEnd = i;
+          while( blockEnd<n && a[blockEnd].key==a[i].key ) blockEnd++;
+          qsort(a + i, (size_t)(blockEnd - i), sizeof(MlRec24), cmp_counted);
+        }
+        ak = ml_zkey_of(a[i].aux2);
+        if( ak<zk || (ak==zk && a[i].aux<c) ) drop = 0;
+        else if( ak==zk && a[i].aux==c ){ drop = 1; }
+        else break;
+      }
+      if( drop ){ held[y] -= e.n[y]; i++; break; }
+      if( out!=i ) a[out] = a[i];
+      out++; i++;
+    }
+  }
+  if( out!=i ) memmove(a + out, a + i, (size_t)(n-i)*sizeof(MlRec24));
+  s->n[y] = out + (n - i);
+}
+
+int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *const *secs, int k, int sign,
+                              char *zErr, int nErr){
+  ml_i64 want[2], nEntry = 0;
+  int j, y;
+  if( sign<0 ){
+    if( ml_samples_sort(s) ) return ML_NOMEM;
+    for(j=0; j<k; j++) for(y=0; y<2; y++) remove_counted(s, secs[j], y, held);
+    return ML_OK;
+  }
+  want[0] = held[0]; want[1] = held[1];
+  if( ml_state_add_counts(want, secs, k, zErr, nErr) ) return ML_ERROR;
+  for(j=0; j<k; j++) nEntry += secs[j]->nEntry;
+  for(y=0; y<2; y++){
+    ml_i64 need = s->n[y] + nEntry;
+    if( (uint64_t)need * 24 > 0x7fffff00u ){          /* SQLite allocates no more */
+      return bad(zErr, nErr, "the states hold %lld distinct (score, strat) entries: this function holds"
+                 " at most %lld", (long long)need, (long long)(0x7fffff00u / 24));
+    }
+    if( need > s->cap[y] ){
+      unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * 24);
+      if( a==0 ) return ML_NOMEM;
+      s->a[y] = a;
+      s->cap[y] = need;
+    }
+  }
+  for(j=0; j<k; j++){
+    MlReader r;
+    MlEntry e;
+    ml_reader_init(&r, secs[j]);
+    while( ml_reader_next(&r, &e) ){
+      double z = ml_double_of_zkey(e.zkey);
+      for(y=0; y<2; y++){
+        MlRec24 *o;
+        if( e.n[y]==0 ) continue;
+        o = (MlRec24*)s->a[y] + s->n[y]++;
+        o->key = e.key;
+        o->aux = (double)e.n[y];
+        o->aux2 = z;
+      }
+    }
+  }
+  if( nEntry ) s->sorted = 0;
+  held[0] = want[0]; held[1] = want[1];
+  return ML_OK;
+}
+
 /* -------------------------------------------------------- absorb counts */
 
 /* Adds k sections' entries to a buffer in runs form: the held runs move to

@@ -152,6 +152,17 @@ int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sig
 ** scores than one allocation holds; zErr says so). */
 int ml_samples_absorb_counts(MlSamples *s, const MlSection *const *secs, int k, int sign,
                              char *zErr, int nErr);
+/* Stratified sections into a counted buffer (width 24, weighted: key, a
+** count held as a double, stratifier; ml_samples_widen): each entry adds one
+** record per class it has rows of, whose weight is that count -- never a
+** record per row, so O(entries) time and 24 bytes an entry.  The weighted
+** folds then give the rows' results exactly (integer weights below 2^53
+** are rows repeated, docs/weights.md).  sign -1 removes the records such an
+** add made (one sorted pass per section).  held[y]: the class-y rows the
+** buffer stands for, checked against 2^53 and updated.  ML_OK, ML_NOMEM,
+** ML_ERROR (counts overflow, zErr says so). */
+int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *const *secs, int k, int sign,
+                              char *zErr, int nErr);
 /* held[y] += the class-y rows of k sections, checked: ML_OK, or ML_STATE_BAD
 ** ("counts overflow: ...", ml_merge's text) when a class or both together
 ** would pass 2^53 rows (held unchanged then).  Every count sum of the

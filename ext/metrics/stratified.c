@@ -35,8 +35,14 @@
 **      its weight in the window is below 10, and n, n_trimmed, pos_trimmed,
 **      neg_trimmed are sums of weights.  Integer weights give the rows
 **      repeated, bit for bit.
+**   7. States: each entry (score, stratifier, count of a class) is one
+**      record weighing its count in rule 6's buffer, so a function over
+**      states costs O(entries) and folds rule 6's weighted sweep, which with
+**      integer weights is the rows' computation bit for bit; rows beside
+**      states weigh 1.  Its texts stay the unweighted ones.
 **
 ** Cost: 16 bytes per row of state (score key + stratifier), 24 for a
+** state's entry (+ its count, rule 7) or
 ** weighted twin (+ weight); at each result an 8-byte-per-row copy of the
 ** stratifiers for the selection (16 weighted: the quantile sorts (strat,
 ** w) pairs), one radix sort (kept sorted in window frames), three O(n)
@@ -58,6 +64,9 @@ typedef struct StratAgg {
   MlParam ql, qh, thr;
   int init;
   int failed;          /* xStep set an error: xFinal only frees */
+  int counted;         /* states absorbed: smp is width 24, each record (s,
+                       ** count, strat), rows weigh 1 (ml_samples_absorb_counted) */
+  ml_i64 held[2];      /* counted: the rows of each class the buffer stands for */
 } StratAgg;
 
 /* Checks ql, qh (argv[3], argv[4]) and gap_threshold (argv[5]) and counts
@@ -130,7 +139,16 @@ static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   rc = strat_params(ctx, d->name, argc, argv, p);
   if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, t0, &y, &s, &z);
-  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, s, z) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_OK && !p->counted ) rc = ml_add_row(ctx, &p->smp, y, s, z) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_OK && p->counted ){             /* a row beside states: one record of count 1 */
+    if( ml_samples_add2(&p->smp, y, s, 1.0, z) ){
+      ml_samples_clear(&p->smp);
+      sqlite3_result_error_nomem(ctx);
+      rc = ML_ROW_ERR;
+    }else{
+      p->held[y]++;
+    }
+  }
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
@@ -184,7 +202,8 @@ static void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **arg
   if( p==0 || !p->init ) return;
   strat_params_drop(argc, argv, p);
   if( strat_row(ctx, d->name, argv, t0, &y, &s, &z)!=ML_ROW_OK ) return;
-  ml_samples_remove(&p->smp, y, s, z);
+  if( !p->counted ) ml_samples_remove(&p->smp, y, s, z);
+  else if( ml_samples_remove2(&p->smp, y, s, 1.0, z) ) p->held[y]--;
 }
 
 /* Everything the three functions report. */
@@ -276,7 +295,7 @@ static int strat_compute_w(StratAgg *p, StratResult *r){
   ml_wsweep_init(&ws, &t);
   r->pos = ws.P;
   r->neg = ws.N;
-  strat_thin(r, 1);
+  strat_thin(r, !p->counted);
   if( !r->zReason[0] ) r->trimmed = ml_wfold_ap(&t);
   ml_samples_clear(&t);
   r->gap = r->full - r->trimmed;
@@ -321,7 +340,8 @@ static void strat_answer(sqlite3_context *ctx, StratAgg *p){
   memset(&r, 0, sizeof(r));
   if( p && strat_params_check(ctx, d->name, p, &r.ql, &r.qh, &r.thr) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
-    ml_result_null(ctx, d->name, p && p->init && p->smp.weighted ? "no rows of positive weight" : "no rows");
+    ml_result_null(ctx, d->name, p && p->init && p->smp.weighted && !p->counted ? "no rows of positive weight"
+                                                                                : "no rows");
     return;
   }
   if( strat_compute(p, &r) ){ sqlite3_result_error_nomem(ctx); return; }
@@ -338,7 +358,7 @@ static void strat_answer(sqlite3_context *ctx, StratAgg *p){
     ml_json_key(&j, "stratifier_high"); ml_json_double(&j, r.hi);
     ml_json_key(&j, "q_low");           ml_json_double(&j, r.ql);
     ml_json_key(&j, "q_high");          ml_json_double(&j, r.qh);
-    if( p->smp.weighted ){
+    if( p->smp.weighted && !p->counted ){
       ml_json_key(&j, "n");               ml_json_double(&j, r.n);
       ml_json_key(&j, "n_trimmed");       ml_json_double(&j, r.pos + r.neg);
       ml_json_key(&j, "pos_trimmed");     ml_json_double(&j, r.pos);
@@ -381,12 +401,19 @@ static void ml_strat_final(sqlite3_context *ctx){
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
 
-/* States: the (score, stratifier) runs merge into the buffer. */
+/* States: each (score, stratifier) entry is one record weighing its count
+** (rule 7), never a row per count; rows held so far weigh 1. */
 static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   StratAgg *p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
-  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
+  if( !p->counted ){
+    if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
+    p->held[0] = p->smp.n[0];
+    p->held[1] = p->smp.n[1];
+    p->counted = 1;
+  }
+  return ml_absorb_section_counted(&p->smp, p->held, st, n, 0, sign, zErr, nErr);
 }
 static const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_STRAT, strat_absorb };
 

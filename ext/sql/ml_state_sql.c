@@ -358,8 +358,9 @@ int ml_state_probabilities(const MlState *st, int n, char *zErr, int nErr){
   return ML_OK;
 }
 
-/* ml_absorb_section and ml_absorb_section_counts: counts picks the absorb. */
-static int absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, int counts,
+/* ml_absorb_section, _counts and _counted: mode picks the absorb (0 rows,
+** 1 counted runs, 2 counted records with held). */
+static int absorb_section(MlSamples *smp, ml_i64 *held, const MlState *st, int n, int iSec, int sign, int mode,
                           char *zErr, int nErr){
   const MlSection *one[1] = {0}, **secs = one;
   int j, rc;
@@ -368,20 +369,26 @@ static int absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, in
     if( secs==0 ){ ml_samples_clear(smp); return ML_NOMEM; }
   }
   for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
-  rc = counts ? ml_samples_absorb_counts(smp, secs, n, sign, zErr, nErr)
-              : ml_samples_absorb(smp, secs, n, sign, zErr, nErr);
+  rc = mode==1 ? ml_samples_absorb_counts(smp, secs, n, sign, zErr, nErr)
+     : mode==2 ? ml_samples_absorb_counted(smp, held, secs, n, sign, zErr, nErr)
+     : ml_samples_absorb(smp, secs, n, sign, zErr, nErr);
   if( secs!=one ) ml_free(secs);
   if( rc ) ml_samples_clear(smp);
   return rc;
 }
 
 int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, char *zErr, int nErr){
-  return absorb_section(smp, st, n, iSec, sign, 0, zErr, nErr);
+  return absorb_section(smp, 0, st, n, iSec, sign, 0, zErr, nErr);
 }
 
 int ml_absorb_section_counts(MlSamples *smp, const MlState *st, int n, int iSec, int sign,
                              char *zErr, int nErr){
-  return absorb_section(smp, st, n, iSec, sign, 1, zErr, nErr);
+  return absorb_section(smp, 0, st, n, iSec, sign, 1, zErr, nErr);
+}
+
+int ml_absorb_section_counted(MlSamples *smp, ml_i64 held[2], const MlState *st, int n, int iSec,
+                              int sign, char *zErr, int nErr){
+  return absorb_section(smp, held, st, n, iSec, sign, 2, zErr, nErr);
 }
 
 int ml_state_rows(const MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr){
