@@ -12,6 +12,8 @@
 **       Registered in calibration's sorted family (calibration.c keeps its
 **       rows, takes its states, hands the sorted sample to
 **       ml_calib_summary_result below).
+**   calibration_summary_w(y, p, w)   its weighted twin (docs/weights.md):
+**       the same JSON on frequency weights, the sample weighted.
 **   auroc_test(y, s, g)         aggregate and window, JSON
 **       {"auroc_0","auroc_1","diff","se","df","statistic","p_value","reason"}
 **   auroc_test(st_a, st_b)      scalar over two states made by ml_state(y, s)
@@ -39,6 +41,14 @@
 **      "reason" joins every such cause; null when none.  When every p has
 **      one logit the slope is not identifiable: intercept = logit(ybar),
 **      slope = 0, as rms::val.prob reports for a constant p.
+**   3a. calibration_summary_w: frequency weights (a row of weight w stands
+**      for w rows).  n, events are the exact sums of w and of w y (written
+**      as numbers), and every sum of rule 2 the exact sum of w * term over
+**      the rows (fma-split products), so brier is brier_w's double; the fits
+**      are rule 3's on runs holding each class's exact weight (MlWSweep's
+**      tie sums), the information summing w (statsmodels' GLM with
+**      freq_weights).  Integer weights give the rows repeated bit for bit.
+**      Rows of weight 0 are not kept; NULL when no row has positive weight.
 **
 ** Rules (auroc_test; pROC's roc.test(method = "delong", paired = FALSE)):
 **   4. g is 0 or 1 (the two independent groups); a NULL in y, s or g skips
@@ -62,8 +72,9 @@
 **      an error.
 **
 ** Cost: calibration_summary keeps calibration's sorted sample (8 bytes per
-** row); a result sorts it (O(n)), makes its runs (24 bytes per distinct p)
-** and fits in O(runs) per Newton step.  auroc_test keeps 8 bytes per row
+** row; the twin 16, p and w); a result sorts it (O(n)), makes its runs (24
+** bytes per row allocated, one run per distinct p) and fits in O(runs) per
+** Newton step; the twin adds each row's terms to seven exact sums.  auroc_test keeps 8 bytes per row
 ** (the score, by label, in its group's sample); a result costs O(n) after
 ** the sort and 24 bytes per distinct score.
 */
