@@ -74,9 +74,10 @@
 ** Cost: calibration_summary keeps calibration's sorted sample (8 bytes per
 ** row; the twin 16, p and w); a result sorts it (O(n)), makes its runs (24
 ** bytes per row allocated, one run per distinct p) and fits in O(runs) per
-** Newton step; the twin adds each row's terms to seven exact sums.  auroc_test keeps 8 bytes per row
-** (the score, by label, in its group's sample); a result costs O(n) after
-** the sort and 24 bytes per distinct score.
+** Newton step; the twin adds each row's terms to seven exact sums.
+** auroc_test keeps 8 bytes per row (the score, by label, in its group's
+** sample); a result costs O(n) after the sort and 24 bytes per distinct
+** score.
 */
 #include <math.h>
 #include "sqlite3ext.h"
