@@ -9,22 +9,22 @@
 #include "check_suites.h"
 #include "ml_core.h"
 
-static MlRun run(double x, ml_i64 n0, ml_i64 n1){
-  MlRun r;
-  r.key = ml_key_of(x);
-  r.n[0] = n0;
-  r.n[1] = n1;
+static MlLogitRun run(double x, double n0, double n1){
+  MlLogitRun r;
+  r.x = x;
+  r.w[0] = n0;
+  r.w[1] = n1;
   return r;
 }
 
 /* The score equations at (a, b): sum (y - sigma(eta)) and its x-weighted twin. */
-static void scores(const MlRun *r, int n, int slope, double a, double b, double *s0, double *s1){
+static void scores(const MlLogitRun *r, int n, int slope, double a, double b, double *s0, double *s1){
   int i;
   *s0 = *s1 = 0.0;
   for(i=0; i<n; i++){
-    double x = ml_double_of(r[i].key), eta = slope ? a + b*x : a + x;
+    double x = r[i].x, eta = slope ? a + b*x : a + x;
     double p = 1.0/(1.0 + exp(-eta)), q = 1.0/(1.0 + exp(eta));
-    double res = (double)r[i].n[1]*q - (double)r[i].n[0]*p;
+    double res = r[i].w[1]*q - r[i].w[0]*p;
     *s0 += res;
     *s1 += res*x;
   }
@@ -32,7 +32,7 @@ static void scores(const MlRun *r, int n, int slope, double a, double b, double 
 
 START_TEST(test_calibrated_runs_give_zero_and_one){
   /* each run's event rate is sigma(x): the maximum is exactly a = 0, b = 1 */
-  MlRun r[2];
+  MlLogitRun r[2];
   double a, b;
   int it;
   r[0] = run(log(1.0/3.0), 3, 1);    /* p = 1/4 */
@@ -45,7 +45,7 @@ START_TEST(test_calibrated_runs_give_zero_and_one){
 END_TEST
 
 START_TEST(test_no_finite_estimate_is_named){
-  MlRun r[3];
+  MlLogitRun r[3];
   double a, b;
   int it;
   r[0] = run(-1.0, 2, 0); r[1] = run(0.5, 0, 3);
@@ -71,7 +71,7 @@ END_TEST
 /* Clipped logits of +-34.54 with every eta far out on one side: Newton
 ** would leap by 1e20; the capped steps reach the root of the score. */
 START_TEST(test_flat_likelihood_converges){
-  MlRun r[4];
+  MlLogitRun r[4];
   double a, b, s0, s1;
   int it;
   r[0] = run(-34.538776394910684, 150, 0);
@@ -94,13 +94,13 @@ START_TEST(test_random_fits_solve_the_score_equations){
   test_seed(24);
   for(trial=0; trial<200; trial++){
     int n = 2 + (int)(test_rand01()*40), i, it, rc;
-    MlRun *r = malloc(sizeof(MlRun)*(size_t)n);
+    MlLogitRun *r = malloc(sizeof(MlLogitRun)*(size_t)n);
     double a, b, a2, b2, s0, s1, st[2] = {0.3, 0.7};
     for(i=0; i<n; i++){
       double x = (i - n/2.0) * (0.1 + test_rand01());
-      r[i] = run(x, 1 + (ml_i64)(test_rand01()*5), (ml_i64)(test_rand01()*4));
+      r[i] = run(x, (double)(1 + (ml_i64)(test_rand01()*5)), (double)(ml_i64)(test_rand01()*4));
     }
-    for(i=1; i<n; i++) if( ml_double_of(r[i].key) <= ml_double_of(r[i-1].key) ) r[i].key = ml_key_of(ml_double_of(r[i-1].key) + 0.5);
+    for(i=1; i<n; i++) if( r[i].x <= r[i-1].x ) r[i].x = r[i-1].x + 0.5;
     rc = ml_logit_fit(r, n, 1, 0, &a, &b, &it);
     if( rc==ML_LOGIT_OK ){
       scores(r, n, 1, a, b, &s0, &s1);
@@ -116,11 +116,44 @@ START_TEST(test_random_fits_solve_the_score_equations){
 }
 END_TEST
 
+/* Frequency weights: a run's weights are its rows' counts, so weights
+** that are a constant times counts give the counts' fit (to rounding: the
+** stopping rule is relative), and fractional weights solve the weighted
+** score equations; a class of weight 0 in a run is absent from it. */
+START_TEST(test_weighted_runs){
+  int trial;
+  test_seed(41);
+  for(trial=0; trial<100; trial++){
+    int n = 5 + (int)(test_rand01()*20), i, it, slope;
+    MlLogitRun *r = malloc(sizeof(MlLogitRun)*(size_t)n), *rw = malloc(sizeof(MlLogitRun)*(size_t)n);
+    double c = trial%2 ? 0.37 : 1e4, a, b, aw, bw, s0, s1;
+    for(i=0; i<n; i++){
+      r[i] = run(i - n/2.0 + 0.3*test_rand01(), (double)(1 + (ml_i64)(test_rand01()*4)),
+                 (double)(1 + (ml_i64)(test_rand01()*4)));
+      rw[i] = run(r[i].x, c*r[i].w[0], c*r[i].w[1]);
+    }
+    for(slope=0; slope<2; slope++){
+      ck_assert_int_eq(ml_logit_fit(r, n, slope, 0, &a, &b, &it), ML_LOGIT_OK);
+      ck_assert_int_eq(ml_logit_fit(rw, n, slope, 0, &aw, &bw, &it), ML_LOGIT_OK);
+      ck_assert_msg(fabs(aw - a) <= 1e-12*(1 + fabs(a)) && fabs(bw - b) <= 1e-12*(1 + fabs(b)),
+                    "trial %d slope %d: weights c * counts give (%.17g, %.17g), counts (%.17g, %.17g)",
+                    trial, slope, aw, bw, a, b);
+    }
+    for(i=0; i<n; i++){ rw[i].w[0] = test_rand01()*3.0; rw[i].w[1] = test_rand01()*0.5; }
+    rw[0].w[1] = 0.0; rw[n-1].w[0] = 0.0;   /* x ascending, n >= 5: the classes still overlap */
+    ck_assert_int_eq(ml_logit_fit(rw, n, 1, 0, &aw, &bw, &it), ML_LOGIT_OK);
+    scores(rw, n, 1, aw, bw, &s0, &s1);
+    ck_assert_msg(fabs(s0) < 1e-10 && fabs(s1) < 1e-9, "trial %d: weighted scores %g %g", trial, s0, s1);
+    free(r); free(rw);
+  }
+}
+END_TEST
+
 static int always_stop(void *arg){ (void)arg; return 1; }
 
 /* An interrupted statement: the fit asks between Newton steps and stops. */
 START_TEST(test_fit_stops_when_asked){
-  MlRun r[3];
+  MlLogitRun r[3];
   double a, b;
   int it;
   r[0] = run(-1.0, 3, 1); r[1] = run(0.0, 2, 2); r[2] = run(1.0, 1, 3);
@@ -169,6 +202,7 @@ Suite *suite_logit(void){
   tcase_add_test(tc, test_no_finite_estimate_is_named);
   tcase_add_test(tc, test_flat_likelihood_converges);
   tcase_add_test(tc, test_random_fits_solve_the_score_equations);
+  tcase_add_test(tc, test_weighted_runs);
   tcase_add_test(tc, test_fit_stops_when_asked);
   tcase_add_test(tc, test_delong_runs_match_components);
   suite_add_tcase(s, tc);

@@ -814,8 +814,14 @@ double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
 
 /* --------------------------------------------------------------- logistic */
 
-/* Maximum-likelihood logistic fits over runs of rows sharing one x, the
-** key of each run being ml_key_of(x) (ml_logit.c): P(y = 1) =
+/* One run of a logistic fit: the rows sharing the covariate x, w[0] the
+** weight of its rows of y = 0 and w[1] of y = 1 -- counts, or sums of
+** frequency weights (a row of weight w stands for w rows); 0 where the
+** class has no row. */
+typedef struct MlLogitRun { double x, w[2]; } MlLogitRun;
+
+/* Maximum-likelihood logistic fits over runs of rows sharing one x
+** (ml_logit.c): P(y = 1) =
 ** sigma(a + b x) (slope 1), or sigma(a + x) with x an offset (slope 0: only
 ** a is fitted, *b is 1).  x must be finite.  Newton-Raphson, damped
 ** (steps halved until the log-likelihood does not fall, and capped), until
@@ -828,7 +834,7 @@ double ml_t_isf(double q, double df);        /* t with P(T > t) = q */
 enum { ML_LOGIT_OK, ML_LOGIT_ONE_CLASS, ML_LOGIT_CONSTANT, ML_LOGIT_SEPARATED,
        ML_LOGIT_NO_CONVERGENCE, ML_LOGIT_STOPPED };
 #define ML_LOGIT_MAX_ITER 100
-int ml_logit_fit(const MlRun *r, ml_i64 nRun, int slope, const double *start,
+int ml_logit_fit(const MlLogitRun *r, ml_i64 nRun, int slope, const double *start,
                  double *a, double *b, int *nIter);
 
 /* ------------------------------------------------------------------ beta */

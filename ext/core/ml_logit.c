@@ -3,14 +3,20 @@
 ** on one covariate, over runs of rows that share the covariate.
 ** SPDX-License-Identifier: MIT
 **
-** Provides ml_logit_fit(), behind calibration_summary's calibration
-** intercept and slope (y on logit(p)) and its calibration-in-the-large (y
-** with logit(p) as an offset) in validation.c.
+** Provides ml_logit_fit(), behind calibration_summary's and
+** calibration_summary_w's calibration intercept and slope (y on logit(p))
+** and calibration-in-the-large (y with logit(p) as an offset) in
+** validation.c.
 **
 ** Rules:
-**   1. A run is one x (its key is ml_key_of(x)) with n[0] rows of y = 0 and
-**      n[1] of y = 1; the log-likelihood is
-**      sum n1 ln sigma(eta) + n0 ln sigma(-eta), eta = a + b x (or a + x).
+**   1. A run (MlLogitRun) is one x with the weight w[0] of its rows of y = 0
+**      and w[1] of y = 1: counts (calibration_summary), or sums of
+**      frequency weights (calibration_summary_w), a row of weight w
+**      standing for w rows; the log-likelihood is
+**      sum w1 ln sigma(eta) + w0 ln sigma(-eta), eta = a + b x (or a + x),
+**      and its information sums w, so integer weights give the fit of the
+**      rows repeated bit for bit (the same doubles in the same order).  A
+**      class with w[y] = 0 has no row in the run.
 **      sigma(eta), 1 - sigma(eta) (as sigma(-eta)) and their logarithms come
 **      from exp(-|eta|) and its log1p, so nothing overflows or cancels.
 **   2. No finite maximum exists -- and none is reported -- when one class is
@@ -23,7 +29,8 @@
 **   3. The slope fit works on x - mean(x) (the same model, better
 **      conditioned) and shifts the intercept back at the end.  Starts: the
 **      caller's (calibration_summary starts the slope fit at (citl, 1)),
-**      else a = ln(n1/n0), b = 0 (as rms's lrm.fit), the offset fit a = 0.
+**      else a = ln(W1/W0), b = 0 (W_y the weight of class y; as rms's
+**      lrm.fit), the offset fit a = 0.
 **   4. A step moves no linear predictor by more than 30 (where every eta
 **      lies far out on one side the likelihood is nearly flat and a full
 **      Newton step would leap by 1e20), and is halved until the
@@ -34,7 +41,9 @@
 **      more than 1e-6 there is not taken); at
 **      most ML_LOGIT_MAX_ITER steps, else ML_LOGIT_NO_CONVERGENCE.  Sums are
 **      compensated (Neumaier) and run in the order of the runs, so equal
-**      runs give equal bits.
+**      runs give equal bits.  Every tolerance is relative (to |LL|, or to a
+**      step in eta), so multiplying every weight by one constant gives the
+**      same estimates up to rounding.
 **
 ** Cost: O(runs) per Newton step, typically 5 to 10 steps; no allocation.
 */
@@ -54,12 +63,12 @@ static void sigmoid(double eta, Sigmoid *o){
 typedef struct LogitEval { double ll, g0, g1, h00, h01, h11; } LogitEval;
 
 /* At (a, b): eta = a + b (x - xc) (slope), or a + x (offset). */
-static void logit_eval(const MlRun *r, ml_i64 nRun, int slope, double a, double b, double xc,
+static void logit_eval(const MlLogitRun *r, ml_i64 nRun, int slope, double a, double b, double xc,
                        LogitEval *e){
   MlSum ll = {0, 0}, g0 = {0, 0}, g1 = {0, 0}, h00 = {0, 0}, h01 = {0, 0}, h11 = {0, 0};
   ml_i64 i;
   for(i=0; i<nRun; i++){
-    double x = ml_double_of(r[i].key), n0 = (double)r[i].n[0], n1 = (double)r[i].n[1];
+    double x = r[i].x, n0 = r[i].w[0], n1 = r[i].w[1];
     double t = slope ? x - xc : 0.0, eta = slope ? a + b*t : a + x;
     Sigmoid g;
     double res, w;
@@ -98,44 +107,45 @@ static int newton_step(const LogitEval *e, int slope, double *da, double *db){
 }
 
 /* Rule 2: why the data admit no finite estimate, or ML_LOGIT_OK; the
-** weighted mean of x to *xc. */
-static int logit_check(const MlRun *r, ml_i64 nRun, int slope, double *xc){
-  double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-  ml_i64 cnt[2] = {0, 0}, i;
+** weighted mean of x to *xc.  (Counts below 2^53 add exactly in doubles:
+** the sums here are the integer sums they were when runs held counts.) */
+static int logit_check(const MlLogitRun *r, ml_i64 nRun, int slope, double *xc){
+  double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, cnt[2] = {0.0, 0.0};
+  ml_i64 i;
   MlSum sx = {0, 0};
   int y;
   for(i=0; i<nRun; i++){
-    double x = ml_double_of(r[i].key);
+    double x = r[i].x;
     for(y=0; y<2; y++){
-      if( r[i].n[y]==0 ) continue;
-      cnt[y] += r[i].n[y];
+      if( !(r[i].w[y]>0.0) ) continue;
+      cnt[y] += r[i].w[y];
       if( x<lo[y] ) lo[y] = x;
       if( x>hi[y] ) hi[y] = x;
     }
-    ml_sum_add(&sx, (double)(r[i].n[0] + r[i].n[1]) * x);
+    ml_sum_add(&sx, (r[i].w[0] + r[i].w[1]) * x);
   }
-  *xc = ml_sum_value(&sx) / (double)(cnt[0] + cnt[1]);
-  if( cnt[0]==0 || cnt[1]==0 ) return ML_LOGIT_ONE_CLASS;
+  *xc = ml_sum_value(&sx) / (cnt[0] + cnt[1]);
+  if( cnt[0]==0.0 || cnt[1]==0.0 ) return ML_LOGIT_ONE_CLASS;
   if( !slope ) return ML_LOGIT_OK;
   if( fmin(lo[0], lo[1])==fmax(hi[0], hi[1]) ) return ML_LOGIT_CONSTANT;
   if( hi[0]<=lo[1] || hi[1]<=lo[0] ) return ML_LOGIT_SEPARATED;
   return ML_LOGIT_OK;
 }
 
-int ml_logit_fit(const MlRun *r, ml_i64 nRun, int slope, const double *start,
+int ml_logit_fit(const MlLogitRun *r, ml_i64 nRun, int slope, const double *start,
                  double *a, double *b, int *nIter){
-  ml_i64 n0 = 0, n1 = 0, i;
-  double A, B = 0.0, xc, da, db, span = 0.0;
+  ml_i64 i;
+  double n0 = 0.0, n1 = 0.0, A, B = 0.0, xc, da, db, span = 0.0;
   LogitEval e, f;
   int rc = logit_check(r, nRun, slope, &xc), it, k;
   *nIter = 0;
   if( rc ) return rc;
   for(i=0; i<nRun; i++){
-    n0 += r[i].n[0]; n1 += r[i].n[1];
-    span = fmax(span, fabs(ml_double_of(r[i].key) - xc));
+    n0 += r[i].w[0]; n1 += r[i].w[1];
+    span = fmax(span, fabs(r[i].x - xc));
   }
   if( start ){ A = start[0] + (slope ? start[1]*xc : 0.0); B = slope ? start[1] : 0.0; }
-  else A = slope ? log((double)n1/(double)n0) : 0.0;
+  else A = slope ? log(n1/n0) : 0.0;
   logit_eval(r, nRun, slope, A, B, xc, &e);
   for(it=1; it<=ML_LOGIT_MAX_ITER; it++){
     double lam = 1.0, tol = 1e-12*fabs(e.ll), move;

@@ -21,7 +21,8 @@
 **   calibration_summary(y, p)        JSON, rms::val.prob's statistics: its rows
 **                                    are kept here, its result is validation.c's
 **   weighted twins f_w(y, p, w, ...) (docs/weights.md) of brier, log_loss,
-**   ece, mce, reliability, ece_equal_mass, ece_l2, brier_decomposition
+**   ece, mce, reliability, ece_equal_mass, ece_l2, brier_decomposition,
+**   calibration_summary (its rows (p, w) kept here, its result validation.c's)
 **
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
@@ -1198,8 +1199,9 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
     ml_result_null(ctx, d->name, p && p->weighted ? "no rows of positive weight" : "no rows");
     return;
   }
+  /* validation.c; a weighted sample (calibration_summary_w) is its twin */
+  if( d->kind==CAL_SUMMARY ){ ml_calib_summary_result(ctx, &p->smp); return; }
   if( p->weighted ){ calsort_compute_w(ctx, d, p); return; }
-  if( d->kind==CAL_SUMMARY ){ ml_calib_summary_result(ctx, &p->smp); return; }   /* validation.c */
   B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
     ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)n, (long long)B);
@@ -1371,6 +1373,6 @@ const MlFuncDesc ml_calibration_functions[] = {
                                                              ML_PARAMS(&psBinsSorted) },
   { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0, ML_PARAMS(&psBinsSorted) },
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0, ML_PARAMS(&psBinsKumar) },
-  { "calibration_summary", "y, p",                 2,  2, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON, 0 },
+  { "calibration_summary", "y, p",                 2,  2, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON|ML_FN_WEIGHTED, 0 },
   { 0 }
 };

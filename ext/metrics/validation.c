@@ -12,6 +12,8 @@
 **       Registered in calibration's sorted family (calibration.c keeps its
 **       rows, takes its states, hands the sorted sample to
 **       ml_calib_summary_result below).
+**   calibration_summary_w(y, p, w)   its weighted twin (docs/weights.md):
+**       the same JSON on frequency weights, the sample weighted.
 **   auroc_test(y, s, g)         aggregate and window, JSON
 **       {"auroc_0","auroc_1","diff","se","df","statistic","p_value","reason"}
 **   auroc_test(st_a, st_b)      scalar over two states made by ml_state(y, s)
@@ -39,6 +41,14 @@
 **      "reason" joins every such cause; null when none.  When every p has
 **      one logit the slope is not identifiable: intercept = logit(ybar),
 **      slope = 0, as rms::val.prob reports for a constant p.
+**   3a. calibration_summary_w: frequency weights (a row of weight w stands
+**      for w rows).  n, events are the exact sums of w and of w y (written
+**      as numbers), and every sum of rule 2 the exact sum of w * term over
+**      the rows (fma-split products), so brier is brier_w's double; the fits
+**      are rule 3's on runs holding each class's exact weight (MlWSweep's
+**      tie sums), the information summing w (statsmodels' GLM with
+**      freq_weights).  Integer weights give the rows repeated bit for bit.
+**      Rows of weight 0 are not kept; NULL when no row has positive weight.
 **
 ** Rules (auroc_test; pROC's roc.test(method = "delong", paired = FALSE)):
 **   4. g is 0 or 1 (the two independent groups); a NULL in y, s or g skips
@@ -62,10 +72,12 @@
 **      an error.
 **
 ** Cost: calibration_summary keeps calibration's sorted sample (8 bytes per
-** row); a result sorts it (O(n)), makes its runs (24 bytes per distinct p)
-** and fits in O(runs) per Newton step.  auroc_test keeps 8 bytes per row
-** (the score, by label, in its group's sample); a result costs O(n) after
-** the sort and 24 bytes per distinct score.
+** row; the twin 16, p and w); a result sorts it (O(n)), makes its runs (24
+** bytes per row allocated, one run per distinct p) and fits in O(runs) per
+** Newton step; the twin adds each row's terms to seven exact sums.
+** auroc_test keeps 8 bytes per row (the score, by label, in its group's
+** sample); a result costs O(n) after the sort and 24 bytes per distinct
+** score.
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -79,13 +91,6 @@ static double nz(double x){ return x + 0.0; }
 /* --------------------------------------------------- calibration_summary */
 
 #define SUMMARY_CLIP 1e-15
-
-/* Adds c * t to s exactly: the product is hi + lo (fma), c < 2^53. */
-static void xsum_add_times(MlXsum *s, ml_i64 c, double t){
-  double hi = (double)c * t, lo = fma((double)c, t, -hi);
-  ml_xsum_add(s, hi, 1);
-  if( lo!=0.0 ) ml_xsum_add(s, lo, 1);
-}
 
 /* logit of p clipped to [1e-15, 1 - 1e-15] (rule 3). */
 static double clipped_logit(double p){
@@ -112,38 +117,42 @@ static const char *fit_reason(int rc, int slope){
   }
 }
 
-/* The sums of rule 2 over the runs of distinct p. */
-typedef struct SummarySums { MlXsum expected, brier, znum, zden; ml_i64 n, events; } SummarySums;
+/* The exact sums of rule 2: of w t over the rows for each term t, and the
+** weight of each class and of all (counts when unweighted).  A row's
+** weight is its count c (or a run's: c rows of one (y, p) add c t) or its
+** weight w; every product w t goes in exactly (fma splits it), so the
+** sums do not depend on the order rows come in, and integer weights give
+** the counts' sums. */
+typedef struct SummarySums { MlXsum expected, brier, znum, zden, cls[2], all; } SummarySums;
 
-static void summary_sums(const MlRun *r, ml_i64 nRun, SummarySums *s){
-  ml_i64 i;
+static void summary_sums_init(SummarySums *s){
   ml_xsum_init(&s->expected); ml_xsum_init(&s->brier);
   ml_xsum_init(&s->znum); ml_xsum_init(&s->zden);
-  s->n = s->events = 0;
-  for(i=0; i<nRun; i++){
-    double p = ml_double_of(r[i].key), q = 1.0 - p, u = 1.0 - 2.0*p;
-    ml_i64 c0 = r[i].n[0], c1 = r[i].n[1];
-    s->n += c0 + c1;
-    s->events += c1;
-    xsum_add_times(&s->expected, c0 + c1, p);
-    xsum_add_times(&s->brier, c0, p*p);                 /* (p - 0)^2 */
-    xsum_add_times(&s->brier, c1, q*q);                 /* (p - 1)^2 */
-    xsum_add_times(&s->znum, c1, q*u);                  /* (1 - p)(1 - 2p) */
-    xsum_add_times(&s->znum, c0, -(p*u));               /* (0 - p)(1 - 2p) */
-    xsum_add_times(&s->zden, c0 + c1, u*u*(p*q));
-  }
+  ml_xsum_init(&s->cls[0]); ml_xsum_init(&s->cls[1]); ml_xsum_init(&s->all);
 }
 
-/* Writes the summary of the sorted sample's runs r (keys: p); the keys
-** become logit(p) for the fits.  ML_OK, ML_NOMEM or ML_LOGIT_STOPPED. */
-static int write_summary(MlJson *j, MlRun *r, ml_i64 nRun){
-  SummarySums s;
+/* Adds weight c (> 0) of rows (y, p). */
+static void summary_add(SummarySums *s, int y, double p, double c){
+  double q = 1.0 - p, u = 1.0 - 2.0*p;
+  ml_xsum_add_product(&s->expected, c, p, 1);
+  ml_xsum_add_product(&s->brier, c, y ? q*q : p*p, 1);            /* (p - y)^2 */
+  ml_xsum_add_product(&s->znum, c, y ? q*u : -(p*u), 1);          /* (y - p)(1 - 2p) */
+  ml_xsum_add_product(&s->zden, c, u*u*(p*q), 1);
+  ml_xsum_add(&s->cls[y], c, 1);
+  ml_xsum_add(&s->all, c, 1);
+}
+
+/* Writes the summary from the sums and the runs of distinct p (ascending;
+** x is p, made logit(p) here for the fits).  weighted: n and events are
+** sums of weights, written as numbers.  ML_OK, ML_NOMEM or
+** ML_LOGIT_STOPPED. */
+static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 nRun, int weighted){
   MlStr why;
+  double n = ml_xsum_round(&s->all), events = ml_xsum_round(&s->cls[1]), nonevents = ml_xsum_round(&s->cls[0]);
   double expected, brier, ybar, zden, z = NAN, zp = NAN, citl = NAN, icpt = NAN, slope = NAN, b, start[2];
   ml_i64 i;
   int rc, it;
-  summary_sums(r, nRun, &s);
-  for(i=0; i<nRun; i++) r[i].key = ml_key_of(clipped_logit(ml_double_of(r[i].key)));
+  for(i=0; i<nRun; i++) r[i].x = clipped_logit(r[i].x);
   ml_str_init(&why);
   rc = ml_logit_fit(r, nRun, 0, 0, &citl, &b, &it);
   if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
@@ -153,28 +162,28 @@ static int write_summary(MlJson *j, MlRun *r, ml_i64 nRun){
   if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
   if( rc==ML_LOGIT_CONSTANT ){
     /* as rms::val.prob for a constant p: the fit of y on the intercept alone */
-    icpt = log((double)s.events/(double)(s.n - s.events));
+    icpt = log(events/nonevents);
     slope = 0.0;
   }else if( rc ){
     icpt = slope = NAN;
     if( fit_reason(rc, 1) ) add_reason(&why, fit_reason(rc, 1));
   }
-  expected = ml_xsum_round(&s.expected);
-  brier = ml_xsum_round(&s.brier) / (double)s.n;
-  ybar = (double)s.events / (double)s.n;
-  zden = ml_xsum_round(&s.zden);
+  expected = ml_xsum_round(&s->expected);
+  brier = ml_xsum_round(&s->brier) / n;
+  ybar = events / n;
+  zden = ml_xsum_round(&s->zden);
   if( zden>0.0 ){
-    z = ml_xsum_round(&s.znum) / sqrt(zden);
+    z = ml_xsum_round(&s->znum) / sqrt(zden);
     zp = erfc(fabs(z) / 1.41421356237309504880);
   }else{
     add_reason(&why, "Spiegelhalter's variance is 0 (every p is 0, 1/2 or 1)");
   }
   if( why.oom ) return ML_NOMEM;
   ml_json_begin_object(j);
-  ml_json_key(j, "n");               ml_json_int(j, s.n);
-  ml_json_key(j, "events");          ml_json_int(j, s.events);
+  ml_json_key(j, "n");               if( weighted ) ml_json_double(j, n); else ml_json_int(j, (ml_i64)n);
+  ml_json_key(j, "events");          if( weighted ) ml_json_double(j, events); else ml_json_int(j, (ml_i64)events);
   ml_json_key(j, "expected");        ml_json_double(j, expected);
-  ml_json_key(j, "oe_ratio");        ml_json_double(j, expected>0.0 ? (double)s.events/expected : NAN);
+  ml_json_key(j, "oe_ratio");        ml_json_double(j, expected>0.0 ? events/expected : NAN);
   ml_json_key(j, "citl");            ml_json_double(j, nz(citl));
   ml_json_key(j, "intercept");       ml_json_double(j, nz(icpt));
   ml_json_key(j, "slope");           ml_json_double(j, nz(slope));
@@ -182,24 +191,59 @@ static int write_summary(MlJson *j, MlRun *r, ml_i64 nRun){
   ml_json_key(j, "spiegelhalter_p"); ml_json_double(j, zp);
   ml_json_key(j, "brier");           ml_json_double(j, brier);
   ml_json_key(j, "scaled_brier");
-  ml_json_double(j, s.events>0 && s.events<s.n ? nz(1.0 - brier/(ybar*(1.0 - ybar))) : NAN);
+  ml_json_double(j, events>0.0 && nonevents>0.0 ? nz(1.0 - brier/(ybar*(1.0 - ybar))) : NAN);
   ml_json_key(j, "reason");          ml_json_string(j, why.n ? why.z : 0);
   ml_json_end_object(j);
   ml_str_free(&why);
   return ML_OK;
 }
 
+/* The sums and the runs of distinct p of the sorted sample, into r (room
+** for every row; filled from r[cap - 1] down): the unweighted sweep's
+** counts, or the weighted sweep's exact tie sums with each row's w t added
+** to the sums.  Returns the index of the first run. */
+static ml_i64 summary_runs(const MlSamples *smp, SummarySums *s, MlLogitRun *r, ml_i64 cap){
+  ml_i64 k = cap, i;
+  int y;
+  summary_sums_init(s);
+  if( smp->weighted ){
+    MlWSweep w;
+    for(y=0; y<2; y++){
+      for(i=0; i<smp->n[y]; i++){
+        summary_add(s, y, ml_double_of(ml_samples_key(smp, y, i)), ml_samples_aux(smp, y, i));
+      }
+    }
+    ml_wsweep_init(&w, smp);
+    while( ml_wsweep_next(&w) ){
+      k--;
+      r[k].x = ml_double_of(w.key); r[k].w[0] = w.dfp; r[k].w[1] = w.dtp;
+    }
+  }else{
+    MlSweep w;
+    ml_sweep_init(&w, smp, 0);
+    while( ml_sweep_next(&w) ){
+      double p = ml_double_of(w.key);
+      k--;
+      r[k].x = p; r[k].w[0] = (double)w.dfp; r[k].w[1] = (double)w.dtp;
+      if( w.dfp ) summary_add(s, 0, p, (double)w.dfp);
+      if( w.dtp ) summary_add(s, 1, p, (double)w.dtp);
+    }
+  }
+  return k;
+}
+
 void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp){
-  ml_i64 n = ml_samples_count(smp), nRun;
-  MlRun *r;
+  ml_i64 n = ml_samples_count(smp), k;
+  SummarySums s;
+  MlLogitRun *r;
   MlJson j;
   int rc;
   if( ml_samples_sort(smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  r = ml_malloc(sizeof(MlRun) * (uint64_t)n);
+  r = ml_malloc(sizeof(MlLogitRun) * (uint64_t)n);
   if( r==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  nRun = ml_samples_runs(smp, r);
+  k = summary_runs(smp, &s, r, n);
   ml_json_init(&j);
-  rc = write_summary(&j, r, nRun);
+  rc = write_summary(&j, &s, r + k, n - k, smp->weighted);
   ml_free(r);
   if( rc==ML_LOGIT_STOPPED ){ ml_json_free(&j); return; }   /* ml_compute_end reports it */
   if( rc ){ ml_json_free(&j); sqlite3_result_error_nomem(ctx); return; }

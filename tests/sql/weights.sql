@@ -53,3 +53,7 @@ SELECT strat_report_w(y, s, w, s, 0.2, 0.8, 0.01) FROM t;
 SELECT strat_pr_auc_w(y, s, w, s, 0, 1) IS strat_pr_auc(y, s, s, 0, 1), strat_gap_w(y, s, 0, s) FROM t;
 SELECT strat_gap_w(y, s, w, s, 0.25) FROM t;
 SELECT strat_pr_auc_w(y, s, 1e999, s) FROM t;
+-- calibration_summary's twin: sums of weights, the logistic fits with frequency weights
+SELECT calibration_summary_w(y, s, w) FROM t;
+SELECT (SELECT calibration_summary_w(y, s, 2) FROM t) = (SELECT calibration_summary(y, s) FROM t, (SELECT 1 UNION ALL SELECT 2));
+SELECT calibration_summary_w(y, s, CASE WHEN w > 1 THEN -w ELSE w END) FROM t;
