@@ -53,3 +53,14 @@ SELECT strat_report_w(y, s, w, s, 0.2, 0.8, 0.01) FROM t;
 SELECT strat_pr_auc_w(y, s, w, s, 0, 1) IS strat_pr_auc(y, s, s, 0, 1), strat_gap_w(y, s, 0, s) FROM t;
 SELECT strat_gap_w(y, s, w, s, 0.25) FROM t;
 SELECT strat_pr_auc_w(y, s, 1e999, s) FROM t;
+-- top k and gains on the cumulative weight from the top: a tie group at a cut by its positive fraction
+SELECT precision_at_k_w(y, s, w, 3), recall_at_k_w(y, s, w, 3), precision_at_k_w(y, s, w, 100) FROM t;
+SELECT gains_w(y, s, w, 3) FROM t;
+SELECT (SELECT precision_at_k_w(y, s, 3, 5) FROM t)
+     = (SELECT precision_at_k(y, s, 5) FROM t, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)),
+       (SELECT gains_w(y, s, 3, 4) FROM t)
+     = (SELECT gains(y, s, 4) FROM t, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3));
+SELECT gains_w(y, s, 0.5, 4) FROM t;
+SELECT precision_at_k_w(y, s, -1, 2) FROM t;
+SELECT recall_at_k_w(y, s, 'x', 2) FROM t;
+SELECT gains_w(y, s, w, 0) FROM t;
