@@ -38,7 +38,9 @@ QUERIES = [("floor2(y, s)", 2, None), ("floor3(y, s, len)", 3, None), ("sum(s)",
            # goal is 1.15x the unweighted function, here as a ratio to floor3 (one
            # column more) against the unweighted ratio to floor2
            ("pr_auc_w(y, s, len)", 3, None), ("auroc_w(y, s, len)", 3, None), ("brier_w(y, p, len)", 3, None),
-           ("log_loss_w(y, p, len)", 3, None), ("ece_w(y, p, len, 10)", 3, None), ("mcc_w(y, s, len, 0.5)", 3, None)]
+           ("log_loss_w(y, p, len)", 3, None), ("ece_w(y, p, len, 10)", 3, None), ("mcc_w(y, s, len, 0.5)", 3, None),
+           ("precision_at_k_w(y, s, len, 100)", 3, None), ("recall_at_k_w(y, s, len, 100)", 3, None),
+           ("gains_w(y, s, len)", 3, None)]
 
 
 def callgrind(lib, floor, db):

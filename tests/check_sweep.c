@@ -158,6 +158,14 @@ START_TEST(test_samples_at_rank){
 }
 END_TEST
 
+/* gains' parts as emitted: rows (or weight), end, positives, cumulative. */
+typedef struct GainsRec { int n; double v[64]; } GainsRec;
+static void gains_rec(void *arg, ml_i64 b, double n, double end, double pos, double cum){
+  GainsRec *g = arg;
+  (void)b;
+  if( g->n<=60 ){ g->v[g->n++] = n; g->v[g->n++] = end; g->v[g->n++] = pos; g->v[g->n++] = cum; }
+}
+
 /* The weighted sweep (ml_wsweep.c): integer weights fold to the unweighted
 ** folds over the rows repeated, bit for bit; a tie group's weight does not
 ** depend on the order its rows are held in; weight sums at each threshold. */
@@ -182,6 +190,16 @@ START_TEST(test_weighted_folds_equal_repeated_rows){
   ck_assert(ml_wfold_ks(&sw)==ml_fold_ks(&sr));
   ck_assert(ml_wfold_tpr_at_fpr(&sw, 0.3, 0)==ml_fold_tpr_at_fpr(&sr, 0.3, 0));
   ck_assert(ml_wfold_tpr_at_fpr(&sw, 0.8, 1)==ml_fold_tpr_at_fpr(&sr, 0.8, 1));
+  for(k=0; k<=nr; k+=7) ck_assert(ml_wfold_top_k(&sw, (double)k)==ml_fold_top_k(&sr, k));
+  for(k=1; k<=15; k+=7){
+    GainsRec g1, g2;
+    g1.n = g2.n = 0;
+    ml_wfold_gains(&sw, k, gains_rec, &g1);
+    ml_fold_gains(&sr, k, gains_rec, &g2);
+    ck_assert_int_eq(g1.n, 4*k);
+    ck_assert_int_eq(g1.n, g2.n);
+    ck_assert(memcmp(g1.v, g2.v, sizeof(double) * (size_t)g1.n)==0);
+  }
   ml_samples_clear(&sw);
   ml_samples_clear(&sr);
 }
@@ -212,12 +230,6 @@ END_TEST
 ** the same double as the rows it counts: random samples with many ties,
 ** each fold on the rows and on a copy turned into runs, compared with ==;
 ** then rows added to and removed from the runs form, as a window does. */
-typedef struct GainsRec { int n; double v[64]; } GainsRec;
-static void gains_rec(void *arg, ml_i64 b, ml_i64 n, double pos, double cum){
-  GainsRec *g = arg;
-  (void)b;
-  if( g->n<=60 ){ g->v[g->n++] = (double)n; g->v[g->n++] = pos; g->v[g->n++] = cum; }
-}
 static void assert_same_folds(const MlSamples *a, const MlSamples *r){
   MlOpPoint o1, o2;
   GainsRec g1, g2;

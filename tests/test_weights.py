@@ -5,7 +5,8 @@ The twins are read from the extension's records (mleval_functions()'s
 "weighted_of"); each must be covered here, or the test fails (the calibration
 family's binned twins in test_weights_calibration.py, the stratified
 family's in test_weights_strat.py, calibration_summary_w in
-test_weights_calsum.py, the weighted bootstrap's *_ci_w twins in
+test_weights_calsum.py, the cuts at a rank (precision_at_k,
+recall_at_k, gains) in test_weights_topk.py, the weighted bootstrap's *_ci_w twins in
 test_weights_boot.py, which asserts the same).  On random
 datasets -- ties, 1 % prevalence, one class, weights real, integer and zero,
 tiny and large groups -- every twin is compared with
@@ -35,6 +36,7 @@ import mltest
 import test_weights_calibration
 import test_weights_calsum
 import test_weights_strat
+import test_weights_topk
 
 BINS = 10
 
@@ -255,11 +257,11 @@ def main():
     # the calibration family's binned twins are test_weights_calibration.py's,
     # the weighted bootstrap's (*_ci_w) test_weights_boot.py's
     elsewhere = set(test_weights_calibration.CASES) | set(test_weights_strat.CASES) \
-        | set(test_weights_calsum.CASES) \
+        | set(test_weights_calsum.CASES) | set(test_weights_topk.CASES) \
         | {b for b, f in twins.items() if f["name"].endswith("_ci_w")}
     ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
              "every weighted twin has a case here, in test_weights_calibration.py, test_weights_strat.py, "
-             "test_weights_calsum.py or in test_weights_boot.py")
+             "test_weights_calsum.py, test_weights_topk.py or in test_weights_boot.py")
     for base, f in twins.items():
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")
     rng = np.random.default_rng(20261127)

@@ -547,11 +547,20 @@ double ml_top_k_select(const MlSamples *s, ml_i64 k, ml_key *heap);
 static inline ml_i64 ml_mass_edge(ml_i64 i, ml_i64 n, ml_i64 B){
   return i>=B ? n : (ml_i64)((double)i * ((double)n/(double)B));
 }
+/* The same boundary on a cumulative-weight axis of length W (the weighted
+** twins, docs/weights.md): floor(i * (W/B)) in doubles, W at i = B; for an
+** integer W the double of ml_mass_edge(i, W, B). */
+static inline double ml_mass_edge_w(ml_i64 i, double W, ml_i64 B){
+  return i>=B ? W : floor((double)i * (W/(double)B));
+}
 /* Called for each of the B parts of the ranks, top first: its index b
-** (0-based), its rows, its expected positives, and the expected positives
-** of parts 0..b together (taken from the counts, not summed). */
-typedef void (*MlGainsEmit)(void *arg, ml_i64 b, ml_i64 n, double positives, double cumPositives);
-/* The B equal-mass parts (ml_mass_edge) of the ranks; 1 <= B <= n. */
+** (0-based), its rows (a weighted sample: its weight), where it ends (the
+** rows, or weight, of parts 0..b), its expected positives, and the
+** expected positives of parts 0..b together (taken from the counts, not
+** summed). */
+typedef void (*MlGainsEmit)(void *arg, ml_i64 b, double n, double end, double positives, double cumPositives);
+/* The B equal-mass parts (ml_mass_edge) of the ranks; 1 <= B <= n.  A
+** weighted sample is handed to ml_wfold_gains. */
 void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg);
 
 /* Rows of each class whose key is >= k, for keys k that never decrease
@@ -584,6 +593,14 @@ double ml_wfold_youden_j(const MlSamples *s);
 double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
 double ml_wfold_ks(const MlSamples *s);
 double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr);
+/* Cuts on the cumulative-weight axis from the top (precision_at_k_w,
+** recall_at_k_w, gains_w): a tie group occupies [c, c + its weight) of
+** the axis, c the running sum tp + fp above it; one that a cut splits
+** counts its positive weight in proportion to its weight on each side.
+** ml_wfold_top_k: the positive weight among the top k, 0 <= k <= W.
+** ml_wfold_gains: ml_fold_gains's B parts, edges ml_mass_edge_w; B <= W. */
+double ml_wfold_top_k(const MlSamples *s, double k);
+void ml_wfold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg);
 /* operating_point on weight sums: the point a criterion picks (as
 ** ml_fold_operating_point), with the totals P and N. */
 typedef struct MlWOpPoint {

@@ -51,8 +51,9 @@
 **      comparisons); below that nothing changes.
 **   9. A weighted sample (MlSamples.weighted, the weighted twins) is handed
 **      by ml_fold_average_precision, _auroc, _youden_j, _tpr_at_fpr,
-**      _partial_auroc and _ks to their weighted forms (ml_wsweep.c), so a
-**      caller folds either sample with the same call.
+**      _partial_auroc, _ks and _gains to their weighted forms (ml_wsweep.c),
+**      so a caller folds either sample with the same call.  (Top k takes
+**      its k as a double there: ml_wfold_top_k.)
 **
 ** Cost: O(n) for one sweep over sorted samples (O(runs) in runs form),
 ** O(1) extra memory.
@@ -489,7 +490,7 @@ static void gains_rows(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg
       if( splitHi ) fpos += (double)(hi - g0H) * (double)dtpH / (double)dH;
     }
     cum = splitHi ? (double)tp0H + (double)(hi - g0H) * (double)dtpH / (double)dH : (double)tp0H;
-    emit(arg, b, hi - lo, (double)ipos + fpos, cum);
+    emit(arg, b, (double)(hi - lo), (double)hi, (double)ipos + fpos, cum);
     lo = hi;
     g0L = g0H; dL = dH; dtpL = dtpH; tp0L = tp0H;
   }
@@ -499,7 +500,8 @@ void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
   ml_i64 n = ml_samples_count(s), b = 0, lo = 0, hi = ml_mass_edge(1, n, B), ipos = 0;
   double fpos = 0.0;          /* part b's share of the groups it splits (rule 7) */
   MlSweep w;
-  if( !s->run && !s->weighted ){ gains_rows(s, B, emit, arg); return; }
+  if( s->weighted ){ ml_wfold_gains(s, B, emit, arg); return; }
+  if( !s->run ){ gains_rows(s, B, emit, arg); return; }
   ml_sweep_init(&w, s, 0);
   while( b<B && ml_sweep_next(&w) ){
     ml_i64 d = w.dtp + w.dfp, g1 = w.tp + w.fp, g0 = g1 - d, at = g0;
@@ -511,7 +513,7 @@ void ml_fold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
       if( at==hi ){
         double cum = end==g1 ? (double)w.tp
                              : (double)(w.tp - w.dtp) + (double)(end - g0) * (double)w.dtp / (double)d;
-        emit(arg, b, hi - lo, (double)ipos + fpos, cum);
+        emit(arg, b, (double)(hi - lo), (double)hi, (double)ipos + fpos, cum);
         if( ++b==B ) return;
         lo = hi;
         hi = ml_mass_edge(b+1, n, B);

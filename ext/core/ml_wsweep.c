@@ -4,10 +4,11 @@
 ** ml_wsweep.c -- the threshold sweep over weighted rows, and its folds.
 **
 ** Provides: ml_wsweep_init/next, ml_wfold_ap, ml_wfold_auroc,
-** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks, ml_wfold_partial_auroc.
+** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks, ml_wfold_partial_auroc,
+** ml_wfold_top_k, ml_wfold_gains.
 ** Callers: ranking.c's weighted twins (pr_auc_w, nap_w, auroc_w,
 ** youden_j_w, tpr_at_fpr_w, sens_at_spec_w, ks_w, partial_auroc_w,
-** pr_curve_w, roc_curve_w).
+** pr_curve_w, roc_curve_w, precision_at_k_w, recall_at_k_w, gains_w).
 **
 ** The sample is an MlSamples of width 16 whose aux is each row's weight
 ** w > 0 (rows of weight 0 never enter it: scikit-learn drops them before
@@ -30,6 +31,14 @@
 **      rows repeated (while the sums stay below 2^53).  The AUROC's twice-
 **      area sum is accumulated exactly (each product split by fma into two
 **      doubles, summed in an MlXsum), as the unweighted fold's integer count.
+**   5. Cuts on the cumulative-weight axis (top k, gains' parts; ml_sweep.c
+**      rule 7 with weight for rows): a tie group occupies [c, e) of the
+**      axis from the top, c and e the running tp + fp before and after it
+**      (e = W = P + N after the last).  A cut at x inside it counts
+**      tp(c) + (x - c) dtp / (dtp + dfp) above it: its positive fraction
+**      of the part of its weight inside the cut (all of it once x - c
+**      reaches its weight).  On integers every one of these doubles is the
+**      unweighted fold's count, in the same expression.
 **
 ** Cost: O(n) a sweep after the sort, and O(n) for the totals; a tie group's
 ** sum is checked exact addition by addition (TwoSum) and taken over by an
@@ -180,6 +189,52 @@ double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
   pa = ml_xsum_round(&a) / (2.0 * P * N) + part;
   lo = 0.5 * max_fpr * max_fpr;
   return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
+}
+
+double ml_wfold_top_k(const MlSamples *s, double k){
+  MlWSweep w;
+  double c = 0.0, tp0 = 0.0;      /* the axis and tp above the group */
+  ml_wsweep_init(&w, s);
+  if( k<=0.0 ) return 0.0;
+  while( ml_wsweep_next(&w) ){
+    double e = w.tp + w.fp, d = w.dtp + w.dfp, r = k - c;
+    if( e>=k ){
+      if( e==k || r>=d ) return w.tp;
+      return tp0 + r * w.dtp / d;        /* ml_fold_top_k's expression */
+    }
+    c = e; tp0 = w.tp;
+  }
+  return w.tp;
+}
+
+void ml_wfold_gains(const MlSamples *s, ml_i64 B, MlGainsEmit emit, void *arg){
+  MlWSweep w;
+  double W, lo = 0.0, hi, c = 0.0, tp0 = 0.0, ipos = 0.0, fpos = 0.0;
+  ml_i64 b = 0;
+  ml_wsweep_init(&w, s);
+  W = w.P + w.N;                        /* what tp + fp is after the last group */
+  hi = ml_mass_edge_w(1, W, B);
+  while( b<B && ml_wsweep_next(&w) ){
+    double d = w.dtp + w.dfp, e = w.tp + w.fp, at = c;
+    /* ml_fold_gains' walk: whole groups' positive weight in ipos, the
+    ** pieces of split ones in fpos (rule 5) */
+    while( at<e || at==hi ){
+      double end = e<hi ? e : hi;
+      if( at==c && end==e ) ipos += w.dtp;
+      else if( end>at ) fpos += (end - at) * w.dtp / d;
+      at = end;
+      if( at==hi ){
+        double cum = end==e ? w.tp : tp0 + (end - c) * w.dtp / d;
+        emit(arg, b, hi - lo, hi, ipos + fpos, cum);
+        if( ++b==B ) return;
+        lo = hi;
+        hi = ml_mass_edge_w(b+1, W, B);
+        ipos = 0.0;
+        fpos = 0.0;
+      }
+    }
+    c = e; tp0 = w.tp;
+  }
 }
 
 /* ml_fold_operating_point's criteria on weight sums (its rule 5). */

@@ -844,21 +844,14 @@ static void fill_edge_bins_w(const CalWGroups *G, const double *edge, ml_i64 nEd
   }
 }
 
-/* Boundary i of the cumulative-weight axis [0, W) cut into B equal-mass
-** parts: floor(i * (W/B)), and W at i = B -- mass_edge with the total
-** weight for the row count (docs/weights.md). */
-static double mass_edge_w(ml_i64 i, double W, ml_i64 B){
-  return i>=B ? W : floor((double)i * (W/(double)B));
-}
-
 /* fill_mass_bins on the groups: part i holds the weight lying on
-** [mass_edge_w(i), mass_edge_w(i+1)); a group's weight is split between
+** [ml_mass_edge_w(i), ml_mass_edge_w(i+1)); a group's weight is split between
 ** the parts its interval crosses.  Highest p first, positives before
 ** negatives, each from its top: the order fill_mass_bins adds in.
 ** W >= B > 0. */
 static void fill_mass_bins_w(const CalWGroups *G, CalWBin *bin, ml_i64 B){
   ml_i64 i = B-1, k;
-  double lo = mass_edge_w(B-1, G->W, B);
+  double lo = ml_mass_edge_w(B-1, G->W, B);
   for(k=G->n-1; k>=0; k--){
     const CalWGroup *g = &G->g[k];
     int pass;
@@ -867,7 +860,7 @@ static void fill_mass_bins_w(const CalWGroups *G, CalWBin *bin, ml_i64 B){
       double e = pass==0 ? s + g->w1 : s + g->w0;
       while( e>s ){
         double from;
-        while( i>0 && lo>=e ){ i--; lo = mass_edge_w(i, G->W, B); }
+        while( i>0 && lo>=e ){ i--; lo = ml_mass_edge_w(i, G->W, B); }
         from = lo>s ? lo : s;
         wbin_add(&bin[i], e - from, pass==0 ? e - from : 0.0, g->v);
         e = from;

@@ -69,6 +69,11 @@
 **      7), so the result never depends on the order of the rows.  k above
 **      the group's rows takes them all.  gains' parts are SPEC's equal-mass
 **      rule on the ranks from the top; NULL when n < bins or no positive.
+**      The weighted twins cut the cumulative-weight axis from the top
+**      instead (ml_wsweep.c rule 5; docs/weights.md): k and the parts'
+**      edges floor(i W/bins) are weights, k above the total weight W takes
+**      it all, gains_w is NULL when W < bins; integer weights give the
+**      rows repeated, bit for bit.
 **  10. net_benefit and decision_curve take probabilities p in [0, 1] (in a
 **      state too) and pt, from, to in (0, 1); decision_curve's thresholds
 **      are from + i by, i = 0, 1, ... while i <= (to - from)/by + 1e-9, at
@@ -512,19 +517,58 @@ static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion
 
 /* gains' parts (ml_fold_gains), one JSON object each: lift is the part's
 ** positive rate over the group's, cum_lift the same for parts 1..b
-** together, cum_positive_rate their share of all positives (the gain). */
-typedef struct GainsOut { MlJson *j; ml_i64 n, P, B; } GainsOut;
-static void gains_part(void *arg, ml_i64 b, ml_i64 nb, double pos, double cum){
+** together, cum_positive_rate their share of all positives (the gain).
+** n and P are the rows and positives, or (gains_w) their weights, whose
+** "n" is then a double: the same text for integer weights. */
+typedef struct GainsOut { MlJson *j; double n, P; int weighted; } GainsOut;
+static void gains_part(void *arg, ml_i64 b, double nb, double top, double pos, double cum){
   const GainsOut *g = arg;
-  double n = (double)g->n, P = (double)g->P, top = (double)ml_mass_edge(b+1, g->n, g->B);
+  double n = g->n, P = g->P;
   ml_json_begin_object(g->j);
   ml_json_key(g->j, "bin");               ml_json_int(g->j, b + 1);
-  ml_json_key(g->j, "n");                 ml_json_int(g->j, nb);
+  ml_json_key(g->j, "n");                 if( g->weighted ) ml_json_double(g->j, nb); else ml_json_int(g->j, (ml_i64)nb);
   ml_json_key(g->j, "positives");         ml_json_double(g->j, pos);
   ml_json_key(g->j, "cum_positive_rate"); ml_json_double(g->j, cum/P);
-  ml_json_key(g->j, "lift");              ml_json_double(g->j, pos*n/((double)nb*P));
+  ml_json_key(g->j, "lift");              ml_json_double(g->j, pos*n/(nb*P));
   ml_json_key(g->j, "cum_lift");          ml_json_double(g->j, cum*n/(top*P));
   ml_json_end_object(g->j);
+}
+
+/* gains' JSON array: the B parts of the n rows (or total weight), P of
+** them positive. */
+static void write_gains(MlJson *j, const MlSamples *smp, ml_i64 B, double n, double P){
+  GainsOut g;
+  g.j = j; g.n = n; g.P = P; g.weighted = smp->weighted;
+  ml_json_begin_array(j);
+  ml_fold_gains(smp, B, gains_part, &g);
+  ml_json_end_array(j);
+}
+
+/* precision_at_k_w, recall_at_k_w and gains_w on the sorted weighted
+** sample: k and the parts' edges lie on the cumulative-weight axis (rule
+** 9), W = P + N its length.  k above W takes it all; gains_w is NULL when
+** W < bins. */
+static void rank_cut_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
+  MlWSweep w;
+  double W;
+  ml_wsweep_init(&w, &p->smp);
+  W = w.P + w.N;
+  if( d->kind==RK_GAINS ){
+    ml_i64 B = (ml_i64)ml_param_value(&p->k, 10);
+    MlJson j;
+    char buf[32];
+    if( W < (double)B ){
+      ml_result_null(ctx, d->name, "total weight %s, less than bins = %lld", ml_num(buf, W), (long long)B);
+      return;
+    }
+    ml_json_init(&j);
+    write_gains(&j, &p->smp, B, W, w.P);
+    ml_result_json(ctx, &j);
+  }else{
+    double kd = ml_param_value(&p->k, 1.0), k = kd >= W ? W : kd;
+    double tp = ml_wfold_top_k(&p->smp, k);
+    sqlite3_result_double(ctx, tp / (d->kind==RK_PRECISION_AT_K ? k : w.P));
+  }
 }
 
 /* decision_curve: one point per threshold of the grid, from one pass over
@@ -582,7 +626,7 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     ml_result_null(ctx, d->name, "no positives in the group (%lld negatives)", (long long)N);
     return;
   }
-  if( d->kind==RK_GAINS && P+N < (ml_i64)ml_param_value(&p->k, 10) ){
+  if( d->kind==RK_GAINS && !p->smp.weighted && P+N < (ml_i64)ml_param_value(&p->k, 10) ){
     ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)(P+N),
                    (long long)ml_param_value(&p->k, 10));
     return;
@@ -607,6 +651,10 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
     }
   }
   if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  if( p->smp.weighted && (d->kind==RK_PRECISION_AT_K || d->kind==RK_RECALL_AT_K || d->kind==RK_GAINS) ){
+    rank_cut_w(ctx, d, p);
+    return;
+  }
   switch( d->kind ){
     case RK_PR_AUC:
       sqlite3_result_double(ctx, ml_fold_average_precision(&p->smp, 0));
@@ -652,11 +700,7 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
       ml_json_init(&j);
       if( d->kind==RK_PR_CURVE || d->kind==RK_ROC_CURVE ) write_curve(&j, &p->smp, d->kind==RK_ROC_CURVE);
       else if( d->kind==RK_GAINS ){
-        GainsOut g;
-        g.j = &j; g.n = P+N; g.P = P; g.B = (ml_i64)ml_param_value(&p->k, 10);
-        ml_json_begin_array(&j);
-        ml_fold_gains(&p->smp, g.B, gains_part, &g);
-        ml_json_end_array(&j);
+        write_gains(&j, &p->smp, (ml_i64)ml_param_value(&p->k, 10), (double)(P+N), (double)P);
       }else if( d->kind==RK_DECISION_CURVE ){
         double g[3];
         int i;
@@ -1242,9 +1286,9 @@ const MlFuncDesc ml_ranking_functions[] = {
                                                              ML_PARAMS(&psThreshold, &psLevel, &psMethod) },
   { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, W, ML_PARAMS(&psPt) },
   { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, W, 0 },
-  { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, 0, ML_PARAMS(&psK) },
-  { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, 0, ML_PARAMS(&psK) },
-  { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, ML_FN_JSON, ML_PARAMS(&psGainsBins) },
+  { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, W, ML_PARAMS(&psK) },
+  { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, W, ML_PARAMS(&psK) },
+  { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, ML_FN_JSON | W, ML_PARAMS(&psGainsBins) },
   { "decision_curve",  "y, p [, from [, to [, by]]]", 2, 5, &famRank, 0, RK_DECISION_CURVE, ML_FN_JSON | W,
                                                              ML_PARAMS(&psFrom, &psTo, &psBy) },
   { 0 }

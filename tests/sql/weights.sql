@@ -57,3 +57,14 @@ SELECT strat_pr_auc_w(y, s, 1e999, s) FROM t;
 SELECT calibration_summary_w(y, s, w) FROM t;
 SELECT (SELECT calibration_summary_w(y, s, 2) FROM t) = (SELECT calibration_summary(y, s) FROM t, (SELECT 1 UNION ALL SELECT 2));
 SELECT calibration_summary_w(y, s, CASE WHEN w > 1 THEN -w ELSE w END) FROM t;
+-- top k and gains on the cumulative weight from the top: a tie group at a cut by its positive fraction
+SELECT precision_at_k_w(y, s, w, 3), recall_at_k_w(y, s, w, 3), precision_at_k_w(y, s, w, 100) FROM t;
+SELECT gains_w(y, s, w, 3) FROM t;
+SELECT (SELECT precision_at_k_w(y, s, 3, 5) FROM t)
+     = (SELECT precision_at_k(y, s, 5) FROM t, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)),
+       (SELECT gains_w(y, s, 3, 4) FROM t)
+     = (SELECT gains(y, s, 4) FROM t, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3));
+SELECT gains_w(y, s, 0.5, 4) FROM t;
+SELECT precision_at_k_w(y, s, -1, 2) FROM t;
+SELECT recall_at_k_w(y, s, 'x', 2) FROM t;
+SELECT gains_w(y, s, w, 0) FROM t;
