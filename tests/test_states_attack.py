@@ -313,10 +313,14 @@ def ranking_counts(ck, con):
 
 
 def interrupt_expansion(ck, con):
-    """Item 3: sqlite3_interrupt stops a function expanding a large state."""
+    """Item 3: sqlite3_interrupt stops a function expanding a large state
+    (ece_l2_kumar still takes a state's rows one by one); the others take
+    the state's two entries as two counted records and finish at once."""
     n = 1 << 25
     st = binary_state([(0.25, n, 0), (0.75, 0, n)])
-    for call in ("pr_auc(?)", "auroc(?)", "ece_equal_mass(?)"):
+    ck.equal(con.execute("SELECT ece_equal_mass(?), ece_l2(?, 4)", (st, st)).fetchone(), (0.25, 0.25),
+             "equal-mass estimators over a state claiming 2^26 rows, from its 2 entries")
+    for call in ("pr_auc(?)", "auroc(?)", "ece_equal_mass(?)", "ece_l2_kumar(?)"):
         t = threading.Timer(0.05, con.interrupt)
         t0 = time.monotonic()
         t.start()

@@ -254,9 +254,10 @@ int ml_samples_add(MlSamples *s, int y, double score, double aux);
 /* The same with the second auxiliary double of a width-24 record (the
 ** extra values are ignored past the record's width). */
 int ml_samples_add2(MlSamples *s, int y, double score, double aux, double aux2);
-/* Width 16 (key, aux) to a weighted width 24 (key, w, aux): every row held
-** weighs w -- a stratified buffer about to take counted state entries
-** (ml_samples_absorb_counted).  Order kept.  ML_OK or ML_NOMEM (unchanged). */
+/* Width 8 (key) to a weighted width 16 (key, w), or width 16 (key, aux) to
+** a weighted width 24 (key, w, aux): every row held weighs w -- a buffer
+** about to take counted state entries (ml_samples_absorb_counted).  Order
+** kept.  ML_OK or ML_NOMEM (unchanged). */
 int ml_samples_widen(MlSamples *s, double w);
 
 /* The common case of ml_samples_add, inline for the per-row path: an

@@ -152,26 +152,28 @@ int ml_samples_add(MlSamples *s, int y, double score, double aux){
 }
 
 int ml_samples_widen(MlSamples *s, double w){
+  const unsigned from = s->width, to = from + 8;
   unsigned char *b[2];
   ml_i64 i;
   int y;
-  if( s->width!=16 || s->run ) return ML_OK;
+  if( from==24 || s->run ) return ML_OK;
   for(y=0; y<2; y++){
-    b[y] = ml_malloc((uint64_t)(s->n[y] ? s->n[y] : 1) * 24);
+    b[y] = ml_malloc((uint64_t)(s->n[y] ? s->n[y] : 1) * to);
     if( b[y]==0 ){ if( y ) ml_free(b[0]); return ML_NOMEM; }
   }
   for(y=0; y<2; y++){
     for(i=0; i<s->n[y]; i++){
-      MlRec24 *o = (MlRec24*)b[y] + i;
-      o->key = ml_samples_key(s, y, i);
-      o->aux = w;
-      o->aux2 = ml_samples_aux(s, y, i);
+      MlRec24 o;
+      o.key = ml_samples_key(s, y, i);
+      o.aux = w;
+      if( from==16 ) o.aux2 = ml_samples_aux(s, y, i);
+      memcpy(b[y] + (size_t)i*to, &o, to);
     }
     ml_free(s->a[y]);
     s->a[y] = b[y];
     s->cap[y] = s->n[y] ? s->n[y] : 1;
   }
-  s->width = 24;
+  s->width = to;
   s->weighted = 1;
   return ML_OK;
 }

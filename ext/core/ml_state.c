@@ -1310,51 +1310,70 @@ int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sig
 
 /* ----------------------------------------------------- absorb counted */
 
-/* Records of width 24 by (stratifier key, count): a key block's order. */
-static int cmp_counted(const void *a, const void *b){
+/* Counted records by (stratifier key, count): a key block's order (width
+** 24; width 16 records compare by count alone). */
+static int cmp_counted24(const void *a, const void *b){
   const MlRec24 *x = a, *y = b;
   ml_key zx = ml_zkey_of(x->aux2), zy = ml_zkey_of(y->aux2);
   if( zx!=zy ) return zx<zy ? -1 : 1;
   return x->aux<y->aux ? -1 : x->aux>y->aux;
 }
+static int cmp_counted16(const void *a, const void *b){
+  const MlRec16 *x = a, *y = b;
+  return x->aux<y->aux ? -1 : x->aux>y->aux;
+}
 
-/* Removes from sorted array y one record (key, count, strat) for each of
-** the section's entries with class-y rows, in one pass: a block of equal
-** keys is ordered by (strat, count) when first met, so the entries, in
-** (key, strat) order, meet its records in order. */
+/* Removes from sorted array y one counted record (key, count [, strat])
+** for each of the section's entries with class-y rows, in one pass: a
+** block of equal keys is ordered by ([strat,] count) when first met, so the
+** entries, in (key, strat) order, meet its records in order (width 16: the
+** entries of one key, a stratified state's, come in any count order, so
+** the block is searched). */
 static void remove_counted(MlSamples *s, const MlSection *sec, int y, ml_i64 held[2]){
+  const unsigned w = s->width;
   ml_i64 n = s->n[y], i = 0, out = 0, blockEnd = 0;
-  MlRec24 *a = (MlRec24*)s->a[y];
+  unsigned char *a = s->a[y];
   MlReader r;
   MlEntry e;
   ml_reader_init(&r, sec);
+#define REC_KEY(i) ml_samples_key(s, y, (i))
+#define REC_CNT(i) ml_samples_aux(s, y, (i))
   while( ml_reader_next(&r, &e) ){
     double c = (double)e.n[y];
-    double z = ml_double_of_zkey(e.zkey);
-    ml_key zk = ml_zkey_of(z);
+    ml_key zk = ml_zkey_of(ml_double_of_zkey(e.zkey));
     if( e.n[y]==0 ) continue;
     while( i<n ){
       int drop;
-      if( a[i].key<e.key ) drop = 0;
-      else if( a[i].key>e.key ) break;
+      if( REC_KEY(i)<e.key ) drop = 0;
+      else if( REC_KEY(i)>e.key ) break;
       else{
-        ml_key ak;
         if( i>=blockEnd ){
           blockEnd = i;
-          while( blockEnd<n && a[blockEnd].key==a[i].key ) blockEnd++;
-          qsort(a + i, (size_t)(blockEnd - i), sizeof(MlRec24), cmp_counted);
+          while( blockEnd<n && REC_KEY(blockEnd)==REC_KEY(i) ) blockEnd++;
+          qsort(a + (size_t)i*w, (size_t)(blockEnd - i), w, w==24 ? cmp_counted24 : cmp_counted16);
         }
-        ak = ml_zkey_of(a[i].aux2);
-        if( ak<zk || (ak==zk && a[i].aux<c) ) drop = 0;
-        else if( ak==zk && a[i].aux==c ){ drop = 1; }
-        else break;
+        if( w==16 ){
+          /* the block's record of count c, swapped to its front */
+          ml_i64 j = i;
+          while( j<blockEnd && REC_CNT(j)!=c ) j++;
+          if( j>=blockEnd ) break;
+          if( j!=i ){ MlRec16 t = ((MlRec16*)a)[i]; ((MlRec16*)a)[i] = ((MlRec16*)a)[j]; ((MlRec16*)a)[j] = t; }
+          drop = 1;
+        }else{
+          ml_key ak = ml_zkey_of(((MlRec24*)a)[i].aux2);
+          if( ak<zk || (ak==zk && REC_CNT(i)<c) ) drop = 0;
+          else if( ak==zk && REC_CNT(i)==c ) drop = 1;
+          else break;
+        }
       }
       if( drop ){ held[y] -= e.n[y]; i++; break; }
-      if( out!=i ) a[out] = a[i];
+      if( out!=i ) memcpy(a + (size_t)out*w, a + (size_t)i*w, w);
       out++; i++;
     }
   }
-  if( out!=i ) memmove(a + out, a + i, (size_t)(n-i)*sizeof(MlRec24));
+#undef REC_KEY
+#undef REC_CNT
+  if( out!=i ) memmove(a + (size_t)out*w, a + (size_t)i*w, (size_t)(n-i)*w);
   s->n[y] = out + (n - i);
 }
 
@@ -1372,12 +1391,12 @@ int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *con
   for(j=0; j<k; j++) nEntry += secs[j]->nEntry;
   for(y=0; y<2; y++){
     ml_i64 need = s->n[y] + nEntry;
-    if( (uint64_t)need * 24 > 0x7fffff00u ){          /* SQLite allocates no more */
-      return bad(zErr, nErr, "the states hold %lld distinct (score, strat) entries: this function holds"
-                 " at most %lld", (long long)need, (long long)(0x7fffff00u / 24));
+    if( (uint64_t)need * s->width > 0x7fffff00u ){    /* SQLite allocates no more */
+      return bad(zErr, nErr, "the states hold %lld entries of one class: this function holds"
+                 " at most %lld", (long long)need, (long long)(0x7fffff00u / s->width));
     }
     if( need > s->cap[y] ){
-      unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * 24);
+      unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * s->width);
       if( a==0 ) return ML_NOMEM;
       s->a[y] = a;
       s->cap[y] = need;
@@ -1390,12 +1409,12 @@ int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *con
     while( ml_reader_next(&r, &e) ){
       double z = ml_double_of_zkey(e.zkey);
       for(y=0; y<2; y++){
-        MlRec24 *o;
+        MlRec24 o;
         if( e.n[y]==0 ) continue;
-        o = (MlRec24*)s->a[y] + s->n[y]++;
-        o->key = e.key;
-        o->aux = (double)e.n[y];
-        o->aux2 = z;
+        o.key = e.key;
+        o.aux = (double)e.n[y];
+        o.aux2 = z;
+        memcpy(s->a[y] + (size_t)(s->n[y]++)*s->width, &o, s->width);
       }
     }
   }

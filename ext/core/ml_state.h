@@ -152,8 +152,8 @@ int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sig
 ** scores than one allocation holds; zErr says so). */
 int ml_samples_absorb_counts(MlSamples *s, const MlSection *const *secs, int k, int sign,
                              char *zErr, int nErr);
-/* Stratified sections into a counted buffer (width 24, weighted: key, a
-** count held as a double, stratifier; ml_samples_widen): each entry adds one
+/* Sections into a counted buffer (weighted, ml_samples_widen: width 24 key,
+** a count held as a double, stratifier; width 16 key and count): each entry adds one
 ** record per class it has rows of, whose weight is that count -- never a
 ** record per row, so O(entries) time and 24 bytes an entry.  The weighted
 ** folds then give the rows' results exactly (integer weights below 2^53

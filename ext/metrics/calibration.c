@@ -57,6 +57,11 @@
 **      counted run per distinct p (the k-way merge of ml_state.c), and each
 **      run's class counts go into the exact sums at once: O(entries) to
 **      merge, O(distinct p) to update, the row query's bits.
+**  10. States (the equal-mass estimators but Kumar's, calibration_summary):
+**      each entry is one record weighing its count, and the weighted twins'
+**      path folds them -- integer weights are rows repeated, bit for bit --
+**      so O(entries); rows beside states weigh 1.  ece_l2_kumar and
+**      reliability 'quantile' take a state's rows one by one.
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -969,6 +974,10 @@ typedef struct CalSortAgg {
   int init;
   int failed;         /* xStep set an error: xFinal only frees */
   int weighted;       /* a weighted twin: smp is width 16, aux each row's weight */
+  int counted;        /* states absorbed (not Kumar's): smp is width 16, each
+                      ** record (p, count), rows weigh 1 -- the weighted path
+                      ** with counts, the rows' bits (ml_samples_absorb_counted) */
+  ml_i64 held[2];     /* counted: the rows of each class the buffer stands for */
 } CalSortAgg;
 
 /* Adds cnt rows of value v (pos of them positive) to a bin. */
@@ -1098,7 +1107,9 @@ static void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   rc = cal_param(ctx, d, argc, argv, &p->bins, &bins);
   if( rc==ML_ROW_OK ) rc = ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr);
-  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, pr, 0.0) ? ML_ROW_ERR : ML_ROW_OK;
+  /* beside states a row is a record of count 1 */
+  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0) ? ML_ROW_ERR : ML_ROW_OK;
+  if( rc==ML_ROW_OK && p->counted ) p->held[y]++;
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
@@ -1112,7 +1123,7 @@ static void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **a
   if( p==0 || !p->init ) return;
   cal_param_drop(d, argc, argv, &p->bins);
   if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
-  ml_samples_remove(&p->smp, y, pr, 0.0);
+  if( ml_samples_remove(&p->smp, y, pr, p->counted ? 1.0 : 0.0) && p->counted ) p->held[y]--;
 }
 
 /* Mean of (p - y)^2 over the sorted sample, for brier_decomposition. */
@@ -1192,9 +1203,10 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
     ml_result_null(ctx, d->name, p && p->weighted ? "no rows of positive weight" : "no rows");
     return;
   }
-  /* validation.c; a weighted sample (calibration_summary_w) is its twin */
+  /* validation.c; a weighted sample (calibration_summary_w, or counted
+  ** states) is its twin */
   if( d->kind==CAL_SUMMARY ){ ml_calib_summary_result(ctx, &p->smp); return; }
-  if( p->weighted ){ calsort_compute_w(ctx, d, p); return; }
+  if( p->weighted || p->counted ){ calsort_compute_w(ctx, d, p); return; }
   B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
     ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)n, (long long)B);
@@ -1236,17 +1248,24 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
 
 /* The weighted twins of the equal-mass estimators (ece_equal_mass_w,
 ** ece_l2_w, brier_decomposition_w): the same terms on the weighted parts of
-** fill_mass_bins_w, the total weight W for n; NULL when W < bins. */
+** fill_mass_bins_w, the total weight W for n; NULL when W < bins.  Also the
+** unweighted estimators over states (counted: each weight a count, so the
+** rows' bits, and the rows' texts). */
 static void calsort_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, CalSortAgg *p){
   ml_i64 B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind)), b, k;
   CalWGroups G;
   CalWBin *bin;
   MlSum tot = {0.0, 0.0};
+  double v;
   char buf[32];
   if( ml_samples_sort(&p->smp) || weighted_groups(&p->smp, &G) ){ sqlite3_result_error_nomem(ctx); return; }
   if( G.W < (double)B ){
     ml_free(G.g);
-    ml_result_null(ctx, d->name, "total weight %s, less than bins = %lld", ml_num(buf, G.W), (long long)B);
+    if( p->counted ){
+      ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)G.W, (long long)B);
+    }else{
+      ml_result_null(ctx, d->name, "total weight %s, less than bins = %lld", ml_num(buf, G.W), (long long)B);
+    }
     return;
   }
   bin = ml_malloc(sizeof(CalWBin) * (uint64_t)B);
@@ -1273,8 +1292,12 @@ static void calsort_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, CalSort
   }
   ml_free(bin);
   ml_free(G.g);
-  if( d->kind==CAL_EQUAL_MASS ) sqlite3_result_double(ctx, ml_sum_value(&tot));
-  else sqlite3_result_double(ctx, sqrt(ml_sum_value(&tot)));
+  v = ml_sum_value(&tot);
+  switch( d->kind ){
+    case CAL_EQUAL_MASS: sqlite3_result_double(ctx, v); break;
+    case CAL_L2:         sqlite3_result_double(ctx, sqrt(v)); break;
+    default:             sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0)); break;   /* debiased */
+  }
 }
 
 /* xStepW / xInverseW of the sorted family's twins: the row (p, w) kept in
@@ -1321,14 +1344,25 @@ static void ml_calsort_value(sqlite3_context *ctx){
   calsort_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
-/* States: the sorted runs merge into the buffer. */
+/* States: each entry is one record weighing its count (rule 9), never a
+** row per count; rows held so far weigh 1.  Kumar's array_split counts
+** rows, which has no weighted form here: its states' rows are taken one
+** by one (O(rows claimed), the limit ml_samples_absorb states). */
 static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int rc;
   if( p==0 ) return ML_NOMEM;
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
+  if( d->kind==CAL_L2_KUMAR ) return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
+  if( !p->counted ){
+    if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
+    p->held[0] = p->smp.n[0];
+    p->held[1] = p->smp.n[1];
+    p->counted = 1;
+  }
+  return ml_absorb_section_counted(&p->smp, p->held, st, n, 0, sign, zErr, nErr);
 }
 static const MlStateHooks ml_calsort_states = {
   sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb
