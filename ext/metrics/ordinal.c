@@ -27,10 +27,13 @@
 **      means, are null.
 **   4. severity_ordering_ap is AP of y == m against s_m among rows with
 **      y >= 1: among the risky rows, is the most severe ranked first?
+**   5. States: each cut's section (and the severity run) is absorbed as
+**      counted runs (ml_absorb_section_counts, as the ranking family's):
+**      O(entries), whatever the counts; AP folds runs and rows alike.
 **
 ** Cost: 8 bytes per row per cut (each cut is a shared sample buffer), plus
 ** 8 bytes per row with y >= 1 for ordinal_report; one radix sort and one
-** sweep per cut.
+** sweep per cut.  Over states, 24 bytes per distinct score per cut.
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -248,7 +251,8 @@ static void ml_ord_final(sqlite3_context *ctx){
 }
 
 /* States (ordinal): cut k takes section k, ordinal_report's severity run the
-** last; auprc_ge(state, k) takes section k alone. */
+** last; auprc_ge(state, k) takes section k alone -- each as counted runs
+** (rule 5), never a row per count. */
 static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   OrdAgg *p = ml_agg_context(ctx, sizeof(*p));
@@ -262,13 +266,13 @@ static int ord_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
       sqlite3_snprintf(nErr, zErr, "k must be at most the state's m = %d, got %lld", st[0].m, (long long)k);
       return ML_ERROR;
     }
-    return ml_absorb_section(&p->cut[0], st, n, (int)k-1, sign, zErr, nErr);
+    return ml_absorb_section_counts(&p->cut[0], st, n, (int)k-1, sign, zErr, nErr);
   }
   for(i=0; i<p->m; i++){
-    int rc = ml_absorb_section(&p->cut[i], st, n, i, sign, zErr, nErr);
+    int rc = ml_absorb_section_counts(&p->cut[i], st, n, i, sign, zErr, nErr);
     if( rc ) return rc;
   }
-  if( d->kind==ORD_REPORT ) return ml_absorb_section(&p->sev, st, n, p->m, sign, zErr, nErr);
+  if( d->kind==ORD_REPORT ) return ml_absorb_section_counts(&p->sev, st, n, p->m, sign, zErr, nErr);
   return ML_OK;
 }
 static const MlStateHooks ml_ord_states = { sizeof(OrdAgg), 0, 1u<<ML_STATE_ORDINAL, ord_absorb };
