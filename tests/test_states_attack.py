@@ -336,6 +336,27 @@ def interrupt_expansion(ck, con):
         ck.true(lag < 1.5, "%s stopped %.2f s after the interrupt" % (call, lag))
 
 
+def counted_states(ck, con):
+    """Item 3: the stratified, ordinal and equal-mass functions take a state
+    as its entries with their counts, so a state claiming 2^26 rows costs its
+    few entries (expanded, it would be 2^26 records and seconds)."""
+    n = 1 << 25
+    cases = [
+        ("strat_pr_auc(?, 0, 1)", strat_state([(0.25, 1.0, n, 0), (0.75, 2.0, 0, n)]), 1.0),
+        ("strat_gap(?, 0, 1)", strat_state([(0.25, 1.0, n, 0), (0.75, 2.0, 0, n)]), 0.0),
+        ("ordinal_auprc(?)", state(3, 1, [section([(0.25, n, 0), (0.75, 0, n)]), section([(0.75, 0, n)])]), 1.0),
+        ("ece_l2_debiased(?, 4)", binary_state([(0.25, n, 0), (0.75, 0, n)]),
+         math.sqrt(max(0.0, 0.0625 - 0.25 * 0.75 / (2 * n / 4)))),
+        ("json_extract(calibration_summary(?), '$.n')", binary_state([(0.25, n, 0), (0.75, 0, n)]), 2 * n),
+    ]
+    for call, blob, want in cases:
+        t0 = time.monotonic()
+        got = con.execute("SELECT " + call, (blob,)).fetchone()[0]
+        dt = time.monotonic() - t0
+        ck.close(got, want, "%s over a state claiming 2^26 rows" % call)
+        ck.true(dt < 0.5, "%s over a state claiming 2^26 rows took %.2f s: its entries, not its rows" % (call, dt))
+
+
 def validator(ck, con):
     """Item 5: a raw score key of -0.0 beside +0.0 is rejected."""
     negz, posz = key_of(-0.0, fold=False), key_of(0.0)
@@ -465,6 +486,7 @@ def main():
     claimed_rows(ck, con)
     ranking_counts(ck, con)
     interrupt_expansion(ck, con)
+    counted_states(ck, con)
     signed_zero(ck, con)
     mixed_codecs(ck, con)
     ck.finish()
