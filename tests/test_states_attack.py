@@ -337,7 +337,7 @@ def interrupt_expansion(ck, con):
 
 
 def counted_states(ck, con):
-    """Item 3: the stratified, ordinal and equal-mass functions take a state
+    """Item 3: the stratified, ordinal, equal-mass and quantile-bin functions take a state
     as its entries with their counts, so a state claiming 2^26 rows costs its
     few entries (expanded, it would be 2^26 records and seconds)."""
     n = 1 << 25
@@ -348,6 +348,8 @@ def counted_states(ck, con):
         ("ece_l2_debiased(?, 4)", binary_state([(0.25, n, 0), (0.75, 0, n)]),
          math.sqrt(max(0.0, 0.0625 - 0.25 * 0.75 / (2 * n / 4)))),
         ("json_extract(calibration_summary(?), '$.n')", binary_state([(0.25, n, 0), (0.75, 0, n)]), 2 * n),
+        ("(SELECT sum(value->>'n') FROM json_each((SELECT reliability(?, 4, 'quantile'))))",
+         binary_state([(0.25, n, 0), (0.75, 0, n)]), 2 * n),
     ]
     for call, blob, want in cases:
         t0 = time.monotonic()

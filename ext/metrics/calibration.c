@@ -60,8 +60,10 @@
 **  10. States (the equal-mass estimators but Kumar's, calibration_summary):
 **      each entry is one record weighing its count, and the weighted twins'
 **      path folds them -- integer weights are rows repeated, bit for bit --
-**      so O(entries); rows beside states weigh 1.  ece_l2_kumar and
-**      reliability 'quantile' take a state's rows one by one.
+**      so O(entries); rows beside states weigh 1.  reliability 'quantile'
+**      likewise (reliability_w's edges on the cumulative count).
+**      ece_l2_kumar takes a state's rows one by one (array_split counts
+**      rows; no weighted form).
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -123,6 +125,9 @@ typedef struct CalAgg {
   MlXsum *wsum;       /* weighted brier, log_loss: the exact sum of the weights */
   int failed;         /* a row's update ran out of memory (the error is set):
                       ** the buffers no longer hold what n counts, xFinal only frees */
+  int counted;        /* reliability 'quantile' over states: smp is width 16,
+                      ** each record (p, count), rows weigh 1 (rule 10) */
+  ml_i64 held[2];     /* counted: the rows of each class smp stands for */
 } CalAgg;
 
 /* Up to this many bins a group allocates them at its first row; above, it
@@ -473,21 +478,25 @@ static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( st==STRATEGY_QUANTILE ){
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
-    if( ml_add_row(ctx, &p->smp, y, pr, 0.0)==ML_OK ) p->n++;
-    else p->failed = 1;
+    if( ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0)==ML_OK ){   /* beside states: count 1 */
+      p->n++;
+      if( p->counted ) p->held[y]++;
+    }else{
+      p->failed = 1;
+    }
     return;
   }
   if( cal_update(p, d->kind, y, pr, param, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
 }
 
 /* States: each entry adds its rows of each class at once (a buffered group
-** goes to its bins first); reliability 'quantile' merges the sorted runs
-** into its buffer. */
+** goes to its bins first); reliability 'quantile' takes each entry as one
+** record weighing its count (rule 10). */
 static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = ml_agg_context(ctx, sizeof(*p));
   double param;
-  int j, rc;
+  int rc;
   ml_i64 held[2];
   if( p==0 ) return ML_NOMEM;
   held[0] = p->n; held[1] = 0;
@@ -498,8 +507,14 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
     if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
-    rc = ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
-    if( rc==ML_OK ) for(j=0; j<n; j++) p->n += sign * (st[j].sec[0].n[0] + st[j].sec[0].n[1]);
+    if( !p->counted ){
+      if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
+      p->held[0] = p->smp.n[0];
+      p->held[1] = p->smp.n[1];
+      p->counted = 1;
+    }
+    rc = ml_absorb_section_counted(&p->smp, p->held, st, n, 0, sign, zErr, nErr);
+    if( rc==ML_OK ) p->n = p->held[0] + p->held[1];
     return rc;
   }
   /* The states' entries merged into one counted run per distinct p (the
@@ -545,7 +560,10 @@ static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **arg
   st = cal_strategy_drop(d, argc, argv, &p->strategy);
   if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
   if( st==STRATEGY_QUANTILE ){
-    if( p->qinit ) p->n -= ml_samples_remove(&p->smp, y, pr, 0.0);
+    if( p->qinit && ml_samples_remove(&p->smp, y, pr, p->counted ? 1.0 : 0.0) ){
+      p->n--;
+      if( p->counted ) p->held[y]--;
+    }
     return;
   }
   cal_update(p, d->kind, y, pr, param, -1);
@@ -557,6 +575,7 @@ static double bin_mean_p(const CalOcc *c){
 }
 
 static int write_reliability_quantile(MlJson *j, CalAgg *p, ml_i64 B);
+static int write_reliability_quantile_w(MlJson *j, const MlSamples *m, ml_i64 B);
 
 /* One bin of reliability()'s JSON, {"bin","lo","hi","n","mean_p","frac_pos"}:
 ** the one writer of every strategy and its weighted twin; n is written as
@@ -618,7 +637,10 @@ static void calib_compute(sqlite3_context *ctx, CalAgg *p){
       CalBins *s;
       if( ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
         ml_json_init(&j);
-        if( write_reliability_quantile(&j, p, B) ){
+        /* over states the counted records take the weighted twin's path:
+        ** counts as weights give the rows' text (rule 10) */
+        if( p->counted ? ml_samples_sort(&p->smp) || write_reliability_quantile_w(&j, &p->smp, B)
+                       : write_reliability_quantile(&j, p, B) ){
           ml_json_free(&j);
           sqlite3_result_error_nomem(ctx);
           break;
