@@ -314,13 +314,14 @@ def ranking_counts(ck, con):
 
 def interrupt_expansion(ck, con):
     """Item 3: sqlite3_interrupt stops a function expanding a large state
-    (ece_l2_kumar still takes a state's rows one by one); the others take
-    the state's two entries as two counted records and finish at once."""
+    (the bootstrap still takes a state's rows one by one: it resamples
+    rows); the others take the state's two entries as two counted records
+    and finish at once."""
     n = 1 << 25
     st = binary_state([(0.25, n, 0), (0.75, 0, n)])
     ck.equal(con.execute("SELECT ece_equal_mass(?), ece_l2(?, 4)", (st, st)).fetchone(), (0.25, 0.25),
              "equal-mass estimators over a state claiming 2^26 rows, from its 2 entries")
-    for call in ("pr_auc(?)", "auroc(?)", "ece_equal_mass(?)", "ece_l2_kumar(?)"):
+    for call in ("pr_auc(?)", "auroc(?)", "ece_equal_mass(?)", "ece_l2_kumar(?)", "brier_ci(?, 0.9, 10)"):
         t = threading.Timer(0.05, con.interrupt)
         t0 = time.monotonic()
         t.start()
@@ -348,6 +349,7 @@ def counted_states(ck, con):
         ("ece_l2_debiased(?, 4)", binary_state([(0.25, n, 0), (0.75, 0, n)]),
          math.sqrt(max(0.0, 0.0625 - 0.25 * 0.75 / (2 * n / 4)))),
         ("json_extract(calibration_summary(?), '$.n')", binary_state([(0.25, n, 0), (0.75, 0, n)]), 2 * n),
+        ("ece_l2_kumar(?)", binary_state([(0.25, n, 0), (0.75, 0, n)]), 0.25),
         ("(SELECT sum(value->>'n') FROM json_each((SELECT reliability(?, 4, 'quantile'))))",
          binary_state([(0.25, n, 0), (0.75, 0, n)]), 2 * n),
     ]

@@ -622,6 +622,9 @@ void ml_quantile_pair(double *a, ml_i64 n, double q1, double q2, double *out1, d
 ** advanced, so that quantiles asked in ascending q walk the values once). */
 double ml_wquantile(const double *v, const double *below, size_t stride, ml_i64 n, double W,
                     double q, ml_i64 *at);
+/* The value at rank r of that axis: the first value whose interval ends
+** above r (the largest when r >= W), looking from *at on (advanced). */
+double ml_wrank(const double *v, const double *below, size_t stride, ml_i64 n, double r, ml_i64 *at);
 /* The same quantiles of ascending v[0..n) where v[i] is repeated w[i] times
 ** (w NULL: once), the total weight >= 1: one O(n) walk, the same lerp, so
 ** with unit weights it returns ml_quantile_pair's doubles. */

@@ -124,7 +124,7 @@ void ml_quantile_pair_sorted(const double *v, const ml_weight *w, ml_i64 n,
 /* The value at rank r of a cumulative-weight axis: the first value whose
 ** interval ends above r, looking from *at on (advanced: ranks are asked in
 ** ascending order); the largest when r >= W. */
-static double wrank(const double *v, const double *below, size_t st, ml_i64 n, double r, ml_i64 *at){
+double ml_wrank(const double *v, const double *below, size_t st, ml_i64 n, double r, ml_i64 *at){
   ml_i64 i = *at;
   while( i+1<n && !(below[(size_t)(i+1)*st] > r) ) i++;
   *at = i;
@@ -137,8 +137,8 @@ double ml_wquantile(const double *v, const double *below, size_t stride, ml_i64 
   ml_i64 a;
   if( !(h>0.0) ) h = 0.0;
   j = floor(h);
-  lo = wrank(v, below, stride, n, j, at);
+  lo = ml_wrank(v, below, stride, n, j, at);
   a = *at;
-  hi = wrank(v, below, stride, n, j + 1.0, &a);
+  hi = ml_wrank(v, below, stride, n, j + 1.0, &a);
   return ml_lerp_np(lo, hi, h - j);
 }

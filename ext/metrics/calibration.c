@@ -57,13 +57,13 @@
 **      counted run per distinct p (the k-way merge of ml_state.c), and each
 **      run's class counts go into the exact sums at once: O(entries) to
 **      merge, O(distinct p) to update, the row query's bits.
-**  10. States (the equal-mass estimators but Kumar's, calibration_summary):
+**  10. States (the equal-mass estimators, Kumar's, calibration_summary):
 **      each entry is one record weighing its count, and the weighted twins'
 **      path folds them -- integer weights are rows repeated, bit for bit --
 **      so O(entries); rows beside states weigh 1.  reliability 'quantile'
-**      likewise (reliability_w's edges on the cumulative count).
-**      ece_l2_kumar takes a state's rows one by one (array_split counts
-**      rows; no weighted form).
+**      likewise (reliability_w's edges on the cumulative count), and
+**      ece_l2_kumar (array_split's integer ranks on the cumulative count;
+**      it has no weighted twin).
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -1078,6 +1078,27 @@ static int fill_kumar_bins(const MlSamples *smp, CalBin *bin, ml_i64 B){
   return ML_OK;
 }
 
+/* fill_kumar_bins on counted groups (a state's entries, each weighing its
+** count: rule 10): the same integer ranks on the cumulative count, the p
+** at a rank the group's whose interval holds it, the groups binned as
+** fill_edge_bins bins rows -- the rows' bits. */
+static int fill_kumar_bins_counted(const CalWGroups *G, CalWBin *bin, ml_i64 B){
+  ml_i64 n = (ml_i64)G->W, q = n/B, rem = n%B, j, at = 0;
+  const size_t st = sizeof(CalWGroup)/sizeof(double);
+  double *edge = ml_malloc(sizeof(double) * (uint64_t)B);
+  if( edge==0 ) return ML_NOMEM;
+  for(j=0; j<B-1; j++){
+    ml_i64 next = (j+1)*q + (j+1<rem ? j+1 : rem);   /* first rank of part j+1 */
+    double lo = ml_wrank(&G->g[0].v, &G->g[0].below, st, G->n, (double)(next-1), &at);
+    ml_i64 a = at;
+    edge[j] = (lo + ml_wrank(&G->g[0].v, &G->g[0].below, st, G->n, (double)next, &a)) / 2.0;
+  }
+  edge[B-1] = 1.0;
+  fill_edge_bins_w(G, edge, B-1, bin);
+  ml_free(edge);
+  return ML_OK;
+}
+
 /* reliability(..., 'quantile'): edges numpy.percentile(p, linspace(0, 1,
 ** B+1) * 100) -- the percentile divides by 100 again, so q_k is
 ** (e_k * 100) / 100, which is not always e_k --, a row in bin
@@ -1293,7 +1314,14 @@ static void calsort_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, CalSort
   bin = ml_malloc(sizeof(CalWBin) * (uint64_t)B);
   if( bin==0 ){ ml_free(G.g); sqlite3_result_error_nomem(ctx); return; }
   memset(bin, 0, sizeof(CalWBin) * (size_t)B);
-  fill_mass_bins_w(&G, bin, B);
+  if( d->kind!=CAL_L2_KUMAR ){
+    fill_mass_bins_w(&G, bin, B);
+  }else if( fill_kumar_bins_counted(&G, bin, B) ){    /* counted states only: no twin */
+    ml_free(bin);
+    ml_free(G.g);
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
   if( d->kind==CAL_BRIER_DECOMP ){
     /* the Brier score as sample_brier adds it: one term per distinct p, highest first */
     MlSum e = {0.0, 0.0};
@@ -1366,18 +1394,14 @@ static void ml_calsort_value(sqlite3_context *ctx){
   calsort_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
 }
 
-/* States: each entry is one record weighing its count (rule 9), never a
-** row per count; rows held so far weigh 1.  Kumar's array_split counts
-** rows, which has no weighted form here: its states' rows are taken one
-** by one (O(rows claimed), the limit ml_samples_absorb states). */
+/* States: each entry is one record weighing its count (rule 10), never a
+** row per count; rows held so far weigh 1. */
 static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int rc;
   if( p==0 ) return ML_NOMEM;
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  if( d->kind==CAL_L2_KUMAR ) return ml_absorb_section(&p->smp, st, n, 0, sign, zErr, nErr);
   if( !p->counted ){
     if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
     p->held[0] = p->smp.n[0];
