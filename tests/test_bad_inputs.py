@@ -142,10 +142,12 @@ SPECIAL_BAD = {
 #   score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k),
 #   pair = (y, s_a, s_b), ppair = (y, p_a, p_b), mean = (x)
 #   wscore = (y, s, w), wprob = (y, p, w): the weighted twins (weight 1 here;
-#   their bad weights are tests/test_weights.py's)
+#   their bad weights are tests/test_weights.py's); wstrat = (y, s, w, z);
+#   wpair = (y, s_a, s_b, w), wppair = (y, p_a, p_b, w): the paired bootstrap's twins
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
+          ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
           ("x",): "mean", ("state",): "state", (): "scalar"}
 
 
@@ -365,6 +367,8 @@ def call(name, shape, y, x, extra):
         return "%s(%s, %s%s)" % (name, y, x, extra)
     if shape in ("pair", "ppair"):
         return "%s(%s, %s, %s%s)" % (name, y, x, x, extra)
+    if shape in ("wpair", "wppair"):
+        return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
     raise ValueError(shape)
 
 
@@ -430,8 +434,9 @@ def main():
         if shape == "mean":
             check_mean(ck, con, name, extra, badparams, varying, after_error)
             continue
-        label = "a probability in [0, 1]" if shape in ("prob", "ppair", "wprob") else "a number"
-        xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a"}.get(shape, "s")
+        label = "a probability in [0, 1]" if shape in ("prob", "ppair", "wprob", "wppair") else "a number"
+        xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a",
+                 "wpair": "s_a", "wppair": "p_a"}.get(shape, "s")
         if shape == "plot":
             for sql, msg in PLOT_BAD[name]:
                 ck.error(con, "SELECT " + sql, (), msg, name + " bad input")
@@ -452,7 +457,7 @@ def main():
                 msg = "%s(): %s" % (name, NOT_A_STATE)
             ck.error(con, "SELECT " + call(name, shape, sqlv, "0.5", extra), (), msg, name + " bad label " + sqlv)
             after_error(name + " bad label")
-        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair", "wprob") else []):
+        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair", "wprob", "wppair") else []):
             msg = "%s(): %s must be %s, got %s" % (name, xname, label, shown)
             ck.error(con, "SELECT " + call(name, shape, "1", sqlv, extra), (), msg, name + " bad score " + sqlv)
             after_error(name + " bad score")
@@ -462,6 +467,10 @@ def main():
             ck.error(con, "SELECT %s(1, 0.5, 1, 'long'%s)" % (name, extra), (), "%s(): strat must be a number, got text 'long'" % name)
             ck.error(con, "SELECT %s(1, 0.5, -2, 3%s)" % (name, extra), (),
                      "%s(): w must be a non-negative finite number, got -2" % name)
+        if shape in ("wpair", "wppair"):          # the weight after both scores
+            ck.error(con, "SELECT %s(1, 0.5, 0.5, -2%s)" % (name, extra), (),
+                     "%s(): w must be a non-negative finite number, got -2" % name)
+            after_error(name + " bad weight")
         for p, tail in badparams:
             ck.error(con, "SELECT " + call(name, shape, "1", "0.5", p), (), "%s(): %s" % (name, tail), name + " bad param")
             after_error(name + " bad param")
@@ -469,7 +478,7 @@ def main():
             pname, va, vb, ashown, bshown = varying
             ex = ", CASE WHEN y = 0 THEN %s ELSE %s END" % (va, vb) + extra.split(", " + va, 1)[1]
             q = "SELECT %s FROM (SELECT 0 AS y, 0.5 AS s, 0.5 AS p UNION ALL SELECT 1, 0.6, 0.6)" % call(
-                name, shape, "y", "p" if shape in ("prob", "ppair", "wprob") else "s", ex)
+                name, shape, "y", "p" if shape in ("prob", "ppair", "wprob", "wppair") else "s", ex)
             ck.error(con, q, (), "%s(): %s must be the same in every row of a group, got %s and then %s" %
                      (name, pname, ashown, bshown), name + " varying param")
             after_error(name + " varying param")
@@ -480,7 +489,7 @@ def main():
         ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % call(name, shape, "y", "s", extra)).fetchone(),
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
-        if (name[:-2] if shape in ("wscore", "wprob", "wstrat") else name) in ONE_CLASS_DEFINED:
+        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair") else name) in ONE_CLASS_DEFINED:
             ck.true(one is not None, name + " one class is defined")
         elif name in ("strat_report", "strat_report_w"):
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")

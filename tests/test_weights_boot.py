@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The weighted bootstrap intervals (docs/weights.md, "Weighted bootstrap"):
-pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w, ece_ci_w and auroc_ci_w.
+pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w, ece_ci_w and auroc_ci_w;
+strat_gap_ci_w(y, s, w, strat, ...) and the paired pr_auc_diff_ci_w(y, s_a,
+s_b, w, ...) and ece_diff_ci_w(y, p_a, p_b, w, ...) (check_three below: the
+same properties, on three data arguments).
 
 The twins are read from mleval_functions() (every "*_ci_w" with a
 "weighted_of"); each must have a case here, or the test fails.  Checked:
@@ -82,8 +85,14 @@ def call(name, extra=""):
 def check_registry(ck, con):
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"] and f["name"].endswith("_ci_w")}
-    ck.equal(sorted(twins), sorted(CASES), "every weighted bootstrap twin has a case here")
+    ck.equal(sorted(twins), sorted(list(CASES) + list(THREE)), "every weighted bootstrap twin has a case here")
+    for base, (data, sig) in THREE.items():
+        f = twins.get(base, {})
+        ck.equal((f.get("name"), f.get("data"), f.get("signature")), (base + "_w", data, sig),
+                 base + "_w name, data arguments, signature")
     for base, f in twins.items():
+        if base in THREE:
+            continue
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")
         ck.equal(f["data"], ["y", "p" if base in ("brier_ci", "log_loss_ci", "ece_ci") else "s", "w"],
                  f["name"] + " data arguments")
@@ -320,6 +329,267 @@ def test_uncertainty_coverage_ap():
     return test_uncertainty_coverage.true_ap(PI, MU)
 
 
+# ------------------------------------------- the twins of three data arguments
+
+# base: (data arguments, signature).  Columns: y, s (s_a, p_a), s2 (s_b, p_b), w, z (strat).
+THREE = {
+    "strat_gap_ci": (["y", "s", "w", "strat"], "y, s, w, strat [, ql, qh [, level, reps, seed]]"),
+    "pr_auc_diff_ci": (["y", "s_a", "s_b", "w"], "y, s_a, s_b, w [, level, reps, seed]"),
+    "ece_diff_ci": (["y", "p_a", "p_b", "w"], "y, p_a, p_b, w [, bins, level, reps, seed]"),
+}
+QL, QH = 0.25, 0.75
+# the weighted call, the unweighted call (boot: ", level, reps, seed" or "")
+CALL3 = {
+    "strat_gap_ci": ("strat_gap_ci_w(y, s, w, z, %r, %r{0})" % (QL, QH), "strat_gap_ci(y, s, z, %r, %r{0})" % (QL, QH)),
+    "pr_auc_diff_ci": ("pr_auc_diff_ci_w(y, s, s2, w{0})", "pr_auc_diff_ci(y, s, s2{0})"),
+    "ece_diff_ci": ("ece_diff_ci_w(y, s, s2, w, %d{0})" % BINS, "ece_diff_ci(y, s, s2, %d{0})" % BINS),
+}
+# the point twins in SQL: each JSON path of the estimates and its expression
+POINT3 = {
+    "strat_gap_ci": {"$.estimate": "strat_gap_w(y, s, w, z, %r, %r)" % (QL, QH),
+                     "$.full_ci.estimate": "pr_auc_w(y, s, w)",
+                     "$.trimmed_ci.estimate": "strat_pr_auc_w(y, s, w, z, %r, %r)" % (QL, QH)},
+    "pr_auc_diff_ci": {"$.diff": "pr_auc_w(y, s, w) - pr_auc_w(y, s2, w)",
+                       "$.a": "pr_auc_w(y, s, w)", "$.b": "pr_auc_w(y, s2, w)"},
+    "ece_diff_ci": {"$.diff": "ece_w(y, s, w, %d) - ece_w(y, s2, w, %d)" % (BINS, BINS),
+                    "$.a": "ece_w(y, s, w, %d)" % BINS, "$.b": "ece_w(y, s2, w, %d)" % BINS},
+}
+EST3 = {"strat_gap_ci": "estimate", "pr_auc_diff_ci": "diff", "ece_diff_ci": "diff"}
+COLS3 = ["y", "s", "s2", "w", "z"]
+
+
+def call3(name, boot=""):
+    return CALL3[name][0].format(boot)
+
+
+def second_columns(rng, y, s):
+    """A second score in [0, 1] with ties, correlated with s, and a stratifier with ties."""
+    n = y.size
+    s2 = np.clip(np.round(0.6 * s + 0.4 * rng.random(n) + 0.1 * y, int(rng.choice([1, 2]))), 0.0, 1.0)
+    z = [rng.integers(0, 6, n).astype(float), np.round(rng.normal(0, 2, n), 1)][int(rng.integers(0, 2))]
+    return s2, z
+
+
+def rows3(y, s, s2, w, z):
+    return [(int(y[k]), float(s[k]), float(s2[k]), float(w[k]), float(z[k])) for k in range(y.size)]
+
+
+def ref3(name, y, s, s2, z, w):
+    """(estimate, then a, b or full, trimmed) of rows of weight w > 0, or None where undefined."""
+    if name == "strat_gap_ci":
+        import test_weights_strat
+        r = test_weights_strat.reference(y, s, z, w, QL, QH)
+        if r is None or r["full"] is None or r["trimmed"] is None:
+            return None
+        return (r["full"] - r["trimmed"], r["full"], r["trimmed"])
+    if name == "pr_auc_diff_ci":
+        if y.min() == y.max():
+            return None
+        a = skm.average_precision_score(y, s, sample_weight=w)
+        b = skm.average_precision_score(y, s2, sample_weight=w)
+    else:
+        a = test_weights.ref_calibration("ece", y, s, w, BINS)
+        b = test_weights.ref_calibration("ece", y, s2, w, BINS)
+    return (a - b, a, b)
+
+
+def check_three_reproduction(ck, con, rng):
+    """Every replicate rebuilt in numpy: canonical order (s, label, s2 or strat, w)."""
+    for trial in range(9):
+        n = int(rng.integers(20, 50))
+        y = (rng.random(n) < rng.uniform(0.3, 0.6)).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n) * 0.7 + 0.3 * y, 1)
+        s2, z = second_columns(rng, y, s)
+        w = rng.choice([0.0, 0.5, 1.0, 1.5, 3.25, 0.1], n) * 8.0      # windows that pass the 10-weight floor
+        w[0], w[1] = 8.0, 16.0
+        k = int(rng.integers(2, 5))                                   # rows that differ only in w
+        y[-k:], s[-k:], s2[-k:], z[-k:] = y[0], s[0], s2[0], z[0]
+        reps, seed, level = int(rng.choice([10, 20])), [0, 12345, 2**63 - 1][trial % 3], 0.9
+        mltest.load(con, COLS3, [rows3(y, s, s2, w, z)[i] for i in rng.permutation(n)])
+        keep = w > 0
+        for name in THREE:
+            aux = z if name == "strat_gap_ci" else s2
+            c = np.lexsort((w[keep], aux[keep], y[keep], s[keep]))
+            yc, sc, s2c, zc, wc = (v[keep][c] for v in (y, s, s2, z, w))
+            what = "reproduction %d %s_w (n %d, reps %d, seed %d)" % (trial, name, c.size, reps, seed)
+
+            def stat(kk):
+                d = kk > 0
+                return ref3(name, yc[d], sc[d], s2c[d], zc[d], kk[d] * wc[d])
+            want, red = test_uncertainty.boot_reference(stat, c.size, reps, seed, level, None)
+            got = json.loads(con.execute("SELECT %s FROM t" % call3(name, ", ?, ?, ?"),
+                                         (level, reps, seed)).fetchone()[0])
+            parts = [(got, want[0])]
+            if name == "strat_gap_ci":
+                parts += [(got["full_ci"], want[1]), (got["trimmed_ci"], want[2])]
+            else:
+                ck.close(got["a"], want[1]["estimate"], what + " a")
+                ck.close(got["b"], want[2]["estimate"], what + " b")
+                ck.close(got["p_value"], want[0]["p_value"], what + " p_value")
+            for g, wv in parts:
+                ck.close(g[EST3[name]] if g is got else g["estimate"], wv["estimate"], what + " estimate")
+                for key in ("se", "lo", "hi"):
+                    ck.close(g[key], wv[key], what + " " + key)
+                ck.close(g["percentile"][0], wv["plo"], what + " percentile lo")
+                ck.close(g["percentile"][1], wv["phi"], what + " percentile hi")
+            ck.equal((got["redrawn"], got["n"], got["reps"], got["seed"]), (red, c.size, reps, seed),
+                     what + " redrawn, n, echo")
+
+
+def check_three_estimates(ck, con, rng):
+    """The estimates are the point twins' values bit for bit, NULL alike."""
+    defined = {name: 0 for name in THREE}
+    for i in range(120):
+        y, s, w = test_weights.dataset(rng, i, BOOT_KINDS)
+        if i % 3 == 1:
+            w = w * 40.0                                  # windows that pass the 10-weight floor
+        s2, z = second_columns(rng, y, s)
+        mltest.load(con, COLS3, rows3(y, s, s2, w, z))
+        for name in THREE:
+            paths = POINT3[name]
+            sql = "SELECT %s, %s FROM t" % (call3(name, ", 0.9, 10, %d" % i), ", ".join(paths.values()))
+            got, *want = con.execute(sql).fetchone()
+            what = "%s_w estimate, dataset %d (n %d)" % (name, i, y.size)
+            if got is None or want[0] is None:
+                ck.true(got is None and want[0] is None, what + ": NULL alike (%r, %r)" % (got, want[0]))
+                continue
+            defined[name] += 1
+            for path, v in zip(paths, want):
+                ck.equal(con.execute("SELECT ? ->> ?", (got, path)).fetchone()[0], v, what + " " + path)
+    for name, k in defined.items():
+        ck.true(k >= 30, "%s_w: %d of 120 datasets defined (>= 30 wanted)" % (name, k))
+
+
+def check_three_equal_weights(ck, con, rng):
+    """Weights all 1 (and, for the paired twins, powers of two): the unweighted bootstrap."""
+    for i in range(18):
+        n = int(rng.choice([120, 200]))
+        y = (rng.random(n) < 0.4).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n), int(rng.choice([1, 3])))
+        s2, z = second_columns(rng, y, s)
+        c = [1.0, 0.5, 4.0][i % 3]
+        mltest.load(con, COLS3, rows3(y, s, s2, np.full(n, c), z))
+        for name in THREE:
+            if name == "strat_gap_ci" and c != 1.0:
+                continue      # the window's quantile is on the weight axis: scaling moves it (docs/weights.md)
+            boot = ", 0.9, 30, %d" % (i * 7)
+            a, b = con.execute("SELECT %s, %s FROM t" % (call3(name, boot), CALL3[name][1].format(boot))).fetchone()
+            what = "%s_w weights all %r = %s, dataset %d (n %d)" % (name, c, name, i, n)
+            if name != "ece_diff_ci":
+                ck.true(a is not None, what + ": defined")
+                ck.equal(a, b, what + ": the same text")
+                continue
+            ja, jb = json.loads(a), json.loads(b)
+            ck.equal(sorted(ja), sorted(jb), what + ": keys")
+            for key in ("reps", "seed", "n", "redrawn", "level", "method", "a", "b", "diff"):
+                ck.equal(ja[key], jb[key], what + " " + key)
+            for key in ("lo", "hi", "se"):
+                ck.close(ja[key], jb[key], what + " " + key)
+            # the p-value counts the replicates' signs: one whose two ECEs tie is 0 with exact sums and
+            # may be an ulp off 0 with compensated ones (2/reps apiece); allow two such replicates
+            ck.true(abs(ja["p_value"] - jb["p_value"]) <= 4 / 30 + 1e-12,
+                    what + " p_value %r, unweighted %r" % (ja["p_value"], jb["p_value"]))
+
+
+def check_three_zero_order_windows(ck, con, rng):
+    for i in range(6):
+        n = int(rng.integers(30, 80))
+        y = (rng.random(n) < 0.45).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n), 1)
+        s2, z = second_columns(rng, y, s)
+        w = rng.choice([0.0, 2.5, 10.0, 20.0, 55.0], n)
+        w[0] = w[1] = 10.0
+        k = int(rng.integers(3, 7))                       # duplicates that differ only in w
+        y[-k:], s[-k:], s2[-k:], z[-k:] = y[2], s[2], s2[2], z[2]
+        rows = rows3(y, s, s2, w, z)
+        texts = {name: [] for name in THREE}
+        for o in range(3):
+            perm = rng.permutation(n) if o else np.arange(n)
+            mltest.load(con, COLS3, [rows[j] for j in perm])
+            for name in THREE:
+                texts[name].append(con.execute("SELECT %s FROM t" % call3(name, ", 0.95, 20, 3")).fetchone()[0])
+        mltest.load(con, COLS3, [r for r in rows if r[3] > 0], table="pos")
+        for name in THREE:
+            what = "%s_w dataset %d" % (name, i)
+            ck.true(texts[name][0] is not None, what + ": a result")
+            ck.equal(texts[name][1], texts[name][0], what + ": insertion order 2 = order 1")
+            ck.equal(texts[name][2], texts[name][0], what + ": insertion order 3 = order 1")
+            pos = con.execute("SELECT %s FROM pos" % call3(name, ", 0.95, 20, 3")).fetchone()[0]
+            ck.equal(texts[name][0], pos, what + ": rows of weight 0 dropped = the rows of positive weight alone")
+            ck.equal(json.loads(pos)["n"], int((w > 0).sum()), what + ": n counts the rows of positive weight")
+    mltest.load(con, COLS3, [(1, 0.9, 0.5, 0.0, 1.0), (0, 0.2, 0.1, 0.0, 2.0), (1, 0.4, 0.3, None, 3.0)])
+    for name in THREE:
+        ck.equal(con.execute("SELECT %s FROM t" % call3(name)).fetchone()[0], None, name + "_w all weights 0 or NULL: NULL")
+    mltest.load(con, COLS3, [(1, 0.9, 0.5, 30.0, 1.0), (1, 0.2, 0.1, 20.0, 2.0), (0, 0.4, 0.3, 0.0, 3.0)])
+    for name in THREE:
+        v = con.execute("SELECT %s FROM t" % call3(name)).fetchone()[0]
+        if name == "ece_diff_ci":
+            ck.true(v is not None and json.loads(v)["n"] == 2, name + "_w one class: defined, n 2 (%r)" % v)
+        else:
+            ck.equal(v, None, name + "_w one class of positive weight: NULL")
+    # windows and GROUP BY: heavy weights, so that strat_gap's window holds 10 of each class in most frames
+    n = 30
+    y = (rng.random(n) < 0.5).astype(int)
+    s = np.round(rng.random(n), 1)
+    s2, z = second_columns(rng, y, s)
+    w = rng.choice([0.0, 5.0, 10.0, 30.0], n)
+    mltest.load(con, COLS3 + ["ts", "g"], [r + (k, k % 3) for k, r in enumerate(rows3(y, s, s2, w, z))])
+    for name in THREE:
+        expr = call3(name, ", 0.9, 10, 5")
+        mltest.same_as_aggregate(ck, con, expr, "ts", "")
+        nonnull = con.execute("SELECT count(v) FROM (SELECT %s OVER (ORDER BY ts) AS v FROM t)" % expr).fetchone()[0]
+        ck.true(nonnull >= 5, "%s OVER (ORDER BY ts): %d frames defined (>= 5 wanted)" % (expr, nonnull))
+
+
+def check_three_interval(ck, con, rng):
+    for i in range(4):
+        n = 400
+        y = (rng.random(n) < 0.3).astype(int)
+        s = 1 / (1 + np.exp(-rng.normal(1.5 * y - 1, 1)))
+        s2 = 1 / (1 + np.exp(-rng.normal(0.8 * y - 0.8, 1)))
+        z = np.round(rng.normal(0, 1, n), 2)
+        w = rng.choice([0.5, 1.0, 4.0], n)
+        mltest.load(con, COLS3, rows3(y, s, s2, w, z))
+        for name in THREE:
+            r = json.loads(con.execute("SELECT %s FROM t" % call3(name, ", 0.95, 300, %d" % i)).fetchone()[0])
+            est = r[EST3[name]]
+            what = "%s_w dataset %d: " % (name, i)
+            ck.true(r["se"] > 0, what + "se > 0 (%r)" % r["se"])
+            ck.true(r["lo"] <= est <= r["hi"], what + "lo <= estimate <= hi (%r)" % r)
+            ck.true(r["percentile"][0] <= est <= r["percentile"][1], what + "percentile interval holds the estimate")
+            width = (r["hi"] - r["lo"]) / (2 * 1.959964 * r["se"]) if r["se"] > 0 else math.nan
+            ck.true(0.6 < width < 1.6, what + "BCa width / (2 z se) = %.3f, not near 1" % width)
+
+
+def check_three_bad(ck, con):
+    mltest.load(con, COLS3, [(1, 0.9, 0.5, 1.0, 1.0), (0, 0.2, 0.3, 1.0, 2.0)])
+    for bad, shown in [("-1", "-1"), ("1e999", "Inf"), ("'x'", "text 'x'")]:
+        for name in THREE:
+            sql = "SELECT %s FROM t" % call3(name).replace(", w", ", CASE WHEN y = 1 THEN %s ELSE w END" % bad, 1)
+            ck.error(con, sql, (), "%s_w(): w must be a non-negative finite number, got %s" % (name, shown),
+                     name + "_w bad weight " + bad)
+    ck.error(con, "SELECT strat_gap_ci_w(y, s, w, z, 0.25) FROM t", (),
+             "strat_gap_ci_w(): expects (y, s, w, strat [, ql, qh [, level, reps, seed]]), got 5 arguments",
+             "strat_gap_ci_w ql without qh")
+    ck.error(con, "SELECT pr_auc_diff_ci_w(y, s, s2, w, 0.95, 9) FROM t", (),
+             "pr_auc_diff_ci_w(): reps must be an integer in 10..1000000, got 9", "pr_auc_diff_ci_w reps")
+    ck.error(con, "SELECT ece_diff_ci_w(y, s, 1.5, w) FROM t", (),
+             "ece_diff_ci_w(): p_b must be a probability in [0, 1], got 1.5", "ece_diff_ci_w p_b")
+
+
+def check_three(ck, con, rng):
+    check_three_reproduction(ck, con, rng)
+    check_three_estimates(ck, con, rng)
+    check_three_equal_weights(ck, con, rng)
+    check_three_zero_order_windows(ck, con, rng)
+    check_three_interval(ck, con, rng)
+    check_three_bad(ck, con)
+
+
+
 def check_bad_weights(ck, con):
     mltest.load(con, ["y", "s", "w"], [(1, 0.9, 1.0), (0, 0.2, 1.0)])
     for bad, shown in [("-1", "-1"), ("1e999", "Inf"), ("'x'", "text 'x'")]:
@@ -344,6 +614,7 @@ def main():
     check_interval(ck, con, rng)
     check_coverage(ck, con)
     check_bad_weights(ck, con)
+    check_three(ck, con, np.random.default_rng(20261129))    # its own stream: the checks above keep theirs
     ck.finish()
 
 

@@ -10,9 +10,13 @@
 ** Rules (docs/uncertainty.md writes them out for a re-implementation):
 **   1. Canonical order: rows sorted by score key, ties by label (negatives
 **      first), then by the key of the auxiliary argument (the stratifier, or
-**      the second score or probability of a paired comparison).  Rows equal
-**      in all three are interchangeable, so the replicates depend only on the
-**      multiset of rows, never on insertion order or the query plan.
+**      the second score or probability of a paired comparison; a weighted
+**      twin's weight).  A weighted twin of a three-argument function keeps
+**      24-byte records (score, w, stratifier or second score): ties by the
+**      stratifier or second score, then by the weight, so that equal weights
+**      give the unweighted order.  Rows equal in all of these are
+**      interchangeable, so the replicates depend only on the multiset of
+**      rows, never on insertion order or the query plan.
 **   2. Replicate b (0-based) uses its own xoshiro256** stream, seeded by four
 **      outputs of splitmix64 started at seed XOR (0xD1B54A32D192ED03 * (b+1))
 **      mod 2^64.  It draws n indices r in [0, n) by Lemire's method and adds
@@ -34,7 +38,7 @@
 **   5. p_value = min(1, 2 min(#{t* <= 0}, #{t* >= 0}) / reps).
 **
 ** Cost: O(reps * n) time; scratch 4 bytes per row (the weights), the
-** flattened canonical order (9 or 17 bytes per row) and 8 * K * (reps + 200)
+** flattened canonical order (9, 17 or 25 bytes per row) and 8 * K * (reps + 200)
 ** bytes; the state itself is the caller's MlSamples.
 */
 #include <math.h>
@@ -112,11 +116,36 @@ static void sort_by_key_then_aux(MlRec16 *a, ml_i64 n, void *scratch){
   ml_radix_sort(a, n, 16, scratch);
 }
 
+/* 24-byte records at one key: by the key of aux2, then of aux. */
+static int cmp_aux2_aux(const void *pa, const void *pb){
+  const MlRec24 *a = pa, *b = pb;
+  ml_key a2 = ml_key_of(a->aux2), b2 = ml_key_of(b->aux2), a1, b1;
+  if( a2!=b2 ) return a2<b2 ? -1 : 1;
+  a1 = ml_key_of(a->aux); b1 = ml_key_of(b->aux);
+  return a1<b1 ? -1 : a1>b1;
+}
+
+/* Orders each run of equal keys of a key-sorted 24-byte array by
+** cmp_aux2_aux (a comparison sort per tie run: ties are what it sorts). */
+static void sort_ties_by_aux2_aux(MlRec24 *a, ml_i64 n){
+  ml_i64 i = 0;
+  while( i<n ){
+    ml_i64 j = i + 1;
+    while( j<n && a[j].key==a[i].key ) j++;
+    if( j - i > 1 ) qsort(a + i, (size_t)(j - i), sizeof(MlRec24), cmp_aux2_aux);
+    i = j;
+  }
+}
+
 int ml_samples_sort_canonical(MlSamples *s){
   int y;
   void *scratch = 0;
   ml_i64 nMax = s->n[0] > s->n[1] ? s->n[0] : s->n[1];
   if( ml_samples_sort(s) ) return ML_NOMEM;
+  if( s->width==24 ){
+    for(y=0; y<2; y++) sort_ties_by_aux2_aux((MlRec24*)s->a[y], s->n[y]);
+    return ML_OK;
+  }
   if( s->width!=16 ) return ML_OK;
   for(y=0; y<2; y++){
     MlRec16 *a = (MlRec16*)s->a[y];
@@ -141,21 +170,23 @@ void ml_canon_free(MlCanon *c){
 
 int ml_canon_build(MlCanon *c, const MlSamples *s){
   ml_i64 i0 = 0, i1 = 0, r = 0, n0 = s->n[0], n1 = s->n[1], n = n0 + n1;
-  int hasAux = s->width==16;
+  int nAux = s->width>=16 ? (int)(s->width/8) - 1 : 0;    /* 0, 1 or 2 doubles */
   memset(c, 0, sizeof(*c));
-  /* one block: keys, aux (16-byte samples), labels */
-  c->key = ml_malloc((uint64_t)(n ? n : 1) * (8 + (hasAux ? 8 : 0) + 1));
+  /* one block: keys, aux and aux2 (16- and 24-byte samples), labels */
+  c->key = ml_malloc((uint64_t)(n ? n : 1) * (8 + 8*(uint64_t)nAux + 1));
   if( c->key==0 ) return ML_NOMEM;
   c->n = n;
-  c->aux = hasAux ? (double*)(c->key + n) : 0;
-  c->lab = (unsigned char*)(c->key + (hasAux ? 2*n : n));
+  c->aux = nAux>=1 ? (double*)(c->key + n) : 0;
+  c->aux2 = nAux==2 ? (double*)(c->key + 2*n) : 0;
+  c->lab = (unsigned char*)(c->key + (1 + nAux)*n);
   while( i0<n0 || i1<n1 ){
     /* at equal keys the negative comes first */
     int y = !(i1>=n1 || (i0<n0 && ml_samples_key(s, 0, i0) <= ml_samples_key(s, 1, i1)));
     ml_i64 i = y ? i1++ : i0++;
     c->key[r] = ml_samples_key(s, y, i);
     c->lab[r] = (unsigned char)y;
-    if( hasAux ) c->aux[r] = ml_samples_aux(s, y, i);
+    if( nAux>=1 ) c->aux[r] = ml_samples_aux(s, y, i);
+    if( nAux==2 ) c->aux2[r] = ml_samples_aux2(s, y, i);
     r++;
   }
   return ML_OK;

@@ -360,12 +360,14 @@ static inline int ml_filter_keeps(const MlFilter *f, double aux){ return aux>=f-
 typedef uint32_t ml_weight;
 
 /* The canonical order of a sample, flattened (ml_boot.c): position r holds
-** the r-th row by (key, label, aux).  A weighted sweep walks it. */
+** the r-th row by (key, label, aux) -- for 24-byte records (key, label,
+** aux2, aux).  A weighted sweep walks it. */
 typedef struct MlCanon {
   ml_i64 n;
   ml_key *key;           /* ascending */
   unsigned char *lab;    /* 0 or 1 */
-  double *aux;           /* the aux of 16-byte samples, else NULL */
+  double *aux;           /* the aux of 16- and 24-byte samples, else NULL */
+  double *aux2;          /* the aux2 of 24-byte samples, else NULL */
 } MlCanon;
 
 typedef struct MlSweep {
@@ -753,7 +755,9 @@ uint64_t ml_rng_next(MlRng *r);
 uint64_t ml_rng_below(MlRng *r, uint64_t n);
 
 /* Sorts the sample into the canonical order: by key, and for 16-byte
-** records ties by the key of aux (after -0.0 -> +0.0), so that the order is
+** records ties by the key of aux (after -0.0 -> +0.0), for 24-byte records
+** ties by the key of aux2, then of aux (a weighted twin's (s, w, strat or
+** s_b): the unweighted order, ties then by weight), so that the order is
 ** the same whatever order the rows came in.  Across the two arrays the
 ** canonical order puts, at one key, the negatives first.  ML_OK / ML_NOMEM. */
 int ml_samples_sort_canonical(MlSamples *s);

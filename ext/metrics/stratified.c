@@ -46,7 +46,10 @@
 ** weighted twin (+ weight); at each result an 8-byte-per-row copy of the
 ** stratifiers for the selection (16 weighted: the quantile sorts (strat,
 ** w) pairs), one radix sort (kept sorted in window frames), three O(n)
-** passes; a weighted twin also copies the window's rows (16 bytes each).
+** passes; a weighted twin also copies the window's rows (16 bytes each,
+** in the pairs' room).  strat_gap_w's computation (ml_strat_compute_w)
+** allocates nothing itself: uncertainty.c's strat_gap_ci_w runs it on each
+** replicate.
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -206,18 +209,9 @@ static void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **arg
   else if( ml_samples_remove2(&p->smp, y, s, 1.0, z) ) p->held[y]--;
 }
 
-/* Everything the three functions report. */
-typedef struct StratResult {
-  double full, trimmed, gap;     /* NaN when undefined */
-  double ql, qh, thr;            /* the parameters */
-  double lo, hi;                 /* the window [Q(ql), Q(qh)] */
-  double n, pos, neg;            /* rows in the group; classes in the window
-                                 ** (weighted twins: sums of weights) */
-  char zReason[160];             /* why trimmed is undefined, or "" */
-} StratResult;
 
 /* The reason trimmed is NULL, or "" (both classes reach 10 in the window). */
-static void strat_thin(StratResult *r, int weighted){
+static void strat_thin(MlStratResult *r, int weighted){
   const char *zWhat;
   char z1[32], z2[32];
   int thinP = r->pos<STRAT_MIN_CLASS, thinN = r->neg<STRAT_MIN_CLASS;
@@ -233,20 +227,30 @@ static void strat_thin(StratResult *r, int weighted){
                    zWhat, ml_num(z1, r->lo), ml_num(z2, r->hi));
 }
 
-/* strat_compute for a weighted twin (rule 6).  ML_OK or ML_NOMEM. */
-static int strat_compute_w(StratAgg *p, StratResult *r){
-  MlSamples *smp = &p->smp, t;
+/* The scratch ml_strat_compute_w needs for smp: the (strat, w) pairs, then
+** the larger of their radix sort's and smp's sort's scratch; the window's
+** rows reuse the pairs' room. */
+uint64_t ml_strat_scratch_w(const MlSamples *smp){
+  ml_i64 n = ml_samples_count(smp);
+  uint64_t nSort = ml_samples_scratch_size(smp), nQ = 16*(uint64_t)n + ML_RADIX_EXTRA;
+  return 16*(uint64_t)(n ? n : 1) + (nSort > nQ ? nSort : nQ);
+}
+
+/* strat_compute for a weighted sample (rule 6): smp is width 24 (s, w,
+** strat), at least one row, sorted here if it is not; r->ql and r->qh in.
+** weightTexts: the thin window's reason speaks of weights (a twin), else of
+** counts (states).  Allocates nothing: scratch is ml_strat_scratch_w(smp)
+** bytes.  strat_gap_w and each replicate of strat_gap_ci_w (uncertainty.c). */
+void ml_strat_compute_w(MlSamples *smp, MlStratResult *r, int weightTexts, void *scratch){
+  MlSamples t;
   MlWSweep ws;
-  ml_i64 n = ml_samples_count(smp), i, k = 0, ng = 0, at = 0, m[2] = {0, 0};
-  uint64_t nScratch = ml_samples_scratch_size(smp), nQ = 16*(uint64_t)n + ML_RADIX_EXTRA;
-  MlRec16 *q;
+  ml_i64 n = ml_samples_count(smp), i, k = 0, ng = 0, at = 0;
+  MlRec16 *q = scratch;
   double *g, W = 0.0;
   int y;
   r->full = r->trimmed = r->gap = NAN;
+  r->zReason[0] = 0;
   /* the (strat, w) pairs and, after them, the sorts' scratch */
-  if( nScratch < nQ ) nScratch = nQ;
-  q = ml_malloc(16*(uint64_t)n + nScratch);
-  if( q==0 ) return ML_NOMEM;
   for(y=0; y<2; y++) for(i=0; i<smp->n[y]; i++, k++){
     q[k].key = ml_key_of(ml_samples_aux2(smp, y, i));
     q[k].aux = ml_samples_aux(smp, y, i);
@@ -270,18 +274,13 @@ static int strat_compute_w(StratAgg *p, StratResult *r){
   r->lo = ml_wquantile(g, g + 1, 2, ng, W, r->ql, &at);
   r->hi = ml_wquantile(g, g + 1, 2, ng, W, r->qh, &at);
   ml_samples_sort_using(smp, q + n);
-  ml_free(q);
   if( smp->n[0]>0 && smp->n[1]>0 ) r->full = ml_wfold_ap(smp);
-  /* the window's rows, in the same (sorted) order, as a weighted sample */
+  /* the window's rows, in the same (sorted) order, as a weighted sample in
+  ** the pairs' room (at most n records of 16 bytes) */
   ml_samples_init_weighted(&t);
+  t.a[0] = scratch;
   for(y=0; y<2; y++){
-    for(i=0; i<smp->n[y]; i++){
-      double z = ml_samples_aux2(smp, y, i);
-      m[y] += z>=r->lo && z<=r->hi;
-    }
-    t.a[y] = ml_malloc(16*(uint64_t)(m[y] ? m[y] : 1));
-    if( t.a[y]==0 ){ ml_samples_clear(&t); return ML_NOMEM; }
-    t.cap[y] = m[y];
+    if( y==1 ) t.a[1] = t.a[0] + 16*(size_t)t.n[0];
     for(i=0; i<smp->n[y]; i++){
       double z = ml_samples_aux2(smp, y, i);
       if( z>=r->lo && z<=r->hi ){
@@ -290,20 +289,28 @@ static int strat_compute_w(StratAgg *p, StratResult *r){
         o->aux = ml_samples_aux(smp, y, i);
       }
     }
+    t.cap[y] = t.n[y];
   }
   t.sorted = 1;
   ml_wsweep_init(&ws, &t);
   r->pos = ws.P;
   r->neg = ws.N;
-  strat_thin(r, !p->counted);
+  strat_thin(r, weightTexts);
   if( !r->zReason[0] ) r->trimmed = ml_wfold_ap(&t);
-  ml_samples_clear(&t);
   r->gap = r->full - r->trimmed;
+}
+
+/* The weighted twins' computation in one scratch block.  ML_OK or ML_NOMEM. */
+static int strat_compute_w(StratAgg *p, MlStratResult *r){
+  void *scratch = ml_malloc(ml_strat_scratch_w(&p->smp));
+  if( scratch==0 ) return ML_NOMEM;
+  ml_strat_compute_w(&p->smp, r, !p->counted, scratch);
+  ml_free(scratch);
   return ML_OK;
 }
 
 /* ML_OK or ML_NOMEM. */
-static int strat_compute(StratAgg *p, StratResult *r){
+static int strat_compute(StratAgg *p, MlStratResult *r){
   MlSamples *smp = &p->smp;
   MlFilter f;
   MlSweep w;
@@ -336,7 +343,7 @@ static int strat_compute(StratAgg *p, StratResult *r){
 
 static void strat_answer(sqlite3_context *ctx, StratAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratResult r;
+  MlStratResult r;
   memset(&r, 0, sizeof(r));
   if( p && strat_params_check(ctx, d->name, p, &r.ql, &r.qh, &r.thr) ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){

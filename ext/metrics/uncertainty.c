@@ -14,7 +14,10 @@
 **   mean_ci(x [, level])                                   Student t
 **   pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w (y, s|p, w [, level, reps, seed]),
 **   ece_ci_w(y, p, w [, bins, level, reps, seed]),
-**   auroc_ci_w(y, s, w [, level, reps, seed])              the weighted bootstrap
+**   auroc_ci_w(y, s, w [, level, reps, seed]),
+**   strat_gap_ci_w(y, s, w, strat [, ql, qh [, level, reps, seed]]),
+**   pr_auc_diff_ci_w(y, s_a, s_b, w [, level, reps, seed]),
+**   ece_diff_ci_w(y, p_a, p_b, w [, bins, level, reps, seed])   the weighted bootstrap
 **
 ** Rules:
 **   1. Rows and NULLs as in the metric's own family: a NULL in any data
@@ -46,7 +49,15 @@
 **      & co.) bit for bit.  auroc_ci_w is this bootstrap too (DeLong has no
 **      standard weighted form), so it takes reps and seed, which auroc_ci
 **      lacks: a twin record of its own.  No row of positive weight: NULL,
-**      "no rows of positive weight".
+**      "no rows of positive weight".  With three data arguments a row is the
+**      width-24 record (s, w, strat) or (s_a, w, s_b), the canonical order
+**      (s, label, strat or s_b, w); strat_gap_ci_w's replicate is
+**      strat_gap_w's computation (stratified.c's ml_strat_compute_w) and its
+**      NULL reason strat_gap_w's; the paired twins score s_a over the
+**      canonical order and s_b over the rows ordered by s_b, under the same
+**      weights k w.  Their weight follows both scores, (y, s_a, s_b, w):
+**      twin records of their own (ML_FN_TWIN_W3), as the driver's twin
+**      would put w between the scores.
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -55,9 +66,12 @@
 ** per-row terms), ece 4 (bin of each row), strat_gap 20 (the stratifier
 ** order), pr_auc_diff 20 (s_b order and its weights), ece_diff 8, auroc 16,
 ** auroc_diff 48 (keys and components of both scores).  A weighted twin keeps
-** 16 bytes per row (score key and weight) and adds at a result 16 per row
-** (the replicate's drawn rows), 8 for brier/log_loss terms, and ece_ci_w
-** 32 bytes per bin (the occupied bins, at most min(bins, rows)).
+** 16 bytes per row (score key and weight; 24 with a stratifier or second
+** score) and adds at a result 16 per row (the replicate's drawn rows; 24
+** for strat_gap_ci_w, plus 32 of ml_strat_compute_w scratch), 8 for
+** brier/log_loss terms, 12 for the paired twins' second-score order (and
+** 32 transiently to sort it), and ece_ci_w, ece_diff_ci_w 32 bytes per bin
+** (the occupied bins, at most min(bins, rows)).
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -120,7 +134,7 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
   ml_i64 iv;
   if( u->hasQ ){
     if( argc==i+1 ){
-      ml_arity_error(ctx, d, argc);
+      ml_arity_error(ctx, d, argc + p->weighted);    /* a twin's call had its w too */
       return ML_ROW_ERR;
     }
     if( argc>i+1 ){
@@ -259,34 +273,52 @@ static void ml_unc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /*
 ** SQL function: pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w, ece_ci_w,
-**   auroc_ci_w                                   -- xStep and xInverse (MlFamily.xStepW)
+**   auroc_ci_w, strat_gap_ci_w, pr_auc_diff_ci_w, ece_diff_ci_w
+**                                                -- xStep and xInverse (MlFamily.xStepW)
 ** The driver has read the weight w and taken it out of argv: the same
 ** parameter and row checks as the unweighted step; a row of weight w > 0
-** enters the buffer as (score, w), one of weight 0 (or NULL) only counts
-** its parameters.
+** enters the buffer as (score, w), or with three data arguments as the
+** width-24 record (s, w, strat) or (s_a|p_a, w, s_b|p_b); one of weight 0
+** (or NULL) only counts its parameters.
 */
 static void ml_unc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
+  const UncShape *u = &aShape[d->kind];
   UncAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y, rc;
   double x, aux;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; p->weighted = 1; }
+  if( !p->init ){
+    if( u->nData==3 ){ ml_samples_init(&p->smp, 24); p->smp.weighted = 1; }
+    else ml_samples_init_weighted(&p->smp);
+    p->init = 1;
+    p->weighted = 1;
+  }
   if( w<0.0 ){ p->failed = 1; return; }       /* the driver set the error */
-  rc = unc_params(ctx, d, &aShape[d->kind], argc, argv, p);
-  if( rc==ML_ROW_OK ) rc = unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux);
-  if( rc==ML_ROW_OK && w>0.0 ) rc = ml_add_row(ctx, &p->smp, y, x, w) ? ML_ROW_ERR : ML_ROW_OK;
+  rc = unc_params(ctx, d, u, argc, argv, p);
+  if( rc==ML_ROW_OK ) rc = unc_row(ctx, d, u, argv, &y, &x, &aux);
+  if( rc==ML_ROW_OK && w>0.0 ){
+    if( u->nData<3 ){
+      rc = ml_add_row(ctx, &p->smp, y, x, w) ? ML_ROW_ERR : ML_ROW_OK;
+    }else if( ml_samples_add2(&p->smp, y, x, w, aux) ){
+      ml_samples_clear(&p->smp);
+      sqlite3_result_error_nomem(ctx);
+      rc = ML_ROW_ERR;
+    }
+  }
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 static void ml_unc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
+  const UncShape *u = &aShape[d->kind];
   UncAgg *p = ml_agg_context(ctx, sizeof(*p));
   int y;
   double x, aux;
   if( p==0 || !p->init ) return;
-  unc_params_drop(&aShape[d->kind], argc, argv, p);
-  if( unc_row(ctx, d, &aShape[d->kind], argv, &y, &x, &aux)!=ML_ROW_OK || w==0.0 ) return;
-  ml_samples_remove(&p->smp, y, x, w);
+  unc_params_drop(u, argc, argv, p);
+  if( unc_row(ctx, d, u, argv, &y, &x, &aux)!=ML_ROW_OK || w==0.0 ) return;
+  if( u->nData<3 ) ml_samples_remove(&p->smp, y, x, w);
+  else ml_samples_remove2(&p->smp, y, x, w, aux);
 }
 
 /* States: the one-score functions (y, s|p) and strat_gap_ci (y, s, strat)
@@ -328,6 +360,10 @@ typedef struct UncCtx {
   MlSamples drawn;              /* weighted: a replicate's rows, each once with weight k w */
   MlXsum *xs;                   /* weighted brier, log_loss (2), ece (4): exact sums */
   CalWOcc *occ;                 /* weighted ece: room for min(B, n) occupied bins */
+  const ml_key *keyB;           /* weighted paired: the keys of s_b|p_b ascending, */
+  const uint32_t *orderB;       /* the canonical position of each */
+  void *stratScratch;           /* weighted strat_gap: ml_strat_compute_w's scratch, */
+  MlStratResult sr;             /* its result (the estimate's reason when undefined) */
 } UncCtx;
 
 static int stat_ap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
@@ -427,13 +463,14 @@ static int stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double
   return 1;
 }
 
-/* Rows ordered by the key of aux (any order among equal keys: a sweep sums
-** a key's rows), with each row's canonical position: a radix sort of
-** (key of aux, position) records.  rec has n records; scratch as
+/* Rows ordered by the key of v[r] (c->aux, or a weighted twin's c->aux2;
+** any order among equal keys: a sweep, and the weighted folds' exact tie
+** sums, sum a key's rows), with each row's canonical position: a radix sort
+** of (key of v, position) records.  rec has n records; scratch as
 ** ml_radix_sort wants. */
-static void order_by_aux(const MlCanon *c, MlRec16 *rec, void *scratch){
+static void order_by(const MlCanon *c, const double *v, MlRec16 *rec, void *scratch){
   ml_i64 i;
-  for(i=0; i<c->n; i++){ rec[i].key = ml_key_of(c->aux[i]); rec[i].aux = (double)i; }
+  for(i=0; i<c->n; i++){ rec[i].key = ml_key_of(v[i]); rec[i].aux = (double)i; }
   ml_radix_sort(rec, c->n, 16, scratch);
 }
 
@@ -451,21 +488,24 @@ static void order_by_aux(const MlCanon *c, MlRec16 *rec, void *scratch){
 ** itself: the estimate is the point twin's value, bit for bit.
 */
 
-/* Fills u->drawn with the rows of positive weight wc[i] (once each, weight
-** wc[i] * w_i).  The canonical order ascends by key, so each class stays
-** sorted. */
-static void drawn_rows(UncCtx *u, const MlCanon *c, const ml_weight *wc){
-  MlRec16 *a[2];
-  ml_i64 i, m[2] = {0, 0};
-  a[0] = (MlRec16*)u->drawn.a[0];
-  a[1] = (MlRec16*)u->drawn.a[1];
-  for(i=0; i<c->n; i++){
+/* Fills u->drawn with the rows of positive weight wc[r] (once each, weight
+** wc[r] * w_r), visiting the canonical positions r = order[j] (order 0: r =
+** j) with the keys key[j], ascending, so that each class stays sorted;
+** 24-byte drawn records also take each row's aux2 (the stratifier). */
+static void drawn_rows(UncCtx *u, const MlCanon *c, const ml_weight *wc,
+                       const uint32_t *order, const ml_key *key){
+  ml_i64 j, m[2] = {0, 0};
+  size_t width = u->drawn.width;
+  for(j=0; j<c->n; j++){
+    ml_i64 r = order ? (ml_i64)order[j] : j;
+    MlRec16 *o;
     int y;
-    if( wc[i]==0 ) continue;
-    y = c->lab[i];
-    a[y][m[y]].key = c->key[i];
-    a[y][m[y]].aux = wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i];
-    m[y]++;
+    if( wc[r]==0 ) continue;
+    y = c->lab[r];
+    o = (MlRec16*)(u->drawn.a[y] + width*(size_t)m[y]++);
+    o->key = key[j];
+    o->aux = wc[r]==1 ? c->aux[r] : (double)wc[r] * c->aux[r];
+    if( width==24 ) memcpy((unsigned char*)o + 16, &c->aux2[r], 8);
   }
   u->drawn.n[0] = m[0];
   u->drawn.n[1] = m[1];
@@ -474,7 +514,7 @@ static void drawn_rows(UncCtx *u, const MlCanon *c, const ml_weight *wc){
 /* pr_auc_w, nap_w, auroc_w of the drawn rows (ranking.c's expressions). */
 static int stat_rank_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
-  drawn_rows(u, c, wc);
+  drawn_rows(u, c, wc, 0, c->key);
   if( u->drawn.n[0]==0 || u->drawn.n[1]==0 ) return 0;
   if( u->kind==UN_AUROC_W ){
     out[0] = ml_fold_auroc(&u->drawn);
@@ -508,8 +548,48 @@ static int stat_mean_term_w(void *arg, const MlCanon *c, const ml_weight *wc, do
 /* ece_w of the drawn rows. */
 static int stat_ece_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
-  drawn_rows(u, c, wc);
+  drawn_rows(u, c, wc, 0, c->key);
   out[0] = ml_calib_ece_w(&u->drawn, u->B, u->xs, u->occ);
+  return 1;
+}
+
+/* pr_auc_w or ece_w of the drawn rows by their first score (the canonical
+** order), then by their second (orderB), the same weights: out = (a - b,
+** a, b), as pr_auc_w(s_a) - pr_auc_w(s_b) or ece_w(p_a) - ece_w(p_b). */
+static int stat_diff_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  int k;
+  for(k=1; k<3; k++){
+    drawn_rows(u, c, wc, k==1 ? 0 : u->orderB, k==1 ? c->key : u->keyB);
+    if( u->kind==UN_ECE_DIFF ){
+      out[k] = ml_calib_ece_w(&u->drawn, u->B, u->xs, u->occ);
+    }else{
+      if( u->drawn.n[0]==0 || u->drawn.n[1]==0 ) return 0;
+      out[k] = ml_fold_average_precision(&u->drawn, 0);
+    }
+  }
+  out[0] = out[1] - out[2];
+  return 1;
+}
+
+/* strat_gap_w of the drawn rows (s, k w, strat): stratified.c's own
+** computation (ml_strat_compute_w), out = (gap, full, trimmed); undefined
+** (one class, or a window too thin: the reason stays in u->sr) as
+** strat_gap_w is NULL. */
+static int stat_strat_gap_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  drawn_rows(u, c, wc, 0, c->key);
+  if( u->drawn.n[0]==0 || u->drawn.n[1]==0 ){
+    sqlite3_snprintf(sizeof(u->sr.zReason), u->sr.zReason, "only one class in the group");
+    return 0;
+  }
+  u->sr.ql = u->ql;
+  u->sr.qh = u->qh;
+  ml_strat_compute_w(&u->drawn, &u->sr, 1, u->stratScratch);
+  if( isnan(u->sr.full) || isnan(u->sr.trimmed) ) return 0;
+  out[0] = u->sr.gap;
+  out[1] = u->sr.full;
+  out[2] = u->sr.trimmed;
   return 1;
 }
 
@@ -566,26 +646,40 @@ static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootRe
 }
 
 /* What the weighted statistics need (one block, *pMem): the drawn rows'
-** arrays (16 bytes a row), the exact sums, the per-row terms of brier and
-** log_loss, ece's occupied bins (at most min(B, n): the drawn rows are at
-** most n).  ML_OK or ML_NOMEM. */
+** arrays (16 bytes a row; 24 for strat_gap's (s, k w, strat)), the exact
+** sums, the per-row terms of brier and log_loss, ece's occupied bins (at
+** most min(B, n): the drawn rows are at most n), the paired functions' keys
+** of the second score ascending and their canonical positions, and
+** strat_gap's ml_strat_compute_w scratch.  ML_OK or ML_NOMEM. */
 static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCanon *c,
-                             const MlSamples *s, ml_i64 B, void **pMem){
-  ml_i64 n = c->n, i, nOcc = kind==UN_ECE ? (n<B ? n : B) : 0;
-  unsigned char *m = ml_malloc(16*(uint64_t)(n ? n : 1) + 4*sizeof(MlXsum) + 8*(uint64_t)n
-                               + sizeof(CalWOcc)*(uint64_t)nOcc);
+                             const MlSamples *s, const UncParams *q, void **pMem){
+  ml_i64 n = c->n, i, B = q->bins;
+  int paired = kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF, strat = kind==UN_STRAT_GAP;
+  ml_i64 nOcc = kind==UN_ECE || kind==UN_ECE_DIFF ? (n<B ? n : B) : 0;
+  size_t width = strat ? 24 : 16;
+  uint64_t nDrawn = width*(uint64_t)(n ? n : 1), nStrat = 0, nOrder = paired ? 12*(uint64_t)n : 0;
+  unsigned char *m;
   double *term;
+  if( strat ){
+    ml_samples_init(&u->drawn, 24);
+    u->drawn.weighted = 1;
+  }else{
+    ml_samples_init_weighted(&u->drawn);
+  }
+  u->drawn.cap[0] = u->drawn.n[0] = s->n[0];   /* the counts size the strat scratch */
+  u->drawn.cap[1] = u->drawn.n[1] = s->n[1];
+  u->drawn.sorted = 1;
+  if( strat ) nStrat = ml_strat_scratch_w(&u->drawn);
+  m = ml_malloc(nDrawn + 4*sizeof(MlXsum) + 8*(uint64_t)n + sizeof(CalWOcc)*(uint64_t)nOcc
+                + nOrder + nStrat);
   if( m==0 ) return ML_NOMEM;
   *pMem = m;
-  ml_samples_init_weighted(&u->drawn);
   u->drawn.a[0] = m;
-  u->drawn.a[1] = m + 16*(size_t)s->n[0];
-  u->drawn.cap[0] = s->n[0];
-  u->drawn.cap[1] = s->n[1];
-  u->drawn.sorted = 1;
-  u->xs = (MlXsum*)(m + 16*(size_t)(n ? n : 1));
+  u->drawn.a[1] = m + width*(size_t)s->n[0];
+  u->xs = (MlXsum*)(m + nDrawn);
   term = (double*)(u->xs + 4);
   u->occ = (CalWOcc*)(term + n);
+  u->stratScratch = u->occ + nOcc;
   switch( kind ){
     case UN_BRIER: case UN_LOGLOSS:
       for(i=0; i<n; i++){
@@ -600,6 +694,28 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
       u->B = B;
       spec->stat = stat_ece_w;
       break;
+    case UN_STRAT_GAP:
+      u->ql = q->ql;
+      u->qh = q->qh;
+      spec->stat = stat_strat_gap_w;
+      spec->K = 3;
+      break;
+    case UN_PR_AUC_DIFF: case UN_ECE_DIFF: {
+      /* the rows by their second score: a radix sort in scratch of its own */
+      ml_key *keyB = (ml_key*)((unsigned char*)u->stratScratch + nStrat);
+      uint32_t *orderB = (uint32_t*)(keyB + n);
+      MlRec16 *rec = ml_malloc(16*(uint64_t)n + 16*(uint64_t)n + ML_RADIX_EXTRA);
+      if( rec==0 ) return ML_NOMEM;
+      order_by(c, c->aux2, rec, rec + n);
+      for(i=0; i<n; i++){ keyB[i] = rec[i].key; orderB[i] = (uint32_t)rec[i].aux; }
+      ml_free(rec);
+      u->keyB = keyB;
+      u->orderB = orderB;
+      u->B = B;
+      spec->stat = stat_diff_w;
+      spec->K = 3;
+      break;
+    }
     default:                    /* UN_PR_AUC, UN_NAP, UN_AUROC_W */
       spec->stat = stat_rank_w;
       break;
@@ -636,7 +752,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   if( rc==ML_OK ) rc = ml_canon_build(&c, s);
   if( rc ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->weighted ){
-    rc = boot_weighted_ctx(&u, &spec, d->kind, &c, s, p->q.bins, &mem);
+    rc = boot_weighted_ctx(&u, &spec, d->kind, &c, s, &p->q, &mem);
   }else switch( d->kind ){
     case UN_PR_AUC: case UN_NAP:
       spec.stat = stat_ap;
@@ -679,7 +795,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       scratch = ml_malloc(16*(uint64_t)n + ML_RADIX_EXTRA);
       if( mem==0 || scratch==0 ){ rc = ML_NOMEM; break; }
       rec = mem;
-      order_by_aux(&c, rec, scratch);
+      order_by(&c, c.aux, rec, scratch);
       z = (double*)(rec + n);
       zp = (uint32_t*)(z + n);
       for(i=0; i<n; i++){ z[i] = ml_double_of(rec[i].key); zp[i] = (uint32_t)rec[i].aux; }
@@ -699,7 +815,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       scratch = ml_malloc(16*(uint64_t)n + ML_RADIX_EXTRA);
       if( mem==0 || scratch==0 ){ rc = ML_NOMEM; break; }
       rec = mem;
-      order_by_aux(&c, rec, scratch);
+      order_by(&c, c.aux, rec, scratch);
       cB.n = n;
       cB.key = (ml_key*)(rec + n);
       pos = (uint32_t*)(cB.key + n);
@@ -736,7 +852,9 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
       break;
     case ML_BOOT_UNDEFINED:
-      if( d->kind==UN_STRAT_GAP ){
+      if( d->kind==UN_STRAT_GAP && p->weighted ){
+        ml_result_null(ctx, d->name, "%s", u.sr.zReason);   /* strat_gap_w's reason */
+      }else if( d->kind==UN_STRAT_GAP ){
         ml_result_null(ctx, d->name, "fewer than 10 positives or negatives in the window");
       }else{
         ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
@@ -905,16 +1023,20 @@ static void ml_unc_final(sqlite3_context *ctx){
 static const MlFamily famUnc = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value, ml_unc_inverse,
                                  &ml_unc_states, ml_unc_step_w, ml_unc_inverse_w };
 static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
-                                      ml_unc_inverse, &ml_unc_strat_states, 0, 0 };
+                                      ml_unc_inverse, &ml_unc_strat_states, ml_unc_step_w, ml_unc_inverse_w };
 #define BOOT &ml_ps_level, &ml_ps_reps, &ml_ps_seed
 
 #define W ML_FN_WEIGHTED
 
 /* strat_gap_ci rejects 4 arguments itself: ql needs qh.  The *_ci records
 ** flagged W get the driver's twin NAME_w(y, s|p, w, ...), the weighted
-** bootstrap; auroc_ci is DeLong's, with no bootstrap parameters, so its
-** weighted counterpart auroc_ci_w is a twin record of its own (ML_FN_TWIN:
-** the driver still reads its weight) with level, reps and seed. */
+** bootstrap (strat_gap_ci_w(y, s, w, strat, ...): the weight after the
+** second data argument, as strat_gap_w).  Three are twin records of their
+** own (ML_FN_TWIN: the driver still reads the weight; ML_FN_TWIN_W3: at argv[3]): auroc_ci is
+** DeLong's, with no bootstrap parameters, so auroc_ci_w adds level, reps
+** and seed; the paired pr_auc_diff_ci_w and ece_diff_ci_w take their weight
+** after both scores, (y, s_a, s_b, w, ...), where the driver's twin would
+** put it between them. */
 const MlFuncDesc ml_uncertainty_functions[] = {
   { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, ML_FN_JSON | W, ML_PARAMS(BOOT) },
   { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, ML_FN_JSON | W, ML_PARAMS(BOOT) },
@@ -922,7 +1044,7 @@ const MlFuncDesc ml_uncertainty_functions[] = {
   { "log_loss_ci",     "y, p [, level, reps, seed]", 2, 5, &famUnc, 0, UN_LOGLOSS, ML_FN_JSON | W, ML_PARAMS(BOOT) },
   { "ece_ci",          "y, p [, bins, level, reps, seed]", 2, 6, &famUnc, 0, UN_ECE, ML_FN_JSON | W,
                                                    ML_PARAMS(&psBins, BOOT) },
-  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUncStrat, 0, UN_STRAT_GAP, ML_FN_JSON,
+  { "strat_gap_ci",    "y, s, strat [, ql, qh [, level, reps, seed]]", 3, 8, &famUncStrat, 0, UN_STRAT_GAP, ML_FN_JSON | W,
                                                    ML_PARAMS(&ml_ps_ql, &ml_ps_qh, BOOT) },
   { "auroc_ci",        "y, s [, level]",           2,  3, &famUnc, 0, UN_AUROC, ML_FN_JSON, ML_PARAMS(&ml_ps_level) },
   { "auroc_ci_w",      "y, s, w [, level, reps, seed]", 3, 6, &famUnc, 0, UN_AUROC_W,
@@ -931,8 +1053,14 @@ const MlFuncDesc ml_uncertainty_functions[] = {
                                                    ML_PARAMS(&ml_ps_level) },
   { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF,
                                                    ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(BOOT) },
+  { "pr_auc_diff_ci_w", "y, s_a, s_b, w [, level, reps, seed]", 4, 7, &famUnc, 0, UN_PR_AUC_DIFF,
+                                                   ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
+                                                   ML_PARAMS(BOOT) },
   { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF,
                                                    ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(&psBins, BOOT) },
+  { "ece_diff_ci_w",   "y, p_a, p_b, w [, bins, level, reps, seed]", 4, 8, &famUnc, 0, UN_ECE_DIFF,
+                                                   ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
+                                                   ML_PARAMS(&psBins, BOOT) },
   { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, ML_FN_JSON | ML_FN_NO_STATE,
                                                    ML_PARAMS(&ml_ps_level) },
   { 0 }

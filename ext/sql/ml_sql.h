@@ -204,6 +204,25 @@ typedef struct CalWOcc { ml_i64 b; double w, wy, wp; } CalWOcc;
 ** allocated): the twin's and ece_ci_w's one computation. */
 double ml_calib_ece_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o);
 
+/* stratified.c: everything strat_pr_auc, strat_gap and strat_report
+** report, and the weighted twins' computation (rule 6), shared with the
+** replicates of uncertainty.c's strat_gap_ci_w. */
+typedef struct MlStratResult {
+  double full, trimmed, gap;     /* NaN when undefined */
+  double ql, qh, thr;            /* the parameters */
+  double lo, hi;                 /* the window [Q(ql), Q(qh)] */
+  double n, pos, neg;            /* rows in the group; classes in the window
+                                 ** (weighted twins: sums of weights) */
+  char zReason[160];             /* why trimmed is undefined, or "" */
+} MlStratResult;
+/* Bytes of scratch ml_strat_compute_w needs for smp. */
+uint64_t ml_strat_scratch_w(const MlSamples *smp);
+/* strat_gap_w's window and folds on a weighted width-24 sample (s, w,
+** strat; at least one row; sorted here if it is not): r->ql and r->qh in,
+** the rest of *r out (zReason "" or why trimmed is NaN, in weights when
+** weightTexts).  Allocates nothing. */
+void ml_strat_compute_w(MlSamples *smp, MlStratResult *r, int weightTexts, void *scratch);
+
 /* validation.c: calibration_summary's JSON from calibration's sorted sample
 ** (non-empty; it is sorted here).  Sets the result or an error; after an
 ** interrupt, nothing (ml_compute_end reports it). */
@@ -268,7 +287,11 @@ typedef struct MlFamily {
                                ** SQLITE_DETERMINISTIC nor SQLITE_INNOCUOUS */
 #define ML_FN_WEIGHTED  0x40   /* has a weighted twin NAME_w(y, s, w, ...), made by the
                                ** driver from this record (docs/weights.md) */
-#define ML_FN_TWIN      0x80   /* this record is such a twin (base: its function) */
+#define ML_FN_TWIN      0x80   /* this record is such a twin (base: its function), or a
+                               ** family's own twin record; its weight is argv[2] */
+#define ML_FN_TWIN_W3   0x100  /* a twin record whose weight is argv[3], after three data
+                               ** arguments (y, s_a, s_b, w): registration checks that
+                               ** the signature's w is where the flags say */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and

@@ -163,17 +163,32 @@ static void make_twins(void){
   sqlite3_mutex_leave(m);
 }
 
-/* xStep and xInverse of a twin: the weight (argv[2]) read, checked and
-** taken out of argv, then the family's weighted step (MlFamily.xStepW). */
+/* xStep and xInverse of a twin: the weight (argv[2] after y, s; argv[3]
+** after y, s_a, s_b: ML_FN_TWIN_W3) read, checked and taken out of argv, then the
+** family's weighted step (MlFamily.xStepW). */
 #define ML_MAX_ARGS 24
+static int twin_weight_arg(const MlFuncDesc *d){ return (d->flags & ML_FN_TWIN_W3) ? 3 : 2; }
 static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                      sqlite3_value **av, double *w){
-  int i;
-  if( argc>ML_MAX_ARGS || argc<3 ) return -1;
-  if( ml_arg_weight(ctx, d->name, argv[2], w)!=ML_ROW_OK ) *w = -1.0;
-  av[0] = argv[0]; av[1] = argv[1];
-  for(i=3; i<argc; i++) av[i-1] = argv[i];
+  int i, k = twin_weight_arg(d);
+  if( argc>ML_MAX_ARGS || argc<=k ) return -1;
+  if( ml_arg_weight(ctx, d->name, argv[k], w)!=ML_ROW_OK ) *w = -1.0;
+  for(i=0; i<k; i++) av[i] = argv[i];
+  for(i=k+1; i<argc; i++) av[i-1] = argv[i];
   return argc-1;
+}
+
+/* The weight's place in a twin record's signature is where its flags say
+** (twin_weight_arg): else the record is wrong, and registration fails
+** rather than read another argument as the weight. */
+static int twin_weight_checked(const MlFuncDesc *d){
+  const char *z = d->signature;
+  char zName[32];
+  int i;
+  for(i=0; signature_next(&z, zName, sizeof(zName)); i++){
+    if( strcmp(zName, "w")==0 ) return i==twin_weight_arg(d);
+  }
+  return 0;
 }
 static void twinStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -311,7 +326,8 @@ static void data_args_json(MlJson *j, const MlFuncDesc *d){
 
 /* The function a twin weights: make_twins' base record, or for a family's
 ** own twin record (ML_FN_TWIN outside aTwin: auroc_ci_w, a bootstrap whose
-** parameters auroc_ci lacks) its name less "_w".  0 for other records. */
+** parameters auroc_ci lacks; pr_auc_diff_ci_w and ece_diff_ci_w, whose
+** weight follows three data arguments) its name less "_w".  0 for other records. */
 static const char *twin_base_name(const MlFuncDesc *d, char *zBuf, int nBuf){
   int i;
   if( !(d->flags & ML_FN_TWIN) ) return 0;
@@ -390,6 +406,7 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
       }
     }
   }else if( d->flags & ML_FN_TWIN ){
+    if( !twin_weight_checked(d) ) rc = SQLITE_INTERNAL;
     for(n=d->nMin; rc==SQLITE_OK && n<=d->nMax; n++){
       rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, twinStep,
                                           d->fam->xFinal, d->fam->xValue, twinInverse, 0);
@@ -435,7 +452,9 @@ int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   while( rc==SQLITE_OK && (d = next_record(&iFam, d))!=0 ){
     rc = register_function(db, d);
     if( rc!=SQLITE_OK && pzErrMsg ){
-      *pzErrMsg = sqlite3_mprintf("mleval: cannot register %s(): %s", d->name, sqlite3_errmsg(db));
+      *pzErrMsg = sqlite3_mprintf("mleval: cannot register %s(): %s", d->name,
+                                   rc==SQLITE_INTERNAL ? "its flags do not place its signature's w"
+                                                       : sqlite3_errmsg(db));
     }
   }
   return rc;

@@ -68,3 +68,9 @@ SELECT gains_w(y, s, 0.5, 4) FROM t;
 SELECT precision_at_k_w(y, s, -1, 2) FROM t;
 SELECT recall_at_k_w(y, s, 'x', 2) FROM t;
 SELECT gains_w(y, s, w, 0) FROM t;
+-- the weighted bootstrap of strat_gap_w, and the paired differences: the weight after both scores
+SELECT strat_gap_ci_w(y, s, 10 * w, s, 0, 0.7, 0.9, 10), strat_gap_w(y, s, 10 * w, s, 0, 0.7) FROM t;
+SELECT pr_auc_diff_ci_w(y, s, s * s + 0.1 * y, w, 0.9, 10, 1) FROM t;
+SELECT ece_diff_ci_w(y, s, 1 - s, w, 2, 0.9, 10, 1) ->> '$.diff' = ece_w(y, s, w, 2) - ece_w(y, 1 - s, w, 2) FROM t;
+SELECT pr_auc_diff_ci_w(y, s, s, -1) FROM t;
+SELECT strat_gap_ci_w(y, s, 'x', s) FROM t;
