@@ -40,7 +40,8 @@ QUERIES = [("floor2(y, s)", 2, None), ("floor3(y, s, len)", 3, None), ("sum(s)",
            ("pr_auc_w(y, s, len)", 3, None), ("auroc_w(y, s, len)", 3, None), ("brier_w(y, p, len)", 3, None),
            ("log_loss_w(y, p, len)", 3, None), ("ece_w(y, p, len, 10)", 3, None), ("mcc_w(y, s, len, 0.5)", 3, None),
            ("precision_at_k_w(y, s, len, 100)", 3, None), ("recall_at_k_w(y, s, len, 100)", 3, None),
-           ("gains_w(y, s, len)", 3, None)]
+           ("gains_w(y, s, len)", 3, None), ("strat_report_w(y, s, len, len)", 3, None),
+           ("calibration_summary_w(y, p, len)", 3, None)]
 
 
 def callgrind(lib, floor, db):

@@ -275,7 +275,8 @@ static inline int ml_samples_append8(MlSamples *s, int y, double score){
 static inline int ml_samples_append(MlSamples *s, int y, double score, double aux){
   ml_i64 n = s->n[y];
   MlRec16 *r;
-  if( s->width!=16 ) return s->width==8 ? ml_samples_append8(s, y, score) : 0;
+  /* width 24 never comes here: those buffers are filled by ml_samples_add2 */
+  if( s->width==8 ) return ml_samples_append8(s, y, score);
   if( s->sorted || n>=s->cap[y] ) return 0;
   r = (MlRec16*)s->a[y] + n;
   r->key = ml_key_of(score);

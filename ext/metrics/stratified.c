@@ -142,9 +142,10 @@ static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   rc = strat_params(ctx, d->name, argc, argv, p);
   if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, t0, &y, &s, &z);
-  if( rc==ML_ROW_OK && !p->counted ) rc = ml_add_row(ctx, &p->smp, y, s, z) ? ML_ROW_ERR : ML_ROW_OK;
-  if( rc==ML_ROW_OK && p->counted ){             /* a row beside states: one record of count 1 */
-    if( ml_samples_add2(&p->smp, y, s, 1.0, z) ){
+  if( rc==ML_ROW_OK ){
+    if( !p->counted ){
+      if( ml_add_row(ctx, &p->smp, y, s, z) ) rc = ML_ROW_ERR;
+    }else if( ml_samples_add2(&p->smp, y, s, 1.0, z) ){   /* beside states: a record of count 1 */
       ml_samples_clear(&p->smp);
       sqlite3_result_error_nomem(ctx);
       rc = ML_ROW_ERR;
