@@ -258,7 +258,7 @@ def main():
     # the weighted bootstrap's (*_ci_w) test_weights_boot.py's
     elsewhere = set(test_weights_calibration.CASES) | set(test_weights_strat.CASES) \
         | set(test_weights_calsum.CASES) | set(test_weights_topk.CASES) \
-        | {b for b, f in twins.items() if f["name"].endswith("_ci_w")}
+        | {b for b, f in twins.items() if f["family"] == "uncertainty"}
     ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
              "every weighted twin has a case here, in test_weights_calibration.py, test_weights_strat.py, "
              "test_weights_calsum.py, test_weights_topk.py or in test_weights_boot.py")

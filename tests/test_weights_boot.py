@@ -84,7 +84,7 @@ def call(name, extra=""):
 
 def check_registry(ck, con):
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
-    twins = {f["weighted_of"]: f for f in table if f["weighted_of"] and f["name"].endswith("_ci_w")}
+    twins = {f["weighted_of"]: f for f in table if f["weighted_of"] and f["family"] == "uncertainty"}
     ck.equal(sorted(twins), sorted(list(CASES) + list(THREE)), "every weighted bootstrap twin has a case here")
     for base, (data, sig) in THREE.items():
         f = twins.get(base, {})
@@ -336,6 +336,8 @@ THREE = {
     "strat_gap_ci": (["y", "s", "w", "strat"], "y, s, w, strat [, ql, qh [, level, reps, seed]]"),
     "pr_auc_diff_ci": (["y", "s_a", "s_b", "w"], "y, s_a, s_b, w [, level, reps, seed]"),
     "ece_diff_ci": (["y", "p_a", "p_b", "w"], "y, p_a, p_b, w [, bins, level, reps, seed]"),
+    # auroc_diff is DeLong's paired test; its weighted counterpart is the weighted paired bootstrap
+    "auroc_diff": (["y", "s_a", "s_b", "w"], "y, s_a, s_b, w [, level, reps, seed]"),
 }
 QL, QH = 0.25, 0.75
 # the weighted call, the unweighted call (boot: ", level, reps, seed" or "")
@@ -343,6 +345,7 @@ CALL3 = {
     "strat_gap_ci": ("strat_gap_ci_w(y, s, w, z, %r, %r{0})" % (QL, QH), "strat_gap_ci(y, s, z, %r, %r{0})" % (QL, QH)),
     "pr_auc_diff_ci": ("pr_auc_diff_ci_w(y, s, s2, w{0})", "pr_auc_diff_ci(y, s, s2{0})"),
     "ece_diff_ci": ("ece_diff_ci_w(y, s, s2, w, %d{0})" % BINS, "ece_diff_ci(y, s, s2, %d{0})" % BINS),
+    "auroc_diff": ("auroc_diff_w(y, s, s2, w{0})", None),          # no unweighted bootstrap to equal
 }
 # the point twins in SQL: each JSON path of the estimates and its expression
 POINT3 = {
@@ -353,8 +356,10 @@ POINT3 = {
                        "$.a": "pr_auc_w(y, s, w)", "$.b": "pr_auc_w(y, s2, w)"},
     "ece_diff_ci": {"$.diff": "ece_w(y, s, w, %d) - ece_w(y, s2, w, %d)" % (BINS, BINS),
                     "$.a": "ece_w(y, s, w, %d)" % BINS, "$.b": "ece_w(y, s2, w, %d)" % BINS},
+    "auroc_diff": {"$.diff": "auroc_w(y, s, w) - auroc_w(y, s2, w)",
+                   "$.a": "auroc_w(y, s, w)", "$.b": "auroc_w(y, s2, w)"},
 }
-EST3 = {"strat_gap_ci": "estimate", "pr_auc_diff_ci": "diff", "ece_diff_ci": "diff"}
+EST3 = {"strat_gap_ci": "estimate", "pr_auc_diff_ci": "diff", "ece_diff_ci": "diff", "auroc_diff": "diff"}
 COLS3 = ["y", "s", "s2", "w", "z"]
 
 
@@ -382,11 +387,12 @@ def ref3(name, y, s, s2, z, w):
         if r is None or r["full"] is None or r["trimmed"] is None:
             return None
         return (r["full"] - r["trimmed"], r["full"], r["trimmed"])
-    if name == "pr_auc_diff_ci":
+    if name in ("pr_auc_diff_ci", "auroc_diff"):
         if y.min() == y.max():
             return None
-        a = skm.average_precision_score(y, s, sample_weight=w)
-        b = skm.average_precision_score(y, s2, sample_weight=w)
+        f = skm.average_precision_score if name == "pr_auc_diff_ci" else skm.roc_auc_score
+        a = f(y, s, sample_weight=w)
+        b = f(y, s2, sample_weight=w)
     else:
         a = test_weights.ref_calibration("ece", y, s, w, BINS)
         b = test_weights.ref_calibration("ece", y, s2, w, BINS)
@@ -474,6 +480,8 @@ def check_three_equal_weights(ck, con, rng):
         for name in THREE:
             if name == "strat_gap_ci" and c != 1.0:
                 continue      # the window's quantile is on the weight axis: scaling moves it (docs/weights.md)
+            if CALL3[name][1] is None:
+                continue      # auroc_diff_w: no unweighted bootstrap (its estimates are auroc_w's, above)
             boot = ", 0.9, 30, %d" % (i * 7)
             a, b = con.execute("SELECT %s, %s FROM t" % (call3(name, boot), CALL3[name][1].format(boot))).fetchone()
             what = "%s_w weights all %r = %s, dataset %d (n %d)" % (name, c, name, i, n)

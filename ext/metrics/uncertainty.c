@@ -17,6 +17,8 @@
 **   auroc_ci_w(y, s, w [, level, reps, seed]),
 **   strat_gap_ci_w(y, s, w, strat [, ql, qh [, level, reps, seed]]),
 **   pr_auc_diff_ci_w(y, s_a, s_b, w [, level, reps, seed]),
+**   auroc_diff_w(y, s_a, s_b, w [, level, reps, seed])     the weighted paired
+**       bootstrap of auroc_w(s_a) - auroc_w(s_b) (auroc_diff is DeLong's),
 **   ece_diff_ci_w(y, p_a, p_b, w [, bins, level, reps, seed])   the weighted bootstrap
 **
 ** Rules:
@@ -81,7 +83,7 @@ SQLITE_EXTENSION_INIT3
 
 /* Which statistic a record asks of the family's shared callbacks (MlFuncDesc.kind). */
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
-       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN, UN_AUROC_W };
+       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN, UN_AUROC_W, UN_AUROC_DIFF_W };
 
 #define UNC_MAX_BINS 100000
 static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, UNC_MAX_BINS, "10", "10");
@@ -109,6 +111,7 @@ static const UncShape aShape[] = {
   /* UN_ECE_DIFF    */ {3, 1, 0, 1, 1, 16, "p_a", "p_b"},
   /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0},
   /* UN_AUROC_W     */ {2, 0, 0, 0, 1, 16, "s", 0},
+  /* UN_AUROC_DIFF_W */ {3, 0, 0, 0, 1, 16, "s_a", "s_b"},
 };
 
 /* The parameters a result uses: the frame's rows' values, or the defaults. */
@@ -553,9 +556,10 @@ static int stat_ece_w(void *arg, const MlCanon *c, const ml_weight *wc, double *
   return 1;
 }
 
-/* pr_auc_w or ece_w of the drawn rows by their first score (the canonical
-** order), then by their second (orderB), the same weights: out = (a - b,
-** a, b), as pr_auc_w(s_a) - pr_auc_w(s_b) or ece_w(p_a) - ece_w(p_b). */
+/* pr_auc_w, auroc_w or ece_w of the drawn rows by their first score (the
+** canonical order), then by their second (orderB), the same weights:
+** out = (a - b, a, b), as pr_auc_w(s_a) - pr_auc_w(s_b), auroc_w(s_a) -
+** auroc_w(s_b) or ece_w(p_a) - ece_w(p_b). */
 static int stat_diff_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
   int k;
@@ -565,7 +569,7 @@ static int stat_diff_w(void *arg, const MlCanon *c, const ml_weight *wc, double 
       out[k] = ml_calib_ece_w(&u->drawn, u->B, u->xs, u->occ);
     }else{
       if( u->drawn.n[0]==0 || u->drawn.n[1]==0 ) return 0;
-      out[k] = ml_fold_average_precision(&u->drawn, 0);
+      out[k] = u->kind==UN_AUROC_DIFF_W ? ml_fold_auroc(&u->drawn) : ml_fold_average_precision(&u->drawn, 0);
     }
   }
   out[0] = out[1] - out[2];
@@ -621,7 +625,7 @@ static void json_run(MlJson *j, const UncAgg *p, const MlBootResult *r){
 
 static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootResult *r){
   ml_json_begin_object(j);
-  if( kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF ){
+  if( kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF || kind==UN_AUROC_DIFF_W ){
     ml_json_key(j, "a");       ml_json_double(j, r->iv[1].estimate);
     ml_json_key(j, "b");       ml_json_double(j, r->iv[2].estimate);
     ml_json_key(j, "diff");    ml_json_double(j, r->iv[0].estimate);
@@ -654,7 +658,7 @@ static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootRe
 static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCanon *c,
                              const MlSamples *s, const UncParams *q, void **pMem){
   ml_i64 n = c->n, i, B = q->bins;
-  int paired = kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF, strat = kind==UN_STRAT_GAP;
+  int paired = kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF || kind==UN_AUROC_DIFF_W, strat = kind==UN_STRAT_GAP;
   ml_i64 nOcc = kind==UN_ECE || kind==UN_ECE_DIFF ? (n<B ? n : B) : 0;
   size_t width = strat ? 24 : 16;
   uint64_t nDrawn = width*(uint64_t)(n ? n : 1), nStrat = 0, nOrder = paired ? 12*(uint64_t)n : 0;
@@ -700,7 +704,7 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
       spec->stat = stat_strat_gap_w;
       spec->K = 3;
       break;
-    case UN_PR_AUC_DIFF: case UN_ECE_DIFF: {
+    case UN_PR_AUC_DIFF: case UN_ECE_DIFF: case UN_AUROC_DIFF_W: {
       /* the rows by their second score: a radix sort in scratch of its own */
       ml_key *keyB = (ml_key*)((unsigned char*)u->stratScratch + nStrat);
       uint32_t *orderB = (uint32_t*)(keyB + n);
@@ -1036,7 +1040,9 @@ static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, 
 ** DeLong's, with no bootstrap parameters, so auroc_ci_w adds level, reps
 ** and seed; the paired pr_auc_diff_ci_w and ece_diff_ci_w take their weight
 ** after both scores, (y, s_a, s_b, w, ...), where the driver's twin would
-** put it between them. */
+** put it between them; auroc_diff_w is auroc_diff's (DeLong's paired test)
+** weighted counterpart, the weighted paired bootstrap of auroc_w(s_a) -
+** auroc_w(s_b) with pr_auc_diff_ci_w's JSON (DeLong has no weighted form). */
 const MlFuncDesc ml_uncertainty_functions[] = {
   { "pr_auc_ci",       "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_PR_AUC, ML_FN_JSON | W, ML_PARAMS(BOOT) },
   { "nap_ci",          "y, s [, level, reps, seed]", 2, 5, &famUnc, 0, UN_NAP, ML_FN_JSON | W, ML_PARAMS(BOOT) },
@@ -1054,6 +1060,9 @@ const MlFuncDesc ml_uncertainty_functions[] = {
   { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF,
                                                    ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(BOOT) },
   { "pr_auc_diff_ci_w", "y, s_a, s_b, w [, level, reps, seed]", 4, 7, &famUnc, 0, UN_PR_AUC_DIFF,
+                                                   ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
+                                                   ML_PARAMS(BOOT) },
+  { "auroc_diff_w",    "y, s_a, s_b, w [, level, reps, seed]", 4, 7, &famUnc, 0, UN_AUROC_DIFF_W,
                                                    ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
                                                    ML_PARAMS(BOOT) },
   { "ece_diff_ci",     "y, p_a, p_b [, bins, level, reps, seed]", 3, 7, &famUnc, 0, UN_ECE_DIFF,

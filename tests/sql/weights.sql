@@ -74,3 +74,6 @@ SELECT pr_auc_diff_ci_w(y, s, s * s + 0.1 * y, w, 0.9, 10, 1) FROM t;
 SELECT ece_diff_ci_w(y, s, 1 - s, w, 2, 0.9, 10, 1) ->> '$.diff' = ece_w(y, s, w, 2) - ece_w(y, 1 - s, w, 2) FROM t;
 SELECT pr_auc_diff_ci_w(y, s, s, -1) FROM t;
 SELECT strat_gap_ci_w(y, s, 'x', s) FROM t;
+-- auroc_diff's weighted counterpart: the weighted paired bootstrap (DeLong has no weighted form)
+SELECT auroc_diff_w(y, s, 1 - s, w, 0.9, 20, 3) ->> '$.diff' = auroc_w(y, s, w) - auroc_w(y, 1 - s, w) FROM t;
+SELECT auroc_diff_w(y, s, s, -w) FROM t;
