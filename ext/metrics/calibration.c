@@ -507,13 +507,7 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
     if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
-    if( !p->counted ){
-      if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
-      p->held[0] = p->smp.n[0];
-      p->held[1] = p->smp.n[1];
-      p->counted = 1;
-    }
-    rc = ml_absorb_section_counted(&p->smp, p->held, st, n, 0, sign, zErr, nErr);
+    rc = ml_absorb_section_counted(&p->smp, &p->counted, p->held, st, n, 0, sign, zErr, nErr);
     if( rc==ML_OK ) p->n = p->held[0] + p->held[1];
     return rc;
   }
@@ -1402,13 +1396,7 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
   if( p==0 ) return ML_NOMEM;
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
-  if( !p->counted ){
-    if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
-    p->held[0] = p->smp.n[0];
-    p->held[1] = p->smp.n[1];
-    p->counted = 1;
-  }
-  return ml_absorb_section_counted(&p->smp, p->held, st, n, 0, sign, zErr, nErr);
+  return ml_absorb_section_counted(&p->smp, &p->counted, p->held, st, n, 0, sign, zErr, nErr);
 }
 static const MlStateHooks ml_calsort_states = {
   sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb

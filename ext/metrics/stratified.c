@@ -415,13 +415,7 @@ static int strat_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   StratAgg *p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ) return ML_NOMEM;
   if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
-  if( !p->counted ){
-    if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
-    p->held[0] = p->smp.n[0];
-    p->held[1] = p->smp.n[1];
-    p->counted = 1;
-  }
-  return ml_absorb_section_counted(&p->smp, p->held, st, n, 0, sign, zErr, nErr);
+  return ml_absorb_section_counted(&p->smp, &p->counted, p->held, st, n, 0, sign, zErr, nErr);
 }
 static const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_STRAT, strat_absorb };
 

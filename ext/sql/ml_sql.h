@@ -392,12 +392,14 @@ int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec,
 ** For the functions whose folds all read runs (the ranking family). */
 int ml_absorb_section_counts(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign,
                              char *zErr, int nErr);
-/* The same for a stratified buffer: smp (width 24, weighted, from
-** ml_samples_widen) takes each entry as one record weighing its count
-** (ml_samples_absorb_counted), held[2] the rows it stands for.  For the
-** stratified family, whose weighted folds give the rows' bits. */
-int ml_absorb_section_counted(MlSamples *smp, ml_i64 held[2], const struct MlState *st, int n, int iSec,
-                              int sign, char *zErr, int nErr);
+/* The same for a family whose weighted twins' folds give the rows' bits
+** with integer weights (stratified, sorting calibration): smp takes each
+** entry as one record weighing its count (ml_samples_absorb_counted),
+** held[2] the rows it stands for.  At the first state (*counted 0) smp is
+** widened to weighted records (ml_samples_widen: its rows weigh 1) and
+** *counted set; rows added later are records of weight 1. */
+int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], const struct MlState *st, int n,
+                              int iSec, int sign, char *zErr, int nErr);
 /* held[y] += the class-y rows of section iSec of n states, checked against
 ** 2^53 (ml_state_add_counts): ML_OK, ML_NOMEM, or ML_ERROR with zErr. */
 int ml_state_rows(const struct MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr);
