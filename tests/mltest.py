@@ -150,6 +150,14 @@ def random_weights(rng, n, y, kind):
     raise ValueError(kind)
 
 
+def has_twins(ck, con, names):
+    """Each function of names has its weighted twin NAME_w in the records."""
+    table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+    twins = {f["weighted_of"]: f["name"] for f in table if f["weighted_of"]}
+    for name in names:
+        ck.equal(twins.get(name), name + "_w", name + " has a weighted twin")
+
+
 def same_as_aggregate(ck, con, expr, order, what, table="t"):
     """expr GROUP BY g, and expr OVER every frame shape, each equal bit for
     bit to expr over the same rows as a plain aggregate (rows have ids

@@ -129,10 +129,7 @@ def compare(ck, name, got, want, thr, what):
 def main():
     ck = mltest.Checker("weights_strat")
     con = mltest.connect()
-    table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
-    twins = {f["weighted_of"]: f["name"] for f in table if f["weighted_of"]}
-    for name in CASES:
-        ck.equal(twins.get(name), name + "_w", name + " has a weighted twin")
+    mltest.has_twins(ck, con, CASES)
     # the reference's quantile with unit weights is numpy's
     rng = np.random.default_rng(7)
     for n in (1, 2, 3, 10, 57):

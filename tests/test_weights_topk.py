@@ -174,10 +174,7 @@ def check_reference(ck, con, rng):
 def main():
     ck = mltest.Checker("weights_topk")
     con = mltest.connect()
-    table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
-    twins = {f["weighted_of"]: f["name"] for f in table if f["weighted_of"]}
-    for name in CASES:
-        ck.equal(twins.get(name), name + "_w", name + " has a weighted twin")
+    mltest.has_twins(ck, con, CASES)
     check_reference(ck, con, np.random.default_rng(11))
     rng = np.random.default_rng(20261128)
     for i in range(300):
