@@ -150,6 +150,21 @@ def random_weights(rng, n, y, kind):
     raise ValueError(kind)
 
 
+def json_result(ck, got, want, keys, what, null_says="NULL"):
+    """The first checks of a JSON result against its reference: NULL where
+    the reference is None, else the parsed object with exactly keys, in
+    order.  The parsed object, or None when there is nothing more to check."""
+    if want is None:
+        ck.equal(got, None, what + ": " + null_says)
+        return None
+    if got is None:
+        ck.true(False, what + ": got NULL")
+        return None
+    g = json.loads(got)
+    ck.equal(list(g), keys, what + ": keys")
+    return g
+
+
 def has_twins(ck, con, names):
     """Each function of names has its weighted twin NAME_w in the records."""
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
