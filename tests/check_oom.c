@@ -117,6 +117,17 @@ static const char *aCase[] = {
   " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), strat_pr_auc(sz) OVER (ORDER BY g ROWS 1 PRECEDING),"
   " hex(ml_merge(b) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",
   "SELECT hex(ml_state(y, s)" W ") FROM t",
+  /* weighted states: made, merged with unweighted ones, read by every
+  ** family that takes them, over windows */
+  "SELECT g, hex(ml_state_w(y, s, p + 0.25)) FROM t GROUP BY g",
+  "WITH st AS (SELECT g, ml_state_w(y, p, s * s + 0.5) b FROM t GROUP BY g"
+  " UNION ALL SELECT g + 10, ml_state(y, p) FROM t GROUP BY g)"
+  " SELECT pr_auc(b), auroc(b), gains(b, 3), ece(b, 7), brier(b), log_loss(b), confusion(b, 0.5),"
+  " ece_equal_mass(b, 3), reliability(b, 4, 'quantile'), calibration_summary(b), hex(ml_merge(b)) FROM st",
+  "WITH st AS (SELECT g, ml_state_w(y, p, 1.5) b FROM t GROUP BY g)"
+  " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), ece(b) OVER (ORDER BY g ROWS 1 PRECEDING),"
+  " hex(ml_merge(b) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",
+  "SELECT hex(ml_state_w(y, s, 2)" W ") FROM t",
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",

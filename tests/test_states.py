@@ -241,8 +241,11 @@ def hostile(ck, con):
     flipped[len(good) // 2] ^= 1
     err(bytes(flipped), pre + "the state is corrupted (checksum mismatch)")
     future = bytearray(good)
+    future[4] = 3
+    err(reseal(future), pre + "the state has format version 3, newer than this mleval reads (2): upgrade mleval")
+    # version 2 is the weighted kind's alone (ml_state_w)
     future[4] = 2
-    err(reseal(future), pre + "the state has format version 2, newer than this mleval reads (1): upgrade mleval")
+    err(reseal(future), pre + "the state is inconsistent: kind 1 in format version 2")
     kind = bytearray(good)
     kind[5] = 9
     err(reseal(kind), pre + "the state has an unknown kind 9")

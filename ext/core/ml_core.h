@@ -259,6 +259,11 @@ int ml_samples_add2(MlSamples *s, int y, double score, double aux, double aux2);
 ** about to take counted state entries (ml_samples_absorb_counted).  Order
 ** kept.  ML_OK or ML_NOMEM (unchanged). */
 int ml_samples_widen(MlSamples *s, double w);
+/* Any width-8 buffer, rows or counted runs (a run's class count becomes one
+** record weighing it), to a weighted width 16 whose rows weigh 1: the
+** buffer a weighted state joins (ml_samples_absorb_weighted).  Already
+** weighted: unchanged.  ML_OK or ML_NOMEM (unchanged). */
+int ml_samples_weigh(MlSamples *s);
 
 /* The common case of ml_samples_add, inline for the per-row path: an
 ** unsorted buffer with room appends the record.  1 if it did, 0 when the

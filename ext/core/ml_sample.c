@@ -178,6 +178,34 @@ int ml_samples_widen(MlSamples *s, double w){
   return ML_OK;
 }
 
+int ml_samples_weigh(MlSamples *s){
+  unsigned char *b[2];
+  ml_i64 i, n[2] = {0, 0};
+  int y;
+  if( s->weighted ) return ML_OK;
+  if( s->run==0 ) return s->width==8 ? ml_samples_widen(s, 1.0) : ML_OK;
+  for(i=0; i<s->nRun; i++) for(y=0; y<2; y++) n[y] += s->run[i].n[y]>0;
+  for(y=0; y<2; y++){
+    b[y] = ml_malloc((uint64_t)(n[y] ? n[y] : 1) * 16);
+    if( b[y]==0 ){ if( y ) ml_free(b[0]); return ML_NOMEM; }
+  }
+  n[0] = n[1] = 0;
+  for(i=0; i<s->nRun; i++){
+    for(y=0; y<2; y++){
+      MlRec16 o;
+      if( s->run[i].n[y]==0 ) continue;
+      o.key = s->run[i].key;
+      o.aux = (double)s->run[i].n[y];           /* < 2^53: exact */
+      memcpy(b[y] + (size_t)(n[y]++)*16, &o, 16);
+    }
+  }
+  ml_samples_clear(s);
+  ml_samples_init_weighted(s);
+  for(y=0; y<2; y++){ s->a[y] = b[y]; s->n[y] = n[y]; s->cap[y] = n[y] ? n[y] : 1; }
+  s->sorted = 1;
+  return ML_OK;
+}
+
 int ml_samples_remove2(MlSamples *s, int y, double score, double aux, double aux2){
   double rest[2] = { aux, aux2 };     /* the record's bytes after the key */
   ml_key k = ml_key_of(score);

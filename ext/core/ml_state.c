@@ -294,7 +294,7 @@ static void sw_end(SecWriter *w){
 static int state_begin(MlBuf *b, int kind, int m, int nSec){
   if( buf_reserve(b, ML_STATE_HDR) ) return ML_NOMEM;
   memcpy(b->z, "MLST", 4);
-  b->z[4] = ML_STATE_VERSION;
+  b->z[4] = kind==ML_STATE_WEIGHTED ? ML_STATE_VERSION_W : ML_STATE_VERSION;
   b->z[5] = (unsigned char)kind;
   b->z[6] = (unsigned char)m;
   b->z[7] = (unsigned char)nSec;
@@ -325,6 +325,7 @@ static int bad(char *zErr, int nErr, const char *zFmt, ...){
 const char *ml_state_kind_name(const MlState *st, char *buf, int nBuf){
   if( st->kind==ML_STATE_BINARY ) return "binary";
   if( st->kind==ML_STATE_STRAT ) return "binary+strat";
+  if( st->kind==ML_STATE_WEIGHTED ) return "weighted";
   snprintf(buf, (size_t)nBuf, "ordinal (m = %d)", st->m);
   return buf;
 }
@@ -496,6 +497,8 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
       uz = prev[1] + (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
       if( s->codec[1]>0 && !SCALED_OK(uz) ) goto corrupt;
       zk = codec_get(s->codec[1], uz, 1);
+      /* a weighted state's weight: finite and > 0 (weight-0 rows are dropped) */
+      if( isStrat==2 && !(ml_double_of(zk) > 0.0 && ml_double_of(zk) < INFINITY) ) goto corrupt;
     }
     if( ml_double_of(key)!=ml_double_of(key) || (isStrat && ml_double_of(zk)!=ml_double_of(zk)) ){
       goto corrupt;                                              /* NaN */
@@ -535,9 +538,9 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
   }
   if( n<ML_STATE_HDR ) return bad(zErr, nErr, "the state is truncated (%llu bytes)", (unsigned long long)n);
   version = z[4];
-  if( version>ML_STATE_VERSION ){
+  if( version>ML_STATE_VERSION_W ){
     return bad(zErr, nErr, "the state has format version %d, newer than this mleval reads (%d): upgrade mleval",
-               version, ML_STATE_VERSION);
+               version, ML_STATE_VERSION_W);
   }
   if( version<1 ) return bad(zErr, nErr, "the state has an unknown format version 0");
   st->kind = z[5]; st->m = z[6]; st->nSec = z[7];
@@ -565,7 +568,10 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     if( ml_crc32c(z, n - 4)!=want ) return bad(zErr, nErr, "the state is corrupted (checksum mismatch)");
   }
   /* The checksum holds: now the meaning. */
-  if( st->kind==ML_STATE_BINARY || st->kind==ML_STATE_STRAT ){
+  if( (version==ML_STATE_VERSION_W) != (st->kind==ML_STATE_WEIGHTED) ){
+    return bad(zErr, nErr, "the state is inconsistent: kind %d in format version %d", st->kind, version);
+  }
+  if( st->kind==ML_STATE_BINARY || st->kind==ML_STATE_STRAT || st->kind==ML_STATE_WEIGHTED ){
     if( st->m!=1 || st->nSec!=1 ) return bad(zErr, nErr, "the state is inconsistent: kind %d with m = %d and %d sections", st->kind, st->m, st->nSec);
   }else if( st->kind==ML_STATE_ORDINAL ){
     if( st->m<1 || st->m>ML_STATE_MAX_CUTS || st->nSec!=st->m+1 ){
@@ -579,7 +585,7 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     MlSection *s = &st->sec[i];
     const unsigned char *h = z + at;
     uint64_t ne = get_u64le(h+4), n0 = get_u64le(h+12), n1 = get_u64le(h+20);
-    int isStrat = st->kind==ML_STATE_STRAT, rc;
+    int isStrat = st->kind==ML_STATE_STRAT ? 1 : st->kind==ML_STATE_WEIGHTED ? 2 : 0, rc;
     s->codec[0] = h[0]; s->codec[1] = h[1];
     if( !codec_valid(s->codec[0]) || h[2] || h[3]
      || (isStrat ? !codec_valid(s->codec[1]) : s->codec[1]!=ML_CODEC_NONE) ){
@@ -642,6 +648,7 @@ void ml_reader_init(MlReader *r, const MlSection *sec){
   r->p = sec->p;
   r->left = sec->nEntry;
   r->prev[0] = r->prev[1] = 0;
+  r->zNone = 0;
 }
 
 int ml_reader_next(MlReader *r, MlEntry *e){
@@ -655,7 +662,7 @@ int ml_reader_next(MlReader *r, MlEntry *e){
     r->prev[1] += (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
     e->zkey = codec_get(s->codec[1], r->prev[1], 1);
   }else{
-    e->zkey = 0;
+    e->zkey = r->zNone;
   }
   e->n[0] = (ml_i64)get_varint_fast(&r->p);
   e->n[1] = (ml_i64)get_varint_fast(&r->p);
@@ -763,14 +770,29 @@ int ml_state_encode(MlSamples *const *smp, int nSmp, int kind, MlBuf *out){
   if( state_begin(out, kind, kind==ML_STATE_ORDINAL ? nSmp-1 : 1, nSmp) ) return ML_NOMEM;
   for(i=0; i<nSmp; i++){
     if( ml_samples_sort(smp[i]) ){ ml_buf_free(out); return ML_NOMEM; }
-    if( kind==ML_STATE_STRAT ) sort_blocks_by_aux(smp[i]);
-    if( encode_section(smp[i], kind==ML_STATE_STRAT, out) ){ ml_buf_free(out); return ML_NOMEM; }
+    if( kind==ML_STATE_STRAT || kind==ML_STATE_WEIGHTED ) sort_blocks_by_aux(smp[i]);
+    if( encode_section(smp[i], kind==ML_STATE_STRAT || kind==ML_STATE_WEIGHTED, out) ){ ml_buf_free(out); return ML_NOMEM; }
   }
   if( state_end(out) ){ ml_buf_free(out); return ML_NOMEM; }
   return ML_OK;
 }
 
 /* ---------------------------------------------------------------- merge */
+
+int ml_state_kinds_join(int a, int b){
+  return a==b || (a==ML_STATE_BINARY && b==ML_STATE_WEIGHTED) || (a==ML_STATE_WEIGHTED && b==ML_STATE_BINARY);
+}
+
+/* The weight column of a section in a merge whose result is weighted: a
+** binary section's rows weigh 1, the integer 1 under the scaled codec 1 + 0,
+** and its reader gives 1.0's zkey. */
+static int zcodec(const MlSection *s, int weighted){
+  return weighted && s->codec[1]==ML_CODEC_NONE ? 1 : s->codec[1];
+}
+static void reader_init_as(MlReader *r, const MlSection *sec, int weighted){
+  ml_reader_init(r, sec);
+  if( weighted && sec->codec[1]==ML_CODEC_NONE ) r->zNone = ml_zkey_of(1.0);
+}
 
 static int codec_join(int a, int b){
   if( a==ML_CODEC_NONE ) return a;
@@ -785,14 +807,14 @@ static inline int entry_cmp(const MlEntry *a, const MlEntry *b){
 }
 
 /* One merged section; ML_NEED_RAW when a scaled codec does not fit. */
-static int merge_section(const MlSection *a, const MlSection *b, int sign, int c0, int c1,
+static int merge_section(const MlSection *a, const MlSection *b, int sign, int c0, int c1, int weighted,
                          MlBuf *out, char *zErr, int nErr){
   MlReader ra, rb;
   MlEntry ea, eb, e;
   SecWriter w;
   int ha, hb, rc = ML_OK;
   if( sw_begin(&w, out, c0, c1) ) return ML_NOMEM;
-  ml_reader_init(&ra, a); ml_reader_init(&rb, b);
+  reader_init_as(&ra, a, weighted); reader_init_as(&rb, b, weighted);
   ha = ml_reader_next(&ra, &ea); hb = ml_reader_next(&rb, &eb);
   while( rc==ML_OK && (ha || hb) ){
     int c = !ha ? 1 : !hb ? -1 : entry_cmp(&ea, &eb);
@@ -815,9 +837,9 @@ static int merge_section(const MlSection *a, const MlSection *b, int sign, int c
 }
 
 int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, char *zErr, int nErr){
-  int i, rc;
+  int i, rc, weighted = a->kind==ML_STATE_WEIGHTED || b->kind==ML_STATE_WEIGHTED;
   memset(out, 0, sizeof(*out));
-  if( a->kind!=b->kind || a->m!=b->m ){
+  if( !ml_state_kinds_join(a->kind, b->kind) || a->m!=b->m ){
     char b1[32], b2[32];
     return bad(zErr, nErr, "states of different kinds in one group: %s and then %s",
                ml_state_kind_name(a, b1, sizeof(b1)), ml_state_kind_name(b, b2, sizeof(b2)));
@@ -829,15 +851,15 @@ int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, cha
       return bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
     }
   }
-  if( state_begin(out, a->kind, a->m, a->nSec) ) return ML_NOMEM;
+  if( state_begin(out, weighted ? ML_STATE_WEIGHTED : a->kind, a->m, a->nSec) ) return ML_NOMEM;
   for(i=0; i<a->nSec; i++){
     const MlSection *sa = &a->sec[i], *sb = &b->sec[i];
     uint64_t at = out->n;
-    int c0 = codec_join(sa->codec[0], sb->codec[0]), c1 = codec_join(sa->codec[1], sb->codec[1]);
-    rc = merge_section(sa, sb, sign, c0, c1, out, zErr, nErr);
+    int c0 = codec_join(sa->codec[0], sb->codec[0]), c1 = codec_join(zcodec(sa, weighted), zcodec(sb, weighted));
+    rc = merge_section(sa, sb, sign, c0, c1, weighted, out, zErr, nErr);
     if( rc==ML_NEED_RAW ){
       out->n = at;
-      rc = merge_section(sa, sb, sign, 0, c1==ML_CODEC_NONE ? c1 : 0, out, zErr, nErr);
+      rc = merge_section(sa, sb, sign, 0, c1==ML_CODEC_NONE ? c1 : 0, weighted, out, zErr, nErr);
     }
     if( rc ){ ml_buf_free(out); return rc; }
   }
@@ -975,10 +997,10 @@ static int merger_counting(MlMerger *m, const MlSection *const *secs, int k){
   return ML_OK;
 }
 
-static int merger_init(MlMerger *m, const MlSection *const *secs, int k){
+static int merger_init(MlMerger *m, const MlSection *const *secs, int k, int weighted){
   int i;
   memset(m, 0, sizeof(*m));
-  if( merger_counting(m, secs, k) ) return ML_NOMEM;
+  if( !weighted && merger_counting(m, secs, k) ) return ML_NOMEM;
   if( m->cnt ) return ML_OK;
   m->r = ml_malloc((sizeof(MlReader) + sizeof(MlEntry) + sizeof(int)) * (uint64_t)(k>0 ? k : 1));
   if( m->r==0 ) return ML_NOMEM;
@@ -986,7 +1008,7 @@ static int merger_init(MlMerger *m, const MlSection *const *secs, int k){
   m->heap = (int*)(m->head + k);
   m->k = k;
   for(i=0; i<k; i++){
-    ml_reader_init(&m->r[i], secs[i]);
+    reader_init_as(&m->r[i], secs[i], weighted);
     if( ml_reader_next(&m->r[i], &m->head[i]) ) m->heap[m->nHeap++] = i;
   }
   for(i=m->nHeap/2-1; i>=0; i--) merger_sift(m, i);
@@ -1021,13 +1043,13 @@ static int merger_next(MlMerger *m, MlEntry *e){
 }
 
 /* One section merged from k; ML_NEED_RAW when a scaled codec does not fit. */
-static int kmerge_section(const MlSection *const *secs, int k, int c0, int c1, MlBuf *out){
+static int kmerge_section(const MlSection *const *secs, int k, int c0, int c1, int weighted, MlBuf *out){
   MlMerger m;
   MlEntry e;
   SecWriter w;
   int rc = ML_OK;
   if( sw_begin(&w, out, c0, c1) ) return ML_NOMEM;
-  if( merger_init(&m, secs, k) ) return ML_NOMEM;
+  if( merger_init(&m, secs, k, weighted) ) return ML_NOMEM;
   while( rc==ML_OK && merger_next(&m, &e) ) rc = sw_put(&w, &e);
   merger_free(&m);
   if( rc ) return rc;
@@ -1038,8 +1060,10 @@ static int kmerge_section(const MlSection *const *secs, int k, int c0, int c1, M
 /* k states of one kind (validated, checked alike) merged into one. */
 static int kmerge_states(const MlState *st, int k, MlBuf *out, char *zErr, int nErr){
   const MlSection **secs;
-  int i, j, rc = ML_OK;
+  int i, j, rc = ML_OK, kind = st[0].kind, weighted;
   memset(out, 0, sizeof(*out));
+  for(j=1; j<k; j++) if( st[j].kind==ML_STATE_WEIGHTED ) kind = ML_STATE_WEIGHTED;
+  weighted = kind==ML_STATE_WEIGHTED;
   secs = ml_malloc(sizeof(*secs) * (uint64_t)k);
   if( secs==0 ) return ML_NOMEM;
   for(i=0; i<st[0].nSec; i++){
@@ -1047,19 +1071,19 @@ static int kmerge_states(const MlState *st, int k, MlBuf *out, char *zErr, int n
     for(j=0; j<k; j++) secs[j] = &st[j].sec[i];
     if( ml_state_add_counts(t, secs, k, zErr, nErr) ){ ml_free(secs); return ML_STATE_BAD; }
   }
-  if( state_begin(out, st[0].kind, st[0].m, st[0].nSec) ){ ml_free(secs); return ML_NOMEM; }
+  if( state_begin(out, kind, st[0].m, st[0].nSec) ){ ml_free(secs); return ML_NOMEM; }
   for(i=0; rc==ML_OK && i<st[0].nSec; i++){
     uint64_t at = out->n;
-    int c0 = st[0].sec[i].codec[0], c1 = st[0].sec[i].codec[1];
+    int c0 = st[0].sec[i].codec[0], c1 = zcodec(&st[0].sec[i], weighted);
     for(j=0; j<k; j++){
       secs[j] = &st[j].sec[i];
       c0 = codec_join(c0, secs[j]->codec[0]);
-      c1 = codec_join(c1, secs[j]->codec[1]);
+      c1 = codec_join(c1, zcodec(secs[j], weighted));
     }
-    rc = kmerge_section(secs, k, c0, c1, out);
+    rc = kmerge_section(secs, k, c0, c1, weighted, out);
     if( rc==ML_NEED_RAW ){
       out->n = at;
-      rc = kmerge_section(secs, k, 0, c1==ML_CODEC_NONE ? c1 : 0, out);
+      rc = kmerge_section(secs, k, 0, c1==ML_CODEC_NONE ? c1 : 0, weighted, out);
     }
   }
   ml_free(secs);
@@ -1080,7 +1104,7 @@ void ml_acc_clear(MlStateAcc *acc){
 int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st, char *zErr, int nErr){
   unsigned char *z;
   int i;
-  if( acc->n>0 && (acc->kind!=st->kind || acc->m!=st->m) ){
+  if( acc->n>0 && (!ml_state_kinds_join(acc->kind, st->kind) || acc->m!=st->m) ){
     MlState first;
     char b1[32], b2[32];
     first.kind = acc->kind; first.m = acc->m;
@@ -1097,7 +1121,8 @@ int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st,
   z = ml_malloc(n);
   if( z==0 ) return ML_NOMEM;
   memcpy(z, blob, n);
-  acc->kind = st->kind; acc->m = st->m;
+  if( acc->n==0 || st->kind==ML_STATE_WEIGHTED ) acc->kind = st->kind;   /* binary + weighted: weighted */
+  acc->m = st->m;
   acc->a[acc->n].z = z;
   acc->a[acc->n].n = n;
   acc->a[acc->n].lastMask = 0;
@@ -1221,7 +1246,7 @@ static int absorb_runs(MlSamples *s, const MlSection *const *secs, int k, char *
       s->cap[y] = n[y] + m[y];
     }
   }
-  if( merger_init(&mg, secs, k) ) return ML_NOMEM;
+  if( merger_init(&mg, secs, k, 0) ) return ML_NOMEM;
   for(y=0; y<2; y++){
     if( m[y] && n[y] ) memmove(s->a[y] + (size_t)m[y]*w, s->a[y], (size_t)n[y]*w);
     src[y] = s->a[y] ? s->a[y] + (size_t)m[y]*w : 0;   /* no array: no rows of this class */
@@ -1423,6 +1448,94 @@ int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *con
   return ML_OK;
 }
 
+/* ---------------------------------------------------- absorb weighted */
+
+/* The records of one entry's class-y rows: c rows of weight w weigh c w,
+** written as hi = fl(c w) and, when that rounds, lo = c w - hi (exact by
+** fma: c < 2^53 and w are doubles).  Returns how many (1 or 2). */
+static int weighted_records(ml_key key, ml_i64 c, double w, MlRec16 *out){
+  double hi = (double)c * w, lo = fma((double)c, w, -hi);
+  out[0].key = key; out[0].aux = hi;
+  if( lo==0.0 ) return 1;
+  out[1].key = key; out[1].aux = lo;
+  return 2;
+}
+
+/* Records by (key, the weight's bits): the order a removal pass walks. */
+static int cmp_wrec(const void *a, const void *b){
+  const MlRec16 *x = a, *y = b;
+  uint64_t u, v;
+  if( x->key!=y->key ) return x->key<y->key ? -1 : 1;
+  memcpy(&u, &x->aux, 8); memcpy(&v, &y->aux, 8);
+  return u<v ? -1 : u>v;
+}
+
+int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int sign,
+                               char *zErr, int nErr){
+  MlReader r;
+  MlEntry e;
+  int y;
+  if( sign>0 ){
+    ml_i64 want[2] = {held[0], held[1]};
+    if( ml_state_add_counts(want, &sec, 1, zErr, nErr) ) return ML_ERROR;
+    for(y=0; y<2; y++){
+      ml_i64 need = s->n[y] + 2*sec->nEntry;
+      if( (uint64_t)need * 16 > 0x7fffff00u ){    /* SQLite allocates no more */
+        return bad(zErr, nErr, "the states hold %lld entries of one class: this function holds"
+                   " at most %lld", (long long)need/2, (long long)(0x7fffff00u / 32));
+      }
+      if( need > s->cap[y] ){
+        unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * 16);
+        if( a==0 ) return ML_NOMEM;
+        s->a[y] = a;
+        s->cap[y] = need;
+      }
+    }
+    reader_init_as(&r, sec, 1);
+    while( ml_reader_next(&r, &e) ){
+      double w = ml_double_of_zkey(e.zkey);
+      for(y=0; y<2; y++){
+        MlRec16 o[2];
+        int k;
+        if( e.n[y]==0 ) continue;
+        k = weighted_records(e.key, e.n[y], w, o);
+        memcpy(s->a[y] + (size_t)s->n[y]*16, o, (size_t)k*16);
+        s->n[y] += k;
+      }
+    }
+    if( sec->nEntry ) s->sorted = 0;
+    held[0] = want[0]; held[1] = want[1];
+    return ML_OK;
+  }
+  /* Removal: the section's records and the buffer's, both ordered by (key,
+  ** weight bits), walked together; each of the section's records must be
+  ** there. */
+  for(y=0; y<2; y++){
+    MlRec16 *del, *a = (MlRec16*)s->a[y];
+    ml_i64 nDel = 0, i, j = 0, out = 0, rows = 0;
+    del = ml_malloc(sizeof(MlRec16) * (uint64_t)(2*sec->nEntry + 1));
+    if( del==0 ) return ML_NOMEM;
+    reader_init_as(&r, sec, 1);
+    while( ml_reader_next(&r, &e) ){
+      if( e.n[y]==0 ) continue;
+      nDel += weighted_records(e.key, e.n[y], ml_double_of_zkey(e.zkey), del + nDel);
+      rows += e.n[y];
+    }
+    qsort(del, (size_t)nDel, 16, cmp_wrec);
+    qsort(a, (size_t)s->n[y], 16, cmp_wrec);
+    for(i=0; i<s->n[y]; i++){
+      if( j<nDel && cmp_wrec(&a[i], &del[j])==0 ){ j++; continue; }
+      a[out++] = a[i];
+    }
+    ml_free(del);
+    if( j<nDel ) return bad(zErr, nErr, "the state removed holds rows the merged states do not");
+    s->n[y] = out;
+    held[y] -= rows;
+  }
+  s->sorted = 1;                  /* the pass ordered each array by key */
+  return ML_OK;
+}
+
 /* -------------------------------------------------------- absorb counts */
 
 /* Adds k sections' entries to a buffer in runs form: the held runs move to
@@ -1445,7 +1558,7 @@ static int absorb_counts_add(MlSamples *s, const MlSection *const *secs, int k, 
                (long long)t, (long long)(0x7fffff00u / sizeof(MlRun)));
   }
   if( ml_samples_to_runs(s, nEntry) ) return ML_NOMEM;
-  if( merger_init(&mg, secs, k) ) return ML_NOMEM;
+  if( merger_init(&mg, secs, k, 0) ) return ML_NOMEM;
   nHeld = s->nRun;
   src = s->run + nEntry;
   if( nHeld ) memmove(src, s->run, sizeof(MlRun) * (size_t)nHeld);

@@ -8,10 +8,16 @@
 ** entries (score [, stratifier]) with their count of negatives and
 ** positives.  The format (version 1, all integers little-endian):
 **
-**   header   "MLST" | version u8 = 1 | kind u8 | m u8 | nsec u8
+**   header   "MLST" | version u8 | kind u8 | m u8 | nsec u8
 **            kind 1 binary (1 section), 2 binary + stratifier (1 section),
 **            3 ordinal with m cuts (m + 1 sections: y >= 1 .. y >= m, then
-**            the severity run: rows with y >= 1, positive when y == m)
+**            the severity run: rows with y >= 1, positive when y == m),
+**            all version 1; kind 4 weighted (1 section, version 2: a
+**            version-1 reader refuses it as newer): laid out as kind 2
+**            with each row's weight in the stratifier's place, so an entry
+**            is (score, weight) with its counts of negatives and positives
+**            -- merging adds counts and never rounds a weight; every weight
+**            is finite and > 0.  A binary section read as weighted weighs 1.
 **   section  codec_s u8 | codec_z u8 | 0 u16 | entries u64 | neg u64 |
 **            pos u64 | payload bytes u64 | payload
 **   trailer  CRC-32C (Castagnoli) u32 of every byte before it
@@ -35,9 +41,11 @@
 #include "ml_core.h"
 
 #define ML_STATE_VERSION    1
+#define ML_STATE_VERSION_W  2            /* the weighted kind's, the newest read */
 #define ML_STATE_BINARY     1
 #define ML_STATE_STRAT      2
 #define ML_STATE_ORDINAL    3
+#define ML_STATE_WEIGHTED   4
 #define ML_STATE_MAX_CUTS   16
 #define ML_STATE_MAX_SEC    (ML_STATE_MAX_CUTS+1)
 #define ML_STATE_MAX_SCALE  12
@@ -84,6 +92,8 @@ typedef struct MlReader {
   const unsigned char *p;
   ml_i64 left;
   uint64_t prev[2];
+  ml_key zNone;                 /* the zkey of a section without one (0; a
+                                ** binary section merged as weighted: 1.0's) */
 } MlReader;
 void ml_reader_init(MlReader *r, const MlSection *sec);
 int ml_reader_next(MlReader *r, MlEntry *e);            /* 1: an entry; 0: the end */
@@ -168,6 +178,21 @@ int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *con
 ** would pass 2^53 rows (held unchanged then).  Every count sum of the
 ** state code goes through it. */
 int ml_state_add_counts(ml_i64 held[2], const MlSection *const *secs, int k, char *zErr, int nErr);
+
+/* A weighted state's section (or a binary one: rows weigh 1) into a
+** weighted width-16 buffer (MlSamples.weighted): each entry's class-y rows
+** become records (score, c w) -- the product split exactly into two
+** doubles when it rounds (fma), the second then a record of its own -- so
+** every weighted fold, which sums a tie group's weights exactly, gives the
+** rows' results bit for bit, in O(entries).  sign -1 removes exactly the
+** records such an add made (one sorted pass).  held[y] counts rows, checked
+** against 2^53.  ML_OK, ML_NOMEM, ML_ERROR (zErr: counts overflow, too many
+** entries, or rows removed that were not added). */
+int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int sign,
+                               char *zErr, int nErr);
+/* True when a state of kind b may join states of kind a in one group or
+** merge: the same kind, or binary with weighted (the result weighted). */
+int ml_state_kinds_join(int a, int b);
 
 /* CRC-32C of n bytes (exposed for the tests and the fuzz target). */
 uint32_t ml_crc32c(const void *p, uint64_t n);

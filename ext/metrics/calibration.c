@@ -64,6 +64,12 @@
 **      likewise (reliability_w's edges on the cumulative count), and
 **      ece_l2_kumar (array_split's integer ranks on the cumulative count;
 **      it has no weighted twin).
+**  11. A weighted state (ml_state_w) turns the group into its weighted
+**      twin's (calib_absorb_w, calsort_absorb): each (p, weight) entry's c
+**      rows of class y weigh c w exactly, so ece(st) over weighted states
+**      is ece_w over their rows bit for bit; rows and unweighted states
+**      beside it weigh 1.  ece_l2_debiased and ece_l2_kumar take none (no
+**      weighted definition).
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -128,6 +134,8 @@ typedef struct CalAgg {
   int counted;        /* reliability 'quantile' over states: smp is width 16,
                       ** each record (p, count), rows weigh 1 (rule 10) */
   ml_i64 held[2];     /* counted: the rows of each class smp stands for */
+  ml_i64 nw;          /* weighted brier, log_loss: the rows of n whose weights are in
+                      ** wsum (the others, rows beside a weighted state, weigh 1) */
 } CalAgg;
 
 /* Up to this many bins a group allocates them at its first row; above, it
@@ -476,6 +484,12 @@ static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     p->n++;
     return;
   }
+  if( p->weighted ){                /* beside a weighted state: a row of weight 1 */
+    if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
+    if( ml_add_row(ctx, &p->smp, y, pr, 1.0)==ML_OK ) p->n++;
+    else p->failed = 1;
+    return;
+  }
   if( st==STRATEGY_QUANTILE ){
     if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
     if( ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0)==ML_OK ){   /* beside states: count 1 */
@@ -487,6 +501,73 @@ static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   if( cal_update(p, d->kind, y, pr, param, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
+}
+
+/* A weighted state (rule 11): the group turns into its weighted twin's --
+** brier and log_loss add c w t and c w exactly (c w split by fma, each
+** piece times t split again), the binned functions keep weighted records
+** (ml_samples_absorb_weighted) -- so the result is the twin's over the
+** rows, bit for bit.  Rows held so far weigh 1: brier's and log_loss's are
+** in sum and n already (nw counts the weighted ones), a buffered quantile
+** sample or counted records widen; rows already in equal-width bins have
+** lost their p, so they cannot join (the error says so). */
+static int calib_absorb_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, const MlState *st, int n,
+                          int sign, char *zErr, int nErr){
+  int sums = d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS, j, y, rc;
+  double eps = ml_param_value(&p->param, 1e-15);
+  (void)ctx;
+  if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( !p->weighted ){
+    if( !sums && p->n>0 ){
+      if( !p->qinit ){
+        sqlite3_snprintf(nErr, zErr, "a weighted state (made by ml_state_w) cannot join rows already"
+                         " binned in its group: give those rows as a state too");
+        return ML_ERROR;
+      }
+      if( !p->counted && ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
+      p->smp.weighted = 1;
+    }
+    p->weighted = 1;
+  }
+  if( sums && p->wsum==0 ){
+    if( (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ) return ML_NOMEM;
+    ml_xsum_init(p->wsum);
+  }
+  if( !sums && !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
+  for(j=0; j<n; j++){
+    MlReader r;
+    MlEntry e;
+    int w8 = st[j].kind==ML_STATE_WEIGHTED;
+    if( !sums ){
+      ml_i64 held[2] = {0, 0};
+      if( w8 ){
+        rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], sign, zErr, nErr);
+      }else{
+        int one = 1;                     /* width 16 already: records (p, count) */
+        rc = ml_absorb_section_counted(&p->smp, &one, held, &st[j], 1, 0, sign, zErr, nErr);
+      }
+      if( rc ) return rc;
+      p->n += held[0] + held[1];         /* the rows added, or minus the rows removed */
+      continue;
+    }
+    ml_reader_init(&r, &st[j].sec[0]);
+    while( ml_reader_next(&r, &e) ){
+      double pr = ml_double_of(e.key), w = w8 ? ml_double_of_zkey(e.zkey) : 1.0;
+      for(y=0; y<2; y++){
+        double c, hi, lo, t;
+        if( e.n[y]==0 ) continue;
+        c = (double)e.n[y];
+        hi = c * w; lo = fma(c, w, -hi);
+        t = d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, eps);
+        ml_xsum_add_product(&p->sum, hi, t, sign);
+        ml_xsum_add(p->wsum, hi, sign);
+        if( lo!=0.0 ){ ml_xsum_add_product(&p->sum, lo, t, sign); ml_xsum_add(p->wsum, lo, sign); }
+        p->n += sign * e.n[y];
+        p->nw += sign * e.n[y];
+      }
+    }
+  }
+  return ML_OK;
 }
 
 /* States: each entry adds its rows of each class at once (a buffered group
@@ -501,6 +582,7 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   if( p==0 ) return ML_NOMEM;
   held[0] = p->n; held[1] = 0;
   if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=0 ) return rc;
+  if( p->weighted || ml_states_weighted(st, n) ) return calib_absorb_w(ctx, d, p, st, n, sign, zErr, nErr);
   /* The wrapper ran xStep over the states' parameters first (and runs
   ** xInverse after removing one), so the slot holds them. */
   param = ml_param_value(&p->param, d->kind==CAL_LOGLOSS ? 1e-15 : default_bins(d->kind));
@@ -539,7 +621,7 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
   }
 }
 static const MlStateHooks ml_calib_states = {
-  sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calib_absorb
+  sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), calib_absorb
 };
 
 static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -553,6 +635,10 @@ static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **arg
   param = cal_param_drop(d, argc, argv, &p->param);
   st = cal_strategy_drop(d, argc, argv, &p->strategy);
   if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( p->weighted && d->kind!=CAL_BRIER && d->kind!=CAL_LOGLOSS ){
+    if( p->qinit && ml_samples_remove(&p->smp, y, pr, 1.0) ) p->n--;
+    return;
+  }
   if( st==STRATEGY_QUANTILE ){
     if( p->qinit && ml_samples_remove(&p->smp, y, pr, p->counted ? 1.0 : 0.0) ){
       p->n--;
@@ -613,7 +699,10 @@ static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   B = (ml_i64)ml_param_value(&p->param, default_param(d->kind));
   if( p->weighted ){
     if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
-      sqlite3_result_double(ctx, ml_xsum_round(&p->sum) / ml_xsum_round(p->wsum));
+      MlXsum W;
+      if( p->wsum ) W = *p->wsum; else ml_xsum_init(&W);
+      ml_xsum_add_n(&W, 1.0, p->n - p->nw, +1);      /* rows beside a weighted state */
+      sqlite3_result_double(ctx, ml_xsum_round(&p->sum) / ml_xsum_round(&W));
     }else{
       calib_bins_w(ctx, d, p, B);
     }
@@ -717,6 +806,7 @@ static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, do
     ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
     ml_xsum_add(p->wsum, w, sign);
     p->n += sign;
+    p->nw += sign;
     return;
   }
   if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
@@ -994,6 +1084,8 @@ typedef struct CalSortAgg {
                       ** record (p, count), rows weigh 1 -- the weighted path
                       ** with counts, the rows' bits (ml_samples_absorb_counted) */
   ml_i64 held[2];     /* counted: the rows of each class the buffer stands for */
+  int wstate;         /* counted, and a weighted state met: the weights are
+                      ** not counts, so the texts are the twins' */
 } CalSortAgg;
 
 /* Adds cnt rows of value v (pos of them positive) to a bin. */
@@ -1298,7 +1390,7 @@ static void calsort_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, CalSort
   if( ml_samples_sort(&p->smp) || weighted_groups(&p->smp, &G) ){ sqlite3_result_error_nomem(ctx); return; }
   if( G.W < (double)B ){
     ml_free(G.g);
-    if( p->counted ){
+    if( p->counted && !p->wstate ){
       ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)G.W, (long long)B);
     }else{
       ml_result_null(ctx, d->name, "total weight %s, less than bins = %lld", ml_num(buf, G.W), (long long)B);
@@ -1396,10 +1488,34 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
   if( p==0 ) return ML_NOMEM;
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
+  if( p->wstate || ml_states_weighted(st, n) ){
+    /* rule 11: a weighted state's entries are records of weight c w (the
+    ** twins' path, as counts are); each state on its own, by its kind */
+    const MlFuncDesc *d = sqlite3_user_data(ctx);
+    int j;
+    if( d->kind==CAL_L2_DEBIASED || d->kind==CAL_L2_KUMAR ){
+      sqlite3_snprintf(nErr, zErr, "takes no weighted state (made by ml_state_w): it has no weighted"
+                       " definition (docs/weights.md)");
+      return ML_ERROR;
+    }
+    if( !p->counted ){
+      if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
+      p->held[0] = p->smp.n[0]; p->held[1] = p->smp.n[1];
+      p->counted = 1;
+    }
+    p->wstate = 1;
+    for(j=0; j<n; j++){
+      rc = st[j].kind==ML_STATE_WEIGHTED
+         ? ml_samples_absorb_weighted(&p->smp, p->held, &st[j].sec[0], sign, zErr, nErr)
+         : ml_absorb_section_counted(&p->smp, &p->counted, p->held, &st[j], 1, 0, sign, zErr, nErr);
+      if( rc ){ ml_samples_clear(&p->smp); return rc; }
+    }
+    return ML_OK;
+  }
   return ml_absorb_section_counted(&p->smp, &p->counted, p->held, st, n, 0, sign, zErr, nErr);
 }
 static const MlStateHooks ml_calsort_states = {
-  sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), calsort_absorb
+  sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), calsort_absorb
 };
 
 static void ml_calsort_final(sqlite3_context *ctx){

@@ -83,6 +83,12 @@
 **      never expanded into rows (ml_samples_absorb_counts): every fold of
 **      this family reads runs and gives the double the rows would give, so
 **      a state claiming 2^40 rows costs its few entries.
+**  12. A weighted state (ml_state_w) makes the group weighted: the rows and
+**      runs held weigh 1, each (score, weight) entry's class-y rows become
+**      records of weight c w (ml_samples_absorb_weighted), and every fold
+**      is the weighted twin's: pr_auc(ml_state_w(y, s, w)) is
+**      pr_auc_w(y, s, w) over the rows, bit for bit (tie groups' weights
+**      are summed exactly).  confusion & co. sum c w exactly the same way.
 **
 ** Cost: 8 bytes per row of state (the score key; the label picks the array),
 ** a radix sort at the first xValue/xFinal, one O(n) sweep per result; an
@@ -316,7 +322,9 @@ static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     p->u2 += u2_share(p, y, k);
     return;
   }
-  if( !ml_samples_append8(&p->smp, y, s) && ml_add_row_grow(ctx, &p->smp, y, s, 0.0) ) p->failed = 1;
+  /* a buffer that took a weighted state is weighted and kept sorted, so
+  ** the append fails and the row goes in as one of weight 1 */
+  if( !ml_samples_append8(&p->smp, y, s) && ml_add_row_grow(ctx, &p->smp, y, s, 1.0) ) p->failed = 1;
 }
 
 /* xInverse: the row was accepted by xStep, so it parses; remove it (and
@@ -336,7 +344,7 @@ static void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv
     if( ml_rankset_remove(&p->rs[y], k) ) p->u2 -= u2_share(p, y, k);
     return;
   }
-  ml_samples_remove(&p->smp, y, s, 0.0);
+  ml_samples_remove(&p->smp, y, s, 1.0);     /* width 8 reads no weight */
 }
 
 /*
@@ -792,10 +800,24 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
     ml_samples_clear(&p->smp);
     return ML_NOMEM;
   }
+  if( p->smp.weighted || ml_states_weighted(st, n) ){
+    /* A weighted state: the buffer turns weighted (rows and counted runs
+    ** held weigh 1) and each state's entries become weighted records, so
+    ** the folds are the weighted twins' (rule 12).  Kept sorted: a row
+    ** added later then goes in as (s, 1) (ml_rank_step). */
+    ml_i64 held[2] = {0, 0};
+    int j;
+    if( ml_samples_weigh(&p->smp) ) return ML_NOMEM;
+    for(j=0; j<n; j++){
+      rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], sign, zErr, nErr);
+      if( rc ){ ml_samples_clear(&p->smp); return rc; }
+    }
+    return ml_samples_sort(&p->smp) ? ML_NOMEM : ML_OK;
+  }
   return ml_absorb_section_counts(&p->smp, st, n, 0, sign, zErr, nErr);
 }
 static const MlStateHooks ml_rank_states = {
-  sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), rank_absorb
+  sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), rank_absorb
 };
 
 /* ------------------------------------- confusion, precision_at_prior,
@@ -808,8 +830,11 @@ typedef struct ConfAgg {
   MlParam beta;            /* f_beta */
   MlParam level;           /* confusion_ci */
   MlParam method;          /* confusion_ci: CI_* */
-  int weighted;            /* a weighted twin: the counts are cw's sums of weights */
+  int weighted;            /* a weighted twin, or a weighted state met: the cells are cw's
+                           ** sums of weights, plus a weight of 1 for each row c holds
+                           ** beyond cr */
   MlXsum *cw;              /* weighted: cw[2 y + predicted], exact; allocated on the first row */
+  ml_i64 cr[2][2];         /* weighted: the rows of c whose weights are in cw */
 } ConfAgg;
 
 /* confusion_ci's methods, in CI_* order. */
@@ -905,6 +930,7 @@ static void confusion_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv
   }
   ml_xsum_add(&p->cw[2*y + (s>=t)], w, sign);
   p->c[y][s>=t] += sign;                     /* rows, for "no rows" */
+  p->cr[y][s>=t] += sign;
 }
 static void confusion_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
   confusion_row_w(ctx, argc, argv, w, +1);
@@ -1151,7 +1177,9 @@ static void ml_confusion_value(sqlite3_context *ctx){
     double v[4];
     int i, integral = 1;
     for(i=0; i<4; i++){
-      v[i] = ml_xsum_round(&p->cw[i]);
+      MlXsum a = p->cw[i];         /* rows of a weighted state's group beside it weigh 1 */
+      ml_xsum_add_n(&a, 1.0, p->c[i>>1][i&1] - p->cr[i>>1][i&1], +1);
+      v[i] = ml_xsum_round(&a);
       integral &= v[i]==floor(v[i]) && v[i]<=9007199254740992.0;
     }
     if( !integral ){ confusion_value_w(ctx, d, p, v[3], v[1], v[0], v[2]); return; }
@@ -1216,6 +1244,33 @@ static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int 
   if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=ML_OK ) return rc;
   /* net_benefit's scores are probabilities, in a state as in a row */
   if( d->kind==RK_NET_BENEFIT && (rc = ml_state_probabilities(st, n, zErr, nErr))!=ML_OK ) return rc;
+  if( p->weighted || ml_states_weighted(st, n) ){
+    /* rule 12: each entry's c rows of weight w add c w to their cell,
+    ** exactly (the product split by fma); the rows held weigh 1 */
+    if( p->cw==0 ){
+      int i;
+      if( sign<0 || (p->cw = ml_malloc(4*sizeof(MlXsum)))==0 ) return ML_NOMEM;
+      for(i=0; i<4; i++) ml_xsum_init(&p->cw[i]);
+    }
+    p->weighted = 1;
+    for(j=0; j<n; j++){
+      MlReader r;
+      MlEntry e;
+      int y, w8 = st[j].kind==ML_STATE_WEIGHTED;
+      ml_reader_init(&r, &st[j].sec[0]);
+      while( ml_reader_next(&r, &e) ){
+        int pred = ml_double_of(e.key) >= p->threshold.v[0];
+        double w = w8 ? ml_double_of_zkey(e.zkey) : 1.0;
+        for(y=0; y<2; y++){
+          if( e.n[y]==0 ) continue;
+          ml_xsum_add_product(&p->cw[2*y + pred], (double)e.n[y], w, sign);
+          p->c[y][pred] += sign * e.n[y];
+          p->cr[y][pred] += sign * e.n[y];
+        }
+      }
+    }
+    return ML_OK;
+  }
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
@@ -1229,7 +1284,7 @@ static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int 
   return ML_OK;
 }
 static const MlStateHooks ml_confusion_states = {
-  sizeof(ConfAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), confusion_absorb
+  sizeof(ConfAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), confusion_absorb
 };
 
 /* ------------------------------------------------------------- records */

@@ -400,6 +400,8 @@ int ml_absorb_section_counts(MlSamples *smp, const struct MlState *st, int n, in
 ** *counted set; rows added later are records of weight 1. */
 int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], const struct MlState *st, int n,
                               int iSec, int sign, char *zErr, int nErr);
+/* True when one of the n states is weighted (ml_state_w). */
+int ml_states_weighted(const struct MlState *st, int n);
 /* held[y] += the class-y rows of section iSec of n states, checked against
 ** 2^53 (ml_state_add_counts): ML_OK, ML_NOMEM, or ML_ERROR with zErr. */
 int ml_state_rows(const struct MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr);

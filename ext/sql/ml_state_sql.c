@@ -131,6 +131,15 @@ static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
     ml_error(ctx, d->name, "state: %s", zErr);
     return ML_ROW_ERR;
   }
+  if( d->fam->state && st->kind==ML_STATE_WEIGHTED && (d->fam->state->kinds & (1u<<ML_STATE_BINARY))
+   && !(d->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ){
+    /* the uncertainty family: its bootstrap resamples rows and DeLong
+    ** ranks them; a weighted state keeps sums of weights (docs/states.md) */
+    ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): its interval needs the rows"
+             " themselves, and a weighted state keeps only their weights summed; give the rows to %s_w",
+             d->name);
+    return ML_ROW_ERR;
+  }
   if( d->fam->state && !(d->fam->state->kinds & (1u<<st->kind)) ){
     char buf[32];
     ml_error(ctx, d->name, "expects %s, got a %s state",
@@ -397,6 +406,12 @@ int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], cons
   return absorb_section(smp, held, st, n, iSec, sign, 2, zErr, nErr);
 }
 
+int ml_states_weighted(const MlState *st, int n){
+  int j;
+  for(j=0; j<n; j++) if( st[j].kind==ML_STATE_WEIGHTED ) return 1;
+  return 0;
+}
+
 int ml_state_rows(const MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr){
   const MlSection *one[1] = {0}, **secs = one;
   int j, rc;
@@ -494,7 +509,7 @@ static void ml_merge_final(sqlite3_context *ctx){
 
 /* ------------------------------------------------------------- ml_state */
 
-typedef struct MakeAgg { MlSamples smp; int init; } MakeAgg;
+typedef struct MakeAgg { MlSamples smp; int init, failed; } MakeAgg;
 
 /* Reads (y, s [, strat]); ML_ROW_*. */
 static int make_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int *y, double *s, double *z){
@@ -530,15 +545,48 @@ static void ml_make_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv
   ml_samples_remove(&p->smp, y, s, z);
 }
 
+/*
+** SQL function: ml_state_w(y, s, w)
+** The group's rows of positive weight as a weighted state: sorted distinct
+** (score, weight) entries with their counts of negatives and positives (a
+** weight-0 row is dropped, a NULL weight skips the row, as the weighted
+** twins do; the driver checks the weight).  Entries keep each weight
+** itself, so merging adds counts and never rounds; every weighted fold then
+** sums a tie group's weights exactly (ml_samples_absorb_weighted).
+*/
+static void ml_make_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  MakeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y;
+  double s;
+  (void)argc;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; }
+  if( w<0.0 ){ p->failed = 1; return; }          /* the driver set the error */
+  if( ml_arg_binary_row(ctx, "ml_state_w", argv, 0, &y, &s)!=ML_ROW_OK || w==0.0 ) return;
+  ml_add_row(ctx, &p->smp, y, s, w);
+}
+static void ml_make_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  MakeAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  int y;
+  double s;
+  (void)argc;
+  if( p==0 || !p->init || w<=0.0 ) return;
+  if( ml_arg_binary_row(ctx, "ml_state_w", argv, 0, &y, &s)!=ML_ROW_OK ) return;
+  ml_samples_remove(&p->smp, y, s, w);
+}
+
 static void ml_make_value(sqlite3_context *ctx){
   MakeAgg *p = sqlite3_aggregate_context(ctx, 0);
   MlSamples *a;
+  if( p && p->failed ) return;
   if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
-    ml_result_null(ctx, "ml_state", "no rows");
+    if( p && p->smp.weighted ) ml_result_null(ctx, "ml_state_w", "no rows of positive weight");
+    else ml_result_null(ctx, "ml_state", "no rows");
     return;
   }
   a = &p->smp;
-  ml_result_state(ctx, &a, 1, p->smp.width==16 ? ML_STATE_STRAT : ML_STATE_BINARY);
+  ml_result_state(ctx, &a, 1, p->smp.weighted ? ML_STATE_WEIGHTED
+                            : p->smp.width==16 ? ML_STATE_STRAT : ML_STATE_BINARY);
 }
 
 static void ml_make_final(sqlite3_context *ctx){
@@ -549,12 +597,14 @@ static void ml_make_final(sqlite3_context *ctx){
 
 /* ------------------------------------------------------------- records */
 
-static const MlFamily famMake = { "state", ml_make_step, ml_make_final, ml_make_value, ml_make_inverse, 0, 0, 0 };
+static const MlFamily famMake = { "state", ml_make_step, ml_make_final, ml_make_value, ml_make_inverse, 0,
+                                  ml_make_step_w, ml_make_inverse_w };
 static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0, 0, 0 };
 
 /* The binary partial states (ml_state_ordinal is ordinal.c's). */
 const MlFuncDesc ml_state_functions[] = {
   { "ml_state",         "y, s [, strat]",          2,  3, &famMake, 0, 0, ML_FN_BLOB, 0 },
+  { "ml_state_w",       "y, s, w",                 3,  3, &famMake, 0, 0, ML_FN_BLOB | ML_FN_TWIN, 0 },
   { "ml_merge",         "state",                   1,  1, &famMerge, 0, 0, ML_FN_BLOB, 0 },
   { 0 }
 };

@@ -24,6 +24,8 @@ static const char *azCall[] = {
   "strat_pr_auc(b)", "strat_gap(b, 0.1, 0.9)", "strat_report(b, 0.2, 0.8, 0.01)",
   "auprc_ge(b, 1)", "auprc_ge(b, 2)", "ordinal_auprc(b)", "ordinal_nap(b)", "ordinal_report(b)",
   "hex(ml_merge(b))", "calibration_summary(b)", "auroc_test(b, (SELECT ml_merge(b) FROM f))",
+  /* the families' weighted-state paths (ml_state_w; seeds fz70 on) */
+  "gains(b, 3)", "reliability(b, 4, 'quantile')", "ece_equal_mass(b, 3)", "mcc(b, 0.5)",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
