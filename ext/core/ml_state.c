@@ -1521,8 +1521,8 @@ int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *se
       nDel += weighted_records(e.key, e.n[y], ml_double_of_zkey(e.zkey), del + nDel);
       rows += e.n[y];
     }
-    qsort(del, (size_t)nDel, 16, cmp_wrec);
-    qsort(a, (size_t)s->n[y], 16, cmp_wrec);
+    if( nDel>1 ) qsort(del, (size_t)nDel, 16, cmp_wrec);
+    if( s->n[y]>1 ) qsort(a, (size_t)s->n[y], 16, cmp_wrec);
     for(i=0; i<s->n[y]; i++){
       if( j<nDel && cmp_wrec(&a[i], &del[j])==0 ){ j++; continue; }
       a[out++] = a[i];
