@@ -34,6 +34,7 @@ import struct
 import numpy as np
 
 import mltest
+from test_states import reseal
 
 # (function, parameters after the data arguments); every one has a twin
 FUNCS = [
@@ -203,21 +204,6 @@ def check_integer_weights(ck, con, rng):
             ck.equal(one(con, "SELECT %s(st%s) FROM (SELECT ml_state_w(y, p, k) st FROM t)" % (f, par)),
                      one(con, "SELECT %s(y, p%s) FROM rep" % (f, par)),
                      "%s over an integer-weighted state = the rows repeated, %d" % (f, it))
-
-
-def reseal(b):
-    b = bytearray(b)
-    b[-4:] = struct.pack("<I", crc32c(bytes(b[:-4])))
-    return bytes(b)
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
 
 
 def check_errors(ck, con):
