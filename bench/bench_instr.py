@@ -41,7 +41,9 @@ QUERIES = [("floor2(y, s)", 2, None), ("floor3(y, s, len)", 3, None), ("sum(s)",
            ("log_loss_w(y, p, len)", 3, None), ("ece_w(y, p, len, 10)", 3, None), ("mcc_w(y, s, len, 0.5)", 3, None),
            ("precision_at_k_w(y, s, len, 100)", 3, None), ("recall_at_k_w(y, s, len, 100)", 3, None),
            ("gains_w(y, s, len)", 3, None), ("strat_report_w(y, s, len, len)", 3, None),
-           ("calibration_summary_w(y, p, len)", 3, None)]
+           ("calibration_summary_w(y, p, len)", 3, None),
+           # partial states made from the rows: ml_state and the weighted ml_state_w
+           ("length(ml_state(y, s))", 2, None), ("length(ml_state_w(y, s, len))", 3, None)]
 
 
 def callgrind(lib, floor, db):
@@ -80,7 +82,18 @@ def year365_db(src, n):
                "INSERT INTO daily SELECT day, ml_state(y, s4) FROM year GROUP BY day;\n" % (src, per_day, n))
         subprocess.run(["sqlite3", "-bail", "-cmd", ".load " + mleval_lib[0], tmp], input=sql, text=True, check=True)
         os.rename(tmp, path)
+    # weighted daily states (issue 23): inverse-probability weights of
+    # controls downsampled to 1 in 10, made once beside the others
+    has = subprocess.run(["sqlite3", path, "SELECT count(*) FROM sqlite_master WHERE name = 'daily_w';"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    if has != "1":
+        sql = ("CREATE TABLE daily_w(day INTEGER PRIMARY KEY, st BLOB);\n"
+               "INSERT INTO daily_w SELECT day, ml_state_w(y, s4, %s) FROM year GROUP BY day;\n" % IPW)
+        subprocess.run(["sqlite3", "-bail", "-cmd", ".load " + mleval_lib[0], path], input=sql, text=True, check=True)
     return path
+
+
+IPW = "CASE y WHEN 1 THEN 1.0 ELSE 10.0 END"
 
 
 mleval_lib = [None]
@@ -105,6 +118,12 @@ def states365(lib, floor, src, rows):
         print("  %-7s %7.1f / %6.1f M Ir: %5.1fx   where: %7.1f (indexed %7.1f) / %6.1f M Ir: %5.1fx (%5.1fx)" % (
             f, rescan / 1e6, merged / 1e6, rescan / merged, scan / 1e6, indexed / 1e6, mwhere / 1e6,
             scan / mwhere, indexed / mwhere))
+        sys.stdout.flush()
+    print("365 weighted daily states (ml_state_w, weights %s) against the twin rescanning" % IPW)
+    for f in ("pr_auc", "auroc", "ece"):
+        rescan = run("SELECT %s_w(y, s4, %s) FROM year;" % (f, IPW)) - start
+        merged = run("SELECT %s(st) FROM daily_w;" % f) - start
+        print("  %-7s %7.1f / %6.1f M Ir: %5.1fx" % (f, rescan / 1e6, merged / 1e6, rescan / merged))
         sys.stdout.flush()
 
 

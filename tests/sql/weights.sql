@@ -77,3 +77,19 @@ SELECT strat_gap_ci_w(y, s, 'x', s) FROM t;
 -- auroc_diff's weighted counterpart: the weighted paired bootstrap (DeLong has no weighted form)
 SELECT auroc_diff_w(y, s, 1 - s, w, 0.9, 20, 3) ->> '$.diff' = auroc_w(y, s, w) - auroc_w(y, 1 - s, w) FROM t;
 SELECT auroc_diff_w(y, s, s, -w) FROM t;
+-- weighted partial states: ml_state_w, read by the unweighted functions as their twins
+CREATE TABLE ws AS SELECT s > 0.5 AS half, ml_state_w(y, s, w) AS st FROM t GROUP BY s > 0.5;
+SELECT pr_auc(st) = (SELECT pr_auc_w(y, s, w) FROM t), ece(st, 5) = (SELECT ece_w(y, s, w, 5) FROM t),
+       confusion(st, 0.5) = (SELECT confusion_w(y, s, w, 0.5) FROM t) FROM ws;
+SELECT pr_auc(m), brier(m), reliability(m, 3) FROM (SELECT ml_merge(st) AS m FROM ws);
+SELECT half, round(auroc(st) OVER (ORDER BY half ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), 6) FROM ws;
+-- a binary state beside them weighs 1
+SELECT pr_auc(b) = (SELECT pr_auc_w(y, s, CASE WHEN s > 0.5 THEN 1 ELSE w END) FROM t)
+FROM (SELECT st AS b FROM ws WHERE NOT half UNION ALL SELECT ml_state(y, s) FROM t WHERE s > 0.5);
+SELECT hex(substr(st, 1, 8)) FROM ws LIMIT 1;
+SELECT ml_state_w(y, s, 0) IS NULL, ml_state_w(y, s, NULL) IS NULL FROM t;
+SELECT ml_state_w(y, s, -1) FROM t;
+SELECT ml_state_w(y, s, 'heavy') FROM t;
+SELECT pr_auc_ci(st) FROM ws;
+SELECT ece_l2_kumar(st, 2) FROM ws;
+SELECT strat_report(st) FROM ws;
