@@ -100,8 +100,9 @@ def one(con, sql, args=()):
 def check_dataset(ck, con, rows, shards, what, windows):
     mltest.load(con, ["g", "y", "p", "w"], rows)
     con.execute("DROP TABLE IF EXISTS sw")
-    con.execute("CREATE TABLE sw(id INTEGER PRIMARY KEY, g, st, su)")
-    con.execute("INSERT INTO sw(g, st, su) SELECT g, ml_state_w(y, p, w), ml_state(y, p) FROM t GROUP BY g ORDER BY g")
+    con.execute("CREATE TABLE sw(id INTEGER PRIMARY KEY, g, st, su, sz)")
+    con.execute("INSERT INTO sw(g, st, su, sz) SELECT g, ml_state_w(y, p, w), ml_state(y, p),"
+                " ml_state(y, p, 1.5 * g + 2) FROM t GROUP BY g ORDER BY g")
     for f, par in FUNCS:
         want = one(con, "SELECT %s_w(y, p, w%s) FROM t" % (f, par))
         ck.equal(one(con, "SELECT %s(st%s) FROM sw" % (f, par)), want, "%s(st%s) = %s_w %s" % (f, par, f, what))
@@ -126,6 +127,14 @@ def check_dataset(ck, con, rows, shards, what, windows):
     # docs/states.md)
     con.execute("ALTER TABLE sw ADD COLUMN sm")
     con.execute("UPDATE sw SET sm = CASE WHEN g % 2 = 0 THEN su ELSE st END")
+    for shape in FRAMES:
+        members = dict(mltest.frames(con, shape, "g", "sw"))
+        for rid, m in mltest.window(con, "ml_merge(st)", shape, "g", "sw").items():
+            gs = [r[0] for r in con.execute("SELECT g FROM sw WHERE id IN (%s)" % (",".join(map(str, members[rid])) or "NULL"))]
+            for f, par in (("pr_auc", ""), ("ece", ", 5"), ("gains", ", 3")):
+                want = one(con, "SELECT %s_w(y, p, w%s) FROM t WHERE g IN (%s)" % (f, par, ",".join(map(str, gs)) or "NULL"))
+                got = one(con, "SELECT %s(?%s)" % (f, par), (m,)) if m is not None else None
+                ck.equal(got, want, "%s(ml_merge(st) OVER (%s)) state %d %s" % (f, shape, rid, what))
     for col, wexpr in (("st", "w"), ("sm", "CASE WHEN g % 2 = 0 THEN 1 ELSE w END")):
         for f, par in WINDOW_FUNCS:
             if col == "sm" and f in ("ece", "mce") or (f == "reliability" and "quantile" not in par and col == "sm"):
@@ -139,6 +148,32 @@ def check_dataset(ck, con, rows, shards, what, windows):
                     want = one(con, "SELECT %s_w(y, p, %s%s) FROM t WHERE g IN (%s)"
                                % (f, wexpr, par, ",".join(map(str, gs)) or "NULL"))
                     ck.equal(got[rid], want, "%s OVER (%s) state %d %s" % (expr, shape, rid, what))
+
+
+def check_strat_after_weighted(ck, con, rng):
+    """A frame of stratified states after weighted ones left it (one state
+    per frame): the group's buffer stays weighted, and a stratifier is no
+    weight -- the frame is the stratified state's rows, each weighing 1."""
+    for it in range(10):
+        n = 80
+        y = (rng.random(n) < 0.4).astype(int)
+        p = np.round(rng.random(n), 2)
+        w = mltest.random_weights(rng, n, y, "exponential")
+        mltest.load(con, ["d", "y", "p", "w"], [(k // 20, int(y[k]), float(p[k]), float(w[k])) for k in range(n)],
+                    table="r")
+        con.execute("DROP TABLE IF EXISTS f")
+        con.execute("CREATE TABLE f(id INTEGER PRIMARY KEY, b)")
+        for d in range(4):
+            q = "ml_state_w(y, p, w)" if d < 2 else "ml_state(y, p, 3.5 + d)"
+            con.execute("INSERT INTO f(b) SELECT %s FROM r WHERE d = ?" % q, (d,))
+        for f, par in (("pr_auc", ""), ("gains", ", 3"), ("confusion", ", 0.5"), ("ece_equal_mass", ", 3"),
+                       ("reliability", ", 4, 'quantile'"), ("brier", "")):
+            got = [v for (v,) in con.execute("SELECT %s(b%s) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND"
+                                             " CURRENT ROW) FROM f ORDER BY id" % (f, par))]
+            for d in range(4):
+                wexpr = "w" if d < 2 else "1"
+                want = one(con, "SELECT %s_w(y, p, %s%s) FROM r WHERE d = ?" % (f, wexpr, par), (d,))
+                ck.equal(got[d], want, "%s over frame %d: stratified after weighted states, %d" % (f, d, it))
 
 
 def check_rows_beside_states(ck, con, rng):
@@ -313,6 +348,7 @@ def main():
         check_dataset(ck, con, rows, shards, "(dataset %d, %d rows, %d shards, %s weights)"
                       % (i, len(rows), shards, kind), windows=i % 3 == 0)
     check_rows_beside_states(ck, con, rng)
+    check_strat_after_weighted(ck, con, rng)
     check_sklearn(ck, con, rng)
     check_integer_weights(ck, con, rng)
     check_errors(ck, con)

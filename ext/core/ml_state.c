@@ -1470,7 +1470,7 @@ static int cmp_wrec(const void *a, const void *b){
   return u<v ? -1 : u>v;
 }
 
-int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int sign,
+int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int weighted, int sign,
                                char *zErr, int nErr){
   MlReader r;
   MlEntry e;
@@ -1491,9 +1491,9 @@ int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *se
         s->cap[y] = need;
       }
     }
-    reader_init_as(&r, sec, 1);
+    ml_reader_init(&r, sec);
     while( ml_reader_next(&r, &e) ){
-      double w = ml_double_of_zkey(e.zkey);
+      double w = weighted ? ml_double_of_zkey(e.zkey) : 1.0;
       for(y=0; y<2; y++){
         MlRec16 o[2];
         int k;
@@ -1515,10 +1515,10 @@ int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *se
     ml_i64 nDel = 0, i, j = 0, out = 0, rows = 0;
     del = ml_malloc(sizeof(MlRec16) * (uint64_t)(2*sec->nEntry + 1));
     if( del==0 ) return ML_NOMEM;
-    reader_init_as(&r, sec, 1);
+    ml_reader_init(&r, sec);
     while( ml_reader_next(&r, &e) ){
       if( e.n[y]==0 ) continue;
-      nDel += weighted_records(e.key, e.n[y], ml_double_of_zkey(e.zkey), del + nDel);
+      nDel += weighted_records(e.key, e.n[y], weighted ? ml_double_of_zkey(e.zkey) : 1.0, del + nDel);
       rows += e.n[y];
     }
     if( nDel>1 ) qsort(del, (size_t)nDel, 16, cmp_wrec);

@@ -179,7 +179,8 @@ int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *con
 ** state code goes through it. */
 int ml_state_add_counts(ml_i64 held[2], const MlSection *const *secs, int k, char *zErr, int nErr);
 
-/* A weighted state's section (or a binary one: rows weigh 1) into a
+/* A weighted state's section (weighted 1; else a binary or stratified
+** one, whose rows weigh 1 -- a stratifier is not a weight) into a
 ** weighted width-16 buffer (MlSamples.weighted): each entry's class-y rows
 ** become records (score, c w) -- the product split exactly into two
 ** doubles when it rounds (fma), the second then a record of its own -- so
@@ -188,7 +189,7 @@ int ml_state_add_counts(ml_i64 held[2], const MlSection *const *secs, int k, cha
 ** records such an add made (one sorted pass).  held[y] counts rows, checked
 ** against 2^53.  ML_OK, ML_NOMEM, ML_ERROR (zErr: counts overflow, too many
 ** entries, or rows removed that were not added). */
-int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int sign,
+int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int weighted, int sign,
                                char *zErr, int nErr);
 /* True when a state of kind b may join states of kind a in one group or
 ** merge: the same kind, or binary with weighted (the result weighted). */

@@ -541,7 +541,7 @@ static int calib_absorb_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, 
     if( !sums ){
       ml_i64 held[2] = {0, 0};
       if( w8 ){
-        rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], sign, zErr, nErr);
+        rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], 1, sign, zErr, nErr);
       }else{
         int one = 1;                     /* width 16 already: records (p, count) */
         rc = ml_absorb_section_counted(&p->smp, &one, held, &st[j], 1, 0, sign, zErr, nErr);
@@ -1506,7 +1506,7 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
     p->wstate = 1;
     for(j=0; j<n; j++){
       rc = st[j].kind==ML_STATE_WEIGHTED
-         ? ml_samples_absorb_weighted(&p->smp, p->held, &st[j].sec[0], sign, zErr, nErr)
+         ? ml_samples_absorb_weighted(&p->smp, p->held, &st[j].sec[0], 1, sign, zErr, nErr)
          : ml_absorb_section_counted(&p->smp, &p->counted, p->held, &st[j], 1, 0, sign, zErr, nErr);
       if( rc ){ ml_samples_clear(&p->smp); return rc; }
     }

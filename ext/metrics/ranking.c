@@ -809,7 +809,8 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
     int j;
     if( ml_samples_weigh(&p->smp) ) return ML_NOMEM;
     for(j=0; j<n; j++){
-      rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], sign, zErr, nErr);
+      rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], st[j].kind==ML_STATE_WEIGHTED, sign,
+                                      zErr, nErr);
       if( rc ){ ml_samples_clear(&p->smp); return rc; }
     }
     return ml_samples_sort(&p->smp) ? ML_NOMEM : ML_OK;
