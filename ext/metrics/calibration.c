@@ -534,22 +534,16 @@ static int calib_absorb_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, 
     ml_xsum_init(p->wsum);
   }
   if( !sums && !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
+  if( !sums ){
+    ml_i64 held[2] = {0, 0};
+    if( (rc = ml_absorb_weighted(ctx, &p->smp, held, st, n, sign, zErr, nErr))!=ML_OK ) return rc;
+    p->n += held[0] + held[1];           /* the rows added, or minus the rows removed */
+    return ML_OK;
+  }
   for(j=0; j<n; j++){
     MlReader r;
     MlEntry e;
     int w8 = st[j].kind==ML_STATE_WEIGHTED;
-    if( !sums ){
-      ml_i64 held[2] = {0, 0};
-      if( w8 ){
-        rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], 1, sign, zErr, nErr);
-      }else{
-        int one = 1;                     /* width 16 already: records (p, count) */
-        rc = ml_absorb_section_counted(&p->smp, &one, held, &st[j], 1, 0, sign, zErr, nErr);
-      }
-      if( rc ) return rc;
-      p->n += held[0] + held[1];         /* the rows added, or minus the rows removed */
-      continue;
-    }
     ml_reader_init(&r, &st[j].sec[0]);
     while( ml_reader_next(&r, &e) ){
       double pr = ml_double_of(e.key), w = w8 ? ml_double_of_zkey(e.zkey) : 1.0;
@@ -1490,9 +1484,8 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   if( p->wstate || ml_states_weighted(st, n) ){
     /* rule 11: a weighted state's entries are records of weight c w (the
-    ** twins' path, as counts are); each state on its own, by its kind */
+    ** twins' path, as counts are; ml_absorb_weighted) */
     const MlFuncDesc *d = sqlite3_user_data(ctx);
-    int j;
     if( d->kind==CAL_L2_DEBIASED || d->kind==CAL_L2_KUMAR ){
       sqlite3_snprintf(nErr, zErr, "takes no weighted state (made by ml_state_w): it has no weighted"
                        " definition (docs/weights.md)");
@@ -1504,13 +1497,7 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
       p->counted = 1;
     }
     p->wstate = 1;
-    for(j=0; j<n; j++){
-      rc = st[j].kind==ML_STATE_WEIGHTED
-         ? ml_samples_absorb_weighted(&p->smp, p->held, &st[j].sec[0], 1, sign, zErr, nErr)
-         : ml_absorb_section_counted(&p->smp, &p->counted, p->held, &st[j], 1, 0, sign, zErr, nErr);
-      if( rc ){ ml_samples_clear(&p->smp); return rc; }
-    }
-    return ML_OK;
+    return ml_absorb_weighted(ctx, &p->smp, p->held, st, n, sign, zErr, nErr);
   }
   return ml_absorb_section_counted(&p->smp, &p->counted, p->held, st, n, 0, sign, zErr, nErr);
 }

@@ -806,13 +806,8 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
     ** the folds are the weighted twins' (rule 12).  Kept sorted: a row
     ** added later then goes in as (s, 1) (ml_rank_step). */
     ml_i64 held[2] = {0, 0};
-    int j;
     if( ml_samples_weigh(&p->smp) ) return ML_NOMEM;
-    for(j=0; j<n; j++){
-      rc = ml_samples_absorb_weighted(&p->smp, held, &st[j].sec[0], st[j].kind==ML_STATE_WEIGHTED, sign,
-                                      zErr, nErr);
-      if( rc ){ ml_samples_clear(&p->smp); return rc; }
-    }
+    if( (rc = ml_absorb_weighted(ctx, &p->smp, held, st, n, sign, zErr, nErr))!=ML_OK ) return rc;
     return ml_samples_sort(&p->smp) ? ML_NOMEM : ML_OK;
   }
   return ml_absorb_section_counts(&p->smp, st, n, 0, sign, zErr, nErr);

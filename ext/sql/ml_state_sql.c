@@ -61,6 +61,7 @@ typedef struct StatePending {
   MlStateAcc acc;
   sqlite3_value *nullv;         /* a NULL for the family's data slots */
   int nested;                   /* inside a state's call of the family's step */
+  int final;                    /* xFinal's flush: nothing is removed after it */
 } StatePending;
 
 _Static_assert(sizeof(StatePending) <= ML_STATE_PENDING_BYTES, "ML_STATE_PENDING_BYTES holds StatePending");
@@ -341,7 +342,7 @@ void ml_state_xfinal(sqlite3_context *ctx){
   StatePending *q = pending(ctx, d->fam->state, 0);
   char zErr[200];
   int rc;
-  if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; }
+  if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; q->final = 1; }
   rc = flush(ctx, d, q, zErr, sizeof(zErr));
   if( q ) ml_acc_clear(&q->acc);        /* an empty one may still hold its array */
   d->fam->xFinal(ctx);                  /* frees the family's buffers */
@@ -404,6 +405,31 @@ int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], cons
     *counted = 1;
   }
   return absorb_section(smp, held, st, n, iSec, sign, 2, zErr, nErr);
+}
+
+int ml_absorb_weighted(sqlite3_context *ctx, MlSamples *smp, ml_i64 held[2], const MlState *st, int n,
+                       int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StatePending *q = pending(ctx, d->fam->state, 0);
+  int j, rc = ML_OK, merge = sign>0 && n>1 && q && q->final;
+  for(j=0; j<n && merge; j++) merge = st[j].kind==ML_STATE_WEIGHTED || st[j].kind==ML_STATE_BINARY;
+  if( merge ){
+    /* the group's last absorb: equal (score, weight) entries merged first */
+    const MlSection **secs = ml_malloc(sizeof(*secs) * (uint64_t)n);
+    if( secs==0 ) rc = ML_NOMEM;
+    else{
+      for(j=0; j<n; j++) secs[j] = &st[j].sec[0];
+      rc = ml_samples_absorb_weighted_k(smp, held, secs, n, zErr, nErr);
+      ml_free(secs);
+    }
+  }else{
+    /* each state's own records, so that a window can remove them */
+    for(j=0; j<n && rc==ML_OK; j++){
+      rc = ml_samples_absorb_weighted(smp, held, &st[j].sec[0], st[j].kind==ML_STATE_WEIGHTED, sign, zErr, nErr);
+    }
+  }
+  if( rc ) ml_samples_clear(smp);
+  return rc;
 }
 
 int ml_states_weighted(const MlState *st, int n){
