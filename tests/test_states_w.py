@@ -176,6 +176,53 @@ def check_strat_after_weighted(ck, con, rng):
                 ck.equal(got[d], want, "%s over frame %d: stratified after weighted states, %d" % (f, d, it))
 
 
+def key_of(d):
+    """ml_key_of / ml_zkey_of of a positive double: its bits with the sign bit set."""
+    return struct.unpack("<Q", struct.pack("<d", d))[0] ^ 0x8000000000000000
+
+
+def raw_weighted_state(entries):
+    """A weighted state written by hand, raw codecs: entries (score, weight,
+    negatives, positives) ascending by (score, weight)."""
+    pay = bytearray()
+    prev, prevz = 0, 0
+    for sc, w, c0, c1 in entries:
+        u, z = key_of(sc), key_of(w)
+        dz = (z - prevz) & 0xFFFFFFFFFFFFFFFF
+        dz = dz - (1 << 64) if dz >> 63 else dz
+        pay += varint(u - prev) + varint(((dz << 1) ^ (dz >> 63)) & 0xFFFFFFFFFFFFFFFF) + varint(c0) + varint(c1)
+        prev, prevz = u, z
+    n0 = sum(e[2] for e in entries)
+    n1 = sum(e[3] for e in entries)
+    blob = b"MLST\x02\x04\x01\x01" + struct.pack("<BBHQQQQ", 0, 0, 0, len(entries), n0, n1, len(pay)) + bytes(pay)
+    return reseal(blob + b"\0\0\0\0")
+
+
+def check_claims(ck, con):
+    """A weighted state claiming 2^40 rows costs its entries: each function
+    answers in milliseconds with its twin's result over rows weighing c w
+    (c a power of two or small, so c w is exact there too)."""
+    import time
+    entries = [(0.25, 0.1, 1 << 40, 2), (0.25, 3.0, 0, 1 << 39), (0.75, 0.1, 4, 1 << 38), (0.9, 7.5, 1 << 30, 1)]
+    blob = raw_weighted_state(entries)
+    rows = []
+    for sc, w, c0, c1 in entries:
+        if c0:
+            rows.append((0, sc, float(c0) * w))
+        if c1:
+            rows.append((1, sc, float(c1) * w))
+    mltest.load(con, ["y", "p", "w"], rows, table="claim")
+    for f, par in (("pr_auc", ""), ("auroc", ""), ("gains", ", 3"), ("ece", ", 5"), ("brier", ""),
+                   ("reliability", ", 4, 'quantile'"), ("ece_equal_mass", ", 3"), ("calibration_summary", ""),
+                   ("confusion", ", 0.5")):
+        t = time.time()
+        got = one(con, "SELECT %s(?%s)" % (f, par), (blob,))
+        dt = time.time() - t
+        ck.equal(got, one(con, "SELECT %s_w(y, p, w%s) FROM claim" % (f, par)),
+                 "%s over a weighted state claiming 2^40 rows = the twin over rows weighing c w" % f)
+        ck.true(dt < 0.5, "%s over a weighted state claiming 2^40 rows in %.3f s (< 0.5 s)" % (f, dt))
+
+
 def check_rows_beside_states(ck, con, rng):
     """Rows (y, p) and weighted states (st, param) in one group: the rows weigh 1."""
     for it in range(12):
@@ -352,6 +399,7 @@ def main():
     check_sklearn(ck, con, rng)
     check_integer_weights(ck, con, rng)
     check_errors(ck, con)
+    check_claims(ck, con)
     # size: inverse-probability weights of downsampled controls cost a few
     # entries per distinct score
     y = (rng.random(100000) < 0.1).astype(int)
