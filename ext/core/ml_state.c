@@ -1536,45 +1536,6 @@ int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *se
   return ML_OK;
 }
 
-int ml_samples_absorb_weighted_k(MlSamples *s, ml_i64 held[2], const MlSection *const *secs, int k,
-                                 char *zErr, int nErr){
-  ml_i64 want[2] = {held[0], held[1]}, nEntry = 0;
-  MlMerger m;
-  MlEntry e;
-  int j, y;
-  if( ml_state_add_counts(want, secs, k, zErr, nErr) ) return ML_ERROR;
-  for(j=0; j<k; j++) nEntry += secs[j]->nEntry;
-  for(y=0; y<2; y++){
-    ml_i64 need = s->n[y] + 2*nEntry;          /* at most: no two entries merged */
-    if( (uint64_t)need * 16 > 0x7fffff00u ){
-      return bad(zErr, nErr, "the states hold %lld entries of one class: this function holds"
-                 " at most %lld", (long long)need/2, (long long)(0x7fffff00u / 32));
-    }
-    if( need > s->cap[y] ){
-      unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * 16);
-      if( a==0 ) return ML_NOMEM;
-      s->a[y] = a;
-      s->cap[y] = need;
-    }
-  }
-  if( merger_init(&m, secs, k, 1) ) return ML_NOMEM;
-  while( merger_next(&m, &e) ){
-    double w = ml_double_of_zkey(e.zkey);
-    for(y=0; y<2; y++){
-      MlRec16 o[2];
-      int c;
-      if( e.n[y]==0 ) continue;
-      c = weighted_records(e.key, e.n[y], w, o);
-      memcpy(s->a[y] + (size_t)s->n[y]*16, o, (size_t)c*16);
-      s->n[y] += c;
-    }
-  }
-  merger_free(&m);
-  if( nEntry ) s->sorted = 0;
-  held[0] = want[0]; held[1] = want[1];
-  return ML_OK;
-}
-
 /* -------------------------------------------------------- absorb counts */
 
 /* Adds k sections' entries to a buffer in runs form: the held runs move to

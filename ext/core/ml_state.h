@@ -191,14 +191,6 @@ int ml_state_add_counts(ml_i64 held[2], const MlSection *const *secs, int k, cha
 ** entries, or rows removed that were not added). */
 int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int weighted, int sign,
                                char *zErr, int nErr);
-/* The same for k sections at once, each weighted or binary (a binary one's
-** rows weigh 1), sign +1 only: the k-way merge combines equal (score,
-** weight) entries first, adding their counts, so k daily states of a few
-** thousand entries each become records of the distinct (score, weight)
-** pairs, not of every state's entries.  For a group's last absorb (nothing
-** is removed after it: ml_state_absorbing_final). */
-int ml_samples_absorb_weighted_k(MlSamples *s, ml_i64 held[2], const MlSection *const *secs, int k,
-                                 char *zErr, int nErr);
 /* True when a state of kind b may join states of kind a in one group or
 ** merge: the same kind, or binary with weighted (the result weighted). */
 int ml_state_kinds_join(int a, int b);

@@ -404,10 +404,8 @@ int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], cons
 int ml_states_weighted(const struct MlState *st, int n);
 /* The n states' rows into a weighted width-16 buffer (ml_samples_weigh
 ** first): each entry's c rows of class y as records weighing c w (binary
-** and stratified states weigh 1), held[y] += the rows.  At the group's
-** last absorb (xFinal) the states' equal (score, weight) entries merge
-** first (ml_samples_absorb_weighted_k); otherwise each state keeps its own
-** records, which sign -1 removes.  Any failure clears smp.  ML_OK,
+** and stratified states weigh 1), each state's own, which sign -1
+** removes; held[y] += the rows.  Any failure clears smp.  ML_OK,
 ** ML_NOMEM or ML_ERROR (zErr). */
 int ml_absorb_weighted(sqlite3_context *ctx, MlSamples *smp, ml_i64 held[2], const struct MlState *st, int n,
                        int sign, char *zErr, int nErr);

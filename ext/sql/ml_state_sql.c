@@ -61,7 +61,6 @@ typedef struct StatePending {
   MlStateAcc acc;
   sqlite3_value *nullv;         /* a NULL for the family's data slots */
   int nested;                   /* inside a state's call of the family's step */
-  int final;                    /* xFinal's flush: nothing is removed after it */
 } StatePending;
 
 _Static_assert(sizeof(StatePending) <= ML_STATE_PENDING_BYTES, "ML_STATE_PENDING_BYTES holds StatePending");
@@ -342,7 +341,7 @@ void ml_state_xfinal(sqlite3_context *ctx){
   StatePending *q = pending(ctx, d->fam->state, 0);
   char zErr[200];
   int rc;
-  if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; q->final = 1; }
+  if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; }
   rc = flush(ctx, d, q, zErr, sizeof(zErr));
   if( q ) ml_acc_clear(&q->acc);        /* an empty one may still hold its array */
   d->fam->xFinal(ctx);                  /* frees the family's buffers */
@@ -409,24 +408,13 @@ int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], cons
 
 int ml_absorb_weighted(sqlite3_context *ctx, MlSamples *smp, ml_i64 held[2], const MlState *st, int n,
                        int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StatePending *q = pending(ctx, d->fam->state, 0);
-  int j, rc = ML_OK, merge = sign>0 && n>1 && q && q->final;
-  for(j=0; j<n && merge; j++) merge = st[j].kind==ML_STATE_WEIGHTED || st[j].kind==ML_STATE_BINARY;
-  if( merge ){
-    /* the group's last absorb: equal (score, weight) entries merged first */
-    const MlSection **secs = ml_malloc(sizeof(*secs) * (uint64_t)n);
-    if( secs==0 ) rc = ML_NOMEM;
-    else{
-      for(j=0; j<n; j++) secs[j] = &st[j].sec[0];
-      rc = ml_samples_absorb_weighted_k(smp, held, secs, n, zErr, nErr);
-      ml_free(secs);
-    }
-  }else{
-    /* each state's own records, so that a window can remove them */
-    for(j=0; j<n && rc==ML_OK; j++){
-      rc = ml_samples_absorb_weighted(smp, held, &st[j].sec[0], st[j].kind==ML_STATE_WEIGHTED, sign, zErr, nErr);
-    }
+  int j, rc = ML_OK;
+  (void)ctx;
+  /* Each state's own records, so that a window can remove them.  (Merging
+  ** equal (score, weight) entries across states first costs a heap merge
+  ** more than the records it saves: measured, bench/RESULTS.md.) */
+  for(j=0; j<n && rc==ML_OK; j++){
+    rc = ml_samples_absorb_weighted(smp, held, &st[j].sec[0], st[j].kind==ML_STATE_WEIGHTED, sign, zErr, nErr);
   }
   if( rc ) ml_samples_clear(smp);
   return rc;
