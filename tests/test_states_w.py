@@ -181,21 +181,60 @@ def key_of(d):
     return struct.unpack("<Q", struct.pack("<d", d))[0] ^ 0x8000000000000000
 
 
-def raw_weighted_state(entries):
-    """A weighted state written by hand, raw codecs: entries (score, weight,
-    negatives, positives) ascending by (score, weight)."""
+def scaled(i, d):
+    """The written integer of i / 10^d under the scaled codec 1 + d (no ulp correction)."""
+    return ((i + (1 << 52)) << 2) | 1
+
+
+def raw_weighted_state(entries, codecs=(0, 0)):
+    """A weighted state written by hand: entries (score, weight, negatives,
+    positives) in the order given; raw codecs (the doubles' keys), or scaled
+    ones (1 + d: score and weight given as (integer, d) pairs)."""
     pay = bytearray()
     prev, prevz = 0, 0
     for sc, w, c0, c1 in entries:
-        u, z = key_of(sc), key_of(w)
+        u = key_of(sc) if codecs[0] == 0 else scaled(*sc)
+        z = key_of(w) if codecs[1] == 0 else scaled(*w)
         dz = (z - prevz) & 0xFFFFFFFFFFFFFFFF
         dz = dz - (1 << 64) if dz >> 63 else dz
         pay += varint(u - prev) + varint(((dz << 1) ^ (dz >> 63)) & 0xFFFFFFFFFFFFFFFF) + varint(c0) + varint(c1)
         prev, prevz = u, z
     n0 = sum(e[2] for e in entries)
     n1 = sum(e[3] for e in entries)
-    blob = b"MLST\x02\x04\x01\x01" + struct.pack("<BBHQQQQ", 0, 0, 0, len(entries), n0, n1, len(pay)) + bytes(pay)
+    blob = b"MLST\x02\x04\x01\x01" + struct.pack("<BBHQQQQ", codecs[0], codecs[1], 0, len(entries), n0, n1,
+                                                    len(pay)) + bytes(pay)
     return reseal(blob + b"\0\0\0\0")
+
+
+def check_scaled_blobs(ck, con):
+    """Hand-written weighted states of scaled codecs (scores over 10^2,
+    weights integers): validated on their integers -- a weight 0, a weight
+    below 0, equal or descending pairs are refused, a valid one reads as
+    its rows."""
+    pre = "pr_auc(): state: the state is corrupted: "
+    c = (3, 1)
+    good = [((25, 2), (1, 0), 2, 1), ((25, 2), (3, 0), 1, 0), ((70, 2), (2, 0), 0, 3), ((90, 2), (1, 0), 1, 1)]
+    mltest.load(con, ["y", "p", "w"], [(y, sc[0] / 100, float(w[0])) for sc, w, c0, c1 in good
+                                       for y, k in ((0, c0), (1, c1)) for _ in range(k)], table="sc")
+    for f, par in (("pr_auc", ""), ("ece", ", 5"), ("gains", ", 2"), ("reliability", ", 2, 'quantile'")):
+        ck.equal(one(con, "SELECT %s(?%s)" % (f, par), (raw_weighted_state(good, c),)),
+                 one(con, "SELECT %s_w(y, p, w%s) FROM sc" % (f, par)), "%s over a scaled weighted state" % f)
+    bad0 = list(good)
+    bad0[2] = ((70, 2), (0, 0), 0, 3)
+    ck.error(con, "SELECT pr_auc(?)", (raw_weighted_state(bad0, c),), pre + "bad entry 3 of section 1",
+             "a scaled weight 0")
+    badn = list(good)
+    badn[2] = ((70, 2), (-2, 0), 0, 3)
+    ck.error(con, "SELECT pr_auc(?)", (raw_weighted_state(badn, c),), pre + "bad entry 3 of section 1",
+             "a scaled weight -2")
+    for k, swap in ((1, ((25, 2), (1, 0), 1, 0)), (1, ((25, 2), (0 + 1, 0), 5, 5))):
+        bad = list(good)
+        bad[k] = swap                                   # (0.25, 1) twice
+        ck.error(con, "SELECT pr_auc(?)", (raw_weighted_state(bad, c),),
+                 pre + "entries of section 1 are not in ascending order", "equal scaled pairs")
+    desc = [good[1], good[0], good[2], good[3]]         # (0.25, 3) before (0.25, 1)
+    ck.error(con, "SELECT pr_auc(?)", (raw_weighted_state(desc, c),),
+             pre + "entries of section 1 are not in ascending order", "descending weights at one score")
 
 
 def check_claims(ck, con):
@@ -400,6 +439,7 @@ def main():
     check_integer_weights(ck, con, rng)
     check_errors(ck, con)
     check_claims(ck, con)
+    check_scaled_blobs(ck, con)
     # size: inverse-probability weights of downsampled controls cost a few
     # entries per distinct score
     y = (rng.random(100000) < 0.1).astype(int)

@@ -486,16 +486,30 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
       lastFast = 1;
       goto counts;
     }
-    key = codec_get(s->codec[0], u, 0);
-    /* A raw score key of -0.0: scores tie by ==, so every writer folds it
-    ** to +0.0 (ml_key_of); beside a +0.0 it would make two thresholds. */
-    if( s->codec[0]==0 && key==~TOP_BIT ) goto corrupt;
-    if( lastFast ) lastKey = codec_get(s->codec[0], prev[0], 0);
-    lastFast = 0;
+    /* The same for (score, strat) and (score, weight) pairs of small scaled
+    ** integers: ascending by the pair of integers; a weight's integer > 0
+    ** is a finite weight > 0. */
     if( isStrat ){
       if( !get_varint(&p, end, &zz) ) goto corrupt;
       uz = prev[1] + (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
       if( s->codec[1]>0 && !SCALED_OK(uz) ) goto corrupt;
+      if( s->codec[0]>0 && s->codec[1]>0 && SCALED_INT(u) < FAST_LIM && SCALED_INT(u) > -FAST_LIM
+       && SCALED_INT(uz) < FAST_LIM && SCALED_INT(uz) > (isStrat==2 ? 0 : -FAST_LIM) ){
+        if( i>0 && d==0 && (int64_t)(uz - prev[1])<=0 ) goto order;
+        lastFast = 1;
+        goto counts;
+      }
+    }
+    key = codec_get(s->codec[0], u, 0);
+    /* A raw score key of -0.0: scores tie by ==, so every writer folds it
+    ** to +0.0 (ml_key_of); beside a +0.0 it would make two thresholds. */
+    if( s->codec[0]==0 && key==~TOP_BIT ) goto corrupt;
+    if( lastFast ){
+      lastKey = codec_get(s->codec[0], prev[0], 0);
+      if( isStrat ) lastZ = codec_get(s->codec[1], prev[1], 1);
+    }
+    lastFast = 0;
+    if( isStrat ){
       zk = codec_get(s->codec[1], uz, 1);
       /* a weighted state's weight: finite and > 0 (weight-0 rows are dropped) */
       if( isStrat==2 && !(ml_double_of(zk) > 0.0 && ml_double_of(zk) < INFINITY) ) goto corrupt;
