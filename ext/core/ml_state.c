@@ -473,7 +473,7 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
     uint64_t c[2], u, uz = 0;
     ml_key key, zk = 0;
     int y;
-    if( !get_varint(&p, end, &d) ) goto corrupt;
+    GET_VARINT_OR(p, end, d, goto corrupt);
     u = prev[0] + d;
     if( u<prev[0] ) goto corrupt;                               /* wrapped */
     if( s->codec[0]>0 && !SCALED_OK(u) ) goto corrupt;
@@ -490,7 +490,7 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
     ** integers: ascending by the pair of integers; a weight's integer > 0
     ** is a finite weight > 0. */
     if( isStrat ){
-      if( !get_varint(&p, end, &zz) ) goto corrupt;
+      GET_VARINT_OR(p, end, zz, goto corrupt);
       uz = prev[1] + (uint64_t)((int64_t)(zz>>1) ^ -(int64_t)(zz & 1));
       if( s->codec[1]>0 && !SCALED_OK(uz) ) goto corrupt;
       if( s->codec[0]>0 && s->codec[1]>0 && SCALED_INT(u) < FAST_LIM && SCALED_INT(u) > -FAST_LIM
@@ -521,7 +521,8 @@ static int verify_section(const MlSection *s, int isStrat, char *zErr, int nErr,
     if( i>0 && (key<lastKey || (key==lastKey && (!isStrat || zk<=lastZ))) ) goto order;
     lastKey = key; lastZ = zk;
 counts:
-    if( !get_varint(&p, end, &c[0]) || !get_varint(&p, end, &c[1]) ) goto corrupt;
+    GET_VARINT_OR(p, end, c[0], goto corrupt);
+    GET_VARINT_OR(p, end, c[1], goto corrupt);
     if( c[0]==0 && c[1]==0 ) goto corrupt;
     for(y=0; y<2; y++){
       if( c[y] > (uint64_t)(s->n[y] - sum[y]) ){
