@@ -567,7 +567,7 @@ static int calib_absorb_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, 
 /* States: each entry adds its rows of each class at once (a buffered group
 ** goes to its bins first); reliability 'quantile' takes each entry as one
 ** record weighing its count (rule 10). */
-static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+static int calib_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalAgg *p = ml_agg_context(ctx, sizeof(*p));
   double param;
@@ -613,6 +613,15 @@ static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign
     ml_samples_clear(&m);
     return rc;
   }
+}
+/* A failed absorb may have cleared the buffer that n counts (or added
+** part of a batch): the group is failed, as after a failed row, so that
+** xFinal only frees (the wrapper sets the error). */
+static int calib_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  int rc = calib_absorb_do(ctx, st, n, sign, zErr, nErr);
+  CalAgg *p = rc ? sqlite3_aggregate_context(ctx, 0) : 0;
+  if( p ) p->failed = 1;
+  return rc;
 }
 static const MlStateHooks ml_calib_states = {
   sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), calib_absorb
@@ -1476,7 +1485,7 @@ static void ml_calsort_value(sqlite3_context *ctx){
 
 /* States: each entry is one record weighing its count (rule 10), never a
 ** row per count; rows held so far weigh 1. */
-static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+static int calsort_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
   int rc;
   if( p==0 ) return ML_NOMEM;
@@ -1500,6 +1509,13 @@ static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int si
     return ml_absorb_weighted(ctx, &p->smp, p->held, st, n, sign, zErr, nErr);
   }
   return ml_absorb_section_counted(&p->smp, &p->counted, p->held, st, n, 0, sign, zErr, nErr);
+}
+/* As calib_absorb: a failed absorb fails the group. */
+static int calsort_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  int rc = calsort_absorb_do(ctx, st, n, sign, zErr, nErr);
+  CalSortAgg *p = rc ? sqlite3_aggregate_context(ctx, 0) : 0;
+  if( p ) p->failed = 1;
+  return rc;
 }
 static const MlStateHooks ml_calsort_states = {
   sizeof(CalSortAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), calsort_absorb
