@@ -40,6 +40,10 @@ METRICS = {
     "o": ("SELECT ml_state_ordinal(sev, s, s2) FROM preds",
           {"ord": "ordinal_report(st)"},
           "SELECT ordinal_report(sev, s, s2) FROM preds"),
+    # weighted states (ml_state_w): the unweighted names give the twins' results
+    "w": ("SELECT ml_state_w(y, s, len / 8.0) FROM preds",
+          {"pr_auc_w": "pr_auc(st)", "ece_w": "ece(st, 15)", "gains_w": "gains(st, 5)"},
+          "SELECT pr_auc_w(y, s, len / 8.0), ece_w(y, s, len / 8.0, 15), gains_w(y, s, len / 8.0, 5) FROM preds"),
 }
 
 
@@ -114,7 +118,7 @@ def main():
                 for name in metrics:
                     ck.equal(got[name], want[kind][name], "%s state: %s over 8 shards on 2 workers" % (kind, name))
             t2 = time.time()
-            print("8 shards x 3 kinds of state evaluated in %.1f s" % (t2 - t1))
+            print("8 shards x %d kinds of state evaluated in %.1f s" % (len(METRICS), t2 - t1))
 
             # A worker lost mid-job: the first attempt of shard 5's task kills its worker.
             marker = os.path.join(tmp, "killed")
