@@ -1350,6 +1350,27 @@ int ml_samples_absorb(MlSamples *s, const MlSection *const *secs, int k, int sig
 
 /* ----------------------------------------------------- absorb counted */
 
+/* Room in both class arrays for per records of each of nEntry entries
+** (the absorbs below write at most that many per class): ML_OK, ML_NOMEM,
+** or ML_ERROR past one SQLite allocation, the text in entries. */
+static int reserve_records(MlSamples *s, ml_i64 nEntry, int per, char *zErr, int nErr){
+  int y;
+  for(y=0; y<2; y++){
+    ml_i64 need = s->n[y] + per*nEntry;
+    if( (uint64_t)need * s->width > 0x7fffff00u ){    /* SQLite allocates no more */
+      return bad(zErr, nErr, "the states hold %lld entries of one class: this function holds"
+                 " at most %lld", (long long)need/per, (long long)(0x7fffff00u / (s->width*per)));
+    }
+    if( need > s->cap[y] ){
+      unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * s->width);
+      if( a==0 ) return ML_NOMEM;
+      s->a[y] = a;
+      s->cap[y] = need;
+    }
+  }
+  return ML_OK;
+}
+
 /* Counted records by (stratifier key, count): a key block's order (width
 ** 24; width 16 records compare by count alone). */
 static int cmp_counted24(const void *a, const void *b){
@@ -1420,7 +1441,7 @@ static void remove_counted(MlSamples *s, const MlSection *sec, int y, ml_i64 hel
 int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *const *secs, int k, int sign,
                               char *zErr, int nErr){
   ml_i64 want[2], nEntry = 0;
-  int j, y;
+  int j, y, rc;
   if( sign<0 ){
     if( ml_samples_sort(s) ) return ML_NOMEM;
     for(j=0; j<k; j++) for(y=0; y<2; y++) remove_counted(s, secs[j], y, held);
@@ -1429,19 +1450,7 @@ int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *con
   want[0] = held[0]; want[1] = held[1];
   if( ml_state_add_counts(want, secs, k, zErr, nErr) ) return ML_ERROR;
   for(j=0; j<k; j++) nEntry += secs[j]->nEntry;
-  for(y=0; y<2; y++){
-    ml_i64 need = s->n[y] + nEntry;
-    if( (uint64_t)need * s->width > 0x7fffff00u ){    /* SQLite allocates no more */
-      return bad(zErr, nErr, "the states hold %lld entries of one class: this function holds"
-                 " at most %lld", (long long)need, (long long)(0x7fffff00u / s->width));
-    }
-    if( need > s->cap[y] ){
-      unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * s->width);
-      if( a==0 ) return ML_NOMEM;
-      s->a[y] = a;
-      s->cap[y] = need;
-    }
-  }
+  if( (rc = reserve_records(s, nEntry, 1, zErr, nErr))!=ML_OK ) return rc;
   for(j=0; j<k; j++){
     MlReader r;
     MlEntry e;
@@ -1492,20 +1501,9 @@ int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *se
   int y;
   if( sign>0 ){
     ml_i64 want[2] = {held[0], held[1]};
+    int rc;
     if( ml_state_add_counts(want, &sec, 1, zErr, nErr) ) return ML_ERROR;
-    for(y=0; y<2; y++){
-      ml_i64 need = s->n[y] + 2*sec->nEntry;
-      if( (uint64_t)need * 16 > 0x7fffff00u ){    /* SQLite allocates no more */
-        return bad(zErr, nErr, "the states hold %lld entries of one class: this function holds"
-                   " at most %lld", (long long)need/2, (long long)(0x7fffff00u / 32));
-      }
-      if( need > s->cap[y] ){
-        unsigned char *a = ml_realloc(s->a[y], (uint64_t)need * 16);
-        if( a==0 ) return ML_NOMEM;
-        s->a[y] = a;
-        s->cap[y] = need;
-      }
-    }
+    if( (rc = reserve_records(s, sec->nEntry, 2, zErr, nErr))!=ML_OK ) return rc;
     ml_reader_init(&r, sec);
     while( ml_reader_next(&r, &e) ){
       double w = weighted ? ml_double_of_zkey(e.zkey) : 1.0;

@@ -524,8 +524,8 @@ static int calib_absorb_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, 
                          " binned in its group: give those rows as a state too");
         return ML_ERROR;
       }
-      if( !p->counted && ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
-      p->smp.weighted = 1;
+      /* rows or counted records, both weigh their count */
+      if( ml_samples_weigh(&p->smp) ) return ML_NOMEM;
     }
     p->weighted = 1;
   }
@@ -1500,11 +1500,7 @@ static int calsort_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int
                        " definition (docs/weights.md)");
       return ML_ERROR;
     }
-    if( !p->counted ){
-      if( ml_samples_widen(&p->smp, 1.0) ) return ML_NOMEM;
-      p->held[0] = p->smp.n[0]; p->held[1] = p->smp.n[1];
-      p->counted = 1;
-    }
+    if( ml_samples_counted_begin(&p->smp, &p->counted, p->held) ) return ML_NOMEM;
     p->wstate = 1;
     return ml_absorb_weighted(ctx, &p->smp, p->held, st, n, sign, zErr, nErr);
   }

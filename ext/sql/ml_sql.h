@@ -400,6 +400,10 @@ int ml_absorb_section_counts(MlSamples *smp, const struct MlState *st, int n, in
 ** *counted set; rows added later are records of weight 1. */
 int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], const struct MlState *st, int n,
                               int iSec, int sign, char *zErr, int nErr);
+/* Its first step alone: at the first state (*counted 0) smp is widened to
+** weighted records whose rows weigh 1, held set to them and *counted set;
+** afterwards nothing.  ML_OK or ML_NOMEM. */
+int ml_samples_counted_begin(MlSamples *smp, int *counted, ml_i64 held[2]);
 /* True when one of the n states is weighted (ml_state_w). */
 int ml_states_weighted(const struct MlState *st, int n);
 /* The n states' rows into a weighted width-16 buffer (ml_samples_weigh

@@ -395,14 +395,18 @@ int ml_absorb_section_counts(MlSamples *smp, const MlState *st, int n, int iSec,
   return absorb_section(smp, 0, st, n, iSec, sign, 1, zErr, nErr);
 }
 
+int ml_samples_counted_begin(MlSamples *smp, int *counted, ml_i64 held[2]){
+  if( *counted ) return ML_OK;
+  if( ml_samples_widen(smp, 1.0) ) return ML_NOMEM;
+  held[0] = smp->n[0];
+  held[1] = smp->n[1];
+  *counted = 1;
+  return ML_OK;
+}
+
 int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], const MlState *st, int n, int iSec,
                               int sign, char *zErr, int nErr){
-  if( !*counted ){                 /* the first state: the rows held so far weigh 1 */
-    if( ml_samples_widen(smp, 1.0) ) return ML_NOMEM;
-    held[0] = smp->n[0];
-    held[1] = smp->n[1];
-    *counted = 1;
-  }
+  if( ml_samples_counted_begin(smp, counted, held) ) return ML_NOMEM;
   return absorb_section(smp, held, st, n, iSec, sign, 2, zErr, nErr);
 }
 
