@@ -262,6 +262,18 @@ def check_claims(ck, con):
         ck.true(dt < 0.5, "%s over a weighted state claiming 2^40 rows in %.3f s (< 0.5 s)" % (f, dt))
 
 
+def check_overflow(ck, con):
+    """SPEC: count sums are checked against 2^53 everywhere -- weighted
+    states too, in every family that reads them and in ml_merge."""
+    a = raw_weighted_state([(0.5, 1.0, (1 << 52) + 1, 0)])
+    b = raw_weighted_state([(0.6, 2.0, (1 << 52) + 1, 1)])
+    for f, par in (("pr_auc", ""), ("ece", ""), ("confusion", ", 0.5"), ("brier", ""), ("ece_equal_mass", ", 3")):
+        ck.error(con, "SELECT %s(x%s) FROM (SELECT ? x UNION ALL SELECT ?)" % (f, par), (a, b),
+                 "%s(): counts overflow: the merged state would hold more than 2^53 rows" % f)
+    ck.error(con, "SELECT ml_merge(x) FROM (SELECT ? x UNION ALL SELECT ?)", (a, b),
+             "ml_merge(): counts overflow: the merged state would hold more than 2^53 rows")
+
+
 def check_rows_beside_states(ck, con, rng):
     """Rows (y, p) and weighted states (st, param) in one group: the rows weigh 1."""
     for it in range(12):
@@ -436,6 +448,7 @@ def main():
     check_errors(ck, con)
     check_claims(ck, con)
     check_scaled_blobs(ck, con)
+    check_overflow(ck, con)
     # size: inverse-probability weights of downsampled controls cost a few
     # entries per distinct score
     y = (rng.random(100000) < 0.1).astype(int)
