@@ -87,11 +87,12 @@ static const char *aCase[] = {
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
-  "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p) FROM t GROUP BY g",
+  "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p),"
+  " pr_auc_delta_ci(y, s, 0.9) FROM t GROUP BY g",
   "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",
   "SELECT g, strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10), pr_auc_diff_ci(y, s, p, 0.9, 10), ece_diff_ci(y, p, s / 2, 4, 0.9, 10) FROM t GROUP BY g",
   /* windows re-run the bootstrap per frame: a shorter table keeps the N loop short */
-  "SELECT pr_auc_ci(y, s, 0.9, 10)" W ", auroc_diff(y, s, p)" W ", mean_ci(p)" W ","
+  "SELECT pr_auc_ci(y, s, 0.9, 10)" W ", auroc_diff(y, s, p)" W ", mean_ci(p)" W ", pr_auc_delta_ci(y, s)" W ","
   " ece_diff_ci(y, p, s / 2, 3, 0.9, 10)" W ", strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10)" W
   " FROM t WHERE id <= 24",
   /* validation.c: the summary's fits and sums, the unpaired DeLong test, and
@@ -112,7 +113,7 @@ static const char *aCase[] = {
   "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz, ml_state_ordinal(o, s, p) so FROM t GROUP BY g)"
   " SELECT pr_auc(b), ece(b, 7), brier(sz), confusion(b, 0.5), ece_l2_kumar(b, 4), strat_report(sz),"
   " confusion_ci(b, 0.5), gains(sz, 3), decision_curve(b, 0.2, 0.8, 0.2), net_benefit(b, 0.5), ks(b),"
-  " ordinal_report(so), auprc_ge(so, 2), hex(ml_merge(b)), hex(ml_merge(so)) FROM st",
+  " ordinal_report(so), auprc_ge(so, 2), hex(ml_merge(b)), hex(ml_merge(so)), pr_auc_delta_ci(b) FROM st",
   "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, s, z) sz FROM t GROUP BY g)"
   " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), strat_pr_auc(sz) OVER (ORDER BY g ROWS 1 PRECEDING),"
   " hex(ml_merge(b) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",

@@ -9,6 +9,9 @@ bootstrap CIs, DeLong, mean_ci, checked against independent references.
 - estimates: each *_ci "estimate" is the metric itself (pr_auc, nap, brier,
   log_loss, ece, strat_gap, auroc);
 - DeLong against an O(n^2) structural-components implementation, to 1e-12;
+- pr_auc_delta_ci(_w): its derivatives against central differences of
+  scikit-learn's weighted AP, se and bounds against numpy over 200 datasets
+  (ties, 1 % prevalence, 2-row groups, weights), se against the bootstrap's;
 - mean_ci against scipy.stats.t, the t quantile to 1e-12 over df and levels;
 - determinism: three insertion orders and GROUP BY vs WHERE give the same text;
 - windows equal the aggregate over the frame;
@@ -290,6 +293,120 @@ def check_delong(ck, con, rng):
     ck.equal((got["estimate"], got["se"], got["lo"], got["hi"]), (1, None, None, None), "auroc_ci with one positive")
 
 
+# ------------------------------------------------------- pr_auc_delta_ci
+
+def ap_derivatives(y, s, w=None):
+    """d AP / d(weight of row i), from the tie groups (numpy, highest first)."""
+    w = np.ones(len(y)) if w is None else np.asarray(w, float)
+    keys, inv = np.unique(-s, return_inverse=True)      # group 0 holds the highest score
+    a = np.bincount(inv, weights=w * y, minlength=len(keys))
+    c = np.bincount(inv, weights=w, minlength=len(keys))
+    T, C = np.cumsum(a), np.cumsum(c)
+    P = T[-1]
+    ap = float((a * T / C).sum() / P)
+    t2 = np.cumsum((a * T / C ** 2)[::-1])[::-1]          # over the group and those below it
+    t3 = np.cumsum((a * (C - T) / C ** 2)[::-1])[::-1]
+    dpos = ((T / C - ap) + t3) / P
+    dneg = -t2 / P
+    return ap, np.where(y == 1, dpos[inv], dneg[inv])
+
+
+def fd_derivatives(y, s, w):
+    """The same by central differences of scikit-learn's weighted AP."""
+    h = 1e-6
+    out = np.empty(len(y))
+    for i in range(len(y)):
+        up, dn = w.copy(), w.copy()
+        up[i] += h
+        dn[i] -= h
+        out[i] = (average_precision_score(y, s, sample_weight=up)
+                  - average_precision_score(y, s, sample_weight=dn)) / (2 * h)
+    return out
+
+
+def logit_bounds(ap, se, level):
+    if se == 0 or ap >= 1:
+        return ap, ap
+    z = stats.norm.isf((1 - level) / 2)
+    eta, h = math.log(ap / (1 - ap)), z * se / (ap * (1 - ap))
+    return 1 / (1 + math.exp(-(eta - h))), 1 / (1 + math.exp(-(eta + h)))
+
+
+def check_delta_ap(ck, con, rng):
+    kinds = ["uniform", "ties", "integer", "zeros", "normal"]
+    # 1. the derivatives themselves against scikit-learn's weighted AP, moved
+    #    by finite differences: an oracle that knows nothing of the formula
+    for trial in range(30):
+        n = int(rng.integers(3, 50))
+        y = (rng.random(n) < rng.uniform(0.1, 0.7)).astype(int)
+        y[0], y[1] = 0, 1
+        s = mltest.random_scores(rng, n, kinds[trial % 5]) + rng.uniform(0, 1) * y
+        w = np.where(rng.random(n) < 0.5, 1.0, rng.uniform(0.2, 3.0, n)) if trial % 2 else np.ones(n)
+        mltest.load(con, ["y", "s", "w"], [(int(y[i]), float(s[i]), float(w[i])) for i in range(n)])
+        what = "pr_auc_delta_ci fd %d (n %d)" % (trial, n)
+        fd = fd_derivatives(y, s, w) * w             # a row's multiplier moves its weight w by w
+        got = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, w) FROM t"))
+        ck.close(got["se"], math.sqrt((fd ** 2).sum()), what + " se", rel=1e-5, abs_=1e-9)
+        ck.close(got["estimate"], average_precision_score(y, s, sample_weight=w), what + " estimate")
+    # 2. the formula in numpy over many shapes: ties, 1 % prevalence, tiny groups
+    for trial in range(200):
+        n = int(rng.choice([2, 3, 5, 20, 100, 1000, 3000]))
+        prev = float(rng.choice([0.01, 0.1, 0.5, 0.9]))
+        y = (rng.random(n) < prev).astype(int)
+        y[0], y[1] = 0, 1
+        s = mltest.random_scores(rng, n, kinds[trial % 5]) + rng.uniform(0, 2) * y * (trial % 3 > 0)
+        level = float(rng.choice([0.95, 0.9, 0.5, 0.999]))
+        weighted = trial % 4 == 3
+        w = rng.choice([0.5, 1.0, 2.0, 1 / 3], n) if weighted else np.ones(n)
+        mltest.load(con, ["y", "s", "w"], [(int(y[i]), float(s[i]), float(w[i])) for i in range(n)])
+        what = "pr_auc_delta_ci %d (n %d, prevalence %g%s)" % (trial, n, prev, ", weighted" if weighted else "")
+        if weighted:
+            got = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, w, ?) FROM t", level))
+            ck.equal(got["estimate"], one(con, "SELECT pr_auc_w(y, s, w) FROM t"), what + ": pr_auc_w's value")
+        else:
+            got = json.loads(one(con, "SELECT pr_auc_delta_ci(y, s, ?) FROM t", level))
+            ck.equal(got["estimate"], one(con, "SELECT pr_auc(y, s) FROM t"), what + ": pr_auc's value")
+        ap, d = ap_derivatives(y, s, w)
+        se = math.sqrt(((w * d) ** 2).sum())
+        ck.close(got["se"], se, what + " se", rel=1e-9, abs_=1e-15)
+        lo, hi = logit_bounds(ap, se, level)
+        ck.close(got["lo"], lo, what + " lo", rel=1e-9, abs_=1e-15)
+        ck.close(got["hi"], hi, what + " hi", rel=1e-9, abs_=1e-15)
+        # inside (0, 1], but for a perfect ranking, whose bounds are the estimate
+        # (pr_auc_w's sum of weights may round it to 1 + 2e-16)
+        inside = 0 < got["lo"] <= got["estimate"] <= got["hi"] <= 1
+        perfect = got["estimate"] >= 1 and got["lo"] == got["hi"] == got["estimate"]
+        ck.true(inside or perfect, what + ": lo <= estimate <= hi inside (0, 1]: %r" % got)
+        ck.equal((got["level"], got["method"], got["n"]), (level, "delta_logit", n), what + " level, method, n")
+        ck.close(abs((w * d).sum()), 0.0, what + ": the derivatives (times w) sum to 0", abs_=1e-9)
+    # 3. the bootstrap's standard error tends to it: 20 000 rows, 1000 replicates
+    #    (their se carries about 2 % of Monte Carlo error)
+    n = 20000
+    y = (rng.random(n) < 0.1).astype(int)
+    s = np.round(rng.normal(size=n) + 1.2 * y, 3)
+    w = rng.uniform(0.5, 2.0, n)
+    mltest.load(con, ["y", "s", "w"], [(int(y[i]), float(s[i]), float(w[i])) for i in range(n)])
+    for f, boot in (("pr_auc_delta_ci(y, s)", "pr_auc_ci(y, s)"), ("pr_auc_delta_ci_w(y, s, w)", "pr_auc_ci_w(y, s, w)")):
+        got = json.loads(one(con, "SELECT %s FROM t" % f))
+        b = json.loads(one(con, "SELECT %s FROM t" % boot))
+        ck.close(got["se"], b["se"], "%s: se within 10 %% of %s's" % (f, boot), rel=0.1)
+        ck.close(got["lo"], b["lo"], "%s: lo near %s's" % (f, boot), abs_=0.3 * b["se"])
+        ck.close(got["hi"], b["hi"], "%s: hi near %s's" % (f, boot), abs_=0.3 * b["se"])
+    # 4. edges: AP 1 has se 0 and lo = hi = 1; one class is NULL; weight 1 is the rows
+    mltest.load(con, ["y", "s"], [(1, 0.9), (1, 0.8), (0, 0.1), (0, 0.2)])
+    got = json.loads(one(con, "SELECT pr_auc_delta_ci(y, s) FROM t"))
+    ck.equal((got["estimate"], got["se"], got["lo"], got["hi"]), (1, 0, 1, 1), "pr_auc_delta_ci of a perfect ranking")
+    mltest.load(con, ["y", "s"], [(1, 0.9), (1, 0.8)])
+    ck.equal(one(con, "SELECT pr_auc_delta_ci(y, s) FROM t"), None, "pr_auc_delta_ci of one class")
+    mltest.load(con, ["y", "s"], [(i % 3 == 0, (i * 7 % 11) / 3) for i in range(200)])
+    ck.equal(one(con, "SELECT pr_auc_delta_ci_w(y, s, 1) FROM t"), one(con, "SELECT pr_auc_delta_ci(y, s) FROM t"),
+             "pr_auc_delta_ci_w with weight 1 is pr_auc_delta_ci")
+
+
+def one(con, sql, *args):
+    return con.execute(sql, args).fetchone()[0]
+
+
 # ---------------------------------------------------------------- mean_ci
 
 def t_isf(q, df):
@@ -343,7 +460,8 @@ def check_mean_ci(ck, con, rng):
 CI_EXPRS = ["pr_auc_ci(y, s, 0.9, 30, 5)", "nap_ci(y, s, 0.9, 30)", "brier_ci(y, p, 0.9, 30, 9)",
             "log_loss_ci(y, p, 0.95, 30)", "ece_ci(y, p, 5, 0.95, 30)",
             "strat_gap_ci(y, s, z, 0.1, 0.9, 0.95, 30)", "pr_auc_diff_ci(y, s, z, 0.95, 30, 3)",
-            "ece_diff_ci(y, p, q, 4, 0.9, 30)", "auroc_ci(y, s)", "auroc_diff(y, s, z)", "mean_ci(s)"]
+            "ece_diff_ci(y, p, q, 4, 0.9, 30)", "auroc_ci(y, s)", "auroc_diff(y, s, z)", "mean_ci(s)",
+            "pr_auc_delta_ci(y, s, 0.9)"]
 
 
 def check_determinism(ck, con, rng):
@@ -491,6 +609,7 @@ def main():
     check_reproduction(ck, con, rng)
     check_estimates(ck, con, rng)
     check_delong(ck, con, rng)
+    check_delta_ap(ck, con, rng)
     check_mean_ci(ck, con, rng)
     check_determinism(ck, con, rng)
     check_windows(ck, con, rng)

@@ -85,6 +85,12 @@ def call(name, extra=""):
 def check_registry(ck, con):
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"] and f["family"] == "uncertainty"}
+    # pr_auc_delta_ci_w resamples nothing: test_uncertainty.py's check_delta_ap
+    # checks it (against finite differences of the weighted AP, and its se
+    # against pr_auc_ci_w's)
+    delta = twins.pop("pr_auc_delta_ci", {})
+    ck.equal((delta.get("name"), delta.get("data"), delta.get("signature")),
+             ("pr_auc_delta_ci_w", ["y", "s", "w"], "y, s, w [, level]"), "pr_auc_delta_ci_w, no bootstrap parameters")
     ck.equal(sorted(twins), sorted(list(CASES) + list(THREE)), "every weighted bootstrap twin has a case here")
     for base, (data, sig) in THREE.items():
         f = twins.get(base, {})

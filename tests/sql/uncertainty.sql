@@ -47,3 +47,11 @@ SELECT 'state = rows',
   (SELECT strat_gap_ci(y, s, z, 0.1, 0.9, 0.9, 30) FROM ps) = (SELECT strat_gap_ci(st, 0.1, 0.9, 0.9, 30) FROM (SELECT ml_state(y, s, z) AS st FROM ps GROUP BY g));
 SELECT brier_ci(st) FROM (SELECT ml_state(0, 3.0) AS st);
 SELECT auroc_diff(st, 0.2, 0.3) FROM (SELECT ml_state(y, s) AS st FROM ps);
+-- pr_auc_delta_ci: pr_auc's estimate, the delta method's se and logit
+-- interval; the bootstrap's se beside it; over states; its weighted twin
+SELECT fold, pr_auc_delta_ci(y, s), round(pr_auc_ci(y, s) ->> '$.se', 4) FROM preds GROUP BY fold;
+SELECT (SELECT pr_auc_delta_ci(y, s, 0.9) FROM ps) = (SELECT pr_auc_delta_ci(st, 0.9) FROM (SELECT ml_state(y, s) AS st FROM ps GROUP BY g));
+SELECT pr_auc_delta_ci_w(y, s, 1 + z % 3) FROM ps;
+SELECT pr_auc_delta_ci(y, s) FROM (SELECT 1 AS y, 0.9 AS s UNION ALL SELECT 0, 0.1);
+SELECT pr_auc_delta_ci(y, s, 1.5) FROM preds;
+SELECT pr_auc_delta_ci(st) FROM (SELECT ml_state_w(y, s, 2) AS st FROM ps);
