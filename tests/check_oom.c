@@ -88,11 +88,11 @@ static const char *aCase[] = {
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
   "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p),"
-  " pr_auc_delta_ci(y, s, 0.9) FROM t GROUP BY g",
+  " pr_auc_delta_ci(y, s, 0.9), pr_auc_diff_delta(y, s, p, 0.9) FROM t GROUP BY g",
   "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",
   "SELECT g, strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10), pr_auc_diff_ci(y, s, p, 0.9, 10), ece_diff_ci(y, p, s / 2, 4, 0.9, 10) FROM t GROUP BY g",
   /* windows re-run the bootstrap per frame: a shorter table keeps the N loop short */
-  "SELECT pr_auc_ci(y, s, 0.9, 10)" W ", auroc_diff(y, s, p)" W ", mean_ci(p)" W ", pr_auc_delta_ci(y, s)" W ","
+  "SELECT pr_auc_ci(y, s, 0.9, 10)" W ", auroc_diff(y, s, p)" W ", mean_ci(p)" W ", pr_auc_delta_ci(y, s)" W ", pr_auc_diff_delta(y, s, p)" W ","
   " ece_diff_ci(y, p, s / 2, 3, 0.9, 10)" W ", strat_gap_ci(y, s, z, 0.0, 1.0, 0.9, 10)" W
   " FROM t WHERE id <= 24",
   /* validation.c: the summary's fits and sums, the unpaired DeLong test, and

@@ -128,6 +128,8 @@ SPECIAL_BAD = {
     "pr_auc_delta_ci": [LEVEL,
         (", 0", "level must be a number in (0, 1), got 0"),
         (", 0.9, 20", "expects (y, s [, level]), got 4 arguments")],
+    "pr_auc_diff_delta": [LEVEL,
+        (", 0.9, 20", "expects (y, s_a, s_b [, level]), got 5 arguments")],
     "auroc_diff": [LEVEL,
         (", 'a'", "level must be a number in (0, 1), got text 'a'")],
     "pr_auc_diff_ci": [LEVEL,

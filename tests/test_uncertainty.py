@@ -9,9 +9,11 @@ bootstrap CIs, DeLong, mean_ci, checked against independent references.
 - estimates: each *_ci "estimate" is the metric itself (pr_auc, nap, brier,
   log_loss, ece, strat_gap, auroc);
 - DeLong against an O(n^2) structural-components implementation, to 1e-12;
-- pr_auc_delta_ci(_w): its derivatives against central differences of
-  scikit-learn's weighted AP, se and bounds against numpy over 200 datasets
-  (ties, 1 % prevalence, 2-row groups, weights), se against the bootstrap's;
+- pr_auc_delta_ci(_w) and pr_auc_diff_delta: their derivatives against
+  central differences of scikit-learn's weighted AP, se, bounds, z and p
+  against numpy over 200 datasets (ties, 1 % prevalence, 2-row groups,
+  weights), se against the bootstrap's (pr_auc_ci, pr_auc_ci_w,
+  pr_auc_diff_ci);
 - mean_ci against scipy.stats.t, the t quantile to 1e-12 over df and levels;
 - determinism: three insertion orders and GROUP BY vs WHERE give the same text;
 - windows equal the aggregate over the frame;
@@ -348,6 +350,14 @@ def check_delta_ap(ck, con, rng):
         got = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, w) FROM t"))
         ck.close(got["se"], math.sqrt((fd ** 2).sum()), what + " se", rel=1e-5, abs_=1e-9)
         ck.close(got["estimate"], average_precision_score(y, s, sample_weight=w), what + " estimate")
+        # paired: a second score, the derivatives of AP(s) - AP(s_b) in each row's weight
+        sb = np.where(rng.random(n) < 0.3, s, mltest.random_scores(rng, n, kinds[(trial + 1) % 5]) + 0.5 * y)
+        ones = np.ones(n)
+        fda = fd_derivatives(y, s, ones) - fd_derivatives(y, sb, ones)
+        con.execute("ALTER TABLE t ADD COLUMN sb")
+        con.executemany("UPDATE t SET sb = ? WHERE id = ?", [(float(sb[i]), i + 1) for i in range(n)])
+        got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, sb) FROM t"))
+        ck.close(got["se"], math.sqrt((fda ** 2).sum()), what + " paired se", rel=1e-5, abs_=1e-9)
     # 2. the formula in numpy over many shapes: ties, 1 % prevalence, tiny groups
     for trial in range(200):
         n = int(rng.choice([2, 3, 5, 20, 100, 1000, 3000]))
@@ -379,6 +389,24 @@ def check_delta_ap(ck, con, rng):
         ck.true(inside or perfect, what + ": lo <= estimate <= hi inside (0, 1]: %r" % got)
         ck.equal((got["level"], got["method"], got["n"]), (level, "delta_logit", n), what + " level, method, n")
         ck.close(abs((w * d).sum()), 0.0, what + ": the derivatives (times w) sum to 0", abs_=1e-9)
+        if not weighted:
+            sb = np.where(rng.random(n) < 0.4, s, mltest.random_scores(rng, n, kinds[(trial + 2) % 5]) + y)
+            con.execute("ALTER TABLE t ADD COLUMN sb")
+            con.executemany("UPDATE t SET sb = ? WHERE id = ?", [(float(sb[i]), i + 1) for i in range(n)])
+            got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, sb, ?) FROM t", level))
+            apb, db = ap_derivatives(y, sb)
+            sed = math.sqrt(((d - db) ** 2).sum())
+            want_a, want_b = one(con, "SELECT pr_auc(y, s) FROM t"), one(con, "SELECT pr_auc(y, sb) FROM t")
+            ck.equal((got["a"], got["b"], got["diff"]), (want_a, want_b, want_a - want_b), what + ": paired a, b are pr_auc's")
+            ck.close(got["se"], sed, what + " paired se", rel=1e-9, abs_=1e-15)
+            z = stats.norm.isf((1 - level) / 2)
+            ck.close(got["lo"], max(-1.0, ap - apb - z * sed), what + " paired lo", rel=1e-9, abs_=1e-12)
+            ck.close(got["hi"], min(1.0, ap - apb + z * sed), what + " paired hi", rel=1e-9, abs_=1e-12)
+            if sed > 1e-12:
+                zz = (ap - apb) / sed
+                ck.close(got["z"], zz, what + " paired z", rel=1e-9, abs_=1e-12)
+                ck.close(got["p_value"], 2 * stats.norm.sf(abs(zz)), what + " paired p", rel=1e-9, abs_=1e-14)
+            ck.equal((got["method"], got["n"]), ("delta", n), what + " paired method, n")
     # 3. the bootstrap's standard error tends to it: 20 000 rows, 1000 replicates
     #    (their se carries about 2 % of Monte Carlo error)
     n = 20000
@@ -386,6 +414,12 @@ def check_delta_ap(ck, con, rng):
     s = np.round(rng.normal(size=n) + 1.2 * y, 3)
     w = rng.uniform(0.5, 2.0, n)
     mltest.load(con, ["y", "s", "w"], [(int(y[i]), float(s[i]), float(w[i])) for i in range(n)])
+    sb = np.round(rng.normal(size=n) + 0.8 * y + 0.5 * s, 3)
+    con.execute("ALTER TABLE t ADD COLUMN sb")
+    con.executemany("UPDATE t SET sb = ? WHERE id = ?", [(float(sb[i]), i + 1) for i in range(n)])
+    got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, sb) FROM t"))
+    b = json.loads(one(con, "SELECT pr_auc_diff_ci(y, s, sb) FROM t"))
+    ck.close(got["se"], b["se"], "pr_auc_diff_delta: se within 10 % of pr_auc_diff_ci's", rel=0.1)
     for f, boot in (("pr_auc_delta_ci(y, s)", "pr_auc_ci(y, s)"), ("pr_auc_delta_ci_w(y, s, w)", "pr_auc_ci_w(y, s, w)")):
         got = json.loads(one(con, "SELECT %s FROM t" % f))
         b = json.loads(one(con, "SELECT %s FROM t" % boot))
@@ -401,6 +435,12 @@ def check_delta_ap(ck, con, rng):
     mltest.load(con, ["y", "s"], [(i % 3 == 0, (i * 7 % 11) / 3) for i in range(200)])
     ck.equal(one(con, "SELECT pr_auc_delta_ci_w(y, s, 1) FROM t"), one(con, "SELECT pr_auc_delta_ci(y, s) FROM t"),
              "pr_auc_delta_ci_w with weight 1 is pr_auc_delta_ci")
+    got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, s) FROM t"))
+    ck.equal((got["diff"], got["se"], got["z"], got["p_value"], got["lo"], got["hi"]), (0, 0, None, 1, 0, 0),
+             "pr_auc_diff_delta of identical scores")
+    mltest.load(con, ["y", "s"], [(i % 3 == 0, (i % 3 == 0) + (i * 7 % 11) / 20) for i in range(200)])
+    got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, -s) FROM t"))
+    ck.true(got["diff"] > 0 and got["p_value"] < 1e-6, "pr_auc_diff_delta of a score and its reverse: %r" % got)
 
 
 def one(con, sql, *args):
@@ -461,7 +501,7 @@ CI_EXPRS = ["pr_auc_ci(y, s, 0.9, 30, 5)", "nap_ci(y, s, 0.9, 30)", "brier_ci(y,
             "log_loss_ci(y, p, 0.95, 30)", "ece_ci(y, p, 5, 0.95, 30)",
             "strat_gap_ci(y, s, z, 0.1, 0.9, 0.95, 30)", "pr_auc_diff_ci(y, s, z, 0.95, 30, 3)",
             "ece_diff_ci(y, p, q, 4, 0.9, 30)", "auroc_ci(y, s)", "auroc_diff(y, s, z)", "mean_ci(s)",
-            "pr_auc_delta_ci(y, s, 0.9)"]
+            "pr_auc_delta_ci(y, s, 0.9)", "pr_auc_diff_delta(y, s, z)"]
 
 
 def check_determinism(ck, con, rng):

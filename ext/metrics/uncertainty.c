@@ -11,7 +11,8 @@
 **   ece_diff_ci(y, p_a, p_b [, bins, level, reps, seed])   paired, ece(p_a) - ece(p_b)
 **   auroc_ci(y, s [, level])                               DeLong
 **   pr_auc_delta_ci(y, s [, level])                        delta method, logit scale
-**   pr_auc_delta_ci_w(y, s, w [, level])                   its frequency-weight twin
+**   pr_auc_delta_ci_w(y, s, w [, level])                   its weighted twin
+**   pr_auc_diff_delta(y, s_a, s_b [, level])               paired, by the delta method
 **   auroc_diff(y, s_a, s_b [, level])                      paired DeLong test
 **   mean_ci(x [, level])                                   Student t
 **   pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w (y, s|p, w [, level, reps, seed]),
@@ -72,6 +73,12 @@
 **      pr_auc_ci_w, rows the sampling units (rule 9): counts become sums of
 **      weights (its estimate is pr_auc_w's), and a row of weight w moves AP
 **      by w times the derivative, so the variance sums w^2 D^2.
+**  11. pr_auc_diff_delta: the paired counterpart, as auroc_diff is
+**      auroc_ci's: se^2 sums over rows (D_a - D_b)^2, each row's two
+**      derivatives from its groups under s_a and under s_b (the rows sorted
+**      once by each); the normal interval of a - b clipped to [-1, 1], z and
+**      the two-sided p (identical scores: se 0, z null, p 1).  No state and
+**      no weighted twin (pr_auc_diff_ci_w is the weighted comparison).
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -80,7 +87,8 @@
 ** per-row terms), ece 4 (bin of each row), strat_gap 20 (the stratifier
 ** order), pr_auc_diff 20 (s_b order and its weights), ece_diff 8, auroc 16,
 ** pr_auc_delta_ci nothing (two sweeps of the sorted rows: O(n log n), or
-** O(entries) over states),
+** O(entries) over states), pr_auc_diff_delta 24 (the rows by s_b and each
+** row's derivative for s_a),
 ** auroc_diff 48 (keys and components of both scores).  A weighted twin keeps
 ** 16 bytes per row (score key and weight; 24 with a stratifier or second
 ** score) and adds at a result 16 per row (the replicate's drawn rows; 24
@@ -97,7 +105,8 @@ SQLITE_EXTENSION_INIT3
 
 /* Which statistic a record asks of the family's shared callbacks (MlFuncDesc.kind). */
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
-       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN, UN_AUROC_W, UN_AUROC_DIFF_W, UN_PR_AUC_DELTA };
+       UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN, UN_AUROC_W, UN_AUROC_DIFF_W, UN_PR_AUC_DELTA,
+       UN_PR_AUC_DIFF_DELTA };
 
 #define UNC_MAX_BINS 100000
 static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, UNC_MAX_BINS, "10", "10");
@@ -127,6 +136,7 @@ static const UncShape aShape[] = {
   /* UN_AUROC_W     */ {2, 0, 0, 0, 1, 16, "s", 0},
   /* UN_AUROC_DIFF_W */ {3, 0, 0, 0, 1, 16, "s_a", "s_b"},
   /* UN_PR_AUC_DELTA */ {2, 0, 0, 0, 0, 8, "s", 0},
+  /* UN_PR_AUC_DIFF_DELTA */ {3, 0, 0, 0, 0, 16, "s_a", "s_b"},
 };
 
 /* The parameters a result uses: the frame's rows' values, or the defaults. */
@@ -976,25 +986,29 @@ static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
 ** compensated sum, so a suffix keeps its precision), summing the squared
 ** derivatives of the rows.  se^2 is that sum: the variance of the
 ** linearised AP under the bootstrap's multinomial weights. */
-typedef struct DeltaAcc { MlSum t2, t3, var; } DeltaAcc;
+/* The two sweeps of rule 10.  DeltaAcc holds the suffix sums S2 and S3 (of
+** a_g T_g / C_g^2 and a_g F_g / C_g^2 over the groups not yet passed, and
+** the group being passed), counts or sums of weights alike. */
+typedef struct DeltaAcc { MlSum t2, t3; } DeltaAcc;
 
 /* First sweep: a group's terms of the totals (tp, fp, dtp as the sweep
-** leaves them, counts or sums of weights). */
+** leaves them). */
 static void delta_totals(DeltaAcc *d, double tp, double fp, double dtp){
   double c = tp + fp, a = dtp / (c*c);
   ml_sum_add(&d->t2, a * tp);
   ml_sum_add(&d->t3, a * fp);
 }
-/* Second sweep: the group's rows' squared derivatives (times P^2; q0, q1
-** sum over the group's negatives and positives the square of what
-** multiplies a row's derivative: 1 for a row, w for a weighted row), then
-** its terms leave the suffix sums. */
-static void delta_group(DeltaAcc *d, double tp, double fp, double dtp, double q0, double q1, double ap){
-  double c = tp + fp, dn = ml_sum_value(&d->t2);
-  ml_sum_add(&d->var, q0 * dn * dn);
+/* Second sweep: P times the derivative of AP in the weight of one of the
+** group's negatives (*dn) and positives (*dp, 0 without one), then the
+** group's terms leave the suffix sums (a compensated sum, so a suffix keeps
+** its precision). */
+static void delta_derivs(DeltaAcc *d, double tp, double fp, double dtp, double ap, double *dp, double *dn){
+  double c = tp + fp;
+  *dn = -ml_sum_value(&d->t2);
+  *dp = 0.0;
   if( dtp>0.0 ){
-    double a = dtp / (c*c), dp = (tp / c - ap) + ml_sum_value(&d->t3);
-    ml_sum_add(&d->var, q1 * dp * dp);
+    double a = dtp / (c*c);
+    *dp = (tp / c - ap) + ml_sum_value(&d->t3);
     ml_sum_add(&d->t2, -a * tp);
     ml_sum_add(&d->t3, -a * fp);
   }
@@ -1008,19 +1022,56 @@ static double sum_w2(const MlSamples *s, int y, ml_i64 lo, ml_i64 hi){
   return ml_sum_value(&q);
 }
 
+/* What the second sweep over unweighted rows does with a group: its rows of
+** class y are [w->i[y], hi[y]) of the sorted buffer, dp and dn as
+** delta_derivs gives them. */
+typedef void (*DeltaVisit)(void *arg, const MlSweep *w, const ml_i64 hi[2], double dp, double dn);
+
+/* Both sweeps over a sorted unweighted buffer: returns AP (pr_auc's value)
+** and calls visit on every group, highest score first. */
+static double delta_sweeps(const MlSamples *s, DeltaVisit visit, void *arg){
+  DeltaAcc acc;
+  MlSweep w;
+  double ap = ml_fold_average_precision(s, 0), dp, dn;
+  unsigned k = 0;
+  memset(&acc, 0, sizeof(acc));
+  ml_sweep_init(&w, s, 0);
+  while( ml_sweep_next(&w) ) if( w.dtp ) delta_totals(&acc, (double)w.tp, (double)w.fp, (double)w.dtp);
+  ml_sweep_init(&w, s, 0);
+  for(;;){
+    ml_i64 hi[2];
+    hi[0] = w.i[0]; hi[1] = w.i[1];
+    if( !ml_sweep_next(&w) ) break;
+    delta_derivs(&acc, (double)w.tp, (double)w.fp, (double)w.dtp, ap, &dp, &dn);
+    visit(arg, &w, hi, dp, dn);
+    if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
+  }
+  return ap;
+}
+
+/* pr_auc_delta_ci: the sum over rows of the squared derivatives. */
+static void visit_var(void *arg, const MlSweep *w, const ml_i64 hi[2], double dp, double dn){
+  MlSum *var = arg;
+  (void)hi;
+  ml_sum_add(var, (double)w->dfp * dn * dn);
+  if( w->dtp ) ml_sum_add(var, (double)w->dtp * dp * dp);
+}
+
 static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
   MlSamples *s = &p->smp;
-  DeltaAcc acc;
+  MlSum var = {0.0, 0.0};
   double ap, se, P, lo, hi, z = -ml_norm_quantile((1.0 - p->q.level)/2.0);
-  unsigned k = 0;
   MlJson j;
-  memset(&acc, 0, sizeof(acc));
   if( ml_samples_sort(s) ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->weighted ){
     /* the twin: counts become sums of weights, and a row, the sampling
     ** unit, enters the variance as the square of its weight times its
     ** derivative (the limit of the weighted bootstrap, pr_auc_ci_w) */
+    DeltaAcc acc;
     MlWSweep w;
+    double dp, dn;
+    unsigned k = 0;
+    memset(&acc, 0, sizeof(acc));
     ap = ml_wfold_ap(s);                           /* pr_auc_w's value */
     ml_wsweep_init(&w, s);
     while( ml_wsweep_next(&w) ) if( w.dtp>0.0 ) delta_totals(&acc, w.tp, w.fp, w.dtp);
@@ -1028,23 +1079,17 @@ static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
     for(;;){
       ml_i64 i0 = w.i[0], i1 = w.i[1];       /* the group's rows: [w.i[y], iy) */
       if( !ml_wsweep_next(&w) ) break;
-      delta_group(&acc, w.tp, w.fp, w.dtp, sum_w2(s, 0, w.i[0], i0), sum_w2(s, 1, w.i[1], i1), ap);
+      delta_derivs(&acc, w.tp, w.fp, w.dtp, ap, &dp, &dn);
+      ml_sum_add(&var, sum_w2(s, 0, w.i[0], i0) * dn * dn);
+      if( w.dtp>0.0 ) ml_sum_add(&var, sum_w2(s, 1, w.i[1], i1) * dp * dp);
       if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
     }
     P = w.tp;
   }else{
-    MlSweep w;
-    ap = ml_fold_average_precision(s, 0);          /* pr_auc's value */
-    ml_sweep_init(&w, s, 0);
-    while( ml_sweep_next(&w) ) if( w.dtp ) delta_totals(&acc, (double)w.tp, (double)w.fp, (double)w.dtp);
-    ml_sweep_init(&w, s, 0);
-    while( ml_sweep_next(&w) ){
-      delta_group(&acc, (double)w.tp, (double)w.fp, (double)w.dtp, (double)w.dfp, (double)w.dtp, ap);
-      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
-    }
+    ap = delta_sweeps(s, visit_var, &var);
     P = (double)s->n[1];
   }
-  se = sqrt(ml_sum_value(&acc.var)) / P;
+  se = sqrt(ml_sum_value(&var)) / P;
   if( se>0.0 && ap<1.0 ){
     /* the normal interval of logit(AP), se / (AP (1 - AP)) by the delta method */
     double eta = log(ap/(1.0 - ap)), h = z * se / (ap*(1.0 - ap));
@@ -1062,6 +1107,88 @@ static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
   ml_json_key(&j, "level");    ml_json_double(&j, p->q.level);
   ml_json_key(&j, "method");   ml_json_string(&j, "delta_logit");
   ml_json_key(&j, "n");        ml_json_int(&j, ml_samples_count(s));
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+/* pr_auc_diff_delta (rule 11).  The buffer holds (s_a, s_b) sorted by s_a:
+** its sweeps leave each row's derivative for s_a in da (negatives at their
+** index, positives after the n[0] negatives); the rows re-sorted by s_b
+** (key s_b, aux the row's slot in da) then sum (da - db)^2. */
+typedef struct DiffCtx {
+  const MlSamples *s;   /* the sweep's buffer: aux is what visit reads */
+  double *da;           /* per row, P times d AP(s_a) */
+  ml_i64 n0;
+  MlSum var;
+} DiffCtx;
+static void visit_store_a(void *arg, const MlSweep *w, const ml_i64 hi[2], double dp, double dn){
+  DiffCtx *c = arg;
+  ml_i64 i;
+  for(i=w->i[0]; i<hi[0]; i++) c->da[i] = dn;
+  for(i=w->i[1]; i<hi[1]; i++) c->da[c->n0 + i] = dp;
+}
+static void visit_diff_b(void *arg, const MlSweep *w, const ml_i64 hi[2], double dp, double dn){
+  DiffCtx *c = arg;
+  ml_i64 i;
+  for(i=w->i[0]; i<hi[0]; i++){
+    double e = c->da[(ml_i64)ml_samples_aux(c->s, 0, i)] - dn;
+    ml_sum_add(&c->var, e*e);
+  }
+  for(i=w->i[1]; i<hi[1]; i++){
+    double e = c->da[(ml_i64)ml_samples_aux(c->s, 1, i)] - dp;
+    ml_sum_add(&c->var, e*e);
+  }
+}
+
+static void delta_diff_result(sqlite3_context *ctx, UncAgg *p){
+  MlSamples *s = &p->smp, sb;
+  DiffCtx c;
+  ml_i64 i, n0 = s->n[0], n1 = s->n[1];
+  double a, b, diff, se, zs, pv, z = -ml_norm_quantile((1.0 - p->q.level)/2.0), lo, hi;
+  int y, rc;
+  MlJson j;
+  memset(&c, 0, sizeof(c));
+  ml_samples_init(&sb, 16);
+  rc = ml_samples_sort(s);
+  if( rc==ML_OK && (c.da = ml_malloc(sizeof(double)*(uint64_t)(n0 + n1)))==0 ) rc = ML_NOMEM;
+  for(y=0; y<2 && rc==ML_OK; y++){
+    for(i=0; i<s->n[y] && rc==ML_OK; i++){
+      rc = ml_samples_add(&sb, y, ml_samples_aux(s, y, i), (double)(y ? n0 + i : i));
+    }
+  }
+  if( rc==ML_OK ) rc = ml_samples_sort(&sb);
+  if( rc ){
+    ml_free(c.da);
+    ml_samples_clear(&sb);
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  c.n0 = n0;
+  c.s = s;
+  a = delta_sweeps(s, visit_store_a, &c);        /* pr_auc(y, s_a) */
+  c.s = &sb;
+  b = delta_sweeps(&sb, visit_diff_b, &c);       /* pr_auc(y, s_b) */
+  ml_free(c.da);
+  ml_samples_clear(&sb);
+  se = sqrt(ml_sum_value(&c.var)) / (double)n1;
+  diff = a - b;
+  lo = diff - z*se;
+  hi = diff + z*se;
+  if( se>0.0 ){ zs = diff/se; pv = erfc(fabs(zs)/1.41421356237309504880); }
+  else{ zs = NAN; pv = diff==0.0 ? 1.0 : 0.0; }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "a");       ml_json_double(&j, a);
+  ml_json_key(&j, "b");       ml_json_double(&j, b);
+  ml_json_key(&j, "diff");    ml_json_double(&j, diff);
+  ml_json_key(&j, "se");      ml_json_double(&j, se);
+  ml_json_key(&j, "z");       ml_json_double(&j, zs);
+  ml_json_key(&j, "p_value"); ml_json_double(&j, pv);
+  ml_json_key(&j, "lo");      ml_json_double(&j, lo < -1.0 ? -1.0 : lo);
+  ml_json_key(&j, "hi");      ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
+  ml_json_key(&j, "level");   ml_json_double(&j, p->q.level);
+  ml_json_key(&j, "method");  ml_json_string(&j, "delta");
+  ml_json_key(&j, "n");       ml_json_int(&j, n0 + n1);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
@@ -1116,6 +1243,7 @@ static void unc_compute(sqlite3_context *ctx, UncAgg *p){
   }
   if( d->kind==UN_AUROC || d->kind==UN_AUROC_DIFF ) delong_result(ctx, d, p);
   else if( d->kind==UN_PR_AUC_DELTA ) delta_ap_result(ctx, p);
+  else if( d->kind==UN_PR_AUC_DIFF_DELTA ) delta_diff_result(ctx, p);
   else boot_result(ctx, d, p);
 }
 
@@ -1175,6 +1303,8 @@ const MlFuncDesc ml_uncertainty_functions[] = {
                                                    ML_FN_JSON | ML_FN_TWIN | ML_FN_NO_STATE, ML_PARAMS(BOOT) },
   { "auroc_diff",      "y, s_a, s_b [, level]",    3,  4, &famUnc, 0, UN_AUROC_DIFF, ML_FN_JSON | ML_FN_NO_STATE,
                                                    ML_PARAMS(&ml_ps_level) },
+  { "pr_auc_diff_delta", "y, s_a, s_b [, level]",  3,  4, &famUnc, 0, UN_PR_AUC_DIFF_DELTA,
+                                                   ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(&ml_ps_level) },
   { "pr_auc_diff_ci",  "y, s_a, s_b [, level, reps, seed]", 3, 6, &famUnc, 0, UN_PR_AUC_DIFF,
                                                    ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(BOOT) },
   { "pr_auc_diff_ci_w", "y, s_a, s_b, w [, level, reps, seed]", 4, 7, &famUnc, 0, UN_PR_AUC_DIFF,

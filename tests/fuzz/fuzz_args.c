@@ -38,7 +38,8 @@ static const char *azFixed[] = {
   /* the bootstrap ones with few replicates, so that a run stays short */
   "pr_auc_ci(a, b, 0.9, 10, c)", "nap_ci(a, b, c, 10)", "brier_ci(a, b, 0.5, 10)",
   "log_loss_ci(a, b, 0.9, 10, c)", "ece_ci(a, b, c, 0.9, 10)", "strat_gap_ci(a, b, c, 0.1, 0.9, 0.9, 10)",
-  "auroc_ci(a, b, c)", "pr_auc_delta_ci(a, b, c)", "auroc_diff(a, b, c, d)", "pr_auc_diff_ci(a, b, c, 0.9, 10, d)",
+  "auroc_ci(a, b, c)", "pr_auc_delta_ci(a, b, c)", "pr_auc_diff_delta(a, b, c, d)",
+  "auroc_diff(a, b, c, d)", "pr_auc_diff_ci(a, b, c, 0.9, 10, d)",
   "ece_diff_ci(a, b, c, d, 0.9, 10)", "mean_ci(a, b)", "mean_ci(a)",
   /* plots: arbitrary values, and the JSON of each row's group */
   "plot_curves(a, b)", "plot_reliability(a, b, c)", "plot_bars(a, b, c, d, e)", "plot_lines(a, b, c, d)",

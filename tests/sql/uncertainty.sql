@@ -55,3 +55,5 @@ SELECT pr_auc_delta_ci_w(y, s, 1 + z % 3) FROM ps;
 SELECT pr_auc_delta_ci(y, s) FROM (SELECT 1 AS y, 0.9 AS s UNION ALL SELECT 0, 0.1);
 SELECT pr_auc_delta_ci(y, s, 1.5) FROM preds;
 SELECT pr_auc_delta_ci(st) FROM (SELECT ml_state_w(y, s, 2) AS st FROM ps);
+SELECT pr_auc_diff_delta(y, s, p) FROM preds;
+SELECT pr_auc_diff_delta(y, s, s) ->> '$.p_value', pr_auc_diff_delta(y, s, p, 0) FROM preds;
