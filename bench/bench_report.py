@@ -6,9 +6,11 @@
 Writes a predictions table preds(fold, y, s, p) of --rows rows in --folds
 folds (y ~ Bernoulli(0.2), s = N(0, 1) + 1.2 y rounded to 6 digits, p =
 the logistic of s; numpy seed 25) into a scratch database, then runs
-$MLEVAL_REPORT (default tools/mleval-report) on it twice with --by fold and
-one score -- without --prob, with it, and with --reps 0 (no bootstrap) --
-and prints, for each run,
+$MLEVAL_REPORT (default tools/mleval-report) on it with --by fold -- one
+score at the defaults (every group is larger than --boot-rows, so its PR-AUC
+interval is the delta method's), with --prob, two scores with --prob, and
+with --bootstrap also the bootstrap in every group -- and prints, for each
+run,
 the wall time and the sizes of the HTML and the --json file.  The numbers
 in docs/report.md ("Size and time") come from it.
 """
@@ -44,6 +46,8 @@ def main():
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--keep", help="directory to keep the database and the outputs in")
+    ap.add_argument("--bootstrap", action="store_true",
+                    help="also time the PR-AUC bootstrap in every group (--boot-rows above the rows: about a minute)")
     a = ap.parse_args()
     report = os.environ.get("MLEVAL_REPORT") or os.path.join(HERE, "..", "tools", "mleval-report")
     tmp = a.keep or tempfile.mkdtemp(prefix="mleval-bench-report-")
@@ -51,8 +55,11 @@ def main():
     db = os.path.join(tmp, "preds.db")
     if not os.path.exists(db):
         make_db(db, a.rows, a.folds)
-    for label, extra in (("one score", []), ("one score, --prob", ["--prob", "p"]),
-                         ("one score, --reps 0", ["--reps", "0"])):
+    runs = [("one score", []), ("one score, --prob", ["--prob", "p"]),
+            ("two scores, --prob", ["--score", "p", "--prob", "p"])]
+    if a.bootstrap:
+        runs.append(("one score, bootstrap in every group", ["--boot-rows", "2000000000"]))
+    for label, extra in runs:
         html, js = os.path.join(tmp, "r.html"), os.path.join(tmp, "r.json")
         t0 = time.perf_counter()
         r = subprocess.run([report, db, "preds", "--label", "y", "--score", "s", "--by", "fold",

@@ -202,6 +202,51 @@ def check_summary(ref, got, html):
     ck.close(summ["probability"]["groups"]["1"]["no_skill_brier"], pi * (1 - pi), "summary: no-skill Brier")
 
 
+def check_boot_rows(ref, db, tmp):
+    """--boot-rows M: a group of at most M labelled rows gets the bootstrap's
+    PR-AUC interval (pr_auc_ci) and paired test (pr_auc_diff_ci), a larger
+    one the delta method's (pr_auc_delta_ci, pr_auc_diff_delta), marked in
+    the HTML; --reps 0 gives the delta method everywhere.  Folds 1 and 3 have
+    300 labelled rows, fold 2 301, fold 4 40, all rows 941."""
+    for extra, small in ((["--boot-rows", "300"], {"1", "3", "4"}), (["--reps", "0"], set()),
+                         (["--boot-rows", "0"], set())):
+        out, js = os.path.join(tmp, "b.html"), os.path.join(tmp, "b.json")
+        r = run([db, "preds", "--label", "y", "--score", "s1", "--score", "s2", "--by", "fold",
+                 "-o", out, "--json", js, "--force"] + extra)
+        what = " ".join(extra)
+        ck.equal((r.returncode, r.stderr), (0, ""), what + ": the run succeeds")
+        got = json.load(open(js))
+        html = open(out).read()
+        ck.equal(got["boot_rows"], int(extra[1]) if extra[0] == "--boot-rows" else 20000, what + ": --json boot_rows")
+        marks = 0
+        for s in ("s1", "s2"):
+            base = "FROM preds WHERE y IS NOT NULL AND %s IS NOT NULL" % s
+            for g, entry in [(None, got["summary"]["scores"][s]["all"])] + \
+                    sorted(got["summary"]["scores"][s]["groups"].items()):
+                where = base + ("" if g is None else " AND fold = %s" % g)
+                boot = g in small
+                f = "pr_auc_ci(y, %s, 0.95, 1000, 0)" % s if boot else "pr_auc_delta_ci(y, %s)" % s
+                want = None if g == "4" else sql_json(ref, "SELECT %s %s" % (f, where))   # one positive: none
+                ck.equal(entry["pr_auc_ci"], want,
+                         "%s: %s %s's PR-AUC interval is %s" % (what, s, g or "all rows", f))
+                if entry["pr_auc_ci"] and not boot:
+                    marks += 1
+        for c in got["compare"]:
+            where = "y IS NOT NULL AND s1 IS NOT NULL AND s2 IS NOT NULL" + \
+                ("" if c["group"] is None else " AND fold = %s" % c["group"])
+            boot = c["group"] in small
+            f = "pr_auc_diff_ci(y, s1, s2, 0.95, 1000, 0)" if boot else "pr_auc_diff_delta(y, s1, s2)"
+            ck.equal(c["pr_auc_diff_ci"], sql_json(ref, "SELECT %s FROM preds WHERE %s" % (f, where)),
+                     "%s: compare %s is %s" % (what, c["group"] or "all rows", f))
+            if c["pr_auc_diff_ci"] and c["pr_auc_diff_ci"]["lo"] is not None and not boot:
+                marks += 1
+        ck.equal(html.count('<sup class="m" title="delta method">&#948;</sup>'), marks,
+                 what + ": every delta-method interval, and only those, is marked")
+    r = run([db, "preds", "--label", "y", "--score", "s1", "--boot-rows", "-1", "-o", os.path.join(tmp, "b.html")])
+    ck.equal((r.returncode, r.stderr.splitlines()[0]), (2, "mleval-report: --boot-rows must be an integer in 0..2000000000, got '-1'"),
+             "--boot-rows -1 is a usage error")
+
+
 def holm_reference(ps, names):
     """sql/p_adjust.sql's Holm: rank by (p, name), running max of (m - i + 1) p."""
     items = sorted((p, n, k) for k, (p, n) in enumerate(zip(ps, names)) if p is not None)
@@ -357,6 +402,7 @@ def main():
     ck.equal(open(out + "2").read(), html, "the report is deterministic")
     check_summary(ref, got, html)
     check_compare(ref, got)
+    check_boot_rows(ref, db, tmp)
     check_operating(ref, got)
     check_thinning(tmp)
 

@@ -73,6 +73,7 @@ typedef struct Opts {
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
   int nScore, svd, bins, svdW, svdD, svdIters, force, reps;
+  sqlite3_int64 bootRows;  /* --boot-rows: the largest group the PR-AUC bootstrap runs on */
   /* --operating: criteria and targets (NAN: none) */
   const char *azOpCrit[MAX_OPS];
   double aOpTarget[MAX_OPS];
@@ -97,7 +98,7 @@ typedef struct Report {
 static const char *zUsage =
   "usage: mleval-report DB TABLE --label COL --score COL [--score COL ...]\n"
   "                     [--prob COL] [--by COL] [--svd] [--bins N]\n"
-  "                     [--operating LIST] [--reps N]\n"
+  "                     [--operating LIST] [--reps N] [--boot-rows M]\n"
   "                     [-o report.html] [--json result.json]\n"
   "\n"
   "Writes the evaluation report of TABLE (AUROC, PR curves, calibration and,\n"
@@ -119,7 +120,12 @@ static const char *zUsage =
   "                  sensitivity, precision with :TARGET in (0, 1)\n"
   "                  (default max_f1,youden,specificity:0.95)\n"
   "  --reps N        bootstrap replicates of the PR-AUC intervals, 0 or\n"
-  "                  10..100000 (default 1000; 0: no PR-AUC intervals)\n"
+  "                  10..100000 (default 1000; 0: no bootstrap, every PR-AUC\n"
+  "                  interval by the delta method)\n"
+  "  --boot-rows M   the PR-AUC intervals of a group of at most M rows are the\n"
+  "                  bootstrap's (pr_auc_ci, pr_auc_diff_ci), of a larger one\n"
+  "                  the delta method's (pr_auc_delta_ci, pr_auc_diff_delta)\n"
+  "                  (default 20000)\n"
   "  --svd           add the SVD cost section (svd_bench over the shapes of\n"
   "                  sql/svd_targets.sql: w = 128, d_model = 512)\n"
   "  --svd-dims W,D  the shapes' w and d_model (default 128,512)\n"
@@ -211,7 +217,7 @@ static void parse_operating(Opts *o, char *z){
 static void parse_args(Opts *o, int argc, char **argv){
   int i, nPos = 0;
   memset(o, 0, sizeof(*o));
-  o->bins = 10; o->reps = 1000; o->zOut = "report.html"; o->zOutOpt = "-o"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
+  o->bins = 10; o->reps = 1000; o->bootRows = 20000; o->zOut = "report.html"; o->zOutOpt = "-o"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
   for(i=1; i<argc; i++){
     const char *a = argv[i];
     const char *v = i+1<argc ? argv[i+1] : 0;
@@ -234,6 +240,7 @@ static void parse_args(Opts *o, int argc, char **argv){
       o->reps = parse_int(a, v, 0, 100000);
       if( o->reps>0 && o->reps<10 ) die(2, "--reps must be 0 or an integer in 10..100000, got '%s'", v);
     }
+    else if( strcmp(a, "--boot-rows")==0 ){ NEEDV(); o->bootRows = parse_int(a, v, 0, 2000000000); }
     else if( strcmp(a, "--operating")==0 ){ NEEDV(); parse_operating(o, xstrdup(v)); }
     else if( strcmp(a, "--svd")==0 ){ o->svd = 1; }
     else if( strcmp(a, "--svd-dims")==0 ){
@@ -690,53 +697,116 @@ static void check_columns(Report *r){
   }
 }
 
-static void load_groups(Report *r){
-  sqlite3_stmt *st;
-  char *zSql;
-  int cap = 16;
-  r->zGroupExpr = r->o.zBy ? sqlite3_mprintf("\"%w\"", r->o.zBy) : sqlite3_mprintf("'all'");
-  zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", r->o.zTable);
-  st = prep(r, zSql);
-  sqlite3_free(zSql);
-  if( sqlite3_step(st)==SQLITE_ROW ) r->nRow = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  zSql = sqlite3_mprintf("SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*),"
-                         " sum(\"%w\" = 1), sum(\"%w\" = 0) FROM main.\"%w\" WHERE \"%w\" IS NOT NULL"
-                         " GROUP BY %s ORDER BY %s",
-                         r->zGroupExpr, r->o.zLabel, r->o.zLabel, r->o.zTable, r->o.zLabel,
-                         r->zGroupExpr, r->zGroupExpr);
-  st = prep(r, zSql);
-  sqlite3_free(zSql);
-  r->aGroup = xmalloc(sizeof(Group)*cap);
-  while( sqlite3_step(st)==SQLITE_ROW ){
-    Group *g;
-    if( r->nGroup==cap ){ cap *= 2; r->aGroup = realloc(r->aGroup, sizeof(Group)*cap); if( !r->aGroup ) die(1, "out of memory"); }
-    g = &r->aGroup[r->nGroup++];
-    g->zName = xstrdup((const char*)sqlite3_column_text(st, 0));
-    g->n = sqlite3_column_int64(st, 1);
-    g->pos = sqlite3_column_int64(st, 2);
-    g->neg = sqlite3_column_int64(st, 3);
-  }
-  sqlite3_finalize(st);
-  /* The groups' order (by their values, not their text: fold 2 before 10)
-  ** for every later query. */
-  exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT)");
-  st = prep(r, "INSERT INTO " T_GRP " VALUES (?1, ?2)");
-  for(int i=0; i<r->nGroup; i++){
-    sqlite3_bind_text(st, 1, r->aGroup[i].zName, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, i);
-    step_done(r, st, sqlite3_step(st));
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
-}
-
 /* Rows of (group, y, x) for the column zCol, NULLs left out: the FROM
 ** clause every section's queries read. */
 static char *base_from(Report *r, const char *zCol){
   return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS x"
                          " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
                          r->zGroupExpr, r->o.zLabel, zCol, r->o.zTable, r->o.zLabel, zCol);
+}
+
+/* The index of the score that --prob names (the same column), else -1. */
+static int prob_score(Report *r){
+  int k;
+  if( r->o.zProb==0 ) return -1;
+  for(k=0; k<r->o.nScore; k++) if( sqlite3_stricmp(r->o.azScore[k], r->o.zProb)==0 ) return k;
+  return -1;
+}
+
+/* The columns the report keeps a state of: the scores, then --prob (index
+** nScore) unless it is one of the scores, whose state it shares. */
+static int n_state_cols(Report *r){ return r->o.nScore + (r->o.zProb && prob_score(r)<0 ? 1 : 0); }
+static const char *state_col(Report *r, int k){ return k<r->o.nScore ? r->o.azScore[k] : r->o.zProb; }
+
+/* One pass over the table, one sort of its labelled rows by group: the
+** groups (in the order of their values, not their text: fold 2 before 10),
+** their rows, positives and negatives, and per group a partial state of
+** every score column and of --prob (ml_state: docs/states.md) with that
+** column's counts, into T_GRP and T_ST (k: the column's index, gn: the
+** group's labelled rows).  Every later number reads the states, which give
+** the rows' results bit for bit; all rows' state is the groups' merge.
+** A failing pass is re-run column by column, so that its error names the
+** option the user gave. */
+static void scan_table(Report *r){
+  sqlite3_str *q = sqlite3_str_new(r->db);
+  sqlite3_stmt *st, *ins, *insg;
+  char *zSql;
+  int nCol = n_state_cols(r), k, rc, cap = 16;
+  const char *zY = r->o.zLabel;
+  r->zGroupExpr = r->o.zBy ? sqlite3_mprintf("\"%w\"", r->o.zBy) : sqlite3_mprintf("'all'");
+  zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", r->o.zTable);
+  st = prep(r, zSql);
+  sqlite3_free(zSql);
+  if( sqlite3_step(st)==SQLITE_ROW ) r->nRow = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_str_appendf(q, "SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*), sum(\"%w\" = 1), sum(\"%w\" = 0)",
+                      r->zGroupExpr, zY, zY);
+  for(k=0; k<nCol; k++){
+    const char *x = state_col(r, k);
+    sqlite3_str_appendf(q, ", count(\"%w\"), sum(\"%w\" = 1 AND \"%w\" IS NOT NULL), sum(\"%w\" = 0 AND \"%w\" IS NOT NULL),"
+                        " ml_state(\"%w\", \"%w\")", x, zY, x, zY, x, zY, x);
+  }
+  sqlite3_str_appendf(q, " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL GROUP BY 1 ORDER BY min(%s)",
+                      r->o.zTable, zY, r->zGroupExpr);
+  zSql = sqlite3_str_finish(q);
+  if( sqlite3_prepare_v2(r->db, zSql, -1, &st, 0)!=SQLITE_OK ) die(1, "%s\n  in: %s", sqlite3_errmsg(r->db), zSql);
+  exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT, n INT)");
+  exec(r, "CREATE TABLE " T_ST "(k INT, g TEXT, gn INT, n INT, pos INT, neg INT, st BLOB)");
+  insg = prep(r, "INSERT INTO " T_GRP " VALUES (?1, ?2, ?3)");
+  ins = prep(r, "INSERT INTO " T_ST " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  r->aGroup = xmalloc(sizeof(Group)*cap);
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    Group *g;
+    if( r->nGroup==cap ){ cap *= 2; r->aGroup = realloc(r->aGroup, sizeof(Group)*cap); if( !r->aGroup ) die(1, "out of memory"); }
+    g = &r->aGroup[r->nGroup];
+    g->zName = xstrdup((const char*)sqlite3_column_text(st, 0));
+    g->n = sqlite3_column_int64(st, 1);
+    g->pos = sqlite3_column_int64(st, 2);
+    g->neg = sqlite3_column_int64(st, 3);
+    sqlite3_bind_text(insg, 1, g->zName, -1, SQLITE_STATIC);
+    sqlite3_bind_int(insg, 2, r->nGroup);
+    sqlite3_bind_int64(insg, 3, g->n);
+    step_done(r, insg, sqlite3_step(insg));
+    sqlite3_reset(insg);
+    for(k=0; k<nCol; k++){
+      int c = 4 + 4*k;
+      sqlite3_bind_int(ins, 1, k);
+      sqlite3_bind_text(ins, 2, g->zName, -1, SQLITE_STATIC);
+      sqlite3_bind_int64(ins, 3, g->n);
+      sqlite3_bind_value(ins, 4, sqlite3_column_value(st, c));
+      sqlite3_bind_value(ins, 5, sqlite3_column_value(st, c+1));
+      sqlite3_bind_value(ins, 6, sqlite3_column_value(st, c+2));
+      sqlite3_bind_value(ins, 7, sqlite3_column_value(st, c+3));
+      step_done(r, ins, sqlite3_step(ins));
+      sqlite3_reset(ins);
+    }
+    r->nGroup++;
+  }
+  if( rc!=SQLITE_DONE ){
+    char *zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+    sqlite3_finalize(st);
+    for(k=0; k<nCol; k++){
+      char *zFrom = base_from(r, state_col(r, k));
+      char *zOne = sqlite3_mprintf("SELECT ml_state(y, x) FROM %s GROUP BY g", zFrom);
+      exec_cols(r, zOne, k<r->o.nScore ? "--score" : "--prob", state_col(r, k));
+      sqlite3_free(zOne);
+      sqlite3_free(zFrom);
+    }
+    die(1, "%s", zErr);
+  }
+  sqlite3_finalize(st);
+  sqlite3_finalize(ins);
+  sqlite3_finalize(insg);
+  sqlite3_free(zSql);
+  /* all rows' state: the groups' merge (no second sort); one group's state
+  ** is all rows' as it is */
+  for(k=0; k<nCol; k++){
+    zSql = sqlite3_mprintf("INSERT INTO " T_ST " SELECT %d, NULL, sum(gn), sum(n), sum(pos), sum(neg), %s FROM " T_ST
+                           " WHERE k = %d", k, r->o.zBy ? "ml_merge(st)" : "max(st)", k);
+    exec(r, zSql);
+    sqlite3_free(zSql);
+  }
+  if( !r->o.zBy ) exec(r, "DELETE FROM " T_ST " WHERE g IS NOT NULL");
 }
 
 /* The groups of a column with fewer than 2 rows of a class, as a note. */
@@ -786,47 +856,40 @@ static void curves_from_gains(Report *r){
     " WHERE gains IS NOT NULL");
 }
 
-/* One GROUP BY query per score sorts its rows once per group into states
-** (ml_state; all rows' state is their merge, ml_merge, with no second
-** sort), and the functions then read the states, which give the rows'
-** results bit for bit (docs/states.md): res holds per score and group, and
-** in the overall row with g NULL, the counts, auroc, pr_auc, their
-** intervals, the operating points and both curves; cal (per --prob group and overall: ece, reliability, brier,
-** log_loss, calibration_summary; the overall decision curve) and cmp (per
-** pair of scores and group: auroc_diff, pr_auc_diff_ci).  The sections and
-** the JSON then read these tables.  The curves come from roc_curve and
-** pr_curve for groups under CURVE_POINTS rows, else from gains(y, s, 500):
-** a full curve of 10^6 points costs more than the rest of the report. */
+/* The PR-AUC interval of a state (or of rows) in a group of gn rows: the
+** bootstrap's up to --boot-rows rows (none with --reps 0), the delta
+** method's above.  An aggregate's FILTER keeps the other from running. */
+static char *prci_sql(Report *r, const char *zArgs, const char *zSmall){
+  if( r->o.reps==0 || r->o.bootRows==0 ) return sqlite3_mprintf("pr_auc_delta_ci(%s)", zArgs);
+  return sqlite3_mprintf("coalesce(pr_auc_ci(%s, 0.95, %d, 0) FILTER (WHERE %s),"
+                         " pr_auc_delta_ci(%s) FILTER (WHERE NOT (%s)))", zArgs, r->o.reps, zSmall, zArgs, zSmall);
+}
+
+/* The score k's numbers from its states: res holds per group, and in the
+** overall row with g NULL, the counts, auroc, pr_auc, their intervals, the
+** operating points and both curves.  A function given a state is an
+** aggregate over states: GROUP BY rowid evaluates each state alone.  The
+** curves come from roc_curve and pr_curve for groups under CURVE_POINTS
+** rows, else from gains(y, s, 500): a full curve of 10^6 points costs more
+** than the rest of the report. */
 static void compute_score(Report *r, int k){
   const char *zCol = r->o.azScore[k];
-  char *zFrom = base_from(r, zCol);
   char *zOps = ops_sql(r, "st", "");
-  char *zPrci = r->o.reps ? sqlite3_mprintf("pr_auc_ci(st, 0.95, %d, 0)", r->o.reps) : sqlite3_mprintf("NULL");
-  char *zSql;
-  /* one sort of the column's rows per group, into states; all rows' state
-  ** is their merge (no second sort) */
-  exec(r, "DELETE FROM " T_ST);
-  zSql = sqlite3_mprintf("INSERT INTO " T_ST " SELECT g, count(*), sum(y = 1), sum(y = 0), ml_state(y, x)"
-                         " FROM %s GROUP BY g", zFrom);
-  exec_cols(r, zSql, "--score", zCol);
-  sqlite3_free(zSql);
-  exec(r, "INSERT INTO " T_ST " SELECT NULL, sum(n), sum(pos), sum(neg), ml_merge(st) FROM " T_ST);
-  if( !r->o.zBy ) exec(r, "DELETE FROM " T_ST " WHERE g IS NOT NULL");   /* one group: all rows */
-  /* a function given a state is an aggregate over states: GROUP BY rowid
-  ** evaluates each state alone */
-  zSql = sqlite3_mprintf(
+  char *zSmall = sqlite3_mprintf("gn <= %lld", (long long)r->o.bootRows);
+  char *zPrci = prci_sql(r, "st", zSmall);
+  char *zSql = sqlite3_mprintf(
     "INSERT INTO " T_RES "(col, g, n, pos, neg, auroc, pr_auc, auroc_ci, pr_auc_ci, ops)"
     " SELECT %Q, g, n, pos, neg, auroc(st), pr_auc(st), auroc_ci(st), %s, %s"
-    " FROM " T_ST " GROUP BY rowid ORDER BY g IS NOT NULL, rowid", zCol, zPrci, zOps);
+    " FROM " T_ST " WHERE k = %d GROUP BY rowid ORDER BY g IS NOT NULL, rowid", zCol, zPrci, zOps, k);
   exec_cols(r, zSql, "--score", zCol);
   sqlite3_free(zSql);
   /* curves: the exact ones of small groups, gains' cuts of large ones */
   zSql = sqlite3_mprintf(
     "UPDATE " T_RES " SET (roc, pr) = (SELECT roc_curve(s.st), pr_curve(s.st) FROM " T_ST " s"
-    " WHERE s.g IS " T_RES ".g) WHERE col = %Q AND n < %d AND pos >= 2 AND neg >= 2;"
-    "UPDATE " T_RES " SET gains = (SELECT gains(s.st, %d) FROM " T_ST " s WHERE s.g IS " T_RES ".g)"
+    " WHERE s.k = %d AND s.g IS " T_RES ".g) WHERE col = %Q AND n < %d AND pos >= 2 AND neg >= 2;"
+    "UPDATE " T_RES " SET gains = (SELECT gains(s.st, %d) FROM " T_ST " s WHERE s.k = %d AND s.g IS " T_RES ".g)"
     " WHERE col = %Q AND n >= %d AND pos >= 1",
-    zCol, CURVE_POINTS, CURVE_POINTS, zCol, CURVE_POINTS);
+    k, zCol, CURVE_POINTS, CURVE_POINTS, k, zCol, CURVE_POINTS);
   exec_cols(r, zSql, "--score", zCol);
   sqlite3_free(zSql);
   if( !r->o.zBy ){
@@ -835,7 +898,7 @@ static void compute_score(Report *r, int k){
     exec(r, zSql);
     sqlite3_free(zSql);
   }
-  sqlite3_free(zFrom); sqlite3_free(zOps); sqlite3_free(zPrci);
+  sqlite3_free(zOps); sqlite3_free(zPrci); sqlite3_free(zSmall);
 }
 
 /* Rows of (group, y, a, b) where the label and both scores are set. */
@@ -845,6 +908,33 @@ static char *pair_from(Report *r, const char *zA, const char *zB){
                          r->zGroupExpr, r->o.zLabel, zA, zB, r->o.zTable, r->o.zLabel, zA, zB);
 }
 
+/* Calibration of --prob from its states (cal: per group and overall, ece,
+** reliability, brier, log_loss, calibration_summary, and over all rows the
+** decision curve).  A state holds the rows' p, and the calibration
+** functions check them there; should one fail, the rows' own query names
+** the row in its error. */
+static void compute_calibration(Report *r){
+  int k = prob_score(r) >= 0 ? prob_score(r) : r->o.nScore;
+  char *zSql = sqlite3_mprintf(
+    "INSERT INTO " T_CAL " SELECT %Q, g, n, pos, neg, ece(st, %d), reliability(st, %d), brier(st), log_loss(st),"
+    " calibration_summary(st), decision_curve(st) FILTER (WHERE g IS NULL)"
+    " FROM " T_ST " WHERE k = %d GROUP BY rowid ORDER BY g IS NOT NULL, rowid",
+    r->o.zProb, r->o.bins, r->o.bins, k);
+  char *zErr = 0;
+  if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
+    char *zFrom = base_from(r, r->o.zProb);
+    char *zRows = sqlite3_mprintf("SELECT ece(y, x, %d), reliability(y, x, %d), brier(y, x), log_loss(y, x),"
+                                  " calibration_summary(y, x) FROM %s", r->o.bins, r->o.bins, zFrom);
+    exec_cols(r, zRows, "--prob", r->o.zProb);
+    die(1, "--prob %s: %s", r->o.zProb, zErr ? zErr : "?");
+  }
+  sqlite3_free(zSql);
+  if( !r->o.zBy ){
+    exec(r, "INSERT INTO " T_CAL " SELECT col, 'all', n, pos, neg, ece, rel, brier, log_loss, summary, NULL"
+            " FROM " T_CAL " WHERE g IS NULL");
+  }
+}
+
 static void compute(Report *r){
   int k, j;
   exec(r, "CREATE TABLE " T_RES "(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
@@ -852,35 +942,31 @@ static void compute(Report *r){
   exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT,"
           " brier REAL, log_loss REAL, summary TEXT, dcurve TEXT)");
   exec(r, "CREATE TABLE " T_CMP "(a TEXT, b TEXT, g TEXT, n INT, pos INT, neg INT, auroc_diff TEXT, pr_diff TEXT)");
-  exec(r, "CREATE TABLE " T_ST "(g TEXT, n INT, pos INT, neg INT, st BLOB)");
   for(k=0; k<r->o.nScore; k++) compute_score(r, k);
   curves_from_gains(r);
+  /* pairs of scores: the rows themselves (a state holds one score) */
   for(k=0; k<r->o.nScore; k++) for(j=k+1; j<r->o.nScore; j++){
     int overall;
     for(overall=0; overall<=(r->o.zBy ? 1 : 0); overall++){
+      int whole = overall || !r->o.zBy;
+      sqlite3_int64 nAll = 0;
       char *zFrom = pair_from(r, r->o.azScore[k], r->o.azScore[j]);
-      char *zPr = r->o.reps ? sqlite3_mprintf("pr_auc_diff_ci(y, a, b, 0.95, %d, 0)", r->o.reps) : sqlite3_mprintf("NULL");
-      char *zSql = sqlite3_mprintf(
+      char *zSmall, *zPr, *zSql;
+      for(int i=0; i<r->nGroup; i++) nAll += r->aGroup[i].n;
+      zSmall = whole ? sqlite3_mprintf("%d", nAll <= r->o.bootRows)
+                     : sqlite3_mprintf("g IN (SELECT g FROM " T_GRP " WHERE n <= %lld)", (long long)r->o.bootRows);
+      zPr = r->o.reps==0 || r->o.bootRows==0 ? sqlite3_mprintf("pr_auc_diff_delta(y, a, b)")
+          : sqlite3_mprintf("coalesce(pr_auc_diff_ci(y, a, b, 0.95, %d, 0) FILTER (WHERE %s),"
+                            " pr_auc_diff_delta(y, a, b) FILTER (WHERE NOT (%s)))", r->o.reps, zSmall, zSmall);
+      zSql = sqlite3_mprintf(
         "INSERT INTO " T_CMP " SELECT %Q, %Q, %s, count(*), sum(y = 1), sum(y = 0), auroc_diff(y, a, b), %s"
-        " FROM %s %s", r->o.azScore[k], r->o.azScore[j], overall || !r->o.zBy ? "NULL" : "g", zPr, zFrom,
-        overall || !r->o.zBy ? "" : "GROUP BY g");
+        " FROM %s %s", r->o.azScore[k], r->o.azScore[j], whole ? "NULL" : "g", zPr, zFrom,
+        whole ? "" : "GROUP BY g");
       exec_cols(r, zSql, "--score", r->o.azScore[k]);
-      sqlite3_free(zSql); sqlite3_free(zFrom); sqlite3_free(zPr);
+      sqlite3_free(zSql); sqlite3_free(zFrom); sqlite3_free(zPr); sqlite3_free(zSmall);
     }
   }
-  if( r->o.zProb ){
-    int overall;
-    for(overall=0; overall<=1; overall++){
-      char *zFrom = base_from(r, r->o.zProb);
-      char *zSql = sqlite3_mprintf(
-        "INSERT INTO " T_CAL " SELECT %Q, %s, count(*), sum(y = 1), sum(y = 0), ece(y, x, %d),"
-        " reliability(y, x, %d), brier(y, x), log_loss(y, x), calibration_summary(y, x), %s FROM %s %s",
-        r->o.zProb, overall ? "NULL" : "g", r->o.bins, r->o.bins, overall ? "decision_curve(y, x)" : "NULL",
-        zFrom, overall ? "" : "GROUP BY g");
-      exec_cols(r, zSql, "--prob", r->o.zProb);
-      sqlite3_free(zSql); sqlite3_free(zFrom);
-    }
-  }
+  if( r->o.zProb ) compute_calibration(r);
 }
 
 /* Per (column, group): n, positives, negatives among the rows where the
@@ -1041,8 +1127,15 @@ static void html_ci(Report *r, double est, const char *zJson, const char *zLo, c
     sqlite3_finalize(st);
     sqlite3_free(zSql);
     if( isfinite(l) && isfinite(h) ){
+      /* an interval by the delta method (pr_auc_delta_ci, pr_auc_diff_delta) is marked */
+      char *zQ = sqlite3_mprintf("SELECT %Q ->> '$.method'", zJson);
+      char *zMethod = query_text(r, zQ);
+      int delta = zMethod && strncmp(zMethod, "delta", 5)==0;
+      free(zMethod);
+      sqlite3_free(zQ);
       fmt3(lo, l); fmt3(hi, h);
-      sqlite3_str_appendf(r->html, "<td>%s <span class=\"ci\">[%s, %s]</span></td>", b, lo, hi);
+      sqlite3_str_appendf(r->html, "<td>%s <span class=\"ci\">[%s, %s]</span>%s</td>", b, lo, hi,
+                          delta ? "<sup class=\"m\" title=\"delta method\">&#948;</sup>" : "");
       return;
     }
   }
@@ -1067,11 +1160,16 @@ static void section_summary(Report *r){
   html_text(r->html, r->o.zBy ? r->o.zBy : "group");
   sqlite3_str_appendall(r->html,
     ": AUROC with its 95 % DeLong interval (<code>auroc_ci</code>) and PR-AUC (average precision)");
-  if( r->o.reps ){
-    sqlite3_str_appendf(r->html, " with its 95 %% BCa bootstrap interval (<code>pr_auc_ci</code>, %d replicates, "
-                        "seed 0)", r->o.reps);
+  if( r->o.reps && r->o.bootRows ){
+    sqlite3_str_appendf(r->html, " with its 95 %% interval: in a group of at most %lld rows the BCa bootstrap's "
+                        "(<code>pr_auc_ci</code>, %d replicates, seed 0), in a larger one the delta method's on the "
+                        "logit scale (<code>pr_auc_delta_ci</code>, marked &#948;: the limit the bootstrap tends to, "
+                        "without its cost; <code>--boot-rows</code>, <code>--reps</code>)",
+                        (long long)r->o.bootRows, r->o.reps);
   }else{
-    sqlite3_str_appendall(r->html, " without an interval (<code>--reps 0</code>)");
+    sqlite3_str_appendall(r->html, " with its 95 % interval by the delta method on the logit scale "
+                          "(<code>pr_auc_delta_ci</code>, marked &#948;; no bootstrap: <code>--reps 0</code> "
+                          "or <code>--boot-rows 0</code>)");
   }
   sqlite3_str_appendall(r->html, ". No skill: AUROC 0.5 and PR-AUC the prevalence.");
   if( r->o.zBy ){
@@ -1299,7 +1397,9 @@ static void section_compare(Report *r){
     "<details id=\"compare\">\n<summary>Compare models</summary>\n<div class=\"body\">\n"
     "<p>Each pair of scores on the rows where both are set: the AUROC difference a &#8722; b with "
     "DeLong's paired test (<code>auroc_diff(y, a, b)</code>) and the PR-AUC difference with a paired "
-    "bootstrap (<code>pr_auc_diff_ci(y, a, b)</code>, the same resampled rows for both). "
+    "bootstrap (<code>pr_auc_diff_ci(y, a, b)</code>, the same resampled rows for both) in a group of at "
+    "most <code>--boot-rows</code> rows, else the paired delta method (<code>pr_auc_diff_delta(y, a, b)</code>, "
+    "marked &#948;). "
     "Holm's adjustment (as <code>sql/p_adjust.sql</code>) is taken over all the table's p-values of "
     "each kind.</p>\n");
   table_open(r, 0, "<th>a</th><th>b</th>", "<th>rows</th><th>AUROC a &#8722; b [95 % CI]</th><th>p</th>"
@@ -1738,7 +1838,7 @@ int main(int argc, char **argv){
   open_db(&r);
   load_mleval(&r);
   check_columns(&r);
-  load_groups(&r);
+  scan_table(&r);
   zVersion = query_text(&r, "SELECT mleval_version()");
   r.html = sqlite3_str_new(r.db);
   r.json = sqlite3_str_new(r.db);
@@ -1763,8 +1863,9 @@ int main(int argc, char **argv){
   if( r.o.zBy ) json_str(r.json, r.o.zBy); else sqlite3_str_appendall(r.json, "null");
   sqlite3_str_appendall(r.json, ",\"prob\":");
   if( r.o.zProb ) json_str(r.json, r.o.zProb); else sqlite3_str_appendall(r.json, "null");
-  sqlite3_str_appendf(r.json, ",\"bins\":%d,\"reps\":%d,\"calibration\":%s,\"curve_points\":%d,\"groups\":[",
-                      r.o.bins, r.o.reps, r.o.zProb ? "\"probability\"" : "null", CURVE_POINTS);
+  sqlite3_str_appendf(r.json, ",\"bins\":%d,\"reps\":%d,\"boot_rows\":%lld,\"calibration\":%s,\"curve_points\":%d,"
+                      "\"groups\":[", r.o.bins, r.o.reps, (long long)r.o.bootRows, r.o.zProb ? "\"probability\"" : "null",
+                      CURVE_POINTS);
   for(i=0; i<r.nGroup; i++){
     if( i ) sqlite3_str_appendchar(r.json, 1, ',');
     sqlite3_str_appendall(r.json, "{\"name\":");
