@@ -4,9 +4,10 @@ A known model: y ~ Bernoulli(0.4), s | y ~ N(1.2 y, 1) (binormal), so the
 true AUROC is Phi(1.2 / sqrt 2) and the true average precision is the
 integral of the population precision over the positives' scores.  400
 datasets of n = 300 rows; the 95 % intervals of pr_auc_ci (BCa, 1000
-replicates), auroc_ci (DeLong) and mean_ci (Student t, 5 "fold" values from
-N(0.7, 0.05^2)) must cover the truth 93-97 % of the time.  auroc_diff's
-p-values under the null (two scores with the same distribution, independent
+replicates), pr_auc_delta_ci (delta method, logit scale), auroc_ci (DeLong)
+and mean_ci (Student t, 5 "fold" values from
+N(0.7, 0.05^2)) must cover the truth 93-97 % of the time.  auroc_diff's and
+pr_auc_diff_delta's p-values under the null (two scores with the same distribution, independent
 noise) must look uniform: Kolmogorov-Smirnov p > 0.001.
 
 The data come from a fixed numpy seed, so the run is deterministic.  Sizes
@@ -51,6 +52,7 @@ def main():
     auc_true = stats.norm.cdf(MU / math.sqrt(2))
     ap_true = true_ap(PI, MU)
     for name, expr, truth in (("pr_auc_ci", "pr_auc_ci(y, s)", ap_true),
+                              ("pr_auc_delta_ci", "pr_auc_delta_ci(y, s)", ap_true),
                               ("auroc_ci", "auroc_ci(y, s)", auc_true)):
         cov, k = coverage(con, expr, truth)
         print("%s: 95 %% interval covers the truth %.4f in %.1f %% of %d datasets" % (name, truth, 100 * cov, k))
@@ -71,6 +73,12 @@ def main():
     print("auroc_diff under H0: KS statistic %.4f, p = %.3f (%d p-values); rejections at 5 %%: %.1f %%"
           % (ks.statistic, ks.pvalue, len(p), 100 * (p < 0.05).mean()))
     ck.true(ks.pvalue > 0.001, "auroc_diff null p-values not uniform: KS p = %g" % ks.pvalue)
+    p = np.array([json.loads(r[0])["p_value"]
+                  for r in con.execute("SELECT pr_auc_diff_delta(y, s, sb) FROM t GROUP BY g")])
+    ks = stats.kstest(p, "uniform")
+    print("pr_auc_diff_delta under H0: KS statistic %.4f, p = %.3f (%d p-values); rejections at 5 %%: %.1f %%"
+          % (ks.statistic, ks.pvalue, len(p), 100 * (p < 0.05).mean()))
+    ck.true(ks.pvalue > 0.001, "pr_auc_diff_delta null p-values not uniform: KS p = %g" % ks.pvalue)
     ck.finish()
 
 
