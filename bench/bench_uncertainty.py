@@ -11,7 +11,9 @@ auroc_ci >= 50x faster than the bootstrap it replaces.  The SQL side is the
 median of --repeat runs; the Python loops run once (each takes seconds).
 Each line gives wall-clock and CPU seconds of this process (on a shared,
 loaded machine the CPU time is the steadier figure; both sides are
-single-threaded).  The other *_ci functions are timed for the record.
+single-threaded).  The other *_ci functions are timed for the record, and
+the delta-method functions (pr_auc_delta_ci, pr_auc_diff_delta) beside the
+bootstrap they stand in for.
 """
 import os
 import sys
@@ -82,6 +84,11 @@ def main():
         e = expr % a.reps
         show(e, sql(e))
     show("auroc_diff(y, s, s2)", sql("auroc_diff(y, s, s2)"))
+    # the delta method: pr_auc_ci's se without resampling
+    t_d = sql("pr_auc_delta_ci(y, s)")
+    show("pr_auc_delta_ci(y, s) (delta method)", t_d,
+         "   %.0fx faster than pr_auc_ci wall, %.0fx cpu" % (t_ci[0] / t_d[0], t_ci[1] / t_d[1]))
+    show("pr_auc_diff_delta(y, s, s2)", sql("pr_auc_diff_delta(y, s, s2)"))
 
 
 if __name__ == "__main__":
