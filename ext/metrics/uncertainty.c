@@ -83,7 +83,9 @@
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
 ** aux) and 8 for mean_ci (the values).  A result adds 8 bytes per row of
-** weights and canonical map, plus per function: brier/log_loss 8 (the
+** weights and canonical map, plus per function: pr_auc/nap 24 per score
+** that holds a positive (ap_plan: a replicate then adds its terms only
+** there, and sums the weights between them), brier/log_loss 8 (the
 ** per-row terms), ece 4 (bin of each row), strat_gap 20 (the stratifier
 ** order), pr_auc_diff 20 (s_b order and its weights), ece_diff 8, auroc 16,
 ** pr_auc_delta_ci nothing (two sweeps of the sorted rows: O(n log n), or
@@ -370,6 +372,10 @@ static const MlStateHooks ml_unc_strat_states = { sizeof(UncAgg), 3, 1u<<ML_STAT
 
 /* ---------------------------------------------------------- statistics */
 
+/* A score that holds a positive, in the canonical order: its rows [lo, hi),
+** its positives [plo, hi) (ap_plan). */
+typedef struct MlApGroup { ml_i64 lo, plo, hi; } MlApGroup;
+
 /* What a statistic needs besides the canonical order and the weights; every
 ** per-row array is in canonical order. */
 typedef struct UncCtx {
@@ -392,16 +398,65 @@ typedef struct UncCtx {
   const uint32_t *orderB;       /* the canonical position of each */
   void *stratScratch;           /* weighted strat_gap: ml_strat_compute_w's scratch, */
   MlStratResult sr;             /* its result (the estimate's reason when undefined) */
+  const MlApGroup *apg;         /* pr_auc, nap: the scores that hold a positive, */
+  ml_i64 nApg;                  /* ascending (ap_plan) */
 } UncCtx;
 
-static int stat_ap(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+/* AP's plan over the canonical order (rows ascending; at one score the
+** negatives first): the scores that hold a positive, each as its rows
+** [lo, hi) and its positives [plo, hi).  A replicate's AP adds a term only
+** at these; every other score's term is dtp = 0 times a precision, an
+** exact +0.0, which leaves a compensated sum's bits as they are. */
+static MlApGroup *ap_plan(const MlCanon *c, ml_i64 *pN){
+  ml_i64 i = 0, j, m = 0, cap = 16;
+  MlApGroup *a = ml_malloc(sizeof(MlApGroup)*(uint64_t)cap);
+  if( a==0 ) return 0;
+  while( i<c->n ){
+    for(j=i+1; j<c->n && c->key[j]==c->key[i]; j++){}
+    if( c->lab[j-1] ){
+      ml_i64 k = i;
+      while( !c->lab[k] ) k++;
+      if( m==cap ){
+        MlApGroup *b = ml_realloc(a, sizeof(MlApGroup)*(uint64_t)(cap *= 2));
+        if( b==0 ){ ml_free(a); return 0; }
+        a = b;
+      }
+      a[m].lo = i; a[m].plo = k; a[m].hi = j;
+      m++;
+    }
+    i = j;
+  }
+  *pN = m;
+  return a;
+}
+
+/* pr_auc_ci, nap_ci: the replicate's AP over the plan, highest score first:
+** C, the weight of the rows at or above a score, grows by the rows passed
+** since the last one; the term dtp (tp / C) is the weighted sweep's
+** (ml_fold_ap_sweep), in its order, so the value is the same bit for bit. */
+static int stat_ap_plan(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
-  MlSweep w;
-  ml_sweep_init_weighted(&w, c, 0, wc);
-  out[0] = ml_fold_ap_sweep(&w);
-  if( w.P==0 || w.N==0 ) return 0;
+  MlSum ap = {0.0, 0.0};
+  ml_i64 g, r, prev = c->n;
+  uint64_t C = 0, tp = 0, rest = 0, P, N;
+  for(g=u->nApg-1; g>=0; g--){
+    const MlApGroup *q = &u->apg[g];
+    uint64_t d1 = 0;
+    for(r=q->lo; r<prev; r++) C += wc[r];
+    for(r=q->plo; r<q->hi; r++) d1 += wc[r];
+    prev = q->lo;
+    if( d1 ){
+      tp += d1;
+      ml_sum_add(&ap, (double)d1 * ((double)tp / (double)C));
+    }
+  }
+  for(r=0; r<prev; r++) rest += wc[r];
+  P = tp;
+  N = C + rest - tp;
+  if( P==0 || N==0 ) return 0;
+  out[0] = ml_sum_value(&ap) / (double)P;
   if( u->kind==UN_NAP ){
-    double pi = (double)w.P / (double)(w.P+w.N);    /* as nap() */
+    double pi = (double)P / (double)(P+N);    /* as nap() */
     out[0] = (out[0] - pi) / (1.0 - pi);
   }
   return 1;
@@ -784,7 +839,10 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     rc = boot_weighted_ctx(&u, &spec, d->kind, &c, s, &p->q, &mem);
   }else switch( d->kind ){
     case UN_PR_AUC: case UN_NAP:
-      spec.stat = stat_ap;
+      mem = ap_plan(&c, &u.nApg);
+      if( mem==0 ){ rc = ML_NOMEM; break; }
+      u.apg = mem;
+      spec.stat = stat_ap_plan;
       break;
     case UN_BRIER: case UN_LOGLOSS: {
       double *t = mem = ml_malloc(sizeof(double)*(uint64_t)n);
