@@ -85,7 +85,8 @@
 ** aux) and 8 for mean_ci (the values).  A result adds 8 bytes per row of
 ** weights and canonical map, plus per function: pr_auc/nap 24 per score
 ** that holds a positive (ap_plan: a replicate then adds its terms only
-** there, and sums the weights between them), brier/log_loss 8 (the
+** there, and sums the weights between them; pr_auc_diff two such plans),
+** brier/log_loss 8 (the
 ** per-row terms), ece 4 (bin of each row), strat_gap 20 (the stratifier
 ** order), pr_auc_diff 20 (s_b order and its weights), ece_diff 8, auroc 16,
 ** pr_auc_delta_ci nothing (two sweeps of the sorted rows: O(n log n), or
@@ -398,13 +399,15 @@ typedef struct UncCtx {
   const uint32_t *orderB;       /* the canonical position of each */
   void *stratScratch;           /* weighted strat_gap: ml_strat_compute_w's scratch, */
   MlStratResult sr;             /* its result (the estimate's reason when undefined) */
-  const MlApGroup *apg;         /* pr_auc, nap: the scores that hold a positive, */
-  ml_i64 nApg;                  /* ascending (ap_plan) */
+  const MlApGroup *apg;         /* pr_auc, nap, pr_auc_diff: the scores that hold */
+  ml_i64 nApg;                  /* a positive, ascending (ap_plan), */
+  MlApGroup *apgB;              /* and pr_auc_diff's in cB */
+  ml_i64 nApgB;
 } UncCtx;
 
-/* AP's plan over the canonical order (rows ascending; at one score the
-** negatives first): the scores that hold a positive, each as its rows
-** [lo, hi) and its positives [plo, hi).  A replicate's AP adds a term only
+/* AP's plan over an order of the rows by score (the canonical order, or
+** the rows by s_b): the scores that hold a positive, each as its rows
+** [lo, hi) and plo, its first positive.  A replicate's AP adds a term only
 ** at these; every other score's term is dtp = 0 times a precision, an
 ** exact +0.0, which leaves a compensated sum's bits as they are. */
 static MlApGroup *ap_plan(const MlCanon *c, ml_i64 *pN){
@@ -412,10 +415,9 @@ static MlApGroup *ap_plan(const MlCanon *c, ml_i64 *pN){
   MlApGroup *a = ml_malloc(sizeof(MlApGroup)*(uint64_t)cap);
   if( a==0 ) return 0;
   while( i<c->n ){
-    for(j=i+1; j<c->n && c->key[j]==c->key[i]; j++){}
-    if( c->lab[j-1] ){
-      ml_i64 k = i;
-      while( !c->lab[k] ) k++;
+    ml_i64 k = -1;
+    for(j=i; j<c->n && c->key[j]==c->key[i]; j++) if( k<0 && c->lab[j] ) k = j;
+    if( k>=0 ){
       if( m==cap ){
         MlApGroup *b = ml_realloc(a, sizeof(MlApGroup)*(uint64_t)(cap *= 2));
         if( b==0 ){ ml_free(a); return 0; }
@@ -430,20 +432,21 @@ static MlApGroup *ap_plan(const MlCanon *c, ml_i64 *pN){
   return a;
 }
 
-/* pr_auc_ci, nap_ci: the replicate's AP over the plan, highest score first:
-** C, the weight of the rows at or above a score, grows by the rows passed
-** since the last one; the term dtp (tp / C) is the weighted sweep's
-** (ml_fold_ap_sweep), in its order, so the value is the same bit for bit. */
-static int stat_ap_plan(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
-  UncCtx *u = arg;
+/* A replicate's AP over a plan, highest score first: C, the weight of the
+** rows at or above a score, grows by the rows passed since the last one;
+** the term dtp (tp / C) is the weighted sweep's (ml_fold_ap_sweep), in its
+** order, so the value is the same bit for bit.  *pP, *pN: the weights of
+** the positives and the negatives. */
+static double ap_fold_plan(const MlApGroup *a, ml_i64 m, const MlCanon *c, const ml_weight *wc,
+                           uint64_t *pP, uint64_t *pN){
   MlSum ap = {0.0, 0.0};
   ml_i64 g, r, prev = c->n;
-  uint64_t C = 0, tp = 0, rest = 0, P, N;
-  for(g=u->nApg-1; g>=0; g--){
-    const MlApGroup *q = &u->apg[g];
+  uint64_t C = 0, tp = 0, rest = 0;
+  for(g=m-1; g>=0; g--){
+    const MlApGroup *q = &a[g];
     uint64_t d1 = 0;
     for(r=q->lo; r<prev; r++) C += wc[r];
-    for(r=q->plo; r<q->hi; r++) d1 += wc[r];
+    for(r=q->plo; r<q->hi; r++) d1 += wc[r] & (ml_weight)-(ml_weight)c->lab[r];
     prev = q->lo;
     if( d1 ){
       tp += d1;
@@ -451,10 +454,17 @@ static int stat_ap_plan(void *arg, const MlCanon *c, const ml_weight *wc, double
     }
   }
   for(r=0; r<prev; r++) rest += wc[r];
-  P = tp;
-  N = C + rest - tp;
+  *pP = tp;
+  *pN = C + rest - tp;
+  return ml_sum_value(&ap) / (double)tp;
+}
+
+/* pr_auc_ci, nap_ci: AP (or NAP) of the replicate. */
+static int stat_ap_plan(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  uint64_t P, N;
+  out[0] = ap_fold_plan(u->apg, u->nApg, c, wc, &P, &N);
   if( P==0 || N==0 ) return 0;
-  out[0] = ml_sum_value(&ap) / (double)P;
   if( u->kind==UN_NAP ){
     double pi = (double)P / (double)(P+N);    /* as nap() */
     out[0] = (out[0] - pi) / (1.0 - pi);
@@ -534,14 +544,12 @@ static int stat_strat_gap(void *arg, const MlCanon *c, const ml_weight *wc, doub
 ** ordered by s_b, the same weights carried across by position. */
 static int stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
-  MlSweep w;
+  uint64_t P, N;
   ml_i64 i;
-  ml_sweep_init_weighted(&w, c, 0, wc);
-  out[1] = ml_fold_ap_sweep(&w);
-  if( w.P==0 || w.N==0 ) return 0;
+  out[1] = ap_fold_plan(u->apg, u->nApg, c, wc, &P, &N);
+  if( P==0 || N==0 ) return 0;
   for(i=0; i<c->n; i++) u->wB[i] = wc[u->posB[i]];
-  ml_sweep_init_weighted(&w, u->cB, 0, u->wB);
-  out[2] = ml_fold_ap_sweep(&w);
+  out[2] = ap_fold_plan(u->apgB, u->nApgB, u->cB, u->wB, &P, &N);
   out[0] = out[1] - out[2];
   return 1;
 }
@@ -820,6 +828,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   MlBootSpec spec;
   MlBootResult r;
   void *mem = 0, *scratch = 0;
+  MlApGroup *apA = 0;          /* pr_auc_diff's plan in the canonical order */
   int rc;
   memset(&u, 0, sizeof(u));
   memset(&spec, 0, sizeof(spec));
@@ -915,6 +924,9 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       }
       u.cB = &cB;
       u.posB = pos;
+      u.apg = apA = ap_plan(&c, &u.nApg);
+      u.apgB = ap_plan(&cB, &u.nApgB);
+      if( u.apg==0 || u.apgB==0 ){ rc = ML_NOMEM; break; }
       spec.stat = stat_ap_diff;
       spec.K = 3;
       break;
@@ -923,6 +935,8 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   ml_free(scratch);
   if( rc==ML_OK ) rc = ml_boot_run(&c, &spec, &r);
   ml_free(mem);
+  ml_free(apA);
+  ml_free(u.apgB);
   ml_canon_free(&c);
   switch( rc ){
     case ML_OK: {
