@@ -66,19 +66,14 @@ def main():
     print("mean_ci: 95 %% interval covers 0.7 in %.1f %% of %d datasets" % (100 * cov, len(rows)))
     ck.true(0.93 <= cov <= 0.97, "mean_ci coverage %.3f outside 0.93..0.97" % cov)
 
-    # auroc_diff under the null
-    p = np.array([json.loads(r[0])["p_value"]
-                  for r in con.execute("SELECT auroc_diff(y, s, sb) FROM t GROUP BY g")])
-    ks = stats.kstest(p, "uniform")
-    print("auroc_diff under H0: KS statistic %.4f, p = %.3f (%d p-values); rejections at 5 %%: %.1f %%"
-          % (ks.statistic, ks.pvalue, len(p), 100 * (p < 0.05).mean()))
-    ck.true(ks.pvalue > 0.001, "auroc_diff null p-values not uniform: KS p = %g" % ks.pvalue)
-    p = np.array([json.loads(r[0])["p_value"]
-                  for r in con.execute("SELECT pr_auc_diff_delta(y, s, sb) FROM t GROUP BY g")])
-    ks = stats.kstest(p, "uniform")
-    print("pr_auc_diff_delta under H0: KS statistic %.4f, p = %.3f (%d p-values); rejections at 5 %%: %.1f %%"
-          % (ks.statistic, ks.pvalue, len(p), 100 * (p < 0.05).mean()))
-    ck.true(ks.pvalue > 0.001, "pr_auc_diff_delta null p-values not uniform: KS p = %g" % ks.pvalue)
+    # auroc_diff and pr_auc_diff_delta under the null
+    for name in ("auroc_diff", "pr_auc_diff_delta"):
+        p = np.array([json.loads(r[0])["p_value"]
+                      for r in con.execute("SELECT %s(y, s, sb) FROM t GROUP BY g" % name)])
+        ks = stats.kstest(p, "uniform")
+        print("%s under H0: KS statistic %.4f, p = %.3f (%d p-values); rejections at 5 %%: %.1f %%"
+              % (name, ks.statistic, ks.pvalue, len(p), 100 * (p < 0.05).mean()))
+        ck.true(ks.pvalue > 0.001, "%s null p-values not uniform: KS p = %g" % (name, ks.pvalue))
     ck.finish()
 
 

@@ -983,6 +983,52 @@ static void class_keys(const MlSamples *s, int y, int aux, ml_key *out){
   for(i=0; i<s->n[y]; i++) out[i] = aux ? ml_key_of(ml_samples_aux(s, y, i)) : ml_samples_key(s, y, i);
 }
 
+/* The JSON of an interval from a standard error (auroc_ci, pr_auc_delta_ci):
+** {"estimate","se","lo","hi","level","method","n"}. */
+static void result_se_interval(sqlite3_context *ctx, double est, double se, double lo, double hi,
+                               double level, const char *zMethod, ml_i64 n){
+  MlJson j;
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "estimate"); ml_json_double(&j, est);
+  ml_json_key(&j, "se");       ml_json_double(&j, se);
+  ml_json_key(&j, "lo");       ml_json_double(&j, lo);
+  ml_json_key(&j, "hi");       ml_json_double(&j, hi);
+  ml_json_key(&j, "level");    ml_json_double(&j, level);
+  ml_json_key(&j, "method");   ml_json_string(&j, zMethod);
+  ml_json_key(&j, "n");        ml_json_int(&j, n);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+/* The JSON of a paired normal test of a - b with standard error se
+** (auroc_diff, pr_auc_diff_delta): {"a","b","diff","se","z","p_value","lo",
+** "hi","level","method","n"}, the interval clipped to [-1, 1], two-sided p;
+** se 0: z null, p 1 for a zero difference and 0 for another; se NaN: both
+** null. */
+static void result_paired_test(sqlite3_context *ctx, double a, double b, double se, double level,
+                               const char *zMethod, ml_i64 n){
+  double z = -ml_norm_quantile((1.0 - level)/2.0), diff = a - b, lo = diff - z*se, hi = diff + z*se, zs, pv;
+  MlJson j;
+  if( se>0.0 ){ zs = diff/se; pv = erfc(fabs(zs)/1.41421356237309504880); }
+  else{ zs = NAN; pv = isnan(se) ? NAN : (diff==0.0 ? 1.0 : 0.0); }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "a");       ml_json_double(&j, a);
+  ml_json_key(&j, "b");       ml_json_double(&j, b);
+  ml_json_key(&j, "diff");    ml_json_double(&j, diff);
+  ml_json_key(&j, "se");      ml_json_double(&j, se);
+  ml_json_key(&j, "z");       ml_json_double(&j, zs);
+  ml_json_key(&j, "p_value"); ml_json_double(&j, pv);
+  ml_json_key(&j, "lo");      ml_json_double(&j, lo < -1.0 ? -1.0 : lo);
+  ml_json_key(&j, "hi");      ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
+  ml_json_key(&j, "level");   ml_json_double(&j, level);
+  ml_json_key(&j, "method");  ml_json_string(&j, zMethod);
+  ml_json_key(&j, "n");       ml_json_int(&j, n);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
 static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   const MlSamples *s = &p->smp;
   ml_i64 P = s->n[1], N = s->n[0], n = P + N;
@@ -991,7 +1037,6 @@ static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   double *v10[2], *v01[2];
   ml_key *kp, *kn;
   double *mem = ml_malloc(8*(uint64_t)n*(uint64_t)(2*m + 1));
-  MlJson j;
   if( mem==0 ){ sqlite3_result_error_nomem(ctx); return; }
   kp = (ml_key*)(mem + 2*m*n);
   kn = kp + P;
@@ -1020,32 +1065,12 @@ static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     se = se > 0.0 ? sqrt(se) : 0.0;
   }
   ml_free(mem);
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  if( !paired ){
-    double lo = auc[0] - z*se, hi = auc[0] + z*se;
-    ml_json_key(&j, "estimate"); ml_json_double(&j, auc[0]);
-    ml_json_key(&j, "se");       ml_json_double(&j, se);
-    ml_json_key(&j, "lo");       ml_json_double(&j, lo < 0.0 ? 0.0 : lo);
-    ml_json_key(&j, "hi");       ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
+  if( paired ){
+    result_paired_test(ctx, auc[0], auc[1], se, p->q.level, "delong", n);
   }else{
-    double diff = auc[0] - auc[1], lo = diff - z*se, hi = diff + z*se, zs, pv;
-    if( se>0.0 ){ zs = diff/se; pv = erfc(fabs(zs)/1.41421356237309504880); }
-    else{ zs = NAN; pv = isnan(se) ? NAN : (diff==0.0 ? 1.0 : 0.0); }
-    ml_json_key(&j, "a");       ml_json_double(&j, auc[0]);
-    ml_json_key(&j, "b");       ml_json_double(&j, auc[1]);
-    ml_json_key(&j, "diff");    ml_json_double(&j, diff);
-    ml_json_key(&j, "se");      ml_json_double(&j, se);
-    ml_json_key(&j, "z");       ml_json_double(&j, zs);
-    ml_json_key(&j, "p_value"); ml_json_double(&j, pv);
-    ml_json_key(&j, "lo");      ml_json_double(&j, lo < -1.0 ? -1.0 : lo);
-    ml_json_key(&j, "hi");      ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
+    double lo = auc[0] - z*se, hi = auc[0] + z*se;
+    result_se_interval(ctx, auc[0], se, lo < 0.0 ? 0.0 : lo, hi > 1.0 ? 1.0 : hi, p->q.level, "delong", n);
   }
-  ml_json_key(&j, "level");  ml_json_double(&j, p->q.level);
-  ml_json_key(&j, "method"); ml_json_string(&j, "delong");
-  ml_json_key(&j, "n");      ml_json_int(&j, n);
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
 }
 
 /* pr_auc_delta_ci (rule 10).  Over the tie groups g, highest score first,
@@ -1133,7 +1158,6 @@ static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
   MlSamples *s = &p->smp;
   MlSum var = {0.0, 0.0};
   double ap, se, P, lo, hi, z = -ml_norm_quantile((1.0 - p->q.level)/2.0);
-  MlJson j;
   if( ml_samples_sort(s) ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->weighted ){
     /* the twin: counts become sums of weights, and a row, the sampling
@@ -1170,17 +1194,7 @@ static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
   }else{
     lo = hi = ap;
   }
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  ml_json_key(&j, "estimate"); ml_json_double(&j, ap);
-  ml_json_key(&j, "se");       ml_json_double(&j, se);
-  ml_json_key(&j, "lo");       ml_json_double(&j, lo);
-  ml_json_key(&j, "hi");       ml_json_double(&j, hi);
-  ml_json_key(&j, "level");    ml_json_double(&j, p->q.level);
-  ml_json_key(&j, "method");   ml_json_string(&j, "delta_logit");
-  ml_json_key(&j, "n");        ml_json_int(&j, ml_samples_count(s));
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
+  result_se_interval(ctx, ap, se, lo, hi, p->q.level, "delta_logit", ml_samples_count(s));
 }
 
 /* pr_auc_diff_delta (rule 11).  The buffer holds (s_a, s_b) sorted by s_a:
@@ -1216,9 +1230,8 @@ static void delta_diff_result(sqlite3_context *ctx, UncAgg *p){
   MlSamples *s = &p->smp, sb;
   DiffCtx c;
   ml_i64 i, n0 = s->n[0], n1 = s->n[1];
-  double a, b, diff, se, zs, pv, z = -ml_norm_quantile((1.0 - p->q.level)/2.0), lo, hi;
+  double a, b, se;
   int y, rc;
-  MlJson j;
   memset(&c, 0, sizeof(c));
   ml_samples_init(&sb, 16);
   rc = ml_samples_sort(s);
@@ -1243,26 +1256,7 @@ static void delta_diff_result(sqlite3_context *ctx, UncAgg *p){
   ml_free(c.da);
   ml_samples_clear(&sb);
   se = sqrt(ml_sum_value(&c.var)) / (double)n1;
-  diff = a - b;
-  lo = diff - z*se;
-  hi = diff + z*se;
-  if( se>0.0 ){ zs = diff/se; pv = erfc(fabs(zs)/1.41421356237309504880); }
-  else{ zs = NAN; pv = diff==0.0 ? 1.0 : 0.0; }
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  ml_json_key(&j, "a");       ml_json_double(&j, a);
-  ml_json_key(&j, "b");       ml_json_double(&j, b);
-  ml_json_key(&j, "diff");    ml_json_double(&j, diff);
-  ml_json_key(&j, "se");      ml_json_double(&j, se);
-  ml_json_key(&j, "z");       ml_json_double(&j, zs);
-  ml_json_key(&j, "p_value"); ml_json_double(&j, pv);
-  ml_json_key(&j, "lo");      ml_json_double(&j, lo < -1.0 ? -1.0 : lo);
-  ml_json_key(&j, "hi");      ml_json_double(&j, hi > 1.0 ? 1.0 : hi);
-  ml_json_key(&j, "level");   ml_json_double(&j, p->q.level);
-  ml_json_key(&j, "method");  ml_json_string(&j, "delta");
-  ml_json_key(&j, "n");       ml_json_int(&j, n0 + n1);
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
+  result_paired_test(ctx, a, b, se, p->q.level, "delta", n0 + n1);
 }
 
 static void mean_result(sqlite3_context *ctx, UncAgg *p){
