@@ -247,6 +247,27 @@ def check_boot_rows(ref, db, tmp):
              "--boot-rows -1 is a usage error")
 
 
+def check_empty_column_group(tmp):
+    """A group where a score (or --prob) is NULL in every row has no entry for
+    that column -- as a GROUP BY over the column's rows has none -- and
+    keeps its entries for the other columns."""
+    db = os.path.join(tmp, "holes.db")
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t(fold INT, y INT, a REAL, b REAL)")
+    rows = [(f, i % 2, None if f == 2 else i / 10, 1 - i / 10) for f in (1, 2) for i in range(10)]
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", rows)
+    con.commit()
+    con.close()
+    js = os.path.join(tmp, "holes.json")
+    r = run([db, "t", "--label", "y", "--score", "a", "--score", "b", "--prob", "a", "--by", "fold",
+             "-o", os.path.join(tmp, "holes.html"), "--json", js, "--force"])
+    ck.equal((r.returncode, r.stderr), (0, ""), "a score NULL in a whole group: the run succeeds")
+    got = json.load(open(js))
+    ck.equal((sorted(got["summary"]["scores"]["a"]["groups"]), sorted(got["summary"]["scores"]["b"]["groups"]),
+              sorted(got["summary"]["probability"]["groups"])), (["1"], ["1", "2"], ["1"]),
+             "fold 2 has no entry for a (NULL there), one for b")
+
+
 def holm_reference(ps, names):
     """sql/p_adjust.sql's Holm: rank by (p, name), running max of (m - i + 1) p."""
     items = sorted((p, n, k) for k, (p, n) in enumerate(zip(ps, names)) if p is not None)
@@ -403,6 +424,7 @@ def main():
     check_summary(ref, got, html)
     check_compare(ref, got)
     check_boot_rows(ref, db, tmp)
+    check_empty_column_group(tmp)
     check_operating(ref, got)
     check_thinning(tmp)
 

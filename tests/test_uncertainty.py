@@ -435,6 +435,15 @@ def check_delta_ap(ck, con, rng):
     mltest.load(con, ["y", "s"], [(i % 3 == 0, (i * 7 % 11) / 3) for i in range(200)])
     ck.equal(one(con, "SELECT pr_auc_delta_ci_w(y, s, 1) FROM t"), one(con, "SELECT pr_auc_delta_ci(y, s) FROM t"),
              "pr_auc_delta_ci_w with weight 1 is pr_auc_delta_ci")
+    # the weighted twin does not depend on the weights' scale, even where
+    # their squares would overflow or vanish (1e160, 1e-170)
+    base = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, 1 + (id % 3)) FROM t"))
+    for scale in (1e160, 1e-170, 2.0 ** -1000, 1e300 / 3):
+        got = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, (1 + (id % 3)) * ?) FROM t", scale))
+        ck.true(got["se"] is not None and got["lo"] is not None, "pr_auc_delta_ci_w, weights times %g: defined" % scale)
+        if got["se"] is not None:
+            ck.close(got["se"], base["se"], "pr_auc_delta_ci_w, weights times %g: the same se" % scale, rel=1e-12)
+            ck.close(got["lo"], base["lo"], "pr_auc_delta_ci_w, weights times %g: the same lo" % scale, rel=1e-12)
     got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, s) FROM t"))
     ck.equal((got["diff"], got["se"], got["z"], got["p_value"], got["lo"], got["hi"]), (0, 0, None, 1, 0, 0),
              "pr_auc_diff_delta of identical scores")

@@ -865,7 +865,8 @@ static char *prci_sql(Report *r, const char *zArgs, const char *zSmall){
                          " pr_auc_delta_ci(%s) FILTER (WHERE NOT (%s)))", zArgs, r->o.reps, zSmall, zArgs, zSmall);
 }
 
-/* The score k's numbers from its states: res holds per group, and in the
+/* The score k's numbers from its states: res holds per group that has rows
+** of the score (as the rows' GROUP BY had), and in the
 ** overall row with g NULL, the counts, auroc, pr_auc, their intervals, the
 ** operating points and both curves.  A function given a state is an
 ** aggregate over states: GROUP BY rowid evaluates each state alone.  The
@@ -880,7 +881,8 @@ static void compute_score(Report *r, int k){
   char *zSql = sqlite3_mprintf(
     "INSERT INTO " T_RES "(col, g, n, pos, neg, auroc, pr_auc, auroc_ci, pr_auc_ci, ops)"
     " SELECT %Q, g, n, pos, neg, auroc(st), pr_auc(st), auroc_ci(st), %s, %s"
-    " FROM " T_ST " WHERE k = %d GROUP BY rowid ORDER BY g IS NOT NULL, rowid", zCol, zPrci, zOps, k);
+    " FROM " T_ST " WHERE k = %d AND (g IS NULL OR n > 0) GROUP BY rowid ORDER BY g IS NOT NULL, rowid",
+    zCol, zPrci, zOps, k);
   exec_cols(r, zSql, "--score", zCol);
   sqlite3_free(zSql);
   /* curves: the exact ones of small groups, gains' cuts of large ones */
@@ -918,7 +920,7 @@ static void compute_calibration(Report *r){
   char *zSql = sqlite3_mprintf(
     "INSERT INTO " T_CAL " SELECT %Q, g, n, pos, neg, ece(st, %d), reliability(st, %d), brier(st), log_loss(st),"
     " calibration_summary(st), decision_curve(st) FILTER (WHERE g IS NULL)"
-    " FROM " T_ST " WHERE k = %d GROUP BY rowid ORDER BY g IS NOT NULL, rowid",
+    " FROM " T_ST " WHERE k = %d AND (g IS NULL OR n > 0) GROUP BY rowid ORDER BY g IS NOT NULL, rowid",
     r->o.zProb, r->o.bins, r->o.bins, k);
   char *zErr = 0;
   if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ){

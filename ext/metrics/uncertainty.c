@@ -1091,9 +1091,11 @@ typedef struct DeltaAcc { MlSum t2, t3; } DeltaAcc;
 /* First sweep: a group's terms of the totals (tp, fp, dtp as the sweep
 ** leaves them). */
 static void delta_totals(DeltaAcc *d, double tp, double fp, double dtp){
-  double c = tp + fp, a = dtp / (c*c);
-  ml_sum_add(&d->t2, a * tp);
-  ml_sum_add(&d->t3, a * fp);
+  double c = tp + fp, a = dtp / c;
+  /* a_g T_g / C_g^2 as the product of two ratios: no weight's scale, so
+  ** nothing overflows or underflows whatever the weights' size */
+  ml_sum_add(&d->t2, a * (tp / c));
+  ml_sum_add(&d->t3, a * (fp / c));
 }
 /* Second sweep: P times the derivative of AP in the weight of one of the
 ** group's negatives (*dn) and positives (*dp, 0 without one), then the
@@ -1104,18 +1106,20 @@ static void delta_derivs(DeltaAcc *d, double tp, double fp, double dtp, double a
   *dn = -ml_sum_value(&d->t2);
   *dp = 0.0;
   if( dtp>0.0 ){
-    double a = dtp / (c*c);
+    double a = dtp / c;
     *dp = (tp / c - ap) + ml_sum_value(&d->t3);
-    ml_sum_add(&d->t2, -a * tp);
-    ml_sum_add(&d->t3, -a * fp);
+    ml_sum_add(&d->t2, -(a * (tp / c)));
+    ml_sum_add(&d->t3, -(a * (fp / c)));
   }
 }
 
-/* The sum of the squared weights of class y's rows [lo, hi) of a weighted
-** buffer (a tie group's, as a weighted sweep just passed them). */
-static double sum_w2(const MlSamples *s, int y, ml_i64 lo, ml_i64 hi){
+/* The sum of (w / 2^e)^2 over class y's rows [lo, hi) of a weighted buffer
+** (a tie group's, as a weighted sweep just passed them): 2^e <= the largest
+** weight < 2^(e+1), an exact scaling that keeps the squares from
+** overflowing or vanishing, and leaves weights of 1 as they are. */
+static double sum_w2(const MlSamples *s, int y, ml_i64 lo, ml_i64 hi, int e){
   MlSum q = {0.0, 0.0};
-  for(; lo<hi; lo++){ double wi = ml_samples_aux(s, y, lo); ml_sum_add(&q, wi*wi); }
+  for(; lo<hi; lo++){ double v = ldexp(ml_samples_aux(s, y, lo), -e); ml_sum_add(&q, v*v); }
   return ml_sum_value(&q);
 }
 
@@ -1169,24 +1173,31 @@ static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
     unsigned k = 0;
     memset(&acc, 0, sizeof(acc));
     ap = ml_wfold_ap(s);                           /* pr_auc_w's value */
+    int e, y;
+    double wmax = 0.0;
+    ml_i64 i;
+    for(y=0; y<2; y++) for(i=0; i<s->n[y]; i++) if( ml_samples_aux(s, y, i)>wmax ) wmax = ml_samples_aux(s, y, i);
+    e = ilogb(wmax);
     ml_wsweep_init(&w, s);
     while( ml_wsweep_next(&w) ) if( w.dtp>0.0 ) delta_totals(&acc, w.tp, w.fp, w.dtp);
+    P = w.tp;
     ml_wsweep_init(&w, s);
     for(;;){
       ml_i64 i0 = w.i[0], i1 = w.i[1];       /* the group's rows: [w.i[y], iy) */
       if( !ml_wsweep_next(&w) ) break;
       delta_derivs(&acc, w.tp, w.fp, w.dtp, ap, &dp, &dn);
-      ml_sum_add(&var, sum_w2(s, 0, w.i[0], i0) * dn * dn);
-      if( w.dtp>0.0 ) ml_sum_add(&var, sum_w2(s, 1, w.i[1], i1) * dp * dp);
+      ml_sum_add(&var, sum_w2(s, 0, w.i[0], i0, e) * dn * dn);
+      if( w.dtp>0.0 ) ml_sum_add(&var, sum_w2(s, 1, w.i[1], i1, e) * dp * dp);
       if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
     }
-    P = w.tp;
+    se = sqrt(ml_sum_value(&var)) / ldexp(P, -e);   /* weights of 1: the rows' expression */
   }else{
     ap = delta_sweeps(s, visit_var, &var);
-    P = (double)s->n[1];
+    se = sqrt(ml_sum_value(&var)) / (double)s->n[1];
   }
-  se = sqrt(ml_sum_value(&var)) / P;
-  if( se>0.0 && ap<1.0 ){
+  if( !(se>=0.0) ){
+    lo = hi = NAN;                                 /* no standard error, no interval */
+  }else if( se>0.0 && ap<1.0 ){
     /* the normal interval of logit(AP), se / (AP (1 - AP)) by the delta method */
     double eta = log(ap/(1.0 - ap)), h = z * se / (ap*(1.0 - ap));
     lo = 1.0 / (1.0 + exp(-(eta - h)));
@@ -1236,6 +1247,8 @@ static void delta_diff_result(sqlite3_context *ctx, UncAgg *p){
   ml_samples_init(&sb, 16);
   rc = ml_samples_sort(s);
   if( rc==ML_OK && (c.da = ml_malloc(sizeof(double)*(uint64_t)(n0 + n1)))==0 ) rc = ML_NOMEM;
+  /* zeroed: an interrupted first sweep leaves no slot unwritten for the second */
+  if( rc==ML_OK ) memset(c.da, 0, sizeof(double)*(size_t)(n0 + n1));
   for(y=0; y<2 && rc==ML_OK; y++){
     for(i=0; i<s->n[y] && rc==ML_OK; i++){
       rc = ml_samples_add(&sb, y, ml_samples_aux(s, y, i), (double)(y ? n0 + i : i));
