@@ -865,8 +865,11 @@ static char *prci_sql(Report *r, const char *zArgs, const char *zSmall){
                          " pr_auc_delta_ci(%s) FILTER (WHERE NOT (%s)))", zArgs, r->o.reps, zSmall, zArgs, zSmall);
 }
 
-/* The score k's numbers from its states: res holds per group that has rows
-** of the score (as the rows' GROUP BY had), and in the
+/* The score k's numbers from its states (auroc and pr_auc are their
+** intervals' estimates, the same doubles: auroc_ci's is auroc's, pr_auc_ci's
+** and pr_auc_delta_ci's pr_auc's; one reading of the state fewer each): res
+** holds per group that has rows of the score (as the rows' GROUP BY had),
+** and in the
 ** overall row with g NULL, the counts, auroc, pr_auc, their intervals, the
 ** operating points and both curves.  A function given a state is an
 ** aggregate over states: GROUP BY rowid evaluates each state alone.  The
@@ -880,8 +883,10 @@ static void compute_score(Report *r, int k){
   char *zPrci = prci_sql(r, "st", zSmall);
   char *zSql = sqlite3_mprintf(
     "INSERT INTO " T_RES "(col, g, n, pos, neg, auroc, pr_auc, auroc_ci, pr_auc_ci, ops)"
-    " SELECT %Q, g, n, pos, neg, auroc(st), pr_auc(st), auroc_ci(st), %s, %s"
-    " FROM " T_ST " WHERE k = %d AND (g IS NULL OR n > 0) GROUP BY rowid ORDER BY g IS NOT NULL, rowid",
+    " SELECT %Q, g, n, pos, neg, ac ->> '$.estimate', pc ->> '$.estimate', ac, pc, ops FROM ("
+    "  SELECT rowid AS id, g, n, pos, neg, auroc_ci(st) AS ac, %s AS pc, %s AS ops"
+    "  FROM " T_ST " WHERE k = %d AND (g IS NULL OR n > 0) GROUP BY rowid)"
+    " ORDER BY g IS NOT NULL, id",
     zCol, zPrci, zOps, k);
   exec_cols(r, zSql, "--score", zCol);
   sqlite3_free(zSql);
