@@ -226,6 +226,56 @@ START_TEST(test_weighted_ties_order_free){
 }
 END_TEST
 
+/* Rule 10: AP by plan is the weighted sweep's double.  Random orders with
+** many ties, both classes at a score, negatives first at a score (the
+** canonical order) or labels in any order there (pr_auc_diff_ci's rows by
+** s_b), weights from 0 (a jackknife's left-out rows, an undrawn row) to 4,
+** a replicate with no positive drawn: the value (compared with ==, NaN
+** alike), P and N equal the weighted sweep's. */
+START_TEST(test_ap_plan_equals_weighted_sweep){
+  unsigned seed = 25;
+  int trial;
+  for(trial=0; trial<400; trial++){
+    ml_i64 n = 1 + (ml_i64)(rand_r(&seed) % 60), i, m = 0;
+    int sorted_labels = trial % 2, levels = 2 + rand_r(&seed) % 12;
+    MlCanon c;
+    ml_weight *wc = malloc(sizeof(ml_weight)*(size_t)n);
+    MlApGroup *plan;
+    MlSweep w;
+    uint64_t P, N;
+    double a, b;
+    c.n = n;
+    c.key = malloc(sizeof(ml_key)*(size_t)n);
+    c.lab = malloc((size_t)n);
+    c.aux = c.aux2 = 0;
+    for(i=0; i<n; i++){
+      c.key[i] = ml_key_of((double)(rand_r(&seed) % levels));
+      c.lab[i] = (unsigned char)(rand_r(&seed) % 3 == 0);
+      wc[i] = (ml_weight)(trial % 7 == 0 ? 0 : rand_r(&seed) % 5);
+    }
+    /* ascending keys; at one key negatives first, or left as drawn */
+    for(i=1; i<n; i++){
+      ml_i64 j = i;
+      while( j>0 && (c.key[j-1]>c.key[j] || (sorted_labels && c.key[j-1]==c.key[j] && c.lab[j-1]>c.lab[j])) ){
+        ml_key tk = c.key[j]; unsigned char tl = c.lab[j];
+        c.key[j] = c.key[j-1]; c.lab[j] = c.lab[j-1];
+        c.key[j-1] = tk; c.lab[j-1] = tl;
+        j--;
+      }
+    }
+    plan = ml_ap_plan(&c, &m);
+    ck_assert_ptr_nonnull(plan);
+    a = ml_fold_ap_plan(plan, m, &c, wc, &P, &N);
+    ml_sweep_init_weighted(&w, &c, 0, wc);
+    b = ml_fold_ap_sweep(&w);
+    ck_assert(P==(uint64_t)w.P && N==(uint64_t)w.N);
+    ck_assert(a==b || (isnan(a) && isnan(b)));
+    ml_free(plan);
+    free(wc); free(c.key); free(c.lab);
+  }
+}
+END_TEST
+
 /* The runs form (a ranking buffer that absorbed a state) gives every fold
 ** the same double as the rows it counts: random samples with many ties,
 ** each fold on the rows and on a copy turned into runs, compared with ==;
@@ -336,6 +386,7 @@ Suite *suite_sweep(void){
   tcase_add_test(tc, test_samples_at_rank);
   tcase_add_test(tc, test_weighted_folds_equal_repeated_rows);
   tcase_add_test(tc, test_weighted_ties_order_free);
+  tcase_add_test(tc, test_ap_plan_equals_weighted_sweep);
   tcase_add_test(tc, test_runs_form_folds_equal_rows);
   tcase_add_test(tc, test_runs_form_large_counts);
   suite_add_tcase(s, tc);

@@ -856,13 +856,15 @@ static void curves_from_gains(Report *r){
     " WHERE gains IS NOT NULL");
 }
 
-/* The PR-AUC interval of a state (or of rows) in a group of gn rows: the
-** bootstrap's up to --boot-rows rows (none with --reps 0), the delta
-** method's above.  An aggregate's FILTER keeps the other from running. */
-static char *prci_sql(Report *r, const char *zArgs, const char *zSmall){
-  if( r->o.reps==0 || r->o.bootRows==0 ) return sqlite3_mprintf("pr_auc_delta_ci(%s)", zArgs);
-  return sqlite3_mprintf("coalesce(pr_auc_ci(%s, 0.95, %d, 0) FILTER (WHERE %s),"
-                         " pr_auc_delta_ci(%s) FILTER (WHERE NOT (%s)))", zArgs, r->o.reps, zSmall, zArgs, zSmall);
+/* A PR-AUC interval (zBoot pr_auc_ci, zDelta pr_auc_delta_ci) or paired
+** test (pr_auc_diff_ci, pr_auc_diff_delta) of zArgs: the bootstrap's where
+** zSmall holds -- a group of at most --boot-rows rows -- the delta method's
+** elsewhere, and everywhere with --reps 0 or --boot-rows 0.  An aggregate's
+** FILTER keeps the other from running. */
+static char *interval_sql(Report *r, const char *zBoot, const char *zDelta, const char *zArgs, const char *zSmall){
+  if( r->o.reps==0 || r->o.bootRows==0 ) return sqlite3_mprintf("%s(%s)", zDelta, zArgs);
+  return sqlite3_mprintf("coalesce(%s(%s, 0.95, %d, 0) FILTER (WHERE %s), %s(%s) FILTER (WHERE NOT (%s)))",
+                         zBoot, zArgs, r->o.reps, zSmall, zDelta, zArgs, zSmall);
 }
 
 /* The score k's numbers from its states (auroc and pr_auc are their
@@ -880,7 +882,7 @@ static void compute_score(Report *r, int k){
   const char *zCol = r->o.azScore[k];
   char *zOps = ops_sql(r, "st", "");
   char *zSmall = sqlite3_mprintf("gn <= %lld", (long long)r->o.bootRows);
-  char *zPrci = prci_sql(r, "st", zSmall);
+  char *zPrci = interval_sql(r, "pr_auc_ci", "pr_auc_delta_ci", "st", zSmall);
   char *zSql = sqlite3_mprintf(
     "INSERT INTO " T_RES "(col, g, n, pos, neg, auroc, pr_auc, auroc_ci, pr_auc_ci, ops)"
     " SELECT %Q, g, n, pos, neg, ac ->> '$.estimate', pc ->> '$.estimate', ac, pc, ops FROM ("
@@ -943,12 +945,14 @@ static void compute_calibration(Report *r){
 }
 
 static void compute(Report *r){
-  int k, j;
+  int k, j, i;
+  sqlite3_int64 nAll = 0;        /* labelled rows: the size of the all-rows group */
   exec(r, "CREATE TABLE " T_RES "(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
           " auroc_ci TEXT, pr_auc_ci TEXT, ops TEXT, gains TEXT, roc TEXT, pr TEXT)");
   exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT,"
           " brier REAL, log_loss REAL, summary TEXT, dcurve TEXT)");
   exec(r, "CREATE TABLE " T_CMP "(a TEXT, b TEXT, g TEXT, n INT, pos INT, neg INT, auroc_diff TEXT, pr_diff TEXT)");
+  for(i=0; i<r->nGroup; i++) nAll += r->aGroup[i].n;
   for(k=0; k<r->o.nScore; k++) compute_score(r, k);
   curves_from_gains(r);
   /* pairs of scores: the rows themselves (a state holds one score) */
@@ -956,15 +960,11 @@ static void compute(Report *r){
     int overall;
     for(overall=0; overall<=(r->o.zBy ? 1 : 0); overall++){
       int whole = overall || !r->o.zBy;
-      sqlite3_int64 nAll = 0;
       char *zFrom = pair_from(r, r->o.azScore[k], r->o.azScore[j]);
       char *zSmall, *zPr, *zSql;
-      for(int i=0; i<r->nGroup; i++) nAll += r->aGroup[i].n;
       zSmall = whole ? sqlite3_mprintf("%d", nAll <= r->o.bootRows)
                      : sqlite3_mprintf("g IN (SELECT g FROM " T_GRP " WHERE n <= %lld)", (long long)r->o.bootRows);
-      zPr = r->o.reps==0 || r->o.bootRows==0 ? sqlite3_mprintf("pr_auc_diff_delta(y, a, b)")
-          : sqlite3_mprintf("coalesce(pr_auc_diff_ci(y, a, b, 0.95, %d, 0) FILTER (WHERE %s),"
-                            " pr_auc_diff_delta(y, a, b) FILTER (WHERE NOT (%s)))", r->o.reps, zSmall, zSmall);
+      zPr = interval_sql(r, "pr_auc_diff_ci", "pr_auc_diff_delta", "y, a, b", zSmall);
       zSql = sqlite3_mprintf(
         "INSERT INTO " T_CMP " SELECT %Q, %Q, %s, count(*), sum(y = 1), sum(y = 0), auroc_diff(y, a, b), %s"
         " FROM %s %s", r->o.azScore[k], r->o.azScore[j], whole ? "NULL" : "g", zPr, zFrom,
@@ -1125,21 +1125,19 @@ static void html_ci(Report *r, double est, const char *zJson, const char *zLo, c
   fmt3(b, est);
   if( zJson ){
     double l = NAN, h = NAN;
-    char *zSql = sqlite3_mprintf("SELECT %Q ->> %Q, %Q ->> %Q", zJson, zLo, zJson, zHi);
+    int delta = 0;
+    char *zSql = sqlite3_mprintf("SELECT %Q ->> %Q, %Q ->> %Q, %Q ->> '$.method' GLOB 'delta*'",
+                                 zJson, zLo, zJson, zHi, zJson);
     sqlite3_stmt *st = prep(r, zSql);
     if( sqlite3_step(st)==SQLITE_ROW ){
       if( sqlite3_column_type(st, 0)!=SQLITE_NULL ) l = sqlite3_column_double(st, 0);
       if( sqlite3_column_type(st, 1)!=SQLITE_NULL ) h = sqlite3_column_double(st, 1);
+      delta = sqlite3_column_int(st, 2);
     }
     sqlite3_finalize(st);
     sqlite3_free(zSql);
     if( isfinite(l) && isfinite(h) ){
       /* an interval by the delta method (pr_auc_delta_ci, pr_auc_diff_delta) is marked */
-      char *zQ = sqlite3_mprintf("SELECT %Q ->> '$.method'", zJson);
-      char *zMethod = query_text(r, zQ);
-      int delta = zMethod && strncmp(zMethod, "delta", 5)==0;
-      free(zMethod);
-      sqlite3_free(zQ);
       fmt3(lo, l); fmt3(hi, h);
       sqlite3_str_appendf(r->html, "<td>%s <span class=\"ci\">[%s, %s]</span>%s</td>", b, lo, hi,
                           delta ? "<sup class=\"m\" title=\"delta method\">&#948;</sup>" : "");

@@ -502,6 +502,15 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
 /* AP folded over a sweep just started with ml_sweep_init (whose P and N the
 ** caller may have looked at first). */
 double ml_fold_ap_sweep(MlSweep *w);
+/* AP of a weighted canonical order by plan (ml_sweep.c rule 10): the
+** scores that hold a positive, in ascending order, each as its rows
+** [lo, hi) and its first positive plo.  ml_ap_plan allocates it (ml_free;
+** NULL: no memory); ml_fold_ap_plan gives ml_fold_ap_sweep's double for
+** the weights wc, and the weights of the positives and negatives. */
+typedef struct MlApGroup { ml_i64 lo, plo, hi; } MlApGroup;
+MlApGroup *ml_ap_plan(const MlCanon *c, ml_i64 *pN);
+double ml_fold_ap_plan(const MlApGroup *a, ml_i64 m, const MlCanon *c, const ml_weight *wc,
+                       uint64_t *pP, uint64_t *pN);
 double ml_fold_auroc(const MlSamples *s);
 /* AUROC folded over a started (possibly weighted) sweep. */
 double ml_fold_auroc_sweep(MlSweep *w);

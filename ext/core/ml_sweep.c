@@ -3,7 +3,8 @@
 **
 ** ml_sweep.c -- the one sorted threshold sweep every ranking metric folds over.
 **
-** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes and the folds
+** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes, the
+** weighted AP by plan (ml_ap_plan, ml_fold_ap_plan) and the folds
 ** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
 ** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point,
 ** ml_fold_ks, ml_fold_top_k, ml_fold_gains, and ml_count_at_least.
@@ -54,9 +55,16 @@
 **      _partial_auroc, _ks and _gains to their weighted forms (ml_wsweep.c),
 **      so a caller folds either sample with the same call.  (Top k takes
 **      its k as a double there: ml_wfold_top_k.)
+**  10. AP of a weighted canonical order by plan (ml_ap_plan, ml_fold_ap_plan:
+**      pr_auc_ci, nap_ci, pr_auc_diff_ci's replicates): the plan lists,
+**      once, the scores that hold a positive; a replicate sums the drawn
+**      weights between them and adds a term only there.  The weighted
+**      sweep's term at any other score is dtp = 0 times a precision, an
+**      exact +0.0, which leaves a compensated sum's bits as they are, so
+**      the value is ml_fold_ap_sweep's double (tests/check_sweep.c).
 **
 ** Cost: O(n) for one sweep over sorted samples (O(runs) in runs form),
-** O(1) extra memory.
+** O(1) extra memory; a plan 24 bytes per score that holds a positive.
 */
 #include <math.h>
 #include "ml_core.h"
@@ -112,6 +120,58 @@ double ml_fold_ap_sweep(MlSweep *w){
     }
   }
   return ml_sum_value(&ap) / (double)w->tp;        /* tp = P once every row is passed */
+}
+
+/* Rule 10: AP's plan over an order of the rows by score, ascending (the
+** canonical order, or pr_auc_diff_ci's rows by s_b, whose labels lie in any
+** order among tied scores): the scores that hold a positive, each as its
+** rows [lo, hi) and plo, its first positive. */
+MlApGroup *ml_ap_plan(const MlCanon *c, ml_i64 *pN){
+  ml_i64 i = 0, j, m = 0, cap = 16;
+  MlApGroup *a = ml_malloc(sizeof(MlApGroup)*(uint64_t)cap);
+  if( a==0 ) return 0;
+  while( i<c->n ){
+    ml_i64 k = -1;
+    for(j=i; j<c->n && c->key[j]==c->key[i]; j++) if( k<0 && c->lab[j] ) k = j;
+    if( k>=0 ){
+      if( m==cap ){
+        MlApGroup *b = ml_realloc(a, sizeof(MlApGroup)*(uint64_t)(cap *= 2));
+        if( b==0 ){ ml_free(a); return 0; }
+        a = b;
+      }
+      a[m].lo = i; a[m].plo = k; a[m].hi = j;
+      m++;
+    }
+    i = j;
+  }
+  *pN = m;
+  return a;
+}
+
+/* Rule 10: the weighted AP over a plan, highest score first.  C, the weight
+** of the rows at or above a score, grows by the rows passed since the last
+** planned score; the term dtp (tp / C) and its order are the weighted
+** sweep's (ml_fold_ap_sweep), so the value is the same double. */
+double ml_fold_ap_plan(const MlApGroup *a, ml_i64 m, const MlCanon *c, const ml_weight *wc,
+                       uint64_t *pP, uint64_t *pN){
+  MlSum ap = {0.0, 0.0};
+  ml_i64 g, r, prev = c->n;
+  uint64_t C = 0, tp = 0, rest = 0;
+  for(g=m-1; g>=0; g--){
+    const MlApGroup *q = &a[g];
+    uint64_t d1 = 0;
+    for(r=q->lo; r<prev; r++) C += wc[r];
+    for(r=q->plo; r<q->hi; r++) d1 += wc[r] & (ml_weight)-(ml_weight)c->lab[r];
+    prev = q->lo;
+    if( d1 ){
+      tp += d1;
+      ml_sum_add(&ap, (double)d1 * ((double)tp / (double)C));
+    }
+  }
+  for(r=0; r<prev; r++) rest += wc[r];
+  *pP = tp;
+  *pN = C + rest - tp;
+  return ml_sum_value(&ap) / (double)tp;
 }
 
 /* AP without a filter, walking the positives: only a threshold that holds a

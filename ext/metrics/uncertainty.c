@@ -84,7 +84,7 @@
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
 ** aux) and 8 for mean_ci (the values).  A result adds 8 bytes per row of
 ** weights and canonical map, plus per function: pr_auc/nap 24 per score
-** that holds a positive (ap_plan: a replicate then adds its terms only
+** that holds a positive (ml_ap_plan: a replicate then adds its terms only
 ** there, and sums the weights between them; pr_auc_diff two such plans),
 ** brier/log_loss 8 (the
 ** per-row terms), ece 4 (bin of each row), strat_gap 20 (the stratifier
@@ -373,10 +373,6 @@ static const MlStateHooks ml_unc_strat_states = { sizeof(UncAgg), 3, 1u<<ML_STAT
 
 /* ---------------------------------------------------------- statistics */
 
-/* A score that holds a positive, in the canonical order: its rows [lo, hi),
-** its positives [plo, hi) (ap_plan). */
-typedef struct MlApGroup { ml_i64 lo, plo, hi; } MlApGroup;
-
 /* What a statistic needs besides the canonical order and the weights; every
 ** per-row array is in canonical order. */
 typedef struct UncCtx {
@@ -400,70 +396,16 @@ typedef struct UncCtx {
   void *stratScratch;           /* weighted strat_gap: ml_strat_compute_w's scratch, */
   MlStratResult sr;             /* its result (the estimate's reason when undefined) */
   const MlApGroup *apg;         /* pr_auc, nap, pr_auc_diff: the scores that hold */
-  ml_i64 nApg;                  /* a positive, ascending (ap_plan), */
+  ml_i64 nApg;                  /* a positive, ascending (ml_ap_plan), */
   MlApGroup *apgB;              /* and pr_auc_diff's in cB */
   ml_i64 nApgB;
 } UncCtx;
-
-/* AP's plan over an order of the rows by score (the canonical order, or
-** the rows by s_b): the scores that hold a positive, each as its rows
-** [lo, hi) and plo, its first positive.  A replicate's AP adds a term only
-** at these; every other score's term is dtp = 0 times a precision, an
-** exact +0.0, which leaves a compensated sum's bits as they are. */
-static MlApGroup *ap_plan(const MlCanon *c, ml_i64 *pN){
-  ml_i64 i = 0, j, m = 0, cap = 16;
-  MlApGroup *a = ml_malloc(sizeof(MlApGroup)*(uint64_t)cap);
-  if( a==0 ) return 0;
-  while( i<c->n ){
-    ml_i64 k = -1;
-    for(j=i; j<c->n && c->key[j]==c->key[i]; j++) if( k<0 && c->lab[j] ) k = j;
-    if( k>=0 ){
-      if( m==cap ){
-        MlApGroup *b = ml_realloc(a, sizeof(MlApGroup)*(uint64_t)(cap *= 2));
-        if( b==0 ){ ml_free(a); return 0; }
-        a = b;
-      }
-      a[m].lo = i; a[m].plo = k; a[m].hi = j;
-      m++;
-    }
-    i = j;
-  }
-  *pN = m;
-  return a;
-}
-
-/* A replicate's AP over a plan, highest score first: C, the weight of the
-** rows at or above a score, grows by the rows passed since the last one;
-** the term dtp (tp / C) is the weighted sweep's (ml_fold_ap_sweep), in its
-** order, so the value is the same bit for bit.  *pP, *pN: the weights of
-** the positives and the negatives. */
-static double ap_fold_plan(const MlApGroup *a, ml_i64 m, const MlCanon *c, const ml_weight *wc,
-                           uint64_t *pP, uint64_t *pN){
-  MlSum ap = {0.0, 0.0};
-  ml_i64 g, r, prev = c->n;
-  uint64_t C = 0, tp = 0, rest = 0;
-  for(g=m-1; g>=0; g--){
-    const MlApGroup *q = &a[g];
-    uint64_t d1 = 0;
-    for(r=q->lo; r<prev; r++) C += wc[r];
-    for(r=q->plo; r<q->hi; r++) d1 += wc[r] & (ml_weight)-(ml_weight)c->lab[r];
-    prev = q->lo;
-    if( d1 ){
-      tp += d1;
-      ml_sum_add(&ap, (double)d1 * ((double)tp / (double)C));
-    }
-  }
-  for(r=0; r<prev; r++) rest += wc[r];
-  *pP = tp;
-  *pN = C + rest - tp;
-  return ml_sum_value(&ap) / (double)tp;
-}
 
 /* pr_auc_ci, nap_ci: AP (or NAP) of the replicate. */
 static int stat_ap_plan(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
   uint64_t P, N;
-  out[0] = ap_fold_plan(u->apg, u->nApg, c, wc, &P, &N);
+  out[0] = ml_fold_ap_plan(u->apg, u->nApg, c, wc, &P, &N);
   if( P==0 || N==0 ) return 0;
   if( u->kind==UN_NAP ){
     double pi = (double)P / (double)(P+N);    /* as nap() */
@@ -546,10 +488,10 @@ static int stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double
   UncCtx *u = arg;
   uint64_t P, N;
   ml_i64 i;
-  out[1] = ap_fold_plan(u->apg, u->nApg, c, wc, &P, &N);
+  out[1] = ml_fold_ap_plan(u->apg, u->nApg, c, wc, &P, &N);
   if( P==0 || N==0 ) return 0;
   for(i=0; i<c->n; i++) u->wB[i] = wc[u->posB[i]];
-  out[2] = ap_fold_plan(u->apgB, u->nApgB, u->cB, u->wB, &P, &N);
+  out[2] = ml_fold_ap_plan(u->apgB, u->nApgB, u->cB, u->wB, &P, &N);
   out[0] = out[1] - out[2];
   return 1;
 }
@@ -848,7 +790,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     rc = boot_weighted_ctx(&u, &spec, d->kind, &c, s, &p->q, &mem);
   }else switch( d->kind ){
     case UN_PR_AUC: case UN_NAP:
-      mem = ap_plan(&c, &u.nApg);
+      mem = ml_ap_plan(&c, &u.nApg);
       if( mem==0 ){ rc = ML_NOMEM; break; }
       u.apg = mem;
       spec.stat = stat_ap_plan;
@@ -924,8 +866,8 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       }
       u.cB = &cB;
       u.posB = pos;
-      u.apg = apA = ap_plan(&c, &u.nApg);
-      u.apgB = ap_plan(&cB, &u.nApgB);
+      u.apg = apA = ml_ap_plan(&c, &u.nApg);
+      u.apgB = ml_ap_plan(&cB, &u.nApgB);
       if( u.apg==0 || u.apgB==0 ){ rc = ML_NOMEM; break; }
       spec.stat = stat_ap_diff;
       spec.K = 3;
@@ -1086,12 +1028,15 @@ static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
 /* The two sweeps of rule 10.  DeltaAcc holds the suffix sums S2 and S3 (of
 ** a_g T_g / C_g^2 and a_g F_g / C_g^2 over the groups not yet passed, and
 ** the group being passed), counts or sums of weights alike. */
-typedef struct DeltaAcc { MlSum t2, t3; } DeltaAcc;
+typedef struct DeltaAcc { MlSum t2, t3, ap; } DeltaAcc;
 
-/* First sweep: a group's terms of the totals (tp, fp, dtp as the sweep
-** leaves them). */
+/* First sweep, at a group that holds a positive (tp, fp, dtp as the sweep
+** leaves them): its terms of the totals, and its term of AP itself, which
+** is the folds' dtp (tp / (tp + fp)) in their order, so AP = ap / P is
+** pr_auc's (pr_auc_w's) double. */
 static void delta_totals(DeltaAcc *d, double tp, double fp, double dtp){
   double c = tp + fp, a = dtp / c;
+  ml_sum_add(&d->ap, dtp * (tp / c));
   /* a_g T_g / C_g^2 as the product of two ratios: no weight's scale, so
   ** nothing overflows or underflows whatever the weights' size */
   ml_sum_add(&d->t2, a * (tp / c));
@@ -1128,16 +1073,17 @@ static double sum_w2(const MlSamples *s, int y, ml_i64 lo, ml_i64 hi, int e){
 ** delta_derivs gives them. */
 typedef void (*DeltaVisit)(void *arg, const MlSweep *w, const ml_i64 hi[2], double dp, double dn);
 
-/* Both sweeps over a sorted unweighted buffer: returns AP (pr_auc's value)
-** and calls visit on every group, highest score first. */
+/* Both sweeps over a sorted unweighted buffer: returns AP (pr_auc's value,
+** from the first) and calls visit on every group, highest score first. */
 static double delta_sweeps(const MlSamples *s, DeltaVisit visit, void *arg){
   DeltaAcc acc;
   MlSweep w;
-  double ap = ml_fold_average_precision(s, 0), dp, dn;
+  double ap, dp, dn;
   unsigned k = 0;
   memset(&acc, 0, sizeof(acc));
   ml_sweep_init(&w, s, 0);
   while( ml_sweep_next(&w) ) if( w.dtp ) delta_totals(&acc, (double)w.tp, (double)w.fp, (double)w.dtp);
+  ap = ml_sum_value(&acc.ap) / (double)w.tp;       /* pr_auc's value */
   ml_sweep_init(&w, s, 0);
   for(;;){
     ml_i64 hi[2];
@@ -1169,18 +1115,17 @@ static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
     ** derivative (the limit of the weighted bootstrap, pr_auc_ci_w) */
     DeltaAcc acc;
     MlWSweep w;
-    double dp, dn;
+    double dp, dn, wmax = 0.0;
     unsigned k = 0;
-    memset(&acc, 0, sizeof(acc));
-    ap = ml_wfold_ap(s);                           /* pr_auc_w's value */
     int e, y;
-    double wmax = 0.0;
     ml_i64 i;
+    memset(&acc, 0, sizeof(acc));
     for(y=0; y<2; y++) for(i=0; i<s->n[y]; i++) if( ml_samples_aux(s, y, i)>wmax ) wmax = ml_samples_aux(s, y, i);
     e = ilogb(wmax);
     ml_wsweep_init(&w, s);
     while( ml_wsweep_next(&w) ) if( w.dtp>0.0 ) delta_totals(&acc, w.tp, w.fp, w.dtp);
     P = w.tp;
+    ap = ml_sum_value(&acc.ap) / P;                /* pr_auc_w's value */
     ml_wsweep_init(&w, s);
     for(;;){
       ml_i64 i0 = w.i[0], i1 = w.i[1];       /* the group's rows: [w.i[y], iy) */
