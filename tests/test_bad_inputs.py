@@ -181,6 +181,15 @@ def spec_what(ps):
     return None
 
 
+_READER = sqlite3.connect(":memory:")
+
+
+def sql_real(lit):
+    """The value SQLite reads from a numeric literal (its text-to-double is not
+    always the nearest double)."""
+    return _READER.execute("SELECT " + lit).fetchone()[0]
+
+
 def spec_bad(ps):
     """Values outside a parameter's spec: [(SQL text, as the message shows it)]."""
     bad = [("NULL", "NULL")]
@@ -198,6 +207,11 @@ def spec_bad(ps):
         bad.append((fmt(ps["min"] + 0.5), fmt(ps["min"] + 0.5)))
         if ps["max"] < 2**53:
             bad.append((str(ps["max"] + 1), str(ps["max"] + 1)))
+        # beyond int64 the literal is a REAL: 2^63 (which (double)INT64_MAX rounds
+        # to, issue 39), -2^63 - 1025, and far out; shown as ml_num prints the
+        # double SQLite's own reading makes of the literal
+        for lit in ("9223372036854775808", "-9223372036854776833", "1e300"):
+            bad.append((lit, repr(sql_real(lit))))
     elif ps["type"] == "choice":
         bad += [("'bogus'", "text 'bogus'"), ("1", "1")]
     return bad

@@ -137,8 +137,14 @@ int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out){
   }
   if( t==SQLITE_FLOAT ){
     double d = sqlite3_value_double(v);
-    if( d!=floor(d) || d<(double)lo || d>(double)hi ) return 0;
-    *out = (ml_i64)d;
+    ml_i64 i;
+    /* The cast is defined on [-2^63, 2^63) only, and (double)INT64_MAX
+    ** rounds up to 2^63: compare with the powers of two themselves, then
+    ** the bounds as integers (NaN fails d==floor(d)). */
+    if( d!=floor(d) || d<-9223372036854775808.0 || d>=9223372036854775808.0 ) return 0;
+    i = (ml_i64)d;
+    if( i<lo || i>hi ) return 0;
+    *out = i;
     return 1;
   }
   return 0;
