@@ -892,7 +892,7 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       sqlite3_result_error_nomem(ctx);
       break;
     case ML_BOOT_STOPPED:
-      sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+      ml_result_interrupted(ctx);
       break;
     case ML_BOOT_UNDEFINED:
       if( d->kind==UN_STRAT_GAP && p->weighted ){

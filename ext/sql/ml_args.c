@@ -406,10 +406,18 @@ int ml_stop_end(void){
   return stopped;
 }
 
+void ml_result_interrupted(sqlite3_context *ctx){
+  /* sqlite3_result_error_code() alone keeps a result already written as the
+  ** statement's message (a partial pr_auc once read "0.316093247034951"):
+  ** the text goes first, then the code */
+  sqlite3_result_error(ctx, sqlite3_errstr(SQLITE_INTERRUPT), -1);
+  sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+}
+
 int ml_compute_end(sqlite3_context *ctx){
   int stopped = ml_stop_happened();
   ml_stop_install(0, 0);
-  if( stopped ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+  if( stopped ) ml_result_interrupted(ctx);
   return stopped;
 }
 

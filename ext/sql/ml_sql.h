@@ -347,6 +347,9 @@ int ml_interrupted(sqlite3 *db);
 ** stopped, having set SQLITE_INTERRUPT as the result. */
 int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows);
 int ml_compute_end(sqlite3_context *ctx);
+/* Fails the statement as interrupted: the message "interrupted" and
+** SQLITE_INTERRUPT, whatever result was written before. */
+void ml_result_interrupted(sqlite3_context *ctx);
 
 int ml_register_svd_bench(sqlite3 *db);    /* svd_bench.c */
 /* mleval_build_info()'s "backends": {"cpu": {"built", "loads", "path" or

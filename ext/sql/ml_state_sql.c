@@ -152,22 +152,21 @@ static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
 
 /* A protected NULL value, made once per group from "SELECT NULL" (SQLite
 ** offers no other way to make one); freed by xFinal. */
-static sqlite3_value *null_value(sqlite3_context *ctx, StatePending *q){
-  if( q->nullv==0 ){
-    sqlite3_stmt *st = 0;
-    if( sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "SELECT NULL", -1, &st, 0)==SQLITE_OK
-     && sqlite3_step(st)==SQLITE_ROW ){
-      q->nullv = sqlite3_value_dup(sqlite3_column_value(st, 0));
-    }
-    sqlite3_finalize(st);
-  }
+static sqlite3_value *null_value(StatePending *q){
+  /* SQLite's own static NULL -- what sqlite3_column_value() returns for no
+  ** statement (columnMem: "if( pVm==0 ) return columnNullValue()") -- made
+  ** a protected value of our own.  Nothing is prepared: a prepare on the
+  ** statement's connection fails once it is interrupted, and that failure
+  ** once read as out of memory (issue 39).  0 only when the copy's
+  ** allocation fails. */
+  if( q->nullv==0 ) q->nullv = sqlite3_value_dup(sqlite3_column_value(0, 0));
   return q->nullv;
 }
 
 /* Sets the error an xAbsorb returned. */
 static void absorb_error(sqlite3_context *ctx, const MlFuncDesc *d, int rc, const char *zErr){
   if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-  else if( rc==ML_STOPPED ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+  else if( rc==ML_STOPPED ) ml_result_interrupted(ctx);
   else ml_error(ctx, d->name, "%s", zErr);
 }
 
@@ -197,7 +196,7 @@ static int step_null_data(sqlite3_context *ctx, const MlFuncDesc *d, StatePendin
                           int argc, sqlite3_value **argv, int inverse){
   sqlite3_value *av[ML_MAX_ARGS];
   int i;
-  if( null_value(ctx, q)==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
+  if( null_value(q)==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
   for(i=0; i<nData; i++) av[i] = q->nullv;
   for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
   q->nested = 1;
