@@ -150,15 +150,15 @@ static const char *aCase[] = {
 ** shorter table: windows re-run a result per frame).  So a new function is
 ** under fault injection from its record on; the hand-written cases above
 ** add the paths examples do not reach (states, errors, plots, svd_bench). */
-#define MAX_CASES 512
+#define MAX_CASES 1024
 static const char *azCase[MAX_CASES];
 static int nCase = 0;
 
 static void build_cases(void){
   static const char *zGen =
-    "WITH f AS (SELECT value AS v FROM json_each(mleval_functions())"
+    "WITH f AS (SELECT key AS i, value AS v FROM json_each(mleval_functions())"
     "            WHERE value->>'family' NOT IN ('scalar', 'plot', 'state')),"
-    " c AS (SELECT v->>'name' AS name, (SELECT group_concat("
+    " c AS (SELECT i, v->>'name' AS name, (SELECT group_concat("
     "   CASE r.value WHEN 'y' THEN iif(v->>'family' = 'ordinal', 'o', 'y') WHEN 's' THEN 's' WHEN 'p' THEN 'p'"
     "     WHEN 'strat' THEN 'z' WHEN 's_a' THEN 's' WHEN 's_b' THEN 'p' WHEN 'p_a' THEN 'p'"
     "     WHEN 'p_b' THEN 'p * p' WHEN 'x' THEN 's' WHEN 'g' THEN 'o % 2' WHEN 's_1' THEN 's'"
@@ -167,7 +167,15 @@ static void build_cases(void){
     "   AS args FROM f)"
     " SELECT printf('SELECT g, %s(%s) FROM t GROUP BY g', name, args) FROM c"
     " UNION ALL SELECT printf('SELECT %s(%s) OVER (ORDER BY id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)"
-    " FROM t WHERE id <= 24', name, args) FROM c";
+    " FROM t WHERE id <= 24', name, args) FROM c"
+    /* and one of the other frame kinds each, in turn: GROUPS, RANGE with an
+    ** offset, EXCLUDE (SQLite then steps and removes rows in other orders) */
+    " UNION ALL SELECT printf('SELECT %s(%s) OVER (%s) FROM t WHERE id <= 24', name, args,"
+    "   CASE i % 4 WHEN 0 THEN 'ORDER BY g GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW'"
+    "     WHEN 1 THEN 'ORDER BY id RANGE BETWEEN 6 PRECEDING AND 2 FOLLOWING'"
+    "     WHEN 2 THEN 'ORDER BY id ROWS BETWEEN 7 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW'"
+    "     ELSE 'PARTITION BY o ORDER BY g GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE TIES' END)"
+    " FROM c";
   sqlite3 *db = 0;
   sqlite3_stmt *st = 0;
   size_t i;

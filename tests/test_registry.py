@@ -88,6 +88,8 @@ def main():
                          capture_output=True, text=True, check=True).stdout
     fuzz_args = subprocess.run([os.path.join(build, "tests", "fuzz_args_replay"), "--list"], env=env,
                                capture_output=True, text=True, check=True).stdout
+    fuzz_state = subprocess.run([os.path.join(build, "tests", "fuzz_state_replay"), "--list"], env=env,
+                                capture_output=True, text=True, check=True).stdout
     fuzz_sql = "".join(read(os.path.relpath(p, SRC)) for p in sorted(glob.glob(os.path.join(SRC, "tests", "fuzz", "corpus", "sql", "*"))))
     docs = "".join(read(os.path.relpath(p, SRC)) for p in sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))))
     for f in table:
@@ -95,6 +97,11 @@ def main():
         ck.true(call.search(oom) is not None, f["name"] + " is in the OOM injection (check_oom --list)")
         fuzz = fuzz_args if f["family"] != "scalar" else fuzz_sql
         ck.true(call.search(fuzz) is not None, f["name"] + " is in a fuzz target")
+        # the SQL target's corpus seeds every function (tests/fuzz/seed_sql.py)
+        ck.true(call.search(fuzz_sql) is not None, f["name"] + " is called by the SQL fuzz corpus (run tests/fuzz/seed_sql.py)")
+        if f.get("state_args"):
+            ck.true(re.search(r"^%s\(b\b" % re.escape(f["name"]), fuzz_state, re.M) is not None,
+                    f["name"] + " takes states: in the state fuzz target (fuzz_state_replay --list)")
         ck.true(call.search(docs) is not None, f["name"] + " is documented under docs/")
 
     # 3. arity errors name the signature

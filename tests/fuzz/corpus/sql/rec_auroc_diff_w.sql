@@ -1,0 +1,2 @@
+SELECT g, auroc_diff_w(y, s, p, z / 4, 0.9, 20, 7) FROM t GROUP BY g;
+SELECT auroc_diff_w(y, s, p, z / 4, 0.9, 20, 7) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

@@ -1,0 +1,3 @@
+SELECT g, brier(y, p) FROM t GROUP BY g;
+SELECT brier(y, p) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
+SELECT brier(st) FROM (SELECT ml_state(y, s) AS st FROM t GROUP BY g);

@@ -1,0 +1,2 @@
+SELECT g, ece_diff_ci_w(y, p, p * p, z / 4, 10, 0.9, 20, 7) FROM t GROUP BY g;
+SELECT ece_diff_ci_w(y, p, p * p, z / 4, 10, 0.9, 20, 7) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

@@ -1,0 +1,3 @@
+SELECT g, ece_equal_mass(y, p, 2) FROM t GROUP BY g;
+SELECT ece_equal_mass(y, p, 2) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
+SELECT ece_equal_mass(st, 2) FROM (SELECT ml_state(y, s) AS st FROM t GROUP BY g);

@@ -1,0 +1,2 @@
+SELECT g, ece_l2_w(y, p, z / 4, 2) FROM t GROUP BY g;
+SELECT ece_l2_w(y, p, z / 4, 2) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

@@ -1,0 +1,2 @@
+SELECT g, ece_w(y, p, z / 4, 10) FROM t GROUP BY g;
+SELECT ece_w(y, p, z / 4, 10) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

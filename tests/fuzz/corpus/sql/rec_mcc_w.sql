@@ -1,0 +1,2 @@
+SELECT g, mcc_w(y, s, z / 4, 0.5) FROM t GROUP BY g;
+SELECT mcc_w(y, s, z / 4, 0.5) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

@@ -1,0 +1,3 @@
+SELECT g, mce(y, p, 10) FROM t GROUP BY g;
+SELECT mce(y, p, 10) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
+SELECT mce(st, 10) FROM (SELECT ml_state(y, s) AS st FROM t GROUP BY g);

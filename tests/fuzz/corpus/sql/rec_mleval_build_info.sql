@@ -1,0 +1,1 @@
+SELECT mleval_build_info();

@@ -1,0 +1,3 @@
+SELECT g, nap(y, s) FROM t GROUP BY g;
+SELECT nap(y, s) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
+SELECT nap(st) FROM (SELECT ml_state(y, s) AS st FROM t GROUP BY g);

@@ -1,0 +1,3 @@
+SELECT g, ordinal_auprc(o, s, p) FROM t GROUP BY g;
+SELECT ordinal_auprc(o, s, p) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
+SELECT ordinal_auprc(st) FROM (SELECT ml_state_ordinal(o, s, p) AS st FROM t GROUP BY g);

@@ -1,0 +1,1 @@
+SELECT plot_bars(g, o, s, 'fuzz', 'ms') FROM t;

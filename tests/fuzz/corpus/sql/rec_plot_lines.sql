@@ -1,0 +1,1 @@
+SELECT plot_lines(g, id, s, 'fuzz') FROM t;

@@ -1,0 +1,2 @@
+SELECT g, pr_auc_delta_ci_w(y, s, z / 4, 0.9) FROM t GROUP BY g;
+SELECT pr_auc_delta_ci_w(y, s, z / 4, 0.9) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

@@ -1,0 +1,2 @@
+SELECT g, pr_auc_w(y, s, z / 4) FROM t GROUP BY g;
+SELECT pr_auc_w(y, s, z / 4) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

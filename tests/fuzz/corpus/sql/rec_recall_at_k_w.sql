@@ -1,0 +1,2 @@
+SELECT g, recall_at_k_w(y, s, z / 4, 3) FROM t GROUP BY g;
+SELECT recall_at_k_w(y, s, z / 4, 3) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

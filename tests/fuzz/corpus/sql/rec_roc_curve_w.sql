@@ -1,0 +1,2 @@
+SELECT g, roc_curve_w(y, s, z / 4) FROM t GROUP BY g;
+SELECT roc_curve_w(y, s, z / 4) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
