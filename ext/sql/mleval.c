@@ -433,6 +433,10 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
+/* The one exported symbol (the core is built -fvisibility=hidden). */
+#if defined(__GNUC__)
+__attribute__((visibility("default")))
+#endif
 int sqlite3_mleval_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
   const MlFuncDesc *d = 0;
   int rc, iFam = 0;
