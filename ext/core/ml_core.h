@@ -679,8 +679,8 @@ void ml_str_text(MlStr *s, const char *z, size_t max, int xml);
 char *ml_str_finish(MlStr *s, size_t *pn);
 
 /* Numbers as text, the same in every C locale (decimal point '.').
-** ml_format_double: shortest "%.{15,16,17}g" text that reads back as d;
-** buf >= 32 bytes.  ml_format_fixed: "%.*f" (no "-0"); buf >= 64 bytes.
+** ml_format_double: shortest "%.{15,16,17}g" text that reads back as d,
+** -0 written as 0 (JSON, SVG, messages: no text says "-0"); buf >= 32 bytes.  ml_format_fixed: "%.*f" (no "-0"); buf >= 64 bytes.
 ** ml_parse_double: strtod with '.' as the decimal point whatever the locale,
 ** over a number of any length; *pEnd (may be NULL) is set past the number,
 ** to z when there is none (NaN, *pEnd = z, when a number longer than 127

@@ -197,6 +197,7 @@ double ml_parse_double(const char *z, const char **pEnd){
 
 int ml_format_double(char *buf, double d){
   int prec, n = 0;
+  if( d==0.0 ) d = 0.0;        /* -0 and 0 are one value: never "-0" in any text (issue 37) */
   for(prec=15; prec<=17; prec++){
     n = snprintf(buf, 32, "%.*g", prec, d);
     n = c_locale_number(buf, n);
