@@ -332,6 +332,8 @@ NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one 
 # parameters, which the generic columns above cannot express.
 TWO_ROWS = "FROM (SELECT 0 AS y, 0.5 AS s UNION ALL SELECT 1, 0.6)"
 EXTRA_ERRORS = [
+    ("SELECT pr_auc(st) FROM (SELECT ml_state_ordinal(1, 0.5, 0.5) AS st)",
+     "pr_auc(): expects a binary state (made by ml_state(y, s)), got an ordinal (m = 2) state"),
     ("SELECT reliability(y, s, 5, CASE WHEN y = 0 THEN 'uniform' ELSE 'quantile' END) " + TWO_ROWS,
      "reliability(): strategy must be the same in every row of a group, got 'uniform' and then 'quantile'"),
     ("SELECT operating_point(y, s, CASE WHEN y = 0 THEN 'youden' ELSE 'max_f1' END) " + TWO_ROWS,
@@ -435,8 +437,29 @@ def main():
         ck.equal(con.execute("SELECT pr_auc(y, s) FROM (SELECT 1 AS y, 0.9 AS s UNION ALL SELECT 0, 0.1)").fetchone(),
                  (1.0,), what + ": connection works")
 
-    takes_states = {f["name"] for f in json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
-                    if f["state_args"]}
+    records = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+    takes_states = {f["name"] for f in records if f["state_args"]}
+    # a state given to a weighted twin is sent to the unweighted name (issue 37),
+    # which reads weighted states too unless it refuses them (the bootstrap)
+    weighted_ok = {}
+    for f in records:
+        if not f["state_args"]:
+            continue
+        b = f["name"]
+        params = "".join(", " + ps["example"] for ps in f["params"][:f["state_args"][1] - 1])
+        try:
+            con.execute("SELECT %s(st%s) FROM (SELECT ml_state_w(1, 0.5, 2) AS st)" % (b, params)).fetchall()
+            weighted_ok[b] = True
+        except sqlite3.Error:
+            weighted_ok[b] = False
+
+    def twin_state_msg(f):
+        b = f["weighted_of"]
+        what = "a state, weighted (ml_state_w) or not," if weighted_ok[b] else "a state of unweighted rows (ml_state)"
+        return "%s(): takes rows, not a state: %s goes to the unweighted name: %s(state%s)" % (
+            f["name"], what, b, ", ..." if f["params"] else "")
+    twin_state = {f["name"]: twin_state_msg(f) for f in records if f["weighted_of"] in takes_states}
+    ck.true(len(twin_state) >= 20, "the twins of state-taking functions (%d)" % len(twin_state))
     for name, (shape, extra, badparams, varying) in FUNCS.items():
         if shape == "state":          # ml_merge(state): a state or NULL, nothing else
             for sqlv, shown in [("2", "2"), ("'a'", "text 'a'"), ("0.5", "0.5")]:
@@ -474,6 +497,8 @@ def main():
             msg = "%s(): y must be %s, got %s" % (name, ylabel, shown)
             if sqlv.startswith("x'") and name in takes_states:     # a BLOB first argument is a state
                 msg = "%s(): %s" % (name, NOT_A_STATE)
+            elif sqlv.startswith("x'") and name in twin_state:
+                msg = twin_state[name]
             ck.error(con, "SELECT " + call(name, shape, sqlv, "0.5", extra), (), msg, name + " bad label " + sqlv)
             after_error(name + " bad label")
         for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair", "wprob", "wppair") else []):
@@ -516,6 +541,9 @@ def main():
             ck.true(one is not None and '"ordinal_auprc":null' in one, name + " one class: means null")
         else:
             ck.equal(one, None, name + " one class: NULL")
+    # a state alone, as a twin's only argument (the arity catch-all): the same message
+    for name, msg in sorted(twin_state.items()):
+        ck.error(con, "SELECT %s(st) FROM (SELECT ml_state(1, 0.5) AS st)" % name, (), msg, name + "(state)")
     for sql, msg in EXTRA_ERRORS:
         ck.error(con, sql, (), msg)
         after_error(sql)

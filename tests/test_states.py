@@ -282,7 +282,7 @@ def hostile(ck, con):
     ck.error(con, "SELECT strat_pr_auc(?)", (good,),
              "strat_pr_auc(): expects a state with a stratifier (made by ml_state(y, s, strat)), got a binary state")
     ck.error(con, "SELECT pr_auc(?)", (ordst,),
-             "pr_auc(): expects a binary state (made by ml_state(y, s)), got a ordinal (m = 2) state")
+             "pr_auc(): expects a binary state (made by ml_state(y, s)), got an ordinal (m = 2) state")
     ck.error(con, "SELECT ordinal_auprc(?)", (good,),
              "ordinal_auprc(): expects an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m)), got a binary state")
     ck.error(con, "SELECT auprc_ge(?, 3)", (ordst,), "auprc_ge(): k must be at most the state's m = 2, got 3")

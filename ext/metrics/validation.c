@@ -456,8 +456,9 @@ static int read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value
   }
   if( st->kind!=ML_STATE_BINARY && st->kind!=ML_STATE_STRAT ){
     char buf[32];
-    ml_error(ctx, fn, "%s must be a binary state (made by ml_state(y, s)), got a %s state",
-             name, ml_state_kind_name(st, buf, sizeof(buf)));
+    const char *zKind = ml_state_kind_name(st, buf, sizeof(buf));
+    ml_error(ctx, fn, "%s must be a binary state (made by ml_state(y, s)), got %s %s state",
+             name, ml_article(zKind), zKind);
     return ML_ROW_ERR;
   }
   return ML_ROW_OK;

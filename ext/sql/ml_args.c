@@ -154,6 +154,7 @@ int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int max
   ml_i64 i;
   if( ml_value_integer(v, 0, maxLabel<0 ? 2147483647 : maxLabel, &i) ){ *y = (int)i; return ML_ROW_OK; }
   if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
+  if( ml_twin_state_error(ctx, sqlite3_user_data(ctx), v) ) return ML_ROW_ERR;  /* auroc_ci_w(st) */
   if( maxLabel==1 ) return bad_value(ctx, fn, "y", "0 or 1", v);
   if( maxLabel<0 ) return bad_value(ctx, fn, "y", "an integer in 0..2147483647", v);
   {

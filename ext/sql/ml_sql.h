@@ -187,6 +187,10 @@ static inline double ml_param_value(const MlParam *slot, double dflt){
 /* The shortest text that reads back as d ("0.1", "1.0000000000000002",
 ** "Inf"), for messages; buf >= 32 bytes. */
 const char *ml_num(char *buf, double d);
+/* "an" before a word that starts with a vowel ("an ordinal state"), else "a". */
+static inline const char *ml_article(const char *z){
+  return z && z[0] && strchr("aeiouAEIOU", z[0]) ? "an" : "a";
+}
 
 /* calibration.c's per-row terms and equal-width bins, shared with the
 ** uncertainty family so that brier_ci & co. estimate exactly brier & co. */
@@ -324,6 +328,9 @@ extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
 ** is unknown, "got a different number of arguments"): the one arity error,
 ** for the catch-all registration and for the families' own count checks. */
 void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc);
+/* A state BLOB v given to a weighted twin d (pr_auc_w(st)): sets the error
+** that sends it to the unweighted name (pr_auc(st)) and returns 1; else 0. */
+int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v);
 
 /* True when the statement running on db has been interrupted
 ** (sqlite3_interrupt): sqlite3_is_interrupted() where the SQLite in use has

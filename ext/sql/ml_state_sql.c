@@ -142,8 +142,8 @@ static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
   }
   if( d->fam->state && !(d->fam->state->kinds & (1u<<st->kind)) ){
     char buf[32];
-    ml_error(ctx, d->name, "expects %s, got a %s state",
-             kind_wanted(d->fam->state->kinds), ml_state_kind_name(st, buf, sizeof(buf)));
+    const char *zKind = ml_state_kind_name(st, buf, sizeof(buf));
+    ml_error(ctx, d->name, "expects %s, got %s %s state", kind_wanted(d->fam->state->kinds), ml_article(zKind), zKind);
     return ML_ROW_ERR;
   }
   *pz = z; *pn = n;

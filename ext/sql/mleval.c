@@ -56,6 +56,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
 #include "ml_sql.h"
+#include "ml_state.h"
 
 #ifndef SQLITE_INNOCUOUS
 # define SQLITE_INNOCUOUS 0x000200000
@@ -178,6 +179,27 @@ static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite
   return argc-1;
 }
 
+static const char *twin_base_name(const MlFuncDesc *d, char *zBuf, int nBuf);
+
+/* A state given to a twin (pr_auc_w(st)): the twins read rows only, and
+** every state -- weighted (ml_state_w) or not -- goes to the unweighted
+** name, which reads both (docs/weights.md).  Says so when the base takes
+** states; 0 (nothing set) for other values and records. */
+int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v){
+  const MlFuncDesc *b = 0;
+  char zBase[40];
+  const char *zName;
+  int i = 0, lo, hi;
+  if( d==0 || !(d->flags & ML_FN_TWIN) || sqlite3_value_type(v)!=SQLITE_BLOB ) return 0;
+  if( (zName = twin_base_name(d, zBase, sizeof(zBase)))==0 ) return 0;
+  while( (b = next_record(&i, b))!=0 && strcmp(b->name, zName)!=0 ){}
+  if( b==0 || !ml_state_arity(b, &lo, &hi) ) return 0;
+  ml_error(ctx, d->name, "takes rows, not a state: %s goes to the unweighted name: %s(state%s)",
+           (b->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ? "a state, weighted (ml_state_w) or not,"
+             : "a state of unweighted rows (ml_state)", zName, d->aParam && d->aParam[0] ? ", ..." : "");
+  return 1;
+}
+
 /* The weight's place in a twin record's signature is where its flags say
 ** (twin_weight_arg): else the record is wrong, and registration fails
 ** rather than read another argument as the weight. */
@@ -194,7 +216,9 @@ static void twinStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   sqlite3_value *av[ML_MAX_ARGS];
   double w;
-  int n = twin_args(ctx, d, argc, argv, av, &w);
+  int n;
+  if( argc>0 && ml_twin_state_error(ctx, d, argv[0]) ) return;
+  n = twin_args(ctx, d, argc, argv, av, &w);
   if( n>0 ) d->fam->xStepW(ctx, n, av, w);
 }
 static void twinInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -216,8 +240,8 @@ static void arity_error(sqlite3_context *ctx, int argc){
 }
 static void arityFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int *pSeen = sqlite3_aggregate_context(ctx, sizeof(int));
-  (void)argv;
   if( pSeen ) *pSeen = 1;
+  if( argc>0 && ml_twin_state_error(ctx, sqlite3_user_data(ctx), argv[0]) ) return;
   arity_error(ctx, argc);
 }
 static void arityScalar(sqlite3_context *ctx, int argc, sqlite3_value **argv){
