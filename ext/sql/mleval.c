@@ -23,6 +23,7 @@
 **     ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report ml_state_ordinal
 **     uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
 **                    auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
+**                    pr_auc_delta_ci pr_auc_diff_delta
 **     validation.c   auroc_test (calibration_summary's computation)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
 **   ext/svd/       the svd_bench table-valued function (its back ends are
