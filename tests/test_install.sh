@@ -8,7 +8,8 @@
 #     location (not the build tree)
 #   - .load mleval by name (the loader finds it through LD_LIBRARY_PATH here,
 #     through ldconfig's cache after a real install), in the shell and in Python
-#   - the installed Python helper finds the installed library
+#   - the installed Python helper finds the installed library, and imports
+#     with mleval.so in the script's or the current folder (mleval.pth)
 #   - mleval.pc says that prefix (it is written at make time, not by
 #     configure), and docs/loading.md's commands for a prefix of one's own
 #     (.load by full path, PYTHONPATH, the installed mleval-report) work
@@ -79,6 +80,21 @@ if [ -n "$init" ]; then
         */dist-packages|*/site-packages) check "the helper goes to a site directory" yes yes ;;
         *) check "the helper goes to a site directory" "$pydir" ".../dist-packages" ;;
     esac
+    # the installed site folder read as Python reads one (its .pth files run):
+    # a scratch PYTHONUSERBASE whose user site is that folder.  import mleval
+    # works with mleval.so in the script's folder and in the current one.
+    ub=$(mktemp -d)
+    usite=$(PYTHONUSERBASE=$ub "$ORACLE_PYTHON" -c 'import site; print(site.getusersitepackages())')
+    mkdir -p "$(dirname "$usite")" && ln -s "$pydir" "$usite"
+    cp "$lib.so" "$ub/mleval.so"
+    printf 'import sqlite3, mleval; c = sqlite3.connect(":memory:"); mleval.load(c); print(mleval.__file__, c.execute("SELECT mleval_version()").fetchone()[0])\n' > "$ub/script.py"
+    check "installed helper: import mleval with mleval.so in the script's folder" \
+          "$(cd / && env -u MLEVAL_LIB -u PYTHONPATH -u PYTHONNOUSERSITE PYTHONUSERBASE="$ub" PYTHONDONTWRITEBYTECODE=1 "$ORACLE_PYTHON" "$ub/script.py" 2>&1 | tail -n 1)" \
+          "$usite/mleval/__init__.py $version"
+    check "installed helper: import mleval with mleval.so in the current folder" \
+          "$(cd "$ub" && env -u MLEVAL_LIB -u PYTHONPATH -u PYTHONNOUSERSITE PYTHONUSERBASE="$ub" PYTHONDONTWRITEBYTECODE=1 "$ORACLE_PYTHON" -c "$(cat "$ub/script.py")" 2>&1 | tail -n 1)" \
+          "$usite/mleval/__init__.py $version"
+    rm -rf "$ub"
 else
     check "make install installs the Python helper" "" "<prefix>/lib/python3.X/dist-packages/mleval/__init__.py"
 fi
