@@ -16,7 +16,9 @@ mleval.loadable_path().
     here a scratch PYTHONUSERBASE), and a folder mleval without __init__.py
     is not imported as an empty namespace package
   mleval.dask opens a shard by its exact name: '%41', '#' and '?' in a path
-    are percent-encoded in the file: URI (no other file read, none created)
+    are percent-encoded in the file: URI (no other file read, none created);
+    the URI's authority is empty, so paths beginning with '//' work, and a
+    folder given as a shard is named as one
 """
 import os
 import shutil
@@ -216,6 +218,29 @@ def main():
                 got = "error: %s" % e
             ck.equal(got, "".join(map(str, ys)).encode(), "mleval.dask reads %s itself" % name)
             ck.equal(sorted(os.listdir(scratch)), before, "mleval.dask creates no file for %s" % name)
+        # the URI's authority is empty, so a path beginning with "//" (the
+        # same file as "/") is a path; spaces, '?', '#' and '%' in folder
+        # and file names; a relative path; a folder is named as one
+        sub = os.path.join(scratch, "a b?c#d%25e")
+        os.makedirs(sub)
+        for name, ys in (("s 1?x#y%41.db", [1, 0]), ("plain.db", [0, 0, 1])):
+            path = shard(os.path.join(sub, name), ys)
+            want = "".join(map(str, ys)).encode()
+            for what, p in (("a //-path", "/" + path), ("a ////-path", "///" + path), ("the path", path),
+                            ("a relative path", os.path.relpath(path))):
+                before = sorted(os.listdir(sub))
+                try:
+                    got = md.shard_state(p, "SELECT CAST(group_concat(y, '') AS BLOB) FROM preds")
+                except sqlite3.Error as e:
+                    got = "error: %s" % e
+                ck.equal(got, want, "mleval.dask reads %s %r" % (what, p))
+                ck.equal(sorted(os.listdir(sub)), before, "mleval.dask creates no file for %r" % p)
+        for p in (sub, "/" + sub):
+            try:
+                md.shard_state(p, "SELECT 1")
+                ck.true(False, "a folder as a shard is an error")
+            except sqlite3.OperationalError as e:
+                ck.true("is a folder" in str(e), "a folder as a shard %r: %s" % (p, e))
         try:
             md.shard_state(os.path.join(scratch, "no such%20shard.db"), "SELECT 1")
             ck.true(False, "a missing shard is an error")
