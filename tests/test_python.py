@@ -11,8 +11,14 @@ mleval.loadable_path().
     /usr/bin/python3 (a stand-in connection, and pyenv's python3 when present)
   a connection that is not a sqlite3.Connection (apsw's, any object) gets
     LoadError saying what load() supports, and nothing is called on it
+  `import mleval` works with mleval.so in the script's folder and in the
+    current one (python/mleval.pth runs _mleval_finder from a site folder,
+    here a scratch PYTHONUSERBASE), and a folder mleval without __init__.py
+    is not imported as an empty namespace package
   mleval.dask opens a shard by its exact name: '%41', '#' and '?' in a path
-    are percent-encoded in the file: URI (no other file read, none created)
+    are percent-encoded in the file: URI (no other file read, none created);
+    the URI's authority is empty, so paths beginning with '//' work, and a
+    folder given as a shard is named as one
 """
 import os
 import shutil
@@ -41,8 +47,68 @@ def run_py(python, code, pythonpath, env_lib=None):
     return p.returncode, p.stdout.strip(), p.stderr.strip()
 
 
+def user_site(scratch):
+    """A scratch PYTHONUSERBASE whose site folder holds the helper as make
+    install lays it out (the package, _mleval_finder.py and mleval.pth):
+    Python's site module reads its .pth files as it does an installed one's."""
+    base = os.path.join(scratch, "userbase")
+    site = subprocess.run([sys.executable, "-c", "import site; print(site.getusersitepackages())"],
+                          env=dict(os.environ, PYTHONUSERBASE=base), capture_output=True,
+                          text=True).stdout.strip()
+    shutil.copytree(os.path.join(SRC_PY, "mleval"), os.path.join(site, "mleval"),
+                    ignore=shutil.ignore_patterns("__pycache__", "_install.py"))
+    for f in ("_mleval_finder.py", "mleval.pth"):
+        shutil.copy(os.path.join(SRC_PY, f), site)
+    return base, site
+
+
+def check_beside_so(ck):
+    """import mleval with mleval.so in the script's folder and in the current
+    folder, the package installed in a site folder."""
+    scratch = tempfile.mkdtemp(prefix="mleval_beside_")
+    try:
+        base, site = user_site(scratch)
+        work = os.path.join(scratch, "work")
+        os.makedirs(work)
+        shutil.copy(LIB_SO, os.path.join(work, "mleval.so"))     # where .load ./mleval puts it
+        code = ("import sqlite3, mleval; con = sqlite3.connect(':memory:'); mleval.load(con); "
+                "print(mleval.__file__); print(con.execute('SELECT mleval_version() IS NOT NULL').fetchone()[0])")
+        with open(os.path.join(work, "script.py"), "w") as f:
+            f.write(code + "\n")
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONNOUSERSITE", "PYTHONSAFEPATH")}
+        env.update(PYTHONUSERBASE=base, PYTHONDONTWRITEBYTECODE="1", MLEVAL_LIB=os.path.join(work, "mleval"))
+        want = (0, "%s\n1" % os.path.join(site, "mleval", "__init__.py"))
+        for what, argv, cwd in (("the script's folder", [sys.executable, os.path.join(work, "script.py")], "/"),
+                                ("the current folder (python3 -c)", [sys.executable, "-c", code], work),
+                                ("the current folder (python3 -m)", [sys.executable, "-m", "script"], work)):
+            p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
+            ck.equal((p.returncode, p.stdout.strip() or p.stderr.strip()[-300:]), want,
+                     "import mleval with mleval.so in %s" % what)
+        # mleval.dask, a submodule, comes from the same package
+        p = subprocess.run([sys.executable, "-c", "import mleval.dask as md; print(md.__file__)"],
+                           env=env, cwd=work, capture_output=True, text=True)
+        ck.equal((p.returncode, p.stdout.strip() or p.stderr.strip()[-300:]),
+                 (0, os.path.join(site, "mleval", "dask.py")), "import mleval.dask beside mleval.so")
+        # a folder mleval without __init__.py (an uninstall's leftover, or the
+        # user's own) is passed over too, and is never an empty namespace package
+        os.makedirs(os.path.join(work, "mleval"))
+        p = subprocess.run([sys.executable, "-c", code], env=env, cwd=work, capture_output=True, text=True)
+        ck.equal((p.returncode, p.stdout.strip() or p.stderr.strip()[-300:]), want,
+                 "import mleval with an empty folder mleval in the current folder")
+        shutil.rmtree(os.path.join(site, "mleval"))
+        p = subprocess.run([sys.executable, "-c", "import mleval; print(mleval.__path__)"], env=env,
+                           cwd=work, capture_output=True, text=True)
+        ck.true(p.returncode != 0 and "ModuleNotFoundError" in p.stderr and "passed over" in p.stderr
+                and "PyInit" not in p.stderr,
+                "no package: ModuleNotFoundError naming what was passed over, no namespace package: %s"
+                % (p.stdout.strip() or p.stderr.strip()[-300:]))
+    finally:
+        shutil.rmtree(scratch)
+
+
 def main():
     ck = mltest.Checker("python helper")
+    check_beside_so(ck)
     # load(): the functions are there, extension loading is off again
     con = sqlite3.connect(":memory:")
     mleval.load(con)
@@ -152,6 +218,29 @@ def main():
                 got = "error: %s" % e
             ck.equal(got, "".join(map(str, ys)).encode(), "mleval.dask reads %s itself" % name)
             ck.equal(sorted(os.listdir(scratch)), before, "mleval.dask creates no file for %s" % name)
+        # the URI's authority is empty, so a path beginning with "//" (the
+        # same file as "/") is a path; spaces, '?', '#' and '%' in folder
+        # and file names; a relative path; a folder is named as one
+        sub = os.path.join(scratch, "a b?c#d%25e")
+        os.makedirs(sub)
+        for name, ys in (("s 1?x#y%41.db", [1, 0]), ("plain.db", [0, 0, 1])):
+            path = shard(os.path.join(sub, name), ys)
+            want = "".join(map(str, ys)).encode()
+            for what, p in (("a //-path", "/" + path), ("a ////-path", "///" + path), ("the path", path),
+                            ("a relative path", os.path.relpath(path))):
+                before = sorted(os.listdir(sub))
+                try:
+                    got = md.shard_state(p, "SELECT CAST(group_concat(y, '') AS BLOB) FROM preds")
+                except sqlite3.Error as e:
+                    got = "error: %s" % e
+                ck.equal(got, want, "mleval.dask reads %s %r" % (what, p))
+                ck.equal(sorted(os.listdir(sub)), before, "mleval.dask creates no file for %r" % p)
+        for p in (sub, "/" + sub):
+            try:
+                md.shard_state(p, "SELECT 1")
+                ck.true(False, "a folder as a shard is an error")
+            except sqlite3.OperationalError as e:
+                ck.true("is a folder" in str(e), "a folder as a shard %r: %s" % (p, e))
         try:
             md.shard_state(os.path.join(scratch, "no such%20shard.db"), "SELECT 1")
             ck.true(False, "a missing shard is an error")

@@ -22,6 +22,7 @@ The shard paths must be readable by every worker under the same name
 pure functions of their arguments, so a worker lost mid-job is replaced
 and its tasks recomputed by the scheduler; the result is unchanged.
 """
+import os
 import sqlite3
 import urllib.parse
 
@@ -31,14 +32,25 @@ __all__ = ["shard_state", "merge_states", "evaluate_state", "shard_states", "tre
            "evaluate_shards"]
 
 
+def _shard_uri(path):
+    """The read-only file: URI of the shard at path.  The path is made
+    absolute and percent-encoded (all but '/'): in a URI, "%41" would read as
+    "A", and "#" or "?" would end the path -- another file, or a truncated
+    name opened read-write.  The authority is written, empty ("file://" and
+    then the path): after a bare "file:", a POSIX path beginning with "//"
+    (which names the same file as "/") read as an authority, and SQLite
+    refused it ("invalid uri authority")."""
+    if os.path.isdir(path):
+        # SQLite says only "disk I/O error" for a folder opened read-only
+        raise sqlite3.OperationalError("mleval.dask: shard %r is a folder, not a SQLite file" % (path,))
+    return "file://%s?mode=ro" % urllib.parse.quote(os.path.abspath(path), safe="/")
+
+
 def _connect(path=":memory:"):
     if path == ":memory:":
         con = sqlite3.connect(path)
     else:
-        # A shard is only read.  The path is percent-encoded (all but '/'):
-        # in a URI, "%41" would read as "A", and "#" or "?" would end the
-        # path -- another file, or a truncated name opened read-write.
-        con = sqlite3.connect("file:%s?mode=ro" % urllib.parse.quote(path, safe="/"), uri=True)
+        con = sqlite3.connect(_shard_uri(path), uri=True)
     mleval.load(con)
     return con
 
