@@ -10,7 +10,8 @@ The table is mlbench.bench_db(1_000_000) (12 % positives, s = p in [0, 1]);
 each line says whether the query meets its issue's goal (issue 22 for the
 round-3 rows, issue 24 for the threshold and clinical ones).
 MLEVAL_BENCH_ONLY=substring runs only the matching queries (and the floors);
-"a|b" runs the queries matching either.
+"a|b" runs the queries matching either.  MLEVAL_BENCH_REALW=1: the weighted
+twins on real-valued weights (issue 38) over --rows rows of bench_db_w.
 """
 import os
 import re
@@ -128,8 +129,41 @@ def states365(lib, floor, src, rows):
         sys.stdout.flush()
 
 
+# issue 38: the weighted twins on real-valued weights (w uniform in [0.5, 2],
+# scores of 6 decimals: a tie group's weight sum rounds), against floor3 of
+# the same three columns
+REALW = [("floor3(y, s, w)", None), ("pr_auc_w(y, s, w)", 1.35), ("auroc_w(y, s, w)", None),
+         ("nap_w(y, s, w)", None), ("youden_j_w(y, s, w)", None), ("ks_w(y, s, w)", None),
+         ("brier_w(y, p, w)", None), ("log_loss_w(y, p, w)", None), ("ece_w(y, p, w, 10)", None),
+         ("operating_point_w(y, s, w, 'specificity', 0.95)", None), ("calibration_summary_w(y, p, w)", None)]
+
+
+def realw(lib, floor, rows, only):
+    """MLEVAL_BENCH_REALW=1: REALW over predsw of `rows` rows, Ir/row and ratio to floor3."""
+    db = mlbench.bench_db_w(rows)
+    run = callgrind(lib, floor, db)
+    start = run("SELECT 1;")
+    print("real-valued weights: instructions per row (callgrind), %d rows of %s" % (rows, db))
+    fl = None
+    for expr, goal in REALW:
+        if only and not any(o in expr for o in only.split("|")) and not expr.startswith("floor"):
+            continue
+        n = run("SELECT %s FROM predsw;" % expr)
+        if n is None:
+            print("  %-48s  skipped (not in this build)" % expr)
+            continue
+        n -= start
+        fl = fl or n
+        verdict = "" if goal is None else "  goal <= %.2fx: %s" % (goal, "met" if n / fl <= goal else "not met")
+        print("  %-48s %8.1f Ir/row  %5.2fx floor3%s" % (expr, n / rows, n / fl, verdict))
+        sys.stdout.flush()
+
+
 def main():
     a = mlbench.parse_args(__doc__)
+    if os.environ.get("MLEVAL_BENCH_REALW"):
+        realw(os.path.abspath(a.lib), os.path.abspath(a.floor), a.rows, os.environ.get("MLEVAL_BENCH_ONLY"))
+        return
     rows = min(a.rows, 1_000_000)
     only = os.environ.get("MLEVAL_BENCH_ONLY")   # a substring: run the matching queries (and the floors)
     lib, floor = os.path.abspath(a.lib), os.path.abspath(a.floor)

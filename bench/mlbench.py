@@ -56,6 +56,23 @@ def bench_db(n=10_000_000):
     """ % (n,)))
 
 
+def bench_db_w(n=1_000_000):
+    """Path of a cached table predsw(id, y, s, p, w, len) with n rows: bench_db's
+    rows (scores rounded to 6 decimals, so many tie) with a real-valued weight
+    w uniform in [0.5, 2] -- the weights whose tie-group sums round (issue 38;
+    an integer weight column never takes that path)."""
+    src = bench_db(n) if n >= 1_000_000 else bench_db(1_000_000)
+
+    def make(con):
+        con.execute("ATTACH ? AS src", (src,))
+        con.executescript("""
+          CREATE TABLE predsw(id INTEGER PRIMARY KEY, y INT, s REAL, p REAL, w REAL, len INT);
+          INSERT INTO predsw SELECT id, y, s, p, 0.5 + 1.5 * ((abs(random()) %% 1000003) / 1000003.0), len
+            FROM src.preds WHERE id <= %d;
+        """ % n)
+    return cached_db("predsw_%d.db" % n, make)
+
+
 def parse_args(doc, rows=True):
     """The options every benchmark takes: --lib, and --rows/--repeat."""
     import argparse

@@ -176,12 +176,40 @@ START_TEST(test_psum_random_add_remove){
 }
 END_TEST
 
+/* ml_exact_sum (the weighted sweep's tie-group sums): correctly rounded,
+** the same double as math.fsum, on real-valued weights of one magnitude
+** (its two-double fast path), on weights spanning 1e-300..1e300 and with
+** subnormals (its fall-back), strided as the sample buffer holds them. */
+START_TEST(test_exact_sum){
+  static double buf[2*300];
+  double x[300];
+  int trial, i, n;
+  srand(38);
+  for(trial=0; trial<3000; trial++){
+    n = 1 + rand()%300;
+    for(i=0; i<n; i++){
+      double u = (rand() + 0.5) / ((double)RAND_MAX + 1.0);
+      switch( trial%4 ){
+        case 0: x[i] = 0.5 + 1.5*u; break;                         /* issue 38's weights */
+        case 1: x[i] = ldexp(u, (rand()%2001) - 1000); break;      /* 2^-1000 .. 2^1000 */
+        case 2: x[i] = (rand()%3==0) ? 4.9e-324*(1 + rand()%1000) : u*1e-300; break;
+        default: x[i] = (double)(1 + rand()%1000) * (rand()%2 ? 1.0 : 0.1); break;
+      }
+      buf[2*i] = -1.0; buf[2*i+1] = x[i];
+    }
+    ck_assert_msg(ml_exact_sum(buf+1, 2, n)==ref_fsum(x, n), "trial %d: %a, want %a", trial,
+                  ml_exact_sum(buf+1, 2, n), ref_fsum(x, n));
+  }
+}
+END_TEST
+
 Suite *suite_xsum(void){
   Suite *s = suite_create("xsum");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_xsum_random_add_remove);
   tcase_add_test(tc, test_xsum_exact_cases);
   tcase_add_test(tc, test_psum_random_add_remove);
+  tcase_add_test(tc, test_exact_sum);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -602,6 +602,9 @@ typedef struct MlWSweep {
   ml_key key;
 } MlWSweep;
 void ml_wsweep_init(MlWSweep *w, const MlSamples *s);
+/* ml_wsweep_init without the totals (P and N are NaN): for a fold that reads
+** them only after the sweep, as its own last tp and fp. */
+void ml_wsweep_begin(MlWSweep *w, const MlSamples *s);
 int ml_wsweep_next(MlWSweep *w);
 /* The weighted folds: the unweighted fold's expression on weight sums (both
 ** classes present). */

@@ -3,14 +3,14 @@
 **
 ** ml_wsweep.c -- the threshold sweep over weighted rows, and its folds.
 **
-** Provides: ml_wsweep_init/next, ml_wfold_ap, ml_wfold_auroc,
+** Provides: ml_wsweep_init/begin/next, ml_wfold_ap, ml_wfold_auroc,
 ** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks, ml_wfold_partial_auroc,
 ** ml_wfold_top_k, ml_wfold_gains.
 ** Callers: ranking.c's weighted twins (pr_auc_w, nap_w, auroc_w,
 ** youden_j_w, tpr_at_fpr_w, sens_at_spec_w, ks_w, partial_auroc_w,
 ** pr_curve_w, roc_curve_w, precision_at_k_w, recall_at_k_w, gains_w).
 **
-** The sample is an MlSamples of width 16 whose aux is each row's weight
+** The sample is an MlSamples of width 16 (or 24: a stratifier after) whose aux is each row's weight
 ** w > 0 (rows of weight 0 never enter it: scikit-learn drops them before
 ** forming thresholds).  Counts become sums of weights, as scikit-learn's
 ** sample_weight defines them.
@@ -40,7 +40,8 @@
 **      reaches its weight).  On integers every one of these doubles is the
 **      unweighted fold's count, in the same expression.
 **
-** Cost: O(n) a sweep after the sort, and O(n) for the totals; a tie group's
+** Cost: O(n) a sweep after the sort, and O(n) for the totals (ml_wsweep_init;
+** ml_wsweep_begin leaves them out, for folds that need none before the end: AP); a tie group's
 ** sum is checked exact addition by addition (TwoSum) and taken over by an
 ** MlXsum (568 bytes, on the stack) only when an addition rounds.
 */
@@ -69,21 +70,29 @@ static double class_total(const MlSamples *s, int y){
   return t;
 }
 
+/* The start of class y's tie group ending at row i (exclusive) of key k. */
+static ml_i64 group_start(const MlSamples *s, int y, ml_i64 i, ml_key k){
+  while( i>0 && ml_samples_key(s, y, i-1)==k ) i--;
+  return i;
+}
+
 int ml_wsweep_next(MlWSweep *w){
   const MlSamples *s = w->s;
   ml_i64 i0 = w->i[0], i1 = w->i[1], j0, j1;
   ml_key k;
-  if( i0==0 && i1==0 ) return 0;
-  if( i0==0 ) k = ml_samples_key(s, 1, i1-1);
-  else if( i1==0 ) k = ml_samples_key(s, 0, i0-1);
-  else{
+  if( i0==0 ){
+    if( i1==0 ) return 0;
+    k = ml_samples_key(s, 1, i1-1);
+  }else if( i1==0 ){
+    k = ml_samples_key(s, 0, i0-1);
+  }else{
     ml_key k0 = ml_samples_key(s, 0, i0-1), k1 = ml_samples_key(s, 1, i1-1);
     k = k0>k1 ? k0 : k1;
   }
-  j0 = i0; while( j0>0 && ml_samples_key(s, 0, j0-1)==k ) j0--;
-  j1 = i1; while( j1>0 && ml_samples_key(s, 1, j1-1)==k ) j1--;
-  w->dfp = j0<i0 ? (i0-j0==1 ? ml_samples_aux(s, 0, j0) : weight_sum(s, 0, j0, i0)) : 0.0;
-  w->dtp = j1<i1 ? (i1-j1==1 ? ml_samples_aux(s, 1, j1) : weight_sum(s, 1, j1, i1)) : 0.0;
+  j0 = group_start(s, 0, i0, k);
+  j1 = group_start(s, 1, i1, k);
+  w->dfp = j0==i0 ? 0.0 : i0-j0==1 ? ml_samples_aux(s, 0, j0) : weight_sum(s, 0, j0, i0);
+  w->dtp = j1==i1 ? 0.0 : i1-j1==1 ? ml_samples_aux(s, 1, j1) : weight_sum(s, 1, j1, i1);
   w->tp += w->dtp;
   w->fp += w->dfp;
   w->i[0] = j0; w->i[1] = j1;
@@ -91,10 +100,15 @@ int ml_wsweep_next(MlWSweep *w){
   return 1;
 }
 
-void ml_wsweep_init(MlWSweep *w, const MlSamples *s){
+void ml_wsweep_begin(MlWSweep *w, const MlSamples *s){
   memset(w, 0, sizeof(*w));
   w->s = s;
   w->i[0] = s->n[0]; w->i[1] = s->n[1];
+  w->P = w->N = NAN;
+}
+
+void ml_wsweep_init(MlWSweep *w, const MlSamples *s){
+  ml_wsweep_begin(w, s);
   w->P = class_total(s, 1);
   w->N = class_total(s, 0);
 }
@@ -103,7 +117,7 @@ double ml_wfold_ap(const MlSamples *s){
   MlWSweep w;
   MlSum ap = {0.0, 0.0};
   unsigned k = 0;
-  ml_wsweep_init(&w, s);
+  ml_wsweep_begin(&w, s);               /* AP divides by the last tp: no totals first */
   while( ml_wsweep_next(&w) ){
     if( w.dtp>0.0 ) ml_sum_add(&ap, w.dtp * (w.tp / (w.tp + w.fp)));
     if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;

@@ -226,19 +226,31 @@ int ml_psum_add_n(MlPSum *s, double p, ml_i64 n, int sign){
 }
 
 /* The exact sum, correctly rounded, of x[0], x[stride], ..., x[(n-1)
-** stride].  Fast path: plain double additions, each checked exact by
-** TwoSum (Knuth); integer weights, and most others, never leave it.  On the
-** first inexact addition the sum starts over in an MlXsum. */
+** stride].  Fast path: a two-double running sum (hi, lo).  Each addition to
+** hi is split by TwoSum (Knuth) into its rounded value and its exact error,
+** and the errors are added to lo, each of these additions checked exact by
+** TwoSum too.  While they are, hi + lo is the exact sum, and one rounding of
+** hi + lo is the correctly rounded one.  Real-valued weights of similar size
+** lie on one grid of 2^-k, so their errors add exactly: integer weights and
+** such weights never leave the fast path (issue 38: weights in [0.5, 2] fell
+** back at every tie group whose sum rounded).  When an addition to lo rounds
+** (weights spanning many orders of magnitude, or an overflow: NaN), the sum
+** starts over in an MlXsum (568 bytes, exact). */
 double ml_exact_sum(const double *x, size_t stride, ml_i64 n){
   MlXsum a;
   ml_i64 r;
-  double t = 0.0;
+  double t = 0.0, lo = 0.0;
   for(r=0; r<n; r++){
     double b = x[(size_t)r*stride], u = t + b, bp = u - t;
-    if( (t - (u - bp)) + (b - bp)!=0.0 ) break;       /* the rounding error of t + b */
+    double e = (t - (u - bp)) + (b - bp);               /* the rounding error of t + b */
     t = u;
+    if( e!=0.0 ){
+      double v = lo + e, ep = v - lo;
+      if( (lo - (v - ep)) + (e - ep)!=0.0 ) break;      /* lo + e rounds (or NaN): exact path */
+      lo = v;
+    }
   }
-  if( r==n ) return t;
+  if( r==n ) return t + lo;
   ml_xsum_init(&a);
   for(r=0; r<n; r++) ml_xsum_add(&a, x[(size_t)r*stride], 1);
   return ml_xsum_round(&a);

@@ -171,10 +171,15 @@ static void make_twins(void){
 #define ML_MAX_ARGS 24
 static int twin_weight_arg(const MlFuncDesc *d){ return (d->flags & ML_FN_TWIN_W3) ? 3 : 2; }
 static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
-                     sqlite3_value **av, double *w){
+                     sqlite3_value ***pav, double *w){
+  sqlite3_value **av = *pav;
   int i, k = twin_weight_arg(d);
   if( argc>ML_MAX_ARGS || argc<=k ) return -1;
-  if( ml_arg_weight(ctx, d->name, argv[k], w)!=ML_ROW_OK ) *w = -1.0;
+  /* the common weight, a REAL >= 0 and finite, read here; else the checker */
+  if( sqlite3_value_type(argv[k])!=SQLITE_FLOAT || !((*w = sqlite3_value_double(argv[k]))>=0.0 && *w<INFINITY) ){
+    if( ml_arg_weight(ctx, d->name, argv[k], w)!=ML_ROW_OK ) *w = -1.0;
+  }
+  if( argc==k+1 ){ *pav = argv; return k; }   /* the weight last: the family reads argv[0..k) */
   for(i=0; i<k; i++) av[i] = argv[i];
   for(i=k+1; i<argc; i++) av[i-1] = argv[i];
   return argc-1;
@@ -215,18 +220,16 @@ static int twin_weight_checked(const MlFuncDesc *d){
 }
 static void twinStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  sqlite3_value *av[ML_MAX_ARGS];
+  sqlite3_value *aBuf[ML_MAX_ARGS], **av = aBuf;
   double w;
-  int n;
-  if( argc>0 && ml_twin_state_error(ctx, d, argv[0]) ) return;
-  n = twin_args(ctx, d, argc, argv, av, &w);
+  int n = twin_args(ctx, d, argc, argv, &av, &w);  /* a state as y: ml_arg_label says where it goes */
   if( n>0 ) d->fam->xStepW(ctx, n, av, w);
 }
 static void twinInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  sqlite3_value *av[ML_MAX_ARGS];
+  sqlite3_value *aBuf[ML_MAX_ARGS], **av = aBuf;
   double w;
-  int n = twin_args(ctx, d, argc, argv, av, &w);   /* accepted by xStep: reads as it did */
+  int n = twin_args(ctx, d, argc, argv, &av, &w);  /* accepted by xStep: reads as it did */
   if( n>0 ) d->fam->xInverseW(ctx, n, av, w);
 }
 
