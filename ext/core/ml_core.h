@@ -57,6 +57,19 @@ void ml_free(void *p);
 /* Order-preserving key of a double: a < b  <=>  key(a) < key(b) for every
 ** non-NaN pair, and -0.0 is folded to +0.0 first so that equal doubles have
 ** equal keys (scikit-learn ties by ==). */
+/* The power of two 2^-e, e the exponent of x (x > 0 and finite; else 1):
+** x times it lies in [1, 2).  Weighted computations multiply their weight
+** sums by it before any product of two of them, so that the products
+** neither underflow nor overflow whatever the weights' scale, and the
+** result for c.w is the result for w bit for bit when c is a power of two
+** (issue 38; a power-of-two scale is exact).  e is clamped to [-1022, 1022]. */
+static inline double ml_pow2_scale(double x){
+  int e;
+  if( !(x>0.0) || !isfinite(x) ) return 1.0;
+  e = ilogb(x);
+  return ldexp(1.0, e<-1022 ? 1022 : e>1022 ? -1022 : -e);
+}
+
 static inline ml_key ml_key_of(double d){
   uint64_t u;
   if( d==0.0 ) d = 0.0;

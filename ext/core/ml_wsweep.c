@@ -31,6 +31,11 @@
 **      rows repeated (while the sums stay below 2^53).  The AUROC's twice-
 **      area sum is accumulated exactly (each product split by fma into two
 **      doubles, summed in an MlXsum), as the unweighted fold's integer count.
+**   6. Products of two weight sums (the AUROC's trapezoids and P N, the
+**      operating point's comparisons) are formed on the sums scaled by one
+**      power of two each (ml_pow2_scale), so they neither underflow nor
+**      overflow whatever the weights' scale, and weights c.w give the bits
+**      of w for a power of two c (issue 38).
 **   5. Cuts on the cumulative-weight axis (top k, gains' parts; ml_sweep.c
 **      rule 7 with weight for rows): a tie group occupies [c, e) of the
 **      axis from the top, c and e the running tp + fp before and after it
@@ -129,18 +134,20 @@ double ml_wfold_auroc(const MlSamples *s){
   MlWSweep w;
   MlXsum a;
   unsigned k = 0;
+  double sp, sn;
   ml_wsweep_init(&w, s);
   ml_xsum_init(&a);
+  sp = ml_pow2_scale(w.P); sn = ml_pow2_scale(w.N);    /* products of weights: scaled (rule 6) */
   while( ml_wsweep_next(&w) ){
     if( w.dfp>0.0 ){
       /* twice the trapezoid between (fp - dfp, tp - dtp) and (fp, tp) */
-      double b = 2.0*w.tp - w.dtp, hi = w.dfp * b, lo = fma(w.dfp, b, -hi);
+      double b = (2.0*w.tp - w.dtp)*sp, f = w.dfp*sn, hi = f * b, lo = fma(f, b, -hi);
       ml_xsum_add(&a, hi, 1);
       ml_xsum_add(&a, lo, 1);
     }
     if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
   }
-  return ml_xsum_round(&a) / (2.0 * w.P * w.N);
+  return ml_xsum_round(&a) / (2.0 * (w.P*sp) * (w.N*sn));
 }
 
 double ml_wfold_youden_j(const MlSamples *s){
@@ -180,10 +187,11 @@ double ml_wfold_ks(const MlSamples *s){
 double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
   MlWSweep w;
   MlXsum a;
-  double part = 0.0, N, P, pa, lo, fp0 = 0.0, tp0 = 0.0;
+  double part = 0.0, N, P, pa, lo, fp0 = 0.0, tp0 = 0.0, sp, sn;
   ml_wsweep_init(&w, s);
   ml_xsum_init(&a);
   N = w.N; P = w.P;
+  sp = ml_pow2_scale(P); sn = ml_pow2_scale(N);        /* products of weights: scaled (rule 6) */
   while( ml_wsweep_next(&w) ){
     double x1 = w.fp/N;
     if( x1 > max_fpr ){
@@ -194,13 +202,13 @@ double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
       break;
     }
     if( w.dfp>0.0 ){
-      double b = 2.0*w.tp - w.dtp, hi = w.dfp * b;
+      double b = (2.0*w.tp - w.dtp)*sp, f = w.dfp*sn, hi = f * b;
       ml_xsum_add(&a, hi, 1);
-      ml_xsum_add(&a, fma(w.dfp, b, -hi), 1);
+      ml_xsum_add(&a, fma(f, b, -hi), 1);
     }
     fp0 = w.fp; tp0 = w.tp;
   }
-  pa = ml_xsum_round(&a) / (2.0 * P * N) + part;
+  pa = ml_xsum_round(&a) / (2.0 * (P*sp) * (N*sn)) + part;
   lo = 0.5 * max_fpr * max_fpr;
   return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
 }
@@ -262,11 +270,14 @@ static int wop_meets(int criterion, double target, double tp, double fp, double 
   }
 }
 static int wop_better(int criterion, double tp, double fp, const MlWOpPoint *b, double P, double N){
+  /* the products compare sums scaled by one power of two (rule 6) */
+  double sc = ml_pow2_scale(P > N ? P : N), btp = b->tp*sc, bfp = b->fp*sc;
+  tp *= sc; fp *= sc; P *= sc; N *= sc;
   switch( criterion ){
-    case ML_OP_SENSITIVITY: return fp < b->fp;
-    case ML_OP_MAX_F1:      return tp*(b->tp + b->fp + P) > b->tp*(tp + fp + P);
-    case ML_OP_YOUDEN:      return tp*N - fp*P > b->tp*N - b->fp*P;
-    default:                return tp > b->tp;
+    case ML_OP_SENSITIVITY: return fp < bfp;
+    case ML_OP_MAX_F1:      return tp*(btp + bfp + P) > btp*(tp + fp + P);
+    case ML_OP_YOUDEN:      return tp*N - fp*P > btp*N - bfp*P;
+    default:                return tp > btp;
   }
 }
 

@@ -1091,8 +1091,15 @@ static double mcc_w(double tp, double fp, double tn, double fn){
 }
 static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p,
                               double tp, double fp, double tn, double fn){
-  double P = tp + fn, N = tn + fp, n = P + N, v;
+  /* the cells as given (the JSON's tp, fp, tn, fn), then scaled by one power
+  ** of two for every ratio and product: the same bits for c.w as for w, no
+  ** product underflowing or overflowing (issue 38; ml_pow2_scale) */
+  const double cell[4] = {tp, fp, tn, fn};
+  double mx = fmax(fmax(tp, fp), fmax(tn, fn)), sc = ml_pow2_scale(mx);
+  double P, N, n, v;
   MlJson j;
+  tp *= sc; fp *= sc; tn *= sc; fn *= sc;
+  P = tp + fn; N = tn + fp; n = P + N;
   switch( d->kind ){
     case RK_MCC:
       v = mcc_w(tp, fp, tn, fn);
@@ -1121,10 +1128,10 @@ static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const C
     default:            /* RK_CONFUSION */
       ml_json_init(&j);
       ml_json_begin_object(&j);
-      ml_json_key(&j, "tp"); ml_json_double(&j, tp);
-      ml_json_key(&j, "fp"); ml_json_double(&j, fp);
-      ml_json_key(&j, "tn"); ml_json_double(&j, tn);
-      ml_json_key(&j, "fn"); ml_json_double(&j, fn);
+      ml_json_key(&j, "tp"); ml_json_double(&j, cell[0]);
+      ml_json_key(&j, "fp"); ml_json_double(&j, cell[1]);
+      ml_json_key(&j, "tn"); ml_json_double(&j, cell[2]);
+      ml_json_key(&j, "fn"); ml_json_double(&j, cell[3]);
       wratio(&j, "sensitivity", tp, P);
       wratio(&j, "specificity", tn, N);
       wratio(&j, "ppv", tp, tp+fp);
