@@ -732,7 +732,8 @@ static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
   ml_i64 n = 0;
   if( p && p->failed ) return;
   if( p && p->init ) n = p->live ? p->rs[0].n + p->rs[1].n : ml_samples_count(&p->smp);
-  if( ml_compute_begin(ctx, isFinal, n) ) return;
+  /* a live auroc frame's value is O(1): no stop check, no cost warning */
+  if( ml_compute_begin(ctx, isFinal, p && p->live && !isFinal ? 0 : n) ) return;
   rank_compute(ctx, p);
   ml_compute_end(ctx);
 }

@@ -388,10 +388,20 @@ int ml_interrupted(sqlite3 *db){
 
 static int stop_check(void *db){ return ml_interrupted((sqlite3*)db); }
 
+/* Set once the first window frame over ML_WINDOW_WARN_ROWS rows has been
+** reported (one warning a process: the cost is the query's shape, not its data). */
+static int windowWarned = 0;
+
 int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   ml_stop_install(0, 0);
   if( nRows < ML_CHECK_ROWS ) return 0;
+  if( !isFinal && nRows>ML_WINDOW_WARN_ROWS && !__atomic_exchange_n(&windowWarned, 1, __ATOMIC_RELAXED) ){
+    sqlite3_log(SQLITE_WARNING, "%s(): a window frame of %lld rows: each row's result is computed over its"
+                " whole frame, O(rows in frame) a row; a window over daily ml_state rows costs O(entries)"
+                " (docs/usage.md, \"What a window costs\"; said once)",
+                ((const MlFuncDesc*)sqlite3_user_data(ctx))->name, (long long)nRows);
+  }
   if( isFinal && ml_interrupted(db) ) return 1;
   ml_stop_install(stop_check, db);
   return 0;

@@ -342,6 +342,9 @@ int ml_interrupted(sqlite3 *db);
 /* Rows from which a result routine asks whether its statement is being
 ** abandoned: below, the computation costs less than the question. */
 #define ML_CHECK_ROWS 16384
+/* An xValue over more rows than this logs, once a process, that a window's
+** every row costs its whole frame (SQLITE_WARNING; issue 38). */
+#define ML_WINDOW_WARN_ROWS 100000
 
 /* Brackets the computation of an xFinal (isFinal 1) or xValue over nRows
 ** rows.  For an xFinal over ML_CHECK_ROWS rows or more, ml_compute_begin
