@@ -306,22 +306,16 @@ int ml_param_real_checked(sqlite3_context *ctx, const char *fn, const MlParamSpe
   }
 }
 
-int ml_param_choice(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
-                    MlParam *slot, int *out){
+int ml_param_choice_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                            MlParam *slot, int *out){
   const char *name = ps->name;
   const char *const *azChoice = ps->azChoice;
   const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
   int i;
-  if( z && slot->n[0]>0 ){
-    /* fast path, once per row: the group's word again, usually in the
-    ** same (lowercase) spelling, so a memcmp decides before stricmp */
-    const char *c = azChoice[(int)slot->v[0]];
-    size_t n = strlen(c);
-    if( (size_t)sqlite3_value_bytes(v)==n && (memcmp(z, c, n)==0 || sqlite3_stricmp(z, c)==0) ){
-      slot->n[0]++;
-      *out = (int)slot->v[0];
-      return ML_ROW_OK;
-    }
+  if( z && slot->n[0]>0 && sqlite3_stricmp(z, azChoice[(int)slot->v[0]])==0 ){
+    slot->n[0]++;                 /* the group's word in another spelling */
+    *out = (int)slot->v[0];
+    return ML_ROW_OK;
   }
   for(i=0; z && azChoice[i]; i++){
     if( sqlite3_stricmp(z, azChoice[i])!=0 ) continue;

@@ -156,8 +156,23 @@ static inline int ml_param_real(sqlite3_context *ctx, const char *fn, const MlPa
 }
 /* A text parameter that names one of ps's words, case-insensitively, the
 ** same in every row; its index goes to *out (and is what the slot keeps). */
-int ml_param_choice(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
-                    MlParam *slot, int *out);
+int ml_param_choice_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                            MlParam *slot, int *out);
+static inline int ml_param_choice(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
+                                  MlParam *slot, int *out){
+  /* once per row: the group's word again, in the same spelling, compared
+  ** byte by byte here (no strlen, no call); anything else is checked in full */
+  if( slot->n[0]>0 && sqlite3_value_type(v)==SQLITE_TEXT ){
+    const unsigned char *z = sqlite3_value_text(v);
+    const char *c = ps->azChoice[(int)slot->v[0]];
+    int i = 0;
+    if( z ){
+      while( c[i] && z[i]==(unsigned char)c[i] ) i++;
+      if( c[i]==0 && z[i]==0 ){ slot->n[0]++; *out = (int)slot->v[0]; return ML_ROW_OK; }
+    }
+  }
+  return ml_param_choice_checked(ctx, fn, ps, v, slot, out);
+}
 /* An integer parameter in ps's range, the same in every row (the per-row
 ** path inline, as ml_param_real's). */
 int ml_param_int_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
