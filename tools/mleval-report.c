@@ -375,7 +375,10 @@ static void exec_cols(Report *r, const char *zSql, const char *zOpt, const char 
 
 /* ------------------------------------------------------------- CSV import */
 
-typedef struct Csv { FILE *f; int c; int eof; } Csv;
+/* The reader of a CSV file: nul is set when a field held a NUL byte (the
+** field would be cut there: a binary file is not a CSV file), unclosed when
+** a quoted field ran to the end of the file. */
+typedef struct Csv { FILE *f; int nul; int unclosed; } Csv;
 
 /* One field into *pz (malloc'd); returns the character that ended it:
 ** ',', '\n' or EOF. */
@@ -388,7 +391,8 @@ static int csv_field(Csv *c, char **pz, int *pQuoted){
     *pQuoted = 1;
     for(;;){
       ch = fgetc(c->f);
-      if( ch==EOF ) break;
+      if( ch==EOF ){ c->unclosed = 1; break; }
+      if( ch==0 ) c->nul = 1;
       if( ch=='"' ){
         ch = fgetc(c->f);
         if( ch!='"' ) break;
@@ -398,6 +402,7 @@ static int csv_field(Csv *c, char **pz, int *pQuoted){
     }
   }
   while( ch!=',' && ch!='\n' && ch!=EOF ){
+    if( ch==0 ) c->nul = 1;
     if( ch!='\r' ){
       if( n+2>cap ){ cap *= 2; z = realloc(z, cap); if( !z ) die(1, "out of memory"); }
       z[n++] = (char)ch;
@@ -409,7 +414,9 @@ static int csv_field(Csv *c, char **pz, int *pQuoted){
   return ch;
 }
 
-/* One record: fields into az (up to nMax); returns the count, -1 at EOF. */
+/* One record: its fields into *paz and whether each was quoted into
+** *paQuoted (both malloc'd); returns the count, or -1 at the end of the file
+** (then *paz and *paQuoted are left as they were). */
 static int csv_record(Csv *c, char ***paz, int **paQuoted){
   int n = 0, cap = 16, end;
   char **az;
@@ -447,27 +454,43 @@ static int numeric_kind(const char *z){
   return 0;
 }
 
+/* Dies when the record iRec just read held a NUL byte or an unclosed quote. */
+static void csv_check(Csv *c, const char *zPath, int iRec){
+  if( c->nul ) die(1, "%s: record %d holds a NUL byte (a CSV file is text)", zPath, iRec);
+  if( c->unclosed ) die(1, "%s: record %d: a quoted field is not closed before the end of the file", zPath, iRec);
+}
+
 static void import_csv(Report *r, const char *zPath){
   Csv c;
   char **azHead = 0, **az;
-  int *aq, nCol, i, nRec = 0, capRec = 1024;
+  int *aq = 0, nCol, i, nRec = 0, capRec = 1024, iRec = 1;
   char ***aRec;
   int *aKind;
   sqlite3_str *sql;
   sqlite3_stmt *st;
+  memset(&c, 0, sizeof(c));
   c.f = fopen(zPath, "rb");
   if( c.f==0 ) die(1, "cannot open %s: %s", zPath, strerror(errno));
   nCol = csv_record(&c, &azHead, &aq);
-  free(aq);
   if( nCol<=0 ) die(1, "%s: empty CSV file (a header row is needed)", zPath);
+  free(aq);
+  csv_check(&c, zPath, iRec);
+  if( nCol>sqlite3_limit(r->db, SQLITE_LIMIT_COLUMN, -1) ){
+    die(1, "%s: the header has %d columns, more than SQLite's limit of %d", zPath, nCol,
+        sqlite3_limit(r->db, SQLITE_LIMIT_COLUMN, -1));
+  }
   aRec = xmalloc(sizeof(char**)*capRec);
   aKind = xmalloc(sizeof(int)*nCol);
   for(i=0; i<nCol; i++) aKind[i] = 1;           /* integer until shown otherwise */
   for(;;){
     int n = csv_record(&c, &az, &aq);
     if( n<0 ) break;
+    iRec++;
+    csv_check(&c, zPath, iRec);
     if( n==1 && az[0][0]==0 && !aq[0] ){ free(az[0]); free(az); free(aq); continue; }  /* blank line */
-    if( n!=nCol ) die(1, "%s: record %d has %d fields, the header has %d", zPath, nRec+2, n, nCol);
+    if( n!=nCol ){
+      die(1, "%s: record %d has %d field%s, the header has %d", zPath, iRec, n, n==1 ? "" : "s", nCol);
+    }
     for(i=0; i<nCol; i++){
       if( az[i][0]==0 && !aq[i] ) continue;      /* empty: NULL */
       {
@@ -522,17 +545,36 @@ static void import_csv(Report *r, const char *zPath){
   free(azHead); free(aRec); free(aKind);
 }
 
+/* DB as a database (by its header) or a CSV file.  A 0-byte file is
+** either an empty database (what `sqlite3 fresh.db "select 1"` leaves) or
+** an empty CSV file: its name decides which the message says.  A database
+** is read once here, so that a locked or corrupt one says so at once. */
 static void open_db(Report *r){
   FILE *f = fopen(r->o.zDb, "rb");
   char head[16];
+  size_t nHead;
   int isDb;
   if( f==0 ) die(1, "cannot open %s: %s", r->o.zDb, strerror(errno));
-  isDb = fread(head, 1, 16, f)==16 && memcmp(head, "SQLite format 3", 16)==0;
+  nHead = fread(head, 1, 16, f);
+  if( ferror(f) ) die(1, "cannot read %s: %s", r->o.zDb, strerror(errno));
   fclose(f);
+  isDb = nHead==16 && memcmp(head, "SQLite format 3", 16)==0;
+  if( nHead==0 ){
+    size_t n = strlen(r->o.zDb);
+    if( n<4 || sqlite3_stricmp(r->o.zDb+n-4, ".csv")!=0 ){
+      die(1, "%s: empty file: not a database or an empty one (a CSV file needs a header row)", r->o.zDb);
+    }
+  }
   if( isDb ){
+    sqlite3_stmt *st = 0;
+    int rc;
     if( sqlite3_open_v2(r->o.zDb, &r->db, SQLITE_OPEN_READONLY, 0)!=SQLITE_OK ){
       die(1, "cannot open %s: %s", r->o.zDb, sqlite3_errmsg(r->db));
     }
+    rc = sqlite3_prepare_v2(r->db, "SELECT count(*) FROM main.sqlite_schema", -1, &st, 0);
+    if( rc==SQLITE_OK ) rc = sqlite3_step(st);
+    if( rc!=SQLITE_ROW ) die(1, "cannot read %s: %s", r->o.zDb, sqlite3_errmsg(r->db));
+    sqlite3_finalize(st);
   }else{
     if( sqlite3_open(":memory:", &r->db)!=SQLITE_OK ) die(1, "cannot open an in-memory database");
     import_csv(r, r->o.zDb);
