@@ -14,7 +14,11 @@ sanitizer report or a silent misreading.
   3. A record with more or fewer fields than the header, a quoted field that
      is never closed, a NUL byte (a binary file is not a CSV file), a header
      of 10^6 columns (over SQLite's column limit): exit 1, naming the record.
-  4. A file that starts as a SQLite database but is not one, a database that
+  4. A UTF-8 byte-order mark (what a spreadsheet's "CSV UTF-8" writes) is
+     not part of the first column's name: --label y finds the column y, and
+     the report equals the one of the same file without the mark; a file
+     holding only the mark is an empty CSV file.
+  5. A file that starts as a SQLite database but is not one, a database that
      another connection holds an exclusive lock on, a directory: exit 1,
      "cannot read".
 
@@ -137,6 +141,27 @@ def test_header_only(tmp):
     expect_error_at(tmp, path, "--label z: no such column in t (its columns: y, s)", ["--label", "z"])
 
 
+def test_bom(tmp):
+    body = b"y,s,fold\r\n" + b"".join(b"%d,%r,%d\r\n" % (i % 3 == 0, (i * 37 % 101) / 101.0 + 0.3 * (i % 3 == 0), i % 2)
+                                      for i in range(60))
+    outs = {}
+    for name, data in (("plain.csv", body), ("bom.csv", b"\xef\xbb\xbf" + body)):
+        path = write(tmp, name, data)
+        js = os.path.join(tmp, name + ".json")
+        r = run([path, "t", "--label", "y", "--score", "s", "--by", "fold", "-o", os.path.join(tmp, name + ".html"),
+                 "--json", js])
+        clean(r, name)
+        ck.equal((r.returncode, first_err(r)), (0, ""), "%s: the report is written" % name)
+        outs[name] = open(js, "rb").read() if r.returncode == 0 else None
+    ck.true(outs["bom.csv"] is not None and outs["bom.csv"] == outs["plain.csv"],
+            "a byte-order mark changes nothing in the report")
+    path = write(tmp, "bom_only.csv", b"\xef\xbb\xbf")
+    expect_error_at(tmp, path, "%s: empty CSV file (a header row is needed)" % path)
+    # the mark names no column: the message lists y as y
+    path = write(tmp, "bom_label.csv", b"\xef\xbb\xbfy,s\n0,0.1\n1,0.9\n")
+    expect_error_at(tmp, path, "--label z: no such column in t (its columns: y, s)", ["--label", "z"])
+
+
 def main():
     if not os.path.exists(REPORT):
         print("SKIP: %s is not built" % REPORT)
@@ -145,6 +170,7 @@ def main():
     test_errors(tmp)
     test_locked(tmp)
     test_header_only(tmp)
+    test_bom(tmp)
     ck.finish()
 
 

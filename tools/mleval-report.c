@@ -12,7 +12,9 @@
 **   1. DB is a SQLite database (recognised by its header) or a CSV file with
 **      a header row, imported into an in-memory database as TABLE; a CSV
 **      column whose every non-empty field is a number is typed INTEGER or
-**      REAL, an empty field is NULL.
+**      REAL, an empty field is NULL.  A leading UTF-8 byte-order mark is
+**      skipped; a NUL byte, an unclosed quote or a record whose field count
+**      differs from the header's is an error naming the record.
 **   2. Every number comes from mleval's SQL functions (auroc, pr_auc, ece,
 **      roc_curve, pr_curve, reliability, svd_bench) and every picture from
 **      its plot aggregates: the report is what SQL computes.  The extension
@@ -471,6 +473,12 @@ static void import_csv(Report *r, const char *zPath){
   memset(&c, 0, sizeof(c));
   c.f = fopen(zPath, "rb");
   if( c.f==0 ) die(1, "cannot open %s: %s", zPath, strerror(errno));
+  {
+    /* a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is no part of
+    ** the first column's name */
+    unsigned char bom[3];
+    if( fread(bom, 1, 3, c.f)!=3 || memcmp(bom, "\xef\xbb\xbf", 3)!=0 ) rewind(c.f);
+  }
   nCol = csv_record(&c, &azHead, &aq);
   if( nCol<=0 ) die(1, "%s: empty CSV file (a header row is needed)", zPath);
   free(aq);
