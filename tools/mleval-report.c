@@ -81,6 +81,7 @@ int main(int argc, char **argv){
   for(i=0; i<r.nGroup; i++) free(r.aGroup[i].zName);
   free(r.aGroup);
   sqlite3_free(r.zGroupExpr);
+  free(r.o.zOpBuf);
   sqlite3_close(r.db);
   return 0;
 }

@@ -188,7 +188,7 @@ void parse_args(Opts *o, int argc, char **argv){
       if( o->reps>0 && o->reps<10 ) die(2, "--reps must be 0 or an integer in 10..100000, got '%s'", v);
     }
     else if( strcmp(a, "--boot-rows")==0 ){ NEEDV(); o->bootRows = parse_int(a, v, 0, 2000000000); }
-    else if( strcmp(a, "--operating")==0 ){ NEEDV(); parse_operating(o, xstrdup(v)); }
+    else if( strcmp(a, "--operating")==0 ){ NEEDV(); free(o->zOpBuf); o->zOpBuf = xstrdup(v); parse_operating(o, o->zOpBuf); }
     else if( strcmp(a, "--svd")==0 ){ o->svd = 1; }
     else if( strcmp(a, "--svd-dims")==0 ){
       char *comma;

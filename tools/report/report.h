@@ -68,6 +68,7 @@ typedef struct Opts {
   const char *azOpCrit[MAX_OPS];
   double aOpTarget[MAX_OPS];
   int nOp;
+  char *zOpBuf;          /* --operating's text, split in place (free() it) */
 } Opts;
 
 typedef struct Group {
