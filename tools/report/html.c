@@ -124,7 +124,7 @@ static const char *const zCss =
   "summary{font-size:1.2em;font-weight:bold;padding:.5em 0;cursor:pointer}"
   "table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right}"
   "th{background:#f3f3f3}td:first-child,td:nth-child(2){text-align:left}"
-  ".inverted{color:#D55E00;font-weight:bold}.na{color:#777;font-style:italic}"
+  ".inverted,.worse{color:#D55E00;font-weight:bold}.na{color:#777;font-style:italic}"
   ".pseudo{background:#fff8e0;padding:.4em .6em;border-left:4px solid #E69F00}"
   "#summary{border:2px solid #0072B2;border-radius:4px;padding:0 .8em .5em;margin:.8em 0}"
   "h2{font-size:1.25em;margin:.5em 0}.ci{color:#555;font-size:.9em}"

@@ -88,18 +88,30 @@ static void summary_prob(Report *r, sqlite3_str *h, const Summary *s){
   sqlite3_str_appendall(h, "</code>: Brier score (<code>brier</code>) and log loss (<code>log_loss</code>), "
                         "lower is better, next to the no-skill model that predicts the prevalence &#960; for "
                         "every row: Brier &#960;(1 &#8722; &#960;), log loss "
-                        "&#8722;&#960; ln &#960; &#8722; (1 &#8722; &#960;) ln(1 &#8722; &#960;).</p>\n");
+                        "&#8722;&#960; ln &#960; &#8722; (1 &#8722; &#960;) ln(1 &#8722; &#960;). "
+                        "A Brier score above the no-skill one is marked <span class=\"worse\">worse than no "
+                        "skill</span>. A small Brier score alone does not make probabilities right: "
+                        "<code>calibration_summary(y, p)</code>'s observed/expected ratio O/E (1 when the "
+                        "probabilities add up to the events), calibration-in-the-large CITL (0) and "
+                        "calibration slope (1; below 1 the probabilities are too extreme, above 1 too "
+                        "timid) say whether they are.</p>\n");
   table_open(r, h, "summary", "<th>probability</th>", "<th>rows</th><th>Brier</th><th>no-skill Brier</th>"
-             "<th>log loss</th><th>no-skill log loss</th>");
+             "<th>log loss</th><th>no-skill log loss</th><th>O/E</th><th>CITL</th><th>slope</th>");
   for(i=0; i<s->nProb; i++){
     const ProbRow *w = &s->aProb[i];
-    double v[4];
+    double v[7];
     v[0] = w->brier; v[1] = w->nsBrier; v[2] = w->logLoss; v[3] = w->nsLog;
+    v[4] = w->oe; v[5] = w->citl; v[6] = w->slope;
     sqlite3_str_appendall(h, w->zGroup ? "<tr>" : "<tr class=\"overall\">");
     td_name(h, r->o.zProb);
     td_name(h, w->zGroup ? w->zGroup : "all rows");
     sqlite3_str_appendf(h, "<td>%lld</td>", w->n);
-    for(c=0; c<4; c++){ char b[32]; fmt3(b, v[c]); sqlite3_str_appendf(h, "<td>%s</td>", b); }
+    for(c=0; c<7; c++){
+      char b[32];
+      fmt3(b, v[c]);
+      if( c==0 && w->worse ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (worse than no skill)</td>", b);
+      else sqlite3_str_appendf(h, "<td>%s</td>", b);
+    }
     sqlite3_str_appendall(h, "</tr>\n");
   }
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
@@ -225,7 +237,12 @@ void html_calibration(Report *r, sqlite3_str *h, const CalSec *s){
     td_name(h, r->o.zProb);
     td_name(h, w->zGroup ? w->zGroup : "all rows");
     sqlite3_str_appendf(h, "<td>%lld</td>", w->n);
-    for(c=0; c<6; c++){ char b[32]; fmt3(b, v[c]); sqlite3_str_appendf(h, "<td>%s</td>", b); }
+    for(c=0; c<6; c++){
+      char b[32];
+      if( c==4 && v[c]<0.001 ) strcpy(b, "&lt; 0.001");      /* Spiegelhalter's p */
+      else fmt3(b, v[c]);
+      sqlite3_str_appendf(h, "<td>%s</td>", b);
+    }
     sqlite3_str_appendall(h, "</tr>\n");
   }
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
@@ -246,10 +263,16 @@ void html_calibration(Report *r, sqlite3_str *h, const CalSec *s){
   sqlite3_str_appendall(h, "</div>\n</details>\n");
 }
 
-/* A p-value as the comparison table shows it: 3 significant digits. */
-static void td_p(sqlite3_str *h, double p){
-  char b[32];
-  snprintf(b, sizeof(b), isfinite(p) ? "%.3g" : "n/a", p);
+/* A p-value as the comparison table shows it: 3 significant digits, below
+** 0.001 "< 0.001" (the digits of a tail that small say nothing the test can
+** back); a bootstrap p-value of 0 (reps > 0: no replicate as extreme) is
+** "< 1/reps", or "< bound" when the bound is given (Holm's of 1/reps). */
+static void td_p(sqlite3_str *h, double p, int reps, double bound){
+  char b[48];
+  if( !isfinite(p) ) snprintf(b, sizeof(b), "n/a");
+  else if( p==0 && reps>0 ) snprintf(b, sizeof(b), "&lt; %g", isfinite(bound) ? bound : 1.0 / reps);
+  else if( p<0.001 ) snprintf(b, sizeof(b), "&lt; 0.001");
+  else snprintf(b, sizeof(b), "%.3g", p);
   sqlite3_str_appendf(h, "<td>%s</td>", b);
 }
 
@@ -274,10 +297,11 @@ void html_compare(Report *r, sqlite3_str *h, const CmpSec *s){
     sqlite3_str_appendf(h, "<td>%lld</td>", c->n);
     if( c->auDiff.zJson ) html_ci(h, &c->auDiff);
     else sqlite3_str_appendall(h, "<td class=\"na\">n/a</td>");
-    td_p(h, c->pAu); td_p(h, c->holmAu);
+    td_p(h, c->pAu, 0, NAN); td_p(h, c->holmAu, 0, NAN);
     if( c->prDiff.zJson ) html_ci(h, &c->prDiff);
     else sqlite3_str_appendall(h, "<td class=\"na\">n/a</td>");
-    td_p(h, c->pPr); td_p(h, c->holmPr);
+    td_p(h, c->pPr, c->prBoot ? r->o.reps : 0, NAN);
+    td_p(h, c->holmPr, c->prBoot && c->pPr==0 ? r->o.reps : 0, c->holmPrBound);
     sqlite3_str_appendall(h, "</tr>\n");
   }
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");

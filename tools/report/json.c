@@ -212,7 +212,10 @@ static void json_summary(Report *r, sqlite3_str *j, const Summary *s){
       sqlite3_str_appendall(j, ",\"no_skill_brier\":"); json_num(j, w->nsBrier);
       sqlite3_str_appendall(j, ",\"log_loss\":"); json_num(j, w->logLoss);
       sqlite3_str_appendall(j, ",\"no_skill_log_loss\":"); json_num(j, w->nsLog);
-      sqlite3_str_appendall(j, "}");
+      sqlite3_str_appendall(j, ",\"oe_ratio\":"); json_num(j, w->oe);
+      sqlite3_str_appendall(j, ",\"citl\":"); json_num(j, w->citl);
+      sqlite3_str_appendall(j, ",\"slope\":"); json_num(j, w->slope);
+      sqlite3_str_appendf(j, ",\"worse_than_no_skill\":%s}", w->worse ? "true" : "false");
     }
     if( !first ) sqlite3_str_appendall(j, "}");
     sqlite3_str_appendall(j, "}");

@@ -113,6 +113,8 @@ typedef struct ProbRow {
   char *zGroup;              /* NULL: all rows */
   sqlite3_int64 n;
   double brier, nsBrier, logLoss, nsLog;
+  double oe, citl, slope;    /* calibration_summary's oe_ratio, citl, slope */
+  int worse;                 /* Brier above the no-skill model's */
 } ProbRow;
 typedef struct Summary {
   SumScore aScore[MAX_SCORES];
@@ -154,6 +156,8 @@ typedef struct CmpRow {
   sqlite3_int64 n;
   Ci auDiff, prDiff;         /* zJson NULL: n/a */
   double pAu, pPr, holmAu, holmPr;
+  int prBoot;                /* the PR-AUC p-value is the bootstrap's (a multiple of 1/reps) */
+  double holmPrBound;        /* with prBoot and pPr 0: Holm's adjustment of p < 1/reps */
 } CmpRow;
 typedef struct CmpSec {
   int on;                    /* two scores or more */

@@ -97,9 +97,12 @@ static void summary_score(Report *r, int k, SumScore *ss){
 }
 
 /* With --prob: Brier and log loss over all rows and per group, next to the
-** no-skill model's (the prevalence for every row). */
+** no-skill model's (the prevalence for every row), and calibration_summary's
+** O/E, calibration-in-the-large and slope: a Brier that looks good next to
+** zero can still be worse than no skill, or come with a slope far from 1. */
 static void summary_prob(Report *r, Summary *s){
-  sqlite3_stmt *st = prep(r, "SELECT t.g, t.n, t.pos, t.brier, t.log_loss FROM " T_CAL " t LEFT JOIN " T_GRP
+  sqlite3_stmt *st = prep(r, "SELECT t.g, t.n, t.pos, t.brier, t.log_loss, t.summary ->> 'oe_ratio',"
+                             " t.summary ->> 'citl', t.summary ->> 'slope' FROM " T_CAL " t LEFT JOIN " T_GRP
                              " grp USING (g) ORDER BY t.g IS NOT NULL, grp.idx");
   int rc, cap = 0;
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
@@ -116,6 +119,10 @@ static void summary_prob(Report *r, Summary *s){
     w->nsBrier = pi * (1 - pi);
     w->logLoss = col_double(st, 4);
     w->nsLog = (pi<=0 || pi>=1) ? 0 : -(pi * log(pi) + (1 - pi) * log1p(-pi));
+    w->oe = col_double(st, 5);
+    w->citl = col_double(st, 6);
+    w->slope = col_double(st, 7);
+    w->worse = w->brier > w->nsBrier;
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
@@ -347,7 +354,7 @@ static void holm(int n, const double *a, char *const *azName, double *adj){
 static void compare_compute(Report *r, CmpSec *s){
   sqlite3_stmt *st;
   int rc, cap = 0, i;
-  double *aAu = 0, *aPr = 0, *aHAu, *aHPr;
+  double *aAu = 0, *aPr = 0, *aPrB = 0, *aHAu, *aHPr;
   char **azName = 0;
   s->on = r->o.nScore>=2;
   if( !s->on ) return;
@@ -359,6 +366,7 @@ static void compare_compute(Report *r, CmpSec *s){
       cap = cap ? 2*cap : 16;
       s->aRow = xrealloc(s->aRow, sizeof(CmpRow)*cap);
       aAu = xrealloc(aAu, sizeof(double)*cap); aPr = xrealloc(aPr, sizeof(double)*cap);
+      aPrB = xrealloc(aPrB, sizeof(double)*cap);
       azName = xrealloc(azName, sizeof(char*)*cap);
     }
     w = &s->aRow[s->nRow];
@@ -370,6 +378,9 @@ static void compare_compute(Report *r, CmpSec *s){
     ci_read(r, &w->prDiff, col_text(st, 5) ? query_double(r, col_text(st, 5), "$.diff") : NAN, col_text(st, 5));
     w->pAu = aAu[s->nRow] = col_double(st, 6);
     w->pPr = aPr[s->nRow] = col_double(st, 7);
+    /* a bootstrap p-value of 0 means p < 1/reps: Holm's bound takes it as 1/reps */
+    w->prBoot = w->prDiff.zJson && !w->prDiff.delta && r->o.reps>0;
+    aPrB[s->nRow] = w->prBoot && w->pPr==0 ? 1.0 / r->o.reps : w->pPr;
     {
       char *z = sqlite3_mprintf("%s vs %s: %s", w->zA, w->zB, w->zGroup ? w->zGroup : "all rows");
       azName[s->nRow] = xstrdup(z);
@@ -382,8 +393,10 @@ static void compare_compute(Report *r, CmpSec *s){
   aHAu = xmalloc(sizeof(double)*(s->nRow+1)); aHPr = xmalloc(sizeof(double)*(s->nRow+1));
   holm(s->nRow, aAu, azName, aHAu);
   holm(s->nRow, aPr, azName, aHPr);
-  for(i=0; i<s->nRow; i++){ s->aRow[i].holmAu = aHAu[i]; s->aRow[i].holmPr = aHPr[i]; free(azName[i]); }
-  free(aAu); free(aPr); free(aHAu); free(aHPr); free(azName);
+  for(i=0; i<s->nRow; i++){ s->aRow[i].holmAu = aHAu[i]; s->aRow[i].holmPr = aHPr[i]; }
+  holm(s->nRow, aPrB, azName, aHPr);
+  for(i=0; i<s->nRow; i++){ s->aRow[i].holmPrBound = aHPr[i]; free(azName[i]); }
+  free(aAu); free(aPr); free(aPrB); free(aHAu); free(aHPr); free(azName);
   s->zRocSvg = query_text(r, "SELECT plot_curves(col, roc, 'ROC curves, all rows: every score') FROM ("
                              "SELECT col, roc FROM " T_RES " WHERE g IS NULL AND pos >= 2 AND neg >= 2 ORDER BY rowid)");
   s->zPrSvg = pr_lines(r, "PR curves, all rows: every score", "t.col, t.g, t.rowid", "t.g IS NULL");
