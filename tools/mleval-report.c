@@ -7,14 +7,15 @@
 ** SPDX-License-Identifier: MIT
 **
 **   mleval-report DB TABLE --label y --score s [--score s2 ...] [--prob p]
-**                 [--by fold] [--bins 10] [--operating LIST] [--reps 1000]
+**                 [--weight w] [--by fold] [--bins 10] [--operating LIST] [--reps 1000]
 **                 [--boot-rows 20000] [--svd] [--svd-dims W,D]
 **                 [--svd-iters 20] [-o|--output report.html]
 **                 [--json result.json] [--force] [--help]
 **
-** Options (15): --label, --score, --prob, --by, --bins, --operating, --reps,
-** --boot-rows, --svd, --svd-dims, --svd-iters, -o/--output, --json, --force,
-** --help (options.c says what each takes; --help prints it).
+** Options (16): --label, --score, --prob, --weight, --by, --bins,
+** --operating, --reps, --boot-rows, --svd, --svd-dims, --svd-iters,
+** -o/--output, --json, --force, --help (options.c says what each takes;
+** --help prints it).
 **
 ** Sections (7), in order: the summary (always open), then each a <details>
 ** collapsed by default: AUROC, PR curves, Calibration, Compare models (two
@@ -35,8 +36,12 @@
 **      positives/negatives" instead of a curve.  Without --prob there is no
 **      calibration (a score is not a probability), and the section says so.
 **      An AUROC below 0.5 is marked "inverted".
-**   4. The output is deterministic: no date, no path other than TABLE's name.
-**   5. Exit status: 0 done, 2 bad arguments (with usage), 1 any other error
+**   4. With --weight every number is its function's weighted twin (f_w:
+**      scikit-learn's sample_weight; counts are sums of weights, integer
+**      weights equal repeated rows); a section whose function has none says
+**      so on the page.
+**   5. The output is deterministic: no date, no path other than TABLE's name.
+**   6. Exit status: 0 done, 2 bad arguments (with usage), 1 any other error
 **      (DB unreadable, no such table or column, SQL error), with a message
 **      "mleval-report: ..." on stderr.
 **

@@ -54,6 +54,13 @@ void fmt3(char *buf, double d){
   else snprintf(buf, 32, "n/a");
 }
 
+/* A count (a sum of weights with --weight): an integer as %lld writes it,
+** else 6 significant digits. */
+void fmt_count(char *buf, double d){
+  if( d==floor(d) && fabs(d)<9007199254740992.0 ) snprintf(buf, 32, "%.0f", d);
+  else snprintf(buf, 32, "%.6g", d);
+}
+
 /* Appends an SVG without its XML declaration (inline SVG in HTML). */
 void html_svg(sqlite3_str *s, const char *zSvg){
   const char *p;
@@ -111,8 +118,10 @@ void html_missing(Report *r, sqlite3_str *h, const Counts *cnt){
     if( n++==0 ) sqlite3_str_appendall(h, "<ul class=\"missing\">\n");
     sqlite3_str_appendall(h, "<li>");
     html_text(h, r->aGroup[i].zName);
-    sqlite3_str_appendf(h, ": %s (%lld positive%s, %lld negative%s): no curve</li>\n", why,
-                        cnt[i].pos, cnt[i].pos==1 ? "" : "s", cnt[i].neg, cnt[i].neg==1 ? "" : "s");
+    char p[32], n[32];
+    fmt_count(p, cnt[i].pos); fmt_count(n, cnt[i].neg);
+    sqlite3_str_appendf(h, ": %s (%s positive%s, %s negative%s): no curve</li>\n", why,
+                        p, cnt[i].pos==1 ? "" : "s", n, cnt[i].neg==1 ? "" : "s");
   }
   if( n ) sqlite3_str_appendall(h, "</ul>\n");
 }
@@ -154,22 +163,37 @@ static void html_head(Report *r, sqlite3_str *h){
     sqlite3_str_appendf(h, "</code> (%d groups)", r->nGroup);
   }
   sqlite3_str_appendall(h, ". The summary is below; each section after it opens with a click.</p>\n");
+  if( r->o.zWeight ){
+    sqlite3_str_appendall(h, "<p class=\"pseudo\">Weighted by <code>");
+    html_text(h, r->o.zWeight);
+    sqlite3_str_appendall(h, "</code> (<code>--weight</code>): every number is its function's weighted twin "
+      "(<code>ml_state_w</code>, <code>auroc_w</code>, <code>pr_auc_ci_w</code>, <code>pr_auc_delta_ci_w</code>, "
+      "<code>operating_point_w</code>, <code>ece_w</code>, <code>calibration_summary_w</code>, ...: "
+      "scikit-learn's <code>sample_weight</code>), so rows, positives and negatives are sums of weights and "
+      "integer weights give the numbers of the rows repeated; a row whose weight is NULL is left out. "
+      "AUROC intervals are the weighted bootstrap's (<code>auroc_ci_w</code>; DeLong has no weighted form), in a "
+      "group of at most <code>--boot-rows</code> rows: a larger group shows AUROC without one. "
+      "The mean over groups weighs each group alike.</p>\n");
+  }
 }
 
 static void html_footer(Report *r, sqlite3_str *h, const char *zVersion){
-  sqlite3_int64 nLabelled = 0;
+  double nLabelled = 0;
+  char b1[32], b2[32];
   int i;
   sqlite3_str_appendall(h, "<footer>Made by mleval-report with mleval ");
   html_text(h, zVersion);
   sqlite3_str_appendall(h, " from table <code>");
   html_text(h, r->o.zTable);
   for(i=0; i<r->nGroup; i++) nLabelled += r->aGroup[i].n;
-  sqlite3_str_appendf(h, "</code>: %lld rows, %lld with a label", r->nRow, nLabelled);
+  fmt_count(b1, nLabelled);
+  sqlite3_str_appendf(h, "</code>: %lld rows, %s with a label", r->nRow, b1);
   sqlite3_str_appendall(h, " (");
   for(i=0; i<r->nGroup; i++){
     if( i ) sqlite3_str_appendall(h, ", ");
     html_text(h, r->aGroup[i].zName);
-    sqlite3_str_appendf(h, ": %lld rows, %lld positive", r->aGroup[i].n, r->aGroup[i].pos);
+    fmt_count(b1, r->aGroup[i].n); fmt_count(b2, r->aGroup[i].pos);
+    sqlite3_str_appendf(h, ": %s rows, %s positive", b1, b2);
   }
   sqlite3_str_appendall(h, ").</footer>\n</body>\n</html>\n");
 }

@@ -54,12 +54,13 @@ static void summary_score(Report *r, sqlite3_str *h, const char *zScore, const S
   int i;
   for(i=0; i<ss->nRow; i++){
     const SumRow *w = &ss->aRow[i];
-    char pv[32];
+    char pv[32], nb[32];
     sqlite3_str_appendall(h, w->zGroup ? "<tr>" : "<tr class=\"overall\">");
     td_name(h, zScore);
     td_name(h, w->zGroup ? w->zGroup : "all rows");
     fmt3(pv, w->prev);
-    sqlite3_str_appendf(h, "<td>%lld</td><td>%s</td>", w->n, pv);
+    fmt_count(nb, w->n);
+    sqlite3_str_appendf(h, "<td>%s</td><td>%s</td>", nb, pv);
     if( w->zWhy ){
       sqlite3_str_appendf(h, "<td class=\"na\">%s</td><td class=\"na\">%s</td>", w->zWhy, w->zWhy);
     }else{
@@ -105,7 +106,7 @@ static void summary_prob(Report *r, sqlite3_str *h, const Summary *s){
     sqlite3_str_appendall(h, w->zGroup ? "<tr>" : "<tr class=\"overall\">");
     td_name(h, r->o.zProb);
     td_name(h, w->zGroup ? w->zGroup : "all rows");
-    sqlite3_str_appendf(h, "<td>%lld</td>", w->n);
+    { char nb[32]; fmt_count(nb, w->n); sqlite3_str_appendf(h, "<td>%s</td>", nb); }
     for(c=0; c<7; c++){
       char b[32];
       fmt3(b, v[c]);
@@ -162,7 +163,9 @@ void html_auroc(Report *r, sqlite3_str *h, const CurveSec *s){
       const char *why = too_few(n->pos, n->neg);
       sqlite3_str_appendall(h, "<tr>");
       td_name(h, r->o.azScore[k]); td_name(h, r->aGroup[i].zName);
-      sqlite3_str_appendf(h, "<td>%lld</td><td>%lld</td><td>%lld</td>", n->n, n->pos, n->neg);
+      char c1[32], c2[32], c3[32];
+      fmt_count(c1, n->n); fmt_count(c2, n->pos); fmt_count(c3, n->neg);
+      sqlite3_str_appendf(h, "<td>%s</td><td>%s</td><td>%s</td>", c1, c2, c3);
       fmt3(b, c->aValue[i]);
       if( why ) sqlite3_str_appendf(h, "<td class=\"na\">%s</td>", why);
       else if( c->aValue[i]<0.5 ) sqlite3_str_appendf(h, "<td class=\"inverted\">%s (inverted)</td>", b);
@@ -195,7 +198,9 @@ void html_pr(Report *r, sqlite3_str *h, const CurveSec *s){
       sqlite3_str_appendall(h, "<tr>");
       td_name(h, r->o.azScore[k]); td_name(h, r->aGroup[i].zName);
       fmt3(b, c->aValue[i]); fmt3(pv, prev); fmt3(lift, c->aValue[i] - prev);
-      sqlite3_str_appendf(h, "<td>%lld</td><td>%s</td>", n->pos, pv);
+      char c2[32];
+      fmt_count(c2, n->pos);
+      sqlite3_str_appendf(h, "<td>%s</td><td>%s</td>", c2, pv);
       if( why ) sqlite3_str_appendf(h, "<td class=\"na\">%s</td><td></td>", why);
       else sqlite3_str_appendf(h, "<td>%s</td><td>%s</td>", b, lift);
       sqlite3_str_appendall(h, "</tr>\n");
@@ -236,7 +241,7 @@ void html_calibration(Report *r, sqlite3_str *h, const CalSec *s){
     sqlite3_str_appendall(h, w->zGroup ? "<tr>" : "<tr class=\"overall\">");
     td_name(h, r->o.zProb);
     td_name(h, w->zGroup ? w->zGroup : "all rows");
-    sqlite3_str_appendf(h, "<td>%lld</td>", w->n);
+    { char nb[32]; fmt_count(nb, w->n); sqlite3_str_appendf(h, "<td>%s</td>", nb); }
     for(c=0; c<6; c++){
       char b[32];
       if( c==4 && v[c]<0.001 ) strcpy(b, "&lt; 0.001");      /* Spiegelhalter's p */
@@ -263,6 +268,36 @@ void html_calibration(Report *r, sqlite3_str *h, const CalSec *s){
   sqlite3_str_appendall(h, "</div>\n</details>\n");
 }
 
+/* The comparison's opening: what its tests are. */
+static void compare_note(sqlite3_str *h){
+  sqlite3_str_appendall(h,
+    "<details id=\"compare\">\n<summary>Compare models</summary>\n<div class=\"body\">\n"
+    "<p>Each pair of scores on the rows where both are set: the AUROC difference a &#8722; b with "
+    "DeLong's paired test (<code>auroc_diff(y, a, b)</code>) and the PR-AUC difference with a paired "
+    "bootstrap (<code>pr_auc_diff_ci(y, a, b)</code>, the same resampled rows for both) in a group of at "
+    "most <code>--boot-rows</code> rows, else the paired delta method (<code>pr_auc_diff_delta(y, a, b)</code>, "
+    "marked &#948;). "
+    "Holm's adjustment (as <code>sql/p_adjust.sql</code>) is taken over all the table's p-values of "
+    "each kind.</p>\n");
+}
+
+/* The comparison's opening with --weight: its tests are the paired weighted
+** bootstraps, and what has no weighted twin is said to have none. */
+static void compare_weighted_note(Report *r, sqlite3_str *h){
+  sqlite3_str_appendall(h,
+    "<details id=\"compare\">\n<summary>Compare models</summary>\n<div class=\"body\">\n"
+    "<p>Each pair of scores on the rows where both (and the weight <code>");
+  html_text(h, r->o.zWeight);
+  sqlite3_str_appendall(h, "</code>) are set, weighted: the AUROC difference a &#8722; b by the paired weighted "
+    "bootstrap (<code>auroc_diff_w(y, a, b, w)</code>: DeLong's paired test has no standard weighted form) and the "
+    "PR-AUC difference by the paired weighted bootstrap (<code>pr_auc_diff_ci_w(y, a, b, w)</code>), in a group of "
+    "at most <code>--boot-rows</code> rows. <span class=\"worse\">No weighted twin:</span> "
+    "<code>pr_auc_diff_delta</code>, the delta method that stands in for the bootstrap in a larger group (and with "
+    "<code>--reps 0</code>), has none, so such a group shows n/a. "
+    "Holm's adjustment (as <code>sql/p_adjust.sql</code>) is taken over all the table's p-values of "
+    "each kind.</p>\n");
+}
+
 /* A p-value as the comparison table shows it: 3 significant digits, below
 ** 0.001 "< 0.001" (the digits of a tail that small say nothing the test can
 ** back); a bootstrap p-value of 0 (reps > 0: no replicate as extreme) is
@@ -279,25 +314,19 @@ static void td_p(sqlite3_str *h, double p, int reps, double bound){
 void html_compare(Report *r, sqlite3_str *h, const CmpSec *s){
   int i;
   if( !s->on ) return;
-  sqlite3_str_appendall(h,
-    "<details id=\"compare\">\n<summary>Compare models</summary>\n<div class=\"body\">\n"
-    "<p>Each pair of scores on the rows where both are set: the AUROC difference a &#8722; b with "
-    "DeLong's paired test (<code>auroc_diff(y, a, b)</code>) and the PR-AUC difference with a paired "
-    "bootstrap (<code>pr_auc_diff_ci(y, a, b)</code>, the same resampled rows for both) in a group of at "
-    "most <code>--boot-rows</code> rows, else the paired delta method (<code>pr_auc_diff_delta(y, a, b)</code>, "
-    "marked &#948;). "
-    "Holm's adjustment (as <code>sql/p_adjust.sql</code>) is taken over all the table's p-values of "
-    "each kind.</p>\n");
+  if( r->o.zWeight ) compare_weighted_note(r, h);
+  else compare_note(h);
   table_open(r, h, 0, "<th>a</th><th>b</th>", "<th>rows</th><th>AUROC a &#8722; b [95 % CI]</th><th>p</th>"
              "<th>Holm p</th><th>PR-AUC a &#8722; b [95 % CI]</th><th>p</th><th>Holm p</th>");
   for(i=0; i<s->nRow; i++){
     const CmpRow *c = &s->aRow[i];
     sqlite3_str_appendall(h, c->zGroup ? "<tr>" : "<tr class=\"overall\">");
     td_name(h, c->zA); td_name(h, c->zB); td_name(h, c->zGroup ? c->zGroup : "all rows");
-    sqlite3_str_appendf(h, "<td>%lld</td>", c->n);
+    { char nb[32]; fmt_count(nb, c->n); sqlite3_str_appendf(h, "<td>%s</td>", nb); }
     if( c->auDiff.zJson ) html_ci(h, &c->auDiff);
     else sqlite3_str_appendall(h, "<td class=\"na\">n/a</td>");
-    td_p(h, c->pAu, 0, NAN); td_p(h, c->holmAu, 0, NAN);
+    td_p(h, c->pAu, c->auBoot ? r->o.reps : 0, NAN);
+    td_p(h, c->holmAu, c->auBoot && c->pAu==0 ? r->o.reps : 0, c->holmAuBound);
     if( c->prDiff.zJson ) html_ci(h, &c->prDiff);
     else sqlite3_str_appendall(h, "<td class=\"na\">n/a</td>");
     td_p(h, c->pPr, c->prBoot ? r->o.reps : 0, NAN);

@@ -119,8 +119,8 @@ loaded:
 }
 
 void check_columns(Report *r){
-  const char *azCol[MAX_SCORES+3];
-  const char *azRole[MAX_SCORES+3];
+  const char *azCol[MAX_SCORES+4];
+  const char *azRole[MAX_SCORES+4];
   int n = 0, i;
   sqlite3_stmt *st;
   int found = 0;
@@ -132,6 +132,7 @@ void check_columns(Report *r){
   azCol[n] = r->o.zLabel; azRole[n++] = "--label";
   for(i=0; i<r->o.nScore; i++){ azCol[n] = r->o.azScore[i]; azRole[n++] = "--score"; }
   if( r->o.zProb ){ azCol[n] = r->o.zProb; azRole[n++] = "--prob"; }
+  if( r->o.zWeight ){ azCol[n] = r->o.zWeight; azRole[n++] = "--weight"; }
   if( r->o.zBy ){ azCol[n] = r->o.zBy; azRole[n++] = "--by"; }
   for(i=0; i<n; i++){
     int ok = 0;

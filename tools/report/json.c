@@ -57,6 +57,13 @@ static void json_str(sqlite3_str *s, const char *z){
   sqlite3_str_appendchar(s, 1, '"');
 }
 
+/* A count (a sum of weights with --weight): an integer as %lld writes it,
+** else as json_num. */
+static void json_count(sqlite3_str *s, double d){
+  if( d==floor(d) && fabs(d)<9007199254740992.0 ) sqlite3_str_appendf(s, "%.0f", d);
+  else json_num(s, d);
+}
+
 /* A string, or null for NULL. */
 static void json_str_or_null(sqlite3_str *s, const char *z){
   if( z ) json_str(s, z); else sqlite3_str_appendall(s, "null");
@@ -109,6 +116,8 @@ static void json_head(Report *r, sqlite3_str *j, const Sections *s){
   json_str_or_null(j, r->o.zBy);
   sqlite3_str_appendall(j, ",\"prob\":");
   json_str_or_null(j, r->o.zProb);
+  sqlite3_str_appendall(j, ",\"weight\":");
+  json_str_or_null(j, r->o.zWeight);
   sqlite3_str_appendf(j, ",\"bins\":%d,\"reps\":%d,\"boot_rows\":%lld,\"calibration\":%s,\"curve_points\":%d,"
                       "\"groups\":[", r->o.bins, r->o.reps, (long long)r->o.bootRows,
                       r->o.zProb ? "\"probability\"" : "null", CURVE_POINTS);
@@ -117,7 +126,10 @@ static void json_head(Report *r, sqlite3_str *j, const Sections *s){
     if( i ) sqlite3_str_appendchar(j, 1, ',');
     sqlite3_str_appendall(j, "{\"name\":");
     json_str(j, g->zName);
-    sqlite3_str_appendf(j, ",\"rows\":%lld,\"positives\":%lld,\"negatives\":%lld,\"prevalence\":", g->n, g->pos, g->neg);
+    sqlite3_str_appendall(j, ",\"rows\":"); json_count(j, g->n);
+    sqlite3_str_appendall(j, ",\"positives\":"); json_count(j, g->pos);
+    sqlite3_str_appendall(j, ",\"negatives\":"); json_count(j, g->neg);
+    sqlite3_str_appendall(j, ",\"prevalence\":");
     json_num(j, g->n ? (double)g->pos / (double)g->n : NAN);
     sqlite3_str_appendall(j, "}");
   }
@@ -187,7 +199,9 @@ static void json_summary(Report *r, sqlite3_str *j, const Summary *s){
     for(i=0, first=1; i<ss->nRow; i++){
       const SumRow *w = &ss->aRow[i];
       json_row_key(j, w->zGroup, &first);
-      sqlite3_str_appendf(j, "{\"rows\":%lld,\"positives\":%lld,\"prevalence\":", w->n, w->pos);
+      sqlite3_str_appendall(j, "{\"rows\":"); json_count(j, w->n);
+      sqlite3_str_appendall(j, ",\"positives\":"); json_count(j, w->pos);
+      sqlite3_str_appendall(j, ",\"prevalence\":");
       json_num(j, w->prev);
       sqlite3_str_appendall(j, ",\"auroc\":"); json_num(j, w->auroc.est);
       sqlite3_str_appendf(j, ",\"auroc_ci\":%s", w->auroc.zJson ? w->auroc.zJson : "null");
@@ -207,7 +221,8 @@ static void json_summary(Report *r, sqlite3_str *j, const Summary *s){
     for(i=0, first=1; i<s->nProb; i++){
       const ProbRow *w = &s->aProb[i];
       json_row_key(j, w->zGroup, &first);
-      sqlite3_str_appendf(j, "{\"rows\":%lld,\"brier\":", w->n);
+      sqlite3_str_appendall(j, "{\"rows\":"); json_count(j, w->n);
+      sqlite3_str_appendall(j, ",\"brier\":");
       json_num(j, w->brier);
       sqlite3_str_appendall(j, ",\"no_skill_brier\":"); json_num(j, w->nsBrier);
       sqlite3_str_appendall(j, ",\"log_loss\":"); json_num(j, w->logLoss);
@@ -234,8 +249,8 @@ static void json_compare(sqlite3_str *j, const CmpSec *s){
     sqlite3_str_appendall(j, ",\"b\":"); json_str(j, c->zB);
     sqlite3_str_appendall(j, ",\"group\":");
     json_str_or_null(j, c->zGroup);
-    sqlite3_str_appendf(j, ",\"rows\":%lld,\"auroc_diff\":%s,\"auroc_p_holm\":", c->n,
-                        c->auDiff.zJson ? c->auDiff.zJson : "null");
+    sqlite3_str_appendall(j, ",\"rows\":"); json_count(j, c->n);
+    sqlite3_str_appendf(j, ",\"auroc_diff\":%s,\"auroc_p_holm\":", c->auDiff.zJson ? c->auDiff.zJson : "null");
     json_num(j, c->holmAu);
     sqlite3_str_appendf(j, ",\"pr_auc_diff_ci\":%s,\"pr_auc_p_holm\":", c->prDiff.zJson ? c->prDiff.zJson : "null");
     json_num(j, c->holmPr);

@@ -34,7 +34,8 @@
 
 static const char *const zUsage =
   "usage: mleval-report DB TABLE --label COL --score COL [--score COL ...]\n"
-  "                     [--prob COL] [--by COL] [--bins N] [--operating LIST]\n"
+  "                     [--prob COL] [--weight COL] [--by COL] [--bins N]\n"
+  "                     [--operating LIST]\n"
   "                     [--reps N] [--boot-rows M] [--svd] [--svd-dims W,D]\n"
   "                     [--svd-iters N] [-o report.html] [--json result.json]\n"
   "                     [--force]\n"
@@ -51,6 +52,9 @@ static const char *const zUsage =
   "  --prob COL      a probability column: Brier, log loss, calibration and the\n"
   "                  decision curve (without it there is no calibration section:\n"
   "                  a score is not a probability)\n"
+  "  --weight COL    a row weight column (>= 0; NULL skips the row): every\n"
+  "                  number is its function's weighted twin (auroc_w, ...,\n"
+  "                  ml_state_w); counts become sums of weights\n"
   "  --by COL        group by this column (fold, lookback, source): one curve\n"
   "                  per group\n"
   "  --bins N        reliability bins, 1..1000 (default 10)\n"
@@ -180,6 +184,7 @@ void parse_args(Opts *o, int argc, char **argv){
       o->azScore[o->nScore++] = v;
     }
     else if( strcmp(a, "--prob")==0 ){ NEEDV(); o->zProb = v; }
+    else if( strcmp(a, "--weight")==0 ){ NEEDV(); o->zWeight = v; }
     else if( strcmp(a, "--by")==0 ){ NEEDV(); o->zBy = v; }
     else if( strcmp(a, "--bins")==0 ){ NEEDV(); o->bins = parse_int(a, v, 1, 1000); }
     else if( strcmp(a, "--reps")==0 ){

@@ -60,6 +60,7 @@
 
 typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
+  const char *zWeight;   /* --weight: the weight column, NULL: none */
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
   int nScore, svd, bins, svdW, svdD, svdIters, force, reps;
@@ -71,9 +72,13 @@ typedef struct Opts {
   char *zOpBuf;          /* --operating's text, split in place (free() it) */
 } Opts;
 
+/* Counts of rows are doubles: with --weight they are sums of weights (the
+** rows' count for weights of 1, and of the repeated rows for integer
+** weights), printed as integers when they are (fmt_count, json_count). */
 typedef struct Group {
   char *zName;           /* the --by value as text ("all" without --by) */
-  sqlite3_int64 n, pos, neg;
+  double n, pos, neg;    /* labelled rows, positives, negatives (or their weights) */
+  sqlite3_int64 rows;    /* labelled rows (the cost: --boot-rows compares it) */
 } Group;
 
 typedef struct Report {
@@ -93,14 +98,14 @@ typedef struct Report {
 typedef struct Ci { double est, lo, hi; int delta; char *zJson; } Ci;
 
 /* Rows, positives, negatives of one column in one group (0 when absent). */
-typedef struct Counts { sqlite3_int64 n, pos, neg; } Counts;
+typedef struct Counts { double n, pos, neg; } Counts;
 
 /* The summary: per score, rows of (group or all rows) with AUROC and PR-AUC
 ** and their intervals, the mean over groups (with --by); with --prob, Brier
 ** and log loss per row next to their no-skill values. */
 typedef struct SumRow {
   char *zGroup;              /* NULL: all rows */
-  sqlite3_int64 n, pos;
+  double n, pos;
   const char *zWhy;          /* too few of a class: no AUROC, no PR-AUC */
   double prev;
   Ci auroc, prAuc;
@@ -111,7 +116,7 @@ typedef struct SumScore {
 } SumScore;
 typedef struct ProbRow {
   char *zGroup;              /* NULL: all rows */
-  sqlite3_int64 n;
+  double n;
   double brier, nsBrier, logLoss, nsLog;
   double oe, citl, slope;    /* calibration_summary's oe_ratio, citl, slope */
   int worse;                 /* Brier above the no-skill model's */
@@ -138,7 +143,7 @@ typedef struct CurveSec { CurveScore aScore[MAX_SCORES]; } CurveSec;
 ** the reliability diagram and the decision curve. */
 typedef struct CalRow {
   char *zGroup;              /* NULL: all rows */
-  sqlite3_int64 n;
+  double n;
   double ece, oe, citl, slope, spiegelP, scaledBrier;
 } CalRow;
 typedef struct CalSec {
@@ -153,11 +158,11 @@ typedef struct CalSec {
 ** p-values; the curves of every score over all rows. */
 typedef struct CmpRow {
   char *zA, *zB, *zGroup;    /* zGroup NULL: all rows */
-  sqlite3_int64 n;
+  double n;
   Ci auDiff, prDiff;         /* zJson NULL: n/a */
   double pAu, pPr, holmAu, holmPr;
-  int prBoot;                /* the PR-AUC p-value is the bootstrap's (a multiple of 1/reps) */
-  double holmPrBound;        /* with prBoot and pPr 0: Holm's adjustment of p < 1/reps */
+  int auBoot, prBoot;        /* the p-value is the bootstrap's (a multiple of 1/reps) */
+  double holmAuBound, holmPrBound;  /* with a bootstrap p of 0: Holm's adjustment of p < 1/reps */
 } CmpRow;
 typedef struct CmpSec {
   int on;                    /* two scores or more */
@@ -218,7 +223,7 @@ double query_double(Report *r, const char *zJson, const char *zPath);
 double col_double(sqlite3_stmt *st, int i);
 const char *col_text(sqlite3_stmt *st, int i);
 char *col_dup(sqlite3_stmt *st, int i);
-const char *too_few(sqlite3_int64 pos, sqlite3_int64 neg);
+const char *too_few(double pos, double neg);
 int group_index(Report *r, const char *g);
 
 /* ------------------------------------------------------------ csv.c */

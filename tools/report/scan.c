@@ -36,12 +36,14 @@
 #include <string.h>
 #include "report.h"
 
-/* Rows of (group, y, x) for the column zCol, NULLs left out: the FROM
-** clause every section's queries read. */
+/* Rows of (group, y, x) for the column zCol, and w with --weight, NULLs
+** left out: the FROM clause of the queries that read rows. */
 static char *base_from(Report *r, const char *zCol){
-  return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS x"
-                         " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
-                         r->zGroupExpr, r->o.zLabel, zCol, r->o.zTable, r->o.zLabel, zCol);
+  const char *zW = r->o.zWeight;
+  return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS x%s%w%s"
+                         " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL%s%w%s)",
+                         r->zGroupExpr, r->o.zLabel, zCol, zW ? ", \"" : "", zW ? zW : "", zW ? "\" AS w" : "",
+                         r->o.zTable, r->o.zLabel, zCol, zW ? " AND \"" : "", zW ? zW : "", zW ? "\" IS NOT NULL" : "");
 }
 
 /* The index of the score that --prob names (the same column), else -1. */
@@ -57,6 +59,35 @@ int prob_score(Report *r){
 static int n_state_cols(Report *r){ return r->o.nScore + (r->o.zProb && prob_score(r)<0 ? 1 : 0); }
 static const char *state_col(Report *r, int k){ return k<r->o.nScore ? r->o.azScore[k] : r->o.zProb; }
 
+/* The scan's columns: per group, its labelled rows, then the count (or
+** weight) of them, of their positives and negatives; per state column x,
+** the count (or weight) of the rows where x is set, of their positives and
+** negatives, the state, and the rows where x is set. */
+static void scan_columns(Report *r, sqlite3_str *q, int nCol){
+  const char *zY = r->o.zLabel, *zW = r->o.zWeight;
+  int k;
+  if( zW ){
+    sqlite3_str_appendf(q, "SELECT coalesce(CAST(%s AS TEXT), 'NULL'), total(\"%w\"), total(\"%w\" * (\"%w\" = 1)),"
+                        " total(\"%w\" * (\"%w\" = 0)), count(*)", r->zGroupExpr, zW, zW, zY, zW, zY);
+  }else{
+    sqlite3_str_appendf(q, "SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*), sum(\"%w\" = 1), sum(\"%w\" = 0),"
+                        " count(*)", r->zGroupExpr, zY, zY);
+  }
+  for(k=0; k<nCol; k++){
+    const char *x = state_col(r, k);
+    if( zW ){
+      sqlite3_str_appendf(q, ", total(\"%w\" * (\"%w\" IS NOT NULL)), total(\"%w\" * (\"%w\" = 1 AND \"%w\" IS NOT NULL)),"
+                          " total(\"%w\" * (\"%w\" = 0 AND \"%w\" IS NOT NULL)), ml_state_w(\"%w\", \"%w\", \"%w\"),"
+                          " count(\"%w\")", zW, x, zW, zY, x, zW, zY, x, zY, x, zW, x);
+    }else{
+      sqlite3_str_appendf(q, ", count(\"%w\"), sum(\"%w\" = 1 AND \"%w\" IS NOT NULL), sum(\"%w\" = 0 AND \"%w\" IS NOT NULL),"
+                          " ml_state(\"%w\", \"%w\"), count(\"%w\")", x, zY, x, zY, x, zY, x, x);
+    }
+  }
+  sqlite3_str_appendf(q, " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL%s%w%s GROUP BY 1 ORDER BY min(%s)",
+                      r->o.zTable, zY, zW ? " AND \"" : "", zW ? zW : "", zW ? "\" IS NOT NULL" : "", r->zGroupExpr);
+}
+
 /* One pass over the table, one sort of its labelled rows by group: the
 ** groups (in the order of their values, not their text: fold 2 before 10),
 ** their rows, positives and negatives, and per group a partial state of
@@ -71,51 +102,44 @@ void scan_table(Report *r){
   sqlite3_stmt *st, *ins, *insg;
   char *zSql;
   int nCol = n_state_cols(r), k, rc, cap = 16;
-  const char *zY = r->o.zLabel;
   r->zGroupExpr = r->o.zBy ? sqlite3_mprintf("\"%w\"", r->o.zBy) : sqlite3_mprintf("'all'");
   zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", r->o.zTable);
   st = prep(r, zSql);
   sqlite3_free(zSql);
   if( sqlite3_step(st)==SQLITE_ROW ) r->nRow = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
-  sqlite3_str_appendf(q, "SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*), sum(\"%w\" = 1), sum(\"%w\" = 0)",
-                      r->zGroupExpr, zY, zY);
-  for(k=0; k<nCol; k++){
-    const char *x = state_col(r, k);
-    sqlite3_str_appendf(q, ", count(\"%w\"), sum(\"%w\" = 1 AND \"%w\" IS NOT NULL), sum(\"%w\" = 0 AND \"%w\" IS NOT NULL),"
-                        " ml_state(\"%w\", \"%w\")", x, zY, x, zY, x, zY, x);
-  }
-  sqlite3_str_appendf(q, " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL GROUP BY 1 ORDER BY min(%s)",
-                      r->o.zTable, zY, r->zGroupExpr);
+  scan_columns(r, q, nCol);
   zSql = sqlite3_str_finish(q);
   if( sqlite3_prepare_v2(r->db, zSql, -1, &st, 0)!=SQLITE_OK ) die(1, "%s\n  in: %s", sqlite3_errmsg(r->db), zSql);
   exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT, n INT)");
-  exec(r, "CREATE TABLE " T_ST "(k INT, g TEXT, gn INT, n INT, pos INT, neg INT, st BLOB)");
+  exec(r, "CREATE TABLE " T_ST "(k INT, g TEXT, gn INT, n INT, pos INT, neg INT, st BLOB, rows INT)");
   insg = prep(r, "INSERT INTO " T_GRP " VALUES (?1, ?2, ?3)");
-  ins = prep(r, "INSERT INTO " T_ST " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  ins = prep(r, "INSERT INTO " T_ST " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   r->aGroup = xmalloc(sizeof(Group)*cap);
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     Group *g;
     if( r->nGroup==cap ){ cap *= 2; r->aGroup = realloc(r->aGroup, sizeof(Group)*cap); if( !r->aGroup ) die(1, "out of memory"); }
     g = &r->aGroup[r->nGroup];
     g->zName = xstrdup((const char*)sqlite3_column_text(st, 0));
-    g->n = sqlite3_column_int64(st, 1);
-    g->pos = sqlite3_column_int64(st, 2);
-    g->neg = sqlite3_column_int64(st, 3);
+    g->n = sqlite3_column_double(st, 1);
+    g->pos = sqlite3_column_double(st, 2);
+    g->neg = sqlite3_column_double(st, 3);
+    g->rows = sqlite3_column_int64(st, 4);
     sqlite3_bind_text(insg, 1, g->zName, -1, SQLITE_STATIC);
     sqlite3_bind_int(insg, 2, r->nGroup);
-    sqlite3_bind_int64(insg, 3, g->n);
+    sqlite3_bind_int64(insg, 3, g->rows);
     step_done(r, insg, sqlite3_step(insg));
     sqlite3_reset(insg);
     for(k=0; k<nCol; k++){
-      int c = 4 + 4*k;
+      int c = 5 + 5*k;
       sqlite3_bind_int(ins, 1, k);
       sqlite3_bind_text(ins, 2, g->zName, -1, SQLITE_STATIC);
-      sqlite3_bind_int64(ins, 3, g->n);
+      sqlite3_bind_int64(ins, 3, g->rows);
       sqlite3_bind_value(ins, 4, sqlite3_column_value(st, c));
       sqlite3_bind_value(ins, 5, sqlite3_column_value(st, c+1));
       sqlite3_bind_value(ins, 6, sqlite3_column_value(st, c+2));
       sqlite3_bind_value(ins, 7, sqlite3_column_value(st, c+3));
+      sqlite3_bind_value(ins, 8, sqlite3_column_value(st, c+4));
       step_done(r, ins, sqlite3_step(ins));
       sqlite3_reset(ins);
     }
@@ -126,7 +150,8 @@ void scan_table(Report *r){
     sqlite3_finalize(st);
     for(k=0; k<nCol; k++){
       char *zFrom = base_from(r, state_col(r, k));
-      char *zOne = sqlite3_mprintf("SELECT ml_state(y, x) FROM %s GROUP BY g", zFrom);
+      char *zOne = sqlite3_mprintf("SELECT %s FROM %s GROUP BY g", r->o.zWeight ? "ml_state_w(y, x, w)" : "ml_state(y, x)",
+                                   zFrom);
       exec_cols(r, zOne, k<r->o.nScore ? "--score" : "--prob", state_col(r, k));
       sqlite3_free(zOne);
       sqlite3_free(zFrom);
@@ -140,8 +165,8 @@ void scan_table(Report *r){
   /* all rows' state: the groups' merge (no second sort); one group's state
   ** is all rows' as it is */
   for(k=0; k<nCol; k++){
-    zSql = sqlite3_mprintf("INSERT INTO " T_ST " SELECT %d, NULL, sum(gn), sum(n), sum(pos), sum(neg), %s FROM " T_ST
-                           " WHERE k = %d", k, r->o.zBy ? "ml_merge(st)" : "max(st)", k);
+    zSql = sqlite3_mprintf("INSERT INTO " T_ST " SELECT %d, NULL, sum(gn), sum(n), sum(pos), sum(neg), %s, sum(rows)"
+                           " FROM " T_ST " WHERE k = %d", k, r->o.zBy ? "ml_merge(st)" : "max(st)", k);
     exec(r, zSql);
     sqlite3_free(zSql);
   }
@@ -195,6 +220,55 @@ static char *interval_sql(Report *r, const char *zBoot, const char *zDelta, cons
                          zBoot, zArgs, r->o.reps, zSmall, zDelta, zArgs, zSmall);
 }
 
+/* The condition "a group of at most --boot-rows rows" over rows grouped
+** by g (whole: all rows, of which there are nAll). */
+static char *small_sql(Report *r, int whole, sqlite3_int64 nAll){
+  return whole ? sqlite3_mprintf("%d", nAll <= r->o.bootRows)
+               : sqlite3_mprintf("g IN (SELECT g FROM " T_GRP " WHERE n <= %lld)", (long long)r->o.bootRows);
+}
+
+/* With --weight, an interval that only a bootstrap gives (auroc_ci_w):
+** the bootstrap where zSmall holds, elsewhere (and with --reps 0 or
+** --boot-rows 0) NULL, no interval. */
+static char *boot_only_sql(Report *r, const char *zBoot, const char *zArgs, const char *zSmall){
+  if( r->o.reps==0 || r->o.bootRows==0 ) return sqlite3_mprintf("NULL");
+  return sqlite3_mprintf("%s(%s, 0.95, %d, 0) FILTER (WHERE %s)", zBoot, zArgs, r->o.reps, zSmall);
+}
+
+/* With --weight, the INSERT of score k's results: a weighted state gives
+** auroc, pr_auc, curves and operating points, but no interval (it keeps the
+** rows' weights summed), so the intervals are the weighted twins' over the
+** rows, per group (GROUP BY g) and over all rows, joined to the states'.
+** (auroc and pr_auc are the states', not read back from an interval's JSON:
+** the same doubles as the intervals' estimates, and there without one.) */
+static char *weighted_score_sql(Report *r, int k, const char *zOps){
+  const char *zCol = r->o.azScore[k];
+  sqlite3_int64 nAll = 0;
+  char *zFrom = base_from(r, zCol), *zSql, *zV, *azAc[2], *azPc[2], *azSmall[2];
+  sqlite3_str *q;
+  int i, whole;
+  for(i=0; i<r->nGroup; i++) nAll += r->aGroup[i].rows;
+  for(whole=0; whole<2; whole++){
+    azSmall[whole] = small_sql(r, whole, nAll);
+    azAc[whole] = boot_only_sql(r, "auroc_ci_w", "y, x, w", azSmall[whole]);
+    azPc[whole] = interval_sql(r, "pr_auc_ci_w", "pr_auc_delta_ci_w", "y, x, w", azSmall[whole]);
+  }
+  q = sqlite3_str_new(r->db);
+  sqlite3_str_appendf(q, "SELECT NULL AS g, %s AS ac, %s AS pc FROM %s", azAc[1], azPc[1], zFrom);
+  if( r->o.zBy ) sqlite3_str_appendf(q, " UNION ALL SELECT g, %s, %s FROM %s GROUP BY g", azAc[0], azPc[0], zFrom);
+  zV = sqlite3_str_finish(q);
+  zSql = sqlite3_mprintf(
+    "INSERT INTO " T_RES "(col, g, n, pos, neg, auroc, pr_auc, auroc_ci, pr_auc_ci, ops)"
+    " SELECT %Q, s.g, s.n, s.pos, s.neg, s.au, s.ap, v.ac, v.pc, s.ops FROM ("
+    "  SELECT rowid AS id, g, n, pos, neg, auroc(st) AS au, pr_auc(st) AS ap, %s AS ops FROM " T_ST
+    "  WHERE k = %d AND (g IS NULL OR n > 0) GROUP BY rowid) s"
+    " LEFT JOIN (%s) v ON v.g IS s.g ORDER BY s.g IS NOT NULL, s.id", zCol, zOps, k, zV);
+  sqlite3_free(zV);
+  for(whole=0; whole<2; whole++){ sqlite3_free(azSmall[whole]); sqlite3_free(azAc[whole]); sqlite3_free(azPc[whole]); }
+  sqlite3_free(zFrom);
+  return zSql;
+}
+
 /* The score k's numbers from its states (auroc and pr_auc are their
 ** intervals' estimates, the same doubles: auroc_ci's is auroc's, pr_auc_ci's
 ** and pr_auc_delta_ci's pr_auc's; one reading of the state fewer each): res
@@ -211,7 +285,10 @@ static void compute_score(Report *r, int k){
   char *zOps = ops_sql(r, "st", "");
   char *zSmall = sqlite3_mprintf("gn <= %lld", (long long)r->o.bootRows);
   char *zPrci = interval_sql(r, "pr_auc_ci", "pr_auc_delta_ci", "st", zSmall);
-  char *zSql = sqlite3_mprintf(
+  /* the rows of the group (without weights, its count n is that) */
+  char *zRows = r->o.zWeight ? sqlite3_mprintf("(SELECT s.rows FROM " T_ST " s WHERE s.k = %d AND s.g IS " T_RES ".g)", k)
+                             : sqlite3_mprintf("n");
+  char *zSql = r->o.zWeight ? weighted_score_sql(r, k, zOps) : sqlite3_mprintf(
     "INSERT INTO " T_RES "(col, g, n, pos, neg, auroc, pr_auc, auroc_ci, pr_auc_ci, ops)"
     " SELECT %Q, g, n, pos, neg, ac ->> '$.estimate', pc ->> '$.estimate', ac, pc, ops FROM ("
     "  SELECT rowid AS id, g, n, pos, neg, auroc_ci(st) AS ac, %s AS pc, %s AS ops"
@@ -220,13 +297,14 @@ static void compute_score(Report *r, int k){
     zCol, zPrci, zOps, k);
   exec_cols(r, zSql, "--score", zCol);
   sqlite3_free(zSql);
-  /* curves: the exact ones of small groups, gains' cuts of large ones */
+  /* curves: the exact ones of small groups, gains' cuts of large ones (by
+  ** the rows of the group, whatever their weights) */
   zSql = sqlite3_mprintf(
     "UPDATE " T_RES " SET (roc, pr) = (SELECT roc_curve(s.st), pr_curve(s.st) FROM " T_ST " s"
-    " WHERE s.k = %d AND s.g IS " T_RES ".g) WHERE col = %Q AND n < %d AND pos >= 2 AND neg >= 2;"
+    " WHERE s.k = %d AND s.g IS " T_RES ".g) WHERE col = %Q AND %s < %d AND pos >= 2 AND neg >= 2;"
     "UPDATE " T_RES " SET gains = (SELECT gains(s.st, %d) FROM " T_ST " s WHERE s.k = %d AND s.g IS " T_RES ".g)"
-    " WHERE col = %Q AND n >= %d AND pos >= 1",
-    k, zCol, CURVE_POINTS, CURVE_POINTS, k, zCol, CURVE_POINTS);
+    " WHERE col = %Q AND %s >= %d AND pos >= 1",
+    k, zCol, zRows, CURVE_POINTS, CURVE_POINTS, k, zCol, zRows, CURVE_POINTS);
   exec_cols(r, zSql, "--score", zCol);
   sqlite3_free(zSql);
   if( !r->o.zBy ){
@@ -235,14 +313,37 @@ static void compute_score(Report *r, int k){
     exec(r, zSql);
     sqlite3_free(zSql);
   }
-  sqlite3_free(zOps); sqlite3_free(zPrci); sqlite3_free(zSmall);
+  sqlite3_free(zOps); sqlite3_free(zPrci); sqlite3_free(zSmall); sqlite3_free(zRows);
 }
 
-/* Rows of (group, y, a, b) where the label and both scores are set. */
+/* Rows of (group, y, a, b) where the label and both scores are set (and
+** w, the weight, with --weight). */
 static char *pair_from(Report *r, const char *zA, const char *zB){
-  return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS a, \"%w\" AS b"
-                         " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL)",
-                         r->zGroupExpr, r->o.zLabel, zA, zB, r->o.zTable, r->o.zLabel, zA, zB);
+  const char *zW = r->o.zWeight;
+  return sqlite3_mprintf("(SELECT coalesce(CAST(%s AS TEXT), 'NULL') AS g, \"%w\" AS y, \"%w\" AS a, \"%w\" AS b%s%w%s"
+                         " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL%s%w%s)",
+                         r->zGroupExpr, r->o.zLabel, zA, zB, zW ? ", \"" : "", zW ? zW : "", zW ? "\" AS w" : "",
+                         r->o.zTable, r->o.zLabel, zA, zB, zW ? " AND \"" : "", zW ? zW : "", zW ? "\" IS NOT NULL" : "");
+}
+
+/* The counts and the two paired tests of a pair's INSERT: DeLong's
+** auroc_diff and the PR-AUC difference (interval_sql); with --weight their
+** weighted twins, both bootstraps (auroc_diff_w, pr_auc_diff_ci_w) where
+** zSmall holds, and NULL elsewhere: pr_auc_diff_delta has no weighted twin,
+** and DeLong's paired test no standard weighted form. */
+static char *pair_tests_sql(Report *r, const char *zSmall){
+  char *zPr, *z;
+  if( r->o.zWeight==0 ){
+    zPr = interval_sql(r, "pr_auc_diff_ci", "pr_auc_diff_delta", "y, a, b", zSmall);
+    z = sqlite3_mprintf("count(*), sum(y = 1), sum(y = 0), auroc_diff(y, a, b), %s", zPr);
+    sqlite3_free(zPr);
+    return z;
+  }
+  if( r->o.reps==0 || r->o.bootRows==0 ) return sqlite3_mprintf("total(w), total(w * (y = 1)), total(w * (y = 0)), NULL, NULL");
+  return sqlite3_mprintf("total(w), total(w * (y = 1)), total(w * (y = 0)),"
+                         " auroc_diff_w(y, a, b, w, 0.95, %d, 0) FILTER (WHERE %s),"
+                         " pr_auc_diff_ci_w(y, a, b, w, 0.95, %d, 0) FILTER (WHERE %s)",
+                         r->o.reps, zSmall, r->o.reps, zSmall);
 }
 
 /* Calibration of --prob from its states (cal: per group and overall, ece,
@@ -260,8 +361,10 @@ static void compute_calibration(Report *r){
   char *zErr = 0;
   if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
     char *zFrom = base_from(r, r->o.zProb);
-    char *zRows = sqlite3_mprintf("SELECT ece(y, x, %d), reliability(y, x, %d), brier(y, x), log_loss(y, x),"
-                                  " calibration_summary(y, x) FROM %s", r->o.bins, r->o.bins, zFrom);
+    const char *zW = r->o.zWeight ? "_w" : "", *zA = r->o.zWeight ? "y, x, w" : "y, x";
+    char *zRows = sqlite3_mprintf("SELECT ece%s(%s, %d), reliability%s(%s, %d), brier%s(%s), log_loss%s(%s),"
+                                  " calibration_summary%s(%s) FROM %s", zW, zA, r->o.bins, zW, zA, r->o.bins,
+                                  zW, zA, zW, zA, zW, zA, zFrom);
     exec_cols(r, zRows, "--prob", r->o.zProb);
     die(1, "--prob %s: %s", r->o.zProb, zErr ? zErr : "?");
   }
@@ -280,7 +383,7 @@ void compute(Report *r){
   exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT,"
           " brier REAL, log_loss REAL, summary TEXT, dcurve TEXT)");
   exec(r, "CREATE TABLE " T_CMP "(a TEXT, b TEXT, g TEXT, n INT, pos INT, neg INT, auroc_diff TEXT, pr_diff TEXT)");
-  for(i=0; i<r->nGroup; i++) nAll += r->aGroup[i].n;
+  for(i=0; i<r->nGroup; i++) nAll += r->aGroup[i].rows;
   for(k=0; k<r->o.nScore; k++) compute_score(r, k);
   curves_from_gains(r);
   /* pairs of scores: the rows themselves (a state holds one score) */
@@ -289,16 +392,11 @@ void compute(Report *r){
     for(overall=0; overall<=(r->o.zBy ? 1 : 0); overall++){
       int whole = overall || !r->o.zBy;
       char *zFrom = pair_from(r, r->o.azScore[k], r->o.azScore[j]);
-      char *zSmall, *zPr, *zSql;
-      zSmall = whole ? sqlite3_mprintf("%d", nAll <= r->o.bootRows)
-                     : sqlite3_mprintf("g IN (SELECT g FROM " T_GRP " WHERE n <= %lld)", (long long)r->o.bootRows);
-      zPr = interval_sql(r, "pr_auc_diff_ci", "pr_auc_diff_delta", "y, a, b", zSmall);
-      zSql = sqlite3_mprintf(
-        "INSERT INTO " T_CMP " SELECT %Q, %Q, %s, count(*), sum(y = 1), sum(y = 0), auroc_diff(y, a, b), %s"
-        " FROM %s %s", r->o.azScore[k], r->o.azScore[j], whole ? "NULL" : "g", zPr, zFrom,
-        whole ? "" : "GROUP BY g");
+      char *zSmall = small_sql(r, whole, nAll), *zTests = pair_tests_sql(r, zSmall);
+      char *zSql = sqlite3_mprintf("INSERT INTO " T_CMP " SELECT %Q, %Q, %s, %s FROM %s %s", r->o.azScore[k],
+                                   r->o.azScore[j], whole ? "NULL" : "g", zTests, zFrom, whole ? "" : "GROUP BY g");
       exec_cols(r, zSql, "--score", r->o.azScore[k]);
-      sqlite3_free(zSql); sqlite3_free(zFrom); sqlite3_free(zPr); sqlite3_free(zSmall);
+      sqlite3_free(zSql); sqlite3_free(zFrom); sqlite3_free(zTests); sqlite3_free(zSmall);
     }
   }
   if( r->o.zProb ) compute_calibration(r);

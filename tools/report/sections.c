@@ -62,14 +62,14 @@ static void summary_score(Report *r, int k, SumScore *ss){
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     int overall = sqlite3_column_type(st, 0)==SQLITE_NULL;
     SumRow *w;
-    sqlite3_int64 n = sqlite3_column_int64(st, 1), pos = sqlite3_column_int64(st, 2);
+    double n = sqlite3_column_double(st, 1), pos = sqlite3_column_double(st, 2);
     if( !r->o.zBy && !overall ) continue;      /* one group: it is all rows */
     if( ss->nRow==cap ){ cap = cap ? 2*cap : 8; ss->aRow = xrealloc(ss->aRow, sizeof(SumRow)*cap); }
     w = &ss->aRow[ss->nRow++];
     w->zGroup = overall ? 0 : col_dup(st, 0);
     w->n = n;
     w->pos = pos;
-    w->zWhy = too_few(pos, sqlite3_column_int64(st, 3));
+    w->zWhy = too_few(pos, sqlite3_column_double(st, 3));
     w->prev = n ? (double)pos / (double)n : NAN;
     ci_read(r, &w->auroc, w->zWhy ? NAN : col_double(st, 4), w->zWhy ? 0 : col_text(st, 6));
     ci_read(r, &w->prAuc, w->zWhy ? NAN : col_double(st, 5), w->zWhy ? 0 : col_text(st, 7));
@@ -107,7 +107,7 @@ static void summary_prob(Report *r, Summary *s){
   int rc, cap = 0;
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     int overall = sqlite3_column_type(st, 0)==SQLITE_NULL;
-    sqlite3_int64 n = sqlite3_column_int64(st, 1), pos = sqlite3_column_int64(st, 2);
+    double n = sqlite3_column_double(st, 1), pos = sqlite3_column_double(st, 2);
     double pi = n ? (double)pos / (double)n : NAN;
     ProbRow *w;
     if( !r->o.zBy && !overall ) continue;
@@ -145,9 +145,9 @@ static Counts *count_rows(Report *r, const char *zTab, const char *zCol){
   memset(a, 0, sizeof(Counts)*(r->nGroup+1));
   while( sqlite3_step(st)==SQLITE_ROW ){
     int i = group_index(r, col_text(st, 0));
-    a[i].n = sqlite3_column_int64(st, 1);
-    a[i].pos = sqlite3_column_int64(st, 2);
-    a[i].neg = sqlite3_column_int64(st, 3);
+    a[i].n = sqlite3_column_double(st, 1);
+    a[i].pos = sqlite3_column_double(st, 2);
+    a[i].neg = sqlite3_column_double(st, 3);
   }
   sqlite3_finalize(st);
   sqlite3_free(zSql);
@@ -165,7 +165,7 @@ static double *per_group(Report *r, const char *zTab, const char *zField, const 
   while( sqlite3_step(st)==SQLITE_ROW ){
     i = group_index(r, col_text(st, 0));
     if( sqlite3_column_type(st, 1)!=SQLITE_NULL
-     && !(needBoth && too_few(sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3))) ){
+     && !(needBoth && too_few(sqlite3_column_double(st, 2), sqlite3_column_double(st, 3))) ){
       a[i] = sqlite3_column_double(st, 1);
     }
   }
@@ -190,7 +190,7 @@ static void per_group_text(Report *r, const char *zTab, const char *zField, cons
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     int i = group_index(r, col_text(st, 0));
     aHas[i] = 1;
-    if( !(needBoth && too_few(sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3))) ) az[i] = col_dup(st, 1);
+    if( !(needBoth && too_few(sqlite3_column_double(st, 2), sqlite3_column_double(st, 3))) ) az[i] = col_dup(st, 1);
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
@@ -290,7 +290,7 @@ static void calibration_compute(Report *r, CalSec *s){
     if( s->nRow==cap ){ cap = cap ? 2*cap : 8; s->aRow = xrealloc(s->aRow, sizeof(CalRow)*cap); }
     w = &s->aRow[s->nRow++];
     w->zGroup = sqlite3_column_int(st, 8) ? 0 : col_dup(st, 0);
-    w->n = sqlite3_column_int64(st, 1);
+    w->n = sqlite3_column_double(st, 1);
     w->ece = col_double(st, 2); w->oe = col_double(st, 3); w->citl = col_double(st, 4);
     w->slope = col_double(st, 5); w->spiegelP = col_double(st, 6); w->scaledBrier = col_double(st, 7);
   }
@@ -354,7 +354,7 @@ static void holm(int n, const double *a, char *const *azName, double *adj){
 static void compare_compute(Report *r, CmpSec *s){
   sqlite3_stmt *st;
   int rc, cap = 0, i;
-  double *aAu = 0, *aPr = 0, *aPrB = 0, *aHAu, *aHPr;
+  double *aAu = 0, *aPr = 0, *aAuB = 0, *aPrB = 0, *aHAu, *aHPr;
   char **azName = 0;
   s->on = r->o.nScore>=2;
   if( !s->on ) return;
@@ -366,21 +366,24 @@ static void compare_compute(Report *r, CmpSec *s){
       cap = cap ? 2*cap : 16;
       s->aRow = xrealloc(s->aRow, sizeof(CmpRow)*cap);
       aAu = xrealloc(aAu, sizeof(double)*cap); aPr = xrealloc(aPr, sizeof(double)*cap);
-      aPrB = xrealloc(aPrB, sizeof(double)*cap);
+      aPrB = xrealloc(aPrB, sizeof(double)*cap); aAuB = xrealloc(aAuB, sizeof(double)*cap);
       azName = xrealloc(azName, sizeof(char*)*cap);
     }
     w = &s->aRow[s->nRow];
     w->zA = xstrdup(col_text(st, 0));
     w->zB = xstrdup(col_text(st, 1));
     w->zGroup = col_dup(st, 2);
-    w->n = sqlite3_column_int64(st, 3);
+    w->n = sqlite3_column_double(st, 3);
     ci_read(r, &w->auDiff, col_text(st, 4) ? query_double(r, col_text(st, 4), "$.diff") : NAN, col_text(st, 4));
     ci_read(r, &w->prDiff, col_text(st, 5) ? query_double(r, col_text(st, 5), "$.diff") : NAN, col_text(st, 5));
     w->pAu = aAu[s->nRow] = col_double(st, 6);
     w->pPr = aPr[s->nRow] = col_double(st, 7);
-    /* a bootstrap p-value of 0 means p < 1/reps: Holm's bound takes it as 1/reps */
+    /* a bootstrap p-value of 0 means p < 1/reps: Holm's bound takes it as
+    ** 1/reps (with --weight the AUROC's test is a bootstrap too) */
     w->prBoot = w->prDiff.zJson && !w->prDiff.delta && r->o.reps>0;
+    w->auBoot = w->auDiff.zJson && r->o.zWeight && r->o.reps>0;
     aPrB[s->nRow] = w->prBoot && w->pPr==0 ? 1.0 / r->o.reps : w->pPr;
+    aAuB[s->nRow] = w->auBoot && w->pAu==0 ? 1.0 / r->o.reps : w->pAu;
     {
       char *z = sqlite3_mprintf("%s vs %s: %s", w->zA, w->zB, w->zGroup ? w->zGroup : "all rows");
       azName[s->nRow] = xstrdup(z);
@@ -395,8 +398,9 @@ static void compare_compute(Report *r, CmpSec *s){
   holm(s->nRow, aPr, azName, aHPr);
   for(i=0; i<s->nRow; i++){ s->aRow[i].holmAu = aHAu[i]; s->aRow[i].holmPr = aHPr[i]; }
   holm(s->nRow, aPrB, azName, aHPr);
-  for(i=0; i<s->nRow; i++){ s->aRow[i].holmPrBound = aHPr[i]; free(azName[i]); }
-  free(aAu); free(aPr); free(aPrB); free(aHAu); free(aHPr); free(azName);
+  holm(s->nRow, aAuB, azName, aHAu);
+  for(i=0; i<s->nRow; i++){ s->aRow[i].holmPrBound = aHPr[i]; s->aRow[i].holmAuBound = aHAu[i]; free(azName[i]); }
+  free(aAu); free(aPr); free(aAuB); free(aPrB); free(aHAu); free(aHPr); free(azName);
   s->zRocSvg = query_text(r, "SELECT plot_curves(col, roc, 'ROC curves, all rows: every score') FROM ("
                              "SELECT col, roc FROM " T_RES " WHERE g IS NULL AND pos >= 2 AND neg >= 2 ORDER BY rowid)");
   s->zPrSvg = pr_lines(r, "PR curves, all rows: every score", "t.col, t.g, t.rowid", "t.g IS NULL");

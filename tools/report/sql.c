@@ -44,6 +44,7 @@ void exec_cols(Report *r, const char *zSql, const char *zOpt, const char *zCol){
   if( sqlite3_exec(r->db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
     const char *arg = zErr ? strstr(zErr, "(): ") : 0;
     if( arg && strncmp(arg+4, "y ", 2)==0 ) die(1, "--label %s: %s", r->o.zLabel, zErr);
+    if( arg && r->o.zWeight && strncmp(arg+4, "w ", 2)==0 ) die(1, "--weight %s: %s", r->o.zWeight, zErr);
     if( arg ) die(1, "%s %s: %s", zOpt, zCol, zErr);
     die(1, "--label %s, %s %s: %s", r->o.zLabel, zOpt, zCol, zErr ? zErr : "?");
   }
@@ -86,7 +87,7 @@ char *col_dup(sqlite3_stmt *st, int i){
 }
 
 /* The groups of a column with fewer than 2 rows of a class, as a note. */
-const char *too_few(sqlite3_int64 pos, sqlite3_int64 neg){
+const char *too_few(double pos, double neg){
   if( pos<2 ) return "not enough positives";
   if( neg<2 ) return "not enough negatives";
   return 0;
