@@ -225,14 +225,17 @@ static char *plot_query(Report *r, const char *zPlot, const char *zTab, const ch
 ** name, its group and its order: "name, g, idx" over res t LEFT JOIN grp),
 ** named with its AP, and one no-skill line per distinct prevalence (to 3
 ** decimals) named "no skill 0.200 (fold 1, fold 2)", so that five folds of
-** one prevalence draw one labelled line, not five on top of each other. */
+** one prevalence draw one labelled line, not five on top of each other.
+** plot_lines cuts a legend entry at 28 bytes, so a name over 17 bytes is cut
+** to 14 characters and "..." here, and " (AP 0.812)" (11 bytes) survives. */
 static char *pr_lines(Report *r, const char *zTitle, const char *zSel, const char *zWhere){
   char *zSql = sqlite3_mprintf(
     "WITH c(name, g, idx, pr, ap, prev) AS (SELECT %s, t.pr, t.pr_auc, printf('%%.3f', 1.0 * t.pos / t.n)"
     "   FROM " T_RES " t LEFT JOIN " T_GRP " grp USING (g)"
     "   WHERE %s AND t.pos >= 2 AND t.neg >= 2 AND t.pr IS NOT NULL),"
     " pts(series, o, k, x, y) AS ("
-    "   SELECT c.name || ' (AP ' || printf('%%.3f', c.ap) || ')', c.idx, j.key, j.value ->> 'recall', j.value ->> 'precision'"
+    "   SELECT iif(length(CAST(c.name AS BLOB)) > 17, substr(c.name, 1, 14) || '...', c.name)"
+    "          || ' (AP ' || printf('%%.3f', c.ap) || ')', c.idx, j.key, j.value ->> 'recall', j.value ->> 'precision'"
     "   FROM c, json_each(c.pr) j"
     "   UNION ALL"
     "   SELECT 'no skill ' || prev || ' (' || group_concat(name, ', ') || ')', 1e9 + min(idx), e.x, e.x, prev + 0"
