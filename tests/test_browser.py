@@ -18,6 +18,13 @@
      well above zero, and the Okabe-Ito blue of the first series is there.
   4. A screenshot of the top of the report as written shows text (the
      summary); MLEVAL_KEEP_SCREENSHOT=FILE keeps both screenshots.
+  5. Legends fit: in a report of two scores with long names, every legend
+     entry of every plot, as rendered, ends inside its SVG (an inline SVG
+     clips what overflows it), and each PR curve's entry keeps its AP value
+     (issue 37: the PR legend was cut off with long score names).
+  6. What README says the always-open summary holds is in the summary as
+     rendered (it once listed the model comparison and operating points,
+     which are collapsed sections).
 
 Exits 77 (SKIP) with the reason where chromium is not installed or cannot
 start; bootstrap installs it, so CI runs this test.
@@ -125,6 +132,78 @@ def png_pixels(path):
         rows.append(line)
         prev = line
     return w, h, bpp, rows
+
+
+LEGEND = """
+<script>
+(function(){
+  var out = [];
+  document.querySelectorAll('details').forEach(function(d){ d.open = true; });
+  document.querySelectorAll('svg').forEach(function(s){
+    var sr = s.getBoundingClientRect();
+    var sec = s.closest('details');
+    s.querySelectorAll('.legend text').forEach(function(t){
+      var r = t.getBoundingClientRect();
+      out.push([sec ? sec.id : '-', (r.right - sr.right).toFixed(1), t.textContent].join('\\t'));
+    });
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'legends';
+  pre.textContent = out.join('\\n');
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
+def check_legends(exe, profile, tmp, env):
+    """5: a report of two long-named scores: every legend entry inside its
+    SVG, every PR entry with its AP."""
+    import sqlite3
+    db = os.path.join(tmp, "long.db")
+    con = sqlite3.connect(db)
+    con.executescript(open(os.path.join(SRC, "sql", "demo_data.sql")).read())
+    a, b = "gradient_boosted_trees_v2_calibrated", "logistic_regression_baseline_2024"
+    con.execute('CREATE TABLE long AS SELECT fold, y, s AS "%s", p AS "%s" FROM preds' % (a, b))
+    con.commit()
+    con.close()
+    html = os.path.join(tmp, "long.html")
+    r = subprocess.run([REPORT, db, "long", "--label", "y", "--score", a, "--score", b, "--by", "fold", "-o", html],
+                       capture_output=True, text=True, env=env)
+    ck.equal((r.returncode, r.stderr), (0, ""), "the report of two long-named scores")
+    if r.returncode:
+        return
+    page = os.path.join(tmp, "long_measure.html")
+    open(page, "w").write(open(html).read().replace("</body>", LEGEND + "</body>"))
+    r = chrome(exe, profile, ["--dump-dom", "--window-size=1000,1400"], "file://" + page)
+    m = re.search(r'<pre id="legends">(.*?)</pre>', r.stdout, flags=re.S)
+    ck.true(m is not None, "the legend-measuring copy ran in the browser")
+    rows = [l.split("\t") for l in (m.group(1).strip().splitlines() if m else [])]
+    ck.true(len(rows) > 20, "legend entries measured: %d" % len(rows))
+    out = [(sec, float(over), text) for sec, over, text in rows if float(over) > 0.5]
+    ck.equal(out[:4], [], "every legend entry ends inside its SVG")
+    pr = [text for sec, over, text in rows if sec == "compare" and not text.startswith("no skill")]
+    pr = [t for t in pr if "(AP " in t or "(AUROC " in t]
+    ck.equal(len(pr), 4, "the comparison's ROC and PR legends name both scores: %r" % pr)
+    ck.true(all(re.search(r"\((AP|AUROC) \d\.\d{3}\)$", t) for t in pr),
+            "each curve's entry keeps its value: %r" % pr)
+
+
+def check_readme(dom):
+    """6: every item README lists for the summary is in the rendered summary."""
+    readme = open(os.path.join(SRC, "README.md"), encoding="utf-8").read()
+    m = re.search(r"always-open summary \(([^)]*(?:\([^)]*\)[^)]*)*)\)", readme)
+    ck.true(m is not None, "README describes the always-open summary")
+    if m is None:
+        return
+    s = re.search(r'<section id="summary">(.*?)</section>', dom, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", s.group(1) if s else "").lower()
+    text = text.replace("&amp;", "&")
+    stop = {"with", "and", "per", "the", "over", "their", "its", "each", "next", "against", "from", "all", "rows"}
+    for item in re.split(r",|;", m.group(1)):
+        words = [w for w in re.findall(r"[a-z][a-z/-]+", item.lower()) if len(w) > 2 and w not in stop]
+        missing = [w for w in words if (w[:-1] if w.endswith("s") and len(w) > 4 else w) not in text]
+        ck.equal(missing, [], "README's summary item %r is in the rendered summary" % item.strip())
 
 
 def main():
@@ -256,6 +335,9 @@ def main():
         ck.true(var > 100, "screenshot pixel variance %.1f" % var)
         ck.true(nonwhite > 0.02 * n, "screenshot has drawing (%d of %d sampled pixels not white)" % (nonwhite, n))
         ck.true(blue > 20, "the first series' Okabe-Ito blue is on screen (%d pixels)" % blue)
+    check_readme(dom)
+    check_legends(exe, profile, tmp, env)
+
     # 4. the top of the report as written (the summary is the first screen)
     top = os.path.join(tmp, "top.png")
     r = chrome(exe, profile, ["--screenshot=" + top, "--window-size=1000,900"], "file://" + html)

@@ -388,6 +388,16 @@ def test_rules(con):
     long = "x" * 40
     root = parse(con.execute("SELECT plot_lines(?, 1, 2)", (long,)).fetchone()[0])
     chk.equal(legend(root), ["x" * 28 + "..."], "long legend names are cut")
+    # a long name keeps its value after the cut, and the image widens to hold
+    # the entry (DejaVu Sans' widths at 11 px from x = 500) instead of clipping it
+    svg = con.execute("SELECT plot_curves(?, c) FROM (SELECT pr_curve(y, s) AS c FROM t)", ("gradient_boosted_trees_v2_calibrated",)).fetchone()[0]
+    root = parse(svg)
+    chk.true(re.fullmatch(r"gradient_boosted_trees_v2_ca\.\.\. \(AP \d\.\d{3}\)", legend(root)[0]) is not None,
+             "a long name is cut, its AP kept: %r" % legend(root)[0])
+    chk.true(float(root.get("width")) >= 500 + 242 and root.get("viewBox") == "0 0 %d 480" % float(root.get("width")),
+             "the image widens to hold the entry: width %s" % root.get("width"))
+    short = parse(con.execute("SELECT plot_curves('a', c) FROM (SELECT pr_curve(y, s) AS c FROM t)").fetchone()[0])
+    chk.equal(short.get("width"), "640.00", "a short entry keeps the 640 px image")
     errors = [
         ("SELECT plot_curves('a', '{}')", "plot_curves(): curve must be pr_curve() or roc_curve() JSON, got '{}': expected an array at byte 0"),
         ("SELECT plot_curves('a', x'00')", "plot_curves(): curve must be pr_curve() or roc_curve() JSON, got a blob"),

@@ -277,7 +277,7 @@ void ml_svg_legend(MlStr *s, double x, double y, int n, const char *const *azTex
   for(k=0; k<n; k++){
     char buf[128];
     double yy = y + k*18;
-    shorten(buf, sizeof(buf), azText[k], 28);
+    shorten(buf, sizeof(buf), azText[k], 64);   /* plot.c cuts names at 28 bytes, values kept */
     ml_str_appendz(s, "<g class=\"legend-entry\">\n");
     if( boxes ){               /* bar charts: a filled square */
       ml_str_appendz(s, "<rect class=\"swatch\"");

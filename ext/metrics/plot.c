@@ -33,7 +33,10 @@
 **      row (text); plot_lines draws xlabel and ylabel under and beside its
 **      axes (no label when NULL or not given).
 **   7. The image is 640 x 480 (reliability: 640 x 480 with the histogram in
-**      the lower quarter), drawn by ml_svg.c.
+**      the lower quarter), drawn by ml_svg.c.  A legend entry's name is cut
+**      at 28 bytes ("..." added) and its value (AP, AUROC, ECE) kept after
+**      it; the image is made wider (the plot panel unchanged) when its
+**      longest entry would not fit in 640, so no entry is clipped.
 **
 ** Cost: the JSON of each row is parsed once in xStep and kept as doubles
 ** (16 bytes a curve point, 40 a reliability bin, 24 a bar or line point);
@@ -413,13 +416,59 @@ static const MlPlotBox kBox = {0, 1, 0, 1, 72, 44, 380, 368};
 #define LEGEND_X 472
 #define LEGEND_Y 56
 
-/* "name (AP 0.812)" */
+#define LEGEND_NAME_MAX 28      /* bytes of a series name in the legend */
+#define LEGEND_TEXT_X 28        /* the entries' text, right of LEGEND_X */
+#define LEGEND_FONT 11          /* px */
+
+/* "name (AP 0.812)"; a name over LEGEND_NAME_MAX bytes is cut at a
+** character boundary with "..." added, the value kept. */
 static char *legend_text(const char *name, const char *label, double v){
   char buf[64];
-  if( label==0 ) return sqlite3_mprintf("%s", name);
+  size_t n = strlen(name);
+  int cut = n > LEGEND_NAME_MAX;
+  if( cut ) n = ml_utf8_cut(name, LEGEND_NAME_MAX);
+  if( label==0 ) return sqlite3_mprintf("%.*s%s", (int)n, name, cut ? "..." : "");
   if( isfinite(v) ) ml_format_fixed(buf, v, 3);
   else memcpy(buf, "n/a", 4);
-  return sqlite3_mprintf("%s (%s %s)", name, label, buf);
+  return sqlite3_mprintf("%.*s%s (%s %s)", (int)n, name, cut ? "..." : "", label, buf);
+}
+
+/* The advance widths of DejaVu Sans (the font the image asks for first),
+** in 1/2048 em, of ' ' to '~'. */
+static const unsigned short kAdvance[95] = {
+  651,821,942,1716,1303,1946,1597,563,799,799,1024,1716,651,739,651,690,1303,1303,1303,1303,1303,1303,1303,1303,
+  1303,1303,690,690,1716,1716,1716,1087,2048,1401,1405,1430,1577,1294,1178,1587,1540,604,604,1343,1141,1767,1532,
+  1612,1235,1612,1423,1300,1251,1499,1401,2025,1403,1251,1403,799,690,799,1716,1024,1024,1255,1300,1126,1300,1260,
+  721,1300,1298,569,569,1186,569,1995,1298,1253,1300,1300,842,1067,803,1298,1212,1675,1212,1212,1075,1303,690,1303,
+  1716,
+};
+
+/* The width of z in em: DejaVu Sans' for ASCII, 1 em for any other
+** character. */
+static double text_em(const char *z){
+  double w = 0;
+  while( *z ){
+    unsigned char c = (unsigned char)*z;
+    if( c>=32 && c<127 ){ w += kAdvance[c-32] / 2048.0; z++; continue; }
+    if( (c & 0xC0)!=0x80 ) w += 1.0;      /* a lead byte or a control: one character */
+    z++;
+  }
+  return w;
+}
+
+/* The image's width: PLOT_W, or more when the longest legend entry (as
+** draw_legend writes them), estimated 5 % wide, would run past it. */
+static int plot_width(PlotAgg *p, const char *label, int perRow){
+  int k, n = perRow ? (int)p->n : p->nSeries, w = PLOT_W;
+  for(k=0; k<n; k++){
+    char *z = legend_text(p->azSeries[perRow ? p->a[k].series : k], label, perRow ? p->a[k].stat : 0);
+    double need;
+    if( z==0 ) continue;                  /* draw_legend reports the NOMEM */
+    need = LEGEND_X + LEGEND_TEXT_X + 1.05 * LEGEND_FONT * text_em(z) + 8;
+    if( need>w ) w = (int)ceil(need);
+    sqlite3_free(z);
+  }
+  return w;
 }
 
 /* The legend: one entry per row (curves, reliability) or series. */
@@ -442,7 +491,8 @@ static int draw_curves(MlStr *s, PlotAgg *p){
   MlPlotBox b = kBox;
   int isPr = p->curve==CURVE_PR;
   ml_i64 i;
-  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : isPr ? "Precision-recall curves" : "ROC curves");
+  ml_svg_begin(s, plot_width(p, isPr ? "AP" : "AUROC", 1), PLOT_H,
+               p->title ? p->title : isPr ? "Precision-recall curves" : "ROC curves");
   ml_svg_axes(s, &b, isPr ? "recall" : "false positive rate", isPr ? "precision" : "true positive rate", 6, 6);
   if( !isPr ) ml_svg_line(s, &b, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
   for(i=0; i<p->n; i++){
@@ -473,7 +523,7 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
   }
   ml_nice_range(0, maxN>0 ? maxN : 1, 4, &hist.y0, &hist.y1);
   hist.y0 = 0;
-  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Reliability diagram");
+  ml_svg_begin(s, plot_width(p, "ECE", 1), PLOT_H, p->title ? p->title : "Reliability diagram");
   ml_svg_axes(s, &top, 0, "fraction of positives", 6, 6);
   ml_svg_axes(s, &hist, "predicted probability", "count", 6, 3);
   ml_svg_line(s, &top, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
@@ -519,7 +569,7 @@ static int draw_bars(MlStr *s, PlotAgg *p){
   if( hi<=0 ) b.y1 = 0;
   b.x0 = 0; b.x1 = p->nCat;
   b.height = 340;
-  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Bar chart");
+  ml_svg_begin(s, plot_width(p, 0, 0), PLOT_H, p->title ? p->title : "Bar chart");
   ml_svg_axes(s, &b, 0, p->unit ? p->unit : "value", 0, 6);
   for(c=0; c<p->nCat; c++){
     char buf[64];
@@ -574,7 +624,7 @@ static int draw_lines(MlStr *s, PlotAgg *p){
   qsort(p->a, (size_t)p->n, sizeof(PlotRow), cmp_lines);
   xy = ml_malloc((uint64_t)p->n * 16 + 16);
   if( xy==0 ) return ML_NOMEM;
-  ml_svg_begin(s, PLOT_W, PLOT_H, p->title ? p->title : "Line chart");
+  ml_svg_begin(s, plot_width(p, 0, 0), PLOT_H, p->title ? p->title : "Line chart");
   ml_svg_axes(s, &b, p->xlabel, p->ylabel, 6, 6);
   for(k=0, i=0; k<p->nSeries; k++){
     ml_i64 n = 0;

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: MIT
+"""mleval-report's summary and p-values say what the numbers mean (issue 37,
+report items 4 and 5).
+
+  1. The open summary's probability table holds, per row, calibration-in-the-
+     large (citl), the calibration slope and O/E from calibration_summary(y,
+     p) next to Brier and log loss, in the page and in --json's
+     summary.probability; a row whose Brier is worse than the no-skill
+     model's (prevalence * (1 - prevalence)) is flagged "worse than no skill"
+     (class "worse"; JSON "worse_than_no_skill": true), a better one is not.
+  2. p-values: a bootstrap p-value of 0 (pr_auc_diff_ci, and its Holm
+     adjustment) is shown as "< 1/reps" (< 0.001 with 1000 replicates,
+     < 0.005 with 200), any other p-value below 0.001 as "< 0.001"
+     (DeLong's, Spiegelhalter's), never "0" or "0.000"; the JSON keeps the
+     exact values (0 stays 0).
+"""
+import json
+import os
+import random
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+import mltest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.environ.get("MLEVAL_REPORT") or os.path.join(HERE, "..", "tools", "mleval-report")
+ck = mltest.Checker("report_summary")
+
+
+def run(args):
+    env = dict(os.environ, MLEVAL_LIB=mltest.LIB)
+    return subprocess.run([REPORT] + args, capture_output=True, text=True, env=env)
+
+
+def make_db(path):
+    """src good: p is the true probability; src bad: p is its mirror image
+    (Brier worse than no skill, Spiegelhalter p ~ 0); score a ranks far better
+    than score b (bootstrap p of the PR-AUC difference 0)."""
+    rnd = random.Random(37)
+    rows = []
+    for src in ("good", "bad"):
+        for i in range(400):
+            t = rnd.random()
+            y = 1 if rnd.random() < t * t else 0
+            p = t * t if src == "good" else 1 - t * t
+            a = t + rnd.gauss(0, 0.05)
+            b = rnd.random()
+            rows.append((src, y, a, b, p))
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE preds(src TEXT, y INT, a REAL, b REAL, p REAL)")
+    con.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?)", rows)
+    con.commit()
+    con.close()
+
+
+def tables(page, start):
+    """The tables (each a list of rows of cell texts and classes) of the
+    block that opens with start."""
+    i = page.index(start)
+    j = page.index("</section>" if start.startswith("<section") else "</details>", i)
+    out = []
+    for t in re.findall(r"<table.*?</table>", page[i:j], re.S):
+        rows = []
+        for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", t, re.S):
+            rows.append(re.findall(r"<t[dh]([^>]*)>(.*?)</t[dh]>", tr, re.S))
+        out.append(rows)
+    return out
+
+
+def f3(x):
+    return "%.3f" % x
+
+
+def check_summary(ref, page, got):
+    t = tables(page, '<section id="summary">')
+    ck.equal(len(t), 2, "summary: two tables (scores, probability)")
+    if len(t) < 2:
+        return
+    head = [c[1] for c in t[1][0]]
+    ck.equal(head[-3:], ["O/E", "CITL", "slope"], "summary: the probability table ends with O/E, CITL, slope")
+    prob = got["summary"]["probability"]
+    for src in ("good", "bad"):
+        cs = json.loads(ref.execute("SELECT calibration_summary(y, p) FROM preds WHERE src = ?", (src,)).fetchone()[0])
+        g = prob["groups"][src]
+        ck.equal((g.get("oe_ratio"), g.get("citl"), g.get("slope")), (cs["oe_ratio"], cs["citl"], cs["slope"]),
+                 "summary JSON: %s's O/E, CITL, slope are calibration_summary's" % src)
+        worse = g["brier"] > g["no_skill_brier"]
+        ck.equal(worse, src == "bad", "the data: only bad is worse than no skill")
+        ck.equal(g.get("worse_than_no_skill"), worse, "summary JSON: %s worse_than_no_skill" % src)
+        row = [r for r in t[1][1:] if len(r) > 1 and r[1][1] == src]
+        ck.equal(len(row), 1, "summary: a probability row for %s" % src)
+        if not row:
+            continue
+        cells = row[0]
+        ck.equal([c[1] for c in cells[-3:]], [f3(cs["oe_ratio"]), f3(cs["citl"]), f3(cs["slope"])],
+                 "summary page: %s's O/E, CITL, slope" % src)
+        brier_attr, brier_text = cells[3]
+        ck.equal(("worse" in brier_attr, "worse than no skill" in brier_text), (worse, worse),
+                 "summary page: %s's Brier is flagged exactly when worse than no skill: %r" % (src, cells[3]))
+    cs = json.loads(ref.execute("SELECT calibration_summary(y, p) FROM preds").fetchone()[0])
+    ck.equal((prob["all"].get("oe_ratio"), prob["all"].get("citl"), prob["all"].get("slope")),
+             (cs["oe_ratio"], cs["citl"], cs["slope"]), "summary JSON: all rows' O/E, CITL, slope")
+
+
+def check_p_values(page, got, reps):
+    bound = "&lt; %s" % ("%g" % (1.0 / reps))
+    cmp_rows = [r for r in tables(page, '<details id="compare">')[0][1:]]
+    ck.true(len(cmp_rows) >= 1, "compare: rows")
+    for row, js in zip(cmp_rows, got["compare"]):
+        cells = [c[1] for c in row]
+        pr = js["pr_auc_diff_ci"]
+        what = "compare %s: " % js["group"]
+        ck.equal(pr["p_value"], 0, what + "the bootstrap p-value is 0 in JSON (exact)")
+        ck.equal(js["pr_auc_p_holm"], 0, what + "its Holm adjustment is 0 in JSON (exact)")
+        ck.equal(cells[8], bound, what + "a bootstrap p of 0 shows as < 1/reps")
+        ck.true(cells[9].startswith("&lt; "), what + "its Holm p shows as a bound: %r" % cells[9])
+        au_p = js["auroc_diff"]["p_value"]
+        ck.true(au_p < 0.001, what + "the data: DeLong's p < 0.001")
+        ck.equal((cells[5], cells[6]), ("&lt; 0.001", "&lt; 0.001"), what + "DeLong's tiny p shows as < 0.001")
+        ck.true(not any(c in ("0", "0.000") for c in cells), what + "no p-value shows as 0: %r" % cells)
+    cal = tables(page, '<details id="calibration">')[0]
+    bad = [r for r in cal[1:] if r[1][1] == "bad"][0]
+    ck.equal(bad[7][1], "&lt; 0.001", "calibration: Spiegelhalter's tiny p shows as < 0.001")
+
+
+def main():
+    if not os.path.exists(REPORT):
+        print("SKIP: %s is not built" % REPORT)
+        sys.exit(77)
+    tmp = tempfile.mkdtemp(prefix="mleval-report-summary")
+    db = os.path.join(tmp, "preds.db")
+    make_db(db)
+    ref = mltest.connect()
+    ref.execute("ATTACH ? AS d", (db,))
+    ref.execute("CREATE TEMP VIEW preds AS SELECT * FROM d.preds")
+    for reps in (1000, 200):
+        out = os.path.join(tmp, "r%d.html" % reps)
+        js = os.path.join(tmp, "r%d.json" % reps)
+        r = run([db, "preds", "--label", "y", "--score", "a", "--score", "b", "--prob", "p", "--by", "src",
+                 "--reps", str(reps), "-o", out, "--json", js])
+        ck.equal((r.returncode, r.stderr), (0, ""), "the report runs (--reps %d)" % reps)
+        if r.returncode:
+            continue
+        page = open(out, encoding="utf-8").read()
+        got = json.load(open(js))
+        if reps == 1000:
+            check_summary(ref, page, got)
+        check_p_values(page, got, reps)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+/*
+** report.h -- what the stages of mleval-report share: the options, the run
+** (its database and groups), and the plain structs one computation per
+** section fills and the two writers (HTML, JSON) read.
+** SPDX-License-Identifier: MIT
+**
+** The stages of a run, each in its own file:
+**
+**   options.c   argv -> Opts (every check of an option), the rules for -o
+**               and --json, die()
+**   input.c     DB -> a database: a SQLite file opened read-only or a CSV
+**               file imported into an in-memory one (csv.c); the extension
+**               loaded; the columns the options name checked
+**   scan.c      the table -> one GROUP BY pass: the groups and one ml_state
+**               per group and column (temp tables), then the per-score,
+**               per-pair and calibration results from the states
+**   sections.c  results -> one plain struct per section (numbers, JSON
+**               texts of the functions, SVGs of the plot aggregates): no
+**               HTML, no JSON of the report's own is written there
+**   html.c, html_sections.c   the structs -> the page
+**   json.c      the structs -> --json
+**   sql.c       the SQL helpers every stage uses (errors end in die())
+**
+** Rules every stage keeps:
+**   1. A number shown twice (page and JSON) is read once, into a struct; both
+**      writers format that one double, so they cannot disagree.
+**   2. The user's table is read as main."TABLE"; the report's own tables are
+**      temp._mleval_report_* (never shadowing a user's table).
+**   3. Memory: the strings and arrays of the section structs are xmalloc'd
+**      (free() them; out of memory ends the run with exit 1); SQL text built
+**      with sqlite3_mprintf is sqlite3_free'd where it is built.
+*/
+#ifndef MLEVAL_REPORT_H
+#define MLEVAL_REPORT_H
+
+#include <sqlite3.h>
+#include <stdio.h>
+
+#ifndef MLEVAL_EXTDIR
+# define MLEVAL_EXTDIR "/usr/local/lib"
+#endif
+
+#define MAX_SCORES 16
+#define MAX_OPS 16
+/* Curves of a group with at least this many rows are drawn (and written to
+** --json) at this many equal-mass cuts of its ranked rows: gains(y, s, 500). */
+#define CURVE_POINTS 500
+
+/* The report's own tables live in the temp schema under names of their own,
+** and the user's table is always read as main."TABLE": a predictions table
+** named res, grp or _mleval_report_res is never shadowed (SQLite resolves
+** an unqualified name in temp first). */
+#define T_GRP "temp._mleval_report_grp"
+#define T_RES "temp._mleval_report_res"
+#define T_CAL "temp._mleval_report_cal"
+#define T_CMP "temp._mleval_report_cmp"
+#define T_ST "temp._mleval_report_states"
+#define T_SVD_TARGETS "temp._mleval_report_svd_targets"
+#define T_SVD_COST "temp._mleval_report_svd_cost"
+
+typedef struct Opts {
+  const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
+  const char *zWeight;   /* --weight: the weight column, NULL: none */
+  const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
+  const char *azScore[MAX_SCORES];
+  int nScore, svd, bins, svdW, svdD, svdIters, force, reps;
+  sqlite3_int64 bootRows;  /* --boot-rows: the largest group the PR-AUC bootstrap runs on */
+  /* --operating: criteria and targets (NAN: none) */
+  const char *azOpCrit[MAX_OPS];
+  double aOpTarget[MAX_OPS];
+  int nOp;
+  char *zOpBuf;          /* --operating's text, split in place (free() it) */
+} Opts;
+
+/* Counts of rows are doubles: with --weight they are sums of weights (the
+** rows' count for weights of 1, and of the repeated rows for integer
+** weights), printed as integers when they are (fmt_count, json_count). */
+typedef struct Group {
+  char *zName;           /* the --by value as text ("all" without --by) */
+  double n, pos, neg;    /* labelled rows, positives, negatives (or their weights) */
+  sqlite3_int64 rows;    /* labelled rows (the cost: --boot-rows compares it) */
+} Group;
+
+typedef struct Report {
+  Opts o;
+  sqlite3 *db;
+  Group *aGroup;
+  int nGroup;
+  char *zGroupExpr;      /* SQL expression of the group, e.g. "fold" */
+  sqlite3_int64 nRow;    /* rows in the table */
+} Report;
+
+/* ------------------------------------------------------------ section structs */
+
+/* An estimate and its interval: est as the section reads it, lo and hi from
+** the function's JSON (NAN when absent), delta when the JSON's method is the
+** delta method's; zJson is that JSON as the function wrote it (NULL: none). */
+typedef struct Ci { double est, lo, hi; int delta; char *zJson; } Ci;
+
+/* Rows, positives, negatives of one column in one group (0 when absent). */
+typedef struct Counts { double n, pos, neg; } Counts;
+
+/* The summary: per score, rows of (group or all rows) with AUROC and PR-AUC
+** and their intervals, the mean over groups (with --by); with --prob, Brier
+** and log loss per row next to their no-skill values. */
+typedef struct SumRow {
+  char *zGroup;              /* NULL: all rows */
+  double n, pos;
+  const char *zWhy;          /* too few of a class: no AUROC, no PR-AUC */
+  double prev;
+  Ci auroc, prAuc;
+} SumRow;
+typedef struct SumScore {
+  SumRow *aRow; int nRow;
+  Ci meanAuroc, meanPr;      /* with --by; zJson NULL: no group has a value */
+} SumScore;
+typedef struct ProbRow {
+  char *zGroup;              /* NULL: all rows */
+  double n;
+  double brier, nsBrier, logLoss, nsLog;
+  double oe, citl, slope;    /* calibration_summary's oe_ratio, citl, slope */
+  int worse;                 /* Brier above the no-skill model's */
+} ProbRow;
+typedef struct Summary {
+  SumScore aScore[MAX_SCORES];
+  ProbRow *aProb; int nProb; /* with --prob */
+} Summary;
+
+/* AUROC or PR: per score, per group the counts, the value (NAN: none or too
+** few of a class), the curve's JSON (NULL: none) and whether the group has a
+** row of the score at all; one SVG of the groups' curves. */
+typedef struct CurveScore {
+  Counts *aCnt;
+  double *aValue;
+  char **azCurve;
+  unsigned char *aHas;
+  char *zSvg;
+} CurveScore;
+typedef struct CurveSec { CurveScore aScore[MAX_SCORES]; } CurveSec;
+
+/* Calibration of --prob: per row (all rows first) the counts, ECE and
+** calibration_summary's fields; per group the ECE and reliability JSON;
+** the reliability diagram and the decision curve. */
+typedef struct CalRow {
+  char *zGroup;              /* NULL: all rows */
+  double n;
+  double ece, oe, citl, slope, spiegelP, scaledBrier;
+} CalRow;
+typedef struct CalSec {
+  int on;                    /* --prob given */
+  CalRow *aRow; int nRow;
+  double *aEce;              /* per group */
+  char **azRel; unsigned char *aHas;  /* per group */
+  char *zRelSvg, *zDcSvg;
+} CalSec;
+
+/* Pairs of scores: per (a, b, group) the paired tests with Holm-adjusted
+** p-values; the curves of every score over all rows. */
+typedef struct CmpRow {
+  char *zA, *zB, *zGroup;    /* zGroup NULL: all rows */
+  double n;
+  Ci auDiff, prDiff;         /* zJson NULL: n/a */
+  double pAu, pPr, holmAu, holmPr;
+  int auBoot, prBoot;        /* the p-value is the bootstrap's (a multiple of 1/reps) */
+  double holmAuBound, holmPrBound;  /* with a bootstrap p of 0: Holm's adjustment of p < 1/reps */
+} CmpRow;
+typedef struct CmpSec {
+  int on;                    /* two scores or more */
+  CmpRow *aRow; int nRow;
+  char *zRocSvg, *zPrSvg;
+} CmpSec;
+
+/* Operating points: per score, row (all rows first) and criterion. */
+typedef struct OpRow {
+  char *zScore, *zGroup;     /* zGroup NULL: all rows */
+  char *zCrit; double target;  /* target NAN: none */
+  char *zPoint;              /* operating_point's JSON, NULL: none */
+  int ok;                    /* a point and both classes */
+  double threshold, tpr, spec, precision, f1;
+  int achieved;
+} OpRow;
+typedef struct OpSec { OpRow *aRow; int nRow; } OpSec;
+
+/* SVD cost (--svd). */
+typedef struct SvdRow {
+  char *zTarget, *zShape, *zMethod;
+  double ms, relErr, corr;
+  int rows, cols, rank;
+} SvdRow;
+typedef struct SvdSec {
+  int on, warm;
+  SvdRow *aRow; int nRow;
+  char *zSvg;
+} SvdSec;
+
+/* Everything the writers read. */
+typedef struct Sections {
+  char *zVersion;
+  Summary sum;
+  CurveSec auroc, pr;
+  CalSec cal;
+  CmpSec cmp;
+  OpSec op;
+  SvdSec svd;
+} Sections;
+
+/* ------------------------------------------------------------ options.c */
+extern const char *const azOurHead[4];
+_Noreturn void die(int code, const char *fmt, ...);
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *z);
+void parse_args(Opts *o, int argc, char **argv);
+void check_outputs(const Opts *o);
+
+/* ------------------------------------------------------------ sql.c */
+sqlite3_stmt *prep(Report *r, const char *zSql);
+void step_done(Report *r, sqlite3_stmt *st, int rc);
+void exec(Report *r, const char *zSql);
+void exec_cols(Report *r, const char *zSql, const char *zOpt, const char *zCol);
+char *query_text(Report *r, const char *zSql);
+double query_double(Report *r, const char *zJson, const char *zPath);
+double col_double(sqlite3_stmt *st, int i);
+const char *col_text(sqlite3_stmt *st, int i);
+char *col_dup(sqlite3_stmt *st, int i);
+const char *too_few(double pos, double neg);
+int group_index(Report *r, const char *g);
+
+/* ------------------------------------------------------------ csv.c */
+int csv_import(sqlite3 *db, const char *zTable, FILE *f, const char *zPath, char **pzErr);
+
+/* ------------------------------------------------------------ input.c */
+void open_db(Report *r);
+void load_mleval(Report *r);
+void check_columns(Report *r);
+
+/* ------------------------------------------------------------ scan.c */
+void scan_table(Report *r);
+void compute(Report *r);
+int prob_score(Report *r);
+
+/* ------------------------------------------------------------ sections.c */
+void sections_compute(Report *r, Sections *s);
+void sections_free(Report *r, Sections *s);
+
+/* ------------------------------------------------------------ writers */
+char *html_write(Report *r, const Sections *s);
+char *json_write(Report *r, const Sections *s);
+void html_text(sqlite3_str *s, const char *z);
+
+#endif
