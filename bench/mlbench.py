@@ -88,17 +88,17 @@ def console(a):
 def markdown(section, header, rows, note=None):
     """Print one table of bench/RESULTS.md between its markers
     <!-- bench:section --> and <!-- /bench:section -->: header (the column
-    names), a separator and rows (lists of cells, already formatted), and
-    note, a sentence under the table.  bench/results.py replaces the text
+    names), a separator and rows (lists of cells, already formatted), after
+    note, a sentence above the table.  bench/results.py replaces the text
     between the same markers in RESULTS.md with what is printed here."""
     print("<!-- bench:%s -->" % section)
+    if note:
+        print(note)
+        print()
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(" --- " for _ in header) + "|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
-    if note:
-        print()
-        print(note)
     print("<!-- /bench:%s -->" % section)
     sys.stdout.flush()
 

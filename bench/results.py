@@ -108,8 +108,6 @@ def main():
     write = not a.print and not os.environ.get("MLEVAL_BENCH_ONLY")
     where = "on %s" % machine()
     at = commit(os.path.dirname(HERE))
-    with open(a.file) as f:
-        text = f.read()
     failed = False
     for job in a.jobs:
         r = run_job(job, a)
@@ -118,8 +116,12 @@ def main():
             continue
         blocks, shown = r
         today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+        with open(a.file) as f:           # read now: the file may have been edited during a long run
+            text = f.read()
         for name, table in blocks.items():
-            body = "Measured %s at %s %s: `%s`.\n\n%s" % (today, at, where, shown, table)
+            # a block that opens with a sentence (mlbench.markdown's note) continues this one
+            body = "Measured %s at %s %s: `%s`.\n%s%s" % (today, at, where, shown,
+                                                        "\n" if table.startswith("|") else "", table)
             new = "<!-- bench:%s -->\n%s<!-- /bench:%s -->" % (name, body, name)
             if not write:
                 print(new)
