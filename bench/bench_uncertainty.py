@@ -68,25 +68,26 @@ def main():
                 metric(y[idx], s[idx])
         return clock(run, 1)
 
-    def show(name, t, extra="", cell=""):
+    def show(name, t, extra="", cell="", label=None):
         say("  %-48s %8.3f s wall %8.3f s cpu%s" % (name, t[0], t[1], extra))
         code, paren, rest = name.partition(" (")
-        label = name if name.startswith("Python") else "`%s`%s%s" % (code, paren, rest)
-        md.append([label, "%.3f s" % t[0], "%.3f s" % t[1], cell])
+        md.append([label or "`%s`%s%s" % (code, paren, rest), "%.3f s" % t[0], "%.3f s" % t[1], cell])
 
     t_ci = sql("pr_auc_ci(y, s, 0.95, %d)" % a.reps)
     t_py = loop(average_precision_score)
     show("pr_auc_ci(y, s, 0.95, %d)" % a.reps, t_ci)
-    show("Python: %d × `average_precision_score` on resamples" % a.reps, t_py,
+    show("python: %d x average_precision_score" % a.reps, t_py,
          "   pr_auc_ci %.1fx faster wall, %.1fx cpu (goal >= 20x, <= 1 s)"
          % (t_py[0] / t_ci[0], t_py[1] / t_ci[1]),
-         "`pr_auc_ci` **%.1f×** faster wall, **%.1f×** CPU (goal ≥ 20×, ≤ 1 s)" % (t_py[0] / t_ci[0], t_py[1] / t_ci[1]))
+         "`pr_auc_ci` **%.1f×** faster wall, **%.1f×** CPU (goal ≥ 20×, ≤ 1 s)" % (t_py[0] / t_ci[0], t_py[1] / t_ci[1]),
+         "Python: %d × `average_precision_score` on resamples" % a.reps)
     t_dl = sql("auroc_ci(y, s)")
     t_pa = loop(roc_auc_score)
     show("auroc_ci(y, s) (DeLong)", t_dl)
-    show("Python: %d × `roc_auc_score` on resamples" % a.reps, t_pa,
+    show("python: %d x roc_auc_score" % a.reps, t_pa,
          "   auroc_ci %.0fx faster wall, %.0fx cpu (goal >= 50x)" % (t_pa[0] / t_dl[0], t_pa[1] / t_dl[1]),
-         "`auroc_ci` **%.0f×** faster wall, **%.0f×** CPU (goal ≥ 50×)" % (t_pa[0] / t_dl[0], t_pa[1] / t_dl[1]))
+         "`auroc_ci` **%.0f×** faster wall, **%.0f×** CPU (goal ≥ 50×)" % (t_pa[0] / t_dl[0], t_pa[1] / t_dl[1]),
+         "Python: %d × `roc_auc_score` on resamples" % a.reps)
     for expr in ("nap_ci(y, s, 0.95, %d)", "brier_ci(y, p, 0.95, %d)", "log_loss_ci(y, p, 0.95, %d)",
                  "ece_ci(y, p, 10, 0.95, %d)", "strat_gap_ci(y, s, len, 0.25, 0.75, 0.95, %d)",
                  "pr_auc_diff_ci(y, s, s2, 0.95, %d)", "ece_diff_ci(y, p, s2, 10, 0.95, %d)"):

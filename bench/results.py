@@ -6,8 +6,8 @@
 Each JOB runs one benchmark script with --markdown (its console lines still
 show, on stderr) and replaces, in --file, every table the script printed:
 the text between <!-- bench:NAME --> and <!-- /bench:NAME --> becomes a line
-saying when, at which commit, on which machine and by which command it was
-measured, followed by the script's table.  Sections the run did not print
+saying when, at which commit, on which machine (and under what load average)
+and by which command it was measured, followed by the script's table.  Sections the run did not print
 are left as they are (they carry their own date and commit).
 
 Jobs (make targets in parentheses):
@@ -110,17 +110,19 @@ def main():
     at = commit(os.path.dirname(HERE))
     failed = False
     for job in a.jobs:
+        load0 = os.getloadavg()[0]        # wall-clock tables: how busy the machine was
         r = run_job(job, a)
         if r is None:
             failed = True
             continue
         blocks, shown = r
         today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+        load = "load average %.1f at the start, %.1f at the end" % (load0, os.getloadavg()[0])
         with open(a.file) as f:           # read now: the file may have been edited during a long run
             text = f.read()
         for name, table in blocks.items():
             # a block that opens with a sentence (mlbench.markdown's note) continues this one
-            body = "Measured %s at %s %s: `%s`.\n%s%s" % (today, at, where, shown,
+            body = "Measured %s at %s %s, %s: `%s`.\n%s%s" % (today, at, where, load, shown,
                                                         "\n" if table.startswith("|") else "", table)
             new = "<!-- bench:%s -->\n%s<!-- /bench:%s -->" % (name, body, name)
             if not write:
