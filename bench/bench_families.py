@@ -9,6 +9,8 @@ the floor of the same number of columns:
   pr_auc, auroc, nap, youden_j, sens_at_spec   <= 1.3x floor2
   brier, log_loss, ece, mce                    <= 1.1x floor2
   strat_report, ordinal_auprc (two cuts)       <= 2.0x floor3
+--markdown prints bench/RESULTS.md's tables families-ranking and
+families-calibration (bench/results.py).
 """
 import os
 import sys
@@ -44,32 +46,61 @@ QUERIES = [
 ]
 
 
+# the rows of RESULTS.md's calibration table (the others are the ranking table's)
+CALIBRATION = ("brier", "log_loss", "ece", "mce", "plain-SQL Brier", "reliability", "sum(y*p)")
+
+
+def md_label(name):
+    """A QUERIES label for markdown: the SQL in backticks, the words not."""
+    if name.startswith("plain-SQL "):
+        return "Brier in plain SQL: `%s`" % name.split(": ", 1)[1]
+    for sep in (": ", " ("):
+        if sep in name:
+            code, rest = name.split(sep, 1)
+            return "`%s`%s%s" % (code, sep, rest)
+    return "`%s`" % name
+
+
 def main():
     a = mlbench.parse_args(__doc__)
+    say = mlbench.console(a)
     path = mlbench.bench_db(a.rows)
     con = mlbench.connect(os.path.abspath(a.lib), path, os.path.abspath(a.floor))
     only = os.environ.get("MLEVAL_BENCH_ONLY")      # a substring: run just those rows
     # The fastest of the runs: on a shared machine the other runs measure the
     # neighbours; the medians are in bench/RESULTS.md's notes when quoted.
     run = lambda q: mlbench.timeit(lambda: con.execute(q).fetchone(), a.repeat)[1]  # noqa: E731
-    print("mleval aggregates, %d rows, fastest of %d" % (a.rows, a.repeat))
+    say("mleval aggregates, %d rows, fastest of %d" % (a.rows, a.repeat))
     scan = run("SELECT sum(s) FROM preds")
     floors = {2: run("SELECT floor2(y, s) FROM preds"), 3: run("SELECT floor3(y, s, len) FROM preds")}
-    print("  %-40s %8.3f s" % ("SELECT sum(s)", scan))
-    print("  %-40s %8.3f s   %5.2fx sum(s)" % ("floor2(y, s)", floors[2], floors[2] / scan))
-    print("  %-40s %8.3f s   %5.2fx sum(s)" % ("floor3(y, s, len)", floors[3], floors[3] / scan))
+    say("  %-40s %8.3f s" % ("SELECT sum(s)", scan))
+    say("  %-40s %8.3f s   %5.2fx sum(s)" % ("floor2(y, s)", floors[2], floors[2] / scan))
+    say("  %-40s %8.3f s   %5.2fx sum(s)" % ("floor3(y, s, len)", floors[3], floors[3] / scan))
+    head = [["`sum(s)`", "%.3f s" % scan, "", "1.00×"],
+            ["`floor2(y, s)`", "%.3f s" % floors[2], "1.00×", "%.2f×" % (floors[2] / scan)],
+            ["`floor3(y, s, len)`", "%.3f s" % floors[3], "1.00×", "%.2f×" % (floors[3] / scan)]]
+    md = {"families-ranking": list(head), "families-calibration": head[:2]}   # no calibration function reads 3 columns
     for name, q, nf, goal in QUERIES:
         if only and only not in name:
             continue
         try:
             con.execute(q.replace("FROM preds", "FROM preds WHERE id <= 10")).fetchone()
         except Exception as e:            # a function this build does not have yet
-            print("  %-40s  skipped (%s)" % (name, e))
+            say("  %-40s  skipped (%s)" % (name, e))
             continue
         t = run(q)
         verdict = "" if goal is None else ("  goal <= %.1fx: %s" % (goal, "met" if t / floors[nf] <= goal else "NOT met"))
-        print("  %-40s %8.3f s   %5.2fx floor%d  %5.2fx sum(s)%s" % (name, t, t / floors[nf], nf, t / scan, verdict))
-    sys.stdout.flush()
+        say("  %-40s %8.3f s   %5.2fx floor%d  %5.2fx sum(s)%s" % (name, t, t / floors[nf], nf, t / scan, verdict))
+        cell = "%.2f× floor%d" % (t / floors[nf], nf)
+        if goal is not None:
+            cell += " (goal ≤ %.1f×: %s)" % (goal, "met" if t / floors[nf] <= goal else "**not met**")
+        label = md_label(name)
+        md["families-calibration" if name.startswith(CALIBRATION) else "families-ranking"].append(
+            [label, "%.3f s" % t, cell, "%.2f×" % (t / scan)])
+    if a.markdown:
+        for sec, rows in md.items():
+            mlbench.markdown(sec, ["query (%d rows, fastest of %d)" % (a.rows, a.repeat), "time", "× floor",
+                                   "× `sum(s)`"], rows)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,17 @@ ranking and calibration functions over a year of 365 daily states against
 rescanning its rows, issue 22).  Instruction counts repeat to the
 instruction on a noisy shared machine where wall time does not; they do not
 see cache misses (the sort's scatter pass), so they complement make bench.
-The table is mlbench.bench_db(1_000_000) (12 % positives, s = p in [0, 1]);
+The table is mlbench.bench_db(rows) (12 % positives, s = p in [0, 1]);
 each line says whether the query meets its issue's goal (issue 22 for the
 round-3 rows, issue 24 for the threshold and clinical ones).
 MLEVAL_BENCH_ONLY=substring runs only the matching queries (and the floors);
 "a|b" runs the queries matching either.  MLEVAL_BENCH_REALW=1: the weighted
 twins on real-valued weights (issue 38) over --rows rows of bench_db_w.
+The table is mlbench.bench_db(rows) itself (--rows 100000: a table of
+10^5 rows), scanned whole: a WHERE on the rowid would add ~100 Ir a row.
+--markdown prints bench/RESULTS.md's tables instead (ranking-ir,
+calibration-ir, weighted-ir, states-ir; with MLEVAL_BENCH_STATES, states-365),
+the console lines going to stderr; bench/results.py writes them into the file.
 """
 import os
 import re
@@ -100,16 +105,17 @@ IPW = "CASE y WHEN 1 THEN 1.0 ELSE 10.0 END"
 mleval_lib = [None]
 
 
-def states365(lib, floor, src, rows):
+def states365(lib, floor, src, rows, say, md=False):
     """Issue 22's "365 daily states against rescanning": each function over
     the year's rows and over its 365 daily states, in instructions."""
     mleval_lib[0] = lib
     db = year365_db(src, rows)
     run = callgrind(lib, floor, db)
     start = run("SELECT 1;")
-    print("365 daily states against rescanning (%d rows, scores with 4 decimals, %s)" % (rows, db))
-    print("  rescan = f(y, s4) FROM year, states = f(st) FROM daily (round 3's queries); then both with"
-          " WHERE day BETWEEN 0 AND 364, the rescan by a full scan (NOT INDEXED) and by the day index")
+    table = []
+    say("365 daily states against rescanning (%d rows, scores with 4 decimals, %s)" % (rows, db))
+    say("  rescan = f(y, s4) FROM year, states = f(st) FROM daily (round 3's queries); then both with"
+        " WHERE day BETWEEN 0 AND 364, the rescan by a full scan (NOT INDEXED) and by the day index")
     # MLEVAL_BENCH_STATES=w: the weighted states alone
     for f in (("pr_auc", "auroc", "ece") if os.environ.get("MLEVAL_BENCH_STATES") != "w" else ()):
         rescan = run("SELECT %s(y, s4) FROM year;" % f) - start
@@ -117,16 +123,72 @@ def states365(lib, floor, src, rows):
         scan = run("SELECT %s(y, s4) FROM year NOT INDEXED WHERE day BETWEEN 0 AND 364;" % f) - start
         indexed = run("SELECT %s(y, s4) FROM year WHERE day BETWEEN 0 AND 364;" % f) - start
         mwhere = run("SELECT %s(st) FROM daily WHERE day BETWEEN 0 AND 364;" % f) - start
-        print("  %-7s %7.1f / %6.1f M Ir: %5.1fx   where: %7.1f (indexed %7.1f) / %6.1f M Ir: %5.1fx (%5.1fx)" % (
+        say("  %-7s %7.1f / %6.1f M Ir: %5.1fx   where: %7.1f (indexed %7.1f) / %6.1f M Ir: %5.1fx (%5.1fx)" % (
             f, rescan / 1e6, merged / 1e6, rescan / merged, scan / 1e6, indexed / 1e6, mwhere / 1e6,
             scan / mwhere, indexed / mwhere))
-        sys.stdout.flush()
-    print("365 weighted daily states (ml_state_w, weights %s) against the twin rescanning" % IPW)
+        table.append(["`%s(y, s4)` / `%s(st)`" % (f, f), "%.1f M" % (rescan / 1e6), "%.1f M" % (merged / 1e6),
+                      "**%.1f×**" % (rescan / merged), "%.1f× (by the day index %.1f×)" % (scan / mwhere, indexed / mwhere)])
+    say("365 weighted daily states (ml_state_w, weights %s) against the twin rescanning" % IPW)
     for f in ("pr_auc", "auroc", "ece"):
         rescan = run("SELECT %s_w(y, s4, %s) FROM year;" % (f, IPW)) - start
         merged = run("SELECT %s(st) FROM daily_w;" % f) - start
-        print("  %-7s %7.1f / %6.1f M Ir: %5.1fx" % (f, rescan / 1e6, merged / 1e6, rescan / merged))
-        sys.stdout.flush()
+        say("  %-7s %7.1f / %6.1f M Ir: %5.1fx" % (f, rescan / 1e6, merged / 1e6, rescan / merged))
+        table.append(["`%s_w(y, s4, w)` / `%s(st)`, weighted states" % (f, f), "%.1f M" % (rescan / 1e6),
+                      "%.1f M" % (merged / 1e6), "%.1f×" % (rescan / merged), ""])
+    if md:
+        mlbench.markdown("states-365", ["rows / states", "rescan, Ir", "365 states, Ir", "speed-up (goal ≥ 20×)",
+                                        "both `WHERE day BETWEEN 0 AND 364`"], table)
+
+
+# RESULTS.md's instruction tables, by area (bench/results.py writes them)
+CALIBRATION = ("brier(", "log_loss(", "ece(", "mce(", "net_benefit(", "decision_curve(", "calibration_summary(")
+
+
+def area(expr):
+    """The RESULTS.md table a query of QUERIES belongs to (None: a floor)."""
+    if expr.startswith("floor") or expr.startswith("sum("):
+        return None
+    if expr.startswith("length(ml_state"):
+        return "states-ir"
+    if "_w(" in expr:
+        return "weighted-ir"
+    return "calibration-ir" if expr.startswith(CALIBRATION) else "ranking-ir"
+
+
+def unweighted(expr):
+    """The unweighted function of a twin's query: pr_auc_w(y, s, len) ->
+    pr_auc(y, s) (the weight is every twin's third argument)."""
+    name, args = expr.split("(", 1)
+    args = args.rstrip(")").split(", ")
+    return "%s(%s)" % (name[:-2], ", ".join(args[:2] + args[3:]))
+
+
+def markdown_tables(ir, rows):
+    """Print the instruction tables of RESULTS.md from ir (query -> Ir)."""
+    fl = {2: ir["floor2(y, s)"], 3: ir["floor3(y, s, len)"]}
+    floors = "Floors: `floor2(y, s)` %.1f Ir/row, `floor3(y, s, len)` %.1f, `sum(s)` %.1f; a table of %d rows." % (
+        fl[2] / rows, fl[3] / rows, ir.get("sum(s)", 0) / rows, rows)
+    per = {}
+    for expr, nf, goal in QUERIES:
+        a = area(expr)
+        if a is None or expr not in ir:
+            continue
+        cells = ["`%s`" % expr, "%.1f" % (ir[expr] / rows), "%.2f× floor%d" % (ir[expr] / fl[nf], nf)]
+        if a == "weighted-ir":
+            base = unweighted(expr)
+            cells.append("%.2f× `%s`" % (ir[expr] / ir[base], base) if base in ir else "")
+        elif a == "states-ir":
+            pass
+        else:
+            cells.append("" if goal is None else "≤ %.2f×: %s" % (goal, "met" if ir[expr] / fl[nf] <= goal else "**not met**"))
+        per.setdefault(a, []).append(cells)
+    heads = {"ranking-ir": ["query", "Ir/row", "× floor", "goal"],
+             "calibration-ir": ["query", "Ir/row", "× floor", "goal"],
+             "weighted-ir": ["twin (weight `len`)", "Ir/row", "× floor", "× its unweighted function (goal ≤ 1.15×)"],
+             "states-ir": ["query", "Ir/row", "× floor"]}
+    for a in ("ranking-ir", "calibration-ir", "weighted-ir", "states-ir"):
+        if a in per:
+            mlbench.markdown(a, heads[a], per[a], floors)
 
 
 # issue 38: the weighted twins on real-valued weights (w uniform in [0.5, 2],
@@ -164,35 +226,36 @@ def main():
     if os.environ.get("MLEVAL_BENCH_REALW"):
         realw(os.path.abspath(a.lib), os.path.abspath(a.floor), a.rows, os.environ.get("MLEVAL_BENCH_ONLY"))
         return
+    say = mlbench.console(a)
     rows = min(a.rows, 1_000_000)
     only = os.environ.get("MLEVAL_BENCH_ONLY")   # a substring: run the matching queries (and the floors)
     lib, floor = os.path.abspath(a.lib), os.path.abspath(a.floor)
     if os.environ.get("MLEVAL_BENCH_STATES"):
-        states365(lib, floor, mlbench.bench_db(rows), rows)
+        states365(lib, floor, mlbench.bench_db(rows), rows, say, a.markdown)
         return
-    db = mlbench.bench_db(1_000_000)
-    print("instructions per row (callgrind), first %d rows of %s" % (rows, db))
+    # A table of exactly `rows` rows, scanned whole: a WHERE on the rowid
+    # costs ~100 Ir a row in the VDBE (the floor rises from 633 to 739
+    # Ir/row), which would add to every query and understate each ratio.
+    db = mlbench.bench_db(rows)
+    say("instructions per row (callgrind), %d rows of %s" % (rows, db))
     ir = {}
-    # The whole table when it has `rows` rows: a WHERE on the rowid costs
-    # ~100 Ir a row in the VDBE (the floor rises from 633 to 739 Ir/row),
-    # which would add to every query and understate each ratio.
-    where = "" if rows >= 1_000_000 else " WHERE id <= %d" % rows
     run = callgrind(lib, floor, db)
     start = run("SELECT 1;")            # start-up and loading, subtracted
     for expr, nf, goal in QUERIES:
         if only and not any(o in expr for o in only.split("|")) and not expr.startswith("floor"):
             continue
-        n = run("SELECT %s FROM preds%s;" % (expr, where))
+        n = run("SELECT %s FROM preds;" % expr)
         if n is not None:
             n -= start
         if n is None:
-            print("  %-44s  skipped (not in this build)" % expr)
+            say("  %-44s  skipped (not in this build)" % expr)
             continue
         ir[expr] = n
         fl = ir.get("floor2(y, s)" if nf == 2 else "floor3(y, s, len)")
         verdict = "" if goal is None else "  goal <= %.2fx: %s" % (goal, "met" if n / fl <= goal else "not met")
-        print("  %-44s %8.1f Ir/row  %5.2fx floor%d%s" % (expr, n / rows, n / fl, nf, verdict))
-        sys.stdout.flush()
+        say("  %-44s %8.1f Ir/row  %5.2fx floor%d%s" % (expr, n / rows, n / fl, nf, verdict))
+    if a.markdown:
+        markdown_tables(ir, rows)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ interval is the delta method's), with --prob, two scores with --prob, and
 with --bootstrap also the bootstrap in every group -- and prints, for each
 run,
 the wall time and the sizes of the HTML and the --json file.  The numbers
-in docs/report.md ("Size and time") come from it.
+in docs/report.md ("Size and time") come from it.  --markdown prints
+bench/RESULTS.md's table report instead (bench/results.py), the console
+lines going to stderr.
 """
 import argparse
 import os
@@ -48,7 +50,10 @@ def main():
     ap.add_argument("--keep", help="directory to keep the database and the outputs in")
     ap.add_argument("--bootstrap", action="store_true",
                     help="also time the PR-AUC bootstrap in every group (--boot-rows above the rows: about a minute)")
+    ap.add_argument("--markdown", action="store_true", help="print only bench/RESULTS.md's table (bench/results.py)")
     a = ap.parse_args()
+    out = sys.stderr if a.markdown else sys.stdout
+    md = []
     report = os.environ.get("MLEVAL_REPORT") or os.path.join(HERE, "..", "tools", "mleval-report")
     tmp = a.keep or tempfile.mkdtemp(prefix="mleval-bench-report-")
     os.makedirs(tmp, exist_ok=True)
@@ -68,7 +73,14 @@ def main():
         if r.returncode != 0:
             sys.exit("mleval-report failed: %s" % r.stderr)
         print("%-20s %d rows, %d folds: %.2f s, HTML %.1f kB, JSON %.1f kB"
-              % (label, a.rows, a.folds, t, os.path.getsize(html) / 1e3, os.path.getsize(js) / 1e3))
+              % (label, a.rows, a.folds, t, os.path.getsize(html) / 1e3, os.path.getsize(js) / 1e3), file=out, flush=True)
+        md.append("| %s | %.2f s | %.0f kB | %.0f kB |" % (label, t, os.path.getsize(html) / 1e3, os.path.getsize(js) / 1e3))
+    if a.markdown:
+        print("<!-- bench:report -->")
+        print("| `mleval-report`, %d rows, %d folds (`--by fold`) | time | HTML | JSON |" % (a.rows, a.folds))
+        print("| --- | --- | --- | --- |")
+        print("\n".join(md))
+        print("<!-- /bench:report -->")
 
 
 if __name__ == "__main__":

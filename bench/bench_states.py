@@ -9,6 +9,7 @@
    for the year's PR-AUC, against rescanning the year's rows: scores stored
    rounded to 4 decimals (goal >= 10x) and at full double precision.
 Every pair of answers is checked equal before it is timed.
+--markdown prints bench/RESULTS.md's table states-wall (bench/results.py).
 """
 import os
 import sys
@@ -38,7 +39,7 @@ def year_db(src, n):
     return mlbench.cached_db("year_%d.db" % n, fill)
 
 
-def shards(con, rows, repeat):
+def shards(con, rows, repeat, say, md):
     k = 10
     per = rows // k
     bounds = [(i * per + 1, rows if i == k - 1 else (i + 1) * per) for i in range(k)]
@@ -58,18 +59,24 @@ def shards(con, rows, repeat):
     t_ml_merge, c_ml_merge = timeit(lambda: con.execute("SELECT length(ml_merge(b)) FROM st").fetchone(), repeat)
     size = con.execute("SELECT sum(length(b)) FROM st").fetchone()[0]
     merged = con.execute("SELECT length(ml_merge(b)) FROM st").fetchone()[0]
-    print("1. shards: %d rows in %d shards (scores with 6 decimals)" % (rows, k))
-    print("  %-50s %8s %8s" % ("", "wall", "cpu"))
-    print("  %-50s %8.3f %8.3f s" % ("SELECT pr_auc(y, s) over the whole table", t_whole, c_whole))
-    print("  %-50s %8.3f %8.3f s   %5.2fx / %5.2fx the whole-table query (goal <= 1.3x)" %
+    say("1. shards: %d rows in %d shards (scores with 6 decimals)" % (rows, k))
+    say("  %-50s %8s %8s" % ("", "wall", "cpu"))
+    say("  %-50s %8.3f %8.3f s" % ("SELECT pr_auc(y, s) over the whole table", t_whole, c_whole))
+    say("  %-50s %8.3f %8.3f s   %5.2fx / %5.2fx the whole-table query (goal <= 1.3x)" %
           ("10 x ml_state(y, s) per shard + pr_auc(states)", t_states, c_states, t_states / t_whole, c_states / c_whole))
-    print("  %-50s %8.3f %8.3f s" % ("  of which pr_auc over the 10 states", t_merge, c_merge))
-    print("  %-50s %8.3f %8.3f s" % ("ml_merge of the 10 states", t_ml_merge, c_ml_merge))
-    print("  states: %d bytes in all (%.2f bytes/row), merged state %d bytes" % (size, size / rows, merged))
+    say("  %-50s %8.3f %8.3f s" % ("  of which pr_auc over the 10 states", t_merge, c_merge))
+    say("  %-50s %8.3f %8.3f s" % ("ml_merge of the 10 states", t_ml_merge, c_ml_merge))
+    say("  states: %d bytes in all (%.2f bytes/row), merged state %d bytes" % (size, size / rows, merged))
+    md.append(["`pr_auc(y, s)` over the whole table (%d rows)" % rows, "%.3f / %.3f s" % (t_whole, c_whole), "1"])
+    md.append(["10 × `ml_state(y, s)` per shard + `pr_auc` over the 10 states (%.2f bytes/row of states)" % (size / rows),
+               "%.3f / %.3f s" % (t_states, c_states),
+               "%.2f× / **%.2f×** (goal ≤ 1.3×)" % (t_states / t_whole, c_states / c_whole)])
+    md.append(["of which `pr_auc` over the 10 states", "%.3f / %.3f s" % (t_merge, c_merge), ""])
+    md.append(["`ml_merge` of the 10 states", "%.3f / %.3f s" % (t_ml_merge, c_ml_merge), ""])
 
 
-def incremental(con, repeat):
-    print("2. incremental: a year of daily states against rescanning the year's rows")
+def incremental(con, repeat, say, md):
+    say("2. incremental: a year of daily states against rescanning the year's rows")
     for col, label in (("s4", "scores rounded to 4 decimals"), ("sf", "full-precision double scores")):
         con.execute("DROP TABLE IF EXISTS temp.daily")
         t0 = time.perf_counter()
@@ -82,24 +89,33 @@ def incremental(con, repeat):
         t_rescan, c_rescan = timeit(rescan, repeat)
         t_merged, c_merged = timeit(merged, repeat)
         goal = " (goal >= 10x)" if col == "s4" else ""
-        print("  %s: %d daily states, %d bytes (%.1f KiB a day); built once in %.1f s" %
+        say("  %s: %d daily states, %d bytes (%.1f KiB a day); built once in %.1f s" %
               (label, days, size, size / days / 1024, t_build))
-        print("  %-50s %8.3f %8.3f s" % ("  rescan: pr_auc(y, s) over the year's rows", t_rescan, c_rescan))
-        print("  %-50s %8.3f %8.3f s   %5.1fx / %5.1fx faster%s" % (
+        say("  %-50s %8.3f %8.3f s" % ("  rescan: pr_auc(y, s) over the year's rows", t_rescan, c_rescan))
+        say("  %-50s %8.3f %8.3f s   %5.1fx / %5.1fx faster%s" % (
             "  merge: pr_auc(st) over 365 daily states", t_merged, c_merged,
             t_rescan / t_merged, c_rescan / c_merged, goal))
+        md.append(["a year's rows, %s: rescan `WHERE day BETWEEN 0 AND 364`" % label, "%.3f / %.3f s" % (t_rescan, c_rescan), "1"])
+        md.append(["the same from 365 daily states (%.0f KiB a day)" % (size / days / 1024),
+                   "%.3f / %.3f s" % (t_merged, c_merged),
+                   "%.1f× / **%.1f× faster**%s" % (t_rescan / t_merged, c_rescan / c_merged,
+                                                  " (goal ≥ 10×)" if col == "s4" else "")])
 
 
 def main():
     a = mlbench.parse_args(__doc__)
+    say = mlbench.console(a)
+    md = []
     lib = os.path.abspath(a.lib)
     path = mlbench.bench_db(a.rows)
     con = mlbench.connect(lib, path)
-    print("mleval partial-state benchmark, %d rows (%s), median of %d" % (a.rows, path, a.repeat))
-    shards(con, a.rows, a.repeat)
+    say("mleval partial-state benchmark, %d rows (%s), median of %d" % (a.rows, path, a.repeat))
+    shards(con, a.rows, a.repeat, say, md)
     con.close()
     con = mlbench.connect(lib, year_db(path, a.rows))
-    incremental(con, a.repeat)
+    incremental(con, a.repeat, say, md)
+    if a.markdown:
+        mlbench.markdown("states-wall", ["query (median of %d)" % a.repeat, "wall / CPU", "ratio (wall / CPU)"], md)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ the CUDA rows for the same shapes when this build and machine have a GPU
 Both sides: 5 untimed warm-up calls, then the median of 20 timed calls of a
 thin SVD with vectors (numpy: full_matrices=False, i.e. gesdd, copying its
 input first as svd_bench does).
+--markdown prints bench/RESULTS.md's tables svd (and svd-cuda where a GPU
+answers) for bench/results.py.
 """
 import os
 import statistics
@@ -36,12 +38,17 @@ def numpy_ms(m, n, warmup=5, iters=20):
 def main():
     a = mlbench.parse_args(__doc__, rows=False)
     con = mlbench.connect(os.path.abspath(a.lib), ":memory:")
-    print("svd_bench full SVD (gesdd, float64) vs numpy.linalg.svd, median ms of 20 after 5 warm-up")
-    print("  %-12s %12s %12s %8s" % ("shape", "svd_bench", "numpy", "ratio"))
+    say = mlbench.console(a)
+    md = []
+    say("svd_bench full SVD (gesdd, float64) vs numpy.linalg.svd, median ms of 20 after 5 warm-up")
+    say("  %-12s %12s %12s %8s" % ("shape", "svd_bench", "numpy", "ratio"))
     for m, n in SHAPES:
         ours = con.execute("SELECT ms_median FROM svd_bench(?, ?, NULL, 5, 20) WHERE method = 'full'", (m, n)).fetchone()[0]
         ref = numpy_ms(m, n)
-        print("  %-12s %12.3f %12.3f %8.2fx" % ("%dx%d" % (m, n), ours, ref, ours / ref))
+        say("  %-12s %12.3f %12.3f %8.2fx" % ("%dx%d" % (m, n), ours, ref, ours / ref))
+        md.append(["%d×%d" % (m, n), "%.3f ms" % ours, "%.3f ms" % ref, "%.2f×" % (ours / ref)])
+    if a.markdown:
+        mlbench.markdown("svd", ["shape", "svd_bench", "numpy.linalg.svd", "ratio (goal ≤ 1.1×)"], md)
     try:
         rows = []
         for m, n in SHAPES:
@@ -55,11 +62,14 @@ def main():
             gpu = "unknown GPU"
         # CUDA times are batched (svd_cuda.c rule 5): ms_median is the median of
         # batch means, usually the one mean over all 20 calls
-        print("CUDA (cuSOLVER; one CUDA event pair around back-to-back timed calls) on %s, ms per call:" % gpu)
+        say("CUDA (cuSOLVER; one CUDA event pair around back-to-back timed calls) on %s, ms per call:" % gpu)
         for r in rows:
-            print("  %-12s %-12s %-8s %10.3f  sv_rel_error %.2e" % r)
+            say("  %-12s %-12s %-8s %10.3f  sv_rel_error %.2e" % r)
+        if a.markdown:
+            mlbench.markdown("svd-cuda", ["shape", "method", "dtype", "ms per call on %s" % gpu, "sv_rel_error"],
+                             [[r[0].replace("x", "×"), r[1], r[2], "%.3f" % r[3], "%.2e" % r[4]] for r in rows])
     except Exception as e:
-        print("CUDA rows: skipped (%s)" % e)
+        say("CUDA rows: skipped (%s)" % e)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
     above the floor's GROUP BY (goal <= 2x the floor), and
     reliability(y, p, 100000) on groups of 2 rows, whose cost must follow the
     rows, not the 100 000 bins.
+--markdown prints bench/RESULTS.md's table windows (bench/results.py).
 """
 import os
 import sys
@@ -45,10 +46,12 @@ def main():
     rep = max(1, a.repeat // 2)
     t = lambda q: mlbench.timeit(lambda: con.execute(q).fetchone(), rep)[1]  # noqa: E731 (fastest run)
     only = os.environ.get("MLEVAL_BENCH_ONLY")
+    say = mlbench.console(a)
+    md = []
 
-    print("mleval windows and small groups, fastest of %d" % rep)
+    say("mleval windows and small groups, fastest of %d" % rep)
     w, n = 5000, 200_000
-    print("  sliding frame of %d rows over %d rows:" % (w, n))
+    say("  sliding frame of %d rows over %d rows:" % (w, n))
     frame = "OVER (ORDER BY id ROWS BETWEEN %d PRECEDING AND CURRENT ROW)" % (w - 1)
     res = {}
     for f in ["floor2(y, s)", "auroc(y, s)", "pr_auc(y, s)"]:
@@ -57,36 +60,49 @@ def main():
         sec = t("SELECT count(v) FROM (SELECT %s %s AS v FROM preds WHERE id <= %d)" % (f, frame, n))
         res[f] = sec / n * 1e6
         goal = {"auroc(y, s)": 0.8, "pr_auc(y, s)": 10.0}.get(f)
-        print("    %-28s %8.3f s  %8.2f us/row%s" % (
+        say("    %-28s %8.3f s  %8.2f us/row%s" % (
             f, sec, res[f], "" if goal is None else "  goal <= %.1f us: %s" % (goal, "met" if res[f] <= goal else "NOT met")))
+        md.append(["`%s` sliding, w = %d, %d rows" % (f, w, n), "%.3f s" % sec, "%.2f µs/row" % res[f],
+                   "" if goal is None else "≤ %.1f µs/row: %s" % (goal, "met" if res[f] <= goal else "**not met**")])
 
-    print("  growing frame OVER (ORDER BY id):")
+    say("  growing frame OVER (ORDER BY id):")
     for f, n in [("floor2(y, s)", 200_000), ("auroc(y, s)", 200_000), ("pr_auc(y, s)", 20_000)]:
         if only and only not in f and not f.startswith("floor"):
             continue
         sec = t("SELECT count(v) FROM (SELECT %s OVER (ORDER BY id) AS v FROM preds WHERE id <= %d)" % (f, n))
-        print("    %-28s %8.3f s  %8.2f us/row over %d rows, %6.2f ns per row of frame" % (
+        say("    %-28s %8.3f s  %8.2f us/row over %d rows, %6.2f ns per row of frame" % (
             f, sec, sec / n * 1e6, n, sec / (n * (n + 1) / 2) * 1e9))
+        md.append(["`%s` running (`OVER (ORDER BY id)`), %d rows" % (f, n), "%.3f s" % sec,
+                   "%.2f µs/row, %.2f ns per row of frame" % (sec / n * 1e6, sec / (n * (n + 1) / 2) * 1e9), ""])
 
     gcon = mlbench.connect(lib, groups_db(), floor)
     ng, nrows = gcon.execute("SELECT count(DISTINCT g), count(*) FROM sg").fetchone()
     tg = lambda q: mlbench.timeit(lambda: gcon.execute(q).fetchone(), rep)[1]  # noqa: E731
-    print("  GROUP BY over %d groups of 1-10 rows (%d rows):" % (ng, nrows))
+    say("  GROUP BY over %d groups of 1-10 rows (%d rows):" % (ng, nrows))
     base = tg("SELECT count(v) FROM (SELECT floor2(y, s) AS v FROM sg GROUP BY g)")
-    print("    %-28s %8.3f s  %8.3f us/group" % ("floor2(y, s)", base, base / ng * 1e6))
+    say("    %-28s %8.3f s  %8.3f us/group" % ("floor2(y, s)", base, base / ng * 1e6))
+    md.append(["`floor2(y, s)` GROUP BY, %d groups of 1–10 rows" % ng, "%.3f s" % base, "%.3f µs/group" % (base / ng * 1e6), ""])
     for f in ["pr_auc(y, s)", "auroc(y, s)", "brier(y, p)", "ece(y, p, 10)", "strat_report(y, s, p)"]:
         if only and only not in f:
             continue
         sec = tg("SELECT count(v) FROM (SELECT %s AS v FROM sg GROUP BY g)" % f)
-        print("    %-28s %8.3f s  %8.3f us/group  %5.2fx floor  (+%.3f us/group)  goal <= 2.0x: %s" % (
+        say("    %-28s %8.3f s  %8.3f us/group  %5.2fx floor  (+%.3f us/group)  goal <= 2.0x: %s" % (
             f, sec, sec / ng * 1e6, sec / base, (sec - base) / ng * 1e6, "met" if sec / base <= 2.0 else "NOT met"))
+        md.append(["`%s` GROUP BY, the same groups" % f, "%.3f s" % sec,
+                   "%.3f µs/group, %.2f× floor" % (sec / ng * 1e6, sec / base),
+                   "≤ 2× floor: %s" % ("met" if sec / base <= 2.0 else "**not met**")])
     ng2 = 20_000
     q = "SELECT count(v) FROM (SELECT %s AS v FROM sg WHERE g < %d GROUP BY g)"
     small = tg(q % ("floor2(y, p)", ng2))
     for f in ["reliability(y, p, 10)", "reliability(y, p, 100000)"]:
         sec = tg(q % (f, ng2))
-        print("    %-28s %8.3f s  %8.3f us/group over %d groups (floor %.3f us/group)" % (
+        say("    %-28s %8.3f s  %8.3f us/group over %d groups (floor %.3f us/group)" % (
             f, sec, sec / ng2 * 1e6, ng2, small / ng2 * 1e6))
+        md.append(["`%s` GROUP BY, %d of the groups" % (f, ng2), "%.3f s" % sec,
+                   "%.3f µs/group (floor %.3f)" % (sec / ng2 * 1e6, small / ng2 * 1e6),
+                   "cost follows the rows" if "100000" in f else ""])
+    if a.markdown:
+        mlbench.markdown("windows", ["query (fastest of %d)" % rep, "time", "per row / group", "goal"], md)
     sys.stdout.flush()
 
 

@@ -9,6 +9,7 @@ import resource
 import sqlite3
 import statistics
 import subprocess
+import sys
 import time
 
 CACHE = os.environ.get("MLEVAL_BENCH_DIR", os.path.expanduser("~/.cache/mleval-bench"))
@@ -83,7 +84,40 @@ def parse_args(doc, rows=True):
     if rows:
         ap.add_argument("--rows", type=int, default=10_000_000)
         ap.add_argument("--repeat", type=int, default=5)
+    add_markdown(ap)
     return ap.parse_args()
+
+
+def add_markdown(ap):
+    """--markdown: print only RESULTS.md's tables (see markdown())."""
+    ap.add_argument("--markdown", action="store_true",
+                    help="print on stdout only the tables of bench/RESULTS.md, each between its markers "
+                         "(bench/results.py writes them into the file); the console lines go to stderr")
+
+
+def console(a):
+    """The print function for a benchmark's console lines: stdout, or
+    stderr under --markdown so that stdout holds only the tables."""
+    out = sys.stderr if getattr(a, "markdown", False) else sys.stdout
+    return lambda *args, **kw: print(*args, file=out, flush=True, **kw)
+
+
+def markdown(section, header, rows, note=None):
+    """Print one table of bench/RESULTS.md between its markers
+    <!-- bench:section --> and <!-- /bench:section -->: header (the column
+    names), a separator and rows (lists of cells, already formatted), after
+    note, a sentence above the table.  bench/results.py replaces the text
+    between the same markers in RESULTS.md with what is printed here."""
+    print("<!-- bench:%s -->" % section)
+    if note:
+        print(note)
+        print()
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(" --- " for _ in header) + "|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    print("<!-- /bench:%s -->" % section)
+    sys.stdout.flush()
 
 
 def timeit(fn, repeat=5):
