@@ -272,6 +272,12 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
 #define RADIX_PASSES 6
 /* Value buckets: at most VB_MAX per level, VB_DEPTH levels, then LSD. */
 #define VB_MAX       2048
+/* A bucket of at most VB_INSERTION records is insertion-sorted; a larger one
+** is distributed again (n/4 buckets).  16: a bucket of 40 insertion-sorted
+** cost about 11 moves a record, distributed again about 3. */
+#ifndef VB_INSERTION
+# define VB_INSERTION 16
+#endif
 #define VB_DEPTH     3
 #if (RADIX_PASSES*RADIX_SIZE + VB_DEPTH*(VB_MAX+1))*8 != ML_RADIX_EXTRA
 # error ML_RADIX_EXTRA does not match the radix geometry
@@ -350,9 +356,9 @@ static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w
   double dmin, range, scale;
   ml_i64 i, nb, *c = hist, done = 0;
   const int ask = n>=(1<<18);
-  if( n<=48 || depth>=VB_DEPTH ){
+  if( n<=VB_INSERTION || depth>=VB_DEPTH ){
     if( into ) memcpy(tmp, a, (size_t)n*w);
-    if( n<=48 ){ insertion_sort(res, n, w); return 0; }
+    if( n<=VB_INSERTION ){ insertion_sort(res, n, w); return 0; }
     return lsd_sort(res, n, w, into ? a : tmp, lsdCnt);
   }
   kmin = kmax = KEY_AT(a, 0, w);
@@ -398,7 +404,7 @@ static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w
     unsigned char *seg = tmp + (size_t)lo*w, *other = a + (size_t)lo*w;
     int halt = 0;
     if( m==0 ) continue;
-    if( m<=48 ){
+    if( m<=VB_INSERTION ){
       if( !into ) memcpy(other, seg, (size_t)m*w);
       insertion_sort(into ? seg : other, m, w);
     }else{

@@ -118,16 +118,37 @@ void ml_wsweep_init(MlWSweep *w, const MlSamples *s){
   w->N = class_total(s, 0);
 }
 
+/* A tie group's weight: one row's own, or the group's exact sum (rule 2). */
+static double group_weight(const MlSamples *s, int y, ml_i64 j, ml_i64 i){
+  return i-j==1 ? ml_samples_aux(s, y, j) : weight_sum(s, y, j, i);
+}
+
+/* The sweep's AP, walked by the positives' groups: each negative group above
+** a positive group's key (and the one at it) adds its exact sum to fp in
+** the sweep's order, so tp, fp and the terms are the sweep's bits; the
+** negatives below the last positive, which cannot change AP, are not read.
+** AP divides by the last tp: no totals first. */
 double ml_wfold_ap(const MlSamples *s){
-  MlWSweep w;
+  ml_i64 i0 = s->n[0], i1 = s->n[1], j0, j1;
+  double tp = 0.0, fp = 0.0, dtp;
   MlSum ap = {0.0, 0.0};
   unsigned k = 0;
-  ml_wsweep_begin(&w, s);               /* AP divides by the last tp: no totals first */
-  while( ml_wsweep_next(&w) ){
-    if( w.dtp>0.0 ) ml_sum_add(&ap, w.dtp * (w.tp / (w.tp + w.fp)));
+  while( i1>0 ){
+    ml_key key = ml_samples_key(s, 1, i1-1);
+    while( i0>0 && ml_samples_key(s, 0, i0-1)>=key ){
+      j0 = group_start(s, 0, i0, ml_samples_key(s, 0, i0-1));
+      fp += group_weight(s, 0, j0, i0);
+      i0 = j0;
+      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) return ml_sum_value(&ap) / tp;
+    }
+    j1 = group_start(s, 1, i1, key);
+    dtp = group_weight(s, 1, j1, i1);
+    tp += dtp;
+    ml_sum_add(&ap, dtp * (tp / (tp + fp)));
+    i1 = j1;
     if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
   }
-  return ml_sum_value(&ap) / w.tp;
+  return ml_sum_value(&ap) / tp;
 }
 
 double ml_wfold_auroc(const MlSamples *s){
