@@ -1,0 +1,540 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** monitoring.c -- drift between two periods of one variable: the reference
+** (g = 0) and the current period (g = 1).
+**
+** SQL functions (aggregate and window; docs/monitoring.md):
+**   psi(g, x [, bins])            population stability index, default 10 bins
+**   ks_test(g, x)                 JSON {"statistic","p_value","method"}:
+**                                 scipy.stats.ks_2samp(method='auto')
+**   wasserstein(g, x)             scipy.stats.wasserstein_distance
+**   drift_report(g, x [, bins])   JSON {"n_ref","n_cur","psi","bins":[{"lo",
+**                                 "hi","ref","cur","contribution"}],"ks",
+**                                 "ks_p_value","ks_method","wasserstein",
+**                                 "mean_ref","mean_cur","auroc_period"}
+**   psi_w(g, x, w [, bins]), wasserstein_w(g, x, w)   weighted twins
+**   psi(st_ref, st_cur [, bins]), ks_test(st_ref, st_cur),
+**   wasserstein(st_ref, st_cur), drift_report(st_ref, st_cur [, bins])
+**                                 the same over two ml_state BLOBs
+**
+** Rules:
+**   1. g is 0 or 1 (the label rules: INTEGER, integral REAL, numeric TEXT);
+**      x any number (+-Inf included).  A NULL g or x skips the row.  bins
+**      is an integer in 1..100000, the same in every row of a group.
+**   2. A period without rows makes the result NULL with a SQLITE_WARNING
+**      naming the empty period.
+**   3. PSI: the edges are the reference's quantiles at 1/B .. (B-1)/B
+**      (numpy's linear quantile, ml_wquantile: on the cumulative-weight axis
+**      for the twin), sorted, duplicates removed; the bins are (-Inf, e_1],
+**      (e_1, e_2], .., (e_last, +Inf); r_i, c_i each period's share (of
+**      weight, for the twin); a zero share counts as 1e-4 (Evidently's rule)
+**      in the proportion and in the term; psi = sum (c_i - r_i) ln(c_i/r_i),
+**      each term >= 0, summed exactly.  An edge that is NaN (the reference
+**      holds both infinities, or one twice at a lerp) gives NULL with a reason.
+**   4. KS: D as scipy computes it (ECDF differences c_0/n_0 - c_1/n_1 at
+**      every value, the larger of the maximum and the clipped negated
+**      minimum).  method 'exact' when max(n_0, n_1) <= 10000: h =
+**      round(D lcm(n_0, n_1)) (ties to even), D = h / lcm, the p-value by
+**      scipy's recursions (_compute_prob_outside_square when n_0 = n_1, the
+**      Hodges/Viehmann inside method otherwise), p = 1 when h = 0; a result
+**      outside [0, 1] falls back to 'asymp' as scipy does.  'asymp': the
+**      Kolmogorov limit at lambda = (sqrt(en) + 0.12 + 0.11/sqrt(en)) D,
+**      en = round(n_0 n_1 / (n_0 + n_1)) (Stephens' correction); scipy uses
+**      the finite-n distribution kstwo.sf(D, en) there: docs/monitoring.md
+**      gives the measured difference.
+**   5. Wasserstein-1: sum over consecutive distinct values t_k < t_{k+1} of
+**      |U(t_k) - V(t_k)| (t_{k+1} - t_k), U and V each period's ECDF (by
+**      weight: scipy's u_weights, v_weights), each product rounded, summed
+**      exactly.  An infinite x gives NULL with a reason (scipy: inf or nan).
+**   6. drift_report: every number above, plus each bin's edges (lo null for
+**      the first, hi null for the last), shares (as counted: before the
+**      1e-4 rule) and term, mean_ref and mean_cur (exact sums of w x / W),
+**      auroc_period = auroc(g, x) by the shared sweep (ml_fold_auroc).
+**   7. The twins: a row of weight w counts w times (sums of weights for
+**      counts); integer weights give the rows repeated bit for bit (every
+**      count is a sum of weights, exact below 2^53).  ks_test and
+**      drift_report have no twin: KS's p-value needs counts.
+**   8. The two-state form: each argument a state made by ml_state(y, s)
+**      (its entries' both classes summed: the score distribution);
+**      SQLite picks it by argument count with psi(g, x) and the step tells
+**      them apart by the BLOB.  Each entry is one record weighing its count,
+**      O(entries), so the result is the row query's bit for bit.  Several
+**      pairs in a group merge (the st_ref of every row the reference).  A
+**      NULL state skips the pair; anything else but a state is an error.
+**   9. Window frames: the rows (records) are kept; xInverse removes the
+**      row, a result sorts and recomputes, so a frame equals the aggregate
+**      over its rows.
+**
+** Cost: 16 bytes per row (x and its weight, by period); a result sorts
+** (O(n) radix), walks both periods once, and holds 16 bytes per reference
+** row for the quantiles.  The exact KS p-value costs O(n_0 n_1 / gcd)
+** at worst (n <= 10000 each).
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+#include "ml_state.h"
+
+enum { MON_PSI = 1, MON_KS, MON_WASS, MON_REPORT };
+
+#define MON_MAX_BINS 100000
+#define MON_KS_MAX_EXACT 10000   /* scipy's MAX_AUTO_N */
+#define MON_PSI_FLOOR 1e-4
+
+typedef struct MonAgg {
+  MlSamples smp;      /* a[0] the reference, a[1] the current period: key x, aux weight */
+  MlParam bins;
+  int init;
+  int failed;         /* a step set an error: results only free */
+} MonAgg;
+
+static const MlParamSpec psMonBins = ML_PARAM_INT("bins", 1, MON_MAX_BINS, "10", "10");
+
+static MonAgg *mon_agg(sqlite3_context *ctx){
+  MonAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return 0; }
+  if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; }
+  return p;
+}
+
+/* The bins parameter of argv[2] (when given): ML_ROW_*. */
+static int mon_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                     MonAgg *p, int inverse){
+  ml_i64 b;
+  if( argc<3 || d->aParam==0 ) return ML_ROW_OK;
+  if( inverse ){ ml_param_drop(&p->bins, argv[2]); return ML_ROW_OK; }
+  return ml_param_int(ctx, d->name, &psMonBins, argv[2], &p->bins, &b);
+}
+
+/* Adds (sign +1) or removes (-1) the entries of a two-state pair (rule 8). */
+static int mon_states(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value **argv, MonAgg *p, int sign){
+  static const char *const azName[2] = {"st_ref", "st_cur"};
+  MlState st[2];
+  int g, rc;
+  for(g=0; g<2; g++){
+    rc = ml_read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
+    if( rc!=ML_ROW_OK ) return rc;
+  }
+  for(g=0; g<2; g++){
+    MlReader rd;
+    MlEntry e;
+    ml_reader_init(&rd, &st[g].sec[0]);
+    while( ml_reader_next(&rd, &e) ){
+      double x = ml_double_of(e.key) + 0.0, c = (double)(e.n[0] + e.n[1]);
+      if( c<=0.0 ) continue;
+      if( sign>0 ){
+        if( ml_add_row(ctx, &p->smp, g, x, c) ) return ML_ROW_ERR;
+      }else{
+        ml_samples_remove(&p->smp, g, x, c);
+      }
+    }
+  }
+  return ML_ROW_OK;
+}
+
+/* One row (g, x) of weight w; sign -1 removes it. */
+static void mon_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  MonAgg *p = mon_agg(ctx);
+  int g, rc;
+  double x;
+  if( p==0 ){ return; }
+  if( sign>0 && p->failed ) return;
+  if( w<0.0 ){ p->failed = 1; return; }      /* the twin's weight was invalid */
+  if( argc<2 ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
+  if( mon_param(ctx, d, argc, argv, p, sign<0)==ML_ROW_ERR ){ p->failed = 1; return; }
+  if( sqlite3_value_type(argv[0])==SQLITE_BLOB && !(d->flags & ML_FN_TWIN) ){
+    if( sign<0 && p->failed ) return;
+    if( mon_states(ctx, d, argv, p, sign)==ML_ROW_ERR ) p->failed = 1;
+    return;
+  }
+  rc = ml_arg_label_named(ctx, d->name, "g", argv[0], 1, &g);
+  if( rc==ML_ROW_OK ) rc = ml_arg_score(ctx, d->name, "x", argv[1], &x);
+  if( rc==ML_ROW_ERR ){ p->failed = 1; return; }
+  if( rc!=ML_ROW_OK || w==0.0 ) return;
+  x += 0.0;   /* -0 and +0 are one value */
+  if( sign>0 ){
+    if( ml_add_row(ctx, &p->smp, g, x, w) ) p->failed = 1;
+  }else{
+    ml_samples_remove(&p->smp, g, x, w);
+  }
+}
+
+/*
+** SQL function: psi(g, x [, bins]), ks_test(g, x), wasserstein(g, x),
+** drift_report(g, x [, bins]) and their two-state forms -- xStep, xInverse
+*/
+static void monStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ mon_row(ctx, argc, argv, 1.0, 1); }
+static void monInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ mon_row(ctx, argc, argv, 1.0, -1); }
+/*
+** SQL function: psi_w(g, x, w [, bins]), wasserstein_w(g, x, w) -- xStep, xInverse
+** (the driver has read the weight: MlFamily.xStepW)
+*/
+static void monStepW(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  mon_row(ctx, argc, argv, w, 1);
+}
+static void monInverseW(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  if( w>=0.0 ) mon_row(ctx, argc, argv, w, -1);
+}
+
+/* ------------------------------------------------------------ computation */
+
+/* Everything a result reports (rules 3 to 6). */
+typedef struct MonResult {
+  double W[2];                 /* each period's weight (rows) */
+  ml_i64 nEdge;                /* distinct edges */
+  double *edge;                /* nEdge edges (the caller frees) */
+  double *share;               /* 2 (nEdge + 1): the bins' shares, reference first */
+  double psi;                  /* NaN when an edge is NaN */
+  double ks, ksP;
+  const char *ksMethod;
+  double wass;                 /* NaN when an x is infinite */
+  double mean[2];
+  double auroc;
+} MonResult;
+
+static int cmp_double(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* scipy's _compute_prob_outside_square(n, h): P(D_{n,n} >= h/n). */
+static double ks_outside_square(ml_i64 n, ml_i64 h){
+  double P = 0.0;
+  ml_i64 k = n/h, j;
+  for(; k>=0; k--){
+    double p1 = 1.0;
+    for(j=0; j<h; j++) p1 = (double)(n - k*h - j) * p1 / (double)(n + k*h + j + 1);
+    P = p1 * (1.0 - P);
+  }
+  return 2.0*P;
+}
+
+/* scipy's _compute_outer_prob_inside_method(m, n, g, h) (Hodges, with
+** Viehmann's recursion for 1 - p): the share of lattice paths that leave
+** |x/m - y/n| < h/lcm.  A holds min(2 maxj + 2, n + 1) doubles. */
+static int ks_outer_inside(ml_i64 m, ml_i64 n, ml_i64 g, ml_i64 h, double *out){
+  ml_i64 mg, ng, minj, maxj, curlen, lenA, i, jj;
+  double *A;
+  if( m<n ){ ml_i64 t = m; m = n; n = t; }
+  mg = m/g; ng = n/g;
+  minj = 0;
+  maxj = (h + mg - 1)/mg;            /* ceil(h / mg) */
+  if( maxj>n+1 ) maxj = n+1;
+  curlen = maxj - minj;
+  lenA = 2*maxj + 2 < n + 1 ? 2*maxj + 2 : n + 1;
+  A = ml_malloc(sizeof(double) * (uint64_t)(lenA + 1));
+  if( A==0 ) return ML_NOMEM;
+  for(i=0; i<lenA; i++) A[i] = 1.0;
+  for(i=minj; i<maxj && i<lenA; i++) A[i] = 0.0;
+  for(i=1; i<=m; i++){
+    ml_i64 lastminj = minj, lastlen = curlen, num;
+    double val;
+    num = ng*i - h;                   /* floor(num / mg) + 1, num may be negative */
+    minj = (num>=0 ? num/mg : -((-num + mg - 1)/mg)) + 1;
+    if( minj<0 ) minj = 0;
+    if( minj>n ) minj = n;
+    maxj = (ng*i + h + mg - 1)/mg;
+    if( maxj>n+1 ) maxj = n+1;
+    if( maxj<=minj ){ ml_free(A); *out = 1.0; return ML_OK; }
+    val = minj==0 ? 0.0 : 1.0;
+    for(jj=0; jj<maxj-minj; jj++){
+      ml_i64 j = jj + minj;
+      val = (A[jj + minj - lastminj] * (double)i + val * (double)j) / (double)(i + j);
+      A[jj] = val;
+    }
+    curlen = maxj - minj;
+    if( lastlen>curlen ){
+      ml_i64 k;
+      for(k=maxj-minj; k<maxj-minj+(lastlen-curlen) && k<lenA; k++) A[k] = 1.0;
+    }
+    if( (i & 1023)==0 && ml_stop_requested() ) break;
+  }
+  *out = A[maxj - minj - 1];
+  ml_free(A);
+  return ML_OK;
+}
+
+/* The Kolmogorov distribution's survival function Q(lambda) =
+** 2 sum_{k>=1} (-1)^{k-1} exp(-2 k^2 lambda^2). */
+static double kolmogorov_sf(double lambda){
+  double s = 0.0, sign = 1.0;
+  int k;
+  if( lambda<=0.0 ) return 1.0;
+  if( lambda<0.18 ) return 1.0;
+  for(k=1; k<=100; k++){
+    double t = exp(-2.0*(double)k*(double)k*lambda*lambda);
+    s += sign*t;
+    if( t<1e-17*s ) break;
+    sign = -sign;
+  }
+  s *= 2.0;
+  return s<0.0 ? 0.0 : s>1.0 ? 1.0 : s;
+}
+
+static ml_i64 gcd_i64(ml_i64 a, ml_i64 b){ while( b ){ ml_i64 t = a % b; a = b; b = t; } return a; }
+
+/* The KS p-value of rule 4; r->ks is D, replaced by h/lcm when exact. */
+static int ks_pvalue(MonResult *r){
+  ml_i64 n1 = (ml_i64)r->W[0], n2 = (ml_i64)r->W[1];
+  double d = r->ks;
+  r->ksMethod = "asymp";
+  if( (n1>n2 ? n1 : n2)<=MON_KS_MAX_EXACT && (double)n1==r->W[0] && (double)n2==r->W[1] ){
+    ml_i64 g = gcd_i64(n1, n2), lcm = (n1/g)*n2, h = (ml_i64)nearbyint(d*(double)lcm);
+    double prob;
+    d = (double)h / (double)lcm;
+    if( h==0 ){
+      prob = 1.0;
+    }else if( n1==n2 ){
+      prob = ks_outside_square(n1, h);
+    }else if( ks_outer_inside(n1, n2, g, h, &prob) ){
+      return ML_NOMEM;
+    }
+    if( prob>=0.0 && prob<=1.0 ){
+      r->ks = d; r->ksP = prob; r->ksMethod = "exact";
+      return ML_OK;
+    }
+    r->ks = d;
+  }
+  {
+    double m = r->W[0] > r->W[1] ? r->W[0] : r->W[1], n = r->W[0] > r->W[1] ? r->W[1] : r->W[0];
+    double en = nearbyint(m*n/(m + n)), s = sqrt(en);
+    double p = kolmogorov_sf((s + 0.12 + 0.11/s) * d);
+    r->ksP = p<0.0 ? 0.0 : p>1.0 ? 1.0 : p;
+  }
+  return ML_OK;
+}
+
+/* The PSI edges (rule 3) from the sorted reference; *pn distinct edges. */
+static int psi_edges(const MlSamples *s, ml_i64 B, double W0, double **pe, ml_i64 *pn){
+  ml_i64 n0 = s->n[0], i, at = 0, k = 0;
+  double *vb = ml_malloc(sizeof(double) * 2 * (uint64_t)n0), *e, below = 0.0;
+  if( vb==0 ) return ML_NOMEM;
+  e = ml_malloc(sizeof(double) * (uint64_t)(B > 1 ? B - 1 : 1));
+  if( e==0 ){ ml_free(vb); return ML_NOMEM; }
+  for(i=0; i<n0; i++){
+    vb[2*i] = ml_double_of(ml_samples_key(s, 0, i));
+    vb[2*i+1] = below;
+    below += ml_samples_aux(s, 0, i);
+  }
+  for(i=1; i<B; i++) e[i-1] = ml_wquantile(vb, vb+1, 2, n0, W0, (double)i/(double)B, &at);
+  ml_free(vb);
+  if( B>1 ) qsort(e, (size_t)(B-1), sizeof(double), cmp_double);
+  for(i=0; i<B-1; i++){
+    if( k==0 || e[i]!=e[k-1] || isnan(e[i]) ) e[k++] = e[i];
+  }
+  *pe = e;
+  *pn = k;
+  return ML_OK;
+}
+
+/* Walks both sorted periods once: each bin's weight, the ECDF differences
+** (KS), the Wasserstein sum and the means. */
+static void mon_walk(const MlSamples *s, MonResult *r){
+  ml_i64 i[2] = {0, 0}, nb = r->nEdge + 1, b = 0;
+  double c[2] = {0.0, 0.0}, maxS = 0.0, minS = 0.0, prev = 0.0, U = 0.0, V = 0.0;
+  int started = 0, inf = 0;
+  MlXsum ws, ms[2];
+  ml_xsum_init(&ws); ml_xsum_init(&ms[0]); ml_xsum_init(&ms[1]);
+  memset(r->share, 0, sizeof(double) * 2 * (size_t)nb);
+  while( i[0]<s->n[0] || i[1]<s->n[1] ){
+    double t, k0 = INFINITY, k1 = INFINITY, diff;
+    int g;
+    if( i[0]<s->n[0] ) k0 = ml_double_of(ml_samples_key(s, 0, i[0]));
+    if( i[1]<s->n[1] ) k1 = ml_double_of(ml_samples_key(s, 1, i[1]));
+    t = i[0]<s->n[0] && (i[1]>=s->n[1] || k0<=k1) ? k0 : k1;
+    if( isinf(t) ) inf = 1;
+    if( started ) ml_xsum_add(&ws, fabs(U - V) * (t - prev), 1);
+    /* the bin of t: the first edge >= t */
+    while( b<r->nEdge && r->edge[b]<t ) b++;
+    for(g=0; g<2; g++){
+      while( i[g]<s->n[g] && ml_double_of(ml_samples_key(s, g, i[g]))==t ){
+        double w = ml_samples_aux(s, g, i[g]);
+        c[g] += w;
+        r->share[g*nb + b] += w;
+        ml_xsum_add_product(&ms[g], t, w, 1);
+        i[g]++;
+      }
+    }
+    U = c[0]/r->W[0];
+    V = c[1]/r->W[1];
+    diff = U - V;
+    if( diff>maxS ) maxS = diff;
+    if( diff<minS ) minS = diff;
+    prev = t;
+    started = 1;
+  }
+  minS = -minS;
+  if( minS>1.0 ) minS = 1.0;
+  r->ks = minS>maxS ? minS : maxS;
+  r->wass = inf ? NAN : ml_xsum_round(&ws);
+  r->mean[0] = ml_xsum_round(&ms[0]) / r->W[0];
+  r->mean[1] = ml_xsum_round(&ms[1]) / r->W[1];
+}
+
+/* The PSI from the bins' weights (rule 3); the shares become proportions. */
+static void psi_fold(MonResult *r){
+  ml_i64 nb = r->nEdge + 1, b;
+  MlXsum a;
+  ml_xsum_init(&a);
+  for(b=0; b<r->nEdge; b++) if( isnan(r->edge[b]) ){ r->psi = NAN; break; }
+  for(b=0; b<nb; b++){
+    r->share[b] /= r->W[0];
+    r->share[nb + b] /= r->W[1];
+    {
+      double rr = r->share[b] > 0.0 ? r->share[b] : MON_PSI_FLOOR;
+      double cc = r->share[nb + b] > 0.0 ? r->share[nb + b] : MON_PSI_FLOOR;
+      ml_xsum_add(&a, (cc - rr) * log(cc / rr), 1);
+    }
+  }
+  if( !isnan(r->psi) ) r->psi = ml_xsum_round(&a);
+}
+
+/* Everything of rules 3 to 6 on the group's sorted sample, both periods
+** non-empty.  ML_OK or ML_NOMEM; r->edge and r->share are the caller's to free. */
+static int mon_compute(MlSamples *s, ml_i64 B, int kind, MonResult *r){
+  int g;
+  memset(r, 0, sizeof(*r));
+  if( ml_samples_sort(s) ) return ML_NOMEM;
+  for(g=0; g<2; g++){
+    ml_i64 i;
+    double w = 0.0;
+    for(i=0; i<s->n[g]; i++) w += ml_samples_aux(s, g, i);
+    r->W[g] = w;
+  }
+  if( kind==MON_PSI || kind==MON_REPORT ){
+    if( psi_edges(s, B, r->W[0], &r->edge, &r->nEdge) ) return ML_NOMEM;
+  }
+  r->share = ml_malloc(sizeof(double) * 2 * (uint64_t)(r->nEdge + 1));
+  if( r->share==0 ) return ML_NOMEM;
+  mon_walk(s, r);
+  psi_fold(r);
+  if( kind==MON_KS || kind==MON_REPORT ){
+    if( ks_pvalue(r) ) return ML_NOMEM;
+  }
+  if( kind==MON_REPORT ) r->auroc = ml_fold_auroc(s);
+  return ML_OK;
+}
+
+static void json_num_or_null(MlJson *j, const char *k, double v){
+  ml_json_key(j, k);
+  ml_json_double(j, v + 0.0);
+}
+
+static void write_report(MlJson *j, const MonResult *r){
+  ml_i64 nb = r->nEdge + 1, b;
+  ml_json_begin_object(j);
+  json_num_or_null(j, "n_ref", r->W[0]);
+  json_num_or_null(j, "n_cur", r->W[1]);
+  json_num_or_null(j, "psi", r->psi);
+  ml_json_key(j, "bins");
+  ml_json_begin_array(j);
+  for(b=0; b<nb; b++){
+    double rr = r->share[b] > 0.0 ? r->share[b] : MON_PSI_FLOOR;
+    double cc = r->share[nb + b] > 0.0 ? r->share[nb + b] : MON_PSI_FLOOR;
+    ml_json_begin_object(j);
+    ml_json_key(j, "lo"); if( b==0 ) ml_json_null(j); else ml_json_double(j, r->edge[b-1]);
+    ml_json_key(j, "hi"); if( b==nb-1 ) ml_json_null(j); else ml_json_double(j, r->edge[b]);
+    json_num_or_null(j, "ref", r->share[b]);
+    json_num_or_null(j, "cur", r->share[nb + b]);
+    json_num_or_null(j, "contribution", isnan(r->psi) ? NAN : (cc - rr) * log(cc / rr));
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+  json_num_or_null(j, "ks", r->ks);
+  json_num_or_null(j, "ks_p_value", r->ksP);
+  ml_json_key(j, "ks_method"); ml_json_string(j, r->ksMethod);
+  json_num_or_null(j, "wasserstein", r->wass);
+  json_num_or_null(j, "mean_ref", r->mean[0]);
+  json_num_or_null(j, "mean_cur", r->mean[1]);
+  json_num_or_null(j, "auroc_period", r->auroc);
+  ml_json_end_object(j);
+}
+
+static void mon_emit(sqlite3_context *ctx, const MlFuncDesc *d, const MonResult *r){
+  MlJson j;
+  switch( d->kind ){
+    case MON_PSI:
+      if( isnan(r->psi) ){
+        ml_result_null(ctx, d->name, "a reference quantile is NaN (the reference holds infinite values)");
+      }else{
+        sqlite3_result_double(ctx, r->psi);
+      }
+      return;
+    case MON_WASS:
+      if( isnan(r->wass) ){
+        ml_result_null(ctx, d->name, "x holds an infinite value: the distance is undefined");
+      }else{
+        sqlite3_result_double(ctx, r->wass);
+      }
+      return;
+    case MON_KS:
+      ml_json_init(&j);
+      ml_json_begin_object(&j);
+      json_num_or_null(&j, "statistic", r->ks);
+      json_num_or_null(&j, "p_value", r->ksP);
+      ml_json_key(&j, "method"); ml_json_string(&j, r->ksMethod);
+      ml_json_end_object(&j);
+      ml_result_json(ctx, &j);
+      return;
+    default:
+      ml_json_init(&j);
+      write_report(&j, r);
+      ml_result_json(ctx, &j);
+      return;
+  }
+}
+
+static void mon_result(sqlite3_context *ctx, MonAgg *p, int isFinal){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ml_i64 n = p && p->init ? ml_samples_count(&p->smp) : 0;
+  MonResult r;
+  int rc;
+  if( p && p->failed ) return;
+  if( p && d->aParam && ml_param_check(ctx, d->name, "bins", &p->bins)!=ML_ROW_OK ) return;
+  if( n==0 || p->smp.n[0]==0 || p->smp.n[1]==0 ){
+    ml_result_null(ctx, d->name, "the %s period (g = %d) has no rows",
+                   n>0 && p->smp.n[0]>0 ? "current" : "reference", n>0 && p->smp.n[0]>0 ? 1 : 0);
+    return;
+  }
+  if( ml_compute_begin(ctx, isFinal, n) ) return;
+  rc = mon_compute(&p->smp, (ml_i64)ml_param_value(&p->bins, 10.0), d->kind, &r);
+  if( rc ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( !ml_stop_happened() ){
+    mon_emit(ctx, d, &r);
+  }
+  ml_free(r.edge);
+  ml_free(r.share);
+  ml_compute_end(ctx);
+}
+
+static void monValue(sqlite3_context *ctx){
+  mon_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
+}
+static void monFinal(sqlite3_context *ctx){
+  MonAgg *p = sqlite3_aggregate_context(ctx, 0);
+  mon_result(ctx, p, 1);
+  if( p && p->init ) ml_samples_clear(&p->smp);
+}
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValue, monInverse, 0,
+                                        monStepW, monInverseW };
+
+const MlFuncDesc ml_monitoring_functions[] = {
+  { "psi",          "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
+                    ML_FN_WEIGHTED, ML_PARAMS(&psMonBins) },
+  { "ks_test",      "g, x | st_ref, st_cur",                   2, 2, &famMonitoring, 0, MON_KS,
+                    ML_FN_JSON, 0 },
+  { "wasserstein",  "g, x | st_ref, st_cur",                   2, 2, &famMonitoring, 0, MON_WASS,
+                    ML_FN_WEIGHTED, 0 },
+  { "drift_report", "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
+                    ML_FN_JSON, ML_PARAMS(&psMonBins) },
+  { 0 }
+};
