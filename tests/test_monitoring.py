@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: MIT
+"""test_monitoring -- the monitoring family (docs/monitoring.md) against its
+oracles: psi from SPEC's rule in numpy, ks_test against
+scipy.stats.ks_2samp(method='auto') (statistic, the exact p-value, and the
+method scipy picks), wasserstein(_w) against scipy.stats.wasserstein_distance
+(u_weights/v_weights), drift_report's fields against each of them and
+auroc_period against scikit-learn's roc_auc_score(g, x).  Then: the
+two-state form equals the rows bit for bit, integer weights equal repeated
+rows bit for bit, every window frame equals the aggregate over its rows,
+and the errors and NULLs of the rules.
+"""
+import json
+import math
+import sys
+
+import numpy as np
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+
+import mltest
+
+FNS = ["psi(per, x)", "psi(per, x, 4)", "ks_test(per, x)", "wasserstein(per, x)", "drift_report(per, x, 3)"]
+
+
+def psi_oracle(ref, cur, B=10, wr=None, wc=None):
+    """SPEC's PSI: edges numpy.quantile (linear) of the reference at i/B,
+    unique; bins (-inf, e1], ..., (e_last, inf); zero shares -> 1e-4."""
+    if wr is None:
+        e = np.unique(np.quantile(ref, np.arange(1, B) / B))
+        wr = np.ones(len(ref))
+        wc = np.ones(len(cur))
+    else:   # integer weights: the rows repeated
+        e = np.unique(np.quantile(np.repeat(ref, wr.astype(int)), np.arange(1, B) / B))
+
+    def shares(a, w):
+        idx = np.searchsorted(e, a, side="left")
+        return np.bincount(idx, weights=w, minlength=len(e) + 1) / w.sum()
+    r, c = shares(ref, wr), shares(cur, wc)
+    rr, cc = np.where(r == 0, 1e-4, r), np.where(c == 0, 1e-4, c)
+    return float(np.sum((cc - rr) * np.log(cc / rr))), e, r, c
+
+
+def values(rng, n, kind):
+    if kind == "normal":
+        return rng.normal(0, 1, n)
+    if kind == "ties":
+        return rng.integers(0, 5, n).astype(float)
+    if kind == "shifted":
+        return rng.normal(0.7, 2, n)
+    return np.round(rng.uniform(-3, 3, n), 1)
+
+
+def main():
+    ck = mltest.Checker("test_monitoring")
+    con = mltest.connect()
+    rng = np.random.default_rng(20261128)
+    kinds = ["normal", "ties", "shifted", "round"]
+    # ---------------------------------------------------- rows vs oracles
+    for it in range(300):
+        n0, n1 = int(rng.integers(1, 40)), int(rng.integers(1, 40))
+        if it % 10 == 0:
+            n1 = n0
+        ref = values(rng, n0, kinds[it % 4])
+        cur = values(rng, n1, kinds[(it // 4) % 4])
+        rows = [(0, float(v)) for v in ref] + [(1, float(v)) for v in cur]
+        rng.shuffle(rows)
+        mltest.load(con, ["per", "x"], rows)
+        B = int(rng.integers(1, 12))
+        what = "set %d (n0 %d, n1 %d, bins %d)" % (it, n0, n1, B)
+        p, e, r, c = psi_oracle(ref, cur, B)
+        got = con.execute("SELECT psi(per, x, ?), ks_test(per, x), wasserstein(per, x), drift_report(per, x, ?)"
+                          " FROM t", (B, B)).fetchone()
+        ck.close(got[0], p, what + " psi")
+        ks = stats.ks_2samp(ref, cur, method="auto")
+        k = json.loads(got[1])
+        ck.equal(list(k), ["statistic", "p_value", "method"], what + " ks keys")
+        ck.close(k["statistic"], float(ks.statistic), what + " ks statistic", rel=0, abs_=0)
+        ck.close(k["p_value"], float(ks.pvalue), what + " ks p_value", rel=1e-12, abs_=0)
+        ck.equal(k["method"], "exact", what + " ks method")
+        ck.close(got[2], float(stats.wasserstein_distance(ref, cur)), what + " wasserstein")
+        rep = json.loads(got[3])
+        ck.equal(list(rep), ["n_ref", "n_cur", "psi", "bins", "ks", "ks_p_value", "ks_method", "wasserstein",
+                             "mean_ref", "mean_cur", "auroc_period"], what + " report keys")
+        ck.equal((rep["n_ref"], rep["n_cur"]), (n0, n1), what + " report n")
+        ck.equal(rep["psi"], got[0], what + " report psi is psi")
+        ck.equal(len(rep["bins"]), len(e) + 1, what + " report bins")
+        for b, bin_ in enumerate(rep["bins"]):
+            ck.equal(bin_["lo"], None if b == 0 else float(e[b - 1]), what + " bin lo")
+            ck.equal(bin_["hi"], None if b == len(e) else float(e[b]), what + " bin hi")
+            ck.close(bin_["ref"], float(r[b]), what + " bin ref")
+            ck.close(bin_["cur"], float(c[b]), what + " bin cur")
+        ck.close(sum(b_["contribution"] for b_ in rep["bins"]), p, what + " contributions sum", rel=1e-12)
+        ck.equal((rep["ks"], rep["ks_p_value"], rep["ks_method"]), (k["statistic"], k["p_value"], "exact"),
+                 what + " report ks")
+        ck.equal(rep["wasserstein"], got[2], what + " report wasserstein")
+        ck.close(rep["mean_ref"], float(np.mean(ref)), what + " mean_ref")
+        ck.close(rep["mean_cur"], float(np.mean(cur)), what + " mean_cur")
+        y = np.r_[np.zeros(n0), np.ones(n1)]
+        ck.close(rep["auroc_period"], float(roc_auc_score(y, np.r_[ref, cur])), what + " auroc_period")
+        auroc = con.execute("SELECT auroc(per, x) FROM t").fetchone()[0]
+        ck.equal(rep["auroc_period"], auroc, what + " auroc_period is auroc(g, x)")
+        # ------------------------------------------------ the two-state form
+        con.execute("DROP TABLE IF EXISTS s")
+        con.execute("CREATE TABLE s AS SELECT per, ml_state(abs(random()) % 2, x) AS st FROM t GROUP BY per")
+        sg = con.execute("SELECT psi(a.st, b.st, ?), ks_test(a.st, b.st), wasserstein(a.st, b.st),"
+                         " drift_report(a.st, b.st, ?) FROM s a, s b WHERE a.per = 0 AND b.per = 1",
+                         (B, B)).fetchone()
+        ck.equal(sg, got, what + " two states equal the rows")
+        # ------------------------------------------------ weighted twins
+        wr = rng.integers(0, 4, n0).astype(float)
+        wc = rng.integers(0, 4, n1).astype(float)
+        if wr.sum() > 0 and wc.sum() > 0:
+            wrows = [(0, float(v), float(w)) for v, w in zip(ref, wr)] + \
+                    [(1, float(v), float(w)) for v, w in zip(cur, wc)]
+            mltest.load(con, ["per", "x", "w"], wrows, table="tw")
+            rep_rows = [(g_, x_) for g_, x_, w_ in wrows for _ in range(int(w_))]
+            mltest.load(con, ["per", "x"], rep_rows, table="tr")
+            gw = con.execute("SELECT psi_w(per, x, w, ?), wasserstein_w(per, x, w) FROM tw", (B,)).fetchone()
+            gr = con.execute("SELECT psi(per, x, ?), wasserstein(per, x) FROM tr", (B,)).fetchone()
+            ck.equal(gw, gr, what + " integer weights are repeated rows")
+            ck.close(gw[0], psi_oracle(ref, cur, B, wr, wc)[0], what + " psi_w")
+            ck.close(gw[1], float(stats.wasserstein_distance(ref, cur, wr, wc)), what + " wasserstein_w")
+        wr, wc = rng.exponential(1, n0), rng.exponential(1, n1)
+        wrows = [(0, float(v), float(w)) for v, w in zip(ref, wr)] + [(1, float(v), float(w)) for v, w in zip(cur, wc)]
+        mltest.load(con, ["per", "x", "w"], wrows, table="tw")
+        ww = con.execute("SELECT wasserstein_w(per, x, w) FROM tw").fetchone()[0]
+        ck.close(ww, float(stats.wasserstein_distance(ref, cur, wr, wc)), what + " wasserstein_w real weights",
+                 rel=1e-11)
+    # ---------------------------------------------------- scipy's method choice
+    for n0, n1 in [(10000, 3), (10001, 3), (3, 10001), (12000, 15000)]:
+        ref, cur = rng.normal(0, 1, n0), rng.normal(0.05, 1, n1)
+        mltest.load(con, ["per", "x"], [(0, float(v)) for v in ref] + [(1, float(v)) for v in cur])
+        k = json.loads(con.execute("SELECT ks_test(per, x) FROM t").fetchone()[0])
+        ks = stats.ks_2samp(ref, cur)
+        what = "ks n0 %d n1 %d" % (n0, n1)
+        ck.equal(k["method"], "exact" if max(n0, n1) <= 10000 else "asymp", what + " method")
+        ck.close(k["statistic"], float(ks.statistic), what + " statistic", rel=0, abs_=0)
+        # asymp: the Kolmogorov limit with Stephens' correction against
+        # scipy's finite-n kstwo.sf (docs/monitoring.md: the measured gap)
+        ck.close(k["p_value"], float(ks.pvalue), what + " p_value",
+                 rel=1e-12 if max(n0, n1) <= 10000 else 2e-2, abs_=0 if max(n0, n1) <= 10000 else 1e-3)
+    # ---------------------------------------------------- window frames
+    for it in range(6):
+        n = 40
+        rows = [(int(rng.integers(0, 2)), float(np.round(rng.normal(), 1)), int(rng.integers(0, 3)), i // 3)
+                for i in range(n)]
+        mltest.load(con, ["per", "x", "grp", "ts"], rows)
+        shapes = [s.replace("PARTITION BY g", "PARTITION BY grp") for s in mltest.FRAMES]
+        for shape, rid, idx, vals in mltest.each_frame(con, FNS, shapes=shapes, order="ts"):
+            ids = ",".join(str(k + 1) for k in idx) or "NULL"
+            for f, v in zip(FNS, vals):
+                agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (f, ids)).fetchone()[0]
+                ck.equal(v, agg, "%s OVER (%s) row %d" % (f, shape, rid))
+        for g_, v in con.execute("SELECT grp, drift_report(per, x) FROM t GROUP BY grp"):
+            ck.equal(v, con.execute("SELECT drift_report(per, x) FROM t WHERE grp = ?", (g_,)).fetchone()[0],
+                     "GROUP BY grp %d" % g_)
+    # ---------------------------------------------------- NULLs and errors
+    mltest.load(con, ["per", "x"], [(0, 1.0), (0, 2.0), (None, 3.0), (1, None)])
+    for f in ["psi(per, x)", "ks_test(per, x)", "wasserstein(per, x)", "drift_report(per, x)"]:
+        ck.equal(con.execute("SELECT %s FROM t" % f).fetchone()[0], None, f + " with an empty current period")
+    ck.error(con, "SELECT psi(per, x) FROM (SELECT 2 AS per, 1.0 AS x)", (), "psi(): g must be 0 or 1, got 2")
+    ck.error(con, "SELECT wasserstein(per, x) FROM (SELECT 1 AS per, 'abc' AS x)", (),
+             "wasserstein(): x must be a number, got text 'abc'")
+    ck.error(con, "SELECT psi(per, x, 0) FROM (SELECT 1 AS per, 1.0 AS x)", (),
+             "psi(): bins must be an integer in 1..100000, got 0")
+    ck.error(con, "SELECT psi_w(per, x, -1) FROM (SELECT 1 AS per, 1.0 AS x)", (),
+             "psi_w(): w must be a non-negative finite number, got -1")
+    ck.error(con, "SELECT ks_test(st, 0.5) FROM (SELECT ml_state(1, 0.5) AS st)", (),
+             "ks_test(): st_cur must be a state made by ml_state(y, s), got 0.5")
+    ck.equal(con.execute("SELECT wasserstein(per, x) FROM (SELECT 0 AS per, 1e999 AS x UNION ALL SELECT 1, 0)")
+             .fetchone()[0], None, "wasserstein with an infinite x is NULL")
+    ck.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
