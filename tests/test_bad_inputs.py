@@ -149,11 +149,14 @@ SPECIAL_BAD = {
 #   wscore = (y, s, w), wprob = (y, p, w): the weighted twins (weight 1 here;
 #   their bad weights are tests/test_weights.py's); wstrat = (y, s, w, z);
 #   wpair = (y, s_a, s_b, w), wppair = (y, p_a, p_b, w): the paired bootstrap's twins
+#   gx = (g, x): the monitoring family's period g (0/1, the label rules) and
+#   value x (a number); a BLOB g is its two-state form's st_ref; wgx = (g, x, w)
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
-          ("x",): "mean", ("state",): "state", (): "scalar"}
+          ("x",): "mean", ("state",): "state", (): "scalar",
+          ("g", "x"): "gx", ("g", "x", "w"): "wgx"}
 
 
 def fmt(v):
@@ -374,9 +377,9 @@ EXTRA_ERRORS = [
 
 
 def call(name, shape, y, x, extra):
-    if shape == "score" or shape == "prob":
+    if shape in ("score", "prob", "gx"):
         return "%s(%s, %s%s)" % (name, y, x, extra)
-    if shape == "wscore" or shape == "wprob":
+    if shape in ("wscore", "wprob", "wgx"):
         return "%s(%s, %s, 1%s)" % (name, y, x, extra)
     if shape == "strat":
         return "%s(%s, %s, 3%s)" % (name, y, x, extra)
@@ -478,7 +481,8 @@ def main():
             continue
         label = "a probability in [0, 1]" if shape in ("prob", "ppair", "wprob", "wppair") else "a number"
         xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a",
-                 "wpair": "s_a", "wppair": "p_a"}.get(shape, "s")
+                 "wpair": "s_a", "wppair": "p_a", "gx": "x", "wgx": "x"}.get(shape, "s")
+        yname = "g" if shape in ("gx", "wgx") else "y"
         if shape == "plot":
             for sql, msg in PLOT_BAD[name]:
                 ck.error(con, "SELECT " + sql, (), msg, name + " bad input")
@@ -494,8 +498,10 @@ def main():
                   "2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1")),
                  ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")]
         for sqlv, shown in bad_y:
-            msg = "%s(): y must be %s, got %s" % (name, ylabel, shown)
-            if sqlv.startswith("x'") and name in takes_states:     # a BLOB first argument is a state
+            msg = "%s(): %s must be %s, got %s" % (name, yname, ylabel, shown)
+            if sqlv.startswith("x'") and shape == "gx":     # a BLOB g is the two-state form's st_ref
+                msg = "%s(): st_ref: %s" % (name, NOT_A_STATE.split(": ", 1)[1])
+            elif sqlv.startswith("x'") and name in takes_states:     # a BLOB first argument is a state
                 msg = "%s(): %s" % (name, NOT_A_STATE)
             elif sqlv.startswith("x'") and name in twin_state:
                 msg = twin_state[name]
@@ -533,7 +539,7 @@ def main():
         ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % call(name, shape, "y", "s", extra)).fetchone(),
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
-        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair") else name) in ONE_CLASS_DEFINED:
+        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair", "wgx") else name) in ONE_CLASS_DEFINED:
             ck.true(one is not None, name + " one class is defined")
         elif name in ("strat_report", "strat_report_w"):
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")
