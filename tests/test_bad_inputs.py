@@ -150,13 +150,14 @@ SPECIAL_BAD = {
 #   their bad weights are tests/test_weights.py's); wstrat = (y, s, w, z);
 #   wpair = (y, s_a, s_b, w), wppair = (y, p_a, p_b, w): the paired bootstrap's twins
 #   gx = (g, x): the monitoring family's period g (0/1, the label rules) and
-#   value x (a number); a BLOB g is its two-state form's st_ref; wgx = (g, x, w)
+#   value x (a number); a BLOB g is its two-state form's st_ref; wgx = (g, x, w);
+#   pone = (p): a probability alone (expected_auroc: performance without labels)
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
           ("x",): "mean", ("state",): "state", (): "scalar",
-          ("g", "x"): "gx", ("g", "x", "w"): "wgx"}
+          ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone"}
 
 
 def fmt(v):
@@ -396,10 +397,12 @@ def call(name, shape, y, x, extra):
     raise ValueError(shape)
 
 
-def check_mean(ck, con, name, extra, badparams, varying, after_error):
-    """mean_ci(x [, level]): one data argument, no label."""
-    for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")]:
-        ck.error(con, "SELECT %s(%s%s)" % (name, sqlv, extra), (), "%s(): x must be a number, got %s" % (name, shown))
+def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False):
+    """mean_ci(x [, level]): one data argument, no label; prob: expected_auroc(p), a probability."""
+    bad = [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if prob else [])
+    for sqlv, shown in bad:
+        ck.error(con, "SELECT %s(%s%s)" % (name, sqlv, extra), (), "%s(): %s must be %s, got %s" % (
+            name, "p" if prob else "x", "a probability in [0, 1]" if prob else "a number", shown))
         after_error(name + " bad x")
     for p, tail in badparams:
         ck.error(con, "SELECT %s(0.5%s)" % (name, p), (), "%s(): %s" % (name, tail), name + " bad param")
@@ -476,8 +479,8 @@ def main():
         if shape == "scalar":
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
-        if shape == "mean":
-            check_mean(ck, con, name, extra, badparams, varying, after_error)
+        if shape in ("mean", "pone"):
+            check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone")
             continue
         label = "a probability in [0, 1]" if shape in ("prob", "ppair", "wprob", "wppair") else "a number"
         xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a",

@@ -154,6 +154,49 @@ def main():
         for g_, v in con.execute("SELECT grp, drift_report(per, x) FROM t GROUP BY grp"):
             ck.equal(v, con.execute("SELECT drift_report(per, x) FROM t WHERE grp = ?", (g_,)).fetchone()[0],
                      "GROUP BY grp %d" % g_)
+    # ---------------------------------------------------- performance without labels
+    for it in range(150):
+        n = int(rng.integers(1, 40))
+        p = np.round(rng.uniform(0, 1, n), int(rng.integers(1, 4)))
+        if it % 5 == 0:
+            p[: min(n, 2)] = rng.choice([0.0, 1.0], min(n, 2))
+        t = float(rng.choice([0.0, 0.25, 0.5, 0.7, 1.0]))
+        mltest.load(con, ["p"], [(float(v),) for v in p])
+        what = "expected set %d (n %d, t %g)" % (it, n, t)
+        got = con.execute("SELECT expected_auroc(p), expected_pr_auc(p), expected_confusion(p, ?) FROM t",
+                          (t,)).fetchone()
+        y = np.r_[np.ones(n), np.zeros(n)]
+        sc, w = np.r_[p, p], np.r_[p, 1 - p]
+        keep = w > 0
+        if len(set(y[keep])) == 2:
+            ck.close(got[0], float(roc_auc_score(y[keep], sc[keep], sample_weight=w[keep])), what + " expected_auroc")
+            from sklearn.metrics import average_precision_score
+            ck.close(got[1], float(average_precision_score(y[keep], sc[keep], sample_weight=w[keep])),
+                     what + " expected_pr_auc")
+        else:
+            ck.equal(got[:2], (None, None), what + " one class: NULL")
+        c = json.loads(got[2])
+        hi = p >= t
+        tp, fp, fn, tn = p[hi].sum(), (1 - p[hi]).sum(), p[~hi].sum(), (1 - p[~hi]).sum()
+        for k, v in [("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn),
+                     ("sensitivity", tp / (tp + fn) if tp + fn > 0 else None),
+                     ("specificity", tn / (tn + fp) if tn + fp > 0 else None),
+                     ("ppv", tp / (tp + fp) if tp + fp > 0 else None),
+                     ("npv", tn / (tn + fn) if tn + fn > 0 else None),
+                     ("accuracy", (tp + tn) / n)]:
+            ck.close(c[k], None if v is None else float(v), what + " " + k, rel=1e-12, abs_=1e-12)
+        ck.equal(c["n"], n, what + " n")
+    for it in range(3):
+        rows = [(float(np.round(rng.uniform(0, 1), 1)), i // 2, int(rng.integers(0, 2))) for i in range(30)]
+        mltest.load(con, ["p", "ts", "grp"], rows)
+        shapes = [s_.replace("PARTITION BY g", "PARTITION BY grp") for s_ in mltest.FRAMES]
+        exprs = ["expected_auroc(p)", "expected_pr_auc(p)", "expected_confusion(p, 0.5)"]
+        for shape, rid, idx, vals in mltest.each_frame(con, exprs, shapes=shapes, order="ts"):
+            ids = ",".join(str(k + 1) for k in idx) or "NULL"
+            for f, v in zip(exprs, vals):
+                agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (f, ids)).fetchone()[0]
+                ck.equal(v, agg, "%s OVER (%s) row %d" % (f, shape, rid))
+    ck.error(con, "SELECT expected_auroc(1.5)", (), "expected_auroc(): p must be a probability in [0, 1], got 1.5")
     # ---------------------------------------------------- NULLs and errors
     mltest.load(con, ["per", "x"], [(0, 1.0), (0, 2.0), (None, 3.0), (1, None)])
     for f in ["psi(per, x)", "ks_test(per, x)", "wasserstein(per, x)", "drift_report(per, x)"]:

@@ -17,6 +17,10 @@
 **   psi(st_ref, st_cur [, bins]), ks_test(st_ref, st_cur),
 **   wasserstein(st_ref, st_cur), drift_report(st_ref, st_cur [, bins])
 **                                 the same over two ml_state BLOBs
+**   expected_auroc(p), expected_pr_auc(p)   performance without labels
+**   expected_confusion(p, threshold)        JSON {"n","tp","fp","tn","fn",
+**                                 "sensitivity","specificity","ppv","npv",
+**                                 "f1","accuracy","prevalence","threshold"}
 **
 ** Rules:
 **   1. g is 0 or 1 (the label rules: INTEGER, integral REAL, numeric TEXT);
@@ -65,6 +69,16 @@
 **   9. Window frames: the rows (records) are kept; xInverse removes the
 **      row, a result sorts and recomputes, so a frame equals the aggregate
 **      over its rows.
+**  10. Performance without labels (p assumed calibrated; NannyML's CBPE
+**      estimand, exact): each row with probability p in [0, 1] is a positive
+**      weighing p (when p > 0) and a negative weighing 1 - p (when p < 1),
+**      both at score p; expected_auroc and expected_pr_auc are the weighted
+**      sweep's auroc_w and pr_auc_w over these halves (ml_fold_auroc,
+**      ml_fold_average_precision on the weighted sample), NULL with a reason
+**      when every p is 0 or every p is 1.  expected_confusion: tp = sum of p
+**      and fp = sum of 1 - p over p >= threshold, fn and tn the same below,
+**      each an exact sum; a ratio with a zero denominator is null.
+**      threshold is a number in [0, 1], the same in every row.
 **
 ** Cost: 16 bytes per row (x and its weight, by period); a result sorts
 ** (O(n) radix), walks both periods once, and holds 16 bytes per reference
@@ -522,10 +536,135 @@ static void monFinal(sqlite3_context *ctx){
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
 
+/* ------------------------------------------- performance without labels */
+
+/*
+** expected_auroc(p), expected_pr_auc(p), expected_confusion(p, threshold):
+** each row a calibrated probability p, split into a positive weighing p and
+** a negative weighing 1 - p (rule 10); the weighted sweep's auroc_w and
+** pr_auc_w over those halves.  Rows are kept (a weighted sample, 2 records
+** per row at most) so that any frame is the aggregate of its rows.
+*/
+enum { EXP_AUROC = 1, EXP_PR_AUC, EXP_CONFUSION };
+
+typedef struct ExpAgg {
+  MlSamples smp;      /* a[1]: (p, weight p), a[0]: (p, weight 1 - p) */
+  MlParam thr;
+  ml_i64 nRow;
+  int init, failed;
+} ExpAgg;
+
+static const MlParamSpec psExpThreshold = ML_PARAM_REAL("threshold", 0.0, 0, 1.0, 0, 0, "0.5");
+
+static void exp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ExpAgg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+  double p, t;
+  int rc;
+  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !a->init ){ ml_samples_init_weighted(&a->smp); a->init = 1; }
+  if( sign>0 && a->failed ) return;
+  if( argc>=2 ){
+    if( sign<0 ){
+      ml_param_drop(&a->thr, argv[1]);
+    }else if( ml_param_real(ctx, d->name, &psExpThreshold, argv[1], &a->thr, &t)!=ML_ROW_OK ){
+      a->failed = 1;
+      return;
+    }
+  }
+  rc = ml_arg_prob(ctx, d->name, "p", argv[0], &p);
+  if( rc==ML_ROW_ERR ){ a->failed = 1; return; }
+  if( rc!=ML_ROW_OK ) return;
+  p += 0.0;
+  if( sign>0 ){
+    if( p>0.0 && ml_add_row(ctx, &a->smp, 1, p, p) ){ a->failed = 1; return; }
+    if( p<1.0 && ml_add_row(ctx, &a->smp, 0, p, 1.0 - p) ){ a->failed = 1; return; }
+    a->nRow++;
+  }else{
+    if( p>0.0 ) ml_samples_remove(&a->smp, 1, p, p);
+    if( p<1.0 ) ml_samples_remove(&a->smp, 0, p, 1.0 - p);
+    a->nRow--;
+  }
+}
+
+/*
+** SQL function: expected_auroc(p), expected_pr_auc(p), expected_confusion(p, threshold)
+** -- xStep, xInverse
+*/
+static void expStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, 1); }
+static void expInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, -1); }
+
+/* The expected confusion matrix (rule 10): exact sums over the halves. */
+static void exp_confusion(sqlite3_context *ctx, const ExpAgg *a, double t){
+  MlXsum xs[4];    /* tp, fp, fn, tn */
+  double v[4], tp, fp, fn, tn;
+  int y, k;
+  ml_i64 i;
+  MlJson j;
+  for(k=0; k<4; k++) ml_xsum_init(&xs[k]);
+  for(y=0; y<2; y++){
+    for(i=0; i<a->smp.n[y]; i++){
+      double p = ml_double_of(ml_samples_key(&a->smp, y, i)), w = ml_samples_aux(&a->smp, y, i);
+      ml_xsum_add(&xs[(p>=t ? 0 : 2) + (y ? 0 : 1)], w, 1);
+    }
+  }
+  for(k=0; k<4; k++) v[k] = ml_xsum_round(&xs[k]);
+  tp = v[0]; fp = v[1]; fn = v[2]; tn = v[3];
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "n");           ml_json_int(&j, a->nRow);
+  ml_json_key(&j, "tp");          ml_json_double(&j, tp);
+  ml_json_key(&j, "fp");          ml_json_double(&j, fp);
+  ml_json_key(&j, "tn");          ml_json_double(&j, tn);
+  ml_json_key(&j, "fn");          ml_json_double(&j, fn);
+  ml_json_key(&j, "sensitivity"); ml_json_double(&j, tp + fn > 0.0 ? tp/(tp + fn) : NAN);
+  ml_json_key(&j, "specificity"); ml_json_double(&j, tn + fp > 0.0 ? tn/(tn + fp) : NAN);
+  ml_json_key(&j, "ppv");         ml_json_double(&j, tp + fp > 0.0 ? tp/(tp + fp) : NAN);
+  ml_json_key(&j, "npv");         ml_json_double(&j, tn + fn > 0.0 ? tn/(tn + fn) : NAN);
+  ml_json_key(&j, "f1");          ml_json_double(&j, 2.0*tp + fp + fn > 0.0 ? 2.0*tp/(2.0*tp + fp + fn) : NAN);
+  ml_json_key(&j, "accuracy");    ml_json_double(&j, (tp + tn)/(double)a->nRow);
+  ml_json_key(&j, "prevalence");  ml_json_double(&j, (tp + fn)/(double)a->nRow);
+  ml_json_key(&j, "threshold");   ml_json_double(&j, t);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+static void exp_result(sqlite3_context *ctx, ExpAgg *a, int isFinal){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  if( a && a->failed ) return;
+  if( a && d->kind==EXP_CONFUSION && ml_param_check(ctx, d->name, "threshold", &a->thr)!=ML_ROW_OK ) return;
+  if( a==0 || !a->init || a->nRow==0 ){ ml_result_null(ctx, d->name, "no rows"); return; }
+  if( d->kind==EXP_CONFUSION ){
+    exp_confusion(ctx, a, ml_param_value(&a->thr, 0.5));
+    return;
+  }
+  if( a->smp.n[0]==0 || a->smp.n[1]==0 ){
+    ml_result_null(ctx, d->name, "every p is %s: the expected %s needs both classes",
+                   a->smp.n[1]==0 ? "0" : "1", d->kind==EXP_AUROC ? "AUROC" : "PR-AUC");
+    return;
+  }
+  if( ml_compute_begin(ctx, isFinal, ml_samples_count(&a->smp)) ) return;
+  if( ml_samples_sort(&a->smp) ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    double v = d->kind==EXP_AUROC ? ml_fold_auroc(&a->smp) : ml_fold_average_precision(&a->smp, 0);
+    if( !ml_stop_happened() ) sqlite3_result_double(ctx, v);
+  }
+  ml_compute_end(ctx);
+}
+static void expValue(sqlite3_context *ctx){ exp_result(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
+static void expFinal(sqlite3_context *ctx){
+  ExpAgg *a = sqlite3_aggregate_context(ctx, 0);
+  exp_result(ctx, a, 1);
+  if( a && a->init ) ml_samples_clear(&a->smp);
+}
+
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValue, monInverse, 0,
                                         monStepW, monInverseW };
+
+static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, 0, 0, 0 };
 
 const MlFuncDesc ml_monitoring_functions[] = {
   { "psi",          "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
@@ -536,5 +675,9 @@ const MlFuncDesc ml_monitoring_functions[] = {
                     ML_FN_WEIGHTED, 0 },
   { "drift_report", "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
                     ML_FN_JSON, ML_PARAMS(&psMonBins) },
+  { "expected_auroc",     "p",               1, 1, &famExpected, 0, EXP_AUROC, 0, 0 },
+  { "expected_pr_auc",    "p",               1, 1, &famExpected, 0, EXP_PR_AUC, 0, 0 },
+  { "expected_confusion", "p, threshold",    2, 2, &famExpected, 0, EXP_CONFUSION, ML_FN_JSON,
+                          ML_PARAMS(&psExpThreshold) },
   { 0 }
 };
