@@ -152,12 +152,15 @@ SPECIAL_BAD = {
 #   gx = (g, x): the monitoring family's period g (0/1, the label rules) and
 #   value x (a number); a BLOB g is its two-state form's st_ref; wgx = (g, x, w);
 #   pone = (p): a probability alone (expected_auroc: performance without labels)
+#   group = (y, s, group), wgroup = (y, s, w, group): group_disparity's group,
+#   an integer or text
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
           ("x",): "mean", ("state",): "state", (): "scalar",
-          ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone"}
+          ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone",
+          ("y", "s", "group"): "group", ("y", "s", "w", "group"): "wgroup"}
 
 
 def fmt(v):
@@ -329,7 +332,8 @@ ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "prec
                      "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
-                     "ml_state", "ml_state_ordinal"}
+                     "ml_state", "ml_state_ordinal",
+                     "group_disparity", "expected_confusion"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
 
 # Text parameters that must agree across rows, and the rules between two
@@ -384,6 +388,10 @@ def call(name, shape, y, x, extra):
         return "%s(%s, %s, 1%s)" % (name, y, x, extra)
     if shape == "strat":
         return "%s(%s, %s, 3%s)" % (name, y, x, extra)
+    if shape == "group":
+        return "%s(%s, %s, 'a'%s)" % (name, y, x, extra)
+    if shape == "wgroup":
+        return "%s(%s, %s, 1, 'a'%s)" % (name, y, x, extra)
     if shape == "wstrat":
         return "%s(%s, %s, 1, 3%s)" % (name, y, x, extra)
     if shape == "ord":
@@ -542,7 +550,7 @@ def main():
         ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % call(name, shape, "y", "s", extra)).fetchone(),
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
-        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair", "wgx") else name) in ONE_CLASS_DEFINED:
+        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair", "wgx", "wgroup") else name) in ONE_CLASS_DEFINED:
             ck.true(one is not None, name + " one class is defined")
         elif name in ("strat_report", "strat_report_w"):
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")

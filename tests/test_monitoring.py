@@ -154,6 +154,78 @@ def main():
         for g_, v in con.execute("SELECT grp, drift_report(per, x) FROM t GROUP BY grp"):
             ck.equal(v, con.execute("SELECT drift_report(per, x) FROM t WHERE grp = ?", (g_,)).fetchone()[0],
                      "GROUP BY grp %d" % g_)
+    # ---------------------------------------------------- group disparity
+    for it in range(150):
+        n = int(rng.integers(1, 60))
+        y = rng.integers(0, 2, n)
+        sc = np.round(rng.uniform(0, 1, n), 1)
+        labels = [int(v) for v in rng.integers(-2, 3, n)] if it % 2 else \
+            [str(rng.choice(["a", "b", "B", "ab", "é"])) for _ in range(n)]
+        w = rng.integers(0, 3, n).astype(float) if it % 3 == 0 else np.ones(n)
+        t = float(rng.choice([0.0, 0.3, 0.5, 0.8]))
+        mltest.load(con, ["y", "s", "grp", "w"], [(int(a), float(b), c, float(d)) for a, b, c, d in zip(y, sc, labels, w)])
+        what = "disparity set %d (n %d, t %g)" % (it, n, t)
+        got = con.execute("SELECT group_disparity_w(y, s, w, grp, ?) FROM t" if it % 3 == 0 else
+                          "SELECT group_disparity(y, s, grp, ?) FROM t", (t,)).fetchone()[0]
+        keep = w > 0
+        if not keep.any():
+            ck.equal(got, None, what + " no weight: NULL")
+            continue
+        g = json.loads(got)
+        # Fairlearn's group metrics in numpy (weighted: sample_weight), groups in SQLite's order
+        keys = sorted({c for c, k in zip(labels, keep) if k},
+                      key=lambda v: (1, v.encode()) if isinstance(v, str) else (0, v))
+        ck.equal([e["group"] for e in g["groups"]], keys, what + " groups in order")
+        rates = {}
+        for e, k in zip(g["groups"], keys):
+            m = np.array([c == k for c in labels]) & keep
+            yy, ss, ww = y[m], sc[m], w[m]
+            pred = ss >= t
+            P, N = ww[yy == 1].sum(), ww[yy == 0].sum()
+            want = {"n": ww.sum(), "positives": P, "selection_rate": ww[pred].sum() / ww.sum(),
+                    "tpr": ww[pred & (yy == 1)].sum() / P if P > 0 else None,
+                    "fpr": ww[pred & (yy == 0)].sum() / N if N > 0 else None,
+                    "precision": ww[pred & (yy == 1)].sum() / ww[pred].sum() if ww[pred].sum() > 0 else None,
+                    "auroc": float(roc_auc_score(yy, ss, sample_weight=ww)) if P > 0 and N > 0 else None}
+            for f, v in want.items():
+                ck.close(e[f], None if v is None else float(v), "%s group %r %s" % (what, k, f))
+            rates[k] = want
+        for f, dk, rk in [("selection_rate", "demographic_parity_difference", "demographic_parity_ratio"),
+                          ("tpr", "equal_opportunity_difference", None), ("auroc", "auroc_difference", None)]:
+            vals = [r[f] for r in rates.values() if r[f] is not None]
+            ck.equal(g["summary_groups"][f], [k for k in keys if rates[k][f] is not None], what + " groups of " + f)
+            ck.close(g[dk], max(vals) - min(vals) if vals else None, what + " " + dk)
+            if rk:
+                ck.close(g[rk], min(vals) / max(vals) if vals and max(vals) > 0 else None, what + " " + rk)
+        tp = [r["tpr"] for r in rates.values() if r["tpr"] is not None]
+        fp = [r["fpr"] for r in rates.values() if r["fpr"] is not None]
+        ck.close(g["equalized_odds_difference"], max(max(tp) - min(tp), max(fp) - min(fp)) if tp and fp else None,
+                 what + " equalized_odds_difference")
+        rt = min(tp) / max(tp) if tp and max(tp) > 0 else None
+        rf = min(fp) / max(fp) if fp and max(fp) > 0 else None
+        ck.close(g["equalized_odds_ratio"], min(rt, rf) if rt is not None and rf is not None else None,
+                 what + " equalized_odds_ratio")
+        if it % 3 == 0:
+            mltest.load(con, ["y", "s", "grp"], [(int(a), float(b), c) for a, b, c, d in zip(y, sc, labels, w)
+                                                 for _ in range(int(d))], table="tr")
+            ck.equal(got, con.execute("SELECT group_disparity(y, s, grp, ?) FROM tr", (t,)).fetchone()[0],
+                     what + " integer weights are repeated rows")
+    rows = [(int(rng.integers(0, 2)), float(np.round(rng.uniform(), 1)), int(rng.integers(0, 4)), i // 2)
+            for i in range(30)]
+    mltest.load(con, ["y", "s", "grp", "ts"], rows)
+    shapes = [s_.replace("PARTITION BY g", "PARTITION BY y") for s_ in mltest.FRAMES]
+    for shape, rid, idx, (v,) in mltest.each_frame(con, ["group_disparity(y, s, grp, 0.5)"], shapes=shapes, order="ts"):
+        ids = ",".join(str(k + 1) for k in idx) or "NULL"
+        agg = con.execute("SELECT group_disparity(y, s, grp, 0.5) FROM t WHERE id IN (%s)" % ids).fetchone()[0]
+        ck.equal(v, agg, "group_disparity OVER (%s) row %d" % (shape, rid))
+    ck.error(con, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10001)"
+             " SELECT group_disparity(i % 2, 0.5, i, 0.5) FROM c", (),
+             "group_disparity(): group: more than 10000 groups in one result")
+    ck.equal(con.execute("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000)"
+                         " SELECT json_array_length(group_disparity(i % 2, 0.5, i, 0.5), '$.groups') FROM c")
+             .fetchone()[0], 10000, "10000 groups are allowed")
+    ck.error(con, "SELECT group_disparity(1, 0.5, 0.5, 0.5)", (),
+             "group_disparity(): group must be an integer or text, got 0.5")
     # ---------------------------------------------------- performance without labels
     for it in range(150):
         n = int(rng.integers(1, 40))

@@ -26,8 +26,8 @@
 **                    pr_auc_delta_ci pr_auc_diff_delta
 **     validation.c   auroc_test (calibration_summary's computation)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
-**     monitoring.c   psi ks_test wasserstein drift_report expected_auroc expected_pr_auc
-**                    expected_confusion
+**     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
+**                    expected_pr_auc expected_confusion
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
