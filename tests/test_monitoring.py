@@ -19,6 +19,7 @@ from sklearn.metrics import roc_auc_score
 
 import mltest
 
+FNS_W = ["psi_w(per, x, w, 3)", "wasserstein_w(per, x, w)", "group_disparity_w(per, x, w, grp, 0.2)"]
 FNS = ["psi(per, x)", "psi(per, x, 4)", "ks_test(per, x)", "wasserstein(per, x)", "drift_report(per, x, 3)"]
 
 
@@ -144,13 +145,14 @@ def main():
     # ---------------------------------------------------- window frames
     for it in range(6):
         n = 40
-        rows = [(int(rng.integers(0, 2)), float(np.round(rng.normal(), 1)), int(rng.integers(0, 3)), i // 3)
-                for i in range(n)]
-        mltest.load(con, ["per", "x", "grp", "ts"], rows)
+        rows = [(int(rng.integers(0, 2)), float(np.round(rng.normal(), 1)), int(rng.integers(0, 3)), i // 3,
+                 float(rng.choice([0.0, 0.5, 1.0, 2.0]))) for i in range(n)]
+        mltest.load(con, ["per", "x", "grp", "ts", "w"], rows)
         shapes = [s.replace("PARTITION BY g", "PARTITION BY grp") for s in mltest.FRAMES]
-        for shape, rid, idx, vals in mltest.each_frame(con, FNS, shapes=shapes, order="ts"):
+        fns = FNS + FNS_W if it < 3 else FNS
+        for shape, rid, idx, vals in mltest.each_frame(con, fns, shapes=shapes, order="ts"):
             ids = ",".join(str(k + 1) for k in idx) or "NULL"
-            for f, v in zip(FNS, vals):
+            for f, v in zip(fns, vals):
                 agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (f, ids)).fetchone()[0]
                 ck.equal(v, agg, "%s OVER (%s) row %d" % (f, shape, rid))
         for g_, v in con.execute("SELECT grp, drift_report(per, x) FROM t GROUP BY grp"):
