@@ -96,7 +96,11 @@
 ** Cost: 16 bytes per row (x and its weight, by period); a result sorts
 ** (O(n) radix), walks both periods once, and holds 16 bytes per reference
 ** row for the quantiles.  The exact KS p-value costs O(n_0 n_1 / gcd)
-** at worst (n <= 10000 each).
+** at worst (n <= 10000 each); the asymptotic one O(en) (Birnbaum-Tingey's
+** sum) or O(k^3 log en) (Durbin's matrix, k = ceil(en D) <= 24 where used).
+** group_disparity: 16 bytes per row and about 100 per group (at most
+** 10000), a result sorting each group; expected_*: 16 bytes per half-row
+** (two per row with 0 < p < 1).
 */
 #include <math.h>
 #include <stddef.h>
