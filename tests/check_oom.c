@@ -162,7 +162,7 @@ static void build_cases(void){
     "   CASE r.value WHEN 'y' THEN iif(v->>'family' = 'ordinal', 'o', 'y') WHEN 's' THEN 's' WHEN 'p' THEN 'p'"
     "     WHEN 'strat' THEN 'z' WHEN 's_a' THEN 's' WHEN 's_b' THEN 'p' WHEN 'p_a' THEN 'p'"
     "     WHEN 'p_b' THEN 'p * p' WHEN 'x' THEN 's' WHEN 'g' THEN 'o % 2' WHEN 's_1' THEN 's'"
-    "     WHEN '...' THEN NULL WHEN 's_m' THEN 'p' WHEN 'w' THEN 'z / 4' END, ', ') FROM json_each(v->'data') AS r)"
+    "     WHEN '...' THEN NULL WHEN 's_m' THEN 'p' WHEN 'w' THEN 'z / 4' WHEN 'group' THEN 'o' END, ', ') FROM json_each(v->'data') AS r)"
     "   || coalesce((SELECT group_concat(', ' || (p.value->>'example'), '') FROM json_each(v->'params') AS p), '')"
     "   AS args FROM f)"
     " SELECT printf('SELECT g, %s(%s) FROM t GROUP BY g', name, args) FROM c"

@@ -149,11 +149,18 @@ SPECIAL_BAD = {
 #   wscore = (y, s, w), wprob = (y, p, w): the weighted twins (weight 1 here;
 #   their bad weights are tests/test_weights.py's); wstrat = (y, s, w, z);
 #   wpair = (y, s_a, s_b, w), wppair = (y, p_a, p_b, w): the paired bootstrap's twins
+#   gx = (g, x): the monitoring family's period g (0/1, the label rules) and
+#   value x (a number); a BLOB g is its two-state form's st_ref; wgx = (g, x, w);
+#   pone = (p): a probability alone (expected_auroc: performance without labels)
+#   group = (y, s, group), wgroup = (y, s, w, group): group_disparity's group,
+#   an integer or text
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
-          ("x",): "mean", ("state",): "state", (): "scalar"}
+          ("x",): "mean", ("state",): "state", (): "scalar",
+          ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone",
+          ("y", "s", "group"): "group", ("y", "s", "w", "group"): "wgroup"}
 
 
 def fmt(v):
@@ -325,7 +332,8 @@ ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "prec
                      "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
-                     "ml_state", "ml_state_ordinal"}
+                     "ml_state", "ml_state_ordinal",
+                     "group_disparity", "expected_confusion"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
 
 # Text parameters that must agree across rows, and the rules between two
@@ -374,12 +382,16 @@ EXTRA_ERRORS = [
 
 
 def call(name, shape, y, x, extra):
-    if shape == "score" or shape == "prob":
+    if shape in ("score", "prob", "gx"):
         return "%s(%s, %s%s)" % (name, y, x, extra)
-    if shape == "wscore" or shape == "wprob":
+    if shape in ("wscore", "wprob", "wgx"):
         return "%s(%s, %s, 1%s)" % (name, y, x, extra)
     if shape == "strat":
         return "%s(%s, %s, 3%s)" % (name, y, x, extra)
+    if shape == "group":
+        return "%s(%s, %s, 'a'%s)" % (name, y, x, extra)
+    if shape == "wgroup":
+        return "%s(%s, %s, 1, 'a'%s)" % (name, y, x, extra)
     if shape == "wstrat":
         return "%s(%s, %s, 1, 3%s)" % (name, y, x, extra)
     if shape == "ord":
@@ -393,10 +405,12 @@ def call(name, shape, y, x, extra):
     raise ValueError(shape)
 
 
-def check_mean(ck, con, name, extra, badparams, varying, after_error):
-    """mean_ci(x [, level]): one data argument, no label."""
-    for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")]:
-        ck.error(con, "SELECT %s(%s%s)" % (name, sqlv, extra), (), "%s(): x must be a number, got %s" % (name, shown))
+def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False):
+    """mean_ci(x [, level]): one data argument, no label; prob: expected_auroc(p), a probability."""
+    bad = [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if prob else [])
+    for sqlv, shown in bad:
+        ck.error(con, "SELECT %s(%s%s)" % (name, sqlv, extra), (), "%s(): %s must be %s, got %s" % (
+            name, "p" if prob else "x", "a probability in [0, 1]" if prob else "a number", shown))
         after_error(name + " bad x")
     for p, tail in badparams:
         ck.error(con, "SELECT %s(0.5%s)" % (name, p), (), "%s(): %s" % (name, tail), name + " bad param")
@@ -473,12 +487,13 @@ def main():
         if shape == "scalar":
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
-        if shape == "mean":
-            check_mean(ck, con, name, extra, badparams, varying, after_error)
+        if shape in ("mean", "pone"):
+            check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone")
             continue
         label = "a probability in [0, 1]" if shape in ("prob", "ppair", "wprob", "wppair") else "a number"
         xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a",
-                 "wpair": "s_a", "wppair": "p_a"}.get(shape, "s")
+                 "wpair": "s_a", "wppair": "p_a", "gx": "x", "wgx": "x"}.get(shape, "s")
+        yname = "g" if shape in ("gx", "wgx") else "y"
         if shape == "plot":
             for sql, msg in PLOT_BAD[name]:
                 ck.error(con, "SELECT " + sql, (), msg, name + " bad input")
@@ -494,8 +509,10 @@ def main():
                   "2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1")),
                  ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")]
         for sqlv, shown in bad_y:
-            msg = "%s(): y must be %s, got %s" % (name, ylabel, shown)
-            if sqlv.startswith("x'") and name in takes_states:     # a BLOB first argument is a state
+            msg = "%s(): %s must be %s, got %s" % (name, yname, ylabel, shown)
+            if sqlv.startswith("x'") and shape == "gx":     # a BLOB g is the two-state form's st_ref
+                msg = "%s(): st_ref: %s" % (name, NOT_A_STATE.split(": ", 1)[1])
+            elif sqlv.startswith("x'") and name in takes_states:     # a BLOB first argument is a state
                 msg = "%s(): %s" % (name, NOT_A_STATE)
             elif sqlv.startswith("x'") and name in twin_state:
                 msg = twin_state[name]
@@ -533,7 +550,7 @@ def main():
         ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % call(name, shape, "y", "s", extra)).fetchone(),
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
-        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair") else name) in ONE_CLASS_DEFINED:
+        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair", "wgx", "wgroup") else name) in ONE_CLASS_DEFINED:
             ck.true(one is not None, name + " one class is defined")
         elif name in ("strat_report", "strat_report_w"):
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")

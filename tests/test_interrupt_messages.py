@@ -120,8 +120,8 @@ def check_random_interrupts(ck, con, rng):
     for name, (shape, extra, _bad, _varying) in sorted(test_bad_inputs.table().items()):
         if shape in ("state", "scalar", "plot"):
             continue
-        if shape == "mean":
-            sql = "SELECT %s(s%s) FROM t" % (name, extra)
+        if shape in ("mean", "pone"):      # one data argument: x, or a probability p
+            sql = "SELECT %s(%s%s) FROM t" % (name, "p" if shape == "pone" else "s", extra)
         else:
             x = "p" if shape in ("prob", "ppair", "wprob", "wppair") else "s"
             sql = "SELECT " + test_bad_inputs.call(name, shape, "o" if shape in ("ord", "ge") else "y", x, extra) + " FROM t"

@@ -136,7 +136,7 @@ def main():
         else:
             # the call from the record: data arguments by role, parameters at their examples
             shape, extra = funcs[f["name"]][0], funcs[f["name"]][1]
-            if shape == "mean":
+            if shape in ("mean", "pone"):     # one data argument: x, or a probability p
                 args = "b" + extra
             else:
                 args = test_bad_inputs.call(f["name"], shape, "a", "b", extra)

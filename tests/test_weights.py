@@ -255,13 +255,14 @@ def main():
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"]}
     # the calibration family's binned twins are test_weights_calibration.py's,
-    # the weighted bootstrap's (*_ci_w) test_weights_boot.py's
+    # the weighted bootstrap's (*_ci_w) test_weights_boot.py's, the monitoring
+    # family's (psi_w, wasserstein_w, group_disparity_w) test_monitoring.py's
     elsewhere = set(test_weights_calibration.CASES) | set(test_weights_strat.CASES) \
         | set(test_weights_calsum.CASES) | set(test_weights_topk.CASES) \
-        | {b for b, f in twins.items() if f["family"] == "uncertainty"} | {"ml_state"}
+        | {b for b, f in twins.items() if f["family"] in ("uncertainty", "monitoring")} | {"ml_state"}
     ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
              "every weighted twin has a case here, in test_weights_calibration.py, test_weights_strat.py, "
-             "test_weights_calsum.py, test_weights_topk.py, test_weights_boot.py or (ml_state_w) "
+             "test_weights_calsum.py, test_weights_topk.py, test_weights_boot.py, test_monitoring.py or (ml_state_w) "
              "test_states_w.py")
     for base, f in twins.items():
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")

@@ -434,8 +434,8 @@ static int state_runs(const MlSection *sec, MlRun **pr, ml_i64 *pn){
 
 /* Reads argument i (st_a, st_b) as a binary state: ML_ROW_OK, ML_ROW_SKIP
 ** (NULL) or ML_ROW_ERR (error set). */
-static int read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
-                             MlState *st){
+int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
+                         MlState *st){
   char zErr[200];
   const void *z;
   int n;
@@ -476,7 +476,7 @@ static void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value *
   int g, rc[2];
   (void)argc;
   for(g=0; g<2; g++){
-    rc[g] = read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
+    rc[g] = ml_read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
     if( rc[g]==ML_ROW_ERR ) return;
   }
   if( rc[0]==ML_ROW_SKIP || rc[1]==ML_ROW_SKIP ){

@@ -150,18 +150,23 @@ int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out){
   return 0;
 }
 
-int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y){
+int ml_arg_label_named(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                       int maxLabel, int *y){
   ml_i64 i;
   if( ml_value_integer(v, 0, maxLabel<0 ? 2147483647 : maxLabel, &i) ){ *y = (int)i; return ML_ROW_OK; }
   if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
   if( ml_twin_state_error(ctx, sqlite3_user_data(ctx), v) ) return ML_ROW_ERR;  /* auroc_ci_w(st) */
-  if( maxLabel==1 ) return bad_value(ctx, fn, "y", "0 or 1", v);
-  if( maxLabel<0 ) return bad_value(ctx, fn, "y", "an integer in 0..2147483647", v);
+  if( maxLabel==1 ) return bad_value(ctx, fn, name, "0 or 1", v);
+  if( maxLabel<0 ) return bad_value(ctx, fn, name, "an integer in 0..2147483647", v);
   {
     char zWhat[48];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in 0..%d", maxLabel);
-    return bad_value(ctx, fn, "y", zWhat, v);
+    return bad_value(ctx, fn, name, zWhat, v);
   }
+}
+
+int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y){
+  return ml_arg_label_named(ctx, fn, "y", v, maxLabel, y);
 }
 
 int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s){

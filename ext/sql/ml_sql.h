@@ -50,6 +50,10 @@ int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out);
 /* Label in 0..maxLabel (1 for binary functions; -1: any non-negative
 ** integer): INTEGER or an integral REAL (or numeric text, see ml_value_type). */
 int ml_arg_label(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int maxLabel, int *y);
+/* The same for a label argument of another name: the monitoring family's
+** period g (0 = reference, 1 = current) says "g must be 0 or 1, got 2". */
+int ml_arg_label_named(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
+                       int maxLabel, int *y);
 /* Score: INTEGER or REAL, any value (+-Inf included). */
 int ml_arg_score(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v, double *s);
 /* Probability: INTEGER or REAL in [0, 1]. */
@@ -337,7 +341,8 @@ typedef struct MlFuncDesc {
 /* Each family's records, each list ending with a record whose name is 0. */
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
   ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
-  ml_validation_functions[], ml_plot_functions[], ml_state_functions[];
+  ml_validation_functions[], ml_plot_functions[], ml_state_functions[],
+  ml_monitoring_functions[];
 
 /* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
 ** is unknown, "got a different number of arguments"): the one arity error,
@@ -455,6 +460,12 @@ int ml_stop_end(void);
 int ml_state_probabilities(const struct MlState *st, int n, char *zErr, int nErr);
 /* The same check on the lowest and highest score of merged states. */
 int ml_state_probability_range(double lo, double hi, char *zErr, int nErr);
+/* validation.c: reads v, argument `name` of fn, as a binary state (ml_state
+** or ml_state with a stratifier): ML_ROW_OK (parsed into *st), ML_ROW_SKIP
+** (NULL) or ML_ROW_ERR (the error set).  auroc_test's and the monitoring
+** family's two-state forms. */
+int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
+                         struct MlState *st);
 #define ML_ERROR 2                 /* xAbsorb: zErr says what */
 
 #endif /* ML_SQL_H */

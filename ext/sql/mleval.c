@@ -26,6 +26,8 @@
 **                    pr_auc_delta_ci pr_auc_diff_delta
 **     validation.c   auroc_test (calibration_summary's computation)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
+**     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
+**                    expected_pr_auc expected_confusion
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
@@ -93,7 +95,7 @@ static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
 static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
   ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_state_functions,
-  aTwin, aScalar
+  ml_monitoring_functions, aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
 

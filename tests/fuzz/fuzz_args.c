@@ -66,7 +66,7 @@ static const char *zRoleSql =
   "CASE r.value WHEN 'y' THEN 'a' WHEN 's' THEN 'b' WHEN 'p' THEN 'b' WHEN 'strat' THEN 'c'"
   " WHEN 's_a' THEN 'b' WHEN 's_b' THEN 'c' WHEN 'p_a' THEN 'b' WHEN 'p_b' THEN 'c' WHEN 'x' THEN 'b'"
   " WHEN 'g' THEN 'd' WHEN 'state' THEN 'a' WHEN 's_1' THEN 'b' WHEN '...' THEN 'c' WHEN 's_m' THEN 'd'"
-  " WHEN 'w' THEN 'd'"
+  " WHEN 'w' THEN 'd' WHEN 'group' THEN 'c'"
   " ELSE NULL END";
 
 /* Fills azCall: the fixed calls, then three per aggregate record. */

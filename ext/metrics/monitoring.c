@@ -1,0 +1,1160 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** monitoring.c -- drift between two periods of one variable: the reference
+** (g = 0) and the current period (g = 1).
+**
+** SQL functions (aggregate and window; docs/monitoring.md):
+**   psi(g, x [, bins])            population stability index, default 10 bins
+**   ks_test(g, x)                 JSON {"statistic","p_value","method"}:
+**                                 scipy.stats.ks_2samp(method='auto')
+**   wasserstein(g, x)             scipy.stats.wasserstein_distance
+**   drift_report(g, x [, bins])   JSON {"n_ref","n_cur","psi","bins":[{"lo",
+**                                 "hi","ref","cur","contribution"}],"ks",
+**                                 "ks_p_value","ks_method","wasserstein",
+**                                 "mean_ref","mean_cur","auroc_period"}
+**   psi_w(g, x, w [, bins]), wasserstein_w(g, x, w)   weighted twins
+**   psi(st_ref, st_cur [, bins]), ks_test(st_ref, st_cur),
+**   wasserstein(st_ref, st_cur), drift_report(st_ref, st_cur [, bins])
+**                                 the same over two ml_state BLOBs
+**   group_disparity(y, s, group, threshold), group_disparity_w(y, s, w, group, threshold)
+**                                 JSON: per group {"group","n","positives",
+**                                 "selection_rate","tpr","fpr","precision",
+**                                 "auroc"}, Fairlearn's summaries, "summary_groups"
+**   expected_auroc(p), expected_pr_auc(p)   performance without labels
+**   expected_confusion(p, threshold)        JSON {"n","tp","fp","tn","fn",
+**                                 "sensitivity","specificity","ppv","npv",
+**                                 "f1","accuracy","prevalence","threshold"}
+**
+** Rules:
+**   1. g is 0 or 1 (the label rules: INTEGER, integral REAL, numeric TEXT);
+**      x any number (+-Inf included).  A NULL g or x skips the row.  bins
+**      is an integer in 1..100000, the same in every row of a group.
+**   2. A period without rows makes the result NULL with a SQLITE_WARNING
+**      naming the empty period.
+**   3. PSI: the edges are the reference's quantiles at 1/B .. (B-1)/B
+**      (numpy's linear quantile, ml_wquantile: on the cumulative-weight axis
+**      for the twin), sorted, duplicates removed; the bins are (-Inf, e_1],
+**      (e_1, e_2], .., (e_last, +Inf); r_i, c_i each period's share (of
+**      weight, for the twin); a zero share counts as 1e-4 (Evidently's rule)
+**      in the proportion and in the term; psi = sum (c_i - r_i) ln(c_i/r_i),
+**      each term >= 0, summed exactly.  An edge that is NaN (the reference
+**      holds both infinities, or one twice at a lerp) gives NULL with a reason.
+**   4. KS: D as scipy computes it (ECDF differences c_0/n_0 - c_1/n_1 at
+**      every value, the larger of the maximum and the clipped negated
+**      minimum).  method 'exact' when max(n_0, n_1) <= 10000: h =
+**      round(D lcm(n_0, n_1)) (ties to even), D = h / lcm, the p-value by
+**      scipy's recursions (_compute_prob_outside_square when n_0 = n_1, the
+**      Hodges/Viehmann inside method otherwise), p = 1 when h = 0; a result
+**      outside [0, 1] falls back to 'asymp' as scipy does.  'asymp':
+**      scipy's kstwo.sf(D, en), en = round(n_0 n_1 / (n_0 + n_1)), its
+**      branches followed (ks_kstwo_sf); docs/monitoring.md gives the
+**      measured difference.
+**   5. Wasserstein-1: sum over consecutive distinct values t_k < t_{k+1} of
+**      |U(t_k) - V(t_k)| (t_{k+1} - t_k), U and V each period's ECDF (by
+**      weight: scipy's u_weights, v_weights), each product rounded, summed
+**      exactly.  An infinite x gives NULL with a reason (scipy: inf or nan).
+**   6. drift_report: every number above, plus each bin's edges (lo null for
+**      the first, hi null for the last), shares (as counted: before the
+**      1e-4 rule) and term, mean_ref and mean_cur (exact sums of w x / W),
+**      auroc_period = auroc(g, x) by the shared sweep (ml_fold_auroc).
+**   7. The twins: a row of weight w counts w times (sums of weights for
+**      counts); integer weights give the rows repeated bit for bit (every
+**      count is a sum of weights, exact below 2^53).  ks_test and
+**      drift_report have no twin: KS's p-value needs counts.
+**   8. The two-state form: each argument a state made by ml_state(y, s)
+**      (its entries' both classes summed: the score distribution);
+**      SQLite picks it by argument count with psi(g, x) and the step tells
+**      them apart by the BLOB.  Each entry is one record weighing its count,
+**      O(entries), so the result is the row query's bit for bit.  Several
+**      pairs in a group merge (the st_ref of every row the reference).  A
+**      NULL state skips the pair; anything else but a state is an error.
+**   9. Window frames: the rows (records) are kept; xInverse removes the
+**      row, a result sorts and recomputes, so a frame equals the aggregate
+**      over its rows.
+**  10. Performance without labels (p assumed calibrated; NannyML's CBPE
+**      estimand, exact): each row with probability p in [0, 1] is a positive
+**      weighing p (when p > 0) and a negative weighing 1 - p (when p < 1),
+**      both at score p; expected_auroc and expected_pr_auc are the weighted
+**      sweep's auroc_w and pr_auc_w over these halves (ml_fold_auroc,
+**      ml_fold_average_precision on the weighted sample), NULL with a reason
+**      when every p is 0 or every p is 1.  expected_confusion: tp = sum of p
+**      and fp = sum of 1 - p over p >= threshold, fn and tn the same below,
+**      each an exact sum; a ratio with a zero denominator is null.
+**      threshold is a number in [0, 1], the same in every row.
+**  11. group_disparity: y 0/1, s any number, group an INTEGER (integral
+**      REAL) or TEXT, NULL skipping the row, anything else an error; a row
+**      is predicted positive when s >= threshold.  Per group (SQLite's
+**      order: integers, then text by bytes) the counts are exact sums of
+**      weights; tpr, fpr, precision, auroc null where their denominator
+**      (or a class) is empty, and such a group is left out of that metric's
+**      summaries ("summary_groups" lists the groups each covers).
+**      Differences are max - min, ratios min / max (null when max is 0);
+**      equalized odds: the larger difference, the smaller ratio of TPR and
+**      FPR.  At most 10000 groups in one result.
+**
+** Cost: 16 bytes per row (x and its weight, by period); a result sorts
+** (O(n) radix), walks both periods once, and holds 16 bytes per reference
+** row for the quantiles.  The exact KS p-value costs O(n_0 n_1 / gcd)
+** at worst (n <= 10000 each); the asymptotic one O(en) (Birnbaum-Tingey's
+** sum) or O(k^3 log en) (Durbin's matrix, k = ceil(en D) <= 24 where used).
+** group_disparity: 16 bytes per row and about 100 per group (at most
+** 10000), a result sorting each group; expected_*: 16 bytes per half-row
+** (two per row with 0 < p < 1).
+*/
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+#include "ml_state.h"
+
+enum { MON_PSI = 1, MON_KS, MON_WASS, MON_REPORT };
+
+#define MON_MAX_BINS 100000
+#define MON_KS_MAX_EXACT 10000   /* scipy's MAX_AUTO_N */
+#define MON_PSI_FLOOR 1e-4
+
+typedef struct MonAgg {
+  MlSamples smp;      /* a[0] the reference, a[1] the current period: key x, aux weight */
+  MlParam bins;
+  int init;
+  int failed;         /* a step set an error: results only free */
+} MonAgg;
+
+static const MlParamSpec psMonBins = ML_PARAM_INT("bins", 1, MON_MAX_BINS, "10", "10");
+
+static MonAgg *mon_agg(sqlite3_context *ctx){
+  MonAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return 0; }
+  if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; }
+  return p;
+}
+
+/* The bins parameter of argv[2] (when given): ML_ROW_*. */
+static int mon_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                     MonAgg *p, int inverse){
+  ml_i64 b;
+  if( argc<3 || d->aParam==0 ) return ML_ROW_OK;
+  if( inverse ){ ml_param_drop(&p->bins, argv[2]); return ML_ROW_OK; }
+  return ml_param_int(ctx, d->name, &psMonBins, argv[2], &p->bins, &b);
+}
+
+/* Adds (sign +1) or removes (-1) the entries of a two-state pair (rule 8). */
+static int mon_states(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value **argv, MonAgg *p, int sign){
+  static const char *const azName[2] = {"st_ref", "st_cur"};
+  MlState st[2];
+  int g, rc;
+  for(g=0; g<2; g++){
+    rc = ml_read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
+    if( rc!=ML_ROW_OK ) return rc;
+  }
+  for(g=0; g<2; g++){
+    MlReader rd;
+    MlEntry e;
+    ml_reader_init(&rd, &st[g].sec[0]);
+    while( ml_reader_next(&rd, &e) ){
+      double x = ml_double_of(e.key) + 0.0, c = (double)(e.n[0] + e.n[1]);
+      if( c<=0.0 ) continue;
+      if( sign>0 ){
+        if( ml_add_row(ctx, &p->smp, g, x, c) ) return ML_ROW_ERR;
+      }else{
+        ml_samples_remove(&p->smp, g, x, c);
+      }
+    }
+  }
+  return ML_ROW_OK;
+}
+
+/* One row (g, x) of weight w; sign -1 removes it. */
+static void mon_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  MonAgg *p = mon_agg(ctx);
+  int g, rc;
+  double x;
+  if( p==0 ){ return; }
+  if( sign>0 && p->failed ) return;
+  if( w<0.0 ){ p->failed = 1; return; }      /* the twin's weight was invalid */
+  if( argc<2 ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
+  if( mon_param(ctx, d, argc, argv, p, sign<0)==ML_ROW_ERR ){ p->failed = 1; return; }
+  if( sqlite3_value_type(argv[0])==SQLITE_BLOB && !(d->flags & ML_FN_TWIN) ){
+    if( sign<0 && p->failed ) return;
+    if( mon_states(ctx, d, argv, p, sign)==ML_ROW_ERR ) p->failed = 1;
+    return;
+  }
+  rc = ml_arg_label_named(ctx, d->name, "g", argv[0], 1, &g);
+  if( rc==ML_ROW_OK ) rc = ml_arg_score(ctx, d->name, "x", argv[1], &x);
+  if( rc==ML_ROW_ERR ){ p->failed = 1; return; }
+  if( rc!=ML_ROW_OK || w==0.0 ) return;
+  x += 0.0;   /* -0 and +0 are one value */
+  if( sign>0 ){
+    if( ml_add_row(ctx, &p->smp, g, x, w) ) p->failed = 1;
+  }else{
+    ml_samples_remove(&p->smp, g, x, w);
+  }
+}
+
+/*
+** SQL function: psi(g, x [, bins]), ks_test(g, x), wasserstein(g, x),
+** drift_report(g, x [, bins]) and their two-state forms -- xStep, xInverse
+*/
+static void monStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ mon_row(ctx, argc, argv, 1.0, 1); }
+static void monInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ mon_row(ctx, argc, argv, 1.0, -1); }
+/*
+** SQL function: psi_w(g, x, w [, bins]), wasserstein_w(g, x, w) -- xStep, xInverse
+** (the driver has read the weight: MlFamily.xStepW)
+*/
+static void monStepW(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  mon_row(ctx, argc, argv, w, 1);
+}
+static void monInverseW(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  if( w>=0.0 ) mon_row(ctx, argc, argv, w, -1);
+}
+
+/* ------------------------------------------------------------ computation */
+
+/* Everything a result reports (rules 3 to 6). */
+typedef struct MonResult {
+  double W[2];                 /* each period's weight (rows) */
+  ml_i64 nEdge;                /* distinct edges */
+  double *edge;                /* nEdge edges (the caller frees) */
+  double *share;               /* 2 (nEdge + 1): the bins' shares, reference first */
+  double psi;                  /* NaN when an edge is NaN */
+  double ks, ksP;
+  const char *ksMethod;
+  double wass;                 /* NaN when an x is infinite */
+  double mean[2];
+  double auroc;
+} MonResult;
+
+static int cmp_double(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* scipy's _compute_prob_outside_square(n, h): P(D_{n,n} >= h/n). */
+static double ks_outside_square(ml_i64 n, ml_i64 h){
+  double P = 0.0;
+  ml_i64 k = n/h, j;
+  for(; k>=0; k--){
+    double p1 = 1.0;
+    for(j=0; j<h; j++) p1 = (double)(n - k*h - j) * p1 / (double)(n + k*h + j + 1);
+    P = p1 * (1.0 - P);
+  }
+  return 2.0*P;
+}
+
+/* scipy's _compute_outer_prob_inside_method(m, n, g, h) (Hodges, with
+** Viehmann's recursion for 1 - p): the share of lattice paths that leave
+** |x/m - y/n| < h/lcm.  A holds min(2 maxj + 2, n + 1) doubles. */
+static int ks_outer_inside(ml_i64 m, ml_i64 n, ml_i64 g, ml_i64 h, double *out){
+  ml_i64 mg, ng, minj, maxj, curlen, lenA, i, jj;
+  double *A;
+  if( m<n ){ ml_i64 t = m; m = n; n = t; }
+  mg = m/g; ng = n/g;
+  minj = 0;
+  maxj = (h + mg - 1)/mg;            /* ceil(h / mg) */
+  if( maxj>n+1 ) maxj = n+1;
+  curlen = maxj - minj;
+  lenA = 2*maxj + 2 < n + 1 ? 2*maxj + 2 : n + 1;
+  A = ml_malloc(sizeof(double) * (uint64_t)(lenA + 1));
+  if( A==0 ) return ML_NOMEM;
+  for(i=0; i<lenA; i++) A[i] = 1.0;
+  for(i=minj; i<maxj && i<lenA; i++) A[i] = 0.0;
+  for(i=1; i<=m; i++){
+    ml_i64 lastminj = minj, lastlen = curlen, num;
+    double val;
+    num = ng*i - h;                   /* floor(num / mg) + 1, num may be negative */
+    minj = (num>=0 ? num/mg : -((-num + mg - 1)/mg)) + 1;
+    if( minj<0 ) minj = 0;
+    if( minj>n ) minj = n;
+    maxj = (ng*i + h + mg - 1)/mg;
+    if( maxj>n+1 ) maxj = n+1;
+    if( maxj<=minj ){ ml_free(A); *out = 1.0; return ML_OK; }
+    val = minj==0 ? 0.0 : 1.0;
+    for(jj=0; jj<maxj-minj; jj++){
+      ml_i64 j = jj + minj;
+      val = (A[jj + minj - lastminj] * (double)i + val * (double)j) / (double)(i + j);
+      A[jj] = val;
+    }
+    curlen = maxj - minj;
+    if( lastlen>curlen ){
+      ml_i64 k;
+      for(k=maxj-minj; k<maxj-minj+(lastlen-curlen) && k<lenA; k++) A[k] = 1.0;
+    }
+    if( (i & 1023)==0 && ml_stop_requested() ) break;
+  }
+  *out = A[maxj - minj - 1];
+  ml_free(A);
+  return ML_OK;
+}
+
+/*
+** scipy.stats.kstwo.sf(x, n): the two-sided one-sample Kolmogorov-Smirnov
+** distribution at finite n, following scipy 1.10's _kolmogn (Simard &
+** L'Ecuyer 2011) branch for branch: Ruben-Gambino's closed forms near
+** 1/(2n) and 1 - 1/n, 2 x smirnov(n, x) (Birnbaum-Tingey's sum, here in
+** lgamma terms) in the upper tail, Durbin's matrix (Marsaglia-Tsang-Wang)
+** for small n x^2, Pelz-Good's expansion for large n.  Where scipy uses
+** Pomeranz's recursion (n <= 140, 0.754693 < n x^2 <= 4) this uses Durbin's
+** matrix, exact as well.
+*/
+#define KS_PI 3.14159265358979323846
+#define KS_E128 340282366920938463463374607431768211456.0   /* 2^128 */
+
+/* P(D+_n >= x), Birnbaum and Tingey. */
+static double ks_smirnov(ml_i64 n, double x){
+  ml_i64 v, last;
+  double sum = 0.0, lg = lgamma((double)n + 1.0);
+  if( x<=0.0 ) return 1.0;
+  if( x>=1.0 ) return 0.0;
+  last = (ml_i64)floor((double)n * (1.0 - x));
+  for(v=0; v<=last; v++){
+    double e = x + (double)v/(double)n, ome = 1.0 - e, t;
+    if( ome<=0.0 ){
+      if( n - v==0 ) sum += exp(lg - lgamma((double)v + 1.0) + (double)(v - 1)*log(e));
+      continue;
+    }
+    t = lg - lgamma((double)v + 1.0) - lgamma((double)(n - v) + 1.0)
+      + (double)(v - 1)*log(e) + (double)(n - v)*log(ome);
+    if( t>-745.0 ) sum += exp(t);
+  }
+  sum *= x;
+  return sum<0.0 ? 0.0 : sum>1.0 ? 1.0 : sum;
+}
+
+/* C = A B for m x m matrices. */
+static void ks_matmul(const double *A, const double *B, double *C, int m){
+  int i, j, k;
+  for(i=0; i<m; i++) for(j=0; j<m; j++){
+    double s = 0.0;
+    for(k=0; k<m; k++) s += A[i*m + k]*B[k*m + j];
+    C[i*m + j] = s;
+  }
+}
+
+/* P(D_n <= d) by Durbin's matrix (scipy's _kolmogn_DMTW).  -1: no memory. */
+static double ks_dmtw(ml_i64 n, double d){
+  double nd = (double)n*d, h, fac, tt, *H, *P, *T, *v, *w, p;
+  int k, m, i, j;
+  ml_i64 nn, ii, expnt = 0, Hexpnt = 0;
+  if( d>=1.0 ) return 1.0;
+  if( nd<=0.5 ) return 0.0;
+  k = (int)ceil(nd);
+  h = (double)k - nd;
+  m = 2*k - 1;
+  H = ml_malloc(sizeof(double) * (uint64_t)(3*m*m + 2*m));
+  if( H==0 ) return -1.0;
+  P = H + m*m; T = P + m*m; v = T + m*m; w = v + m;
+  memset(H, 0, sizeof(double) * (size_t)(2*m*m));
+  fac = 1.0;
+  for(j=1; j<=m; j++){
+    w[j-1] = fac;
+    fac /= (double)j;
+    v[j-1] = (1.0 - pow(h, (double)j)) * fac;
+  }
+  tt = pow(2.0*h - 1.0 > 0.0 ? 2.0*h - 1.0 : 0.0, (double)m) - 2.0*pow(h, (double)m);
+  v[m-1] = (1.0 + tt) * fac;
+  for(i=1; i<m; i++) for(j=i-1; j<m; j++) H[j*m + i] = w[j - (i-1)];
+  for(j=0; j<m; j++) H[j*m] = v[j];
+  for(j=0; j<m; j++) H[(m-1)*m + j] = v[m-1-j];
+  for(i=0; i<m; i++) P[i*m + i] = 1.0;
+  for(nn=n; nn>0; nn/=2){
+    if( nn % 2 ){
+      ks_matmul(P, H, T, m);
+      memcpy(P, T, sizeof(double) * (size_t)(m*m));
+      expnt += Hexpnt;
+    }
+    ks_matmul(H, H, T, m);
+    memcpy(H, T, sizeof(double) * (size_t)(m*m));
+    Hexpnt *= 2;
+    if( fabs(H[(k-1)*m + k-1])>KS_E128 ){
+      for(i=0; i<m*m; i++) H[i] /= KS_E128;
+      Hexpnt += 128;
+    }
+  }
+  p = P[(k-1)*m + k-1];
+  for(ii=1; ii<=n; ii++){
+    p = (double)ii * p / (double)n;
+    if( fabs(p)<1.0/KS_E128 ){ p *= KS_E128; expnt -= 128; }
+  }
+  ml_free(H);
+  if( expnt!=0 ) p = ldexp(p, (int)expnt);
+  return p;
+}
+
+/* 1 - P(D_n <= x) by Pelz and Good's expansion (scipy's _kolmogn_PelzGood, cdf=False). */
+static double ks_pelz_good_sf(ml_i64 n, double x){
+  double z = sqrt((double)n)*x, z2 = z*z, z3 = z2*z, z4 = z2*z2, z6 = z4*z2;
+  double pi2 = KS_PI*KS_PI, pi4 = pi2*pi2, pi6 = pi4*pi2, sqrt2pi = sqrt(2.0*KS_PI);
+  double qlog = -pi2/8.0/z2, q, K[4] = {0, 0, 0, 0}, k2extra = 0.0, k3extra = 0.0, sqrt3z, sum;
+  double k1a = -z2, k1b = pi2/4.0;
+  double k2a = 6.0*z6 + 2.0*z4, k2b = (2.0*z4 - 5.0*z2)*pi2/4.0, k2c = pi4*(1.0 - 2.0*z2)/16.0;
+  double k3d = pi6*(5.0 - 30.0*z2)/64.0, k3c = pi4*(-60.0*z2 + 212.0*z4)/16.0;
+  double k3b = pi2*(135.0*z4 - 96.0*z6)/4.0, k3a = -30.0*z6 - 90.0*z4*z4;
+  int maxk, kk, i;
+  if( qlog < -708.0 ) return 1.0;
+  q = exp(qlog);
+  maxk = (int)ceil(16.0*z/KS_PI);
+  for(kk=maxk; kk>0; kk--){
+    double mm = 2.0*kk - 1.0, m2 = mm*mm, m4 = m2*m2, m6 = m4*m2, qp = pow(q, 8.0*kk);
+    double c[4] = {1.0, k1a + k1b*m2, k2a + k2b*m2 + k2c*m4, k3a + k3b*m2 + k3c*m4 + k3d*m6};
+    for(i=0; i<4; i++){ K[i] *= qp; K[i] += c[i]; }
+  }
+  for(i=0; i<4; i++){ K[i] *= q; K[i] *= sqrt2pi; }
+  K[0] /= z; K[1] /= 6.0*z4; K[2] /= 72.0*pow(z, 7.0); K[3] /= 6480.0*pow(z, 10.0);
+  q = exp(-pi2/2.0/z2);
+  sqrt3z = sqrt(3.0)*z;
+  for(kk=maxk; kk>0; kk--){
+    double ks = (double)kk, ksq = ks*ks, kspi = KS_PI*ks, qp = pow(q, ksq);
+    k2extra += ksq*qp;
+    k3extra += (sqrt3z + kspi)*(sqrt3z - kspi)*ksq*qp;
+  }
+  K[2] += k2extra * (pi2*sqrt2pi/(-36.0*z3));
+  K[3] += k3extra * (pi2*sqrt2pi/(216.0*z6));
+  for(i=1; i<4; i++) K[i] /= pow((double)n, (double)i/2.0);
+  for(i=0; i<4; i++) K[i] = -K[i];
+  K[0] += 1.0;
+  sum = K[0] + K[1] + K[2] + K[3];
+  return sum;
+}
+
+static double ks_clip(double p){ return p<0.0 ? 0.0 : p>1.0 ? 1.0 : p; }
+
+/* kstwo.sf(x, n), n >= 1; -1 when out of memory. */
+static double ks_kstwo_sf(ml_i64 n, double x){
+  double t = (double)n*x, nx2;
+  if( x>=1.0 ) return 0.0;
+  if( x<=0.0 ) return 1.0;
+  if( t<=1.0 ){
+    double prob;
+    ml_i64 i;
+    if( t<=0.5 ) return 1.0;
+    if( n<=140 ){
+      prob = 1.0;
+      for(i=1; i<=n; i++) prob *= (double)i * (1.0/(double)n) * (2.0*t - 1.0);
+    }else{
+      double rn = 1.0/(double)n, r2 = rn/(double)n, poly;
+      static const double c[] = {-2.955065359477124183e-2, 6.4102564102564102564e-3,
+        -1.9175269175269175269e-3, 8.4175084175084175084e-4, -5.952380952380952381e-4,
+        7.9365079365079365079e-4, -2.7777777777777777778e-3, 8.3333333333333333333e-2};
+      int j;
+      poly = 0.0;
+      for(j=0; j<8; j++) poly = poly*r2 + c[j];
+      prob = exp(log((double)n)/2.0 - (double)n + log(2.0*KS_PI)/2.0 + rn*poly + (double)n*log(2.0*t - 1.0));
+    }
+    return ks_clip(1.0 - prob);
+  }
+  if( t>=(double)(n - 1) ) return ks_clip(2.0*pow(1.0 - x, (double)n));
+  if( x>=0.5 ) return ks_clip(2.0*ks_smirnov(n, x));
+  nx2 = t*x;
+  if( n<=140 ){
+    if( nx2<=4.0 ){
+      double c = ks_dmtw(n, x);
+      return c<0.0 ? -1.0 : ks_clip(1.0 - c);
+    }
+    return ks_clip(2.0*ks_smirnov(n, x));
+  }
+  if( nx2>=370.0 ) return 0.0;
+  if( nx2>=2.2 ) return ks_clip(2.0*ks_smirnov(n, x));
+  if( n<=100000 && (double)n*pow(x, 1.5)<=1.4 ){
+    double c = ks_dmtw(n, x);
+    return c<0.0 ? -1.0 : ks_clip(1.0 - c);
+  }
+  return ks_clip(ks_pelz_good_sf(n, x));
+}
+
+static ml_i64 gcd_i64(ml_i64 a, ml_i64 b){ while( b ){ ml_i64 t = a % b; a = b; b = t; } return a; }
+
+/* The KS p-value of rule 4; r->ks is D, replaced by h/lcm when exact. */
+static int ks_pvalue(MonResult *r){
+  ml_i64 n1 = (ml_i64)r->W[0], n2 = (ml_i64)r->W[1];
+  double d = r->ks;
+  r->ksMethod = "asymp";
+  if( (n1>n2 ? n1 : n2)<=MON_KS_MAX_EXACT && (double)n1==r->W[0] && (double)n2==r->W[1] ){
+    ml_i64 g = gcd_i64(n1, n2), lcm = (n1/g)*n2, h = (ml_i64)nearbyint(d*(double)lcm);
+    double prob;
+    d = (double)h / (double)lcm;
+    if( h==0 ){
+      prob = 1.0;
+    }else if( n1==n2 ){
+      prob = ks_outside_square(n1, h);
+    }else if( ks_outer_inside(n1, n2, g, h, &prob) ){
+      return ML_NOMEM;
+    }
+    if( prob>=0.0 && prob<=1.0 ){
+      r->ks = d; r->ksP = prob; r->ksMethod = "exact";
+      return ML_OK;
+    }
+    r->ks = d;
+  }
+  {
+    double m = r->W[0] > r->W[1] ? r->W[0] : r->W[1], n = r->W[0] > r->W[1] ? r->W[1] : r->W[0];
+    double en = nearbyint(m*n/(m + n)), p;
+    r->ks = d;
+    p = ks_kstwo_sf((ml_i64)en, d);
+    if( p<0.0 ) return ML_NOMEM;
+    r->ksP = p;
+  }
+  return ML_OK;
+}
+
+/* The PSI edges (rule 3) from the sorted reference; *pn distinct edges. */
+static int psi_edges(const MlSamples *s, ml_i64 B, double W0, double **pe, ml_i64 *pn){
+  ml_i64 n0 = s->n[0], i, at = 0, k = 0;
+  double *vb = ml_malloc(sizeof(double) * 2 * (uint64_t)n0), *e, below = 0.0;
+  if( vb==0 ) return ML_NOMEM;
+  e = ml_malloc(sizeof(double) * (uint64_t)(B > 1 ? B - 1 : 1));
+  if( e==0 ){ ml_free(vb); return ML_NOMEM; }
+  for(i=0; i<n0; i++){
+    vb[2*i] = ml_double_of(ml_samples_key(s, 0, i));
+    vb[2*i+1] = below;
+    below += ml_samples_aux(s, 0, i);
+  }
+  for(i=1; i<B; i++) e[i-1] = ml_wquantile(vb, vb+1, 2, n0, W0, (double)i/(double)B, &at);
+  ml_free(vb);
+  if( B>1 ) qsort(e, (size_t)(B-1), sizeof(double), cmp_double);
+  for(i=0; i<B-1; i++){
+    if( k==0 || e[i]!=e[k-1] || isnan(e[i]) ) e[k++] = e[i];
+  }
+  *pe = e;
+  *pn = k;
+  return ML_OK;
+}
+
+/* Walks both sorted periods once: each bin's weight, the ECDF differences
+** (KS), the Wasserstein sum and the means. */
+static void mon_walk(const MlSamples *s, MonResult *r){
+  ml_i64 i[2] = {0, 0}, nb = r->nEdge + 1, b = 0;
+  double c[2] = {0.0, 0.0}, maxS = 0.0, minS = 0.0, prev = 0.0, U = 0.0, V = 0.0;
+  int started = 0, inf = 0;
+  MlXsum ws, ms[2];
+  ml_xsum_init(&ws); ml_xsum_init(&ms[0]); ml_xsum_init(&ms[1]);
+  memset(r->share, 0, sizeof(double) * 2 * (size_t)nb);
+  while( i[0]<s->n[0] || i[1]<s->n[1] ){
+    double t, k0 = INFINITY, k1 = INFINITY, diff;
+    int g;
+    if( i[0]<s->n[0] ) k0 = ml_double_of(ml_samples_key(s, 0, i[0]));
+    if( i[1]<s->n[1] ) k1 = ml_double_of(ml_samples_key(s, 1, i[1]));
+    t = i[0]<s->n[0] && (i[1]>=s->n[1] || k0<=k1) ? k0 : k1;
+    if( isinf(t) ) inf = 1;
+    if( started ) ml_xsum_add(&ws, fabs(U - V) * (t - prev), 1);
+    /* the bin of t: the first edge >= t */
+    while( b<r->nEdge && r->edge[b]<t ) b++;
+    for(g=0; g<2; g++){
+      while( i[g]<s->n[g] && ml_double_of(ml_samples_key(s, g, i[g]))==t ){
+        double w = ml_samples_aux(s, g, i[g]);
+        c[g] += w;
+        r->share[g*nb + b] += w;
+        ml_xsum_add_product(&ms[g], t, w, 1);
+        i[g]++;
+      }
+    }
+    U = c[0]/r->W[0];
+    V = c[1]/r->W[1];
+    diff = U - V;
+    if( diff>maxS ) maxS = diff;
+    if( diff<minS ) minS = diff;
+    prev = t;
+    started = 1;
+  }
+  minS = -minS;
+  if( minS>1.0 ) minS = 1.0;
+  r->ks = minS>maxS ? minS : maxS;
+  r->wass = inf ? NAN : ml_xsum_round(&ws);
+  r->mean[0] = ml_xsum_round(&ms[0]) / r->W[0];
+  r->mean[1] = ml_xsum_round(&ms[1]) / r->W[1];
+}
+
+/* The PSI from the bins' weights (rule 3); the shares become proportions. */
+static void psi_fold(MonResult *r){
+  ml_i64 nb = r->nEdge + 1, b;
+  MlXsum a;
+  ml_xsum_init(&a);
+  for(b=0; b<r->nEdge; b++) if( isnan(r->edge[b]) ){ r->psi = NAN; break; }
+  for(b=0; b<nb; b++){
+    r->share[b] /= r->W[0];
+    r->share[nb + b] /= r->W[1];
+    {
+      double rr = r->share[b] > 0.0 ? r->share[b] : MON_PSI_FLOOR;
+      double cc = r->share[nb + b] > 0.0 ? r->share[nb + b] : MON_PSI_FLOOR;
+      ml_xsum_add(&a, (cc - rr) * log(cc / rr), 1);
+    }
+  }
+  if( !isnan(r->psi) ) r->psi = ml_xsum_round(&a);
+}
+
+/* Everything of rules 3 to 6 on the group's sorted sample, both periods
+** non-empty.  ML_OK or ML_NOMEM; r->edge and r->share are the caller's to free. */
+static int mon_compute(MlSamples *s, ml_i64 B, int kind, MonResult *r){
+  int g;
+  memset(r, 0, sizeof(*r));
+  if( ml_samples_sort(s) ) return ML_NOMEM;
+  for(g=0; g<2; g++){
+    ml_i64 i;
+    double w = 0.0;
+    for(i=0; i<s->n[g]; i++) w += ml_samples_aux(s, g, i);
+    r->W[g] = w;
+  }
+  if( kind==MON_PSI || kind==MON_REPORT ){
+    if( psi_edges(s, B, r->W[0], &r->edge, &r->nEdge) ) return ML_NOMEM;
+  }
+  r->share = ml_malloc(sizeof(double) * 2 * (uint64_t)(r->nEdge + 1));
+  if( r->share==0 ) return ML_NOMEM;
+  mon_walk(s, r);
+  psi_fold(r);
+  if( kind==MON_KS || kind==MON_REPORT ){
+    if( ks_pvalue(r) ) return ML_NOMEM;
+  }
+  if( kind==MON_REPORT ) r->auroc = ml_fold_auroc(s);
+  return ML_OK;
+}
+
+static void json_num_or_null(MlJson *j, const char *k, double v){
+  ml_json_key(j, k);
+  ml_json_double(j, v + 0.0);
+}
+
+static void write_report(MlJson *j, const MonResult *r){
+  ml_i64 nb = r->nEdge + 1, b;
+  ml_json_begin_object(j);
+  json_num_or_null(j, "n_ref", r->W[0]);
+  json_num_or_null(j, "n_cur", r->W[1]);
+  json_num_or_null(j, "psi", r->psi);
+  ml_json_key(j, "bins");
+  ml_json_begin_array(j);
+  for(b=0; b<nb; b++){
+    double rr = r->share[b] > 0.0 ? r->share[b] : MON_PSI_FLOOR;
+    double cc = r->share[nb + b] > 0.0 ? r->share[nb + b] : MON_PSI_FLOOR;
+    ml_json_begin_object(j);
+    ml_json_key(j, "lo"); if( b==0 ) ml_json_null(j); else ml_json_double(j, r->edge[b-1]);
+    ml_json_key(j, "hi"); if( b==nb-1 ) ml_json_null(j); else ml_json_double(j, r->edge[b]);
+    json_num_or_null(j, "ref", r->share[b]);
+    json_num_or_null(j, "cur", r->share[nb + b]);
+    json_num_or_null(j, "contribution", isnan(r->psi) ? NAN : (cc - rr) * log(cc / rr));
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+  json_num_or_null(j, "ks", r->ks);
+  json_num_or_null(j, "ks_p_value", r->ksP);
+  ml_json_key(j, "ks_method"); ml_json_string(j, r->ksMethod);
+  json_num_or_null(j, "wasserstein", r->wass);
+  json_num_or_null(j, "mean_ref", r->mean[0]);
+  json_num_or_null(j, "mean_cur", r->mean[1]);
+  json_num_or_null(j, "auroc_period", r->auroc);
+  ml_json_end_object(j);
+}
+
+static void mon_emit(sqlite3_context *ctx, const MlFuncDesc *d, const MonResult *r){
+  MlJson j;
+  switch( d->kind ){
+    case MON_PSI:
+      if( isnan(r->psi) ){
+        ml_result_null(ctx, d->name, "a reference quantile is NaN (the reference holds infinite values)");
+      }else{
+        sqlite3_result_double(ctx, r->psi);
+      }
+      return;
+    case MON_WASS:
+      if( isnan(r->wass) ){
+        ml_result_null(ctx, d->name, "x holds an infinite value: the distance is undefined");
+      }else{
+        sqlite3_result_double(ctx, r->wass);
+      }
+      return;
+    case MON_KS:
+      ml_json_init(&j);
+      ml_json_begin_object(&j);
+      json_num_or_null(&j, "statistic", r->ks);
+      json_num_or_null(&j, "p_value", r->ksP);
+      ml_json_key(&j, "method"); ml_json_string(&j, r->ksMethod);
+      ml_json_end_object(&j);
+      ml_result_json(ctx, &j);
+      return;
+    default:
+      ml_json_init(&j);
+      write_report(&j, r);
+      ml_result_json(ctx, &j);
+      return;
+  }
+}
+
+static void mon_result(sqlite3_context *ctx, MonAgg *p, int isFinal){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ml_i64 n = p && p->init ? ml_samples_count(&p->smp) : 0;
+  MonResult r;
+  int rc;
+  if( p && p->failed ) return;
+  if( p && d->aParam && ml_param_check(ctx, d->name, "bins", &p->bins)!=ML_ROW_OK ) return;
+  if( n==0 || p->smp.n[0]==0 || p->smp.n[1]==0 ){
+    ml_result_null(ctx, d->name, "the %s period (g = %d) has no rows",
+                   n>0 && p->smp.n[0]>0 ? "current" : "reference", n>0 && p->smp.n[0]>0 ? 1 : 0);
+    return;
+  }
+  if( ml_compute_begin(ctx, isFinal, n) ) return;
+  rc = mon_compute(&p->smp, (ml_i64)ml_param_value(&p->bins, 10.0), d->kind, &r);
+  if( rc ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( !ml_stop_happened() ){
+    mon_emit(ctx, d, &r);
+  }
+  ml_free(r.edge);
+  ml_free(r.share);
+  ml_compute_end(ctx);
+}
+
+static void monValue(sqlite3_context *ctx){
+  mon_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
+}
+static void monFinal(sqlite3_context *ctx){
+  MonAgg *p = sqlite3_aggregate_context(ctx, 0);
+  mon_result(ctx, p, 1);
+  if( p && p->init ) ml_samples_clear(&p->smp);
+}
+
+/* ------------------------------------------- performance without labels */
+
+/*
+** expected_auroc(p), expected_pr_auc(p), expected_confusion(p, threshold):
+** each row a calibrated probability p, split into a positive weighing p and
+** a negative weighing 1 - p (rule 10); the weighted sweep's auroc_w and
+** pr_auc_w over those halves.  Rows are kept (a weighted sample, 2 records
+** per row at most) so that any frame is the aggregate of its rows.
+*/
+enum { EXP_AUROC = 1, EXP_PR_AUC, EXP_CONFUSION };
+
+typedef struct ExpAgg {
+  MlSamples smp;      /* a[1]: (p, weight p), a[0]: (p, weight 1 - p) */
+  MlParam thr;
+  ml_i64 nRow;
+  int init, failed;
+} ExpAgg;
+
+static const MlParamSpec psExpThreshold = ML_PARAM_REAL("threshold", 0.0, 0, 1.0, 0, 0, "0.5");
+
+static void exp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ExpAgg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+  double p, t;
+  int rc;
+  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !a->init ){ ml_samples_init_weighted(&a->smp); a->init = 1; }
+  if( sign>0 && a->failed ) return;
+  if( argc>=2 ){
+    if( sign<0 ){
+      ml_param_drop(&a->thr, argv[1]);
+    }else if( ml_param_real(ctx, d->name, &psExpThreshold, argv[1], &a->thr, &t)!=ML_ROW_OK ){
+      a->failed = 1;
+      return;
+    }
+  }
+  rc = ml_arg_prob(ctx, d->name, "p", argv[0], &p);
+  if( rc==ML_ROW_ERR ){ a->failed = 1; return; }
+  if( rc!=ML_ROW_OK ) return;
+  p += 0.0;
+  if( sign>0 ){
+    if( p>0.0 && ml_add_row(ctx, &a->smp, 1, p, p) ){ a->failed = 1; return; }
+    if( p<1.0 && ml_add_row(ctx, &a->smp, 0, p, 1.0 - p) ){ a->failed = 1; return; }
+    a->nRow++;
+  }else{
+    if( p>0.0 ) ml_samples_remove(&a->smp, 1, p, p);
+    if( p<1.0 ) ml_samples_remove(&a->smp, 0, p, 1.0 - p);
+    a->nRow--;
+  }
+}
+
+/*
+** SQL function: expected_auroc(p), expected_pr_auc(p), expected_confusion(p, threshold)
+** -- xStep, xInverse
+*/
+static void expStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, 1); }
+static void expInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, -1); }
+
+/* The expected confusion matrix (rule 10): exact sums over the halves. */
+static void exp_confusion(sqlite3_context *ctx, const ExpAgg *a, double t){
+  MlXsum xs[4];    /* tp, fp, fn, tn */
+  double v[4], tp, fp, fn, tn;
+  int y, k;
+  ml_i64 i;
+  MlJson j;
+  for(k=0; k<4; k++) ml_xsum_init(&xs[k]);
+  for(y=0; y<2; y++){
+    for(i=0; i<a->smp.n[y]; i++){
+      double p = ml_double_of(ml_samples_key(&a->smp, y, i)), w = ml_samples_aux(&a->smp, y, i);
+      ml_xsum_add(&xs[(p>=t ? 0 : 2) + (y ? 0 : 1)], w, 1);
+    }
+  }
+  for(k=0; k<4; k++) v[k] = ml_xsum_round(&xs[k]);
+  tp = v[0]; fp = v[1]; fn = v[2]; tn = v[3];
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "n");           ml_json_int(&j, a->nRow);
+  ml_json_key(&j, "tp");          ml_json_double(&j, tp);
+  ml_json_key(&j, "fp");          ml_json_double(&j, fp);
+  ml_json_key(&j, "tn");          ml_json_double(&j, tn);
+  ml_json_key(&j, "fn");          ml_json_double(&j, fn);
+  ml_json_key(&j, "sensitivity"); ml_json_double(&j, tp + fn > 0.0 ? tp/(tp + fn) : NAN);
+  ml_json_key(&j, "specificity"); ml_json_double(&j, tn + fp > 0.0 ? tn/(tn + fp) : NAN);
+  ml_json_key(&j, "ppv");         ml_json_double(&j, tp + fp > 0.0 ? tp/(tp + fp) : NAN);
+  ml_json_key(&j, "npv");         ml_json_double(&j, tn + fn > 0.0 ? tn/(tn + fn) : NAN);
+  ml_json_key(&j, "f1");          ml_json_double(&j, 2.0*tp + fp + fn > 0.0 ? 2.0*tp/(2.0*tp + fp + fn) : NAN);
+  ml_json_key(&j, "accuracy");    ml_json_double(&j, (tp + tn)/(double)a->nRow);
+  ml_json_key(&j, "prevalence");  ml_json_double(&j, (tp + fn)/(double)a->nRow);
+  ml_json_key(&j, "threshold");   ml_json_double(&j, t);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+static void exp_result(sqlite3_context *ctx, ExpAgg *a, int isFinal){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  if( a && a->failed ) return;
+  if( a && d->kind==EXP_CONFUSION && ml_param_check(ctx, d->name, "threshold", &a->thr)!=ML_ROW_OK ) return;
+  if( a==0 || !a->init || a->nRow==0 ){ ml_result_null(ctx, d->name, "no rows"); return; }
+  if( d->kind==EXP_CONFUSION ){
+    exp_confusion(ctx, a, ml_param_value(&a->thr, 0.5));
+    return;
+  }
+  if( a->smp.n[0]==0 || a->smp.n[1]==0 ){
+    ml_result_null(ctx, d->name, "every p is %s: the expected %s needs both classes",
+                   a->smp.n[1]==0 ? "0" : "1", d->kind==EXP_AUROC ? "AUROC" : "PR-AUC");
+    return;
+  }
+  if( ml_compute_begin(ctx, isFinal, ml_samples_count(&a->smp)) ) return;
+  if( ml_samples_sort(&a->smp) ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    double v = d->kind==EXP_AUROC ? ml_fold_auroc(&a->smp) : ml_fold_average_precision(&a->smp, 0);
+    if( !ml_stop_happened() ) sqlite3_result_double(ctx, v);
+  }
+  ml_compute_end(ctx);
+}
+static void expValue(sqlite3_context *ctx){ exp_result(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
+static void expFinal(sqlite3_context *ctx){
+  ExpAgg *a = sqlite3_aggregate_context(ctx, 0);
+  exp_result(ctx, a, 1);
+  if( a && a->init ) ml_samples_clear(&a->smp);
+}
+
+/* ------------------------------------------------------ group disparity */
+
+/*
+** group_disparity(y, s, group, threshold) and its twin (rule 11): each
+** group's rows in a sample of its own (weighted records: the twin's
+** weights, 1 for rows), the groups in an array kept in SQLite's order
+** (integers ascending, then text by bytes), found by binary search.
+*/
+#define DISP_MAX_GROUPS 10000
+
+typedef struct DispGroup {
+  int isText;
+  ml_i64 i;           /* an INTEGER group */
+  char *z;            /* a TEXT group, nz bytes (owned) */
+  int nz;
+  ml_i64 nRow;        /* rows held (of positive weight) */
+  MlSamples smp;      /* key s, aux weight, by label */
+} DispGroup;
+
+typedef struct DispAgg {
+  DispGroup *g;
+  ml_i64 n, cap;
+  MlParam thr;
+  int failed;
+} DispAgg;
+
+static const MlParamSpec psDispThreshold = ML_PARAM_REAL("threshold", -INFINITY, 0, INFINITY, 0, 0, "0.5");
+
+/* The group key of v: ML_ROW_OK (isText, i or z/nz set), ML_ROW_SKIP (NULL), ML_ROW_ERR. */
+static int disp_key(sqlite3_context *ctx, const char *fn, sqlite3_value *v, DispGroup *k){
+  int t = sqlite3_value_type(v);
+  memset(k, 0, sizeof(*k));
+  if( t==SQLITE_NULL ) return ML_ROW_SKIP;
+  if( t==SQLITE_TEXT ){
+    k->isText = 1;
+    k->z = (char*)sqlite3_value_text(v);
+    k->nz = sqlite3_value_bytes(v);
+    if( k->z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    return ML_ROW_OK;
+  }
+  if( (t==SQLITE_INTEGER || t==SQLITE_FLOAT) && ml_value_integer(v, INT64_MIN, INT64_MAX, &k->i) ) return ML_ROW_OK;
+  {
+    char *zv = ml_describe(v);
+    if( zv==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    ml_error(ctx, fn, "group must be an integer or text, got %s", zv);
+    sqlite3_free(zv);
+    return ML_ROW_ERR;
+  }
+}
+
+static int disp_cmp(const DispGroup *a, const DispGroup *b){
+  if( a->isText!=b->isText ) return a->isText ? 1 : -1;
+  if( !a->isText ) return a->i<b->i ? -1 : a->i>b->i;
+  {
+    int n = a->nz<b->nz ? a->nz : b->nz, c = memcmp(a->z, b->z, (size_t)n);
+    return c ? c : (a->nz>b->nz) - (a->nz<b->nz);
+  }
+}
+
+/* Where key k is (*found 1) or would go. */
+static ml_i64 disp_find(const DispAgg *a, const DispGroup *k, int *found){
+  ml_i64 lo = 0, hi = a->n;
+  *found = 0;
+  while( lo<hi ){
+    ml_i64 mid = lo + (hi - lo)/2;
+    int c = disp_cmp(&a->g[mid], k);
+    if( c==0 ){ *found = 1; return mid; }
+    if( c<0 ) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+static void disp_free_group(DispGroup *g){
+  ml_samples_clear(&g->smp);
+  ml_free(g->z);
+}
+
+static void disp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  DispAgg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+  DispGroup k;
+  double s, t;
+  int y, rc, found;
+  ml_i64 at;
+  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( sign>0 && a->failed ) return;
+  if( w<0.0 ){ a->failed = 1; return; }
+  if( argc!=4 ){ ml_arity_error(ctx, d, argc); a->failed = 1; return; }
+  if( sign<0 ){
+    ml_param_drop(&a->thr, argv[3]);
+  }else if( ml_param_real(ctx, d->name, &psDispThreshold, argv[3], &a->thr, &t)!=ML_ROW_OK ){
+    a->failed = 1;
+    return;
+  }
+  rc = ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s);
+  if( rc==ML_ROW_OK ) rc = disp_key(ctx, d->name, argv[2], &k);
+  if( rc==ML_ROW_ERR ){ a->failed = 1; return; }
+  if( rc!=ML_ROW_OK || w==0.0 ) return;
+  s += 0.0;
+  at = disp_find(a, &k, &found);
+  if( sign<0 ){
+    if( !found ) return;
+    ml_samples_remove(&a->g[at].smp, y, s, w);
+    if( --a->g[at].nRow==0 ){
+      disp_free_group(&a->g[at]);
+      memmove(&a->g[at], &a->g[at+1], sizeof(DispGroup) * (size_t)(a->n - at - 1));
+      a->n--;
+    }
+    return;
+  }
+  if( !found ){
+    DispGroup *g;
+    if( a->n>=DISP_MAX_GROUPS ){
+      ml_error(ctx, d->name, "group: more than %d groups in one result", DISP_MAX_GROUPS);
+      a->failed = 1;
+      return;
+    }
+    if( a->n==a->cap ){
+      ml_i64 cap = a->cap ? 2*a->cap : 8;
+      DispGroup *ng = ml_realloc(a->g, sizeof(DispGroup) * (uint64_t)cap);
+      if( ng==0 ){ sqlite3_result_error_nomem(ctx); a->failed = 1; return; }
+      a->g = ng;
+      a->cap = cap;
+    }
+    if( k.isText ){
+      char *z = ml_malloc((uint64_t)k.nz + 1);
+      if( z==0 ){ sqlite3_result_error_nomem(ctx); a->failed = 1; return; }
+      memcpy(z, k.z, (size_t)k.nz);
+      z[k.nz] = 0;
+      k.z = z;
+    }else{
+      k.z = 0;
+    }
+    memmove(&a->g[at+1], &a->g[at], sizeof(DispGroup) * (size_t)(a->n - at));
+    g = &a->g[at];
+    *g = k;
+    ml_samples_init_weighted(&g->smp);
+    a->n++;
+  }
+  if( ml_add_row(ctx, &a->g[at].smp, y, s, w) ){ a->failed = 1; return; }
+  a->g[at].nRow++;
+}
+
+/*
+** SQL function: group_disparity(y, s, group, threshold),
+** group_disparity_w(y, s, w, group, threshold) -- xStep, xInverse
+*/
+static void dispStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ disp_row(ctx, argc, argv, 1.0, 1); }
+static void dispInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ disp_row(ctx, argc, argv, 1.0, -1); }
+static void dispStepW(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  disp_row(ctx, argc, argv, w, 1);
+}
+static void dispInverseW(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  if( w>=0.0 ) disp_row(ctx, argc, argv, w, -1);
+}
+
+/* One group's numbers (rule 11); NaN where undefined. */
+typedef struct DispStats { double n, pos, sel, tpr, fpr, prec, auroc; } DispStats;
+
+static int disp_stats(DispGroup *g, double t, DispStats *o){
+  MlXsum xs[4];    /* negatives, positives, fp, tp */
+  double v[4];
+  int y, k;
+  ml_i64 i;
+  for(k=0; k<4; k++) ml_xsum_init(&xs[k]);
+  for(y=0; y<2; y++){
+    for(i=0; i<g->smp.n[y]; i++){
+      double s = ml_double_of(ml_samples_key(&g->smp, y, i)), w = ml_samples_aux(&g->smp, y, i);
+      ml_xsum_add(&xs[y], w, 1);
+      if( s>=t ) ml_xsum_add(&xs[2 + y], w, 1);
+    }
+  }
+  for(k=0; k<4; k++) v[k] = ml_xsum_round(&xs[k]);
+  o->n = v[0] + v[1];
+  o->pos = v[1];
+  o->sel = (v[2] + v[3]) / o->n;
+  o->tpr = v[1]>0.0 ? v[3]/v[1] : NAN;
+  o->fpr = v[0]>0.0 ? v[2]/v[0] : NAN;
+  o->prec = v[2] + v[3] > 0.0 ? v[3]/(v[2] + v[3]) : NAN;
+  o->auroc = NAN;
+  if( g->smp.n[0]>0 && g->smp.n[1]>0 ){
+    if( ml_samples_sort(&g->smp) ) return ML_NOMEM;
+    o->auroc = ml_fold_auroc(&g->smp);
+  }
+  return ML_OK;
+}
+
+static void disp_group_value(MlJson *j, const DispGroup *g){
+  if( g->isText ) ml_json_string(j, g->z); else ml_json_int(j, g->i);
+}
+
+/* max - min, min / max of field off over the groups where it is defined,
+** and the array of those groups under key zKey of "summary_groups". */
+static void disp_range(const DispStats *st, ml_i64 n, size_t off, double *pDiff, double *pRatio){
+  double lo = NAN, hi = NAN;
+  ml_i64 i;
+  for(i=0; i<n; i++){
+    double v = *(const double*)((const char*)&st[i] + off);
+    if( isnan(v) ) continue;
+    if( isnan(lo) || v<lo ) lo = v;
+    if( isnan(hi) || v>hi ) hi = v;
+  }
+  *pDiff = hi - lo;
+  *pRatio = hi>0.0 ? lo/hi : NAN;
+}
+
+static void disp_emit(sqlite3_context *ctx, DispAgg *a, DispStats *st){
+  static const struct { const char *name; size_t off; } aSum[] = {
+    {"selection_rate", offsetof(DispStats, sel)}, {"tpr", offsetof(DispStats, tpr)},
+    {"fpr", offsetof(DispStats, fpr)}, {"auroc", offsetof(DispStats, auroc)},
+  };
+  double dSel, rSel, dTpr, rTpr, dFpr, rFpr, dAuc, rAuc;
+  ml_i64 i;
+  size_t k;
+  MlJson j;
+  disp_range(st, a->n, offsetof(DispStats, sel), &dSel, &rSel);
+  disp_range(st, a->n, offsetof(DispStats, tpr), &dTpr, &rTpr);
+  disp_range(st, a->n, offsetof(DispStats, fpr), &dFpr, &rFpr);
+  disp_range(st, a->n, offsetof(DispStats, auroc), &dAuc, &rAuc);
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "groups");
+  ml_json_begin_array(&j);
+  for(i=0; i<a->n; i++){
+    ml_json_begin_object(&j);
+    ml_json_key(&j, "group");          disp_group_value(&j, &a->g[i]);
+    ml_json_key(&j, "n");              ml_json_double(&j, st[i].n);
+    ml_json_key(&j, "positives");      ml_json_double(&j, st[i].pos);
+    ml_json_key(&j, "selection_rate"); ml_json_double(&j, st[i].sel);
+    ml_json_key(&j, "tpr");            ml_json_double(&j, st[i].tpr);
+    ml_json_key(&j, "fpr");            ml_json_double(&j, st[i].fpr);
+    ml_json_key(&j, "precision");      ml_json_double(&j, st[i].prec);
+    ml_json_key(&j, "auroc");          ml_json_double(&j, st[i].auroc);
+    ml_json_end_object(&j);
+  }
+  ml_json_end_array(&j);
+  ml_json_key(&j, "demographic_parity_difference"); ml_json_double(&j, dSel);
+  ml_json_key(&j, "demographic_parity_ratio");      ml_json_double(&j, rSel);
+  ml_json_key(&j, "equalized_odds_difference");
+  ml_json_double(&j, isnan(dTpr) || isnan(dFpr) ? NAN : (dTpr>dFpr ? dTpr : dFpr));
+  ml_json_key(&j, "equalized_odds_ratio");
+  ml_json_double(&j, isnan(rTpr) || isnan(rFpr) ? NAN : (rTpr<rFpr ? rTpr : rFpr));
+  ml_json_key(&j, "equal_opportunity_difference");  ml_json_double(&j, dTpr);
+  ml_json_key(&j, "auroc_difference");              ml_json_double(&j, dAuc);
+  ml_json_key(&j, "summary_groups");
+  ml_json_begin_object(&j);
+  for(k=0; k<sizeof(aSum)/sizeof(aSum[0]); k++){
+    ml_json_key(&j, aSum[k].name);
+    ml_json_begin_array(&j);
+    for(i=0; i<a->n; i++){
+      if( !isnan(*(const double*)((const char*)&st[i] + aSum[k].off)) ) disp_group_value(&j, &a->g[i]);
+    }
+    ml_json_end_array(&j);
+  }
+  ml_json_end_object(&j);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+static void disp_result(sqlite3_context *ctx, DispAgg *a, int isFinal){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  DispStats *st;
+  ml_i64 i, nRow = 0;
+  if( a && a->failed ) return;
+  if( a && ml_param_check(ctx, d->name, "threshold", &a->thr)!=ML_ROW_OK ) return;
+  if( a==0 || a->n==0 ){ ml_result_null(ctx, d->name, "no rows"); return; }
+  for(i=0; i<a->n; i++) nRow += a->g[i].nRow;
+  if( ml_compute_begin(ctx, isFinal, nRow) ) return;
+  st = ml_malloc(sizeof(DispStats) * (uint64_t)a->n);
+  if( st==0 ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    double t = ml_param_value(&a->thr, 0.5);
+    for(i=0; i<a->n; i++){
+      if( disp_stats(&a->g[i], t, &st[i]) ){ sqlite3_result_error_nomem(ctx); break; }
+    }
+    if( i==a->n && !ml_stop_happened() ) disp_emit(ctx, a, st);
+    ml_free(st);
+  }
+  ml_compute_end(ctx);
+}
+static void dispValue(sqlite3_context *ctx){ disp_result(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
+static void dispFinal(sqlite3_context *ctx){
+  DispAgg *a = sqlite3_aggregate_context(ctx, 0);
+  ml_i64 i;
+  disp_result(ctx, a, 1);
+  if( a ){
+    for(i=0; i<a->n; i++) disp_free_group(&a->g[i]);
+    ml_free(a->g);
+    a->g = 0;
+    a->n = a->cap = 0;
+  }
+}
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValue, monInverse, 0,
+                                        monStepW, monInverseW };
+
+static const MlFamily famDisparity = { "monitoring", dispStep, dispFinal, dispValue, dispInverse, 0,
+                                       dispStepW, dispInverseW };
+static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, 0, 0, 0 };
+
+const MlFuncDesc ml_monitoring_functions[] = {
+  { "psi",          "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
+                    ML_FN_WEIGHTED, ML_PARAMS(&psMonBins) },
+  { "ks_test",      "g, x",                   2, 2, &famMonitoring, 0, MON_KS,
+                    ML_FN_JSON, 0 },
+  { "wasserstein",  "g, x",                   2, 2, &famMonitoring, 0, MON_WASS,
+                    ML_FN_WEIGHTED, 0 },
+  { "drift_report", "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
+                    ML_FN_JSON, ML_PARAMS(&psMonBins) },
+  { "group_disparity",    "y, s, group, threshold", 4, 4, &famDisparity, 0, 0, ML_FN_JSON | ML_FN_WEIGHTED,
+                          ML_PARAMS(&psDispThreshold) },
+  { "expected_auroc",     "p",               1, 1, &famExpected, 0, EXP_AUROC, 0, 0 },
+  { "expected_pr_auc",    "p",               1, 1, &famExpected, 0, EXP_PR_AUC, 0, 0 },
+  { "expected_confusion", "p, threshold",    2, 2, &famExpected, 0, EXP_CONFUSION, ML_FN_JSON,
+                          ML_PARAMS(&psExpThreshold) },
+  { 0 }
+};

@@ -1,0 +1,1 @@
+SELECT psi(a.st, b.st, 3), drift_report(a.st, b.st), ks_test(a.st, b.st), wasserstein(a.st, b.st) FROM (SELECT ml_state(y, s) AS st FROM t WHERE g = 0) a, (SELECT ml_state(y, s) AS st FROM t WHERE g = 1) b;

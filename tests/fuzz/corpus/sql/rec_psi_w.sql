@@ -1,0 +1,2 @@
+SELECT g, psi_w(o % 2, s, z / 4, 10) FROM t GROUP BY g;
+SELECT psi_w(o % 2, s, z / 4, 10) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

@@ -1,0 +1,43 @@
+-- monitoring.c: psi, ks_test, wasserstein, drift_report (docs/monitoring.md)
+.log stderr
+CREATE TABLE scores(period, x);
+INSERT INTO scores VALUES (0, 0.1), (0, 0.2), (0, 0.2), (0, 0.4), (0, 0.5), (0, 0.7),
+  (1, 0.3), (1, 0.5), (1, 0.6), (1, 0.8), (1, 0.9), (NULL, 5), (1, NULL);
+-- the docs' example
+SELECT psi(period, x, 3), wasserstein(period, x) FROM scores;
+SELECT ks_test(period, x) FROM scores;
+SELECT drift_report(period, x, 3) FROM scores;
+-- default 10 bins: duplicate edges removed
+SELECT json_array_length(drift_report(period, x), '$.bins') FROM scores;
+-- bins = 1: one bin, PSI 0
+SELECT psi(period, x, 1) FROM scores;
+-- the two-state form equals the rows
+SELECT psi(a.st, b.st, 3), ks_test(a.st, b.st), wasserstein(a.st, b.st)
+  FROM (SELECT ml_state(0, x) AS st FROM scores WHERE period = 0) a,
+       (SELECT ml_state(1, x) AS st FROM scores WHERE period = 1) b;
+-- a NULL state skips the pair: no pair, NULL with a warning
+SELECT psi(NULL, st) FROM (SELECT ml_state(1, 0.5) AS st);
+-- twins
+SELECT psi_w(period, x, 2, 3), wasserstein_w(period, x, period + 1) FROM scores;
+-- windows: running drift against everything before
+SELECT rowid, round(psi(period, x, 2) OVER (ORDER BY rowid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), 6)
+  FROM scores WHERE rowid <= 9;
+-- an empty period: NULL with a warning naming it
+SELECT psi(period, x) FROM scores WHERE period = 0;
+SELECT ks_test(period, x) FROM scores WHERE period = 1;
+SELECT wasserstein(period, x) FROM scores WHERE 0;
+-- an infinite x: wasserstein NULL with a reason
+SELECT wasserstein(period, x) FROM (SELECT 0 AS period, 1e999 AS x UNION ALL SELECT 1, 0);
+-- errors
+SELECT psi(2, 0.5);
+SELECT psi(0.5, 0.5);
+SELECT ks_test(1, 'abc');
+SELECT psi(period, x, 0) FROM scores;
+SELECT drift_report(period, x, 100001) FROM scores;
+SELECT psi(period, x, CASE WHEN period = 0 THEN 3 ELSE 4 END) FROM scores;
+SELECT psi_w(1, 0.5, -1);
+SELECT wasserstein_w(1, 0.5, 'heavy');
+SELECT ks_test(x'01', x'02');
+SELECT ks_test(st, 0.5) FROM (SELECT ml_state(1, 0.5) AS st);
+SELECT psi(1, 0.5, 3, 4);
+SELECT ks_test(1, 0.5, 3);
