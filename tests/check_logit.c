@@ -44,6 +44,36 @@ START_TEST(test_calibrated_runs_give_zero_and_one){
 }
 END_TEST
 
+START_TEST(test_wald_covariance_of_saturated_fits){
+  /* two runs at x = 0 and 1, 3:1 and 1:3: the saturated model, whose
+  ** covariance is the information [[3/2, 3/4], [3/4, 3/4]] inverted:
+  ** var(a) = 4/3 (= 1/3 + 1/1, the log odds of the first run), var(b) = 8/3,
+  ** cov(a, b) = -4/3 (x not centred, so the turn back from x - mean(x) is
+  ** exercised) */
+  MlLogitRun r[2];
+  double a, b, cov[3];
+  int it;
+  r[0] = run(0.0, 3, 1);
+  r[1] = run(1.0, 1, 3);
+  ck_assert_int_eq(ml_logit_fit(r, 2, 1, 0, &a, &b, &it), ML_LOGIT_OK);
+  ck_assert_int_eq(ml_logit_cov(r, 2, 1, a, b, cov), ML_LOGIT_OK);
+  ck_assert_msg(fabs(cov[0] - 4.0/3.0) < 1e-14 && fabs(cov[1] - 8.0/3.0) < 1e-14
+                && fabs(cov[2] + 4.0/3.0) < 1e-14, "cov %.17g %.17g %.17g", cov[0], cov[1], cov[2]);
+  /* the offset fit: var = 1 / sum w sigma(1 - sigma) at its estimate */
+  ck_assert_int_eq(ml_logit_fit(r, 2, 0, 0, &a, &b, &it), ML_LOGIT_OK);
+  ck_assert_int_eq(ml_logit_cov(r, 2, 0, a, 1.0, cov), ML_LOGIT_OK);
+  {
+    double p0 = 1.0/(1.0 + exp(-a)), p1 = 1.0/(1.0 + exp(-(a + 1.0)));
+    double want = 1.0/(4.0*p0*(1.0 - p0) + 4.0*p1*(1.0 - p1));
+    ck_assert_msg(fabs(cov[0] - want) < 1e-14*want && isnan(cov[1]) && isnan(cov[2]),
+                  "offset var %.17g, want %.17g", cov[0], want);
+  }
+  /* no estimate: the fit's reason */
+  r[1] = run(0.0, 1, 3);
+  ck_assert_int_eq(ml_logit_cov(r, 1, 1, 0.0, 0.0, cov), ML_LOGIT_CONSTANT);
+}
+END_TEST
+
 START_TEST(test_no_finite_estimate_is_named){
   MlLogitRun r[3];
   double a, b;
@@ -199,6 +229,7 @@ Suite *suite_logit(void){
   Suite *s = suite_create("logit");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_calibrated_runs_give_zero_and_one);
+  tcase_add_test(tc, test_wald_covariance_of_saturated_fits);
   tcase_add_test(tc, test_no_finite_estimate_is_named);
   tcase_add_test(tc, test_flat_likelihood_converges);
   tcase_add_test(tc, test_random_fits_solve_the_score_equations);

@@ -876,6 +876,13 @@ enum { ML_LOGIT_OK, ML_LOGIT_ONE_CLASS, ML_LOGIT_CONSTANT, ML_LOGIT_SEPARATED,
 #define ML_LOGIT_MAX_ITER 100
 int ml_logit_fit(const MlLogitRun *r, ml_i64 nRun, int slope, const double *start,
                  double *a, double *b, int *nIter);
+/* The Wald covariance of a fit's estimate (a, b) over the same runs: the
+** inverse information at (a, b) (R's vcov of the glm, statsmodels'
+** cov_params).  cov[0] = var(a); slope fit: cov[1] = var(b), cov[2] =
+** cov(a, b); the offset fit sets those two NaN.  ML_LOGIT_OK, or the fit's
+** reason when the data admit no estimate (ML_LOGIT_NO_CONVERGENCE when the
+** information is not positive definite). */
+int ml_logit_cov(const MlLogitRun *r, ml_i64 nRun, int slope, double a, double b, double *cov);
 
 /* ------------------------------------------------------------------ beta */
 

@@ -6,13 +6,15 @@
 ** test of two groups' AUROCs.
 **
 ** SQL functions:
-**   calibration_summary(y, p)   aggregate and window, JSON
-**       {"n","events","expected","oe_ratio","citl","intercept","slope",
-**        "spiegelhalter_z","spiegelhalter_p","brier","scaled_brier","reason"}
+**   calibration_summary(y, p [, level=0.95])   aggregate and window, JSON
+**       {"n","events","expected","oe_ratio","citl","citl_lo","citl_hi",
+**        "intercept","intercept_lo","intercept_hi","slope","slope_lo",
+**        "slope_hi","level","spiegelhalter_z","spiegelhalter_p","brier",
+**        "scaled_brier","reason"}
 **       Registered in calibration's sorted family (calibration.c keeps its
 **       rows, takes its states, hands the sorted sample to
 **       ml_calib_summary_result below).
-**   calibration_summary_w(y, p, w)   its weighted twin (docs/weights.md):
+**   calibration_summary_w(y, p, w [, level])   its weighted twin (docs/weights.md):
 **       the same JSON on frequency weights, the sample weighted.
 **   auroc_test(y, s, g)         aggregate and window, JSON
 **       {"auroc_0","auroc_1","diff","se","df","statistic","p_value","reason"}
@@ -39,8 +41,15 @@
 **      "reason" when no finite estimate exists (one class; classes
 **      separated by a threshold on p) or the fit does not converge.
 **      "reason" joins every such cause; null when none.  When every p has
-**      one logit the slope is not identifiable: intercept = logit(ybar),
-**      slope = 0, as rms::val.prob reports for a constant p.
+**      one logit the slope is not identifiable: slope and its interval are
+**      null with a reason, intercept = logit(ybar) with the intercept-only
+**      fit's interval (var 1/events + 1/nonevents), as R's glm(y ~ lp)
+**      reports with lp aliased.
+**   3b. Intervals: Wald at level (the uncertainty family's level, in (0,
+**      1), the same in every row): est + se qnorm((1 - level)/2) and
+**      est + se qnorm((1 + level)/2), se from ml_logit_cov -- the inverse
+**      information of the same fit at its estimate (R's confint.default on
+**      the glm).  Null where the estimate is.
 **   3a. calibration_summary_w: frequency weights (a row of weight w stands
 **      for w rows).  n, events are the exact sums of w and of w y (written
 **      as numbers), and every sum of rule 2 the exact sum of w * term over
@@ -142,31 +151,68 @@ static void summary_add(SummarySums *s, int y, double p, double c){
   ml_xsum_add(&s->all, c, 1);
 }
 
+/* The Wald interval est + se qnorm(a), est + se qnorm(1 - a), a = (1 -
+** level)/2 (R's confint.default), or NaNs when est or var is. */
+static void wald(double est, double var, double level, double *lo, double *hi){
+  double a = 0.5*(1.0 - level), se = sqrt(var);
+  if( isnan(est) || !(var>=0.0) ){ *lo = *hi = NAN; return; }
+  *lo = est + se*ml_norm_quantile(a);
+  *hi = est + se*ml_norm_quantile(1.0 - a);
+}
+
+/* The fits of rule 3 and their Wald intervals (rule 3b) over the runs
+** (x = logit(p)): est[0..2] citl, intercept, slope; lo/hi the intervals.
+** Reasons go to why.  ML_OK or ML_LOGIT_STOPPED. */
+static int summary_fits(MlLogitRun *r, ml_i64 nRun, double events, double nonevents, double level,
+                        double *est, double *lo, double *hi, MlStr *why){
+  double b, start[2], cov[3];
+  int rc, it, k;
+  for(k=0; k<3; k++) est[k] = lo[k] = hi[k] = NAN;
+  rc = ml_logit_fit(r, nRun, 0, 0, &est[0], &b, &it);
+  if( rc==ML_LOGIT_STOPPED ) return rc;
+  if( rc==ML_LOGIT_OK ) rc = ml_logit_cov(r, nRun, 0, est[0], 1.0, cov);
+  if( rc ){ est[0] = NAN; add_reason(why, fit_reason(rc, 0)); }
+  else wald(est[0], cov[0], level, &lo[0], &hi[0]);
+  start[0] = est[0]; start[1] = 1.0;                  /* calibrated: often near */
+  rc = ml_logit_fit(r, nRun, 1, isnan(est[0]) ? 0 : start, &est[1], &est[2], &it);
+  if( rc==ML_LOGIT_STOPPED ) return rc;
+  if( rc==ML_LOGIT_OK ) rc = ml_logit_cov(r, nRun, 1, est[1], est[2], cov);
+  if( rc==ML_LOGIT_CONSTANT ){
+    /* as R's glm(y ~ lp) with lp constant: lp is aliased (its coefficient
+    ** NA), the intercept that of y on the intercept alone, its variance
+    ** 1/events + 1/nonevents */
+    est[1] = log(events/nonevents);
+    wald(est[1], 1.0/events + 1.0/nonevents, level, &lo[1], &hi[1]);
+    add_reason(why, "p is constant (one logit): the calibration slope is not identifiable");
+  }else if( rc ){
+    est[1] = est[2] = NAN;
+    if( fit_reason(rc, 1) ) add_reason(why, fit_reason(rc, 1));
+  }else{
+    wald(est[1], cov[0], level, &lo[1], &hi[1]);
+    wald(est[2], cov[1], level, &lo[2], &hi[2]);
+  }
+  return ML_OK;
+}
+
 /* Writes the summary from the sums and the runs of distinct p (ascending;
-** x is p, made logit(p) here for the fits).  weighted: n and events are
-** sums of weights, written as numbers.  ML_OK, ML_NOMEM or
-** ML_LOGIT_STOPPED. */
-static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 nRun, int weighted){
+** x is p, made logit(p) here for the fits), the intervals at level.
+** weighted: n and events are sums of weights, written as numbers.  ML_OK,
+** ML_NOMEM or ML_LOGIT_STOPPED. */
+static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 nRun, int weighted,
+                         double level){
+  static const char *const azFit[3] = {"citl", "intercept", "slope"};
+  static const char *const azLo[3] = {"citl_lo", "intercept_lo", "slope_lo"};
+  static const char *const azHi[3] = {"citl_hi", "intercept_hi", "slope_hi"};
   MlStr why;
   double n = ml_xsum_round(&s->all), events = ml_xsum_round(&s->cls[1]), nonevents = ml_xsum_round(&s->cls[0]);
-  double expected, brier, ybar, zden, z = NAN, zp = NAN, citl = NAN, icpt = NAN, slope = NAN, b, start[2];
+  double expected, brier, ybar, zden, z = NAN, zp = NAN, est[3], lo[3], hi[3];
   ml_i64 i;
-  int rc, it;
+  int k;
   for(i=0; i<nRun; i++) r[i].x = clipped_logit(r[i].x);
   ml_str_init(&why);
-  rc = ml_logit_fit(r, nRun, 0, 0, &citl, &b, &it);
-  if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
-  if( rc ){ citl = NAN; add_reason(&why, fit_reason(rc, 0)); }
-  start[0] = citl; start[1] = 1.0;                  /* calibrated: often near */
-  rc = ml_logit_fit(r, nRun, 1, isnan(citl) ? 0 : start, &icpt, &slope, &it);
-  if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
-  if( rc==ML_LOGIT_CONSTANT ){
-    /* as rms::val.prob for a constant p: the fit of y on the intercept alone */
-    icpt = log(events/nonevents);
-    slope = 0.0;
-  }else if( rc ){
-    icpt = slope = NAN;
-    if( fit_reason(rc, 1) ) add_reason(&why, fit_reason(rc, 1));
+  if( summary_fits(r, nRun, events, nonevents, level, est, lo, hi, &why) ){
+    ml_str_free(&why);
+    return ML_LOGIT_STOPPED;
   }
   expected = ml_xsum_round(&s->expected);
   brier = ml_xsum_round(&s->brier) / n;
@@ -184,9 +230,12 @@ static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 
   ml_json_key(j, "events");          if( weighted ) ml_json_double(j, events); else ml_json_int(j, (ml_i64)events);
   ml_json_key(j, "expected");        ml_json_double(j, expected);
   ml_json_key(j, "oe_ratio");        ml_json_double(j, expected>0.0 ? events/expected : NAN);
-  ml_json_key(j, "citl");            ml_json_double(j, nz(citl));
-  ml_json_key(j, "intercept");       ml_json_double(j, nz(icpt));
-  ml_json_key(j, "slope");           ml_json_double(j, nz(slope));
+  for(k=0; k<3; k++){
+    ml_json_key(j, azFit[k]);        ml_json_double(j, nz(est[k]));
+    ml_json_key(j, azLo[k]);         ml_json_double(j, nz(lo[k]));
+    ml_json_key(j, azHi[k]);         ml_json_double(j, nz(hi[k]));
+  }
+  ml_json_key(j, "level");           ml_json_double(j, level);
   ml_json_key(j, "spiegelhalter_z"); ml_json_double(j, nz(z));
   ml_json_key(j, "spiegelhalter_p"); ml_json_double(j, zp);
   ml_json_key(j, "brier");           ml_json_double(j, brier);
@@ -232,7 +281,7 @@ static ml_i64 summary_runs(const MlSamples *smp, SummarySums *s, MlLogitRun *r, 
   return k;
 }
 
-void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp){
+void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level){
   ml_i64 n = ml_samples_count(smp), k;
   SummarySums s;
   MlLogitRun *r;
@@ -243,7 +292,7 @@ void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp){
   if( r==0 ){ sqlite3_result_error_nomem(ctx); return; }
   k = summary_runs(smp, &s, r, n);
   ml_json_init(&j);
-  rc = write_summary(&j, &s, r + k, n - k, smp->weighted);
+  rc = write_summary(&j, &s, r + k, n - k, smp->weighted, level);
   ml_free(r);
   if( rc==ML_LOGIT_STOPPED ){ ml_json_free(&j); return; }   /* ml_compute_end reports it */
   if( rc ){ ml_json_free(&j); sqlite3_result_error_nomem(ctx); return; }
