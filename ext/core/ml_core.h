@@ -883,6 +883,19 @@ int ml_logit_fit(const MlLogitRun *r, ml_i64 nRun, int slope, const double *star
 ** reason when the data admit no estimate (ML_LOGIT_NO_CONVERGENCE when the
 ** information is not positive definite). */
 int ml_logit_cov(const MlLogitRun *r, ml_i64 nRun, int slope, double a, double b, double *cov);
+/* calibration_summary's two fits in one go (ml_logit.c rule 6): the
+** offset fit (citl) from a0, its first Newton step from 0 (the caller's
+** sums: a0 = sum w (y - p) / sum w p (1 - p)), then the slope fit from
+** the offset fit's last evaluation, each with its Wald covariance.  rc*:
+** ML_LOGIT_OK or why the fit has no estimate.  Returns ML_LOGIT_STOPPED
+** when stopped, else ML_LOGIT_OK. */
+typedef struct MlLogitCalib {
+  int rcCitl, rcSlope;        /* ML_LOGIT_* of each fit */
+  double citl, varCitl;       /* the offset fit (NaN without an estimate) */
+  double a, b, cov[3];        /* the slope fit: var a, var b, cov(a, b) */
+  int nEval;                  /* passes over the runs, both fits */
+} MlLogitCalib;
+int ml_logit_calib(const MlLogitRun *r, ml_i64 nRun, double a0, MlLogitCalib *o);
 
 /* ------------------------------------------------------------------ beta */
 

@@ -36,7 +36,7 @@
 **      (calibration-in-the-large): the intercept of the fit with logit(p)
 **      as an offset (not the intercept of the slope fit).  For the logits p
 **      is clipped to [1e-15, 1 - 1e-15] (p = 0 or 1 would be infinite);
-**      logit(c) = ln(c/(1 - c)).  Fits by ml_logit_fit over the distinct
+**      logit(c) = ln(c/(1 - c)).  Fits by ml_logit_calib over the distinct
 **      p (one run per distinct p, with its count of each class): null with
 **      "reason" when no finite estimate exists (one class; classes
 **      separated by a threshold on p) or the fit does not converge.
@@ -101,12 +101,6 @@ static double nz(double x){ return x + 0.0; }
 
 #define SUMMARY_CLIP 1e-15
 
-/* logit of p clipped to [1e-15, 1 - 1e-15] (rule 3). */
-static double clipped_logit(double p){
-  double c = p < SUMMARY_CLIP ? SUMMARY_CLIP : p > 1.0 - SUMMARY_CLIP ? 1.0 - SUMMARY_CLIP : p;
-  return log(c/(1.0 - c));
-}
-
 /* Appends "; " and z to the reasons. */
 static void add_reason(MlStr *r, const char *z){
   if( r->n>0 ) ml_str_appendz(r, "; ");
@@ -161,35 +155,34 @@ static void wald(double est, double var, double level, double *lo, double *hi){
 }
 
 /* The fits of rule 3 and their Wald intervals (rule 3b) over the runs
-** (x = logit(p)): est[0..2] citl, intercept, slope; lo/hi the intervals.
-** Reasons go to why.  ML_OK or ML_LOGIT_STOPPED. */
-static int summary_fits(MlLogitRun *r, ml_i64 nRun, double events, double nonevents, double level,
+** (x = logit(p); a0 the offset fit's start): est[0..2] citl, intercept,
+** slope; lo/hi the intervals.  Reasons go to why.  ML_OK or
+** ML_LOGIT_STOPPED. */
+static int summary_fits(MlLogitRun *r, ml_i64 nRun, double a0, double events, double nonevents, double level,
                         double *est, double *lo, double *hi, MlStr *why){
-  double b, start[2], cov[3];
-  int rc, it, k;
+  MlLogitCalib c;
+  int k;
   for(k=0; k<3; k++) est[k] = lo[k] = hi[k] = NAN;
-  rc = ml_logit_fit(r, nRun, 0, 0, &est[0], &b, &it);
-  if( rc==ML_LOGIT_STOPPED ) return rc;
-  if( rc==ML_LOGIT_OK ) rc = ml_logit_cov(r, nRun, 0, est[0], 1.0, cov);
-  if( rc ){ est[0] = NAN; add_reason(why, fit_reason(rc, 0)); }
-  else wald(est[0], cov[0], level, &lo[0], &hi[0]);
-  start[0] = est[0]; start[1] = 1.0;                  /* calibrated: often near */
-  rc = ml_logit_fit(r, nRun, 1, isnan(est[0]) ? 0 : start, &est[1], &est[2], &it);
-  if( rc==ML_LOGIT_STOPPED ) return rc;
-  if( rc==ML_LOGIT_OK ) rc = ml_logit_cov(r, nRun, 1, est[1], est[2], cov);
-  if( rc==ML_LOGIT_CONSTANT ){
+  if( ml_logit_calib(r, nRun, a0, &c)==ML_LOGIT_STOPPED ) return ML_LOGIT_STOPPED;
+  if( c.rcCitl ){
+    add_reason(why, fit_reason(c.rcCitl, 0));
+  }else{
+    est[0] = c.citl;
+    wald(est[0], c.varCitl, level, &lo[0], &hi[0]);
+  }
+  if( c.rcSlope==ML_LOGIT_CONSTANT ){
     /* as R's glm(y ~ lp) with lp constant: lp is aliased (its coefficient
     ** NA), the intercept that of y on the intercept alone, its variance
     ** 1/events + 1/nonevents */
     est[1] = log(events/nonevents);
     wald(est[1], 1.0/events + 1.0/nonevents, level, &lo[1], &hi[1]);
     add_reason(why, "p is constant (one logit): the calibration slope is not identifiable");
-  }else if( rc ){
-    est[1] = est[2] = NAN;
-    if( fit_reason(rc, 1) ) add_reason(why, fit_reason(rc, 1));
+  }else if( c.rcSlope ){
+    if( fit_reason(c.rcSlope, 1) ) add_reason(why, fit_reason(c.rcSlope, 1));
   }else{
-    wald(est[1], cov[0], level, &lo[1], &hi[1]);
-    wald(est[2], cov[1], level, &lo[2], &hi[2]);
+    est[1] = c.a; est[2] = c.b;
+    wald(est[1], c.cov[0], level, &lo[1], &hi[1]);
+    wald(est[2], c.cov[1], level, &lo[2], &hi[2]);
   }
   return ML_OK;
 }
@@ -205,12 +198,22 @@ static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 
   static const char *const azHi[3] = {"citl_hi", "intercept_hi", "slope_hi"};
   MlStr why;
   double n = ml_xsum_round(&s->all), events = ml_xsum_round(&s->cls[1]), nonevents = ml_xsum_round(&s->cls[0]);
-  double expected, brier, ybar, zden, z = NAN, zp = NAN, est[3], lo[3], hi[3];
+  double expected, brier, ybar, zden, z = NAN, zp = NAN, est[3], lo[3], hi[3], a0;
+  MlSum g0 = {0, 0}, h0 = {0, 0};
   ml_i64 i;
   int k;
-  for(i=0; i<nRun; i++) r[i].x = clipped_logit(r[i].x);
+  /* the logits, and the offset fit's first Newton step from 0, where
+  ** sigma(logit(c)) is c: sum w (y - c) / sum w c (1 - c) */
+  for(i=0; i<nRun; i++){
+    double p = r[i].x, c = p < SUMMARY_CLIP ? SUMMARY_CLIP : p > 1.0 - SUMMARY_CLIP ? 1.0 - SUMMARY_CLIP : p;
+    double w = r[i].w[0] + r[i].w[1];
+    ml_sum_add(&g0, r[i].w[1] - w*c);
+    ml_sum_add(&h0, w*(c*(1.0 - c)));
+    r[i].x = log(c/(1.0 - c));
+  }
   ml_str_init(&why);
-  if( summary_fits(r, nRun, events, nonevents, level, est, lo, hi, &why) ){
+  a0 = ml_sum_value(&h0)>0.0 ? ml_sum_value(&g0)/ml_sum_value(&h0) : 0.0;
+  if( summary_fits(r, nRun, a0, events, nonevents, level, est, lo, hi, &why) ){
     ml_str_free(&why);
     return ML_LOGIT_STOPPED;
   }
