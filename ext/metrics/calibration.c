@@ -99,7 +99,8 @@ SQLITE_EXTENSION_INIT3
 /* Which metric a record asks of the family's shared callbacks (MlFuncDesc.kind). */
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,            /* ml_calib */
        CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR,
-       CAL_SUMMARY };            /* ml_calsort; calibration_summary: validation.c computes it */
+       CAL_SUMMARY,              /* ml_calsort; calibration_summary: validation.c computes it */
+       CAL_SMOOTH };             /* ml_calsort; calibration_smooth: validation.c computes it */
 
 #define ML_MAX_BINS 100000
 
@@ -1343,6 +1344,7 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
     ml_calib_summary_result(ctx, &p->smp, ml_param_value(&p->bins, default_param(d->kind)));
     return;
   }
+  if( d->kind==CAL_SMOOTH ){ ml_calib_smooth_result(ctx, &p->smp); return; }
   if( p->weighted || p->counted ){ calsort_compute_w(ctx, d, p); return; }
   B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
@@ -1556,5 +1558,6 @@ const MlFuncDesc ml_calibration_functions[] = {
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0, ML_PARAMS(&psBinsKumar) },
   { "calibration_summary", "y, p [, level]",       2,  3, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON|ML_FN_WEIGHTED,
                                                              ML_PARAMS(&ml_ps_level) },
+  { "calibration_smooth", "y, p",                  2,  2, &famCalsort, 0, CAL_SMOOTH, ML_FN_JSON|ML_FN_NO_STATE, 0 },
   { 0 }
 };

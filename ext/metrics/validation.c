@@ -2,8 +2,8 @@
 ** SPDX-License-Identifier: MIT
 **
 ** validation.c -- the validation statistics of clinical prediction models:
-** the calibration summary of R's rms::val.prob and pROC's unpaired DeLong
-** test of two groups' AUROCs.
+** the calibration summary of R's rms::val.prob, its lowess calibration
+** curve, and pROC's unpaired DeLong test of two groups' AUROCs.
 **
 ** SQL functions:
 **   calibration_summary(y, p [, level=0.95])   aggregate and window, JSON
@@ -16,6 +16,9 @@
 **       ml_calib_summary_result below).
 **   calibration_summary_w(y, p, w [, level])   its weighted twin (docs/weights.md):
 **       the same JSON on frequency weights, the sample weighted.
+**   calibration_smooth(y, p)    aggregate and window, JSON
+**       {"n","ici","e50","e90","emax","span","delta","curve"}; calibration's
+**       sorted family too (no states, no twin), ml_calib_smooth_result.
 **   auroc_test(y, s, g)         aggregate and window, JSON
 **       {"auroc_0","auroc_1","diff","se","df","statistic","p_value","reason"}
 **   auroc_test(st_a, st_b)      scalar over two states made by ml_state(y, s)
@@ -59,6 +62,15 @@
 **      freq_weights).  Integer weights give the rows repeated bit for bit.
 **      Rows of weight 0 are not kept; NULL when no row has positive weight.
 **
+** Rules (calibration_smooth; rms::val.prob's Eavg/E90/Emax,
+** docs/validation.md rules 8-10):
+**   8. The curve is R's lowess(p, y, f = 2/3, iter = 0, delta = 0.01 range(p))
+**      from its definition (lowess() below), then ties averaged as
+**      approx(ties = mean): the curve at a p shared by rows is their mean.
+**   9. ici = mean |curve - p| over the rows, e50/e90 numpy-linear (R type 7)
+**      quantiles of it, emax its largest; curve: [p, curve] at the distinct p,
+**      every k-th above 200 and the last.
+**
 ** Rules (auroc_test; pROC's roc.test(method = "delong", paired = FALSE)):
 **   4. g is 0 or 1 (the two independent groups); a NULL in y, s or g skips
 **      the row.  Each group's AUROC is auroc's (higher s is more positive:
@@ -84,6 +96,8 @@
 ** row; the twin 16, p and w); a result sorts it (O(n)), makes its runs (24
 ** bytes per row allocated, one run per distinct p) and fits in O(runs) per
 ** Newton step; the twin adds each row's terms to seven exact sums.
+** calibration_smooth keeps the same sample; a result needs 40 bytes per row
+** and about 100 local fits (delta) over ~2n/3 rows each: O(n), ~70 n.
 ** auroc_test keeps 8 bytes per row (the score, by label, in its group's
 ** sample); a result costs O(n) after the sort and 24 bytes per distinct
 ** score.
@@ -299,6 +313,159 @@ void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level)
   ml_free(r);
   if( rc==ML_LOGIT_STOPPED ){ ml_json_free(&j); return; }   /* ml_compute_end reports it */
   if( rc ){ ml_json_free(&j); sqlite3_result_error_nomem(ctx); return; }
+  ml_result_json(ctx, &j);
+}
+
+/* ---------------------------------------------------- calibration_smooth */
+
+#define SMOOTH_F 2.0/3.0       /* R's lowess default span */
+#define SMOOTH_CURVE_MAX 200   /* points of "curve" at most */
+
+/* One local linear fit of rule 8 at xs over the window nl..nr of the
+** sorted x (and the ties beyond nr within the bandwidth): tricube weights
+** w = (1 - (r/h)^3)^3 with h the larger distance from xs to the window's
+** ends, 1 within 0.001 h, 0 beyond 0.999 h; the weighted least-squares
+** line evaluated at xs (the weighted mean alone when the points' weighted
+** spread is at most 0.001 of x's range).  w is scratch for every row.
+** Returns 0 when every weight is 0. */
+static int lowess_fit(const double *x, const double *y, ml_i64 n, double xs, ml_i64 nl, ml_i64 nr,
+                      double range, double *w, double *ys){
+  double h = fmax(xs - x[nl], x[nr] - xs), h9 = 0.999*h, h1 = 0.001*h, a = 0.0, b, c;
+  ml_i64 j, nrt;
+  for(j=nl; j<n; j++){
+    double r = fabs(x[j] - xs);
+    if( r<=h9 ){
+      double q = r/h;
+      q = 1.0 - q*q*q;
+      w[j] = r<=h1 ? 1.0 : q*q*q;
+      a += w[j];
+    }else if( x[j]>xs ){
+      break;
+    }else{
+      w[j] = 0.0;
+    }
+  }
+  nrt = j - 1;
+  if( !(a>0.0) ) return 0;
+  for(j=nl; j<=nrt; j++) w[j] /= a;
+  if( h>0.0 ){
+    a = 0.0;
+    for(j=nl; j<=nrt; j++) a += w[j]*x[j];
+    b = xs - a;
+    c = 0.0;
+    for(j=nl; j<=nrt; j++) c += w[j]*(x[j] - a)*(x[j] - a);
+    if( sqrt(c) > 0.001*range ){
+      b /= c;
+      for(j=nl; j<=nrt; j++) w[j] *= b*(x[j] - a) + 1.0;
+    }
+  }
+  c = 0.0;
+  for(j=nl; j<=nrt; j++) c += w[j]*y[j];
+  *ys = c;
+  return 1;
+}
+
+/* The lowess curve ys of rule 8 at each of the n sorted x: windows of
+** ns = max(2, min(n, floor(f n + 1e-7))) nearest rows, slid right while the
+** next row is nearer to x[i] than the window's left end; a fit at x[i],
+** then the rows within delta = 0.01 range of it skipped and filled by
+** linear interpolation between fits (tied rows take the fit).  Returns 1
+** when stopped (ml_stop_requested). */
+static int lowess(const double *x, const double *y, ml_i64 n, double *ys, double *w){
+  double range = x[n-1] - x[0], delta = 0.01*range;
+  ml_i64 ns = (ml_i64)(SMOOTH_F*(double)n + 1e-7), nl = 0, nr, last = -1, i = 0, j;
+  if( ns>n ) ns = n;
+  if( ns<2 ) ns = 2;
+  if( n==1 ){ ys[0] = y[0]; return 0; }
+  nr = ns - 1;
+  for(;;){
+    double cut;
+    while( nr<n-1 && x[i] - x[nl] > x[nr+1] - x[i] ){ nl++; nr++; }
+    if( ml_stop_requested() ) return 1;
+    if( !lowess_fit(x, y, n, x[i], nl, nr, range, w, &ys[i]) ) ys[i] = y[i];
+    if( last<i-1 ){
+      double denom = x[i] - x[last];
+      for(j=last+1; j<i; j++){
+        double alpha = (x[j] - x[last])/denom;
+        ys[j] = alpha*ys[i] + (1.0 - alpha)*ys[last];
+      }
+    }
+    last = i;
+    cut = x[last] + delta;
+    for(i=last+1; i<n; i++){
+      if( x[i]>cut ) break;
+      if( x[i]==x[last] ){ ys[i] = ys[last]; last = i; }
+    }
+    i = last + 1 > i - 1 ? last + 1 : i - 1;
+    if( last>=n-1 ) break;
+  }
+  return 0;
+}
+
+/* calibration_smooth's JSON (rules 8-9) from calibration's sorted sample
+** (non-empty, unweighted; sorted here). */
+void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp){
+  ml_i64 n = ml_samples_count(smp), k = 0, i, nDist = 0, step;
+  double *x, *y, *ys, *w, *er, emax = 0.0, e50, e90;
+  MlSum ici = {0, 0};
+  MlSweep sw;
+  MlJson j;
+  if( ml_samples_sort(smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  x = ml_malloc(sizeof(double) * 5 * (uint64_t)n);
+  if( x==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  y = x + n; ys = y + n; w = ys + n; er = w + n;
+  /* the rows ascending in p (the sweep walks the distinct p from the top) */
+  k = n;
+  ml_sweep_init(&sw, smp, 0);
+  while( ml_sweep_next(&sw) ){
+    double p = ml_double_of(sw.key);
+    ml_i64 c;
+    for(c=0; c<sw.dtp; c++){ k--; x[k] = p; y[k] = 1.0; }
+    for(c=0; c<sw.dfp; c++){ k--; x[k] = p; y[k] = 0.0; }
+    nDist++;
+  }
+  if( lowess(x, y, n, ys, w) ){ ml_free(x); return; }   /* ml_compute_end reports it */
+  /* ties averaged (approx(ties = mean)), then |curve - p| per row */
+  for(i=0; i<n; ){
+    ml_i64 e = i, t;
+    MlSum m = {0, 0};
+    while( e<n && x[e]==x[i] ){ ml_sum_add(&m, ys[e]); e++; }
+    for(t=i; t<e; t++){
+      ys[t] = ml_sum_value(&m)/(double)(e - i);
+      er[t] = fabs(ys[t] - x[t]);
+      ml_sum_add(&ici, er[t]);
+      if( er[t]>emax ) emax = er[t];
+    }
+    i = e;
+  }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "n");     ml_json_int(&j, n);
+  ml_json_key(&j, "ici");   ml_json_double(&j, ml_sum_value(&ici)/(double)n);
+  ml_quantile_pair(er, n, 0.5, 0.9, &e50, &e90);          /* permutes er */
+  ml_json_key(&j, "e50");   ml_json_double(&j, e50);
+  ml_json_key(&j, "e90");   ml_json_double(&j, e90);
+  ml_json_key(&j, "emax");  ml_json_double(&j, emax);
+  ml_json_key(&j, "span");  ml_json_double(&j, SMOOTH_F);
+  ml_json_key(&j, "delta"); ml_json_double(&j, 0.01*(x[n-1] - x[0]));
+  /* [p, curve] at every distinct p, or every step-th of them and the last */
+  ml_json_key(&j, "curve");
+  ml_json_begin_array(&j);
+  step = nDist<=SMOOTH_CURVE_MAX ? 1 : (nDist + SMOOTH_CURVE_MAX - 2)/(SMOOTH_CURVE_MAX - 1);
+  for(i=0, k=0; i<n; k++){
+    ml_i64 e = i;
+    while( e<n && x[e]==x[i] ) e++;
+    if( k%step==0 || e==n ){
+      ml_json_begin_array(&j);
+      ml_json_double(&j, x[i]);
+      ml_json_double(&j, ys[i]);
+      ml_json_end_array(&j);
+    }
+    i = e;
+  }
+  ml_json_end_array(&j);
+  ml_json_end_object(&j);
+  ml_free(x);
   ml_result_json(ctx, &j);
 }
 
