@@ -44,6 +44,84 @@ START_TEST(test_calibrated_runs_give_zero_and_one){
 }
 END_TEST
 
+START_TEST(test_wald_covariance_of_saturated_fits){
+  /* two runs at x = 0 and 1, 3:1 and 1:3: the saturated model, whose
+  ** covariance is the information [[3/2, 3/4], [3/4, 3/4]] inverted:
+  ** var(a) = 4/3 (= 1/3 + 1/1, the log odds of the first run), var(b) = 8/3,
+  ** cov(a, b) = -4/3 (x not centred, so the turn back from x - mean(x) is
+  ** exercised) */
+  MlLogitRun r[2];
+  double a, b, cov[3];
+  int it;
+  r[0] = run(0.0, 3, 1);
+  r[1] = run(1.0, 1, 3);
+  ck_assert_int_eq(ml_logit_fit(r, 2, 1, 0, &a, &b, &it), ML_LOGIT_OK);
+  ck_assert_int_eq(ml_logit_cov(r, 2, 1, a, b, cov), ML_LOGIT_OK);
+  ck_assert_msg(fabs(cov[0] - 4.0/3.0) < 1e-14 && fabs(cov[1] - 8.0/3.0) < 1e-14
+                && fabs(cov[2] + 4.0/3.0) < 1e-14, "cov %.17g %.17g %.17g", cov[0], cov[1], cov[2]);
+  /* the offset fit: var = 1 / sum w sigma(1 - sigma) at its estimate */
+  ck_assert_int_eq(ml_logit_fit(r, 2, 0, 0, &a, &b, &it), ML_LOGIT_OK);
+  ck_assert_int_eq(ml_logit_cov(r, 2, 0, a, 1.0, cov), ML_LOGIT_OK);
+  {
+    double p0 = 1.0/(1.0 + exp(-a)), p1 = 1.0/(1.0 + exp(-(a + 1.0)));
+    double want = 1.0/(4.0*p0*(1.0 - p0) + 4.0*p1*(1.0 - p1));
+    ck_assert_msg(fabs(cov[0] - want) < 1e-14*want && isnan(cov[1]) && isnan(cov[2]),
+                  "offset var %.17g, want %.17g", cov[0], want);
+  }
+  /* no estimate: the fit's reason */
+  r[1] = run(0.0, 1, 3);
+  ck_assert_int_eq(ml_logit_cov(r, 1, 1, 0.0, 0.0, cov), ML_LOGIT_CONSTANT);
+}
+END_TEST
+
+/* calibration_summary's two fits in one go (ml_logit_calib): on calibrated
+** and miscalibrated runs of 2000 distinct x it takes at most 8 passes over
+** the runs (the fits one at a time and their covariances took 13), gives
+** the estimates of the separate fits to 1e-14, and its covariances --
+** the last evaluation's information moved to the estimate by the last
+** step -- equal the information evaluated at the estimate to 1e-11. */
+START_TEST(test_calib_fits_in_few_passes){
+  int trial;
+  test_seed(36);
+  for(trial=0; trial<20; trial++){
+    int n = 2000, i, it;
+    MlLogitRun *r = malloc(sizeof(MlLogitRun)*(size_t)n);
+    double a, b, cov[3], slope = trial%2 ? 1.0 : 0.6 + test_rand01(), shift = trial%3 ? 0.0 : -1.0;
+    double g = 0.0, h = 0.0;
+    MlLogitCalib c;
+    for(i=0; i<n; i++){
+      double x = -6.0 + 12.0*((double)i + test_rand01())/(double)n;
+      double pr = 1.0/(1.0 + exp(-(shift + slope*x))), pp = 1.0/(1.0 + exp(-x));
+      double w = 1.0 + (double)(ml_i64)(test_rand01()*3.0);
+      double y1 = (double)(ml_i64)(w*pr + test_rand01());
+      if( y1>w ) y1 = w;
+      r[i] = run(x, w - y1, y1);
+      g += y1 - w*pp; h += w*pp*(1.0 - pp);
+    }
+    ck_assert_int_eq(ml_logit_calib(r, n, g/h, &c), ML_LOGIT_OK);
+    ck_assert_int_eq(c.rcCitl, ML_LOGIT_OK);
+    ck_assert_int_eq(c.rcSlope, ML_LOGIT_OK);
+    ck_assert_msg(c.nEval <= 8, "trial %d: %d passes", trial, c.nEval);
+    ck_assert_int_eq(ml_logit_fit(r, n, 0, 0, &a, &b, &it), ML_LOGIT_OK);
+    ck_assert_msg(fabs(c.citl - a) <= 1e-14*(1.0 + fabs(a)), "trial %d: citl %.17g, alone %.17g", trial, c.citl, a);
+    ck_assert_int_eq(ml_logit_cov(r, n, 0, c.citl, 1.0, cov), ML_LOGIT_OK);
+    ck_assert_msg(fabs(c.varCitl - cov[0]) <= 1e-11*cov[0], "trial %d: var citl %.17g, at the estimate %.17g",
+                  trial, c.varCitl, cov[0]);
+    ck_assert_int_eq(ml_logit_fit(r, n, 1, 0, &a, &b, &it), ML_LOGIT_OK);
+    ck_assert_msg(fabs(c.a - a) <= 1e-14*(1.0 + fabs(a)) && fabs(c.b - b) <= 1e-14*(1.0 + fabs(b)),
+                  "trial %d: (%.17g, %.17g), alone (%.17g, %.17g)", trial, c.a, c.b, a, b);
+    ck_assert_int_eq(ml_logit_cov(r, n, 1, c.a, c.b, cov), ML_LOGIT_OK);
+    for(i=0; i<3; i++){
+      /* relative to var a, var b, and sqrt(var a var b) for the covariance */
+      double sc = i==0 ? cov[0] : i==1 ? cov[1] : sqrt(cov[0]*cov[1]);
+      ck_assert_msg(fabs(c.cov[i] - cov[i]) <= 1e-11*sc,
+                    "trial %d: cov[%d] %.17g, at the estimate %.17g", trial, i, c.cov[i], cov[i]);
+    }
+    free(r);
+  }
+}
+END_TEST
+
 START_TEST(test_no_finite_estimate_is_named){
   MlLogitRun r[3];
   double a, b;
@@ -199,6 +277,8 @@ Suite *suite_logit(void){
   Suite *s = suite_create("logit");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_calibrated_runs_give_zero_and_one);
+  tcase_add_test(tc, test_wald_covariance_of_saturated_fits);
+  tcase_add_test(tc, test_calib_fits_in_few_passes);
   tcase_add_test(tc, test_no_finite_estimate_is_named);
   tcase_add_test(tc, test_flat_likelihood_converges);
   tcase_add_test(tc, test_random_fits_solve_the_score_equations);

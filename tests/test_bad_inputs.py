@@ -330,7 +330,7 @@ PLOT_NULL = {
 }
 ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "precision_at_k", "recall_at_k", "gains",
                      "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
-                     "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary",
+                     "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary", "calibration_smooth",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
                      "ml_state", "ml_state_ordinal",
                      "group_disparity", "expected_confusion"}

@@ -30,7 +30,8 @@ import mltest
 
 warnings.filterwarnings("ignore")
 CLIP = 1e-15
-SUMMARY_KEYS = ["n", "events", "expected", "oe_ratio", "citl", "intercept", "slope",
+SUMMARY_KEYS = ["n", "events", "expected", "oe_ratio", "citl", "citl_lo", "citl_hi", "intercept", "intercept_lo",
+                "intercept_hi", "slope", "slope_lo", "slope_hi", "level",
                 "spiegelhalter_z", "spiegelhalter_p", "brier", "scaled_brier", "reason"]
 TEST_KEYS = ["auroc_0", "auroc_1", "diff", "se", "df", "statistic", "p_value", "reason"]
 
@@ -114,8 +115,9 @@ def summary_ref(y, p):
     if 0 < ev < n:
         r["citl"] = fit_offset(y, x)
         x0, x1 = x[y == 0], x[y == 1]
-        if x.min() == x.max():          # rms::val.prob for a constant p: y on the intercept alone
-            r["intercept"], r["slope"] = math.log(ev / (n - ev)), 0.0
+        if x.min() == x.max():          # R's glm(y ~ lp), lp aliased: y on the intercept alone, slope NA
+            r["intercept"] = math.log(ev / (n - ev))
+            r["why"].append("p is constant")
         elif x0.max() <= x1.min() or x1.max() <= x0.min():
             r["why"].append("separates the classes")
         else:

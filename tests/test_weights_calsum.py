@@ -65,8 +65,8 @@ import mltest
 warnings.filterwarnings("ignore")
 CASES = ["calibration_summary"]
 CLIP = 1e-15
-KEYS = ["n", "events", "expected", "oe_ratio", "citl", "intercept", "slope",
-        "spiegelhalter_z", "spiegelhalter_p", "brier", "scaled_brier", "reason"]
+KEYS = ["n", "events", "expected", "oe_ratio", "citl", "citl_lo", "citl_hi", "intercept", "intercept_lo",
+        "intercept_hi", "slope", "slope_lo", "slope_hi", "level", "spiegelhalter_z", "spiegelhalter_p", "brier", "scaled_brier", "reason"]
 FIT_REL = FIT_ABS = 1e-9
 COUNT = {"glm_slope": 0, "newton_slope": 0, "glm_offset_refused": 0, "glm_offset_missed": 0,
          "var_weights_checked": 0}
@@ -167,8 +167,9 @@ def reference(y, p, w, check_var_weights=False):
     if ev > 0 and nonev > 0:
         r["citl"] = fit_offset(y, x, w)
         x0, x1 = x[y == 0], x[y == 1]
-        if x.min() == x.max():
-            r["intercept"], r["slope"] = math.log(ev / nonev), 0.0
+        if x.min() == x.max():          # y on the intercept alone; the slope is not identifiable
+            r["intercept"] = math.log(ev / nonev)
+            r["why"].append("p is constant")
         elif x0.max() <= x1.min() or x1.max() <= x0.min():
             r["why"].append("a threshold on p separates the classes")
         else:
@@ -232,7 +233,7 @@ def main():
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"]}
     ck.equal(twins.get("calibration_summary", {}).get("name"), "calibration_summary_w",
              "calibration_summary has a weighted twin")
-    ck.equal(twins.get("calibration_summary", {}).get("signature"), "y, p, w",
+    ck.equal(twins.get("calibration_summary", {}).get("signature"), "y, p, w [, level]",
              "calibration_summary_w's signature")
     rng = np.random.default_rng(20260314)
     n_fit = n_int = 0
@@ -249,7 +250,7 @@ def main():
         if got is None:
             continue
         g = json.loads(got)
-        n_fit += g["slope"] is not None and g["slope"] != 0.0
+        n_fit += g["slope"] is not None
         ck.equal(g["brier"], con.execute("SELECT brier_w(y, p, w) FROM t").fetchone()[0], what + ": brier is brier_w")
         # weights times 4: the fits and ratios bit for bit (every tolerance is
         # relative), the sums times 4 exactly
@@ -321,9 +322,11 @@ def main():
              con.execute("SELECT calibration_summary_w(y, p, 2) FROM t").fetchone()[0],
              "numeric text weight reads as the number")
     ck.error(con, "SELECT calibration_summary_w(y, p) FROM t", (),
-             "calibration_summary_w(): expects (y, p, w), got 2 arguments", "two arguments")
+             "calibration_summary_w(): expects (y, p, w [, level]), got 2 arguments", "two arguments")
+    ck.error(con, "SELECT calibration_summary_w(y, p, w, 0.9, 1) FROM t", (),
+             "calibration_summary_w(): expects (y, p, w [, level]), got 5 arguments", "five arguments")
     ck.error(con, "SELECT calibration_summary_w(y, p, w, 10) FROM t", (),
-             "calibration_summary_w(): expects (y, p, w), got 4 arguments", "four arguments")
+             "calibration_summary_w(): level must be a number in (0, 1), got 10", "level out of range")
     ck.error(con, "SELECT calibration_summary_w(y, 1.5, w) FROM t", (),
              "calibration_summary_w(): p must be a probability in [0, 1], got 1.5", "p out of range")
     ck.finish()

@@ -892,6 +892,26 @@ enum { ML_LOGIT_OK, ML_LOGIT_ONE_CLASS, ML_LOGIT_CONSTANT, ML_LOGIT_SEPARATED,
 #define ML_LOGIT_MAX_ITER 100
 int ml_logit_fit(const MlLogitRun *r, ml_i64 nRun, int slope, const double *start,
                  double *a, double *b, int *nIter);
+/* The Wald covariance of a fit's estimate (a, b) over the same runs: the
+** inverse information at (a, b) (R's vcov of the glm, statsmodels'
+** cov_params).  cov[0] = var(a); slope fit: cov[1] = var(b), cov[2] =
+** cov(a, b); the offset fit sets those two NaN.  ML_LOGIT_OK, or the fit's
+** reason when the data admit no estimate (ML_LOGIT_NO_CONVERGENCE when the
+** information is not positive definite). */
+int ml_logit_cov(const MlLogitRun *r, ml_i64 nRun, int slope, double a, double b, double *cov);
+/* calibration_summary's two fits in one go (ml_logit.c rule 6): the
+** offset fit (citl) from a0, its first Newton step from 0 (the caller's
+** sums: a0 = sum w (y - p) / sum w p (1 - p)), then the slope fit from
+** the offset fit's last evaluation, each with its Wald covariance.  rc*:
+** ML_LOGIT_OK or why the fit has no estimate.  Returns ML_LOGIT_STOPPED
+** when stopped, else ML_LOGIT_OK. */
+typedef struct MlLogitCalib {
+  int rcCitl, rcSlope;        /* ML_LOGIT_* of each fit */
+  double citl, varCitl;       /* the offset fit (NaN without an estimate) */
+  double a, b, cov[3];        /* the slope fit: var a, var b, cov(a, b) */
+  int nEval;                  /* passes over the runs, both fits */
+} MlLogitCalib;
+int ml_logit_calib(const MlLogitRun *r, ml_i64 nRun, double a0, MlLogitCalib *o);
 
 /* ------------------------------------------------------------------ beta */
 

@@ -18,8 +18,9 @@
 **   brier_decomposition(y, p [, bins=10])  JSON {"brier","reliability","resolution",
 **                                    "uncertainty"}, Murphy's terms on equal-mass bins
 **   ece_l2_kumar(y, p [, bins=15])   Kumar, Liang & Ma 2019 debiased L2 error
-**   calibration_summary(y, p)        JSON, rms::val.prob's statistics: its rows
-**                                    are kept here, its result is validation.c's
+**   calibration_summary(y, p [, level=0.95])  JSON, rms::val.prob's statistics
+**                                    and Wald intervals: its rows are kept here,
+**                                    its result is validation.c's
 **   weighted twins f_w(y, p, w, ...) (docs/weights.md) of brier, log_loss,
 **   ece, mce, reliability, ece_equal_mass, ece_l2, brier_decomposition,
 **   calibration_summary (its rows (p, w) kept here, its result validation.c's)
@@ -27,7 +28,8 @@
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
 **   2. eps is a number in (0, 0.5); bins an integer in 1..100000; strategy
-**      'uniform' or 'quantile' (any case); each the same in every row.
+**      'uniform' or 'quantile' (any case); level (calibration_summary) a
+**      number in (0, 1); each the same in every row.
 **   3. One class is fine here: only an empty group gives NULL (and a
 **      SQLITE_WARNING).  The equal-mass and Kumar estimators are also NULL
 **      when the group has fewer rows than bins.
@@ -97,7 +99,8 @@ SQLITE_EXTENSION_INIT3
 /* Which metric a record asks of the family's shared callbacks (MlFuncDesc.kind). */
 enum { CAL_BRIER, CAL_LOGLOSS, CAL_ECE, CAL_MCE, CAL_RELIABILITY,            /* ml_calib */
        CAL_EQUAL_MASS, CAL_L2, CAL_L2_DEBIASED, CAL_BRIER_DECOMP, CAL_L2_KUMAR,
-       CAL_SUMMARY };            /* ml_calsort; calibration_summary: validation.c computes it */
+       CAL_SUMMARY,              /* ml_calsort; calibration_summary: validation.c computes it */
+       CAL_SMOOTH };             /* ml_calsort; calibration_smooth: validation.c computes it */
 
 #define ML_MAX_BINS 100000
 
@@ -195,7 +198,7 @@ static int cal_strategy_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv
 }
 
 static double default_param(int kind){
-  return kind==CAL_LOGLOSS ? 1e-15 : (double)default_bins(kind);
+  return kind==CAL_LOGLOSS ? 1e-15 : kind==CAL_SUMMARY ? 0.95 : (double)default_bins(kind);
 }
 
 /* Reads the optional parameter (argv[2]) of this row into *val and counts
@@ -204,7 +207,7 @@ static int cal_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite
                      MlParam *slot, double *val){
   *val = default_param(d->kind);
   if( argc<3 || d->kind==CAL_BRIER ) return ML_ROW_OK;
-  if( d->kind==CAL_LOGLOSS ){
+  if( d->kind==CAL_LOGLOSS || d->kind==CAL_SUMMARY ){     /* eps, level */
     return ml_param_real(ctx, d->name, d->aParam[0], argv[2], slot, val);
   }else{
     ml_i64 b;
@@ -1079,7 +1082,7 @@ static void ml_calib_final(sqlite3_context *ctx){
 
 typedef struct CalSortAgg {
   MlSamples smp;      /* key p; label picks the array */
-  MlParam bins;
+  MlParam bins;       /* bins, or calibration_summary's level */
   int init;
   int failed;         /* xStep set an error: xFinal only frees */
   int weighted;       /* a weighted twin: smp is width 16, aux each row's weight */
@@ -1337,7 +1340,11 @@ static void calsort_compute(sqlite3_context *ctx, CalSortAgg *p){
   }
   /* validation.c; a weighted sample (calibration_summary_w, or counted
   ** states) is its twin */
-  if( d->kind==CAL_SUMMARY ){ ml_calib_summary_result(ctx, &p->smp); return; }
+  if( d->kind==CAL_SUMMARY ){
+    ml_calib_summary_result(ctx, &p->smp, ml_param_value(&p->bins, default_param(d->kind)));
+    return;
+  }
+  if( d->kind==CAL_SMOOTH ){ ml_calib_smooth_result(ctx, &p->smp); return; }
   if( p->weighted || p->counted ){ calsort_compute_w(ctx, d, p); return; }
   B = (ml_i64)ml_param_value(&p->bins, default_bins(d->kind));
   if( n<B ){
@@ -1549,6 +1556,8 @@ const MlFuncDesc ml_calibration_functions[] = {
                                                              ML_PARAMS(&psBinsSorted) },
   { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0, ML_PARAMS(&psBinsSorted) },
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0, ML_PARAMS(&psBinsKumar) },
-  { "calibration_summary", "y, p",                 2,  2, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON|ML_FN_WEIGHTED, 0 },
+  { "calibration_summary", "y, p [, level]",       2,  3, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON|ML_FN_WEIGHTED,
+                                                             ML_PARAMS(&ml_ps_level) },
+  { "calibration_smooth", "y, p",                  2,  2, &famCalsort, 0, CAL_SMOOTH, ML_FN_JSON|ML_FN_NO_STATE, 0 },
   { 0 }
 };

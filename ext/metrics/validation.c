@@ -2,18 +2,23 @@
 ** SPDX-License-Identifier: MIT
 **
 ** validation.c -- the validation statistics of clinical prediction models:
-** the calibration summary of R's rms::val.prob and pROC's unpaired DeLong
-** test of two groups' AUROCs.
+** the calibration summary of R's rms::val.prob, its lowess calibration
+** curve, and pROC's unpaired DeLong test of two groups' AUROCs.
 **
 ** SQL functions:
-**   calibration_summary(y, p)   aggregate and window, JSON
-**       {"n","events","expected","oe_ratio","citl","intercept","slope",
-**        "spiegelhalter_z","spiegelhalter_p","brier","scaled_brier","reason"}
+**   calibration_summary(y, p [, level=0.95])   aggregate and window, JSON
+**       {"n","events","expected","oe_ratio","citl","citl_lo","citl_hi",
+**        "intercept","intercept_lo","intercept_hi","slope","slope_lo",
+**        "slope_hi","level","spiegelhalter_z","spiegelhalter_p","brier",
+**        "scaled_brier","reason"}
 **       Registered in calibration's sorted family (calibration.c keeps its
 **       rows, takes its states, hands the sorted sample to
 **       ml_calib_summary_result below).
-**   calibration_summary_w(y, p, w)   its weighted twin (docs/weights.md):
+**   calibration_summary_w(y, p, w [, level])   its weighted twin (docs/weights.md):
 **       the same JSON on frequency weights, the sample weighted.
+**   calibration_smooth(y, p)    aggregate and window, JSON
+**       {"n","ici","e50","e90","emax","span","delta","curve"}; calibration's
+**       sorted family too (no states, no twin), ml_calib_smooth_result.
 **   auroc_test(y, s, g)         aggregate and window, JSON
 **       {"auroc_0","auroc_1","diff","se","df","statistic","p_value","reason"}
 **   auroc_test(st_a, st_b)      scalar over two states made by ml_state(y, s)
@@ -34,13 +39,20 @@
 **      (calibration-in-the-large): the intercept of the fit with logit(p)
 **      as an offset (not the intercept of the slope fit).  For the logits p
 **      is clipped to [1e-15, 1 - 1e-15] (p = 0 or 1 would be infinite);
-**      logit(c) = ln(c/(1 - c)).  Fits by ml_logit_fit over the distinct
+**      logit(c) = ln(c/(1 - c)).  Fits by ml_logit_calib over the distinct
 **      p (one run per distinct p, with its count of each class): null with
 **      "reason" when no finite estimate exists (one class; classes
 **      separated by a threshold on p) or the fit does not converge.
 **      "reason" joins every such cause; null when none.  When every p has
-**      one logit the slope is not identifiable: intercept = logit(ybar),
-**      slope = 0, as rms::val.prob reports for a constant p.
+**      one logit the slope is not identifiable: slope and its interval are
+**      null with a reason, intercept = logit(ybar) with the intercept-only
+**      fit's interval (var 1/events + 1/nonevents), as R's glm(y ~ lp)
+**      reports with lp aliased.
+**   3b. Intervals: Wald at level (the uncertainty family's level, in (0,
+**      1), the same in every row): est + se qnorm((1 - level)/2) and
+**      est + se qnorm((1 + level)/2), se from ml_logit_cov -- the inverse
+**      information of the same fit at its estimate (R's confint.default on
+**      the glm).  Null where the estimate is.
 **   3a. calibration_summary_w: frequency weights (a row of weight w stands
 **      for w rows).  n, events are the exact sums of w and of w y (written
 **      as numbers), and every sum of rule 2 the exact sum of w * term over
@@ -49,6 +61,15 @@
 **      tie sums), the information summing w (statsmodels' GLM with
 **      freq_weights).  Integer weights give the rows repeated bit for bit.
 **      Rows of weight 0 are not kept; NULL when no row has positive weight.
+**
+** Rules (calibration_smooth; rms::val.prob's Eavg/E90/Emax,
+** docs/validation.md rules 8-10):
+**   8. The curve is R's lowess(p, y, f = 2/3, iter = 0, delta = 0.01 range(p))
+**      from its definition (lowess() below), then ties averaged as
+**      approx(ties = mean): the curve at a p shared by rows is their mean.
+**   9. ici = mean |curve - p| over the rows, e50/e90 numpy-linear (R type 7)
+**      quantiles of it, emax its largest; curve: [p, curve] at the distinct p,
+**      every k-th above 200 and the last.
 **
 ** Rules (auroc_test; pROC's roc.test(method = "delong", paired = FALSE)):
 **   4. g is 0 or 1 (the two independent groups); a NULL in y, s or g skips
@@ -75,6 +96,8 @@
 ** row; the twin 16, p and w); a result sorts it (O(n)), makes its runs (24
 ** bytes per row allocated, one run per distinct p) and fits in O(runs) per
 ** Newton step; the twin adds each row's terms to seven exact sums.
+** calibration_smooth keeps the same sample; a result needs 40 bytes per row
+** and about 100 local fits (delta) over ~2n/3 rows each: O(n), ~70 n.
 ** auroc_test keeps 8 bytes per row (the score, by label, in its group's
 ** sample); a result costs O(n) after the sort and 24 bytes per distinct
 ** score.
@@ -91,12 +114,6 @@ static double nz(double x){ return x + 0.0; }
 /* --------------------------------------------------- calibration_summary */
 
 #define SUMMARY_CLIP 1e-15
-
-/* logit of p clipped to [1e-15, 1 - 1e-15] (rule 3). */
-static double clipped_logit(double p){
-  double c = p < SUMMARY_CLIP ? SUMMARY_CLIP : p > 1.0 - SUMMARY_CLIP ? 1.0 - SUMMARY_CLIP : p;
-  return log(c/(1.0 - c));
-}
 
 /* Appends "; " and z to the reasons. */
 static void add_reason(MlStr *r, const char *z){
@@ -142,31 +159,77 @@ static void summary_add(SummarySums *s, int y, double p, double c){
   ml_xsum_add(&s->all, c, 1);
 }
 
-/* Writes the summary from the sums and the runs of distinct p (ascending;
-** x is p, made logit(p) here for the fits).  weighted: n and events are
-** sums of weights, written as numbers.  ML_OK, ML_NOMEM or
+/* The Wald interval est + se qnorm(a), est + se qnorm(1 - a), a = (1 -
+** level)/2 (R's confint.default), or NaNs when est or var is. */
+static void wald(double est, double var, double level, double *lo, double *hi){
+  double a = 0.5*(1.0 - level), se = sqrt(var);
+  if( isnan(est) || !(var>=0.0) ){ *lo = *hi = NAN; return; }
+  *lo = est + se*ml_norm_quantile(a);
+  *hi = est + se*ml_norm_quantile(1.0 - a);
+}
+
+/* The fits of rule 3 and their Wald intervals (rule 3b) over the runs
+** (x = logit(p); a0 the offset fit's start): est[0..2] citl, intercept,
+** slope; lo/hi the intervals.  Reasons go to why.  ML_OK or
 ** ML_LOGIT_STOPPED. */
-static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 nRun, int weighted){
+static int summary_fits(MlLogitRun *r, ml_i64 nRun, double a0, double events, double nonevents, double level,
+                        double *est, double *lo, double *hi, MlStr *why){
+  MlLogitCalib c;
+  int k;
+  for(k=0; k<3; k++) est[k] = lo[k] = hi[k] = NAN;
+  if( ml_logit_calib(r, nRun, a0, &c)==ML_LOGIT_STOPPED ) return ML_LOGIT_STOPPED;
+  if( c.rcCitl ){
+    add_reason(why, fit_reason(c.rcCitl, 0));
+  }else{
+    est[0] = c.citl;
+    wald(est[0], c.varCitl, level, &lo[0], &hi[0]);
+  }
+  if( c.rcSlope==ML_LOGIT_CONSTANT ){
+    /* as R's glm(y ~ lp) with lp constant: lp is aliased (its coefficient
+    ** NA), the intercept that of y on the intercept alone, its variance
+    ** 1/events + 1/nonevents */
+    est[1] = log(events/nonevents);
+    wald(est[1], 1.0/events + 1.0/nonevents, level, &lo[1], &hi[1]);
+    add_reason(why, "p is constant (one logit): the calibration slope is not identifiable");
+  }else if( c.rcSlope ){
+    if( fit_reason(c.rcSlope, 1) ) add_reason(why, fit_reason(c.rcSlope, 1));
+  }else{
+    est[1] = c.a; est[2] = c.b;
+    wald(est[1], c.cov[0], level, &lo[1], &hi[1]);
+    wald(est[2], c.cov[1], level, &lo[2], &hi[2]);
+  }
+  return ML_OK;
+}
+
+/* Writes the summary from the sums and the runs of distinct p (ascending;
+** x is p, made logit(p) here for the fits), the intervals at level.
+** weighted: n and events are sums of weights, written as numbers.  ML_OK,
+** ML_NOMEM or ML_LOGIT_STOPPED. */
+static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 nRun, int weighted,
+                         double level){
+  static const char *const azFit[3] = {"citl", "intercept", "slope"};
+  static const char *const azLo[3] = {"citl_lo", "intercept_lo", "slope_lo"};
+  static const char *const azHi[3] = {"citl_hi", "intercept_hi", "slope_hi"};
   MlStr why;
   double n = ml_xsum_round(&s->all), events = ml_xsum_round(&s->cls[1]), nonevents = ml_xsum_round(&s->cls[0]);
-  double expected, brier, ybar, zden, z = NAN, zp = NAN, citl = NAN, icpt = NAN, slope = NAN, b, start[2];
+  double expected, brier, ybar, zden, z = NAN, zp = NAN, est[3], lo[3], hi[3], a0;
+  MlSum g0 = {0, 0}, h0 = {0, 0};
   ml_i64 i;
-  int rc, it;
-  for(i=0; i<nRun; i++) r[i].x = clipped_logit(r[i].x);
+  int k;
+  /* the logits, and the offset fit's first Newton step from 0, where
+  ** sigma(logit(c)) is c: sum w (y - c) / sum w c (1 - c) */
+  for(i=0; i<nRun; i++){
+    double p = r[i].x, c = p < SUMMARY_CLIP ? SUMMARY_CLIP : p > 1.0 - SUMMARY_CLIP ? 1.0 - SUMMARY_CLIP : p;
+    double w = r[i].w[0] + r[i].w[1];
+    ml_sum_add(&g0, r[i].w[1] - w*c);
+    ml_sum_add(&h0, w*(c*(1.0 - c)));
+    r[i].x = log(c/(1.0 - c));
+  }
   ml_str_init(&why);
-  rc = ml_logit_fit(r, nRun, 0, 0, &citl, &b, &it);
-  if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
-  if( rc ){ citl = NAN; add_reason(&why, fit_reason(rc, 0)); }
-  start[0] = citl; start[1] = 1.0;                  /* calibrated: often near */
-  rc = ml_logit_fit(r, nRun, 1, isnan(citl) ? 0 : start, &icpt, &slope, &it);
-  if( rc==ML_LOGIT_STOPPED ){ ml_str_free(&why); return rc; }
-  if( rc==ML_LOGIT_CONSTANT ){
-    /* as rms::val.prob for a constant p: the fit of y on the intercept alone */
-    icpt = log(events/nonevents);
-    slope = 0.0;
-  }else if( rc ){
-    icpt = slope = NAN;
-    if( fit_reason(rc, 1) ) add_reason(&why, fit_reason(rc, 1));
+  a0 = ml_sum_value(&h0)>0.0 ? ml_sum_value(&g0)/ml_sum_value(&h0) : 0.0;
+  if( summary_fits(r, nRun, a0, events, nonevents, level, est, lo, hi, &why) ){
+    ml_str_free(&why);
+    return ML_LOGIT_STOPPED;
   }
   expected = ml_xsum_round(&s->expected);
   brier = ml_xsum_round(&s->brier) / n;
@@ -184,9 +247,12 @@ static int write_summary(MlJson *j, const SummarySums *s, MlLogitRun *r, ml_i64 
   ml_json_key(j, "events");          if( weighted ) ml_json_double(j, events); else ml_json_int(j, (ml_i64)events);
   ml_json_key(j, "expected");        ml_json_double(j, expected);
   ml_json_key(j, "oe_ratio");        ml_json_double(j, expected>0.0 ? events/expected : NAN);
-  ml_json_key(j, "citl");            ml_json_double(j, nz(citl));
-  ml_json_key(j, "intercept");       ml_json_double(j, nz(icpt));
-  ml_json_key(j, "slope");           ml_json_double(j, nz(slope));
+  for(k=0; k<3; k++){
+    ml_json_key(j, azFit[k]);        ml_json_double(j, nz(est[k]));
+    ml_json_key(j, azLo[k]);         ml_json_double(j, nz(lo[k]));
+    ml_json_key(j, azHi[k]);         ml_json_double(j, nz(hi[k]));
+  }
+  ml_json_key(j, "level");           ml_json_double(j, level);
   ml_json_key(j, "spiegelhalter_z"); ml_json_double(j, nz(z));
   ml_json_key(j, "spiegelhalter_p"); ml_json_double(j, zp);
   ml_json_key(j, "brier");           ml_json_double(j, brier);
@@ -232,7 +298,7 @@ static ml_i64 summary_runs(const MlSamples *smp, SummarySums *s, MlLogitRun *r, 
   return k;
 }
 
-void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp){
+void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level){
   ml_i64 n = ml_samples_count(smp), k;
   SummarySums s;
   MlLogitRun *r;
@@ -243,10 +309,163 @@ void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp){
   if( r==0 ){ sqlite3_result_error_nomem(ctx); return; }
   k = summary_runs(smp, &s, r, n);
   ml_json_init(&j);
-  rc = write_summary(&j, &s, r + k, n - k, smp->weighted);
+  rc = write_summary(&j, &s, r + k, n - k, smp->weighted, level);
   ml_free(r);
   if( rc==ML_LOGIT_STOPPED ){ ml_json_free(&j); return; }   /* ml_compute_end reports it */
   if( rc ){ ml_json_free(&j); sqlite3_result_error_nomem(ctx); return; }
+  ml_result_json(ctx, &j);
+}
+
+/* ---------------------------------------------------- calibration_smooth */
+
+#define SMOOTH_F 2.0/3.0       /* R's lowess default span */
+#define SMOOTH_CURVE_MAX 200   /* points of "curve" at most */
+
+/* One local linear fit of rule 8 at xs over the window nl..nr of the
+** sorted x (and the ties beyond nr within the bandwidth): tricube weights
+** w = (1 - (r/h)^3)^3 with h the larger distance from xs to the window's
+** ends, 1 within 0.001 h, 0 beyond 0.999 h; the weighted least-squares
+** line evaluated at xs (the weighted mean alone when the points' weighted
+** spread is at most 0.001 of x's range).  w is scratch for every row.
+** Returns 0 when every weight is 0. */
+static int lowess_fit(const double *x, const double *y, ml_i64 n, double xs, ml_i64 nl, ml_i64 nr,
+                      double range, double *w, double *ys){
+  double h = fmax(xs - x[nl], x[nr] - xs), h9 = 0.999*h, h1 = 0.001*h, a = 0.0, b, c;
+  ml_i64 j, nrt;
+  for(j=nl; j<n; j++){
+    double r = fabs(x[j] - xs);
+    if( r<=h9 ){
+      double q = r/h;
+      q = 1.0 - q*q*q;
+      w[j] = r<=h1 ? 1.0 : q*q*q;
+      a += w[j];
+    }else if( x[j]>xs ){
+      break;
+    }else{
+      w[j] = 0.0;
+    }
+  }
+  nrt = j - 1;
+  if( !(a>0.0) ) return 0;
+  for(j=nl; j<=nrt; j++) w[j] /= a;
+  if( h>0.0 ){
+    a = 0.0;
+    for(j=nl; j<=nrt; j++) a += w[j]*x[j];
+    b = xs - a;
+    c = 0.0;
+    for(j=nl; j<=nrt; j++) c += w[j]*(x[j] - a)*(x[j] - a);
+    if( sqrt(c) > 0.001*range ){
+      b /= c;
+      for(j=nl; j<=nrt; j++) w[j] *= b*(x[j] - a) + 1.0;
+    }
+  }
+  c = 0.0;
+  for(j=nl; j<=nrt; j++) c += w[j]*y[j];
+  *ys = c;
+  return 1;
+}
+
+/* The lowess curve ys of rule 8 at each of the n sorted x: windows of
+** ns = max(2, min(n, floor(f n + 1e-7))) nearest rows, slid right while the
+** next row is nearer to x[i] than the window's left end; a fit at x[i],
+** then the rows within delta = 0.01 range of it skipped and filled by
+** linear interpolation between fits (tied rows take the fit).  Returns 1
+** when stopped (ml_stop_requested). */
+static int lowess(const double *x, const double *y, ml_i64 n, double *ys, double *w){
+  double range = x[n-1] - x[0], delta = 0.01*range;
+  ml_i64 ns = (ml_i64)(SMOOTH_F*(double)n + 1e-7), nl = 0, nr, last = -1, i = 0, j;
+  if( ns>n ) ns = n;
+  if( ns<2 ) ns = 2;
+  if( n==1 ){ ys[0] = y[0]; return 0; }
+  nr = ns - 1;
+  for(;;){
+    double cut;
+    while( nr<n-1 && x[i] - x[nl] > x[nr+1] - x[i] ){ nl++; nr++; }
+    if( ml_stop_requested() ) return 1;
+    if( !lowess_fit(x, y, n, x[i], nl, nr, range, w, &ys[i]) ) ys[i] = y[i];
+    if( last<i-1 ){
+      double denom = x[i] - x[last];
+      for(j=last+1; j<i; j++){
+        double alpha = (x[j] - x[last])/denom;
+        ys[j] = alpha*ys[i] + (1.0 - alpha)*ys[last];
+      }
+    }
+    last = i;
+    cut = x[last] + delta;
+    for(i=last+1; i<n; i++){
+      if( x[i]>cut ) break;
+      if( x[i]==x[last] ){ ys[i] = ys[last]; last = i; }
+    }
+    i = last + 1 > i - 1 ? last + 1 : i - 1;
+    if( last>=n-1 ) break;
+  }
+  return 0;
+}
+
+/* calibration_smooth's JSON (rules 8-9) from calibration's sorted sample
+** (non-empty, unweighted; sorted here). */
+void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp){
+  ml_i64 n = ml_samples_count(smp), k = 0, i, nDist = 0, step;
+  double *x, *y, *ys, *w, *er, emax = 0.0, e50, e90;
+  MlSum ici = {0, 0};
+  MlSweep sw;
+  MlJson j;
+  if( ml_samples_sort(smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  x = ml_malloc(sizeof(double) * 5 * (uint64_t)n);
+  if( x==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  y = x + n; ys = y + n; w = ys + n; er = w + n;
+  /* the rows ascending in p (the sweep walks the distinct p from the top) */
+  k = n;
+  ml_sweep_init(&sw, smp, 0);
+  while( ml_sweep_next(&sw) ){
+    double p = ml_double_of(sw.key);
+    ml_i64 c;
+    for(c=0; c<sw.dtp; c++){ k--; x[k] = p; y[k] = 1.0; }
+    for(c=0; c<sw.dfp; c++){ k--; x[k] = p; y[k] = 0.0; }
+    nDist++;
+  }
+  if( lowess(x, y, n, ys, w) ){ ml_free(x); return; }   /* ml_compute_end reports it */
+  /* ties averaged (approx(ties = mean)), then |curve - p| per row */
+  for(i=0; i<n; ){
+    ml_i64 e = i, t;
+    MlSum m = {0, 0};
+    while( e<n && x[e]==x[i] ){ ml_sum_add(&m, ys[e]); e++; }
+    for(t=i; t<e; t++){
+      ys[t] = ml_sum_value(&m)/(double)(e - i);
+      er[t] = fabs(ys[t] - x[t]);
+      ml_sum_add(&ici, er[t]);
+      if( er[t]>emax ) emax = er[t];
+    }
+    i = e;
+  }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "n");     ml_json_int(&j, n);
+  ml_json_key(&j, "ici");   ml_json_double(&j, ml_sum_value(&ici)/(double)n);
+  ml_quantile_pair(er, n, 0.5, 0.9, &e50, &e90);          /* permutes er */
+  ml_json_key(&j, "e50");   ml_json_double(&j, e50);
+  ml_json_key(&j, "e90");   ml_json_double(&j, e90);
+  ml_json_key(&j, "emax");  ml_json_double(&j, emax);
+  ml_json_key(&j, "span");  ml_json_double(&j, SMOOTH_F);
+  ml_json_key(&j, "delta"); ml_json_double(&j, 0.01*(x[n-1] - x[0]));
+  /* [p, curve] at every distinct p, or every step-th of them and the last */
+  ml_json_key(&j, "curve");
+  ml_json_begin_array(&j);
+  step = nDist<=SMOOTH_CURVE_MAX ? 1 : (nDist + SMOOTH_CURVE_MAX - 2)/(SMOOTH_CURVE_MAX - 1);
+  for(i=0, k=0; i<n; k++){
+    ml_i64 e = i;
+    while( e<n && x[e]==x[i] ) e++;
+    if( k%step==0 || e==n ){
+      ml_json_begin_array(&j);
+      ml_json_double(&j, x[i]);
+      ml_json_double(&j, ys[i]);
+      ml_json_end_array(&j);
+    }
+    i = e;
+  }
+  ml_json_end_array(&j);
+  ml_json_end_object(&j);
+  ml_free(x);
   ml_result_json(ctx, &j);
 }
 

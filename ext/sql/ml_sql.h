@@ -247,9 +247,14 @@ uint64_t ml_strat_scratch_w(const MlSamples *smp);
 void ml_strat_compute_w(MlSamples *smp, MlStratResult *r, int weightTexts, void *scratch);
 
 /* validation.c: calibration_summary's JSON from calibration's sorted sample
-** (non-empty; it is sorted here).  Sets the result or an error; after an
-** interrupt, nothing (ml_compute_end reports it). */
-void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp);
+** (non-empty; it is sorted here), its Wald intervals at level.  Sets the
+** result or an error; after an interrupt, nothing (ml_compute_end reports
+** it). */
+void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level);
+/* validation.c: calibration_smooth's JSON (the lowess calibration curve)
+** from calibration's sorted, unweighted sample (non-empty; sorted here).
+** Sets the result or an error; after an interrupt, nothing. */
+void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp);
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
 ** its functions takes a state BLOB in place of its data arguments.  The

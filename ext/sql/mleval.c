@@ -19,12 +19,13 @@
 **                    gains decision_curve
 **     calibration.c  brier log_loss ece mce reliability ece_equal_mass ece_l2
 **                    ece_l2_debiased brier_decomposition ece_l2_kumar calibration_summary
+**                    calibration_smooth
 **     stratified.c   strat_pr_auc strat_gap strat_report
 **     ordinal.c      auprc_ge ordinal_auprc ordinal_nap ordinal_report ml_state_ordinal
 **     uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
 **                    auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
 **                    pr_auc_delta_ci pr_auc_diff_delta
-**     validation.c   auroc_test (calibration_summary's computation)
+**     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
 **     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
 **                    expected_pr_auc expected_confusion

@@ -10,6 +10,15 @@ SELECT source, summary ->> '$.n' AS n, summary ->> '$.events' AS events,
        round(summary ->> '$.slope', 3) AS slope, round(summary ->> '$.spiegelhalter_z', 2) AS spieg_z,
        round(summary ->> '$.scaled_brier', 3) AS scaled_brier
 FROM (SELECT source, calibration_summary(y, p) AS summary FROM preds GROUP BY source);
+-- the slope with its 90 % Wald interval (R's confint.default on the glm)
+SELECT source, round(summary ->> '$.slope', 3) AS slope, round(summary ->> '$.slope_lo', 3) AS lo,
+       round(summary ->> '$.slope_hi', 3) AS hi, round(summary ->> '$.citl_lo', 3) AS citl_lo,
+       round(summary ->> '$.citl_hi', 3) AS citl_hi
+FROM (SELECT source, calibration_summary(y, p, 0.9) AS summary FROM preds GROUP BY source);
+-- the smoothed calibration curve (rms::val.prob's lowess): ICI, E50, E90, Emax per channel
+SELECT source, round(c ->> '$.ici', 4) AS ici, round(c ->> '$.e50', 4) AS e50, round(c ->> '$.e90', 4) AS e90,
+       round(c ->> '$.emax', 4) AS emax, json_array_length(c ->> '$.curve') AS points
+FROM (SELECT source, calibration_smooth(y, p) AS c FROM preds GROUP BY source);
 -- does the score rank the app channel worse than the web channel?
 SELECT round(t ->> '$.auroc_0', 4) AS auroc_app, round(t ->> '$.auroc_1', 4) AS auroc_web,
        round(t ->> '$.se', 4) AS se, round(t ->> '$.df', 1) AS df,
@@ -38,6 +47,12 @@ SELECT quote(calibration_summary(y, p)), quote(auroc_test(y, s, 0)) FROM preds W
 -- errors
 SELECT calibration_summary(y, p + 1) FROM preds;
 SELECT calibration_summary(y, p, 10) FROM preds;
+SELECT calibration_summary(y, p, 0.9, 1) FROM preds;
+SELECT calibration_summary(y, p, CASE WHEN id = 1 THEN 0.9 ELSE 0.95 END) FROM preds;
+SELECT calibration_summary_w(y, p, 1, 0) FROM preds;
+SELECT calibration_smooth(y, p, 0.5) FROM preds;
+SELECT calibration_smooth(s) FROM (SELECT ml_state(y, p) AS s FROM preds);
+SELECT calibration_smooth(y, p) FROM (SELECT 1 AS y, 0.25 AS p UNION ALL SELECT 0, 0.25 UNION ALL SELECT 1, 0.75);
 SELECT auroc_test(y, s, fold) FROM preds;
 SELECT auroc_test(y, s) FROM preds;
 SELECT auroc_test(x'00', x'00');
