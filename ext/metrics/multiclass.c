@@ -1,0 +1,490 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** multiclass.c -- metrics of k-class classifiers (k >= 2): the row's true
+** class y in 0..k-1 and its k class scores.
+**
+** SQL functions (all aggregate and window functions):
+**   mc_auroc(y, p_0, ..., p_k-1)      JSON {"k","n","ovr_macro","ovr_weighted",
+**   mc_auroc(y, probs)                  "micro","ovo_macro","ovo_weighted","per_class"}
+**   mc_pr_auc(y, p_0, ..., p_k-1)     JSON {"k","n","macro","weighted","micro","per_class"}
+**   mc_log_loss(y, p_0, ..., p_k-1)   mean of -ln(clip(p_y, 1e-15, 1))
+**   mc_brier(y, p_0, ..., p_k-1)      mean of sum_j (1[y = j] - p_j)^2
+** each also as NAME(y, probs), probs one JSON array of the k scores
+** ('[0.2, 0.5, 0.3]', or json_group_array(p ORDER BY class) over long rows),
+** and each with a weighted twin NAME_w(y, w, p_0, ..., p_k-1) /
+** NAME_w(y, w, probs): the weight right after the label.
+**
+** Rules:
+**   1. k is the number of scores, 2..32 (MC_MAX_K), the same in every row of
+**      a group or window partition, else an error naming both counts.  The
+**      scores are read by the shared reader ml_arg_scores (ml_args.c): the
+**      wide form (k arguments) and the JSON form (one argument) are the
+**      same rows, bit for bit, whenever the JSON text holds the same
+**      doubles.  y is an integer 0..k-1 (ml_arg_label).
+**   2. mc_auroc and mc_pr_auc take any numbers; mc_log_loss and mc_brier
+**      take probabilities in [0, 1] whose row sums to 1 within 1e-6, used as
+**      given (never renormalised).
+**   3. A NULL y, a NULL score, a NULL probs or a null element skips the row;
+**      weighted twins: a NULL or 0 weight skips it too (after the row is
+**      checked), a negative, infinite or non-numeric weight is an error.
+**   4. No row (no row of positive weight) gives NULL with a warning.  In
+**      the JSON results, a class with no row makes the per-class value and
+**      every average that needs each class null (ovr_*, ovo_*, macro,
+**      weighted), and "reason" names the class; micro needs only a row.  A
+**      class holding every row makes its per-class value null as well.
+**   5. OvR per class: the binary AUC / average precision of (y = j, p_j),
+**      ties counting 1/2 (AUC) or as one threshold (AP), as roc_auc_score
+**      and average_precision_score.  micro: the same over the n k pairs
+**      (1[y = j], p_j).  OvO (Hand & Till 2001): the mean over pairs a < b
+**      of (A(a|b) + A(b|a)) / 2, A(a|b) the AUC of p_a between the rows of
+**      classes a and b; ovo_weighted weighs each pair by its rows (its
+**      weight), as scikit-learn's average='weighted'.
+**   6. Weighted twins: counts become sums of weights.  Every sum is taken
+**      in an order fixed by the rows' values alone (ties are ordered by
+**      weight; log_loss and brier sum exactly, ml_xsum), so a result does
+**      not depend on the rows' order, a window frame equals the aggregate
+**      over its rows, and integer weights equal repeated rows bit for bit.
+**   7. Window frames: the rows are kept in arrival order; xInverse removes
+**      the leaving row (the oldest, found from the front); each result is
+**      computed afresh from the rows.
+**
+** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k.  A
+** result sorts each score column once (radix sort) and sweeps it, and
+** sorts the n k pairs once for micro: O(n k) time and 32 n k bytes of
+** scratch for mc_auroc / mc_pr_auc; O(n k) and nothing allocated for
+** mc_log_loss / mc_brier.
+*/
+#include <math.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+
+/* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
+enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER };
+
+#define MC_MAX_K 32
+#define MC_EPS   1e-15
+
+typedef struct McAgg {
+  int k;               /* scores per row; 0 until the first row */
+  int failed;          /* a step set an error: results only free */
+  double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
+  ml_i64 head, n, cap; /* in rows */
+} McAgg;
+
+#define MC_STRIDE(p) ((size_t)(p)->k + 2)
+
+static void mc_clear(McAgg *p){
+  ml_free(p->a);
+  p->a = 0;
+  p->head = p->n = p->cap = 0;
+}
+
+/* Reads a row: y, and the k scores after it.  isProb from the kind. */
+static int mc_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                  int *y, double *s, int *k){
+  int rc;
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return ML_ROW_SKIP;
+  rc = ml_arg_scores(ctx, d->name, argv+1, argc-1, d->kind==MC_LOG_LOSS || d->kind==MC_BRIER,
+                     MC_MAX_K, s, k);
+  if( rc!=ML_ROW_OK ) return rc;
+  return ml_arg_label(ctx, d->name, argv[0], *k-1, y);
+}
+
+/* Appends a row; ML_OK or ML_NOMEM (the buffer is kept as it was). */
+static int mc_append(McAgg *p, int y, double w, const double *s){
+  size_t st = MC_STRIDE(p);
+  double *r;
+  if( p->head + p->n >= p->cap ){
+    if( p->head > 0 && p->head >= p->n ){        /* slide the rows to the front */
+      memmove(p->a, p->a + p->head*st, (size_t)p->n*st*sizeof(double));
+      p->head = 0;
+    }else{
+      ml_i64 cNew = p->cap ? p->cap*2 : 16;
+      double *a = ml_realloc(p->a, (uint64_t)cNew * st * sizeof(double));
+      if( a==0 ) return ML_NOMEM;
+      p->a = a;
+      p->cap = cNew;
+    }
+  }
+  r = p->a + (size_t)(p->head + p->n)*st;
+  r[0] = (double)y;
+  r[1] = w;
+  memcpy(r + 2, s, (size_t)p->k*sizeof(double));
+  p->n++;
+  return ML_OK;
+}
+
+/* Removes one row equal to (y, w, s): the oldest in practice (SQLite
+** removes rows from a frame in the order it added them). */
+static void mc_remove(McAgg *p, int y, double w, const double *s){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    if( r[0]==(double)y && r[1]==w && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
+      if( i==0 ){
+        p->head++;
+      }else{
+        double *at = p->a + (size_t)(p->head + i)*st;
+        memmove(at, at + st, (size_t)(p->n - i - 1)*st*sizeof(double));
+      }
+      p->n--;
+      if( p->n==0 ) p->head = 0;
+      return;
+    }
+  }
+}
+
+/* The step of a row of weight w (1 for the unweighted functions; 0: the
+** row is checked and skipped; < 0: the driver set the weight's error). */
+static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  double s[MC_MAX_K];
+  int y, k, rc;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( p->failed ) return;
+  if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
+  rc = mc_row(ctx, d, argc, argv, &y, s, &k);
+  if( rc==ML_ROW_OK && p->k!=0 && k!=p->k ){
+    ml_error(ctx, d->name, "k must be the same in every row of a group: a row with %d scores "
+             "after rows with %d", k, p->k);
+    rc = ML_ROW_ERR;
+  }
+  if( rc==ML_ROW_ERR ){ p->failed = 1; mc_clear(p); return; }
+  if( rc!=ML_ROW_OK || w==0.0 ) return;
+  p->k = k;
+  if( mc_append(p, y, w, s) ){
+    mc_clear(p);
+    p->failed = 1;
+    sqlite3_result_error_nomem(ctx);
+  }
+}
+
+static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = sqlite3_aggregate_context(ctx, 0);
+  double s[MC_MAX_K];
+  int y, k;
+  if( p==0 || p->failed || p->k==0 || w<=0.0 ) return;
+  if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
+  mc_remove(p, y, w, s);
+}
+
+/*
+** SQL function: mc_auroc(y, p_0, ..., p_k-1 | y, probs), mc_pr_auc(...),
+**   mc_log_loss(...), mc_brier(...)  -- xStep and xInverse; the twins
+**   NAME_w(y, w, ...) come through the driver (ML_FN_TWIN_W1) to the _w pair.
+*/
+static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  mc_step_w(ctx, argc, argv, 1.0);
+}
+static void mc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  mc_inverse_w(ctx, argc, argv, 1.0);
+}
+
+/* ----------------------------------------------------- log loss, brier */
+
+/* The weighted mean of the rows' terms, both sums exact (rule 6). */
+static double mc_mean_term(const McAgg *p, int kind){
+  MlXsum num, den;
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  int j;
+  ml_xsum_init(&num);
+  ml_xsum_init(&den);
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    int y = (int)r[0];
+    double t;
+    if( kind==MC_LOG_LOSS ){
+      double q = r[2 + y];
+      t = -log(q<MC_EPS ? MC_EPS : q);
+    }else{
+      t = 0.0;
+      for(j=0; j<p->k; j++){
+        double e = (j==y ? 1.0 : 0.0) - r[2 + j];
+        t += e*e;
+      }
+    }
+    ml_xsum_add_product(&num, r[1], t, 1);
+    ml_xsum_add(&den, r[1], 1);
+  }
+  return ml_xsum_round(&num) / ml_xsum_round(&den);
+}
+
+/* ------------------------------------------------------ ranking sweeps */
+
+/* What one column's sweep (or the micro sweep) gives. */
+typedef struct McCol {
+  double W[MC_MAX_K];           /* weight of each class (the column sweep's totals) */
+  double uOvr, ap;              /* the OvR Mann-Whitney sum, sum of gain * precision */
+  double u[MC_MAX_K];           /* u[c]: pairs (class i above class c), ties 1/2 */
+} McCol;
+
+/* The record's class and weight: rows records (aux = row index) or pair
+** records (aux = row index * k + class; class from the pair). */
+static const double *mc_at(const McAgg *p, ml_i64 r){
+  return p->a + (size_t)(p->head + r)*MC_STRIDE(p);
+}
+
+/* Within a run of tied scores rec[lo..hi), orders the records by weight
+** (weighted rows only), so that every sum over the run is taken in an
+** order fixed by the values (rule 6).  scratch: hi - lo records + extra. */
+static void mc_order_ties(const McAgg *p, MlRec16 *rec, ml_i64 lo, ml_i64 hi, int pairs, void *scratch){
+  ml_i64 t;
+  for(t=lo; t<hi; t++){
+    ml_i64 r = (ml_i64)rec[t].aux;
+    rec[t].key = ml_key_of(mc_at(p, pairs ? r / p->k : r)[1]);
+  }
+  ml_radix_sort(rec + lo, hi - lo, 16, scratch);
+}
+
+/* Column i: rec holds the n rows sorted ascending by p_i; the sweep goes
+** from the highest score down, one run of ties at a time. */
+static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, void *scratch, McCol *out){
+  double above[MC_MAX_K], g[MC_MAX_K], negAbove = 0.0;
+  ml_i64 hi = p->n, lo;
+  int c, k = p->k;
+  memset(out, 0, sizeof(*out));
+  memset(above, 0, sizeof(above));
+  while( hi>0 ){
+    double posAbove = above[i], gi, negG = 0.0, half;
+    ml_key key = rec[hi-1].key;
+    for(lo=hi-1; lo>0 && rec[lo-1].key==key; lo--){}
+    if( weighted && hi - lo > 1 ) mc_order_ties(p, rec, lo, hi, 0, scratch);
+    memset(g, 0, (size_t)k*sizeof(double));
+    for(ml_i64 t=lo; t<hi; t++){
+      const double *r = mc_at(p, (ml_i64)rec[t].aux);
+      g[(int)r[0]] += r[1];
+    }
+    gi = g[i];
+    half = posAbove + 0.5*gi;
+    for(c=0; c<k; c++){
+      if( c==i || g[c]==0.0 ) continue;
+      out->u[c] += g[c]*half;
+      negG += g[c];
+    }
+    out->uOvr += negG*half;
+    if( gi>0.0 ){
+      double tp = posAbove + gi, fp = negAbove + negG;
+      out->ap += gi*(tp/(tp + fp));
+    }
+    for(c=0; c<k; c++) above[c] += g[c];
+    negAbove += negG;
+    hi = lo;
+  }
+  memcpy(out->W, above, sizeof(above));
+}
+
+/* micro: rec holds the n k pairs sorted ascending by score. */
+static void mc_sweep_micro(const McAgg *p, MlRec16 *rec, ml_i64 m, int weighted, void *scratch,
+                           double *pU, double *pAp, double *pP, double *pN){
+  double posAbove = 0.0, negAbove = 0.0, u = 0.0, ap = 0.0;
+  ml_i64 hi = m, lo;
+  while( hi>0 ){
+    double gp = 0.0, gn = 0.0;
+    ml_key key = rec[hi-1].key;
+    for(lo=hi-1; lo>0 && rec[lo-1].key==key; lo--){}
+    if( weighted && hi - lo > 1 ) mc_order_ties(p, rec, lo, hi, 1, scratch);
+    for(ml_i64 t=lo; t<hi; t++){
+      ml_i64 e = (ml_i64)rec[t].aux;
+      const double *r = mc_at(p, e / p->k);
+      if( (int)r[0]==(int)(e % p->k) ) gp += r[1]; else gn += r[1];
+    }
+    u += gn*(posAbove + 0.5*gp);
+    if( gp>0.0 ){
+      double tp = posAbove + gp, fp = negAbove + gn;
+      ap += gp*(tp/(tp + fp));
+    }
+    posAbove += gp;
+    negAbove += gn;
+    hi = lo;
+  }
+  *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
+}
+
+/* Everything mc_auroc and mc_pr_auc report. */
+typedef struct McRank {
+  int k, absent;                 /* absent: the first class with no row, or -1 */
+  double n;                      /* rows, or their weight */
+  double W[MC_MAX_K];            /* each class's rows (weight) */
+  double auc[MC_MAX_K], ap[MC_MAX_K];        /* OvR per class, NaN when undefined */
+  double A[MC_MAX_K][MC_MAX_K];              /* A[a][b]: AUC of p_a, class a against b */
+  double microAuc, microAp;
+} McRank;
+
+/* Sorts and sweeps; ML_OK, ML_NOMEM or ML_STOPPED. */
+static int mc_rank(const McAgg *p, int weighted, McRank *R){
+  ml_i64 n = p->n, m = n * p->k, t;
+  int k = p->k, i, c;
+  MlRec16 *rec;
+  void *scratch;
+  McCol col;
+  double U, AP, P, N;
+  rec = ml_malloc((uint64_t)m*16*2 + ML_RADIX_EXTRA);
+  if( rec==0 ) return ML_NOMEM;
+  scratch = rec + m;
+  R->k = k;
+  R->absent = -1;
+  for(i=0; i<k; i++){
+    for(t=0; t<n; t++){ rec[t].key = ml_key_of(mc_at(p, t)[2 + i]); rec[t].aux = (double)t; }
+    if( ml_radix_sort(rec, n, 16, scratch) ){ ml_free(rec); return ML_STOPPED; }
+    mc_sweep_column(p, i, rec, weighted, scratch, &col);
+    if( i==0 ){
+      R->n = 0.0;
+      for(c=0; c<k; c++){ R->W[c] = col.W[c]; R->n += col.W[c]; }
+    }
+    P = R->W[i];
+    N = R->n - P;
+    R->auc[i] = P>0.0 && N>0.0 ? col.uOvr / (P*N) : NAN;
+    R->ap[i] = P>0.0 ? col.ap / P : NAN;
+    for(c=0; c<k; c++){
+      R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? col.u[c] / (P*R->W[c]) : NAN;
+    }
+  }
+  for(c=k-1; c>=0; c--) if( R->W[c]==0.0 ) R->absent = c;
+  for(t=0; t<m; t++){
+    rec[t].key = ml_key_of(mc_at(p, t / k)[2 + t % k]);
+    rec[t].aux = (double)t;
+  }
+  if( ml_radix_sort(rec, m, 16, scratch) ){ ml_free(rec); return ML_STOPPED; }
+  mc_sweep_micro(p, rec, m, weighted, scratch, &U, &AP, &P, &N);
+  R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
+  R->microAp = P>0.0 ? AP / P : NAN;
+  ml_free(rec);
+  return ML_OK;
+}
+
+/* Mean of v[0..k) (weights wt, or equal when wt is 0); NaN if any is NaN. */
+static double mc_average(const double *v, const double *wt, int k){
+  double s = 0.0, sw = 0.0;
+  int i;
+  for(i=0; i<k; i++){
+    double w = wt ? wt[i] : 1.0;
+    s += w*v[i];
+    sw += w;
+  }
+  return s / sw;
+}
+
+static void mc_json_array(MlJson *j, const double *v, int k){
+  int i;
+  ml_json_begin_array(j);
+  for(i=0; i<k; i++) ml_json_double(j, v[i]);
+  ml_json_end_array(j);
+}
+
+static void mc_json_reason(MlJson *j, const McRank *R, const char *zWhat){
+  char z[160];
+  if( R->absent<0 ) return;
+  sqlite3_snprintf(sizeof(z), z, "class %d has no row: %s need every class", R->absent, zWhat);
+  ml_json_key(j, "reason");
+  ml_json_string(j, z);
+}
+
+static void mc_auroc_json(sqlite3_context *ctx, const McRank *R){
+  MlJson j;
+  int k = R->k, a, b, np = 0;
+  double s = 0.0, sw = 0.0, sp = 0.0;
+  for(a=0; a<k; a++){
+    for(b=a+1; b<k; b++){
+      double pair = (R->A[a][b] + R->A[b][a]) / 2.0, w = (R->W[a] + R->W[b]) / R->n;
+      s += pair;
+      sp += w*pair;
+      sw += w;
+      np++;
+    }
+  }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "k");            ml_json_int(&j, k);
+  ml_json_key(&j, "n");            ml_json_double(&j, R->n);
+  ml_json_key(&j, "ovr_macro");    ml_json_double(&j, mc_average(R->auc, 0, k));
+  ml_json_key(&j, "ovr_weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->auc, R->W, k));
+  ml_json_key(&j, "micro");        ml_json_double(&j, R->microAuc);
+  ml_json_key(&j, "ovo_macro");    ml_json_double(&j, s / np);
+  ml_json_key(&j, "ovo_weighted"); ml_json_double(&j, sp / sw);
+  ml_json_key(&j, "per_class");    mc_json_array(&j, R->auc, k);
+  mc_json_reason(&j, R, "ovr_macro, ovr_weighted, ovo_macro and ovo_weighted");
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+static void mc_pr_auc_json(sqlite3_context *ctx, const McRank *R){
+  MlJson j;
+  int k = R->k;
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "k");        ml_json_int(&j, k);
+  ml_json_key(&j, "n");        ml_json_double(&j, R->n);
+  ml_json_key(&j, "macro");    ml_json_double(&j, mc_average(R->ap, 0, k));
+  ml_json_key(&j, "weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->ap, R->W, k));
+  ml_json_key(&j, "micro");    ml_json_double(&j, R->microAp);
+  ml_json_key(&j, "per_class"); mc_json_array(&j, R->ap, k);
+  mc_json_reason(&j, R, "macro and weighted");
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+/* ------------------------------------------------------------ results */
+
+static void mc_compute(sqlite3_context *ctx, McAgg *p){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int weighted = (d->flags & ML_FN_TWIN)!=0;
+  if( p==0 || p->n==0 ){
+    ml_result_null(ctx, d->name, weighted ? "no rows of positive weight" : "no rows");
+    return;
+  }
+  if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER ){
+    sqlite3_result_double(ctx, mc_mean_term(p, d->kind));
+  }else{
+    McRank *R = ml_malloc(sizeof(*R));
+    int rc = R ? mc_rank(p, weighted, R) : ML_NOMEM;
+    if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+    else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R);
+    else if( rc==ML_OK ) mc_pr_auc_json(ctx, R);
+    ml_free(R);
+  }
+}
+
+static void mc_result(sqlite3_context *ctx, McAgg *p, int isFinal){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, isFinal, p ? p->n * (p->k + 1) : 0) ) return;
+  mc_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
+static void mc_value(sqlite3_context *ctx){
+  mc_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
+}
+
+static void mc_final(sqlite3_context *ctx){
+  McAgg *p = sqlite3_aggregate_context(ctx, 0);
+  mc_result(ctx, p, 1);
+  if( p ) mc_clear(p);
+}
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, 0,
+                                mc_step_w, mc_inverse_w };
+
+#define MC_SIG   "y, p_0, ..., p_k-1 | y, probs"
+#define MC_SIG_W "y, w, p_0, ..., p_k-1 | y, w, probs"
+#define MC_TWIN  (ML_FN_TWIN | ML_FN_TWIN_W1 | ML_FN_NO_STATE)
+
+/* y and 2..32 scores (or y and one JSON array); the twins with w after y */
+const MlFuncDesc ml_multiclass_functions[] = {
+  { "mc_auroc",      MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_AUROC,    ML_FN_JSON, 0 },
+  { "mc_pr_auc",     MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_PR_AUC,   ML_FN_JSON, 0 },
+  { "mc_log_loss",   MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_LOG_LOSS, 0, 0 },
+  { "mc_brier",      MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_BRIER,    0, 0 },
+  { "mc_auroc_w",    MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_pr_auc_w",   MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_log_loss_w", MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },
+  { "mc_brier_w",    MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_BRIER,    MC_TWIN, 0 },
+  { 0 }
+};
