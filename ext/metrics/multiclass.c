@@ -5,18 +5,18 @@
 ** class y in 0..k-1 and its k class scores.
 **
 ** SQL functions (all aggregate and window functions):
-**   mc_auroc(y, p_0, ..., p_k-1)      JSON {"k","n","ovr_macro","ovr_weighted",
-**   mc_auroc(y, probs)                  "micro","ovo_macro","ovo_weighted","per_class"}
-**   mc_pr_auc(y, p_0, ..., p_k-1)     JSON {"k","n","macro","weighted","micro","per_class"}
+**   mc_auroc(y, s_0, ..., s_k-1)      JSON {"k","n","ovr_macro","ovr_weighted",
+**   mc_auroc(y, scores)                 "micro","ovo_macro","ovo_weighted","per_class"}
+**   mc_pr_auc(y, s_0, ..., s_k-1)     JSON {"k","n","macro","weighted","micro","per_class"}
 **   mc_log_loss(y, p_0, ..., p_k-1)   mean of -ln(clip(p_y, 1e-15, 1))
 **   mc_brier(y, p_0, ..., p_k-1)      mean of sum_j (1[y = j] - p_j)^2
-** each also as NAME(y, probs), probs one JSON array of the k scores
-** ('[0.2, 0.5, 0.3]', or json_group_array(p ORDER BY class) over long rows),
+** each also as NAME(y, scores) / NAME(y, probs), one JSON array of the k
+** values ('[0.2, 0.5, 0.3]', or json_group_array(p ORDER BY class) over long rows),
 ** and each with a weighted twin NAME_w(y, w, p_0, ..., p_k-1) /
 ** NAME_w(y, w, probs): the weight right after the label.
 **
 ** Rules:
-**   1. k is the number of scores, 2..32 (MC_MAX_K), the same in every row of
+**   1. k is the number of scores, 2..16 (MC_MAX_K, as the ordinal family's cuts), the same in every row of
 **      a group or window partition, else an error naming both counts.  The
 **      scores are read by the shared reader ml_arg_scores (ml_args.c): the
 **      wide form (k arguments) and the JSON form (one argument) are the
@@ -25,7 +25,7 @@
 **   2. mc_auroc and mc_pr_auc take any numbers; mc_log_loss and mc_brier
 **      take probabilities in [0, 1] whose row sums to 1 within 1e-6, used as
 **      given (never renormalised).
-**   3. A NULL y, a NULL score, a NULL probs or a null element skips the row;
+**   3. A NULL y, a NULL score, a NULL array or a null element skips the row;
 **      weighted twins: a NULL or 0 weight skips it too (after the row is
 **      checked), a negative, infinite or non-numeric weight is an error.
 **   4. No row (no row of positive weight) gives NULL with a warning.  In
@@ -63,7 +63,7 @@ SQLITE_EXTENSION_INIT3
 /* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
 enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER };
 
-#define MC_MAX_K 32
+#define MC_MAX_K 16
 #define MC_EPS   1e-15
 
 typedef struct McAgg {
@@ -174,8 +174,8 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
 }
 
 /*
-** SQL function: mc_auroc(y, p_0, ..., p_k-1 | y, probs), mc_pr_auc(...),
-**   mc_log_loss(...), mc_brier(...)  -- xStep and xInverse; the twins
+** SQL function: mc_auroc(y, s_0, ..., s_k-1 | y, scores), mc_pr_auc(...),
+**   mc_log_loss(y, p_0, ..., p_k-1 | y, probs), mc_brier(...)  -- xStep, xInverse; the twins
 **   NAME_w(y, w, ...) come through the driver (ML_FN_TWIN_W1) to the _w pair.
 */
 static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -472,19 +472,21 @@ static void mc_final(sqlite3_context *ctx){
 static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, 0,
                                 mc_step_w, mc_inverse_w };
 
-#define MC_SIG   "y, p_0, ..., p_k-1 | y, probs"
-#define MC_SIG_W "y, w, p_0, ..., p_k-1 | y, w, probs"
+#define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */
+#define MC_SIG_P   "y, p_0, ..., p_k-1 | y, probs"        /* probabilities */
+#define MC_SIG_SW  "y, w, s_0, ..., s_k-1 | y, w, scores"
+#define MC_SIG_PW  "y, w, p_0, ..., p_k-1 | y, w, probs"
 #define MC_TWIN  (ML_FN_TWIN | ML_FN_TWIN_W1 | ML_FN_NO_STATE)
 
-/* y and 2..32 scores (or y and one JSON array); the twins with w after y */
+/* y and 2..16 scores (or y and one JSON array); the twins with w after y */
 const MlFuncDesc ml_multiclass_functions[] = {
-  { "mc_auroc",      MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_AUROC,    ML_FN_JSON, 0 },
-  { "mc_pr_auc",     MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_PR_AUC,   ML_FN_JSON, 0 },
-  { "mc_log_loss",   MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_LOG_LOSS, 0, 0 },
-  { "mc_brier",      MC_SIG,   2, MC_MAX_K+1, &famMc, 0, MC_BRIER,    0, 0 },
-  { "mc_auroc_w",    MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
-  { "mc_pr_auc_w",   MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
-  { "mc_log_loss_w", MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },
-  { "mc_brier_w",    MC_SIG_W, 3, MC_MAX_K+2, &famMc, 0, MC_BRIER,    MC_TWIN, 0 },
+  { "mc_auroc",      MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_AUROC,    ML_FN_JSON, 0 },
+  { "mc_pr_auc",     MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_PR_AUC,   ML_FN_JSON, 0 },
+  { "mc_log_loss",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_LOG_LOSS, 0, 0 },
+  { "mc_brier",      MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_BRIER,    0, 0 },
+  { "mc_auroc_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_pr_auc_w",   MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_log_loss_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },
+  { "mc_brier_w",    MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_BRIER,    MC_TWIN, 0 },
   { 0 }
 };

@@ -433,6 +433,7 @@ void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc){
 int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int nArg,
                   int isProb, int kMax, double *p, int *pk){
   char zName[24];
+  const char *zArr = isProb ? "probs" : "scores";
   int i, k, rc;
   if( nArg==1 ){                                   /* the JSON form */
     const char *z;
@@ -450,8 +451,8 @@ int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, in
     if( rc!=ML_OK ){
       char *zV = ml_describe(argv[0]);
       if( zV==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-      if( z ) ml_error(ctx, fn, "probs must be a JSON array of 2..%d numbers, got %s (%s)", kMax, zV, zErr);
-      else ml_error(ctx, fn, "probs must be a JSON array of 2..%d numbers, got %s", kMax, zV);
+      if( z ) ml_error(ctx, fn, "%s must be a JSON array of 2..%d numbers, got %s (%s)", zArr, kMax, zV, zErr);
+      else ml_error(ctx, fn, "%s must be a JSON array of 2..%d numbers, got %s", zArr, kMax, zV);
       sqlite3_free(zV);
       return ML_ROW_ERR;
     }
@@ -477,7 +478,7 @@ int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, in
       }else if( t==SQLITE_NULL ){
         return ML_ROW_SKIP;
       }
-      sqlite3_snprintf(sizeof(zName), zName, "p_%d", i);
+      sqlite3_snprintf(sizeof(zName), zName, isProb ? "p_%d" : "s_%d", i);
       rc = isProb ? ml_arg_prob(ctx, fn, zName, argv[i], &p[i]) : ml_arg_score(ctx, fn, zName, argv[i], &p[i]);
       if( rc!=ML_ROW_OK ) return rc;
     }

@@ -93,12 +93,13 @@ static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite
 int ml_arg_weight(sqlite3_context *ctx, const char *fn, sqlite3_value *v, double *w);
 /* The k class scores of a multiclass row (multiclass.c), read into p
 ** without allocating: argv[0..nArg) is either the wide form, nArg = k
-** numbers (p_0 .. p_k-1), or nArg = 1, the JSON form, one text holding a
-** JSON array of k numbers ("probs").  2 <= k <= kMax; *pk gets k.  Scores
+** numbers (s_0 .. s_k-1, or p_0 .. p_k-1 for probabilities), or nArg = 1,
+** the JSON form, one text holding a JSON array of k numbers ("scores", or
+** "probs").  2 <= k <= kMax; *pk gets k.  Scores
 ** (isProb 0) may be any number; probabilities (isProb 1) lie in [0, 1] and
 ** sum to 1 within 1e-6 (used as given, never renormalised).  A NULL score,
 ** a NULL probs or a null element skips the row.  ML_ROW_*; every error
-** names the argument (p_2, probs, probs[2]) and the bad value. */
+** names the argument (s_2, scores, p_2, probs, probs[2]) and the bad value. */
 int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int nArg,
                   int isProb, int kMax, double *p, int *pk);
 /* Stratifier: any number (NULL skips the row). */

@@ -26,8 +26,7 @@
 **                    pr_auc_delta_ci pr_auc_diff_delta
 **     validation.c   auroc_test (calibration_summary's computation)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
-**     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_auroc_w mc_pr_auc_w
-**                    mc_log_loss_w mc_brier_w
+**     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
