@@ -94,6 +94,12 @@ static const char *aCase[] = {
   "SELECT mc_auroc(o, s, p, z)" W ", mc_pr_auc_w(o, z, json_array(s, p, z))" W ", mc_log_loss(o, p / 2, p / 2, 1 - p)" W
   " FROM t",
   "SELECT mc_brier(o, p, 0.5, 0.5) FROM t",    /* an error with numbers under OOM */
+  "SELECT g, mc_confusion(o, s, p, z), mc_confusion(o, y), mc_confusion_w(o, z, json_array(s, p, z)),"
+  " mc_top_k(o, s, p, z), ordinal_rps(o, p / 2, p / 2, 1 - p) FROM t GROUP BY g",
+  "SELECT mc_confusion(o, y)" W ", mc_top_k_w(o, z, s, p, z)" W " FROM t",
+  "SELECT g, mc_calibration(o, p / 2, p / 2, 1 - p), mc_calibration(o, json_array(p / 2, p / 2, 1 - p), 4),"
+  " mc_calibration_w(o, z, json_array(p, 1 - p, 0), 3) FROM t GROUP BY g",
+  "SELECT mc_calibration(o, json_array(p, 1 - p, 0), 5)" W " FROM t",
   "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p),"
   " pr_auc_delta_ci(y, s, 0.9), pr_auc_diff_delta(y, s, p, 0.9) FROM t GROUP BY g",
   "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",

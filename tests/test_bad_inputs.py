@@ -271,6 +271,8 @@ def functions(con):
             other, shown = spec_other(params[0])
             varying = (params[0]["name"], examples[0], other,
                        fmt(float(examples[0])) if params[0]["type"] != "choice" else examples[0], shown)
+        if shape in MC_SHAPES:        # the wide form takes the defaults (the JSON form, its parameters)
+            extra = ""
         out[name] = (shape, extra, bad, varying)
     return out
 
@@ -333,7 +335,8 @@ ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "prec
                      "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
-                     "ml_state", "ml_state_ordinal", "mc_log_loss", "mc_brier"}
+                     "ml_state", "ml_state_ordinal", "mc_log_loss", "mc_brier", "mc_confusion", "mc_top_k",
+                     "ordinal_rps", "mc_calibration"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
 
 # Text parameters that must agree across rows, and the rules between two
@@ -399,6 +402,8 @@ def call(name, shape, y, x, extra):
     if shape in ("wpair", "wppair"):
         return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
     if shape in MC_SHAPES:
+        if extra:                 # parameters exist only in the JSON form, after the array
+            return "%s(%s, %s'[0.25, 0.75]'%s)" % (name, y, "1, " if shape[0] == "w" else "", extra)
         return "%s(%s, %s%s, %s)" % (name, y, "1, " if shape[0] == "w" else "", x,
                                      "1 - %s" % x if shape.endswith("p") else x)
     raise ValueError(shape)
@@ -539,8 +544,10 @@ def main():
             for sqlv, tail in [("'[0.5, 0.5'", "text '[0.5, 0.5' (expected ',' or ']' at byte 9)"),
                                ("'[0.5]'", "text '[0.5]' (1 element)"), ("0.5", "0.5"), ("x'00'", "a blob"),
                                ("'[0.5, \"a\"]'", "text '[0.5, \"a\"]' (expected a value at byte 6)")]:
-                ck.error(con, "SELECT %s(1, %s%s)" % (name, w, sqlv), (),
-                         "%s(): %s must be a JSON array of 2..16 numbers, got %s" % (name, arr, tail), name + " bad array")
+                msg = "%s(): %s must be a JSON array of 2..16 numbers, got %s" % (name, arr, tail)
+                if name.startswith("mc_confusion") and not sqlv.startswith("'["):   # (y, pred): an integer class
+                    msg = "%s(): pred must be an integer class in 0..15, got %s" % (name, tail)
+                ck.error(con, "SELECT %s(1, %s%s)" % (name, w, sqlv), (), msg, name + " bad array")
                 after_error(name + " bad array")
             ck.error(con, "SELECT %s(y, %sp) FROM (SELECT 0 y, '[0.5, 0.5]' p UNION ALL SELECT 1, '[0.2, 0.3, 0.5]')"
                      % (name, w), (), "%s(): k must be the same in every row of a group: a row with 3 scores after "
@@ -559,7 +566,9 @@ def main():
             after_error(name + " bad param")
         if varying:
             pname, va, vb, ashown, bshown = varying
-            ex = ", CASE WHEN y = 0 THEN %s ELSE %s END" % (va, vb) + extra.split(", " + va, 1)[1]
+            ex = ", CASE WHEN y = 0 THEN %s ELSE %s END" % (va, vb)
+            if shape not in MC_SHAPES:            # (theirs: the JSON form with the parameter alone)
+                ex += extra.split(", " + va, 1)[1]
             q = "SELECT %s FROM (SELECT 0 AS y, 0.5 AS s, 0.5 AS p UNION ALL SELECT 1, 0.6, 0.6)" % call(
                 name, shape, "y", "p" if shape in PROB_SHAPES else "s", ex)
             ck.error(con, q, (), "%s(): %s must be the same in every row of a group, got %s and then %s" %

@@ -3,7 +3,8 @@
 scikit-learn 1.2 and the numpy formulas of SPEC (Round 4, Multiclass).
 
 Proves: mc_auroc (per class, OvR macro/weighted, micro, OvO macro/weighted),
-mc_pr_auc, mc_log_loss and mc_brier equal the references for k = 2..8 with
+mc_pr_auc, mc_log_loss, mc_brier, mc_confusion (argmax and pred forms),
+mc_top_k and ordinal_rps equal the references for k = 2..8 with
 rare classes, absent classes and heavy ties; the weighted twins equal
 scikit-learn's sample_weight results, and with integer weights equal the
 repeated rows bit for bit; the wide, JSON and long-row layouts give the same
@@ -11,13 +12,17 @@ bits; results do not depend on the rows' order; GROUP BY and every window
 frame equal the aggregate over the same rows; the errors name the argument.
 """
 import json
+import math
 
 import numpy as np
-from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
+from sklearn.metrics import (average_precision_score, balanced_accuracy_score, cohen_kappa_score,
+                             confusion_matrix, f1_score, log_loss, matthews_corrcoef, precision_score,
+                             recall_score, roc_auc_score, top_k_accuracy_score)
 
 import mltest
 
-FUNCS = ("mc_auroc", "mc_pr_auc", "mc_log_loss", "mc_brier")
+FUNCS = ("mc_auroc", "mc_pr_auc", "mc_log_loss", "mc_brier", "mc_confusion", "mc_top_k", "ordinal_rps",
+         "mc_calibration")
 AUROC_KEYS = ["k", "n", "ovr_macro", "ovr_weighted", "micro", "ovo_macro", "ovo_weighted", "per_class"]
 PR_KEYS = ["k", "n", "macro", "weighted", "micro", "per_class"]
 
@@ -135,6 +140,178 @@ def check_json(ck, got, want, keys, what):
             ck.close(g[key], want[key], what + " " + key)
 
 
+CONF_KEYS = ["k", "n", "matrix", "accuracy", "balanced_accuracy", "precision", "recall", "f1", "support",
+             "macro_f1", "weighted_f1", "micro_f1", "kappa", "kappa_linear", "kappa_quadratic", "mcc"]
+
+
+def argmax_first(P):
+    return np.argmax(P, axis=1)           # ties to the lowest index, as SPEC says
+
+
+def nan_none(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def ref_confusion(y, pred, k, w=None):
+    """mc_confusion's fields from scikit-learn (labels = 0..k-1)."""
+    labels = list(range(k))
+    C = confusion_matrix(y, pred, labels=labels, sample_weight=w)
+    n = C.sum()
+    rowS, colS, d = C.sum(axis=1), C.sum(axis=0), np.diag(C)
+    with np.errstate(all="ignore"):
+        prec = [float(d[i] / colS[i]) if colS[i] > 0 else None for i in range(k)]
+        rec = [float(d[i] / rowS[i]) if rowS[i] > 0 else None for i in range(k)]
+        f1 = [float(2 * d[i] / (2 * d[i] + colS[i] - d[i] + rowS[i] - d[i])) if rowS[i] + colS[i] > 0 else None
+              for i in range(k)]
+    # scikit-learn's own per-class numbers where defined (zero_division=0 elsewhere)
+    sp = precision_score(y, pred, labels=labels, average=None, zero_division=0, sample_weight=w)
+    sr = recall_score(y, pred, labels=labels, average=None, zero_division=0, sample_weight=w)
+    sf = f1_score(y, pred, labels=labels, average=None, zero_division=0, sample_weight=w)
+    for i in range(k):
+        assert prec[i] is None or abs(prec[i] - sp[i]) < 1e-12
+        assert rec[i] is None or abs(rec[i] - sr[i]) < 1e-12
+        assert f1[i] is None or abs(f1[i] - sf[i]) < 1e-12
+    defined = [v for v in f1 if v is not None]
+    tv = float(n * n - (colS * colS).sum()) * float(n * n - (rowS * rowS).sum())
+    kap = {}
+    for key, wt in (("kappa", None), ("kappa_linear", "linear"), ("kappa_quadratic", "quadratic")):
+        try:
+            with np.errstate(all="ignore"):
+                v = cohen_kappa_score(y, pred, labels=labels, weights=wt, sample_weight=w)
+        except Exception:
+            v = None
+        kap[key] = nan_none(v)
+    r = {"k": k, "n": float(n), "matrix": C.astype(float).tolist(), "accuracy": float(np.trace(C) / n),
+         "balanced_accuracy": balanced_accuracy_score(y, pred, sample_weight=w) if w is None else
+         float(np.mean([d[i] / rowS[i] for i in range(k) if rowS[i] > 0])),
+         "precision": prec, "recall": rec, "f1": f1, "support": rowS.astype(float).tolist(),
+         "macro_f1": float(np.mean(defined)) if defined else None,
+         "weighted_f1": f1_score(y, pred, labels=labels, average="weighted", zero_division=0, sample_weight=w),
+         "micro_f1": f1_score(y, pred, labels=labels, average="micro", zero_division=0, sample_weight=w),
+         "mcc": matthews_corrcoef(y, pred, sample_weight=w) if tv > 0 else None}
+    r.update(kap)
+    return r
+
+
+def check_confusion(ck, got, want, what):
+    g = mltest.json_result(ck, got, want, CONF_KEYS, what)
+    if g is None:
+        return
+    for key in CONF_KEYS:
+        a, b = g[key], want[key]
+        if key == "matrix":               # exact sums: the rounding of scikit-learn's running sums aside
+            ck.equal(len(a), len(b), what + " matrix rows")
+            for i, (ra, rb) in enumerate(zip(a, b)):
+                for j, (u, v) in enumerate(zip(ra, rb)):
+                    ck.close(u, v, "%s matrix[%d][%d]" % (what, i, j), abs_=0)
+        elif isinstance(b, list):
+            ck.equal(len(a), len(b), what + " " + key + " length")
+            for j, (u, v) in enumerate(zip(a, b)):
+                ck.close(u, v, "%s %s[%d]" % (what, key, j))
+        elif key == "k":
+            ck.equal(a, b, what + " k")
+        else:
+            ck.close(a, b, what + " " + key, rel=1e-12, abs_=1e-13)
+
+
+def ref_top_k(y, P, k, w=None):
+    """Our rule (a tie at the cut by its share of the tied places)."""
+    wt = np.ones(len(y)) if w is None else w
+    out = []
+    for m in range(1, k):
+        hits = []
+        for i in range(len(y)):
+            sy = P[i, y[i]]
+            above = int((P[i] > sy).sum())
+            tied = int((P[i] == sy).sum())
+            hits.append(0.0 if above >= m else 1.0 if m >= above + tied else (m - above) / tied)
+        out.append(float(np.average(hits, weights=wt)))
+    return out
+
+
+def ref_rps(y, P, k, w=None):
+    """yardstick ranked_prob_score: mean of sum_j (F_j - O_j)^2 / (k - 1), j < k - 1."""
+    F = np.cumsum(P, axis=1)[:, :k - 1]
+    O = np.cumsum(np.eye(k)[y], axis=1)[:, :k - 1]
+    return float(np.average(((F - O) ** 2).sum(axis=1) / (k - 1), weights=w))
+
+
+def check_extras(ck, con, y, P, k, w, what):
+    """mc_confusion (argmax and pred), mc_top_k, ordinal_rps on the loaded rows."""
+    tw = w is not None
+    pred = argmax_first(P)
+    check_confusion(ck, one(con, wide("mc_confusion", k, tw)), ref_confusion(y, pred, k, w), what + " mc_confusion")
+    got = json.loads(one(con, wide("mc_top_k", k, tw)))
+    want = ref_top_k(y, P, k, w)
+    ck.equal(len(got), k - 1, what + " mc_top_k length")
+    for m, (a, b) in enumerate(zip(got, want)):
+        ck.close(a, b, "%s mc_top_k[%d]" % (what, m))
+    no_ties = all(len(set(row)) == k for row in P)
+    if no_ties and k >= 3 and len(set(y)) == k:
+        for m in range(1, k):
+            ck.close(got[m - 1], top_k_accuracy_score(y, P, k=m, labels=list(range(k)), sample_weight=w),
+                     "%s mc_top_k[%d] vs sklearn" % (what, m - 1))
+    ck.close(one(con, wide("ordinal_rps", k, tw)), ref_rps(y, P, k, w), what + " ordinal_rps")
+    # the pred form: the matrix of (y, pred) with k = 1 + the largest class seen
+    con.execute("DROP TABLE IF EXISTS pr")
+    con.execute("CREATE TABLE pr(y, w, pred)")
+    con.executemany("INSERT INTO pr VALUES (?,?,?)", [(int(a), None if w is None else float(b), int(c))
+                                                     for a, b, c in zip(y, wt_or_one(w, len(y)), pred)])
+    kk = max(2, int(max(y.max(), pred.max())) + 1)
+    q = "SELECT mc_confusion_w(y, w, pred) FROM pr" if tw else "SELECT mc_confusion(y, pred) FROM pr"
+    check_confusion(ck, con.execute(q).fetchone()[0], ref_confusion(y, pred, kk, w), what + " mc_confusion(y, pred)")
+
+
+def bin_of(p, B):
+    """ece's equal-width bin of p: the edges are numpy's linspace(0, 1, B + 1)
+    (as the binary ece's), p = 1 in the last bin."""
+    return int(np.searchsorted(np.linspace(0, 1, B + 1)[1:-1], p, side="right"))
+
+
+def ref_ece(lab, v, w, B):
+    """The binary ece and mce: sum_b |W y_b - W p_b| / W, max_b |ybar_b - pbar_b|."""
+    bins = {}
+    for a, b, c in zip(lab, v, w):
+        s = bins.setdefault(bin_of(b, B), [0.0, 0.0, 0.0])
+        s[0] += c; s[1] += c * a; s[2] += c * b
+    ece = sum(abs(s[1] - s[2]) for s in bins.values()) / sum(w)
+    mce = max(abs(s[1] / s[0] - s[2] / s[0]) for s in bins.values())
+    return ece, mce
+
+
+def ref_calibration(y, P, k, w, B):
+    wt = wt_or_one(w, len(y))
+    per = [ref_ece((y == j).astype(float), P[:, j], wt, B)[0] for j in range(k)]
+    pred = argmax_first(P)
+    top, mce = ref_ece((pred == y).astype(float), P[np.arange(len(y)), pred], wt, B)
+    return {"k": k, "bins": B, "top_label_ece": top, "classwise_ece": float(np.mean(per)), "per_class_ece": per,
+            "mce": mce}
+
+
+def check_calibration(ck, con, y, P, k, w, what):
+    tw = w is not None
+    for B in (10, 3, 25):
+        if B == 10:
+            got = one(con, wide("mc_calibration", k, tw))
+        else:
+            got = one(con, "mc_calibration%s(y, %sprobs, %d)" % ("_w" if tw else "", "w, " if tw else "", B))
+        want = ref_calibration(y, P, k, w, B)
+        g = mltest.json_result(ck, got, want, ["k", "bins", "top_label_ece", "classwise_ece", "per_class_ece", "mce"],
+                               "%s mc_calibration bins %d" % (what, B))
+        if g is None:
+            continue
+        for key in ("top_label_ece", "classwise_ece", "mce"):
+            ck.close(g[key], want[key], "%s mc_calibration bins %d %s" % (what, B, key), rel=1e-11, abs_=1e-14)
+        for j in range(k):
+            ck.close(g["per_class_ece"][j], want["per_class_ece"][j], "%s mc_calibration bins %d class %d"
+                     % (what, B, j), rel=1e-11, abs_=1e-14)
+        ck.equal([g["k"], g["bins"]], [k, B], what + " mc_calibration k, bins")
+
+
+def wt_or_one(w, n):
+    return np.ones(n) if w is None else w
+
+
 def load_rows(con, y, P, k, w=None, g=None):
     cols = ["y", "w", "g", "ts"] + ["p%d" % j for j in range(k)] + ["probs"]
     n = len(y)
@@ -161,9 +338,12 @@ def check_dataset(ck, con, y, P, k, w, what):
         # rows (SPEC clips p_y to [eps, 1]): equal to 1e-9 relative on these rows
         ck.close(one(con, wide("mc_log_loss", k)), log_loss(y, P, labels=list(range(k)), eps=1e-15),
                  what + " mc_log_loss vs sklearn", rel=1e-9, abs_=1e-13)
+    check_extras(ck, con, y, P, k, w, what)
+    check_calibration(ck, con, y, P, k, w, what)
     # the JSON layout gives the same bits as the wide one
     for fn in FUNCS:
         jf = "%s(y, %sprobs)" % (fn + "_w" if tw else fn, "w, " if tw else "")
+        ck.true(one(con, jf) is not None, what + " " + fn + ": a result")
         ck.equal(one(con, jf), one(con, wide(fn, k, tw)), what + " " + fn + " JSON layout = wide")
 
 
@@ -336,9 +516,20 @@ def test_edges(ck):
     ck.true(g["micro"] is not None, "absent class: micro defined")
 
 
+def test_records(ck):
+    """This suite covers every function of the family and its twin (test_weights.py
+    leaves the multiclass twins to it)."""
+    con = mltest.connect()
+    table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+    fam = sorted(f["name"] for f in table if f["family"] == "multiclass")
+    ck.equal(fam, sorted(list(FUNCS) + [f + "_w" for f in FUNCS]), "the multiclass records are the suite's functions")
+    mltest.has_twins(ck, con, FUNCS)
+
+
 def main():
     ck = mltest.Checker("test_multiclass")
     rng = np.random.default_rng(20261128)
+    test_records(ck)
     test_toy(ck)
     test_edges(ck)
     test_sklearn(ck, rng)

@@ -10,6 +10,15 @@
 **   mc_pr_auc(y, s_0, ..., s_k-1)     JSON {"k","n","macro","weighted","micro","per_class"}
 **   mc_log_loss(y, p_0, ..., p_k-1)   mean of -ln(clip(p_y, 1e-15, 1))
 **   mc_brier(y, p_0, ..., p_k-1)      mean of sum_j (1[y = j] - p_j)^2
+**   mc_confusion(y, s_0, ..., s_k-1)  JSON {"k","n","matrix","accuracy","balanced_accuracy",
+**   mc_confusion(y, pred)               "precision","recall","f1","support","macro_f1",
+**                                       "weighted_f1","micro_f1","kappa","kappa_linear",
+**                                       "kappa_quadratic","mcc"}
+**   mc_top_k(y, s_0, ..., s_k-1)      JSON [top-1, ..., top-(k-1) accuracy]
+**   ordinal_rps(y, p_0, ..., p_k-1)   mean of sum_{j<k-1} (F_j - O_j)^2 / (k - 1)
+**   mc_calibration(y, p_0, ..., p_k-1 | y, probs [, bins])  JSON {"k","bins",
+**       "top_label_ece","classwise_ece","per_class_ece","mce"}: the binary ece's
+**       equal-width bins (default 10) on (max p, argmax = y) and on each (p_j, y = j)
 ** each also as NAME(y, scores) / NAME(y, probs), one JSON array of the k
 ** values ('[0.2, 0.5, 0.3]', or json_group_array(p ORDER BY class) over long rows),
 ** and each with a weighted twin NAME_w(y, w, p_0, ..., p_k-1) /
@@ -48,12 +57,25 @@
 **   7. Window frames: the rows are kept in arrival order; xInverse removes
 **      the leaving row (the oldest, found from the front); each result is
 **      computed afresh from the rows.
+**   8. mc_confusion: the predicted class is the first index of the highest
+**      score (numpy.argmax), or with two arguments whose second is not a
+**      JSON array, pred, an integer class 0..15 (a row of k = 1 here); the
+**      matrix then spans 0..max(y, pred), at least 2 classes.  A group gives
+**      pred in every row or scores in every row.  Ratios with a zero
+**      denominator, and mcc when a margin is constant, are null.
+**  10. Parameters exist only in the JSON form, after the array
+**      (mc_calibration(y, probs, 15)); the wide form takes the defaults, so
+**      no call is ambiguous.  bins: an integer 1..100000, the same in every
+**      row of a group (MlParam).  mce is the top label's.
+**   9. mc_top_k: a true class tied at place m counts the share of its tied
+**      places inside the first m (order-independent; docs/multiclass.md).
 **
 ** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k.  A
 ** result sorts each score column once (radix sort) and sweeps it, and
 ** sorts the n k pairs once for micro: O(n k) time and 32 n k bytes of
 ** scratch for mc_auroc / mc_pr_auc; O(n k) and nothing allocated for
-** mc_log_loss / mc_brier.
+** mc_log_loss / mc_brier / ordinal_rps; O(n k) and k^2 doubles (a weighted
+** matrix: k^2 exact sums) for mc_confusion; k exact sums for mc_top_k.
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -61,7 +83,10 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 
 /* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
-enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER };
+enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB };
+
+/* The kinds whose scores are probabilities (ml_arg_scores' isProb). */
+#define MC_IS_PROB(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_CALIB)
 
 #define MC_MAX_K 16
 #define MC_EPS   1e-15
@@ -71,6 +96,7 @@ typedef struct McAgg {
   int failed;          /* a step set an error: results only free */
   double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
   ml_i64 head, n, cap; /* in rows */
+  MlParam bins;        /* mc_calibration's bins (the JSON form's parameter) */
 } McAgg;
 
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
@@ -81,12 +107,44 @@ static void mc_clear(McAgg *p){
   p->head = p->n = p->cap = 0;
 }
 
-/* Reads a row: y, and the k scores after it.  isProb from the kind. */
+/* True when v is text that starts (after spaces) with '[': a JSON array. */
+static int mc_is_array(sqlite3_value *v){
+  const unsigned char *z;
+  if( sqlite3_value_type(v)!=SQLITE_TEXT || (z = sqlite3_value_text(v))==0 ) return 0;
+  while( *z==' ' || *z=='\t' || *z=='\n' || *z=='\r' ) z++;
+  return *z=='[';
+}
+
+/* True when the call is the JSON form with its parameter after the array,
+** mc_calibration(y, probs, bins): parameters exist only in the JSON form. */
+static int mc_has_param(const MlFuncDesc *d, int argc, sqlite3_value **argv){
+  return d->aParam && argc==3 && mc_is_array(argv[1]);
+}
+
+/* Reads a row: y, and the k scores after it (isProb from the kind).
+** mc_confusion(y, pred), pred an integer class, is the row k = 1 whose one
+** "score" is pred (rule 8). */
 static int mc_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                   int *y, double *s, int *k){
   int rc;
   if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return ML_ROW_SKIP;
-  rc = ml_arg_scores(ctx, d->name, argv+1, argc-1, d->kind==MC_LOG_LOSS || d->kind==MC_BRIER,
+  if( d->kind==MC_CONFUSION && argc==2 && !mc_is_array(argv[1]) ){
+    ml_i64 pr;
+    char zWhat[40];
+    if( sqlite3_value_type(argv[1])==SQLITE_NULL ) return ML_ROW_SKIP;
+    sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer class in 0..%d", MC_MAX_K-1);
+    if( !ml_value_integer(argv[1], 0, MC_MAX_K-1, &pr) ){
+      char *zV = ml_describe(argv[1]);
+      if( zV==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+      ml_error(ctx, d->name, "pred must be %s, got %s", zWhat, zV);
+      sqlite3_free(zV);
+      return ML_ROW_ERR;
+    }
+    s[0] = (double)pr;
+    *k = 1;
+    return ml_arg_label(ctx, d->name, argv[0], MC_MAX_K-1, y);
+  }
+  rc = ml_arg_scores(ctx, d->name, argv+1, mc_has_param(d, argc, argv) ? 1 : argc-1, MC_IS_PROB(d->kind),
                      MC_MAX_K, s, k);
   if( rc!=ML_ROW_OK ) return rc;
   return ml_arg_label(ctx, d->name, argv[0], *k-1, y);
@@ -147,10 +205,19 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->failed ) return;
   if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
+  if( mc_has_param(d, argc, argv) ){
+    ml_i64 B;
+    if( ml_param_int(ctx, d->name, d->aParam[0], argv[2], &p->bins, &B) ){ p->failed = 1; mc_clear(p); return; }
+  }
   rc = mc_row(ctx, d, argc, argv, &y, s, &k);
   if( rc==ML_ROW_OK && p->k!=0 && k!=p->k ){
-    ml_error(ctx, d->name, "k must be the same in every row of a group: a row with %d scores "
-             "after rows with %d", k, p->k);
+    if( k==1 || p->k==1 ){
+      ml_error(ctx, d->name, "every row of a group gives pred, or every row its scores: a row with %s "
+               "after rows with %s", k==1 ? "pred" : "scores", p->k==1 ? "pred" : "scores");
+    }else{
+      ml_error(ctx, d->name, "k must be the same in every row of a group: a row with %d scores "
+               "after rows with %d", k, p->k);
+    }
     rc = ML_ROW_ERR;
   }
   if( rc==ML_ROW_ERR ){ p->failed = 1; mc_clear(p); return; }
@@ -168,7 +235,9 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   McAgg *p = sqlite3_aggregate_context(ctx, 0);
   double s[MC_MAX_K];
   int y, k;
-  if( p==0 || p->failed || p->k==0 || w<=0.0 ) return;
+  if( p==0 || p->failed ) return;
+  if( mc_has_param(d, argc, argv) ) ml_param_drop(&p->bins, argv[2]);
+  if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
   mc_remove(p, y, w, s);
 }
@@ -202,6 +271,16 @@ static double mc_mean_term(const McAgg *p, int kind){
     if( kind==MC_LOG_LOSS ){
       double q = r[2 + y];
       t = -log(q<MC_EPS ? MC_EPS : q);
+    }else if( kind==MC_RPS ){               /* cumulative over the first k-1 classes */
+      double F = 0.0;
+      t = 0.0;
+      for(j=0; j<p->k-1; j++){
+        double e;
+        F += r[2 + j];
+        e = F - (y<=j ? 1.0 : 0.0);
+        t += e*e;
+      }
+      t /= (double)(p->k - 1);
     }else{
       t = 0.0;
       for(j=0; j<p->k; j++){
@@ -429,17 +508,252 @@ static void mc_pr_auc_json(sqlite3_context *ctx, const McRank *R){
   ml_result_json(ctx, &j);
 }
 
+/* ------------------------------------------------- confusion, top k */
+
+/* The predicted class of a row: pred itself (k = 1 rows), else the first
+** index of the highest score (numpy.argmax). */
+static int mc_pred(const McAgg *p, const double *r){
+  int j, b = 0;
+  if( p->k==1 ) return (int)r[2];
+  for(j=1; j<p->k; j++) if( r[2 + j]>r[2 + b] ) b = j;
+  return b;
+}
+
+/* A ratio, NaN (JSON null) when the denominator is 0. */
+static double mc_ratio(double a, double b){ return b!=0.0 ? a / b : NAN; }
+
+/* The matrix C (K x K, rows the true class), each cell an exact sum of the
+** rows' weights (rule 6); K the scores' k, or for pred rows one more than
+** the largest class seen (at least 2).  ML_OK or ML_NOMEM. */
+static int mc_matrix(const McAgg *p, int weighted, double *C, int *pK){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  int K = p->k, c;
+  MlXsum *x = 0;
+  if( K==1 ){
+    K = 2;
+    for(i=0; i<p->n; i++){
+      const double *r = p->a + (size_t)(p->head + i)*st;
+      if( (int)r[0] + 1>K ) K = (int)r[0] + 1;
+      if( (int)r[2] + 1>K ) K = (int)r[2] + 1;
+    }
+  }
+  *pK = K;
+  memset(C, 0, (size_t)K*K*sizeof(double));
+  if( weighted ){
+    x = ml_malloc((uint64_t)K*K*sizeof(MlXsum));
+    if( x==0 ) return ML_NOMEM;
+    for(c=0; c<K*K; c++) ml_xsum_init(&x[c]);
+  }
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    int cell = (int)r[0]*K + mc_pred(p, r);
+    if( x ) ml_xsum_add(&x[cell], r[1], 1); else C[cell] += 1.0;
+  }
+  if( x ){
+    for(c=0; c<K*K; c++) C[c] = ml_xsum_round(&x[c]);
+    ml_free(x);
+  }
+  return ML_OK;
+}
+
+/* cohen_kappa_score's 1 - sum(w C) / sum(w E), E the outer product of the
+** margins over n; wk 0: w = 1 off the diagonal, 1: |i - j|, 2: (i - j)^2. */
+static double mc_kappa(const double *C, const double *rowS, const double *colS, double n, int K, int wk){
+  double num = 0.0, den = 0.0;
+  int i, j;
+  for(i=0; i<K; i++){
+    for(j=0; j<K; j++){
+      double d = (double)(i>j ? i - j : j - i);
+      double w = wk==0 ? (i!=j) : wk==1 ? d : d*d;
+      num += w*C[i*K + j];
+      den += w*(rowS[i]*colS[j] / n);
+    }
+  }
+  return den!=0.0 ? 1.0 - num / den : NAN;
+}
+
+static void mc_confusion_json(sqlite3_context *ctx, const double *C, int K){
+  double rowS[MC_MAX_K], colS[MC_MAX_K], prec[MC_MAX_K], rec[MC_MAX_K], f1[MC_MAX_K];
+  double n = 0.0, tr = 0.0, ba = 0.0, mf = 0.0, wf = 0.0, cov, vt = 0.0, vp = 0.0, tp = 0.0;
+  int i, j, nba = 0, nmf = 0;
+  MlJson js;
+  for(i=0; i<K; i++){
+    rowS[i] = colS[i] = 0.0;
+  }
+  for(i=0; i<K; i++){
+    for(j=0; j<K; j++){ rowS[i] += C[i*K + j]; colS[j] += C[i*K + j]; }
+  }
+  for(i=0; i<K; i++){
+    n += rowS[i];
+    tr += C[i*K + i];
+  }
+  for(i=0; i<K; i++){
+    double d = C[i*K + i];
+    prec[i] = mc_ratio(d, colS[i]);
+    rec[i] = mc_ratio(d, rowS[i]);
+    f1[i] = mc_ratio(2.0*d, 2.0*d + (colS[i] - d) + (rowS[i] - d));
+    if( rowS[i]>0.0 ){ ba += rec[i]; nba++; }
+    if( !isnan(f1[i]) ){ mf += f1[i]; nmf++; wf += rowS[i]*f1[i]; }
+    vt += rowS[i]*rowS[i];
+    vp += colS[i]*colS[i];
+    tp += rowS[i]*colS[i];
+  }
+  cov = tr*n - tp;
+  ml_json_init(&js);
+  ml_json_begin_object(&js);
+  ml_json_key(&js, "k"); ml_json_int(&js, K);
+  ml_json_key(&js, "n"); ml_json_double(&js, n);
+  ml_json_key(&js, "matrix");
+  ml_json_begin_array(&js);
+  for(i=0; i<K; i++) mc_json_array(&js, C + (size_t)i*K, K);
+  ml_json_end_array(&js);
+  ml_json_key(&js, "accuracy");          ml_json_double(&js, tr / n);
+  ml_json_key(&js, "balanced_accuracy"); ml_json_double(&js, nba ? ba / nba : NAN);
+  ml_json_key(&js, "precision");         mc_json_array(&js, prec, K);
+  ml_json_key(&js, "recall");            mc_json_array(&js, rec, K);
+  ml_json_key(&js, "f1");                mc_json_array(&js, f1, K);
+  ml_json_key(&js, "support");           mc_json_array(&js, rowS, K);
+  ml_json_key(&js, "macro_f1");          ml_json_double(&js, nmf ? mf / nmf : NAN);
+  ml_json_key(&js, "weighted_f1");       ml_json_double(&js, wf / n);
+  ml_json_key(&js, "micro_f1");          ml_json_double(&js, tr / n);
+  ml_json_key(&js, "kappa");             ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 0));
+  ml_json_key(&js, "kappa_linear");      ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 1));
+  ml_json_key(&js, "kappa_quadratic");   ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 2));
+  ml_json_key(&js, "mcc");
+  ml_json_double(&js, (n*n - vp)*(n*n - vt)>0.0 ? cov / sqrt((n*n - vp)*(n*n - vt)) : NAN);
+  ml_json_end_object(&js);
+  ml_result_json(ctx, &js);
+}
+
+/* top_k_accuracy for m = 1..k-1: a row's true class counts 1 when fewer
+** than m classes score above it and all its ties fit in the top m, else
+** the share of its tied places inside the top m (order-independent). */
+static void mc_top_k_json(sqlite3_context *ctx, const McAgg *p){
+  size_t st = MC_STRIDE(p);
+  MlXsum *x;
+  MlJson js;
+  ml_i64 i;
+  int k = p->k, m, j;
+  x = ml_malloc((uint64_t)k*sizeof(MlXsum));      /* x[0]: the weight; x[m]: top-m hits */
+  if( x==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  for(m=0; m<k; m++) ml_xsum_init(&x[m]);
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    double sy = r[2 + (int)r[0]];
+    int above = 0, tied = 0;
+    for(j=0; j<k; j++){
+      if( r[2 + j]>sy ) above++;
+      else if( r[2 + j]==sy ) tied++;
+    }
+    ml_xsum_add(&x[0], r[1], 1);
+    for(m=above+1; m<k; m++){
+      double hit = m>=above + tied ? 1.0 : (double)(m - above) / (double)tied;
+      ml_xsum_add_product(&x[m], r[1], hit, 1);
+    }
+  }
+  ml_json_init(&js);
+  ml_json_begin_array(&js);
+  for(m=1; m<k; m++) ml_json_double(&js, ml_xsum_round(&x[m]) / ml_xsum_round(&x[0]));
+  ml_json_end_array(&js);
+  ml_free(x);
+  ml_result_json(ctx, &js);
+}
+
+/* --------------------------------------------------------- calibration */
+
+/* Column c of a row for mc_calibration: c < k, (p_c, 1[y = c]); c = k, the
+** top label (max p, argmax == y). */
+static double mc_calib_value(const McAgg *p, const double *r, int c, int *lab){
+  if( c<p->k ){ *lab = (int)r[0]==c; return r[2 + c]; }
+  c = mc_pred(p, r);
+  *lab = (int)r[0]==c;
+  return r[2 + c];
+}
+
+/* The binary ece (and mce) of column c over B equal-width bins: the rows
+** sorted by value, so that the bins come one after another; each bin's
+** weight, positive weight and sum of w p are exact sums (xs[0..3), the
+** caller's), so that integer weights give the rows repeated bit for bit and
+** no sum depends on the rows' order; ece = sum_b |W y_b - W p_b| / W. */
+static void mc_calib_column(const McAgg *p, int c, ml_i64 B, MlRec16 *rec, void *scratch, MlXsum *xs,
+                            double *pEce, double *pMce){
+  ml_i64 t, lo, n = p->n;
+  double ece = 0.0, mce = 0.0, W = 0.0;
+  int lab;
+  for(t=0; t<n; t++){ rec[t].key = ml_key_of(mc_calib_value(p, mc_at(p, t), c, &lab)); rec[t].aux = (double)t; }
+  ml_radix_sort(rec, n, 16, scratch);
+  for(lo=0; lo<n; lo=t){
+    const double *r = mc_at(p, (ml_i64)rec[lo].aux);
+    ml_i64 b = ml_calib_bin(mc_calib_value(p, r, c, &lab), B);
+    double wb, wy, wp;
+    ml_xsum_init(&xs[0]); ml_xsum_init(&xs[1]); ml_xsum_init(&xs[2]);
+    for(t=lo; t<n; t++){
+      double v;
+      r = mc_at(p, (ml_i64)rec[t].aux);
+      v = mc_calib_value(p, r, c, &lab);
+      if( ml_calib_bin(v, B)!=b ) break;
+      ml_xsum_add(&xs[0], r[1], 1);
+      if( lab ) ml_xsum_add(&xs[1], r[1], 1);
+      ml_xsum_add_product(&xs[2], r[1], v, 1);
+    }
+    wb = ml_xsum_round(&xs[0]); wy = ml_xsum_round(&xs[1]); wp = ml_xsum_round(&xs[2]);
+    ece += fabs(wy - wp);
+    if( fabs(wy/wb - wp/wb)>mce ) mce = fabs(wy/wb - wp/wb);
+    W += wb;
+  }
+  *pEce = ece / W;
+  *pMce = mce;
+}
+
+static void mc_calib_json(sqlite3_context *ctx, const McAgg *p, ml_i64 B){
+  double per[MC_MAX_K], top, mce, sum = 0.0, ignore;
+  MlRec16 *rec = ml_malloc((uint64_t)p->n*32 + ML_RADIX_EXTRA + 3*sizeof(MlXsum));
+  MlXsum *xs;
+  MlJson js;
+  int c;
+  if( rec==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  xs = (MlXsum*)((unsigned char*)(rec + 2*p->n) + ML_RADIX_EXTRA);
+  for(c=0; c<p->k; c++){
+    mc_calib_column(p, c, B, rec, rec + p->n, xs, &per[c], &ignore);
+    sum += per[c];
+  }
+  mc_calib_column(p, p->k, B, rec, rec + p->n, xs, &top, &mce);
+  ml_free(rec);
+  ml_json_init(&js);
+  ml_json_begin_object(&js);
+  ml_json_key(&js, "k");             ml_json_int(&js, p->k);
+  ml_json_key(&js, "bins");          ml_json_int(&js, B);
+  ml_json_key(&js, "top_label_ece"); ml_json_double(&js, top);
+  ml_json_key(&js, "classwise_ece"); ml_json_double(&js, sum / p->k);
+  ml_json_key(&js, "per_class_ece"); mc_json_array(&js, per, p->k);
+  ml_json_key(&js, "mce");           ml_json_double(&js, mce);
+  ml_json_end_object(&js);
+  ml_result_json(ctx, &js);
+}
+
 /* ------------------------------------------------------------ results */
 
 static void mc_compute(sqlite3_context *ctx, McAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   int weighted = (d->flags & ML_FN_TWIN)!=0;
+  if( p && d->aParam && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->bins) ) return;
   if( p==0 || p->n==0 ){
     ml_result_null(ctx, d->name, weighted ? "no rows of positive weight" : "no rows");
     return;
   }
-  if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER ){
+  if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER || d->kind==MC_RPS ){
     sqlite3_result_double(ctx, mc_mean_term(p, d->kind));
+  }else if( d->kind==MC_CONFUSION ){
+    double *C = ml_malloc((uint64_t)MC_MAX_K*MC_MAX_K*sizeof(double));
+    int K;
+    if( C==0 || mc_matrix(p, weighted, C, &K) ) sqlite3_result_error_nomem(ctx);
+    else mc_confusion_json(ctx, C, K);
+    ml_free(C);
+  }else if( d->kind==MC_TOP_K ){
+    mc_top_k_json(ctx, p);
+  }else if( d->kind==MC_CALIB ){
+    mc_calib_json(ctx, p, (ml_i64)ml_param_value(&p->bins, 10.0));
   }else{
     McRank *R = ml_malloc(sizeof(*R));
     int rc = R ? mc_rank(p, weighted, R) : ML_NOMEM;
@@ -478,15 +792,27 @@ static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_in
 #define MC_SIG_PW  "y, w, p_0, ..., p_k-1 | y, w, probs"
 #define MC_TWIN  (ML_FN_TWIN | ML_FN_TWIN_W1 | ML_FN_NO_STATE)
 
+static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, 100000, "10", "10");
+
 /* y and 2..16 scores (or y and one JSON array); the twins with w after y */
 const MlFuncDesc ml_multiclass_functions[] = {
   { "mc_auroc",      MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_AUROC,    ML_FN_JSON, 0 },
   { "mc_pr_auc",     MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_PR_AUC,   ML_FN_JSON, 0 },
   { "mc_log_loss",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_LOG_LOSS, 0, 0 },
   { "mc_brier",      MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_BRIER,    0, 0 },
+  { "mc_confusion",  MC_SIG_S " | y, pred", 2, MC_MAX_K+1, &famMc, 0, MC_CONFUSION, ML_FN_JSON, 0 },
+  { "mc_top_k",      MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_TOP_K,    ML_FN_JSON, 0 },
+  { "ordinal_rps",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_RPS,      0, 0 },
+  { "mc_calibration", "y, p_0, ..., p_k-1 | y, probs [, bins]", 2, MC_MAX_K+1, &famMc, 0, MC_CALIB, ML_FN_JSON,
+    ML_PARAMS(&psBins) },
   { "mc_auroc_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
   { "mc_pr_auc_w",   MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
   { "mc_log_loss_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },
   { "mc_brier_w",    MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_BRIER,    MC_TWIN, 0 },
+  { "mc_confusion_w", MC_SIG_SW " | y, w, pred", 3, MC_MAX_K+2, &famMc, 0, MC_CONFUSION, ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_top_k_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_TOP_K,    ML_FN_JSON | MC_TWIN, 0 },
+  { "ordinal_rps_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_RPS,      MC_TWIN, 0 },
+  { "mc_calibration_w", "y, w, p_0, ..., p_k-1 | y, w, probs [, bins]", 3, MC_MAX_K+2, &famMc, 0, MC_CALIB,
+    ML_FN_JSON | MC_TWIN, ML_PARAMS(&psBins) },
   { 0 }
 };

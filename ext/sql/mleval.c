@@ -26,7 +26,8 @@
 **                    pr_auc_delta_ci pr_auc_diff_delta
 **     validation.c   auroc_test (calibration_summary's computation)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
-**     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier
+**     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
+**                    mc_calibration
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **

@@ -38,6 +38,9 @@ def seed(f):
                 % (name, name))
     y = "o" if f["family"] == "ordinal" else "y"
     data = [y if r == "y" else ROLE[r] for r in f["data"]]
+    if "p_k-1" in f["data"] or "s_k-1" in f["data"]:   # multiclass: parameters only in the JSON form
+        data = [d for d in data if d]
+        data = data[:-2] + ["json_array(%s)" % ", ".join(data[-2:])] if f["params"] else data
     args = ", ".join([a for a in data if a] + [p["example"] for p in f["params"]])
     out = ["SELECT g, %s(%s) FROM t GROUP BY g;" % (name, args),
            "SELECT %s(%s) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;" % (name, args)]

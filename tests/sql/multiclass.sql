@@ -48,3 +48,19 @@ SELECT mc_auroc(1, 0.5);
 SELECT mc_auroc(y, p) FROM (SELECT 0 AS y, '[0.5, 0.5]' AS p UNION ALL SELECT 1, '[0.2, 0.3, 0.5]');
 SELECT mc_auroc_w(1, -1, 0.5, 0.5);
 SELECT mc_auroc(1);
+-- mc_confusion: argmax (ties to the lowest index) and the (y, pred) form; top k; RPS
+SELECT 'confusion', mc_confusion(y, p0, p1, p2) FROM ovr;
+SELECT 'confusion pred', mc_confusion(y, pred) FROM (SELECT 0 AS y, 0 AS pred UNION ALL SELECT 1, 2 UNION ALL SELECT 2, 2 UNION ALL SELECT 1, 1);
+SELECT 'confusion twin', json_remove(mc_confusion_w(y, 3, json_array(p0, p1, p2)), '$.n', '$.matrix', '$.support')
+       = json_remove(mc_confusion(y, p0, p1, p2), '$.n', '$.matrix', '$.support') FROM ovr;
+-- top k: row 4 (0.3, 0.3, 0.4), y = 2: top-1 1; row 2 (0.1, 0.5, 0.4), y = 1: 1
+SELECT 'top k', mc_top_k(y, p0, p1, p2) FROM ovr;
+SELECT 'top k tie', mc_top_k(1, '[0.5, 0.5]'), mc_top_k(0, 0.2, 0.4, 0.4), mc_top_k(1, 0.2, 0.4, 0.4);
+SELECT 'rps', round(ordinal_rps(y, p0, p1, p2), 12), ordinal_rps(0, 1, 0, 0), ordinal_rps(2, 1, 0, 0) FROM ovr;
+SELECT mc_confusion(1, 0.5);
+SELECT mc_confusion(y, pred) FROM (SELECT 0 AS y, 1 AS pred UNION ALL SELECT 1, '[0.5, 0.5]');
+-- mc_calibration: per class the binary ece of (p_j, y = j); bins only in the JSON form
+SELECT 'calibration', mc_calibration(y, p0, p1, p2) FROM ovr;
+SELECT 'calibration = ece', round(mc_calibration(y, p0, p1, p2) ->> '$.per_class_ece[2]', 12) = round(ece(y = 2, p2), 12),
+       mc_calibration(y, json_array(p0, p1, p2), 3) ->> '$.bins' FROM ovr;
+SELECT mc_calibration(y, json_array(p0, p1, p2), 0) FROM ovr;
