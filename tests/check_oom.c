@@ -100,6 +100,7 @@ static const char *aCase[] = {
   "SELECT g, mc_calibration(o, p / 2, p / 2, 1 - p), mc_calibration(o, json_array(p / 2, p / 2, 1 - p), 4),"
   " mc_calibration_w(o, z, json_array(p, 1 - p, 0), 3) FROM t GROUP BY g",
   "SELECT mc_calibration(o, json_array(p, 1 - p, 0), 5)" W " FROM t",
+  "SELECT g, mc_auroc_ci(o, json_array(s, p, z), 0.9, 10, 3) FROM t GROUP BY g",
   "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p),"
   " pr_auc_delta_ci(y, s, 0.9), pr_auc_diff_delta(y, s, p, 0.9) FROM t GROUP BY g",
   "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",

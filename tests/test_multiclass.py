@@ -522,8 +522,79 @@ def test_records(ck):
     con = mltest.connect()
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     fam = sorted(f["name"] for f in table if f["family"] == "multiclass")
-    ck.equal(fam, sorted(list(FUNCS) + [f + "_w" for f in FUNCS]), "the multiclass records are the suite's functions")
+    ck.equal(fam, sorted(list(FUNCS) + [f + "_w" for f in FUNCS] + ["mc_auroc_ci"]),
+             "the multiclass records are the suite's functions")
     mltest.has_twins(ck, con, FUNCS)
+
+
+def ovr_ovo_weighted(y, P, k, w):
+    """(ovr_macro, ovo_macro) of the rows weighing w (0: not drawn), by
+    scikit-learn; None when a class has no drawn row."""
+    keep = w > 0
+    yy, PP, ww = y[keep], P[keep], w[keep].astype(float)
+    if len(set(yy)) < k:
+        return None
+    ovr = float(np.mean([roc_auc_score(yy == j, PP[:, j], sample_weight=ww) for j in range(k)]))
+    pairs = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            m = (yy == a) | (yy == b)
+            pairs.append((roc_auc_score(yy[m] == a, PP[m, a], sample_weight=ww[m])
+                          + roc_auc_score(yy[m] == b, PP[m, b], sample_weight=ww[m])) / 2)
+    return ovr, float(np.mean(pairs))
+
+
+def test_auroc_ci(ck, rng):
+    """mc_auroc_ci: the bootstrap of docs/uncertainty.md (test_uncertainty.py's
+    reference: the same generator, draws and BCa) over the canonical order
+    (y, s_0, ...), its statistic by scikit-learn; the estimate is mc_auroc's,
+    bit for bit; the rows' order does not matter; a class absent is NULL."""
+    import test_uncertainty
+    con = mltest.connect()
+    for trial in range(6):
+        k = 3 + trial % 2
+        n = int(rng.integers(14, 30))
+        y = rng.integers(0, k, n)
+        y[:k] = np.arange(k)
+        P = random_probs(rng, n, k, ("ties", "dirichlet")[trial % 2])
+        reps, seed, level = (10, 25)[trial % 2], [0, 7, 2**53, 12345][trial % 4], (0.9, 0.95)[trial % 2]
+        order = rng.permutation(n)
+        load_rows(con, y[order], P[order], k)
+        canon = sorted(range(n), key=lambda i: (int(y[i]), 1.0) + tuple(float(v) for v in P[i]))
+        yc, Pc = y[canon], P[canon]
+        want, red = test_uncertainty.boot_reference(lambda w: ovr_ovo_weighted(yc, Pc, k, w), n, reps, seed,
+                                                    level, None)
+        got = json.loads(one(con, "mc_auroc_ci(y, probs, %r, %d, %d)" % (level, reps, seed)))
+        what = "mc_auroc_ci trial %d (k %d n %d reps %d seed %d)" % (trial, k, n, reps, seed)
+        ck.equal(list(got), ["ovr_macro", "ovo_macro", "level", "reps", "seed", "method", "redrawn", "k", "n"],
+                 what + " keys")
+        for key, iv in (("ovr_macro", want[0]), ("ovo_macro", want[1])):
+            for f in ("estimate", "se", "lo", "hi"):
+                ck.close(got[key][f], iv[f], "%s %s %s" % (what, key, f), rel=1e-9, abs_=1e-12)
+            ck.close(got[key]["percentile"][0], iv["plo"], what + " " + key + " percentile lo", rel=1e-9)
+            ck.close(got[key]["percentile"][1], iv["phi"], what + " " + key + " percentile hi", rel=1e-9)
+        ck.equal([got["level"], got["reps"], got["seed"], got["redrawn"], got["k"], got["n"]],
+                 [level, reps, seed, red, k, n], what + " run fields")
+        a = json.loads(one(con, wide("mc_auroc", k)))
+        ck.equal([repr(got["ovr_macro"]["estimate"]), repr(got["ovo_macro"]["estimate"])],
+                 [repr(a["ovr_macro"]), repr(a["ovo_macro"])], what + ": the estimate is mc_auroc's")
+        perm = rng.permutation(n)
+        load_rows(con, y[perm], P[perm], k)
+        ck.equal(json.loads(one(con, "mc_auroc_ci(y, probs, %r, %d, %d)" % (level, reps, seed))), got,
+                 what + ": the rows' order does not matter")
+        ck.equal(one(con, "mc_auroc_ci(y, %s)" % ", ".join("p%d" % j for j in range(k))) is not None, True,
+                 what + ": the wide form (defaults)")
+    load_rows(con, np.array([0, 1, 0, 1]), np.array([[0.2, 0.3, 0.5]] * 4), 3)
+    ck.equal(one(con, "mc_auroc_ci(y, p0, p1, p2)"), None, "mc_auroc_ci: a class absent is NULL")
+    # windows: each frame the aggregate over its rows
+    n = 16
+    y = rng.integers(0, 3, n)
+    load_rows(con, y, random_probs(rng, n, 3, "ties"), 3, g=rng.integers(0, 2, n))
+    for shape, rid, idx, (v,) in mltest.each_frame(con, ["mc_auroc_ci(y, probs, 0.9, 10, 1)"],
+                                                   shapes=mltest.FRAMES[:4], order="ts"):
+        ids = ",".join(str(i + 1) for i in idx) or "NULL"
+        agg = con.execute("SELECT mc_auroc_ci(y, probs, 0.9, 10, 1) FROM t WHERE id IN (%s)" % ids).fetchone()[0]
+        ck.equal(v, agg, "mc_auroc_ci OVER (%s) row %d" % (shape, rid))
 
 
 def main():
@@ -536,6 +607,7 @@ def main():
     test_integer_weights(ck, rng)
     test_layouts(ck, rng)
     test_windows(ck, rng)
+    test_auroc_ci(ck, rng)
     ck.finish()
 
 

@@ -16,6 +16,10 @@
 **                                       "kappa_quadratic","mcc"}
 **   mc_top_k(y, s_0, ..., s_k-1)      JSON [top-1, ..., top-(k-1) accuracy]
 **   ordinal_rps(y, p_0, ..., p_k-1)   mean of sum_{j<k-1} (F_j - O_j)^2 / (k - 1)
+**   mc_auroc_ci(y, s_0, ..., s_k-1 | y, scores [, level, reps, seed])  JSON: the BCa
+**       bootstrap (1000 replicates, seed 0, level 0.95, as pr_auc_ci) of ovr_macro and
+**       ovo_macro: {"ovr_macro":{"estimate","lo","hi","se","percentile"},"ovo_macro":{...},
+**       "level","reps","seed","method","redrawn","k","n"}
 **   mc_calibration(y, p_0, ..., p_k-1 | y, probs [, bins])  JSON {"k","bins",
 **       "top_label_ece","classwise_ece","per_class_ece","mce"}: the binary ece's
 **       equal-width bins (default 10) on (max p, argmax = y) and on each (p_j, y = j)
@@ -67,6 +71,12 @@
 **      (mc_calibration(y, probs, 15)); the wide form takes the defaults, so
 **      no call is ambiguous.  bins: an integer 1..100000, the same in every
 **      row of a group (MlParam).  mce is the top label's.
+**  11. mc_auroc_ci draws rows (ml_boot_run, docs/uncertainty.md) in the
+**      canonical order (y, w, s_0, ..., s_k-1), so the interval does not
+**      depend on the rows' order; a replicate missing a class is drawn again
+**      (at most 100 times, then NULL); a class absent from the group: NULL.
+**      Its estimate is mc_auroc's ovr_macro and ovo_macro, bit for bit.  It
+**      has no weighted twin yet.
 **   9. mc_top_k: a true class tied at place m counts the share of its tied
 **      places inside the first m (order-independent; docs/multiclass.md).
 **
@@ -83,7 +93,7 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 
 /* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
-enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB };
+enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB, MC_AUROC_CI };
 
 /* The kinds whose scores are probabilities (ml_arg_scores' isProb). */
 #define MC_IS_PROB(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_CALIB)
@@ -96,7 +106,8 @@ typedef struct McAgg {
   int failed;          /* a step set an error: results only free */
   double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
   ml_i64 head, n, cap; /* in rows */
-  MlParam bins;        /* mc_calibration's bins (the JSON form's parameter) */
+  MlParam par[3];      /* the JSON form's parameters: mc_calibration's bins;
+                       ** mc_auroc_ci's level, reps, seed */
 } McAgg;
 
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
@@ -115,10 +126,11 @@ static int mc_is_array(sqlite3_value *v){
   return *z=='[';
 }
 
-/* True when the call is the JSON form with its parameter after the array,
-** mc_calibration(y, probs, bins): parameters exist only in the JSON form. */
+/* How many parameters the call gives: only the JSON form has them, after
+** the array (mc_calibration(y, probs, bins), mc_auroc_ci(y, scores, level,
+** reps, seed)); a wide call has none. */
 static int mc_has_param(const MlFuncDesc *d, int argc, sqlite3_value **argv){
-  return d->aParam && argc==3 && mc_is_array(argv[1]);
+  return d->aParam && argc>=3 && mc_is_array(argv[1]) ? argc-2 : 0;
 }
 
 /* Reads a row: y, and the k scores after it (isProb from the kind).
@@ -205,9 +217,16 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->failed ) return;
   if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
-  if( mc_has_param(d, argc, argv) ){
-    ml_i64 B;
-    if( ml_param_int(ctx, d->name, d->aParam[0], argv[2], &p->bins, &B) ){ p->failed = 1; mc_clear(p); return; }
+  for(k=0; k<mc_has_param(d, argc, argv); k++){
+    const MlParamSpec *ps = d->aParam[k];
+    ml_i64 iv;
+    double v;
+    if( ps->type==ML_PT_INT ? ml_param_int(ctx, d->name, ps, argv[2+k], &p->par[k], &iv)
+                            : ml_param_real(ctx, d->name, ps, argv[2+k], &p->par[k], &v) ){
+      p->failed = 1;
+      mc_clear(p);
+      return;
+    }
   }
   rc = mc_row(ctx, d, argc, argv, &y, s, &k);
   if( rc==ML_ROW_OK && p->k!=0 && k!=p->k ){
@@ -236,7 +255,7 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   double s[MC_MAX_K];
   int y, k;
   if( p==0 || p->failed ) return;
-  if( mc_has_param(d, argc, argv) ) ml_param_drop(&p->bins, argv[2]);
+  for(k=0; k<mc_has_param(d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
   if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
   mc_remove(p, y, w, s);
@@ -395,22 +414,26 @@ typedef struct McRank {
   double microAuc, microAp;
 } McRank;
 
-/* Sorts and sweeps; ML_OK, ML_NOMEM or ML_STOPPED. */
-static int mc_rank(const McAgg *p, int weighted, McRank *R){
+/* Bytes of scratch mc_rank needs for n rows of k scores. */
+static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*k*16*2 + ML_RADIX_EXTRA; }
+
+/* Sorts and sweeps, in mem (mc_rank_scratch bytes; 0: allocated here).
+** ML_OK, ML_NOMEM or ML_STOPPED. */
+static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
   ml_i64 n = p->n, m = n * p->k, t;
   int k = p->k, i, c;
   MlRec16 *rec;
   void *scratch;
   McCol col;
   double U, AP, P, N;
-  rec = ml_malloc((uint64_t)m*16*2 + ML_RADIX_EXTRA);
+  rec = mem ? mem : ml_malloc(mc_rank_scratch(n, k));
   if( rec==0 ) return ML_NOMEM;
   scratch = rec + m;
   R->k = k;
   R->absent = -1;
   for(i=0; i<k; i++){
     for(t=0; t<n; t++){ rec[t].key = ml_key_of(mc_at(p, t)[2 + i]); rec[t].aux = (double)t; }
-    if( ml_radix_sort(rec, n, 16, scratch) ){ ml_free(rec); return ML_STOPPED; }
+    if( ml_radix_sort(rec, n, 16, scratch) ){ if( !mem ) ml_free(rec); return ML_STOPPED; }
     mc_sweep_column(p, i, rec, weighted, scratch, &col);
     if( i==0 ){
       R->n = 0.0;
@@ -429,11 +452,11 @@ static int mc_rank(const McAgg *p, int weighted, McRank *R){
     rec[t].key = ml_key_of(mc_at(p, t / k)[2 + t % k]);
     rec[t].aux = (double)t;
   }
-  if( ml_radix_sort(rec, m, 16, scratch) ){ ml_free(rec); return ML_STOPPED; }
+  if( ml_radix_sort(rec, m, 16, scratch) ){ if( !mem ) ml_free(rec); return ML_STOPPED; }
   mc_sweep_micro(p, rec, m, weighted, scratch, &U, &AP, &P, &N);
   R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
   R->microAp = P>0.0 ? AP / P : NAN;
-  ml_free(rec);
+  if( !mem ) ml_free(rec);
   return ML_OK;
 }
 
@@ -732,12 +755,152 @@ static void mc_calib_json(sqlite3_context *ctx, const McAgg *p, ml_i64 B){
   ml_result_json(ctx, &js);
 }
 
+/* ------------------------------------------------------------ bootstrap */
+
+/* Row i before row j in the canonical order (y, w, s_0, ..., s_k-1), so
+** that the bootstrap draws the same rows whatever order they came in. */
+static int mc_row_before(const McAgg *p, ml_i64 i, ml_i64 j){
+  const double *a = mc_at(p, i), *b = mc_at(p, j);
+  int c;
+  for(c=0; c<p->k + 2; c++){
+    if( a[c]!=b[c] ) return a[c]<b[c];
+  }
+  return i<j;
+}
+
+/* The rows' canonical order into perm[0..n) (a merge sort, tmp n more). */
+static void mc_canonical(const McAgg *p, ml_i64 *perm, ml_i64 *tmp){
+  ml_i64 n = p->n, w, i;
+  for(i=0; i<n; i++) perm[i] = i;
+  for(w=1; w<n; w*=2){
+    for(i=0; i<n; i+=2*w){
+      ml_i64 a = i, m = i+w<n ? i+w : n, b = m, e = i+2*w<n ? i+2*w : n, o = i;
+      while( a<m || b<e ){
+        if( b>=e || (a<m && !mc_row_before(p, perm[b], perm[a])) ) tmp[o++] = perm[a++];
+        else tmp[o++] = perm[b++];
+      }
+    }
+    memcpy(perm, tmp, (size_t)n*sizeof(ml_i64));
+  }
+}
+
+typedef struct McBoot {
+  const McAgg *p;
+  const ml_i64 *perm;      /* canonical position -> row */
+  McAgg drawn;             /* a replicate's rows, weight w times drawn */
+  McRank R;
+  void *mem;               /* mc_rank's scratch, allocated once */
+  int weighted;
+} McBoot;
+
+/* The replicate's ovr_macro and ovo_macro (ml_boot_run's statistic). */
+static int mc_boot_stat(void *arg, const MlCanon *cn, const ml_weight *wc, double *out){
+  McBoot *b = arg;
+  size_t st = MC_STRIDE(b->p);
+  ml_i64 r, m = 0;
+  int a, c, np = 0;
+  double ovr = 0.0, ovo = 0.0;
+  for(r=0; r<cn->n; r++){
+    double *to;
+    if( wc[r]==0 ) continue;
+    to = b->drawn.a + (size_t)m*st;
+    memcpy(to, mc_at(b->p, b->perm[r]), st*sizeof(double));
+    to[1] *= (double)wc[r];
+    m++;
+  }
+  b->drawn.n = m;
+  if( mc_rank(&b->drawn, b->weighted, &b->R, b->mem)!=ML_OK ) return 0;   /* (stopped: the run asks too) */
+  for(a=0; a<b->R.k; a++){
+    ovr += b->R.auc[a];
+    for(c=a+1; c<b->R.k; c++){ ovo += (b->R.A[a][c] + b->R.A[c][a]) / 2.0; np++; }
+  }
+  out[0] = ovr / b->R.k;
+  out[1] = ovo / np;
+  return !isnan(out[0]) && !isnan(out[1]);
+}
+
+static int mc_boot_stop(void *arg){ (void)arg; return ml_stop_requested(); }
+
+static void mc_ci_json(MlJson *j, const char *zKey, const MlBootInterval *iv){
+  ml_json_key(j, zKey);
+  ml_json_begin_object(j);
+  ml_json_key(j, "estimate"); ml_json_double(j, iv->estimate);
+  ml_json_key(j, "lo");       ml_json_double(j, iv->lo);
+  ml_json_key(j, "hi");       ml_json_double(j, iv->hi);
+  ml_json_key(j, "se");       ml_json_double(j, iv->se);
+  ml_json_key(j, "percentile");
+  ml_json_begin_array(j); ml_json_double(j, iv->plo); ml_json_double(j, iv->phi); ml_json_end_array(j);
+  ml_json_end_object(j);
+}
+
+/* mc_auroc_ci: the BCa bootstrap (ml_boot_run, as pr_auc_ci) of ovr_macro
+** and ovo_macro, rows drawn in the canonical order (rule 11). */
+static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighted){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McBoot b;
+  MlBootSpec spec;
+  MlBootResult res;
+  MlCanon cn;
+  MlJson j;
+  ml_i64 *perm;
+  int rc;
+  memset(&b, 0, sizeof(b));
+  memset(&cn, 0, sizeof(cn));
+  perm = ml_malloc((uint64_t)p->n*2*sizeof(ml_i64) + (uint64_t)p->n*MC_STRIDE(p)*sizeof(double)
+                   + mc_rank_scratch(p->n, p->k));
+  if( perm==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  b.mem = (double*)(perm + 2*p->n) + (size_t)p->n*MC_STRIDE(p);
+  mc_canonical(p, perm, perm + p->n);
+  b.p = p;
+  b.perm = perm;
+  b.weighted = weighted;
+  b.drawn.k = p->k;
+  b.drawn.a = (double*)(perm + 2*p->n);
+  cn.n = p->n;
+  memset(&spec, 0, sizeof(spec));
+  spec.level = ml_param_value(&p->par[0], 0.95);
+  spec.reps = (ml_i64)ml_param_value(&p->par[1], 1000.0);
+  spec.seed = (uint64_t)ml_param_value(&p->par[2], 0.0);
+  spec.K = 2;
+  spec.stat = mc_boot_stat;
+  spec.arg = &b;
+  spec.stop = mc_boot_stop;
+  rc = ml_boot_run(&cn, &spec, &res);
+  ml_free(perm);
+  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return; }
+  if( rc==ML_BOOT_STOPPED ) return;                 /* ml_compute_end reports it */
+  if( rc==ML_BOOT_UNDEFINED ){
+    ml_result_null(ctx, d->name, "ovr_macro and ovo_macro need every class in the group");
+    return;
+  }
+  if( rc==ML_BOOT_EXHAUSTED ){
+    ml_result_null(ctx, d->name, "more than %d redraws for one replicate (a class too rare)", ML_BOOT_MAX_REDRAW);
+    return;
+  }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  mc_ci_json(&j, "ovr_macro", &res.iv[0]);
+  mc_ci_json(&j, "ovo_macro", &res.iv[1]);
+  ml_json_key(&j, "level");   ml_json_double(&j, spec.level);
+  ml_json_key(&j, "reps");    ml_json_int(&j, spec.reps);
+  ml_json_key(&j, "seed");    ml_json_int(&j, (ml_i64)spec.seed);
+  ml_json_key(&j, "method");  ml_json_string(&j, "bca");
+  ml_json_key(&j, "redrawn"); ml_json_int(&j, res.redrawn);
+  ml_json_key(&j, "k");       ml_json_int(&j, p->k);
+  ml_json_key(&j, "n");       ml_json_int(&j, p->n);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
 /* ------------------------------------------------------------ results */
 
 static void mc_compute(sqlite3_context *ctx, McAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int c;
   int weighted = (d->flags & ML_FN_TWIN)!=0;
-  if( p && d->aParam && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->bins) ) return;
+  for(c=0; p && d->aParam && d->aParam[c]; c++){
+    if( ml_param_check(ctx, d->name, d->aParam[c]->name, &p->par[c]) ) return;
+  }
   if( p==0 || p->n==0 ){
     ml_result_null(ctx, d->name, weighted ? "no rows of positive weight" : "no rows");
     return;
@@ -753,10 +916,12 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
   }else if( d->kind==MC_TOP_K ){
     mc_top_k_json(ctx, p);
   }else if( d->kind==MC_CALIB ){
-    mc_calib_json(ctx, p, (ml_i64)ml_param_value(&p->bins, 10.0));
+    mc_calib_json(ctx, p, (ml_i64)ml_param_value(&p->par[0], 10.0));
+  }else if( d->kind==MC_AUROC_CI ){
+    mc_auroc_ci_result(ctx, p, weighted);
   }else{
     McRank *R = ml_malloc(sizeof(*R));
-    int rc = R ? mc_rank(p, weighted, R) : ML_NOMEM;
+    int rc = R ? mc_rank(p, weighted, R, 0) : ML_NOMEM;
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
     else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R);
     else if( rc==ML_OK ) mc_pr_auc_json(ctx, R);
@@ -793,6 +958,9 @@ static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_in
 #define MC_TWIN  (ML_FN_TWIN | ML_FN_TWIN_W1 | ML_FN_NO_STATE)
 
 static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, 100000, "10", "10");
+/* mc_auroc_ci: the uncertainty family's level and reps; a seed up to 2^53
+** (the group's value is held as a double, MlParam) */
+static const MlParamSpec psSeed = ML_PARAM_INT("seed", 0, 9007199254740992LL, "0", "7");
 
 /* y and 2..16 scores (or y and one JSON array); the twins with w after y */
 const MlFuncDesc ml_multiclass_functions[] = {
@@ -805,6 +973,8 @@ const MlFuncDesc ml_multiclass_functions[] = {
   { "ordinal_rps",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_RPS,      0, 0 },
   { "mc_calibration", "y, p_0, ..., p_k-1 | y, probs [, bins]", 2, MC_MAX_K+1, &famMc, 0, MC_CALIB, ML_FN_JSON,
     ML_PARAMS(&psBins) },
+  { "mc_auroc_ci",   "y, s_0, ..., s_k-1 | y, scores [, level, reps, seed]", 2, MC_MAX_K+1, &famMc, 0, MC_AUROC_CI,
+    ML_FN_JSON, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeed) },
   { "mc_auroc_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
   { "mc_pr_auc_w",   MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
   { "mc_log_loss_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },

@@ -27,7 +27,7 @@
 **     validation.c   auroc_test (calibration_summary's computation)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
-**                    mc_calibration
+**                    mc_calibration mc_auroc_ci
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
