@@ -10,6 +10,8 @@
 **   floor2(y, s)        reads y (type + int64) and s (type + double) through
 **                       sqlite3_value_*, adds them to a running total
 **   floor3(y, s, z)     the same with a third column
+**   floor4(y, a, b, c)  the same with four columns (the multiclass family's
+**                       wide row at k = 3: y and three class scores)
 **   floor2_keep(y, s)   floor2, and also appends the 8-byte value of s to a
 **                       growing buffer (what a sorted metric must keep)
 **
@@ -40,7 +42,7 @@ static double floor_row(int argc, sqlite3_value **argv){
   return t;
 }
 
-/* SQL function: floor2(y, s), floor3(y, s, z) -- xStep */
+/* SQL function: floor2(y, s), floor3(y, s, z), floor4(y, a, b, c) -- xStep */
 static void floor_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   FloorAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
@@ -93,7 +95,7 @@ __declspec(dllexport)
 #endif
 int sqlite3_floor_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
   static const struct { const char *name; int nArg; int keep; } aFn[] = {
-    {"floor2", 2, 0}, {"floor3", 3, 0}, {"floor2_keep", 2, 1},
+    {"floor2", 2, 0}, {"floor3", 3, 0}, {"floor4", 4, 0}, {"floor2_keep", 2, 1},
   };
   int i, rc = SQLITE_OK;
   SQLITE_EXTENSION_INIT2(pApi);

@@ -217,6 +217,36 @@ START_TEST(test_read_duplicate_field){
 }
 END_TEST
 
+/* The multiclass families' JSON form (ml_json_read_numbers): a row's k
+** numbers into the caller's buffer, null as NaN, at most nMax, each read as
+** strtod reads it; anything else is an error naming the byte. */
+START_TEST(test_read_numbers){
+  double v[4];
+  char err[96];
+  int n = -1;
+  char *zLong = sqlite3_mprintf("[0.%.*c1, 2]", 150, '0');
+  ck_assert_int_eq(ml_json_read_numbers(" [0.25, -1e-3 ,null,3] ", v, 4, &n, err, sizeof(err)), ML_OK);
+  ck_assert_int_eq(n, 4);
+  ck_assert(v[0]==0.25 && v[1]==-1e-3 && isnan(v[2]) && v[3]==3.0);
+  ck_assert_int_eq(ml_json_read_numbers("[]", v, 4, &n, err, sizeof(err)), ML_OK);
+  ck_assert_int_eq(n, 0);
+  ck_assert_int_eq(ml_json_read_numbers(zLong, v, 4, &n, err, sizeof(err)), ML_OK);
+  ck_assert(n==2 && v[0]==strtod(zLong + 1, 0) && v[1]==2.0);
+  sqlite3_free(zLong);
+  ck_assert_int_eq(ml_json_read_numbers("[1, 2, 3, 4, 5]", v, 4, &n, err, sizeof(err)), ML_ERROR);
+  ck_assert_str_eq(err, "more than 4 elements");
+  ck_assert_int_eq(ml_json_read_numbers("[0.5, 0.5", v, 4, &n, err, sizeof(err)), ML_ERROR);
+  ck_assert_str_eq(err, "expected ',' or ']' at byte 9");
+  ck_assert_int_eq(ml_json_read_numbers("[0.5, \"a\"]", v, 4, &n, err, sizeof(err)), ML_ERROR);
+  ck_assert_str_eq(err, "expected a value at byte 6");
+  ck_assert_int_eq(ml_json_read_numbers("[01]", v, 4, &n, err, sizeof(err)), ML_ERROR);
+  ck_assert_int_eq(ml_json_read_numbers("{\"a\":1}", v, 4, &n, err, sizeof(err)), ML_ERROR);
+  ck_assert_str_eq(err, "expected an array at byte 0");
+  ck_assert_int_eq(ml_json_read_numbers("[1] x", v, 4, &n, err, sizeof(err)), ML_ERROR);
+  ck_assert_str_eq(err, "text after the array at byte 4");
+}
+END_TEST
+
 Suite *suite_json(void){
   Suite *s = suite_create("json");
   TCase *tc = tcase_create("core");
@@ -230,6 +260,7 @@ Suite *suite_json(void){
   tcase_add_test(tc, test_cut_between_characters);
   tcase_add_test(tc, test_read_long_numbers);
   tcase_add_test(tc, test_read_duplicate_field);
+  tcase_add_test(tc, test_read_numbers);
   suite_add_tcase(s, tc);
   return s;
 }

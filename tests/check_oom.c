@@ -87,6 +87,20 @@ static const char *aCase[] = {
   "SELECT strat_report(y, s, z, 0.0, 1.0, 0.05)" W " FROM t",
   "SELECT g, auprc_ge(o, s, 1), ordinal_auprc(o, s, p), ordinal_nap(o, s, p), ordinal_report(o, s, p) FROM t GROUP BY g",
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
+  /* multiclass.c: k = 3 wide and as JSON, the twins, a window */
+  "SELECT g, mc_auroc(o, s, p, z), mc_pr_auc(o, json_array(s, p, z)), mc_log_loss(o, p / 2, p / 2, 1 - p),"
+  " mc_brier(o, json_array(p / 2, p / 2, 1 - p)), mc_auroc_w(o, z, s, p, z), mc_brier_w(o, s, p / 2, p / 2, 1 - p)"
+  " FROM t GROUP BY g",
+  "SELECT mc_auroc(o, s, p, z)" W ", mc_pr_auc_w(o, z, json_array(s, p, z))" W ", mc_log_loss(o, p / 2, p / 2, 1 - p)" W
+  " FROM t",
+  "SELECT mc_brier(o, p, 0.5, 0.5) FROM t",    /* an error with numbers under OOM */
+  "SELECT g, mc_confusion(o, s, p, z), mc_confusion(o, y), mc_confusion_w(o, z, json_array(s, p, z)),"
+  " mc_top_k(o, s, p, z), ordinal_rps(o, p / 2, p / 2, 1 - p) FROM t GROUP BY g",
+  "SELECT mc_confusion(o, y)" W ", mc_top_k_w(o, z, s, p, z)" W " FROM t",
+  "SELECT g, mc_calibration(o, p / 2, p / 2, 1 - p), mc_calibration(o, json_array(p / 2, p / 2, 1 - p), 4),"
+  " mc_calibration_w(o, z, json_array(p, 1 - p, 0), 3) FROM t GROUP BY g",
+  "SELECT mc_calibration(o, json_array(p, 1 - p, 0), 5)" W " FROM t",
+  "SELECT g, mc_auroc_ci(o, json_array(s, p, z), 0.9, 10, 3) FROM t GROUP BY g",
   "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p),"
   " pr_auc_delta_ci(y, s, 0.9), pr_auc_diff_delta(y, s, p, 0.9) FROM t GROUP BY g",
   "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",
@@ -162,7 +176,9 @@ static void build_cases(void){
     "   CASE r.value WHEN 'y' THEN iif(v->>'family' = 'ordinal', 'o', 'y') WHEN 's' THEN 's' WHEN 'p' THEN 'p'"
     "     WHEN 'strat' THEN 'z' WHEN 's_a' THEN 's' WHEN 's_b' THEN 'p' WHEN 'p_a' THEN 'p'"
     "     WHEN 'p_b' THEN 'p * p' WHEN 'x' THEN 's' WHEN 'g' THEN 'o % 2' WHEN 's_1' THEN 's'"
-    "     WHEN '...' THEN NULL WHEN 's_m' THEN 'p' WHEN 'w' THEN 'z / 4' WHEN 'group' THEN 'o' END, ', ') FROM json_each(v->'data') AS r)"
+    "     WHEN '...' THEN NULL WHEN 's_m' THEN 'p' WHEN 'w' THEN 'z / 4'"
+    "     WHEN 's_0' THEN 's' WHEN 's_k-1' THEN 'p' WHEN 'p_0' THEN 'p' WHEN 'p_k-1' THEN '1 - p' WHEN 'group' THEN 'o'"
+    "     END, ', ') FROM json_each(v->'data') AS r)"
     "   || coalesce((SELECT group_concat(', ' || (p.value->>'example'), '') FROM json_each(v->'params') AS p), '')"
     "   AS args FROM f)"
     " SELECT printf('SELECT g, %s(%s) FROM t GROUP BY g', name, args) FROM c"

@@ -154,13 +154,21 @@ SPECIAL_BAD = {
 #   pone = (p): a probability alone (expected_auroc: performance without labels)
 #   group = (y, s, group), wgroup = (y, s, w, group): group_disparity's group,
 #   an integer or text
+#   mcs = (y, s_0, ..., s_k-1), mcp = (y, p_0, ..., p_k-1): the multiclass family, called
+#   here with k = 2 (p_1 = 1 - p_0, so that a row's probabilities sum to 1); wmcs, wmcp:
+#   their twins (y, w, ...), the weight right after y
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
+          ("y", "s_0", "...", "s_k-1"): "mcs", ("y", "p_0", "...", "p_k-1"): "mcp",
+          ("y", "w", "s_0", "...", "s_k-1"): "wmcs", ("y", "w", "p_0", "...", "p_k-1"): "wmcp",
           ("x",): "mean", ("state",): "state", (): "scalar",
           ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone",
           ("y", "s", "group"): "group", ("y", "s", "w", "group"): "wgroup"}
+MC_SHAPES = ("mcs", "mcp", "wmcs", "wmcp")
+PROB_SHAPES = ("prob", "ppair", "wprob", "wppair", "mcp", "wmcp")
+TWIN_SHAPES = ("wscore", "wprob", "wstrat", "wpair", "wppair", "wmcs", "wmcp", "wgx", "wgroup")
 
 
 def fmt(v):
@@ -270,6 +278,8 @@ def functions(con):
             other, shown = spec_other(params[0])
             varying = (params[0]["name"], examples[0], other,
                        fmt(float(examples[0])) if params[0]["type"] != "choice" else examples[0], shown)
+        if shape in MC_SHAPES:        # the wide form takes the defaults (the JSON form, its parameters)
+            extra = ""
         out[name] = (shape, extra, bad, varying)
     return out
 
@@ -332,8 +342,8 @@ ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "prec
                      "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary", "calibration_smooth",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci",
-                     "ml_state", "ml_state_ordinal",
-                     "group_disparity", "expected_confusion"}
+                     "ml_state", "ml_state_ordinal", "mc_log_loss", "mc_brier", "mc_confusion", "mc_top_k",
+                     "ordinal_rps", "mc_calibration", "group_disparity", "expected_confusion"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
 
 # Text parameters that must agree across rows, and the rules between two
@@ -402,6 +412,11 @@ def call(name, shape, y, x, extra):
         return "%s(%s, %s, %s%s)" % (name, y, x, x, extra)
     if shape in ("wpair", "wppair"):
         return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
+    if shape in MC_SHAPES:
+        if extra:                 # parameters exist only in the JSON form, after the array
+            return "%s(%s, %s'[0.25, 0.75]'%s)" % (name, y, "1, " if shape[0] == "w" else "", extra)
+        return "%s(%s, %s%s, %s)" % (name, y, "1, " if shape[0] == "w" else "", x,
+                                     "1 - %s" % x if shape.endswith("p") else x)
     raise ValueError(shape)
 
 
@@ -490,9 +505,10 @@ def main():
         if shape in ("mean", "pone"):
             check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone")
             continue
-        label = "a probability in [0, 1]" if shape in ("prob", "ppair", "wprob", "wppair") else "a number"
+        label = "a probability in [0, 1]" if shape in PROB_SHAPES else "a number"
         xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a",
-                 "wpair": "s_a", "wppair": "p_a", "gx": "x", "wgx": "x"}.get(shape, "s")
+                 "wpair": "s_a", "wppair": "p_a", "gx": "x", "wgx": "x", "mcs": "s_0", "wmcs": "s_0", "mcp": "p_0",
+                 "wmcp": "p_0"}.get(shape, "s")
         yname = "g" if shape in ("gx", "wgx") else "y"
         if shape == "plot":
             for sql, msg in PLOT_BAD[name]:
@@ -504,7 +520,8 @@ def main():
             ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % c).fetchone(),
                      (None,), name + " empty group: NULL")
             continue
-        ylabel = "an integer in 0..2" if shape == "ord" else ("an integer in 0..2147483647" if shape == "ge" else "0 or 1")
+        ylabel = "an integer in 0..2" if shape == "ord" else ("an integer in 0..2147483647" if shape == "ge" else
+                                                              "0 or 1")
         bad_y = [("2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1"),
                   "2" if shape not in ("ord", "ge") else ("3" if shape == "ord" else "-1")),
                  ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")]
@@ -518,7 +535,7 @@ def main():
                 msg = twin_state[name]
             ck.error(con, "SELECT " + call(name, shape, sqlv, "0.5", extra), (), msg, name + " bad label " + sqlv)
             after_error(name + " bad label")
-        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in ("prob", "ppair", "wprob", "wppair") else []):
+        for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in PROB_SHAPES else []):
             msg = "%s(): %s must be %s, got %s" % (name, xname, label, shown)
             ck.error(con, "SELECT " + call(name, shape, "1", sqlv, extra), (), msg, name + " bad score " + sqlv)
             after_error(name + " bad score")
@@ -532,14 +549,44 @@ def main():
             ck.error(con, "SELECT %s(1, 0.5, 0.5, -2%s)" % (name, extra), (),
                      "%s(): w must be a non-negative finite number, got -2" % name)
             after_error(name + " bad weight")
+        if shape in ("wmcs", "wmcp"):             # the weight right after y
+            for sqlv, shown in [("-2", "-2"), ("'x'", "text 'x'"), ("1e999", "Inf")]:
+                ck.error(con, "SELECT %s(1, %s, 0.5, 0.5)" % (name, sqlv), (),
+                         "%s(): w must be a non-negative finite number, got %s" % (name, shown))
+                after_error(name + " bad weight")
+        if shape in MC_SHAPES:                    # the JSON form and the rules of a row's k values
+            arr = "probs" if shape.endswith("p") else "scores"
+            w = "1, " if shape[0] == "w" else ""
+            for sqlv, tail in [("'[0.5, 0.5'", "text '[0.5, 0.5' (expected ',' or ']' at byte 9)"),
+                               ("'[0.5]'", "text '[0.5]' (1 element)"), ("0.5", "0.5"), ("x'00'", "a blob"),
+                               ("'[0.5, \"a\"]'", "text '[0.5, \"a\"]' (expected a value at byte 6)")]:
+                msg = "%s(): %s must be a JSON array of 2..16 numbers, got %s" % (name, arr, tail)
+                if name.startswith("mc_confusion") and not sqlv.startswith("'["):   # (y, pred): an integer class
+                    msg = "%s(): pred must be an integer class in 0..15, got %s" % (name, tail)
+                ck.error(con, "SELECT %s(1, %s%s)" % (name, w, sqlv), (), msg, name + " bad array")
+                after_error(name + " bad array")
+            ck.error(con, "SELECT %s(y, %sp) FROM (SELECT 0 y, '[0.5, 0.5]' p UNION ALL SELECT 1, '[0.2, 0.3, 0.5]')"
+                     % (name, w), (), "%s(): k must be the same in every row of a group: a row with 3 scores after "
+                     "rows with 2" % name, name + " k varies")
+            after_error(name + " k varies")
+            if arr == "probs":
+                ck.error(con, "SELECT %s(1, %s'[0.25, 1.5]')" % (name, w), (),
+                         "%s(): probs[1] must be a probability in [0, 1], got 1.5" % name)
+                ck.error(con, "SELECT %s(1, %s0.25, 0.5)" % (name, w), (),
+                         "%s(): the probabilities of a row must sum to 1 (within 1e-6), got 0.75 over p_0..p_k-1" % name)
+                ck.error(con, "SELECT %s(1, %s'[0.25, 0.5]')" % (name, w), (),
+                         "%s(): the probabilities of a row must sum to 1 (within 1e-6), got 0.75 over probs" % name)
+                after_error(name + " sum")
         for p, tail in badparams:
             ck.error(con, "SELECT " + call(name, shape, "1", "0.5", p), (), "%s(): %s" % (name, tail), name + " bad param")
             after_error(name + " bad param")
         if varying:
             pname, va, vb, ashown, bshown = varying
-            ex = ", CASE WHEN y = 0 THEN %s ELSE %s END" % (va, vb) + extra.split(", " + va, 1)[1]
+            ex = ", CASE WHEN y = 0 THEN %s ELSE %s END" % (va, vb)
+            if shape not in MC_SHAPES:            # (theirs: the JSON form with the parameter alone)
+                ex += extra.split(", " + va, 1)[1]
             q = "SELECT %s FROM (SELECT 0 AS y, 0.5 AS s, 0.5 AS p UNION ALL SELECT 1, 0.6, 0.6)" % call(
-                name, shape, "y", "p" if shape in ("prob", "ppair", "wprob", "wppair") else "s", ex)
+                name, shape, "y", "p" if shape in PROB_SHAPES else "s", ex)
             ck.error(con, q, (), "%s(): %s must be the same in every row of a group, got %s and then %s" %
                      (name, pname, ashown, bshown), name + " varying param")
             after_error(name + " varying param")
@@ -550,10 +597,13 @@ def main():
         ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s) WHERE 0" % call(name, shape, "y", "s", extra)).fetchone(),
                  (None,), name + " empty group: NULL")
         one = con.execute("SELECT %s FROM (SELECT 1 AS y, 0.5 AS s UNION ALL SELECT 1, 0.7)" % call(name, shape, "y", "s", extra)).fetchone()[0]
-        if (name[:-2] if shape in ("wscore", "wprob", "wstrat", "wpair", "wppair", "wgx", "wgroup") else name) in ONE_CLASS_DEFINED:
+        if (name[:-2] if shape in TWIN_SHAPES else name) in ONE_CLASS_DEFINED:
             ck.true(one is not None, name + " one class is defined")
         elif name in ("strat_report", "strat_report_w"):
             ck.true(one is not None and '"trimmed":null' in one, name + " one class: trimmed null")
+        elif name in ("mc_auroc", "mc_pr_auc", "mc_auroc_w", "mc_pr_auc_w"):
+            ck.true(one is not None and '"per_class":[null,' in one and '"reason":"class 0 has no row' in one,
+                    name + " one class: the absent class null, with the reason")
         elif name == "ordinal_report":
             ck.true(one is not None and '"ordinal_auprc":null' in one, name + " one class: means null")
         else:

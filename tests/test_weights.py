@@ -259,11 +259,13 @@ def main():
     # family's (psi_w, wasserstein_w, group_disparity_w) test_monitoring.py's
     elsewhere = set(test_weights_calibration.CASES) | set(test_weights_strat.CASES) \
         | set(test_weights_calsum.CASES) | set(test_weights_topk.CASES) \
-        | {b for b, f in twins.items() if f["family"] in ("uncertainty", "monitoring")} | {"ml_state"}
+        | {b for b, f in twins.items() if f["family"] in ("uncertainty", "monitoring", "multiclass")} | {"ml_state"}
+    # the multiclass twins (y, w, s_0, ...) are test_multiclass.py's: scikit-learn's
+    # sample_weight, integer weights = rows repeated, row order, frames, bad weights
     ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
              "every weighted twin has a case here, in test_weights_calibration.py, test_weights_strat.py, "
-             "test_weights_calsum.py, test_weights_topk.py, test_weights_boot.py, test_monitoring.py or (ml_state_w) "
-             "test_states_w.py")
+             "test_weights_calsum.py, test_weights_topk.py, test_weights_boot.py, test_monitoring.py, "
+             "test_multiclass.py or (ml_state_w) test_states_w.py")
     for base, f in twins.items():
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")
     rng = np.random.default_rng(20261127)

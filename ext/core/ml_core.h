@@ -738,6 +738,10 @@ void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
 int ml_json_read_rows(const char *z, int nField, const char *const *azField,
                       double **paOut, ml_i64 *pnRow, ml_i64 *anPresent,
                       char *zErr, size_t nErr);
+/* Reads a JSON array of numbers (null elements as NaN) into out, at most
+** nMax of them; *pn gets how many.  ML_OK, ML_NOMEM, or ML_ERROR with the
+** reason in zErr ("expected an array at byte 0", "more than 32 elements"). */
+int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zErr, size_t nErr);
 
 /* -------------------------------------------------------------------- svg */
 

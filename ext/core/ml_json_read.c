@@ -243,3 +243,43 @@ int ml_json_read_rows(const char *z, int nField, const char *const *azField,
   *paOut = a; *pnRow = n;
   return ML_OK;
 }
+
+/* An array of numbers (null elements read as NaN) into out[0..nMax): the
+** multiclass families' JSON form of a row's k scores (ml_arg_scores).
+** Allocates nothing but what ml_parse_number needs for a number longer
+** than its own buffer. */
+int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zErr, size_t nErr){
+  JRead r;
+  int n = 0, rc = ML_OK;
+  r.z = z; r.i = 0; r.zErr = zErr; r.nErr = nErr;
+  *pn = 0;
+  jr_ws(&r);
+  if( z[r.i]!='[' ) return jr_fail(&r, "expected an array");
+  r.i++;
+  jr_ws(&r);
+  if( z[r.i]==']' ){
+    r.i++;
+  }else for(;;){
+    double d;
+    jr_ws(&r);
+    if( z[r.i]=='n' ){
+      if( (rc = jr_literal(&r, "null"))!=ML_OK ) return rc;
+      d = NAN;
+    }else if( (rc = jr_number(&r, &d))!=ML_OK ){
+      return rc;
+    }
+    if( n>=nMax ){
+      snprintf(zErr, nErr, "more than %d elements", nMax);
+      return ML_ERROR;
+    }
+    out[n++] = d;
+    jr_ws(&r);
+    if( z[r.i]==',' ){ r.i++; continue; }
+    if( z[r.i]==']' ){ r.i++; break; }
+    return jr_fail(&r, "expected ',' or ']'");
+  }
+  jr_ws(&r);
+  if( z[r.i]!=0 ) return jr_fail(&r, "text after the array");
+  *pn = n;
+  return ML_OK;
+}

@@ -438,3 +438,70 @@ void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc){
     ml_error(ctx, d->name, "expects (%s), got %d argument%s", d->signature, argc, argc==1 ? "" : "s");
   }
 }
+
+int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int nArg,
+                  int isProb, int kMax, double *p, int *pk){
+  char zName[24];
+  const char *zArr = isProb ? "probs" : "scores";
+  int i, k, rc;
+  if( nArg==1 ){                                   /* the JSON form */
+    const char *z;
+    char zErr[96];
+    int t = sqlite3_value_type(argv[0]);
+    if( t==SQLITE_NULL ) return ML_ROW_SKIP;
+    z = t==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
+    if( t==SQLITE_TEXT && z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    rc = z ? ml_json_read_numbers(z, p, kMax, &k, zErr, sizeof(zErr)) : ML_ERROR;
+    if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    if( rc==ML_OK && k<2 ){
+      sqlite3_snprintf(sizeof(zErr), zErr, "%d element%s", k, k==1 ? "" : "s");
+      rc = ML_ERROR;
+    }
+    if( rc!=ML_OK ){
+      char *zV = ml_describe(argv[0]);
+      if( zV==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+      if( z ) ml_error(ctx, fn, "%s must be a JSON array of 2..%d numbers, got %s (%s)", zArr, kMax, zV, zErr);
+      else ml_error(ctx, fn, "%s must be a JSON array of 2..%d numbers, got %s", zArr, kMax, zV);
+      sqlite3_free(zV);
+      return ML_ROW_ERR;
+    }
+    for(i=0; i<k; i++){
+      if( isnan(p[i]) ) return ML_ROW_SKIP;
+      if( isProb && !(p[i]>=0.0 && p[i]<=1.0) ){
+        char zNum[32];
+        ml_error(ctx, fn, "probs[%d] must be a probability in [0, 1], got %s", i, ml_num(zNum, p[i]));
+        return ML_ROW_ERR;
+      }
+    }
+  }else{                                            /* the wide form: k = nArg */
+    k = nArg;
+    if( k>kMax ){
+      ml_error(ctx, fn, "expects at most %d scores, got %d", kMax, k);
+      return ML_ROW_ERR;
+    }
+    for(i=0; i<k; i++){
+      int t = sqlite3_value_type(argv[i]);
+      if( t==SQLITE_FLOAT || t==SQLITE_INTEGER ){   /* the common case: no name needed */
+        p[i] = sqlite3_value_double(argv[i]);
+        if( !isProb || (p[i]>=0.0 && p[i]<=1.0) ) continue;
+      }else if( t==SQLITE_NULL ){
+        return ML_ROW_SKIP;
+      }
+      sqlite3_snprintf(sizeof(zName), zName, isProb ? "p_%d" : "s_%d", i);
+      rc = isProb ? ml_arg_prob(ctx, fn, zName, argv[i], &p[i]) : ml_arg_score(ctx, fn, zName, argv[i], &p[i]);
+      if( rc!=ML_ROW_OK ) return rc;
+    }
+  }
+  if( isProb ){
+    double sum = 0.0;
+    for(i=0; i<k; i++) sum += p[i];
+    if( !(fabs(sum - 1.0)<=1e-6) ){
+      char zNum[32];
+      ml_error(ctx, fn, "the probabilities of a row must sum to 1 (within 1e-6), got %s over %s",
+               ml_num(zNum, sum), nArg==1 ? "probs" : "p_0..p_k-1");
+      return ML_ROW_ERR;
+    }
+  }
+  *pk = k;
+  return ML_ROW_OK;
+}

@@ -95,6 +95,17 @@ static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite
 ** "fn(): w must be a non-negative finite number, got ...".  ML_ROW_OK or
 ** ML_ROW_ERR. */
 int ml_arg_weight(sqlite3_context *ctx, const char *fn, sqlite3_value *v, double *w);
+/* The k class scores of a multiclass row (multiclass.c), read into p
+** without allocating: argv[0..nArg) is either the wide form, nArg = k
+** numbers (s_0 .. s_k-1, or p_0 .. p_k-1 for probabilities), or nArg = 1,
+** the JSON form, one text holding a JSON array of k numbers ("scores", or
+** "probs").  2 <= k <= kMax; *pk gets k.  Scores
+** (isProb 0) may be any number; probabilities (isProb 1) lie in [0, 1] and
+** sum to 1 within 1e-6 (used as given, never renormalised).  A NULL score,
+** a NULL probs or a null element skips the row.  ML_ROW_*; every error
+** names the argument (s_2, scores, p_2, probs, probs[2]) and the bad value. */
+int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int nArg,
+                  int isProb, int kMax, double *p, int *pk);
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
@@ -320,6 +331,9 @@ typedef struct MlFamily {
 #define ML_FN_TWIN_W3   0x100  /* a twin record whose weight is argv[3], after three data
                                ** arguments (y, s_a, s_b, w): registration checks that
                                ** the signature's w is where the flags say */
+#define ML_FN_TWIN_W1   0x200  /* a twin record whose weight is argv[1], right after y
+                               ** (the multiclass twins f_w(y, w, p_0, ...), whose
+                               ** scores are variadic) */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and
@@ -346,8 +360,8 @@ typedef struct MlFuncDesc {
 /* Each family's records, each list ending with a record whose name is 0. */
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
   ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
-  ml_validation_functions[], ml_plot_functions[], ml_state_functions[],
-  ml_monitoring_functions[];
+  ml_validation_functions[], ml_plot_functions[], ml_multiclass_functions[],
+  ml_state_functions[], ml_monitoring_functions[];
 
 /* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
 ** is unknown, "got a different number of arguments"): the one arity error,

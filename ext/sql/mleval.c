@@ -29,6 +29,8 @@
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
 **     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
 **                    expected_pr_auc expected_confusion
+**     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
+**                    mc_calibration mc_auroc_ci
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
@@ -95,8 +97,8 @@ static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
 
 static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
-  ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_state_functions,
-  ml_monitoring_functions, aTwin, aScalar
+  ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_multiclass_functions,
+  ml_state_functions, ml_monitoring_functions, aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
 
@@ -169,10 +171,12 @@ static void make_twins(void){
 }
 
 /* xStep and xInverse of a twin: the weight (argv[2] after y, s; argv[3]
-** after y, s_a, s_b: ML_FN_TWIN_W3) read, checked and taken out of argv, then the
+** after y, s_a, s_b: ML_FN_TWIN_W3; argv[1] after y: ML_FN_TWIN_W1) read, checked and taken out of argv, then the
 ** family's weighted step (MlFamily.xStepW). */
-#define ML_MAX_ARGS 24
-static int twin_weight_arg(const MlFuncDesc *d){ return (d->flags & ML_FN_TWIN_W3) ? 3 : 2; }
+#define ML_MAX_ARGS 40
+static int twin_weight_arg(const MlFuncDesc *d){
+  return (d->flags & ML_FN_TWIN_W3) ? 3 : (d->flags & ML_FN_TWIN_W1) ? 1 : 2;
+}
 static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                      sqlite3_value ***pav, double *w){
   sqlite3_value **av = *pav;

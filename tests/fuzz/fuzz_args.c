@@ -30,6 +30,10 @@ static const char *azFixed[] = {
   "strat_pr_auc(a, b, c)", "strat_gap(a, b, c, d, e)", "strat_report(a, b, c, d, e)",
   "auprc_ge(a, b, c)", "ordinal_auprc(a, b, c)", "ordinal_nap(a, b, c, d)",
   "ordinal_report(a, b, c, d, e)", "ordinal_auprc(a, b)",
+  "mc_auroc(a, b)", "mc_auroc(a, b, c, d)", "mc_pr_auc(a, b, c, d, e)", "mc_log_loss(a, b)", "mc_brier(a, b, c, d)",
+  "mc_auroc_w(a, b, c)", "mc_log_loss_w(a, b, c, d, e)", "mc_confusion(a, b)", "mc_confusion(a, b, c)",
+  "mc_confusion_w(a, b, c)", "mc_top_k(a, b, c, d)", "ordinal_rps(a, b, c)", "ordinal_rps_w(a, b, c, d)",
+  "mc_auroc_ci(a, b, c)", "mc_auroc_ci(a, b, 0.9, 10, c)", "mc_calibration(a, b, c)", "mc_calibration(a, b)", "mc_calibration(a, b, c, d)", "mc_calibration_w(a, b, c, d)",
   "mce(a, b)", "mce(a, b, c)", "ece_equal_mass(a, b, c)", "ece_l2(a, b, c)",
   "brier_decomposition(a, b, c)", "reliability(a, b, c, 'quantile')", "reliability(a, b, c, d)",
   "partial_auroc(a, b, c)", "operating_point(a, b, 'fpr', c)", "operating_point(a, b, 'max_f1')",
@@ -66,7 +70,7 @@ static const char *zRoleSql =
   "CASE r.value WHEN 'y' THEN 'a' WHEN 's' THEN 'b' WHEN 'p' THEN 'b' WHEN 'strat' THEN 'c'"
   " WHEN 's_a' THEN 'b' WHEN 's_b' THEN 'c' WHEN 'p_a' THEN 'b' WHEN 'p_b' THEN 'c' WHEN 'x' THEN 'b'"
   " WHEN 'g' THEN 'd' WHEN 'state' THEN 'a' WHEN 's_1' THEN 'b' WHEN '...' THEN 'c' WHEN 's_m' THEN 'd'"
-  " WHEN 'w' THEN 'd' WHEN 'group' THEN 'c'"
+  " WHEN 'w' THEN 'd' WHEN 'group' THEN 'c' WHEN 's_0' THEN 'b' WHEN 's_k-1' THEN 'c' WHEN 'p_0' THEN 'b' WHEN 'p_k-1' THEN 'c'"
   " ELSE NULL END";
 
 /* Fills azCall: the fixed calls, then three per aggregate record. */

@@ -15,7 +15,7 @@ import sqlite3
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROLE = {"y": "y", "s": "s", "p": "p", "strat": "z", "s_a": "s", "s_b": "p", "p_a": "p", "p_b": "p * p",
         "x": "s", "g": "o % 2", "s_1": "s", "...": None, "s_m": "p", "w": "z / 4",
-        "group": "o"}
+        "group": "o", "s_0": "s", "s_k-1": "p", "p_0": "p", "p_k-1": "1 - p"}
 STATE = {"stratified": "ml_state(y, s, z)", "ordinal": "ml_state_ordinal(o, s, p)"}
 PLOT = {
     "plot_curves": "SELECT plot_curves(g, c, 'fuzz') FROM (SELECT g, pr_curve(y, s) AS c FROM t GROUP BY g);\n"
@@ -38,6 +38,9 @@ def seed(f):
                 % (name, name))
     y = "o" if f["family"] == "ordinal" else "y"
     data = [y if r == "y" else ROLE[r] for r in f["data"]]
+    if "p_k-1" in f["data"] or "s_k-1" in f["data"]:   # multiclass: parameters only in the JSON form
+        data = [d for d in data if d]
+        data = data[:-2] + ["json_array(%s)" % ", ".join(data[-2:])] if f["params"] else data
     args = ", ".join([a for a in data if a] + [p["example"] for p in f["params"]])
     out = ["SELECT g, %s(%s) FROM t GROUP BY g;" % (name, args),
            "SELECT %s(%s) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;" % (name, args)]

@@ -1,0 +1,988 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** multiclass.c -- metrics of k-class classifiers (k >= 2): the row's true
+** class y in 0..k-1 and its k class scores.
+**
+** SQL functions (all aggregate and window functions):
+**   mc_auroc(y, s_0, ..., s_k-1)      JSON {"k","n","ovr_macro","ovr_weighted",
+**   mc_auroc(y, scores)                 "micro","ovo_macro","ovo_weighted","per_class"}
+**   mc_pr_auc(y, s_0, ..., s_k-1)     JSON {"k","n","macro","weighted","micro","per_class"}
+**   mc_log_loss(y, p_0, ..., p_k-1)   mean of -ln(clip(p_y, 1e-15, 1))
+**   mc_brier(y, p_0, ..., p_k-1)      mean of sum_j (1[y = j] - p_j)^2
+**   mc_confusion(y, s_0, ..., s_k-1)  JSON {"k","n","matrix","accuracy","balanced_accuracy",
+**   mc_confusion(y, pred)               "precision","recall","f1","support","macro_f1",
+**                                       "weighted_f1","micro_f1","kappa","kappa_linear",
+**                                       "kappa_quadratic","mcc"}
+**   mc_top_k(y, s_0, ..., s_k-1)      JSON [top-1, ..., top-(k-1) accuracy]
+**   ordinal_rps(y, p_0, ..., p_k-1)   mean of sum_{j<k-1} (F_j - O_j)^2 / (k - 1)
+**   mc_auroc_ci(y, s_0, ..., s_k-1 | y, scores [, level, reps, seed])  JSON: the BCa
+**       bootstrap (1000 replicates, seed 0, level 0.95, as pr_auc_ci) of ovr_macro and
+**       ovo_macro: {"ovr_macro":{"estimate","lo","hi","se","percentile"},"ovo_macro":{...},
+**       "level","reps","seed","method","redrawn","k","n"}
+**   mc_calibration(y, p_0, ..., p_k-1 | y, probs [, bins])  JSON {"k","bins",
+**       "top_label_ece","classwise_ece","per_class_ece","mce"}: the binary ece's
+**       equal-width bins (default 10) on (max p, argmax = y) and on each (p_j, y = j)
+** each also as NAME(y, scores) / NAME(y, probs), one JSON array of the k
+** values ('[0.2, 0.5, 0.3]', or json_group_array(p ORDER BY class) over long rows),
+** and each with a weighted twin NAME_w(y, w, p_0, ..., p_k-1) /
+** NAME_w(y, w, probs): the weight right after the label.
+**
+** Rules:
+**   1. k is the number of scores, 2..16 (MC_MAX_K, as the ordinal family's cuts), the same in every row of
+**      a group or window partition, else an error naming both counts.  The
+**      scores are read by the shared reader ml_arg_scores (ml_args.c): the
+**      wide form (k arguments) and the JSON form (one argument) are the
+**      same rows, bit for bit, whenever the JSON text holds the same
+**      doubles.  y is an integer 0..k-1 (ml_arg_label).
+**   2. mc_auroc and mc_pr_auc take any numbers; mc_log_loss and mc_brier
+**      take probabilities in [0, 1] whose row sums to 1 within 1e-6, used as
+**      given (never renormalised).
+**   3. A NULL y, a NULL score, a NULL array or a null element skips the row;
+**      weighted twins: a NULL or 0 weight skips it too (after the row is
+**      checked), a negative, infinite or non-numeric weight is an error.
+**   4. No row (no row of positive weight) gives NULL with a warning.  In
+**      the JSON results, a class with no row makes the per-class value and
+**      every average that needs each class null (ovr_*, ovo_*, macro,
+**      weighted), and "reason" names the class; micro needs only a row.  A
+**      class holding every row makes its per-class value null as well.
+**   5. OvR per class: the binary AUC / average precision of (y = j, p_j),
+**      ties counting 1/2 (AUC) or as one threshold (AP), as roc_auc_score
+**      and average_precision_score.  micro: the same over the n k pairs
+**      (1[y = j], p_j).  OvO (Hand & Till 2001): the mean over pairs a < b
+**      of (A(a|b) + A(b|a)) / 2, A(a|b) the AUC of p_a between the rows of
+**      classes a and b; ovo_weighted weighs each pair by its rows (its
+**      weight), as scikit-learn's average='weighted'.
+**   6. Weighted twins: counts become sums of weights.  Every sum is taken
+**      in an order fixed by the rows' values alone (ties are ordered by
+**      weight; log_loss and brier sum exactly, ml_xsum), so a result does
+**      not depend on the rows' order, a window frame equals the aggregate
+**      over its rows, and integer weights equal repeated rows bit for bit.
+**   7. Window frames: the rows are kept in arrival order; xInverse removes
+**      the leaving row (the oldest, found from the front); each result is
+**      computed afresh from the rows.
+**   8. mc_confusion: the predicted class is the first index of the highest
+**      score (numpy.argmax), or with two arguments whose second is not a
+**      JSON array, pred, an integer class 0..15 (a row of k = 1 here); the
+**      matrix then spans 0..max(y, pred), at least 2 classes.  A group gives
+**      pred in every row or scores in every row.  Ratios with a zero
+**      denominator, and mcc when a margin is constant, are null.
+**  10. Parameters exist only in the JSON form, after the array
+**      (mc_calibration(y, probs, 15)); the wide form takes the defaults, so
+**      no call is ambiguous.  bins: an integer 1..100000, the same in every
+**      row of a group (MlParam).  mce is the top label's.
+**  11. mc_auroc_ci draws rows (ml_boot_run, docs/uncertainty.md) in the
+**      canonical order (y, w, s_0, ..., s_k-1), so the interval does not
+**      depend on the rows' order; a replicate missing a class is drawn again
+**      (at most 100 times, then NULL); a class absent from the group: NULL.
+**      Its estimate is mc_auroc's ovr_macro and ovo_macro, bit for bit.  It
+**      has no weighted twin yet.
+**   9. mc_top_k: a true class tied at place m counts the share of its tied
+**      places inside the first m (order-independent; docs/multiclass.md).
+**
+** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k.  A
+** result sorts each score column once (radix sort) and sweeps it, and
+** sorts the n k pairs once for micro: O(n k) time and 32 n k bytes of
+** scratch for mc_auroc / mc_pr_auc; O(n k) and nothing allocated for
+** mc_log_loss / mc_brier / ordinal_rps; O(n k) and k^2 doubles (a weighted
+** matrix: k^2 exact sums) for mc_confusion; k exact sums for mc_top_k.
+*/
+#include <math.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+
+/* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
+enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB, MC_AUROC_CI };
+
+/* The kinds whose scores are probabilities (ml_arg_scores' isProb). */
+#define MC_IS_PROB(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_CALIB)
+
+#define MC_MAX_K 16
+#define MC_EPS   1e-15
+
+typedef struct McAgg {
+  int k;               /* scores per row; 0 until the first row */
+  int failed;          /* a step set an error: results only free */
+  double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
+  ml_i64 head, n, cap; /* in rows */
+  MlParam par[3];      /* the JSON form's parameters: mc_calibration's bins;
+                       ** mc_auroc_ci's level, reps, seed */
+} McAgg;
+
+#define MC_STRIDE(p) ((size_t)(p)->k + 2)
+
+static void mc_clear(McAgg *p){
+  ml_free(p->a);
+  p->a = 0;
+  p->head = p->n = p->cap = 0;
+}
+
+/* True when v is text that starts (after spaces) with '[': a JSON array. */
+static int mc_is_array(sqlite3_value *v){
+  const unsigned char *z;
+  if( sqlite3_value_type(v)!=SQLITE_TEXT || (z = sqlite3_value_text(v))==0 ) return 0;
+  while( *z==' ' || *z=='\t' || *z=='\n' || *z=='\r' ) z++;
+  return *z=='[';
+}
+
+/* How many parameters the call gives: only the JSON form has them, after
+** the array (mc_calibration(y, probs, bins), mc_auroc_ci(y, scores, level,
+** reps, seed)); a wide call has none. */
+static int mc_has_param(const MlFuncDesc *d, int argc, sqlite3_value **argv){
+  return d->aParam && argc>=3 && mc_is_array(argv[1]) ? argc-2 : 0;
+}
+
+/* Reads a row: y, and the k scores after it (isProb from the kind).
+** mc_confusion(y, pred), pred an integer class, is the row k = 1 whose one
+** "score" is pred (rule 8). */
+static int mc_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
+                  int *y, double *s, int *k){
+  int rc;
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return ML_ROW_SKIP;
+  if( d->kind==MC_CONFUSION && argc==2 && !mc_is_array(argv[1]) ){
+    ml_i64 pr;
+    char zWhat[40];
+    if( sqlite3_value_type(argv[1])==SQLITE_NULL ) return ML_ROW_SKIP;
+    sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer class in 0..%d", MC_MAX_K-1);
+    if( !ml_value_integer(argv[1], 0, MC_MAX_K-1, &pr) ){
+      char *zV = ml_describe(argv[1]);
+      if( zV==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+      ml_error(ctx, d->name, "pred must be %s, got %s", zWhat, zV);
+      sqlite3_free(zV);
+      return ML_ROW_ERR;
+    }
+    s[0] = (double)pr;
+    *k = 1;
+    return ml_arg_label(ctx, d->name, argv[0], MC_MAX_K-1, y);
+  }
+  rc = ml_arg_scores(ctx, d->name, argv+1, mc_has_param(d, argc, argv) ? 1 : argc-1, MC_IS_PROB(d->kind),
+                     MC_MAX_K, s, k);
+  if( rc!=ML_ROW_OK ) return rc;
+  return ml_arg_label(ctx, d->name, argv[0], *k-1, y);
+}
+
+/* Appends a row; ML_OK or ML_NOMEM (the buffer is kept as it was). */
+static int mc_append(McAgg *p, int y, double w, const double *s){
+  size_t st = MC_STRIDE(p);
+  double *r;
+  if( p->head + p->n >= p->cap ){
+    if( p->head > 0 && p->head >= p->n ){        /* slide the rows to the front */
+      memmove(p->a, p->a + p->head*st, (size_t)p->n*st*sizeof(double));
+      p->head = 0;
+    }else{
+      ml_i64 cNew = p->cap ? p->cap*2 : 16;
+      double *a = ml_realloc(p->a, (uint64_t)cNew * st * sizeof(double));
+      if( a==0 ) return ML_NOMEM;
+      p->a = a;
+      p->cap = cNew;
+    }
+  }
+  r = p->a + (size_t)(p->head + p->n)*st;
+  r[0] = (double)y;
+  r[1] = w;
+  memcpy(r + 2, s, (size_t)p->k*sizeof(double));
+  p->n++;
+  return ML_OK;
+}
+
+/* Removes one row equal to (y, w, s): the oldest in practice (SQLite
+** removes rows from a frame in the order it added them). */
+static void mc_remove(McAgg *p, int y, double w, const double *s){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    if( r[0]==(double)y && r[1]==w && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
+      if( i==0 ){
+        p->head++;
+      }else{
+        double *at = p->a + (size_t)(p->head + i)*st;
+        memmove(at, at + st, (size_t)(p->n - i - 1)*st*sizeof(double));
+      }
+      p->n--;
+      if( p->n==0 ) p->head = 0;
+      return;
+    }
+  }
+}
+
+/* The step of a row of weight w (1 for the unweighted functions; 0: the
+** row is checked and skipped; < 0: the driver set the weight's error). */
+static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  double s[MC_MAX_K];
+  int y, k, rc;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( p->failed ) return;
+  if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
+  for(k=0; k<mc_has_param(d, argc, argv); k++){
+    const MlParamSpec *ps = d->aParam[k];
+    ml_i64 iv;
+    double v;
+    if( ps->type==ML_PT_INT ? ml_param_int(ctx, d->name, ps, argv[2+k], &p->par[k], &iv)
+                            : ml_param_real(ctx, d->name, ps, argv[2+k], &p->par[k], &v) ){
+      p->failed = 1;
+      mc_clear(p);
+      return;
+    }
+  }
+  rc = mc_row(ctx, d, argc, argv, &y, s, &k);
+  if( rc==ML_ROW_OK && p->k!=0 && k!=p->k ){
+    if( k==1 || p->k==1 ){
+      ml_error(ctx, d->name, "every row of a group gives pred, or every row its scores: a row with %s "
+               "after rows with %s", k==1 ? "pred" : "scores", p->k==1 ? "pred" : "scores");
+    }else{
+      ml_error(ctx, d->name, "k must be the same in every row of a group: a row with %d scores "
+               "after rows with %d", k, p->k);
+    }
+    rc = ML_ROW_ERR;
+  }
+  if( rc==ML_ROW_ERR ){ p->failed = 1; mc_clear(p); return; }
+  if( rc!=ML_ROW_OK || w==0.0 ) return;
+  p->k = k;
+  if( mc_append(p, y, w, s) ){
+    mc_clear(p);
+    p->failed = 1;
+    sqlite3_result_error_nomem(ctx);
+  }
+}
+
+static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = sqlite3_aggregate_context(ctx, 0);
+  double s[MC_MAX_K];
+  int y, k;
+  if( p==0 || p->failed ) return;
+  for(k=0; k<mc_has_param(d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
+  if( p->k==0 || w<=0.0 ) return;
+  if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
+  mc_remove(p, y, w, s);
+}
+
+/*
+** SQL function: mc_auroc(y, s_0, ..., s_k-1 | y, scores), mc_pr_auc(...),
+**   mc_log_loss(y, p_0, ..., p_k-1 | y, probs), mc_brier(...)  -- xStep, xInverse; the twins
+**   NAME_w(y, w, ...) come through the driver (ML_FN_TWIN_W1) to the _w pair.
+*/
+static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  mc_step_w(ctx, argc, argv, 1.0);
+}
+static void mc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  mc_inverse_w(ctx, argc, argv, 1.0);
+}
+
+/* ----------------------------------------------------- log loss, brier */
+
+/* The weighted mean of the rows' terms, both sums exact (rule 6). */
+static double mc_mean_term(const McAgg *p, int kind){
+  MlXsum num, den;
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  int j;
+  ml_xsum_init(&num);
+  ml_xsum_init(&den);
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    int y = (int)r[0];
+    double t;
+    if( kind==MC_LOG_LOSS ){
+      double q = r[2 + y];
+      t = -log(q<MC_EPS ? MC_EPS : q);
+    }else if( kind==MC_RPS ){               /* cumulative over the first k-1 classes */
+      double F = 0.0;
+      t = 0.0;
+      for(j=0; j<p->k-1; j++){
+        double e;
+        F += r[2 + j];
+        e = F - (y<=j ? 1.0 : 0.0);
+        t += e*e;
+      }
+      t /= (double)(p->k - 1);
+    }else{
+      t = 0.0;
+      for(j=0; j<p->k; j++){
+        double e = (j==y ? 1.0 : 0.0) - r[2 + j];
+        t += e*e;
+      }
+    }
+    ml_xsum_add_product(&num, r[1], t, 1);
+    ml_xsum_add(&den, r[1], 1);
+  }
+  return ml_xsum_round(&num) / ml_xsum_round(&den);
+}
+
+/* ------------------------------------------------------ ranking sweeps */
+
+/* What one column's sweep (or the micro sweep) gives. */
+typedef struct McCol {
+  double W[MC_MAX_K];           /* weight of each class (the column sweep's totals) */
+  double uOvr, ap;              /* the OvR Mann-Whitney sum, sum of gain * precision */
+  double u[MC_MAX_K];           /* u[c]: pairs (class i above class c), ties 1/2 */
+} McCol;
+
+/* The record's class and weight: rows records (aux = row index) or pair
+** records (aux = row index * k + class; class from the pair). */
+static const double *mc_at(const McAgg *p, ml_i64 r){
+  return p->a + (size_t)(p->head + r)*MC_STRIDE(p);
+}
+
+/* Within a run of tied scores rec[lo..hi), orders the records by weight
+** (weighted rows only), so that every sum over the run is taken in an
+** order fixed by the values (rule 6).  scratch: hi - lo records + extra. */
+static void mc_order_ties(const McAgg *p, MlRec16 *rec, ml_i64 lo, ml_i64 hi, int pairs, void *scratch){
+  ml_i64 t;
+  for(t=lo; t<hi; t++){
+    ml_i64 r = (ml_i64)rec[t].aux;
+    rec[t].key = ml_key_of(mc_at(p, pairs ? r / p->k : r)[1]);
+  }
+  ml_radix_sort(rec + lo, hi - lo, 16, scratch);
+}
+
+/* Column i: rec holds the n rows sorted ascending by p_i; the sweep goes
+** from the highest score down, one run of ties at a time. */
+static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, void *scratch, McCol *out){
+  double above[MC_MAX_K], g[MC_MAX_K], negAbove = 0.0;
+  ml_i64 hi = p->n, lo;
+  int c, k = p->k;
+  memset(out, 0, sizeof(*out));
+  memset(above, 0, sizeof(above));
+  while( hi>0 ){
+    double posAbove = above[i], gi, negG = 0.0, half;
+    ml_key key = rec[hi-1].key;
+    for(lo=hi-1; lo>0 && rec[lo-1].key==key; lo--){}
+    if( weighted && hi - lo > 1 ) mc_order_ties(p, rec, lo, hi, 0, scratch);
+    memset(g, 0, (size_t)k*sizeof(double));
+    for(ml_i64 t=lo; t<hi; t++){
+      const double *r = mc_at(p, (ml_i64)rec[t].aux);
+      g[(int)r[0]] += r[1];
+    }
+    gi = g[i];
+    half = posAbove + 0.5*gi;
+    for(c=0; c<k; c++){
+      if( c==i || g[c]==0.0 ) continue;
+      out->u[c] += g[c]*half;
+      negG += g[c];
+    }
+    out->uOvr += negG*half;
+    if( gi>0.0 ){
+      double tp = posAbove + gi, fp = negAbove + negG;
+      out->ap += gi*(tp/(tp + fp));
+    }
+    for(c=0; c<k; c++) above[c] += g[c];
+    negAbove += negG;
+    hi = lo;
+  }
+  memcpy(out->W, above, sizeof(above));
+}
+
+/* micro: rec holds the n k pairs sorted ascending by score. */
+static void mc_sweep_micro(const McAgg *p, MlRec16 *rec, ml_i64 m, int weighted, void *scratch,
+                           double *pU, double *pAp, double *pP, double *pN){
+  double posAbove = 0.0, negAbove = 0.0, u = 0.0, ap = 0.0;
+  ml_i64 hi = m, lo;
+  while( hi>0 ){
+    double gp = 0.0, gn = 0.0;
+    ml_key key = rec[hi-1].key;
+    for(lo=hi-1; lo>0 && rec[lo-1].key==key; lo--){}
+    if( weighted && hi - lo > 1 ) mc_order_ties(p, rec, lo, hi, 1, scratch);
+    for(ml_i64 t=lo; t<hi; t++){
+      ml_i64 e = (ml_i64)rec[t].aux;
+      const double *r = mc_at(p, e / p->k);
+      if( (int)r[0]==(int)(e % p->k) ) gp += r[1]; else gn += r[1];
+    }
+    u += gn*(posAbove + 0.5*gp);
+    if( gp>0.0 ){
+      double tp = posAbove + gp, fp = negAbove + gn;
+      ap += gp*(tp/(tp + fp));
+    }
+    posAbove += gp;
+    negAbove += gn;
+    hi = lo;
+  }
+  *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
+}
+
+/* Everything mc_auroc and mc_pr_auc report. */
+typedef struct McRank {
+  int k, absent;                 /* absent: the first class with no row, or -1 */
+  double n;                      /* rows, or their weight */
+  double W[MC_MAX_K];            /* each class's rows (weight) */
+  double auc[MC_MAX_K], ap[MC_MAX_K];        /* OvR per class, NaN when undefined */
+  double A[MC_MAX_K][MC_MAX_K];              /* A[a][b]: AUC of p_a, class a against b */
+  double microAuc, microAp;
+} McRank;
+
+/* Bytes of scratch mc_rank needs for n rows of k scores. */
+static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*k*16*2 + ML_RADIX_EXTRA; }
+
+/* Sorts and sweeps, in mem (mc_rank_scratch bytes; 0: allocated here).
+** ML_OK, ML_NOMEM or ML_STOPPED. */
+static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
+  ml_i64 n = p->n, m = n * p->k, t;
+  int k = p->k, i, c;
+  MlRec16 *rec;
+  void *scratch;
+  McCol col;
+  double U, AP, P, N;
+  rec = mem ? mem : ml_malloc(mc_rank_scratch(n, k));
+  if( rec==0 ) return ML_NOMEM;
+  scratch = rec + m;
+  R->k = k;
+  R->absent = -1;
+  for(i=0; i<k; i++){
+    for(t=0; t<n; t++){ rec[t].key = ml_key_of(mc_at(p, t)[2 + i]); rec[t].aux = (double)t; }
+    if( ml_radix_sort(rec, n, 16, scratch) ){ if( !mem ) ml_free(rec); return ML_STOPPED; }
+    mc_sweep_column(p, i, rec, weighted, scratch, &col);
+    if( i==0 ){
+      R->n = 0.0;
+      for(c=0; c<k; c++){ R->W[c] = col.W[c]; R->n += col.W[c]; }
+    }
+    P = R->W[i];
+    N = R->n - P;
+    R->auc[i] = P>0.0 && N>0.0 ? col.uOvr / (P*N) : NAN;
+    R->ap[i] = P>0.0 ? col.ap / P : NAN;
+    for(c=0; c<k; c++){
+      R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? col.u[c] / (P*R->W[c]) : NAN;
+    }
+  }
+  for(c=k-1; c>=0; c--) if( R->W[c]==0.0 ) R->absent = c;
+  for(t=0; t<m; t++){
+    rec[t].key = ml_key_of(mc_at(p, t / k)[2 + t % k]);
+    rec[t].aux = (double)t;
+  }
+  if( ml_radix_sort(rec, m, 16, scratch) ){ if( !mem ) ml_free(rec); return ML_STOPPED; }
+  mc_sweep_micro(p, rec, m, weighted, scratch, &U, &AP, &P, &N);
+  R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
+  R->microAp = P>0.0 ? AP / P : NAN;
+  if( !mem ) ml_free(rec);
+  return ML_OK;
+}
+
+/* Mean of v[0..k) (weights wt, or equal when wt is 0); NaN if any is NaN. */
+static double mc_average(const double *v, const double *wt, int k){
+  double s = 0.0, sw = 0.0;
+  int i;
+  for(i=0; i<k; i++){
+    double w = wt ? wt[i] : 1.0;
+    s += w*v[i];
+    sw += w;
+  }
+  return s / sw;
+}
+
+static void mc_json_array(MlJson *j, const double *v, int k){
+  int i;
+  ml_json_begin_array(j);
+  for(i=0; i<k; i++) ml_json_double(j, v[i]);
+  ml_json_end_array(j);
+}
+
+static void mc_json_reason(MlJson *j, const McRank *R, const char *zWhat){
+  char z[160];
+  if( R->absent<0 ) return;
+  sqlite3_snprintf(sizeof(z), z, "class %d has no row: %s need every class", R->absent, zWhat);
+  ml_json_key(j, "reason");
+  ml_json_string(j, z);
+}
+
+static void mc_auroc_json(sqlite3_context *ctx, const McRank *R){
+  MlJson j;
+  int k = R->k, a, b, np = 0;
+  double s = 0.0, sw = 0.0, sp = 0.0;
+  for(a=0; a<k; a++){
+    for(b=a+1; b<k; b++){
+      double pair = (R->A[a][b] + R->A[b][a]) / 2.0, w = (R->W[a] + R->W[b]) / R->n;
+      s += pair;
+      sp += w*pair;
+      sw += w;
+      np++;
+    }
+  }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "k");            ml_json_int(&j, k);
+  ml_json_key(&j, "n");            ml_json_double(&j, R->n);
+  ml_json_key(&j, "ovr_macro");    ml_json_double(&j, mc_average(R->auc, 0, k));
+  ml_json_key(&j, "ovr_weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->auc, R->W, k));
+  ml_json_key(&j, "micro");        ml_json_double(&j, R->microAuc);
+  ml_json_key(&j, "ovo_macro");    ml_json_double(&j, s / np);
+  ml_json_key(&j, "ovo_weighted"); ml_json_double(&j, sp / sw);
+  ml_json_key(&j, "per_class");    mc_json_array(&j, R->auc, k);
+  mc_json_reason(&j, R, "ovr_macro, ovr_weighted, ovo_macro and ovo_weighted");
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+static void mc_pr_auc_json(sqlite3_context *ctx, const McRank *R){
+  MlJson j;
+  int k = R->k;
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  ml_json_key(&j, "k");        ml_json_int(&j, k);
+  ml_json_key(&j, "n");        ml_json_double(&j, R->n);
+  ml_json_key(&j, "macro");    ml_json_double(&j, mc_average(R->ap, 0, k));
+  ml_json_key(&j, "weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->ap, R->W, k));
+  ml_json_key(&j, "micro");    ml_json_double(&j, R->microAp);
+  ml_json_key(&j, "per_class"); mc_json_array(&j, R->ap, k);
+  mc_json_reason(&j, R, "macro and weighted");
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+/* ------------------------------------------------- confusion, top k */
+
+/* The predicted class of a row: pred itself (k = 1 rows), else the first
+** index of the highest score (numpy.argmax). */
+static int mc_pred(const McAgg *p, const double *r){
+  int j, b = 0;
+  if( p->k==1 ) return (int)r[2];
+  for(j=1; j<p->k; j++) if( r[2 + j]>r[2 + b] ) b = j;
+  return b;
+}
+
+/* A ratio, NaN (JSON null) when the denominator is 0. */
+static double mc_ratio(double a, double b){ return b!=0.0 ? a / b : NAN; }
+
+/* The matrix C (K x K, rows the true class), each cell an exact sum of the
+** rows' weights (rule 6); K the scores' k, or for pred rows one more than
+** the largest class seen (at least 2).  ML_OK or ML_NOMEM. */
+static int mc_matrix(const McAgg *p, int weighted, double *C, int *pK){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  int K = p->k, c;
+  MlXsum *x = 0;
+  if( K==1 ){
+    K = 2;
+    for(i=0; i<p->n; i++){
+      const double *r = p->a + (size_t)(p->head + i)*st;
+      if( (int)r[0] + 1>K ) K = (int)r[0] + 1;
+      if( (int)r[2] + 1>K ) K = (int)r[2] + 1;
+    }
+  }
+  *pK = K;
+  memset(C, 0, (size_t)K*K*sizeof(double));
+  if( weighted ){
+    x = ml_malloc((uint64_t)K*K*sizeof(MlXsum));
+    if( x==0 ) return ML_NOMEM;
+    for(c=0; c<K*K; c++) ml_xsum_init(&x[c]);
+  }
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    int cell = (int)r[0]*K + mc_pred(p, r);
+    if( x ) ml_xsum_add(&x[cell], r[1], 1); else C[cell] += 1.0;
+  }
+  if( x ){
+    for(c=0; c<K*K; c++) C[c] = ml_xsum_round(&x[c]);
+    ml_free(x);
+  }
+  return ML_OK;
+}
+
+/* cohen_kappa_score's 1 - sum(w C) / sum(w E), E the outer product of the
+** margins over n; wk 0: w = 1 off the diagonal, 1: |i - j|, 2: (i - j)^2. */
+static double mc_kappa(const double *C, const double *rowS, const double *colS, double n, int K, int wk){
+  double num = 0.0, den = 0.0;
+  int i, j;
+  for(i=0; i<K; i++){
+    for(j=0; j<K; j++){
+      double d = (double)(i>j ? i - j : j - i);
+      double w = wk==0 ? (i!=j) : wk==1 ? d : d*d;
+      num += w*C[i*K + j];
+      den += w*(rowS[i]*colS[j] / n);
+    }
+  }
+  return den!=0.0 ? 1.0 - num / den : NAN;
+}
+
+static void mc_confusion_json(sqlite3_context *ctx, const double *C, int K){
+  double rowS[MC_MAX_K], colS[MC_MAX_K], prec[MC_MAX_K], rec[MC_MAX_K], f1[MC_MAX_K];
+  double n = 0.0, tr = 0.0, ba = 0.0, mf = 0.0, wf = 0.0, cov, vt = 0.0, vp = 0.0, tp = 0.0;
+  int i, j, nba = 0, nmf = 0;
+  MlJson js;
+  for(i=0; i<K; i++){
+    rowS[i] = colS[i] = 0.0;
+  }
+  for(i=0; i<K; i++){
+    for(j=0; j<K; j++){ rowS[i] += C[i*K + j]; colS[j] += C[i*K + j]; }
+  }
+  for(i=0; i<K; i++){
+    n += rowS[i];
+    tr += C[i*K + i];
+  }
+  for(i=0; i<K; i++){
+    double d = C[i*K + i];
+    prec[i] = mc_ratio(d, colS[i]);
+    rec[i] = mc_ratio(d, rowS[i]);
+    f1[i] = mc_ratio(2.0*d, 2.0*d + (colS[i] - d) + (rowS[i] - d));
+    if( rowS[i]>0.0 ){ ba += rec[i]; nba++; }
+    if( !isnan(f1[i]) ){ mf += f1[i]; nmf++; wf += rowS[i]*f1[i]; }
+    vt += rowS[i]*rowS[i];
+    vp += colS[i]*colS[i];
+    tp += rowS[i]*colS[i];
+  }
+  cov = tr*n - tp;
+  ml_json_init(&js);
+  ml_json_begin_object(&js);
+  ml_json_key(&js, "k"); ml_json_int(&js, K);
+  ml_json_key(&js, "n"); ml_json_double(&js, n);
+  ml_json_key(&js, "matrix");
+  ml_json_begin_array(&js);
+  for(i=0; i<K; i++) mc_json_array(&js, C + (size_t)i*K, K);
+  ml_json_end_array(&js);
+  ml_json_key(&js, "accuracy");          ml_json_double(&js, tr / n);
+  ml_json_key(&js, "balanced_accuracy"); ml_json_double(&js, nba ? ba / nba : NAN);
+  ml_json_key(&js, "precision");         mc_json_array(&js, prec, K);
+  ml_json_key(&js, "recall");            mc_json_array(&js, rec, K);
+  ml_json_key(&js, "f1");                mc_json_array(&js, f1, K);
+  ml_json_key(&js, "support");           mc_json_array(&js, rowS, K);
+  ml_json_key(&js, "macro_f1");          ml_json_double(&js, nmf ? mf / nmf : NAN);
+  ml_json_key(&js, "weighted_f1");       ml_json_double(&js, wf / n);
+  ml_json_key(&js, "micro_f1");          ml_json_double(&js, tr / n);
+  ml_json_key(&js, "kappa");             ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 0));
+  ml_json_key(&js, "kappa_linear");      ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 1));
+  ml_json_key(&js, "kappa_quadratic");   ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 2));
+  ml_json_key(&js, "mcc");
+  ml_json_double(&js, (n*n - vp)*(n*n - vt)>0.0 ? cov / sqrt((n*n - vp)*(n*n - vt)) : NAN);
+  ml_json_end_object(&js);
+  ml_result_json(ctx, &js);
+}
+
+/* top_k_accuracy for m = 1..k-1: a row's true class counts 1 when fewer
+** than m classes score above it and all its ties fit in the top m, else
+** the share of its tied places inside the top m (order-independent). */
+static void mc_top_k_json(sqlite3_context *ctx, const McAgg *p){
+  size_t st = MC_STRIDE(p);
+  MlXsum *x;
+  MlJson js;
+  ml_i64 i;
+  int k = p->k, m, j;
+  x = ml_malloc((uint64_t)k*sizeof(MlXsum));      /* x[0]: the weight; x[m]: top-m hits */
+  if( x==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  for(m=0; m<k; m++) ml_xsum_init(&x[m]);
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    double sy = r[2 + (int)r[0]];
+    int above = 0, tied = 0;
+    for(j=0; j<k; j++){
+      if( r[2 + j]>sy ) above++;
+      else if( r[2 + j]==sy ) tied++;
+    }
+    ml_xsum_add(&x[0], r[1], 1);
+    for(m=above+1; m<k; m++){
+      double hit = m>=above + tied ? 1.0 : (double)(m - above) / (double)tied;
+      ml_xsum_add_product(&x[m], r[1], hit, 1);
+    }
+  }
+  ml_json_init(&js);
+  ml_json_begin_array(&js);
+  for(m=1; m<k; m++) ml_json_double(&js, ml_xsum_round(&x[m]) / ml_xsum_round(&x[0]));
+  ml_json_end_array(&js);
+  ml_free(x);
+  ml_result_json(ctx, &js);
+}
+
+/* --------------------------------------------------------- calibration */
+
+/* Column c of a row for mc_calibration: c < k, (p_c, 1[y = c]); c = k, the
+** top label (max p, argmax == y). */
+static double mc_calib_value(const McAgg *p, const double *r, int c, int *lab){
+  if( c<p->k ){ *lab = (int)r[0]==c; return r[2 + c]; }
+  c = mc_pred(p, r);
+  *lab = (int)r[0]==c;
+  return r[2 + c];
+}
+
+/* The binary ece (and mce) of column c over B equal-width bins: the rows
+** sorted by value, so that the bins come one after another; each bin's
+** weight, positive weight and sum of w p are exact sums (xs[0..3), the
+** caller's), so that integer weights give the rows repeated bit for bit and
+** no sum depends on the rows' order; ece = sum_b |W y_b - W p_b| / W. */
+static void mc_calib_column(const McAgg *p, int c, ml_i64 B, MlRec16 *rec, void *scratch, MlXsum *xs,
+                            double *pEce, double *pMce){
+  ml_i64 t, lo, n = p->n;
+  double ece = 0.0, mce = 0.0, W = 0.0;
+  int lab;
+  for(t=0; t<n; t++){ rec[t].key = ml_key_of(mc_calib_value(p, mc_at(p, t), c, &lab)); rec[t].aux = (double)t; }
+  ml_radix_sort(rec, n, 16, scratch);
+  for(lo=0; lo<n; lo=t){
+    const double *r = mc_at(p, (ml_i64)rec[lo].aux);
+    ml_i64 b = ml_calib_bin(mc_calib_value(p, r, c, &lab), B);
+    double wb, wy, wp;
+    ml_xsum_init(&xs[0]); ml_xsum_init(&xs[1]); ml_xsum_init(&xs[2]);
+    for(t=lo; t<n; t++){
+      double v;
+      r = mc_at(p, (ml_i64)rec[t].aux);
+      v = mc_calib_value(p, r, c, &lab);
+      if( ml_calib_bin(v, B)!=b ) break;
+      ml_xsum_add(&xs[0], r[1], 1);
+      if( lab ) ml_xsum_add(&xs[1], r[1], 1);
+      ml_xsum_add_product(&xs[2], r[1], v, 1);
+    }
+    wb = ml_xsum_round(&xs[0]); wy = ml_xsum_round(&xs[1]); wp = ml_xsum_round(&xs[2]);
+    ece += fabs(wy - wp);
+    if( fabs(wy/wb - wp/wb)>mce ) mce = fabs(wy/wb - wp/wb);
+    W += wb;
+  }
+  *pEce = ece / W;
+  *pMce = mce;
+}
+
+static void mc_calib_json(sqlite3_context *ctx, const McAgg *p, ml_i64 B){
+  double per[MC_MAX_K], top, mce, sum = 0.0, ignore;
+  MlRec16 *rec = ml_malloc((uint64_t)p->n*32 + ML_RADIX_EXTRA + 3*sizeof(MlXsum));
+  MlXsum *xs;
+  MlJson js;
+  int c;
+  if( rec==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  xs = (MlXsum*)((unsigned char*)(rec + 2*p->n) + ML_RADIX_EXTRA);
+  for(c=0; c<p->k; c++){
+    mc_calib_column(p, c, B, rec, rec + p->n, xs, &per[c], &ignore);
+    sum += per[c];
+  }
+  mc_calib_column(p, p->k, B, rec, rec + p->n, xs, &top, &mce);
+  ml_free(rec);
+  ml_json_init(&js);
+  ml_json_begin_object(&js);
+  ml_json_key(&js, "k");             ml_json_int(&js, p->k);
+  ml_json_key(&js, "bins");          ml_json_int(&js, B);
+  ml_json_key(&js, "top_label_ece"); ml_json_double(&js, top);
+  ml_json_key(&js, "classwise_ece"); ml_json_double(&js, sum / p->k);
+  ml_json_key(&js, "per_class_ece"); mc_json_array(&js, per, p->k);
+  ml_json_key(&js, "mce");           ml_json_double(&js, mce);
+  ml_json_end_object(&js);
+  ml_result_json(ctx, &js);
+}
+
+/* ------------------------------------------------------------ bootstrap */
+
+/* Row i before row j in the canonical order (y, w, s_0, ..., s_k-1), so
+** that the bootstrap draws the same rows whatever order they came in. */
+static int mc_row_before(const McAgg *p, ml_i64 i, ml_i64 j){
+  const double *a = mc_at(p, i), *b = mc_at(p, j);
+  int c;
+  for(c=0; c<p->k + 2; c++){
+    if( a[c]!=b[c] ) return a[c]<b[c];
+  }
+  return i<j;
+}
+
+/* The rows' canonical order into perm[0..n) (a merge sort, tmp n more). */
+static void mc_canonical(const McAgg *p, ml_i64 *perm, ml_i64 *tmp){
+  ml_i64 n = p->n, w, i;
+  for(i=0; i<n; i++) perm[i] = i;
+  for(w=1; w<n; w*=2){
+    for(i=0; i<n; i+=2*w){
+      ml_i64 a = i, m = i+w<n ? i+w : n, b = m, e = i+2*w<n ? i+2*w : n, o = i;
+      while( a<m || b<e ){
+        if( b>=e || (a<m && !mc_row_before(p, perm[b], perm[a])) ) tmp[o++] = perm[a++];
+        else tmp[o++] = perm[b++];
+      }
+    }
+    memcpy(perm, tmp, (size_t)n*sizeof(ml_i64));
+  }
+}
+
+typedef struct McBoot {
+  const McAgg *p;
+  const ml_i64 *perm;      /* canonical position -> row */
+  McAgg drawn;             /* a replicate's rows, weight w times drawn */
+  McRank R;
+  void *mem;               /* mc_rank's scratch, allocated once */
+  int weighted;
+} McBoot;
+
+/* The replicate's ovr_macro and ovo_macro (ml_boot_run's statistic). */
+static int mc_boot_stat(void *arg, const MlCanon *cn, const ml_weight *wc, double *out){
+  McBoot *b = arg;
+  size_t st = MC_STRIDE(b->p);
+  ml_i64 r, m = 0;
+  int a, c, np = 0;
+  double ovr = 0.0, ovo = 0.0;
+  for(r=0; r<cn->n; r++){
+    double *to;
+    if( wc[r]==0 ) continue;
+    to = b->drawn.a + (size_t)m*st;
+    memcpy(to, mc_at(b->p, b->perm[r]), st*sizeof(double));
+    to[1] *= (double)wc[r];
+    m++;
+  }
+  b->drawn.n = m;
+  if( mc_rank(&b->drawn, b->weighted, &b->R, b->mem)!=ML_OK ) return 0;   /* (stopped: the run asks too) */
+  for(a=0; a<b->R.k; a++){
+    ovr += b->R.auc[a];
+    for(c=a+1; c<b->R.k; c++){ ovo += (b->R.A[a][c] + b->R.A[c][a]) / 2.0; np++; }
+  }
+  out[0] = ovr / b->R.k;
+  out[1] = ovo / np;
+  return !isnan(out[0]) && !isnan(out[1]);
+}
+
+static int mc_boot_stop(void *arg){ (void)arg; return ml_stop_requested(); }
+
+static void mc_ci_json(MlJson *j, const char *zKey, const MlBootInterval *iv){
+  ml_json_key(j, zKey);
+  ml_json_begin_object(j);
+  ml_json_key(j, "estimate"); ml_json_double(j, iv->estimate);
+  ml_json_key(j, "lo");       ml_json_double(j, iv->lo);
+  ml_json_key(j, "hi");       ml_json_double(j, iv->hi);
+  ml_json_key(j, "se");       ml_json_double(j, iv->se);
+  ml_json_key(j, "percentile");
+  ml_json_begin_array(j); ml_json_double(j, iv->plo); ml_json_double(j, iv->phi); ml_json_end_array(j);
+  ml_json_end_object(j);
+}
+
+/* mc_auroc_ci: the BCa bootstrap (ml_boot_run, as pr_auc_ci) of ovr_macro
+** and ovo_macro, rows drawn in the canonical order (rule 11). */
+static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighted){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McBoot b;
+  MlBootSpec spec;
+  MlBootResult res;
+  MlCanon cn;
+  MlJson j;
+  ml_i64 *perm;
+  int rc;
+  memset(&b, 0, sizeof(b));
+  memset(&cn, 0, sizeof(cn));
+  perm = ml_malloc((uint64_t)p->n*2*sizeof(ml_i64) + (uint64_t)p->n*MC_STRIDE(p)*sizeof(double)
+                   + mc_rank_scratch(p->n, p->k));
+  if( perm==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  b.mem = (double*)(perm + 2*p->n) + (size_t)p->n*MC_STRIDE(p);
+  mc_canonical(p, perm, perm + p->n);
+  b.p = p;
+  b.perm = perm;
+  b.weighted = weighted;
+  b.drawn.k = p->k;
+  b.drawn.a = (double*)(perm + 2*p->n);
+  cn.n = p->n;
+  memset(&spec, 0, sizeof(spec));
+  spec.level = ml_param_value(&p->par[0], 0.95);
+  spec.reps = (ml_i64)ml_param_value(&p->par[1], 1000.0);
+  spec.seed = (uint64_t)ml_param_value(&p->par[2], 0.0);
+  spec.K = 2;
+  spec.stat = mc_boot_stat;
+  spec.arg = &b;
+  spec.stop = mc_boot_stop;
+  rc = ml_boot_run(&cn, &spec, &res);
+  ml_free(perm);
+  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return; }
+  if( rc==ML_BOOT_STOPPED ) return;                 /* ml_compute_end reports it */
+  if( rc==ML_BOOT_UNDEFINED ){
+    ml_result_null(ctx, d->name, "ovr_macro and ovo_macro need every class in the group");
+    return;
+  }
+  if( rc==ML_BOOT_EXHAUSTED ){
+    ml_result_null(ctx, d->name, "more than %d redraws for one replicate (a class too rare)", ML_BOOT_MAX_REDRAW);
+    return;
+  }
+  ml_json_init(&j);
+  ml_json_begin_object(&j);
+  mc_ci_json(&j, "ovr_macro", &res.iv[0]);
+  mc_ci_json(&j, "ovo_macro", &res.iv[1]);
+  ml_json_key(&j, "level");   ml_json_double(&j, spec.level);
+  ml_json_key(&j, "reps");    ml_json_int(&j, spec.reps);
+  ml_json_key(&j, "seed");    ml_json_int(&j, (ml_i64)spec.seed);
+  ml_json_key(&j, "method");  ml_json_string(&j, "bca");
+  ml_json_key(&j, "redrawn"); ml_json_int(&j, res.redrawn);
+  ml_json_key(&j, "k");       ml_json_int(&j, p->k);
+  ml_json_key(&j, "n");       ml_json_int(&j, p->n);
+  ml_json_end_object(&j);
+  ml_result_json(ctx, &j);
+}
+
+/* ------------------------------------------------------------ results */
+
+static void mc_compute(sqlite3_context *ctx, McAgg *p){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int c;
+  int weighted = (d->flags & ML_FN_TWIN)!=0;
+  for(c=0; p && d->aParam && d->aParam[c]; c++){
+    if( ml_param_check(ctx, d->name, d->aParam[c]->name, &p->par[c]) ) return;
+  }
+  if( p==0 || p->n==0 ){
+    ml_result_null(ctx, d->name, weighted ? "no rows of positive weight" : "no rows");
+    return;
+  }
+  if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER || d->kind==MC_RPS ){
+    sqlite3_result_double(ctx, mc_mean_term(p, d->kind));
+  }else if( d->kind==MC_CONFUSION ){
+    double *C = ml_malloc((uint64_t)MC_MAX_K*MC_MAX_K*sizeof(double));
+    int K;
+    if( C==0 || mc_matrix(p, weighted, C, &K) ) sqlite3_result_error_nomem(ctx);
+    else mc_confusion_json(ctx, C, K);
+    ml_free(C);
+  }else if( d->kind==MC_TOP_K ){
+    mc_top_k_json(ctx, p);
+  }else if( d->kind==MC_CALIB ){
+    mc_calib_json(ctx, p, (ml_i64)ml_param_value(&p->par[0], 10.0));
+  }else if( d->kind==MC_AUROC_CI ){
+    mc_auroc_ci_result(ctx, p, weighted);
+  }else{
+    McRank *R = ml_malloc(sizeof(*R));
+    int rc = R ? mc_rank(p, weighted, R, 0) : ML_NOMEM;
+    if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+    else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R);
+    else if( rc==ML_OK ) mc_pr_auc_json(ctx, R);
+    ml_free(R);
+  }
+}
+
+static void mc_result(sqlite3_context *ctx, McAgg *p, int isFinal){
+  if( p && p->failed ) return;
+  if( ml_compute_begin(ctx, isFinal, p ? p->n * (p->k + 1) : 0) ) return;
+  mc_compute(ctx, p);
+  ml_compute_end(ctx);
+}
+
+static void mc_value(sqlite3_context *ctx){
+  mc_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
+}
+
+static void mc_final(sqlite3_context *ctx){
+  McAgg *p = sqlite3_aggregate_context(ctx, 0);
+  mc_result(ctx, p, 1);
+  if( p ) mc_clear(p);
+}
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, 0,
+                                mc_step_w, mc_inverse_w };
+
+#define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */
+#define MC_SIG_P   "y, p_0, ..., p_k-1 | y, probs"        /* probabilities */
+#define MC_SIG_SW  "y, w, s_0, ..., s_k-1 | y, w, scores"
+#define MC_SIG_PW  "y, w, p_0, ..., p_k-1 | y, w, probs"
+#define MC_TWIN  (ML_FN_TWIN | ML_FN_TWIN_W1 | ML_FN_NO_STATE)
+
+static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, 100000, "10", "10");
+/* mc_auroc_ci: the uncertainty family's level and reps; a seed up to 2^53
+** (the group's value is held as a double, MlParam) */
+static const MlParamSpec psSeed = ML_PARAM_INT("seed", 0, 9007199254740992LL, "0", "7");
+
+/* y and 2..16 scores (or y and one JSON array); the twins with w after y */
+const MlFuncDesc ml_multiclass_functions[] = {
+  { "mc_auroc",      MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_AUROC,    ML_FN_JSON, 0 },
+  { "mc_pr_auc",     MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_PR_AUC,   ML_FN_JSON, 0 },
+  { "mc_log_loss",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_LOG_LOSS, 0, 0 },
+  { "mc_brier",      MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_BRIER,    0, 0 },
+  { "mc_confusion",  MC_SIG_S " | y, pred", 2, MC_MAX_K+1, &famMc, 0, MC_CONFUSION, ML_FN_JSON, 0 },
+  { "mc_top_k",      MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_TOP_K,    ML_FN_JSON, 0 },
+  { "ordinal_rps",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_RPS,      0, 0 },
+  { "mc_calibration", "y, p_0, ..., p_k-1 | y, probs [, bins]", 2, MC_MAX_K+1, &famMc, 0, MC_CALIB, ML_FN_JSON,
+    ML_PARAMS(&psBins) },
+  { "mc_auroc_ci",   "y, s_0, ..., s_k-1 | y, scores [, level, reps, seed]", 2, MC_MAX_K+1, &famMc, 0, MC_AUROC_CI,
+    ML_FN_JSON, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeed) },
+  { "mc_auroc_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_pr_auc_w",   MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_log_loss_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },
+  { "mc_brier_w",    MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_BRIER,    MC_TWIN, 0 },
+  { "mc_confusion_w", MC_SIG_SW " | y, w, pred", 3, MC_MAX_K+2, &famMc, 0, MC_CONFUSION, ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_top_k_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_TOP_K,    ML_FN_JSON | MC_TWIN, 0 },
+  { "ordinal_rps_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_RPS,      MC_TWIN, 0 },
+  { "mc_calibration_w", "y, w, p_0, ..., p_k-1 | y, w, probs [, bins]", 3, MC_MAX_K+2, &famMc, 0, MC_CALIB,
+    ML_FN_JSON | MC_TWIN, ML_PARAMS(&psBins) },
+  { 0 }
+};

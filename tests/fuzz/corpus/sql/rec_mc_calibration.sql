@@ -1,0 +1,2 @@
+SELECT g, mc_calibration(y, json_array(p, 1 - p), 10) FROM t GROUP BY g;
+SELECT mc_calibration(y, json_array(p, 1 - p), 10) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

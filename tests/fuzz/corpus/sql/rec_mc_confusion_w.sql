@@ -1,0 +1,2 @@
+SELECT g, mc_confusion_w(y, z / 4, s, p) FROM t GROUP BY g;
+SELECT mc_confusion_w(y, z / 4, s, p) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

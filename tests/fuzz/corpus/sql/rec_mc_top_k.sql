@@ -1,0 +1,2 @@
+SELECT g, mc_top_k(y, s, p) FROM t GROUP BY g;
+SELECT mc_top_k(y, s, p) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
