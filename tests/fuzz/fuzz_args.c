@@ -20,6 +20,7 @@
 ** two bits pick one (FUZZ_CALL_OF).
 */
 #include <stdio.h>
+#define FUZZ_WITH_CALLS
 #include "fuzz_common.h"
 
 static const char *azFixed[] = {
@@ -61,10 +62,6 @@ static const char *azFixed[] = {
   "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",
 };
 
-#define MAX_CALLS 1024
-static char *azCall[MAX_CALLS];
-static int nCall = 0;
-
 /* The columns the rows carry, for each data argument's role. */
 static const char *zRoleSql =
   "CASE r.value WHEN 'y' THEN 'a' WHEN 's' THEN 'b' WHEN 'p' THEN 'b' WHEN 'strat' THEN 'c'"
@@ -73,12 +70,12 @@ static const char *zRoleSql =
   " WHEN 'w' THEN 'd' WHEN 'group' THEN 'c' WHEN 's_0' THEN 'b' WHEN 's_k-1' THEN 'c' WHEN 'p_0' THEN 'b' WHEN 'p_k-1' THEN 'c'"
   " ELSE NULL END";
 
-/* Fills azCall: the fixed calls, then three per aggregate record. */
-static void build_calls(sqlite3 *db){
+/* Fills fuzzCall (fuzz_common.h): the fixed calls, then three per aggregate record. */
+static void fuzz_build_calls(sqlite3 *db){
   char *zSql;
   sqlite3_stmt *st = 0;
   size_t i;
-  for(i=0; i<sizeof(azFixed)/sizeof(azFixed[0]); i++) azCall[nCall++] = sqlite3_mprintf("%s", azFixed[i]);
+  for(i=0; i<sizeof(azFixed)/sizeof(azFixed[0]); i++) fuzz_add_call(sqlite3_mprintf("%s", azFixed[i]));
   zSql = sqlite3_mprintf(
     "WITH f AS (SELECT value AS v FROM json_each(mleval_functions())"
     "            WHERE value->>'family' NOT IN ('scalar', 'plot')),"
@@ -95,39 +92,12 @@ static void build_calls(sqlite3 *db){
       const char *zParams = (const char*)sqlite3_column_text(st, 2);
       char *z = sqlite3_mprintf("%s(%s%s%s)", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
                                 zParams ? ", " : "", zParams ? zParams : "");
-      int k;
-      for(k=0; z && k<nCall && strcmp(azCall[k], z)!=0; k++){}
-      if( z==0 || k<nCall ){ sqlite3_free(z); continue; }     /* a variant equal to another */
-      if( nCall>=MAX_CALLS ) abort();      /* more calls than the two bytes can pick: widen the format */
-      azCall[nCall++] = z;
+      fuzz_add_call(z);                   /* a variant equal to another is dropped */
     }
   }
   sqlite3_finalize(st);
   sqlite3_free(zSql);
-  if( nCall<=(int)(sizeof(azFixed)/sizeof(azFixed[0])) ) abort();   /* the records gave no call */
-}
-
-/* The call an input picks: byte 0, and byte 1's top two bits above it. */
-#define FUZZ_CALL_OF(d) ((int)(d)[0] | (((int)(d)[1] >> 6) << 8))
-
-/* For replay.c: rewrites input buf (2 bytes or more) to pick call c. */
-void LLVMFuzzerSetCall(uint8_t *buf, int c){
-  buf[0] = (uint8_t)(c & 255);
-  buf[1] = (uint8_t)((buf[1] & 0x3F) | ((c >> 8) << 6));
-}
-
-/* For replay.c: how many calls the first two bytes pick from; with list
-** set, prints them. */
-int LLVMFuzzerCallCount(int list){
-  int steps, i;
-  if( nCall==0 ){
-    sqlite3 *db = fuzz_open(&steps);
-    if( db==0 ) abort();
-    build_calls(db);
-    sqlite3_close(db);
-  }
-  for(i=0; list && i<nCall; i++) printf("%s\n", azCall[i]);
-  return nCall;
+  if( nFuzzCall<=(int)(sizeof(azFixed)/sizeof(azFixed[0])) ) abort();   /* the records gave no call */
 }
 
 /* Binds one value from the input; returns bytes used. */
@@ -166,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const char *call;
   char q[512];
   if( size<2 || size>4096 ) return 0;
-  call = azCall[FUZZ_CALL_OF(data) % LLVMFuzzerCallCount(0)];
+  call = fuzzCall[FUZZ_CALL_OF(data) % LLVMFuzzerCallCount(0)];
   db = fuzz_open(&steps);
   if( db==0 ) return 0;
   sqlite3_exec(db, "CREATE TABLE f(k INTEGER PRIMARY KEY, g, a, b, c, d, e)", 0, 0, 0);

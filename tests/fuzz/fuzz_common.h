@@ -48,4 +48,50 @@ static sqlite3 *fuzz_open(int *pSteps){
     0, 0, 0);
   return db;
 }
+
+#ifdef FUZZ_WITH_CALLS
+/* Targets whose first two bytes pick one of several calls (fuzz_args.c,
+** fuzz_state.c): byte 0 and byte 1's top two bits pick fuzzCall[], which
+** the target's fuzz_build_calls() fills (fixed calls, then calls derived
+** from the records) through fuzz_add_call().  replay.c replays every call
+** (LLVMFuzzerCallCount, LLVMFuzzerSetCall); test_registry reads --list. */
+#include <stdio.h>
+#define FUZZ_MAX_CALLS 1024
+static char *fuzzCall[FUZZ_MAX_CALLS];
+static int nFuzzCall = 0;
+static void fuzz_build_calls(sqlite3 *db);
+#define FUZZ_CALL_OF(d) ((int)(d)[0] | (((int)(d)[1] >> 6) << 8))
+
+/* Takes z (sqlite3_malloc'd) unless it repeats a call held already. */
+static void fuzz_add_call(char *z){
+  int k;
+  for(k=0; z && k<nFuzzCall && strcmp(fuzzCall[k], z)!=0; k++){}
+  if( z==0 || k<nFuzzCall ){ sqlite3_free(z); return; }
+  if( nFuzzCall>=FUZZ_MAX_CALLS ) abort();   /* more calls than two bytes pick: widen the format */
+  fuzzCall[nFuzzCall++] = z;
+}
+
+/* For replay.c: rewrites input buf (2 bytes or more) to pick call c. */
+void LLVMFuzzerSetCall(uint8_t *buf, int c);
+void LLVMFuzzerSetCall(uint8_t *buf, int c){
+  buf[0] = (uint8_t)(c & 255);
+  buf[1] = (uint8_t)((buf[1] & 0x3F) | ((c >> 8) << 6));
+}
+
+/* For replay.c and test_registry: how many calls the first two bytes pick
+** from; with list set, prints them. */
+int LLVMFuzzerCallCount(int list);
+int LLVMFuzzerCallCount(int list){
+  int steps, i;
+  if( nFuzzCall==0 ){
+    sqlite3 *db = fuzz_open(&steps);
+    if( db==0 ) abort();
+    fuzz_build_calls(db);
+    sqlite3_close(db);
+    if( nFuzzCall==0 ) abort();
+  }
+  for(i=0; list && i<nFuzzCall; i++) printf("%s\n", fuzzCall[i]);
+  return nFuzzCall;
+}
+#endif /* FUZZ_WITH_CALLS */
 #endif

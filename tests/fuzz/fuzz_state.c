@@ -6,7 +6,7 @@
 ** GROUP BY, nested (a function over ml_merge's result) and over a window.
 **
 ** Byte 0 and byte 1's top two bits pick the call (the calls are derived
-** from the records: every function that takes states, build_calls), byte 1's
+** from the records: every function that takes states, fuzz_build_calls), byte 1's
 ** low bits the flags: bit 0 reseals every blob with a correct CRC-32C, so
 ** that mutations of the committed valid states get past the checksum and
 ** reach the entry decoder; bits 1-3 the window size.  Then
@@ -15,6 +15,7 @@
 ** with an error.
 */
 #include <stdio.h>
+#define FUZZ_WITH_CALLS
 #include "fuzz_common.h"
 
 uint32_t ml_crc32c(const void *p, uint64_t n);
@@ -27,15 +28,11 @@ static const char *azFixed[] = {
   "strat_report(b, 0.2, 0.8, 0.01)", "auprc_ge(b, 2)",
 };
 
-#define MAX_CALLS 1024
-static char *azCall[MAX_CALLS];
-static int nCall = 0;
-
-/* Fills azCall: the fixed calls, then for every record that takes states
+/* Fills fuzzCall (fuzz_common.h): the fixed calls, then for every record that takes states
 ** ("state_args": [fewest, most]) its state form at its fewest arguments and,
 ** where it takes more, with every parameter at its spec's example.  So every
 ** state-taking function is fuzzed from its record on (issue 40). */
-static void build_calls(sqlite3 *db){
+static void fuzz_build_calls(sqlite3 *db){
   static const char *zGen =
     "WITH f AS (SELECT value AS v FROM json_each(mleval_functions()) WHERE value->'state_args' IS NOT NULL"
     "            AND json_array_length(value->'state_args') = 2),"
@@ -45,44 +42,16 @@ static void build_calls(sqlite3 *db){
     " FROM f, k WHERE variant = 0 OR v->'state_args'->>1 > v->'state_args'->>0";
   sqlite3_stmt *st = 0;
   size_t i;
-  for(i=0; i<sizeof(azFixed)/sizeof(azFixed[0]); i++) azCall[nCall++] = sqlite3_mprintf("%s", azFixed[i]);
+  for(i=0; i<sizeof(azFixed)/sizeof(azFixed[0]); i++) fuzz_add_call(sqlite3_mprintf("%s", azFixed[i]));
   if( sqlite3_prepare_v2(db, zGen, -1, &st, 0)==SQLITE_OK ){
     while( sqlite3_step(st)==SQLITE_ROW ){
       const char *zParams = (const char*)sqlite3_column_text(st, 1);
       char *z = sqlite3_mprintf("%s(b%s%s)", sqlite3_column_text(st, 0), zParams ? ", " : "", zParams ? zParams : "");
-      int k;
-      for(k=0; z && k<nCall && strcmp(azCall[k], z)!=0; k++){}
-      if( z==0 || k<nCall ){ sqlite3_free(z); continue; }
-      if( nCall>=MAX_CALLS ) abort();
-      azCall[nCall++] = z;
+      fuzz_add_call(z);                   /* a variant equal to another is dropped */
     }
   }
   sqlite3_finalize(st);
-  if( nCall<=(int)(sizeof(azFixed)/sizeof(azFixed[0])) ) abort();   /* the records gave no call */
-}
-
-/* The call an input picks: byte 0, and byte 1's top two bits above it
-** (bits 0-3 are the reseal flag and the window size). */
-#define FUZZ_CALL_OF(d) ((int)(d)[0] | (((int)(d)[1] >> 6) << 8))
-
-/* For replay.c: rewrites input buf (2 bytes or more) to pick call c. */
-void LLVMFuzzerSetCall(uint8_t *buf, int c){
-  buf[0] = (uint8_t)(c & 255);
-  buf[1] = (uint8_t)((buf[1] & 0x3F) | ((c >> 8) << 6));
-}
-
-/* For replay.c and test_registry: how many calls there are; with list set,
-** prints them. */
-int LLVMFuzzerCallCount(int list){
-  int steps, i;
-  if( nCall==0 ){
-    sqlite3 *db = fuzz_open(&steps);
-    if( db==0 ) abort();
-    build_calls(db);
-    sqlite3_close(db);
-  }
-  for(i=0; list && i<nCall; i++) printf("%s\n", azCall[i]);
-  return nCall;
+  if( nFuzzCall<=(int)(sizeof(azFixed)/sizeof(azFixed[0])) ) abort();   /* the records gave no call */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
@@ -93,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const char *call;
   char q[512];
   if( size<2 || size>65536 ) return 0;
-  call = azCall[FUZZ_CALL_OF(data) % LLVMFuzzerCallCount(0)];
+  call = fuzzCall[FUZZ_CALL_OF(data) % LLVMFuzzerCallCount(0)];
   db = fuzz_open(&steps);
   if( db==0 ) return 0;
   sqlite3_exec(db, "CREATE TABLE f(k INTEGER PRIMARY KEY, g, b)", 0, 0, 0);
