@@ -17,6 +17,9 @@ The table is mlbench.bench_db(rows) itself (--rows 100000: a table of
 --markdown prints bench/RESULTS.md's tables instead (ranking-ir,
 calibration-ir, weighted-ir, states-ir; with MLEVAL_BENCH_STATES, states-365),
 the console lines going to stderr; bench/results.py writes them into the file.
+MLEVAL_BENCH_MONITORING=1 (issue 35): drift_report and group_disparity over
+--rows rows of the table against auroc(y, s), and drift_report over the 365
+daily states of year365_db against rescanning its rows (markdown: monitoring).
 """
 import os
 import re
@@ -140,6 +143,59 @@ def states365(lib, floor, src, rows, say, md=False):
                                         "both `WHERE day BETWEEN 0 AND 364`"], table)
 
 
+# issue 35: the monitoring family.  (query, what it is measured against,
+# goal as a ratio to it).  g = y makes drift_report's two periods the very
+# columns auroc(y, s) reads (12 % current rows); group_disparity's 100 groups
+# are id % 100 (the expression's VDBE cost counts against it).
+MONITORING = [("drift_report(y, s)", "auroc(y, s)", 1.5),
+              ("group_disparity(y, s, id % 100, 0.5)", "auroc(y, s)", 2.0)]
+
+
+def monitoring(lib, floor, src, rows, say, md=False):
+    """MLEVAL_BENCH_MONITORING=1: MONITORING over the first `rows` rows of
+    src (bench_db(rows)), then drift_report over year365_db's 365 daily
+    states (days 0-181 against days 182-364, each period the ml_merge of its
+    states) against the same report from the year's rows."""
+    run = callgrind(lib, floor, src)
+    start = run("SELECT 1;")
+    say("monitoring: instructions (callgrind), %d rows of %s" % (rows, src))
+    ir, table = {}, []
+    for expr in ["floor2(y, s)", "auroc(y, s)"] + [q for q, _, _ in MONITORING]:
+        n = run("SELECT %s FROM preds;" % expr)
+        if n is None:
+            say("  %-40s  failed (not in this build?)" % expr)
+            continue
+        ir[expr] = n - start
+        say("  %-40s %8.1f Ir/row  %5.2fx floor2" % (expr, ir[expr] / rows, ir[expr] / ir["floor2(y, s)"]))
+    for expr, base, goal in MONITORING:
+        if expr in ir and base in ir:
+            r = ir[expr] / ir[base]
+            say("  %s / %s: %.2fx  goal <= %.1fx: %s" % (expr, base, r, goal, "met" if r <= goal else "not met"))
+            table.append(["`%s` / `%s`, %d rows" % (expr, base, rows), "%.1f M" % (ir[expr] / 1e6),
+                          "%.1f M" % (ir[base] / 1e6), "**%.2f×**" % r,
+                          "≤ %.1f×: %s" % (goal, "met" if r <= goal else "**not met**")])
+    mleval_lib[0] = lib
+    db = year365_db(src, rows)
+    run = callgrind(lib, floor, db)
+    start = run("SELECT 1;")
+    rescan = run("SELECT drift_report(day >= 182, s4) FROM year;")
+    states = run("SELECT drift_report(r.st, c.st) FROM (SELECT ml_merge(st) AS st FROM daily WHERE day < 182) r, "
+                 "(SELECT ml_merge(st) AS st FROM daily WHERE day >= 182) c;")
+    if rescan is None or states is None:
+        say("  drift_report over the 365 daily states: failed")
+    else:
+        rescan, states = rescan - start, states - start
+        r = rescan / states
+        say("  drift_report, days 0-181 against 182-364: rows %.1f M Ir, 365 states %.1f M Ir: %.1fx  goal >= 20x: %s" % (
+            rescan / 1e6, states / 1e6, r, "met" if r >= 20 else "not met"))
+        table.append(["`drift_report(st_ref, st_cur)`, each period the `ml_merge` of its days' states (365 in "
+                      "all) / `drift_report(day >= 182, s4)` over the year's %d rows" % rows, "%.1f M" % (states / 1e6),
+                      "%.1f M" % (rescan / 1e6), "%.3f× (**%.1f× faster**)" % (1 / r, r),
+                      "≥ 20× faster: %s" % ("met" if r >= 20 else "**not met**")])
+    if md:
+        mlbench.markdown("monitoring", ["query / against", "Ir", "Ir against", "ratio", "goal"], table)
+
+
 # RESULTS.md's instruction tables, by area (bench/results.py writes them)
 CALIBRATION = ("brier(", "log_loss(", "ece(", "mce(", "net_benefit(", "decision_curve(", "calibration_summary(")
 
@@ -230,6 +286,9 @@ def main():
     rows = min(a.rows, 1_000_000)
     only = os.environ.get("MLEVAL_BENCH_ONLY")   # a substring: run the matching queries (and the floors)
     lib, floor = os.path.abspath(a.lib), os.path.abspath(a.floor)
+    if os.environ.get("MLEVAL_BENCH_MONITORING"):
+        monitoring(lib, floor, mlbench.bench_db(rows), rows, say, a.markdown)
+        return
     if os.environ.get("MLEVAL_BENCH_STATES"):
         states365(lib, floor, mlbench.bench_db(rows), rows, say, a.markdown)
         return

@@ -16,6 +16,8 @@ Jobs (make targets in parentheses):
                weighted-ir, states-ir                        (make bench-instr)
   states365    MLEVAL_BENCH_STATES=1 bench_instr.py --rows 1000000: states-365
                                          (MLEVAL_BENCH_STATES=1 make bench-instr)
+  monitoring   MLEVAL_BENCH_MONITORING=1 bench_instr.py --rows 1000000: monitoring
+                                     (MLEVAL_BENCH_MONITORING=1 make bench-instr)
   svd          bench_svd.py                                  (make bench-svd)
   report       bench_report.py (mleval-report on 10^6 rows)
 
@@ -42,6 +44,7 @@ JOBS = {
     "uncertainty": ("bench_uncertainty.py", [], "lib", {}),
     "instr": ("bench_instr.py", ["--rows", "100000"], "lib floor", {}),
     "states365": ("bench_instr.py", ["--rows", "1000000"], "lib floor", {"MLEVAL_BENCH_STATES": "1"}),
+    "monitoring": ("bench_instr.py", ["--rows", "1000000"], "lib floor", {"MLEVAL_BENCH_MONITORING": "1"}),
     "svd": ("bench_svd.py", [], "lib", {}),
     "report": ("bench_report.py", [], "", {}),     # tools/mleval-report finds the build's mleval itself
 }

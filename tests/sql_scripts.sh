@@ -12,8 +12,8 @@ SQLITE3=${SQLITE3:-sqlite3}
 MLEVAL_LIB=${MLEVAL_LIB:-ext/.libs/mleval}
 case $MLEVAL_LIB in /*) ;; *) MLEVAL_LIB=$PWD/$MLEVAL_LIB ;; esac
 fail=0; n=0
-golden="clinical_audit.sql"
-for f in demo.sql operating_points.sql calibration_audit.sql confound_audit.sql ordinal_audit.sql svd_targets.sql p_adjust.sql incremental.sql shards.sql clinical_audit.sql; do
+golden="clinical_audit.sql monitoring.sql"
+for f in demo.sql operating_points.sql calibration_audit.sql confound_audit.sql ordinal_audit.sql svd_targets.sql p_adjust.sql incremental.sql shards.sql clinical_audit.sql monitoring.sql; do
     n=$((n+1))
     out=$( cd "$srcdir" && $SQLITE3_WRAPPER "$SQLITE3" -bail -cmd ".load $MLEVAL_LIB" :memory: < "sql/$f" 2>&1 )
     rc=$?
