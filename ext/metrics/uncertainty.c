@@ -15,6 +15,11 @@
 **   pr_auc_diff_delta(y, s_a, s_b [, level])               paired, by the delta method
 **   auroc_diff(y, s_a, s_b [, level])                      paired DeLong test
 **   mean_ci(x [, level])                                   Student t
+**   tpr_at_fpr_ci(y, s, target_fpr [, level, reps, seed])  bootstrap of tpr_at_fpr
+**   sens_at_spec_ci(y, s, target_spec [, level, reps, seed])  of sens_at_spec
+**   net_benefit_ci(y, p, pt [, level, reps, seed])         of net_benefit
+**   net_benefit_diff_ci(y, p_a, p_b, pt [, level, reps, seed])
+**       paired, net_benefit(p_a) - net_benefit(p_b)
 **   pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w (y, s|p, w [, level, reps, seed]),
 **   ece_ci_w(y, p, w [, bins, level, reps, seed]),
 **   auroc_ci_w(y, s, w [, level, reps, seed]),
@@ -23,6 +28,8 @@
 **   auroc_diff_w(y, s_a, s_b, w [, level, reps, seed])     the weighted paired
 **       bootstrap of auroc_w(s_a) - auroc_w(s_b) (auroc_diff is DeLong's),
 **   ece_diff_ci_w(y, p_a, p_b, w [, bins, level, reps, seed])   the weighted bootstrap
+**   tpr_at_fpr_ci_w(y, s, w, target_fpr [, level, reps, seed]),
+**   sens_at_spec_ci_w(y, s, w, target_spec [, level, reps, seed])
 **
 ** Rules:
 **   1. Rows and NULLs as in the metric's own family: a NULL in any data
@@ -79,6 +86,16 @@
 **      once by each); the normal interval of a - b clipped to [-1, 1], z and
 **      the two-sided p (identical scores: se 0, z null, p 1).  No state and
 **      no weighted twin (pr_auc_diff_ci_w is the weighted comparison).
+**  12. tpr_at_fpr_ci, sens_at_spec_ci, net_benefit_ci, net_benefit_diff_ci:
+**      the target (target_fpr, target_spec, pt) is required, right after
+**      the data, with the point function's spec (ml_args.c).  A replicate
+**      runs ml_fold_tpr_at_fpr_sweep over its weighted sweep (P and N
+**      summed first), or counts TP and FP at p >= pt (a byte per row,
+**      precomputed) into ml_net_benefit, ranking.c's expression: the
+**      estimate is the function's value bit for bit.  Net benefit is
+**      defined with one class (rule 5 does not apply).  No states (a state
+**      holds no target); the TPR twins' replicate is tpr_at_fpr_w's fold
+**      on the drawn rows.
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
