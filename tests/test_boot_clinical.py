@@ -1,13 +1,13 @@
 """Bootstrap intervals of the clinical operating points (SPEC round 4,
 "Bootstrap intervals"): tpr_at_fpr_ci, sens_at_spec_ci, net_benefit_ci, the
-paired net_benefit_diff_ci, and the weighted twins tpr_at_fpr_ci_w and
-sens_at_spec_ci_w.
+paired net_benefit_diff_ci, and the weighted twins tpr_at_fpr_ci_w,
+sens_at_spec_ci_w, net_benefit_ci_w and net_benefit_diff_ci_w.
 
 - estimate: "estimate" (and net_benefit_diff_ci's "a", "b", "diff") is the
   plain function's value bit for bit (tpr_at_fpr, sens_at_spec,
   net_benefit, net_benefit(p_a) - net_benefit(p_b); the twins' is
-  tpr_at_fpr_w's, and with integer weights the plain function's on the rows
-  repeated), over ties, tiny groups, one class (net benefit);
+  tpr_at_fpr_w's, net_benefit_w's, and with integer weights the plain
+  function's on the rows repeated), over ties, tiny groups, one class (net benefit);
 - reproducibility: the same seed gives the same text, shuffled row order
   gives the same text, another seed another interval;
 - shape: lo <= estimate <= hi, the keys of pr_auc_ci (pr_auc_diff_ci for
@@ -70,7 +70,10 @@ def calls(seed=0, reps=200):
             ("net_benefit_diff_ci", "net_benefit_diff_ci(y, p, q, 0.3%s)" % b,
              ["net_benefit(y, p, 0.3)", "net_benefit(y, q, 0.3)"]),
             ("tpr_at_fpr_ci_w", "tpr_at_fpr_ci_w(y, s, w, 0.2%s)" % b, ["tpr_at_fpr_w(y, s, w, 0.2)"]),
-            ("sens_at_spec_ci_w", "sens_at_spec_ci_w(y, s, w, 0.8%s)" % b, ["sens_at_spec_w(y, s, w, 0.8)"])]
+            ("sens_at_spec_ci_w", "sens_at_spec_ci_w(y, s, w, 0.8%s)" % b, ["sens_at_spec_w(y, s, w, 0.8)"]),
+            ("net_benefit_ci_w", "net_benefit_ci_w(y, p, w, 0.3%s)" % b, ["net_benefit_w(y, p, w, 0.3)"]),
+            ("net_benefit_diff_ci_w", "net_benefit_diff_ci_w(y, p, q, w, 0.3%s)" % b,
+             ["net_benefit_w(y, p, w, 0.3)", "net_benefit_w(y, q, w, 0.3)"])]
 
 
 def load(con, y, s, p, q, w=None, order=None, table="t"):
@@ -90,7 +93,7 @@ def check_estimates(ck, con, what):
             ck.true(False, "%s %s: NULL" % (name, what))
             continue
         g = json.loads(row[0])
-        if name == "net_benefit_diff_ci":
+        if name.startswith("net_benefit_diff_ci"):
             ck.equal(list(g), DIFF_KEYS, name + " keys")
             ck.equal(g["a"], row[1], "%s %s: a is net_benefit(p_a)" % (name, what))
             ck.equal(g["b"], row[2], "%s %s: b is net_benefit(p_b)" % (name, what))
@@ -118,15 +121,18 @@ def test_estimates(ck, con, rng):
         w = mltest.random_weights(rng, 300, y, kind)
         load(con, y, s, p, q, w)
         for name, expr, plain in calls()[4:]:
-            got, want = con.execute("SELECT %s ->> '$.estimate', %s FROM t" % (expr, plain[0])).fetchone()
-            ck.equal(got, want, "%s weights %s: estimate is %s" % (name, kind, plain[0]))
+            key = "$.diff" if name == "net_benefit_diff_ci_w" else "$.estimate"
+            got, want = con.execute("SELECT %s ->> '%s', %s FROM t" % (expr, key, " - ".join(plain))).fetchone()
+            ck.equal(got, want, "%s weights %s: estimate is %s" % (name, kind, " - ".join(plain)))
     w = rng.integers(0, 4, 300)
     load(con, y, s, p, q, w.astype(float))
     rep = np.repeat(np.arange(300), w)
     load(con, y[rep], s[rep], p[rep], q[rep], table="r")
     for name, expr, plain in calls()[4:]:
-        got = con.execute("SELECT %s ->> '$.estimate' FROM t" % expr).fetchone()[0]
-        base = plain[0].replace("_w(y, s, w,", "(y, s,")
+        key = "$.diff" if name == "net_benefit_diff_ci_w" else "$.estimate"
+        got = con.execute("SELECT %s ->> '%s' FROM t" % (expr, key)).fetchone()[0]
+        base = " - ".join(plain).replace("_w(y, s, w,", "(y, s,").replace("_w(y, p, w,", "(y, p,") \
+                                .replace("_w(y, q, w,", "(y, q,")
         want = con.execute("SELECT %s FROM r" % base).fetchone()[0]
         ck.equal(got, want, "%s integer weights: estimate is %s on the rows repeated" % (name, base))
     # one class: net benefit is defined (its estimate still net_benefit's)
@@ -134,7 +140,7 @@ def test_estimates(ck, con, rng):
     for name, expr, plain in calls():
         got = con.execute("SELECT %s FROM t" % expr).fetchone()[0]
         if name.startswith("net_benefit"):
-            key = "$.diff" if name == "net_benefit_diff_ci" else "$.estimate"
+            key = "$.diff" if name.startswith("net_benefit_diff_ci") else "$.estimate"
             want = con.execute("SELECT %s FROM t" % " - ".join(plain)).fetchone()[0]
             ck.equal(None if got is None else json.loads(got)[key[2:]], want, name + " one class: defined")
         else:

@@ -423,6 +423,22 @@ double ml_net_benefit(double tp, double fp, double n, double pt){
   return tp/n - fp/n * (pt/(1.0 - pt));
 }
 
+/* net_benefit_w's value from its four sums of weights: integral ones
+** (integer weights, up to 2^53) as the counts they are, so that they give
+** the rows repeated bit for bit; others scaled by one power of two as
+** confusion_value_w scales every cell (the same bits for c w as for w).
+** net_benefit_ci_w's replicates call it too. */
+double ml_net_benefit_w(double tp, double fp, double tn, double fn, double pt){
+  double sc;
+  if( tp==floor(tp) && fp==floor(fp) && tn==floor(tn) && fn==floor(fn)
+   && fmax(fmax(tp, fp), fmax(tn, fn))<=9007199254740992.0 ){
+    return ml_net_benefit(tp, fp, (double)((ml_i64)tp + (ml_i64)fp + (ml_i64)tn + (ml_i64)fn), pt);
+  }
+  sc = ml_pow2_scale(fmax(fmax(tp, fp), fmax(tn, fn)));
+  tp *= sc; fp *= sc; tn *= sc; fn *= sc;
+  return ml_net_benefit(tp, fp, (tp + fn) + (tn + fp), pt);
+}
+
 /* decision_curve_w: write_decision_curve's points on weight sums.  The
 ** sweep runs down the scores while the grid is walked from its top, the
 ** points kept (at most ML_CURVE_MAX_POINTS) and written ascending.  ML_OK
@@ -1112,11 +1128,6 @@ static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const C
       if( isnan(v) ) ml_result_null(ctx, d->name, "undefined: no positives and none predicted");
       else sqlite3_result_double(ctx, v);
       return;
-    case RK_NET_BENEFIT: {
-      double pt = ml_param_value(&p->threshold, NAN);
-      sqlite3_result_double(ctx, ml_net_benefit(tp, fp, n, pt));
-      return;
-    }
     case RK_PRECISION_AT_PRIOR: {
       if( P==0.0 || N==0.0 ){
         ml_result_null(ctx, d->name, "only one class in the group (positive weight %s, negative weight %s)",
@@ -1185,6 +1196,10 @@ static void ml_confusion_value(sqlite3_context *ctx){
       ml_xsum_add_n(&a, 1.0, p->c[i>>1][i&1] - p->cr[i>>1][i&1], +1);
       v[i] = ml_xsum_round(&a);
       integral &= v[i]==floor(v[i]) && v[i]<=9007199254740992.0;
+    }
+    if( d->kind==RK_NET_BENEFIT ){
+      sqlite3_result_double(ctx, ml_net_benefit_w(v[3], v[1], v[0], v[2], ml_param_value(&p->threshold, NAN)));
+      return;
     }
     if( !integral ){ confusion_value_w(ctx, d, p, v[3], v[1], v[0], v[2]); return; }
     q = *p;                   /* the sums as counts, in a copy: c counts the frame's rows */

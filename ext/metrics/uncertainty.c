@@ -29,7 +29,9 @@
 **       bootstrap of auroc_w(s_a) - auroc_w(s_b) (auroc_diff is DeLong's),
 **   ece_diff_ci_w(y, p_a, p_b, w [, bins, level, reps, seed])   the weighted bootstrap
 **   tpr_at_fpr_ci_w(y, s, w, target_fpr [, level, reps, seed]),
-**   sens_at_spec_ci_w(y, s, w, target_spec [, level, reps, seed])
+**   sens_at_spec_ci_w(y, s, w, target_spec [, level, reps, seed]),
+**   net_benefit_ci_w(y, p, w, pt [, level, reps, seed]),
+**   net_benefit_diff_ci_w(y, p_a, p_b, w, pt [, level, reps, seed])
 **
 ** Rules:
 **   1. Rows and NULLs as in the metric's own family: a NULL in any data
@@ -95,7 +97,8 @@
 **      estimate is the function's value bit for bit.  Net benefit is
 **      defined with one class (rule 5 does not apply).  No states (a state
 **      holds no target); the TPR twins' replicate is tpr_at_fpr_w's fold
-**      on the drawn rows.
+**      on the drawn rows, the net benefit twins' the exact sums of k w per
+**      cell into ml_net_benefit_w (net_benefit_w's own ending).
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -680,6 +683,27 @@ static int stat_diff_w(void *arg, const MlCanon *c, const ml_weight *wc, double 
   return 1;
 }
 
+/* net_benefit_w of the replicate (and, paired, of p_b, in c->aux2): the
+** exact sums of k w in each cell (y, p >= pt), ranking.c's
+** ml_net_benefit_w of their roundings, as net_benefit_w takes its sums. */
+static int stat_net_benefit_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  int k, paired = u->kind==UN_NET_BENEFIT_DIFF;
+  ml_i64 i;
+  for(k=1; k<(paired ? 3 : 2); k++){
+    for(i=0; i<4; i++) ml_xsum_init(&u->xs[i]);
+    for(i=0; i<c->n; i++){
+      double p = k==1 ? ml_double_of(c->key[i]) : c->aux2[i];
+      if( wc[i]==0 ) continue;
+      ml_xsum_add(&u->xs[2*c->lab[i] + (p>=u->target)], wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i], 1);
+    }
+    out[k] = ml_net_benefit_w(ml_xsum_round(&u->xs[3]), ml_xsum_round(&u->xs[1]),
+                              ml_xsum_round(&u->xs[0]), ml_xsum_round(&u->xs[2]), u->target);
+  }
+  out[0] = paired ? out[1] - out[2] : out[1];
+  return 1;
+}
+
 /* strat_gap_w of the drawn rows (s, k w, strat): stratified.c's own
 ** computation (ml_strat_compute_w), out = (gap, full, trimmed); undefined
 ** (one class, or a window too thin: the reason stays in u->sr) as
@@ -801,6 +825,11 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
     case UN_ECE:
       u->B = B;
       spec->stat = stat_ece_w;
+      break;
+    case UN_NET_BENEFIT: case UN_NET_BENEFIT_DIFF:
+      u->target = q->target;
+      spec->stat = stat_net_benefit_w;
+      spec->K = kind==UN_NET_BENEFIT_DIFF ? 3 : 1;
       break;
     case UN_STRAT_GAP:
       u->ql = q->ql;
@@ -1446,8 +1475,11 @@ const MlFuncDesc ml_uncertainty_functions[] = {
   { "sens_at_spec_ci", "y, s, target_spec [, level, reps, seed]", 3, 6, &famUnc, 0, UN_SENS_AT_SPEC,
                                                    ML_FN_JSON | ML_FN_NO_STATE | W, ML_PARAMS(&ml_ps_target_spec, BOOT) },
   { "net_benefit_ci",  "y, p, pt [, level, reps, seed]", 3, 6, &famUnc, 0, UN_NET_BENEFIT,
-                                                   ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(&ml_ps_pt, BOOT) },
+                                                   ML_FN_JSON | ML_FN_NO_STATE | W, ML_PARAMS(&ml_ps_pt, BOOT) },
   { "net_benefit_diff_ci", "y, p_a, p_b, pt [, level, reps, seed]", 4, 7, &famUnc, 0, UN_NET_BENEFIT_DIFF,
                                                    ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(&ml_ps_pt, BOOT) },
+  { "net_benefit_diff_ci_w", "y, p_a, p_b, w, pt [, level, reps, seed]", 5, 8, &famUnc, 0, UN_NET_BENEFIT_DIFF,
+                                                   ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
+                                                   ML_PARAMS(&ml_ps_pt, BOOT) },
   { 0 }
 };

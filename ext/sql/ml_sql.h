@@ -160,6 +160,8 @@ extern const MlParamSpec ml_ps_target_fpr, ml_ps_target_spec, ml_ps_pt;
 /* Net benefit of treating the rows at or above pt: tp/n - fp/n pt/(1 - pt)
 ** (ranking.c; net_benefit, decision_curve and net_benefit_ci share it). */
 double ml_net_benefit(double tp, double fp, double n, double pt);
+/* net_benefit_w's value from the sums of weights tp, fp, tn, fn (ranking.c). */
+double ml_net_benefit_w(double tp, double fp, double tn, double fn, double pt);
 
 /* A real parameter in ps's range, the same in every row: validates it and
 ** counts this row under it.  NULL is an error (a parameter is not data).
