@@ -114,6 +114,11 @@ def test_estimates(ck, con, rng):
         y, s, p, q = dataset(rng, n, ties)
         load(con, y, s, p, q)
         check_estimates(ck, con, "n %d ties %s" % (n, ties))
+    # probabilities on a 0.1 grid: rows exactly at pt (p >= pt counts them)
+    y, s, p, q = dataset(rng, 300, True)
+    load(con, y, s, np.round(p, 1), np.round(q, 1))
+    ck.true(con.execute("SELECT count(*) FROM t WHERE p = 0.3").fetchone()[0] > 0, "rows at p = pt")
+    check_estimates(ck, con, "p on a 0.1 grid")
     # weighted twins: estimate is the point twin's, and integer weights
     # are the rows repeated (the plain function on the repeated rows)
     y, s, p, q = dataset(rng, 300, True)
