@@ -534,6 +534,9 @@ double ml_fold_youden_j(const MlSamples *s);
 /* Max TPR over the thresholds (and the all-negative point) with
 ** fpr <= target (bySpec 0) or 1 - fpr >= target (bySpec 1). */
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec);
+/* The same over a started sweep whose P and N are set (a weighted sweep's
+** caller sums them first: tpr_at_fpr_ci's replicates). */
+double ml_fold_tpr_at_fpr_sweep(MlSweep *w, double target, int bySpec);
 
 /* McClish-standardised partial AUC up to max_fpr in (0, 1), the ROC curve
 ** interpolated linearly at max_fpr (sklearn's roc_auc_score(max_fpr=...)). */

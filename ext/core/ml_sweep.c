@@ -332,16 +332,20 @@ double ml_fold_youden_j(const MlSamples *s){
 
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
   MlSweep w;
-  double best = 0.0;      /* the all-negative point always qualifies */
   if( s->weighted ) return ml_wfold_tpr_at_fpr(s, target, bySpec);
   ml_sweep_init(&w, s, 0);
-  while( ml_sweep_next(&w) ){
-    double fpr = (double)w.fp/(double)w.N;
+  return ml_fold_tpr_at_fpr_sweep(&w, target, bySpec);
+}
+
+double ml_fold_tpr_at_fpr_sweep(MlSweep *w, double target, int bySpec){
+  double best = 0.0;      /* the all-negative point always qualifies */
+  while( ml_sweep_next(w) ){
+    double fpr = (double)w->fp/(double)w->N;
     /* The test is written as the reference writes it (fpr <= target, or
     ** 1 - fpr >= target) so that a point on the boundary is decided the same
     ** way.  fp only grows along the sweep: once over, it stays over. */
     if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
-    best = (double)w.tp/(double)w.P;
+    best = (double)w->tp/(double)w->P;
   }
   return best;
 }

@@ -419,8 +419,24 @@ static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o
 ** and every point of decision_curve, its treat-all line included (all rows
 ** at or above), are this one expression, on counts or (the weighted
 ** twins) sums of weights. */
-static double net_benefit_of(double tp, double fp, double n, double pt){
+double ml_net_benefit(double tp, double fp, double n, double pt){
   return tp/n - fp/n * (pt/(1.0 - pt));
+}
+
+/* net_benefit_w's value from its four sums of weights: integral ones
+** (integer weights, up to 2^53) as the counts they are, so that they give
+** the rows repeated bit for bit; others scaled by one power of two as
+** confusion_value_w scales every cell (the same bits for c w as for w).
+** net_benefit_ci_w's replicates call it too. */
+double ml_net_benefit_w(double tp, double fp, double tn, double fn, double pt){
+  double sc;
+  if( tp==floor(tp) && fp==floor(fp) && tn==floor(tn) && fn==floor(fn)
+   && fmax(fmax(tp, fp), fmax(tn, fn))<=9007199254740992.0 ){
+    return ml_net_benefit(tp, fp, (double)((ml_i64)tp + (ml_i64)fp + (ml_i64)tn + (ml_i64)fn), pt);
+  }
+  sc = ml_pow2_scale(fmax(fmax(tp, fp), fmax(tn, fn)));
+  tp *= sc; fp *= sc; tn *= sc; fn *= sc;
+  return ml_net_benefit(tp, fp, (tp + fn) + (tn + fp), pt);
 }
 
 /* decision_curve_w: write_decision_curve's points on weight sums.  The
@@ -448,8 +464,8 @@ static int write_decision_curve_w(MlJson *j, const MlSamples *smp, const double 
     double t = g[0] + (double)i*g[2];
     ml_json_begin_object(j);
     ml_json_key(j, "threshold");   ml_json_double(j, t);
-    ml_json_key(j, "net_benefit"); ml_json_double(j, net_benefit_of(v[2*i], v[2*i+1], n, t));
-    ml_json_key(j, "treat_all");   ml_json_double(j, net_benefit_of(w.P, w.N, n, t));
+    ml_json_key(j, "net_benefit"); ml_json_double(j, ml_net_benefit(v[2*i], v[2*i+1], n, t));
+    ml_json_key(j, "treat_all");   ml_json_double(j, ml_net_benefit(w.P, w.N, n, t));
     ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
     ml_json_end_object(j);
   }
@@ -591,8 +607,8 @@ static int write_decision_curve(MlJson *j, const MlSamples *smp, const double g[
     ml_count_at_least(smp, idx, ml_key_of(t), &tp, &fp);
     ml_json_begin_object(j);
     ml_json_key(j, "threshold");   ml_json_double(j, t);
-    ml_json_key(j, "net_benefit"); ml_json_double(j, net_benefit_of((double)tp, (double)fp, (double)n, t));
-    ml_json_key(j, "treat_all");   ml_json_double(j, net_benefit_of((double)smp->n[1], (double)smp->n[0], (double)n, t));
+    ml_json_key(j, "net_benefit"); ml_json_double(j, ml_net_benefit((double)tp, (double)fp, (double)n, t));
+    ml_json_key(j, "treat_all");   ml_json_double(j, ml_net_benefit((double)smp->n[1], (double)smp->n[0], (double)n, t));
     ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
     ml_json_end_object(j);
   }
@@ -1112,11 +1128,6 @@ static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const C
       if( isnan(v) ) ml_result_null(ctx, d->name, "undefined: no positives and none predicted");
       else sqlite3_result_double(ctx, v);
       return;
-    case RK_NET_BENEFIT: {
-      double pt = ml_param_value(&p->threshold, NAN);
-      sqlite3_result_double(ctx, net_benefit_of(tp, fp, n, pt));
-      return;
-    }
     case RK_PRECISION_AT_PRIOR: {
       if( P==0.0 || N==0.0 ){
         ml_result_null(ctx, d->name, "only one class in the group (positive weight %s, negative weight %s)",
@@ -1186,6 +1197,10 @@ static void ml_confusion_value(sqlite3_context *ctx){
       v[i] = ml_xsum_round(&a);
       integral &= v[i]==floor(v[i]) && v[i]<=9007199254740992.0;
     }
+    if( d->kind==RK_NET_BENEFIT ){
+      sqlite3_result_double(ctx, ml_net_benefit_w(v[3], v[1], v[0], v[2], ml_param_value(&p->threshold, NAN)));
+      return;
+    }
     if( !integral ){ confusion_value_w(ctx, d, p, v[3], v[1], v[0], v[2]); return; }
     q = *p;                   /* the sums as counts, in a copy: c counts the frame's rows */
     for(i=0; i<4; i++) q.c[i>>1][i&1] = (ml_i64)v[i];
@@ -1213,7 +1228,7 @@ static void ml_confusion_value(sqlite3_context *ctx){
       }
       return;
     case RK_NET_BENEFIT:
-      sqlite3_result_double(ctx, net_benefit_of((double)tp, (double)fp, (double)(tp+fp+tn+fn), ml_param_value(&p->threshold, NAN)));
+      sqlite3_result_double(ctx, ml_net_benefit((double)tp, (double)fp, (double)(tp+fp+tn+fn), ml_param_value(&p->threshold, NAN)));
       return;
     case RK_CONFUSION_CI:
       ml_json_init(&j);
@@ -1294,8 +1309,6 @@ static const MlStateHooks ml_confusion_states = {
 /* ------------------------------------------------------------- records */
 
 /* The parameters of the family's functions (ml_sql.h, "parameters are data"). */
-static const MlParamSpec psTargetFpr = ML_PARAM_REAL("target_fpr", 0.0, 1, 1.0, 1, 0, "0.1");
-static const MlParamSpec psTargetSpec = ML_PARAM_REAL("target_spec", 0.0, 1, 1.0, 1, 0, "0.9");
 static const MlParamSpec psMaxFpr = ML_PARAM_REAL("max_fpr", 0.0, 1, 1.0, 0, 0, "0.5");
 static const MlParamSpec psCriterion = ML_PARAM_CHOICE("criterion", azCriterion, 0, "'fpr'");
 static const MlParamSpec psTarget = ML_PARAM_REAL("target", 0.0, 1, 1.0, 1, 0, "0.1");
@@ -1305,7 +1318,6 @@ static const MlParamSpec psFrom = ML_PARAM_REAL("from", 0.0, 1, 1.0, 1, "0.01", 
 static const MlParamSpec psTo = ML_PARAM_REAL("to", 0.0, 1, 1.0, 1, "0.99", "0.9");
 static const MlParamSpec psBy = ML_PARAM_REAL("by", 0.0, 1, INFINITY, 1, "0.01", "0.1");
 static const MlParamSpec psThreshold = ML_PARAM_REAL("threshold", -INFINITY, 0, INFINITY, 0, 0, "0.5");
-static const MlParamSpec psPt = ML_PARAM_REAL("pt", 0.0, 1, 1.0, 1, 0, "0.2");
 static const MlParamSpec psPrior = ML_PARAM_REAL("prior", 0.0, 1, 1.0, 1, 0, "0.1");
 static const MlParamSpec psBeta = ML_PARAM_REAL("beta", 0.0, 1, INFINITY, 1, 0, "2");
 static const MlParamSpec psLevel = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95", "0.9");
@@ -1326,8 +1338,8 @@ const MlFuncDesc ml_ranking_functions[] = {
   { "auroc",           "y, s",                     2,  2, &famRank, 0, RK_AUROC, W, 0 },
   { "nap",             "y, s",                     2,  2, &famRank, 0, RK_NAP, W, 0 },
   { "youden_j",        "y, s",                     2,  2, &famRank, 0, RK_YOUDEN, W, 0 },
-  { "tpr_at_fpr",      "y, s, target_fpr",         3,  3, &famRank, 0, RK_TPR_AT_FPR, W, ML_PARAMS(&psTargetFpr) },
-  { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, W, ML_PARAMS(&psTargetSpec) },
+  { "tpr_at_fpr",      "y, s, target_fpr",         3,  3, &famRank, 0, RK_TPR_AT_FPR, W, ML_PARAMS(&ml_ps_target_fpr) },
+  { "sens_at_spec",    "y, s, target_spec",        3,  3, &famRank, 0, RK_SENS_AT_SPEC, W, ML_PARAMS(&ml_ps_target_spec) },
   { "pr_curve",        "y, s",                     2,  2, &famRank, 0, RK_PR_CURVE, ML_FN_JSON | W, 0 },
   { "roc_curve",       "y, s",                     2,  2, &famRank, 0, RK_ROC_CURVE, ML_FN_JSON | W, 0 },
   { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, W, ML_PARAMS(&psMaxFpr) },
@@ -1343,7 +1355,7 @@ const MlFuncDesc ml_ranking_functions[] = {
                                                              ML_PARAMS(&psThreshold, &psBeta) },
   { "confusion_ci",    "y, s, threshold [, level [, method]]", 3, 5, &famConfusion, 0, RK_CONFUSION_CI, ML_FN_JSON,
                                                              ML_PARAMS(&psThreshold, &psLevel, &psMethod) },
-  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, W, ML_PARAMS(&psPt) },
+  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, W, ML_PARAMS(&ml_ps_pt) },
   { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, W, 0 },
   { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, W, ML_PARAMS(&psK) },
   { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, W, ML_PARAMS(&psK) },

@@ -15,6 +15,11 @@
 **   pr_auc_diff_delta(y, s_a, s_b [, level])               paired, by the delta method
 **   auroc_diff(y, s_a, s_b [, level])                      paired DeLong test
 **   mean_ci(x [, level])                                   Student t
+**   tpr_at_fpr_ci(y, s, target_fpr [, level, reps, seed])  bootstrap of tpr_at_fpr
+**   sens_at_spec_ci(y, s, target_spec [, level, reps, seed])  of sens_at_spec
+**   net_benefit_ci(y, p, pt [, level, reps, seed])         of net_benefit
+**   net_benefit_diff_ci(y, p_a, p_b, pt [, level, reps, seed])
+**       paired, net_benefit(p_a) - net_benefit(p_b)
 **   pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w (y, s|p, w [, level, reps, seed]),
 **   ece_ci_w(y, p, w [, bins, level, reps, seed]),
 **   auroc_ci_w(y, s, w [, level, reps, seed]),
@@ -23,6 +28,10 @@
 **   auroc_diff_w(y, s_a, s_b, w [, level, reps, seed])     the weighted paired
 **       bootstrap of auroc_w(s_a) - auroc_w(s_b) (auroc_diff is DeLong's),
 **   ece_diff_ci_w(y, p_a, p_b, w [, bins, level, reps, seed])   the weighted bootstrap
+**   tpr_at_fpr_ci_w(y, s, w, target_fpr [, level, reps, seed]),
+**   sens_at_spec_ci_w(y, s, w, target_spec [, level, reps, seed]),
+**   net_benefit_ci_w(y, p, w, pt [, level, reps, seed]),
+**   net_benefit_diff_ci_w(y, p_a, p_b, w, pt [, level, reps, seed])
 **
 ** Rules:
 **   1. Rows and NULLs as in the metric's own family: a NULL in any data
@@ -79,6 +88,17 @@
 **      once by each); the normal interval of a - b clipped to [-1, 1], z and
 **      the two-sided p (identical scores: se 0, z null, p 1).  No state and
 **      no weighted twin (pr_auc_diff_ci_w is the weighted comparison).
+**  12. tpr_at_fpr_ci, sens_at_spec_ci, net_benefit_ci, net_benefit_diff_ci:
+**      the target (target_fpr, target_spec, pt) is required, right after
+**      the data, with the point function's spec (ml_args.c).  A replicate
+**      runs ml_fold_tpr_at_fpr_sweep over its weighted sweep (P and N
+**      summed first), or counts TP and FP at p >= pt (a byte per row,
+**      precomputed) into ml_net_benefit, ranking.c's expression: the
+**      estimate is the function's value bit for bit.  Net benefit is
+**      defined with one class (rule 5 does not apply).  No states (a state
+**      holds no target); the TPR twins' replicate is tpr_at_fpr_w's fold
+**      on the drawn rows, the net benefit twins' the exact sums of k w per
+**      cell into ml_net_benefit_w (net_benefit_w's own ending).
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -109,7 +129,7 @@ SQLITE_EXTENSION_INIT3
 /* Which statistic a record asks of the family's shared callbacks (MlFuncDesc.kind). */
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
        UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN, UN_AUROC_W, UN_AUROC_DIFF_W, UN_PR_AUC_DELTA,
-       UN_PR_AUC_DIFF_DELTA };
+       UN_PR_AUC_DIFF_DELTA, UN_TPR_AT_FPR, UN_SENS_AT_SPEC, UN_NET_BENEFIT, UN_NET_BENEFIT_DIFF };
 
 #define UNC_MAX_BINS 100000
 static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, UNC_MAX_BINS, "10", "10");
@@ -122,32 +142,39 @@ typedef struct UncShape {
   int hasQ, hasBins, boot;
   unsigned width;  /* sample record bytes */
   const char *zA, *zB;   /* names of the score arguments (3-argument kinds) */
+  int hasTarget;   /* a required parameter right after the data (d->aParam[0]):
+                   ** target_fpr, target_spec or pt */
 } UncShape;
 
 static const UncShape aShape[] = {
-  /* UN_PR_AUC      */ {2, 0, 0, 0, 1, 8, "s", 0},
-  /* UN_NAP         */ {2, 0, 0, 0, 1, 8, "s", 0},
-  /* UN_BRIER       */ {2, 1, 0, 0, 1, 8, "p", 0},
-  /* UN_LOGLOSS     */ {2, 1, 0, 0, 1, 8, "p", 0},
-  /* UN_ECE         */ {2, 1, 0, 1, 1, 8, "p", 0},
-  /* UN_STRAT_GAP   */ {3, 0, 1, 0, 1, 16, "s", "strat"},
-  /* UN_AUROC       */ {2, 0, 0, 0, 0, 8, "s", 0},
-  /* UN_AUROC_DIFF  */ {3, 0, 0, 0, 0, 16, "s_a", "s_b"},
-  /* UN_PR_AUC_DIFF */ {3, 0, 0, 0, 1, 16, "s_a", "s_b"},
-  /* UN_ECE_DIFF    */ {3, 1, 0, 1, 1, 16, "p_a", "p_b"},
-  /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0},
-  /* UN_AUROC_W     */ {2, 0, 0, 0, 1, 16, "s", 0},
-  /* UN_AUROC_DIFF_W */ {3, 0, 0, 0, 1, 16, "s_a", "s_b"},
-  /* UN_PR_AUC_DELTA */ {2, 0, 0, 0, 0, 8, "s", 0},
-  /* UN_PR_AUC_DIFF_DELTA */ {3, 0, 0, 0, 0, 16, "s_a", "s_b"},
+  /* UN_PR_AUC      */ {2, 0, 0, 0, 1, 8, "s", 0, 0},
+  /* UN_NAP         */ {2, 0, 0, 0, 1, 8, "s", 0, 0},
+  /* UN_BRIER       */ {2, 1, 0, 0, 1, 8, "p", 0, 0},
+  /* UN_LOGLOSS     */ {2, 1, 0, 0, 1, 8, "p", 0, 0},
+  /* UN_ECE         */ {2, 1, 0, 1, 1, 8, "p", 0, 0},
+  /* UN_STRAT_GAP   */ {3, 0, 1, 0, 1, 16, "s", "strat", 0},
+  /* UN_AUROC       */ {2, 0, 0, 0, 0, 8, "s", 0, 0},
+  /* UN_AUROC_DIFF  */ {3, 0, 0, 0, 0, 16, "s_a", "s_b", 0},
+  /* UN_PR_AUC_DIFF */ {3, 0, 0, 0, 1, 16, "s_a", "s_b", 0},
+  /* UN_ECE_DIFF    */ {3, 1, 0, 1, 1, 16, "p_a", "p_b", 0},
+  /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0, 0},
+  /* UN_AUROC_W     */ {2, 0, 0, 0, 1, 16, "s", 0, 0},
+  /* UN_AUROC_DIFF_W */ {3, 0, 0, 0, 1, 16, "s_a", "s_b", 0},
+  /* UN_PR_AUC_DELTA */ {2, 0, 0, 0, 0, 8, "s", 0, 0},
+  /* UN_PR_AUC_DIFF_DELTA */ {3, 0, 0, 0, 0, 16, "s_a", "s_b", 0},
+  /* UN_TPR_AT_FPR  */ {2, 0, 0, 0, 1, 8, "s", 0, 1},
+  /* UN_SENS_AT_SPEC */ {2, 0, 0, 0, 1, 8, "s", 0, 1},
+  /* UN_NET_BENEFIT */ {2, 1, 0, 0, 1, 8, "p", 0, 1},
+  /* UN_NET_BENEFIT_DIFF */ {3, 1, 0, 0, 1, 16, "p_a", "p_b", 1},
 };
 
 /* The parameters a result uses: the frame's rows' values, or the defaults. */
-typedef struct UncParams { double level, ql, qh; ml_i64 reps, bins, seed; } UncParams;
+typedef struct UncParams { double level, ql, qh, target; ml_i64 reps, bins, seed; } UncParams;
 
 typedef struct UncAgg {
   MlSamples smp;       /* key: s, s_a, p, p_a or x; aux: strat, s_b or p_b */
   MlParam level, reps, seed, bins, ql, qh;
+  MlParam target;      /* target_fpr, target_spec or pt (UncShape.hasTarget) */
   ml_i64 seedInt;      /* seed exactly (a double holds 53 bits) */
   UncParams q;         /* set by unc_result for the computation */
   int init;
@@ -163,6 +190,10 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
   int i = u->nData;
   double v;
   ml_i64 iv;
+  if( u->hasTarget ){       /* required: the records' nMin counts it */
+    if( ml_param_real(ctx, d->name, d->aParam[0], argv[i], &p->target, &v) ) return ML_ROW_ERR;
+    i++;
+  }
   if( u->hasQ ){
     if( argc==i+1 ){
       ml_arity_error(ctx, d, argc + p->weighted);    /* a twin's call had its w too */
@@ -207,6 +238,7 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
 /* xInverse: the row's parameters (accepted by unc_params) leave. */
 static void unc_params_drop(const UncShape *u, int argc, sqlite3_value **argv, UncAgg *p){
   int i = u->nData;
+  if( u->hasTarget ) ml_param_drop(&p->target, argv[i++]);
   if( u->hasQ ){
     if( argc>i+1 ){ ml_param_drop(&p->ql, argv[i]); ml_param_drop(&p->qh, argv[i+1]); }
     i += 2;
@@ -226,9 +258,11 @@ static int unc_param_values(sqlite3_context *ctx, const MlFuncDesc *d, const Unc
   double seed;
   if( ml_param_check(ctx, d->name, "ql", &p->ql) || ml_param_check(ctx, d->name, "qh", &p->qh)
    || ml_param_check(ctx, d->name, "bins", &p->bins) || ml_param_check(ctx, d->name, "level", &p->level)
-   || ml_param_check(ctx, d->name, "reps", &p->reps) || ml_param_check(ctx, d->name, "seed", &p->seed) ){
+   || ml_param_check(ctx, d->name, "reps", &p->reps) || ml_param_check(ctx, d->name, "seed", &p->seed)
+   || (aShape[d->kind].hasTarget && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->target)) ){
     return ML_ROW_ERR;
   }
+  q->target = ml_param_value(&p->target, NAN);
   q->level = ml_param_value(&p->level, 0.95);
   q->ql = ml_param_value(&p->ql, 0.25);
   q->qh = ml_param_value(&p->qh, 0.75);
@@ -399,6 +433,8 @@ typedef struct UncCtx {
   ml_i64 nApg;                  /* a positive, ascending (ml_ap_plan), */
   MlApGroup *apgB;              /* and pr_auc_diff's in cB */
   ml_i64 nApgB;
+  double target;                /* tpr_at_fpr, sens_at_spec: the target; net_benefit: pt */
+  const unsigned char *pred;    /* net_benefit: bit 0 p (p_a) >= pt, bit 1 p_b >= pt */
 } UncCtx;
 
 /* pr_auc_ci, nap_ci: AP (or NAP) of the replicate. */
@@ -496,6 +532,44 @@ static int stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double
   return 1;
 }
 
+/* tpr_at_fpr, sens_at_spec: ml_sweep.c's fold over the replicate's
+** weighted sweep, its P and N summed first (the fold needs N from the
+** first threshold on). */
+static int stat_tpr_at_fpr(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  MlSweep sw;
+  ml_i64 i, m[2] = {0, 0};
+  for(i=0; i<c->n; i++) m[c->lab[i]] += wc[i];
+  if( m[0]==0 || m[1]==0 ) return 0;
+  ml_sweep_init_weighted(&sw, c, 0, wc);
+  sw.P = m[1];
+  sw.N = m[0];
+  out[0] = ml_fold_tpr_at_fpr_sweep(&sw, u->target, u->kind==UN_SENS_AT_SPEC);
+  return 1;
+}
+
+/* net_benefit (and, paired, of p_b): the replicate's counts at p >= pt,
+** counts as net_benefit counts them (integers, then ml_net_benefit). */
+static int stat_net_benefit(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  ml_i64 i, n = 0, tp[2] = {0, 0}, fp[2] = {0, 0};
+  for(i=0; i<c->n; i++){
+    ml_i64 wi = wc[i];
+    unsigned b = u->pred[i];
+    n += wi;
+    if( c->lab[i] ){ tp[0] += wi & -(ml_i64)(b & 1); tp[1] += wi & -(ml_i64)(b>>1); }
+    else{ fp[0] += wi & -(ml_i64)(b & 1); fp[1] += wi & -(ml_i64)(b>>1); }
+  }
+  out[1] = ml_net_benefit((double)tp[0], (double)fp[0], (double)n, u->target);
+  if( u->kind==UN_NET_BENEFIT_DIFF ){
+    out[2] = ml_net_benefit((double)tp[1], (double)fp[1], (double)n, u->target);
+    out[0] = out[1] - out[2];
+  }else{
+    out[0] = out[1];
+  }
+  return 1;
+}
+
 /* Rows ordered by the key of v[r] (c->aux, or a weighted twin's c->aux2;
 ** any order among equal keys: a sweep, and the weighted folds' exact tie
 ** sums, sum a key's rows), with each row's canonical position: a radix sort
@@ -544,13 +618,16 @@ static void drawn_rows(UncCtx *u, const MlCanon *c, const ml_weight *wc,
   u->drawn.n[1] = m[1];
 }
 
-/* pr_auc_w, nap_w, auroc_w of the drawn rows (ranking.c's expressions). */
+/* pr_auc_w, nap_w, auroc_w, tpr_at_fpr_w, sens_at_spec_w of the drawn rows
+** (ranking.c's expressions). */
 static int stat_rank_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
   UncCtx *u = arg;
   drawn_rows(u, c, wc, 0, c->key);
   if( u->drawn.n[0]==0 || u->drawn.n[1]==0 ) return 0;
   if( u->kind==UN_AUROC_W ){
     out[0] = ml_fold_auroc(&u->drawn);
+  }else if( u->kind==UN_TPR_AT_FPR || u->kind==UN_SENS_AT_SPEC ){
+    out[0] = ml_fold_tpr_at_fpr(&u->drawn, u->target, u->kind==UN_SENS_AT_SPEC);
   }else if( u->kind==UN_NAP ){
     double pi = ml_samples_prevalence(&u->drawn);
     out[0] = (ml_fold_average_precision(&u->drawn, 0) - pi) / (1.0 - pi);
@@ -606,6 +683,27 @@ static int stat_diff_w(void *arg, const MlCanon *c, const ml_weight *wc, double 
   return 1;
 }
 
+/* net_benefit_w of the replicate (and, paired, of p_b, in c->aux2): the
+** exact sums of k w in each cell (y, p >= pt), ranking.c's
+** ml_net_benefit_w of their roundings, as net_benefit_w takes its sums. */
+static int stat_net_benefit_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  int k, paired = u->kind==UN_NET_BENEFIT_DIFF;
+  ml_i64 i;
+  for(k=1; k<(paired ? 3 : 2); k++){
+    for(i=0; i<4; i++) ml_xsum_init(&u->xs[i]);
+    for(i=0; i<c->n; i++){
+      double p = k==1 ? ml_double_of(c->key[i]) : c->aux2[i];
+      if( wc[i]==0 ) continue;
+      ml_xsum_add(&u->xs[2*c->lab[i] + (p>=u->target)], wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i], 1);
+    }
+    out[k] = ml_net_benefit_w(ml_xsum_round(&u->xs[3]), ml_xsum_round(&u->xs[1]),
+                              ml_xsum_round(&u->xs[0]), ml_xsum_round(&u->xs[2]), u->target);
+  }
+  out[0] = paired ? out[1] - out[2] : out[1];
+  return 1;
+}
+
 /* strat_gap_w of the drawn rows (s, k w, strat): stratified.c's own
 ** computation (ml_strat_compute_w), out = (gap, full, trimmed); undefined
 ** (one class, or a window too thin: the reason stays in u->sr) as
@@ -655,7 +753,7 @@ static void json_run(MlJson *j, const UncAgg *p, const MlBootResult *r){
 
 static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootResult *r){
   ml_json_begin_object(j);
-  if( kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF || kind==UN_AUROC_DIFF_W ){
+  if( kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF || kind==UN_AUROC_DIFF_W || kind==UN_NET_BENEFIT_DIFF ){
     ml_json_key(j, "a");       ml_json_double(j, r->iv[1].estimate);
     ml_json_key(j, "b");       ml_json_double(j, r->iv[2].estimate);
     ml_json_key(j, "diff");    ml_json_double(j, r->iv[0].estimate);
@@ -728,6 +826,11 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
       u->B = B;
       spec->stat = stat_ece_w;
       break;
+    case UN_NET_BENEFIT: case UN_NET_BENEFIT_DIFF:
+      u->target = q->target;
+      spec->stat = stat_net_benefit_w;
+      spec->K = kind==UN_NET_BENEFIT_DIFF ? 3 : 1;
+      break;
     case UN_STRAT_GAP:
       u->ql = q->ql;
       u->qh = q->qh;
@@ -750,7 +853,8 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
       spec->K = 3;
       break;
     }
-    default:                    /* UN_PR_AUC, UN_NAP, UN_AUROC_W */
+    default:                    /* UN_PR_AUC, UN_NAP, UN_AUROC_W, UN_TPR_AT_FPR, UN_SENS_AT_SPEC */
+      u->target = q->target;
       spec->stat = stat_rank_w;
       break;
   }
@@ -843,6 +947,24 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
       u.ql = p->q.ql; u.qh = p->q.qh;
       spec.stat = stat_strat_gap;
       spec.K = 3;
+      break;
+    }
+    case UN_TPR_AT_FPR: case UN_SENS_AT_SPEC:
+      u.target = p->q.target;
+      spec.stat = stat_tpr_at_fpr;
+      break;
+    case UN_NET_BENEFIT: case UN_NET_BENEFIT_DIFF: {
+      unsigned char *pred = mem = ml_malloc((uint64_t)(n ? n : 1));
+      double pt = p->q.target;
+      if( pred==0 ){ rc = ML_NOMEM; break; }
+      for(i=0; i<n; i++){          /* as net_benefit's row: p >= pt */
+        pred[i] = (unsigned char)((ml_double_of(c.key[i])>=pt)
+                                  | (d->kind==UN_NET_BENEFIT_DIFF && c.aux[i]>=pt ? 2 : 0));
+      }
+      u.pred = pred;
+      u.target = pt;
+      spec.stat = stat_net_benefit;
+      spec.K = d->kind==UN_NET_BENEFIT_DIFF ? 3 : 1;
       break;
     }
     case UN_PR_AUC_DIFF: {
@@ -1260,7 +1382,8 @@ static void unc_compute(sqlite3_context *ctx, UncAgg *p){
   if( d->kind==UN_MEAN ){ mean_result(ctx, p); return; }
   P = p->smp.n[1];
   N = p->smp.n[0];
-  if( (P==0 || N==0) && d->kind!=UN_BRIER && d->kind!=UN_LOGLOSS && d->kind!=UN_ECE && d->kind!=UN_ECE_DIFF ){
+  if( (P==0 || N==0) && d->kind!=UN_BRIER && d->kind!=UN_LOGLOSS && d->kind!=UN_ECE && d->kind!=UN_ECE_DIFF
+   && d->kind!=UN_NET_BENEFIT && d->kind!=UN_NET_BENEFIT_DIFF ){
     ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
                    (long long)P, (long long)N);
     return;
@@ -1344,5 +1467,19 @@ const MlFuncDesc ml_uncertainty_functions[] = {
                                                    ML_PARAMS(&psBins, BOOT) },
   { "mean_ci",         "x [, level]",              1,  2, &famUnc, 0, UN_MEAN, ML_FN_JSON | ML_FN_NO_STATE,
                                                    ML_PARAMS(&ml_ps_level) },
+  /* clinical operating points (SPEC round 4): the bootstrap of ranking.c's
+  ** tpr_at_fpr, sens_at_spec and net_benefit, the paired difference of net
+  ** benefits; no states (a state holds no target) */
+  { "tpr_at_fpr_ci",   "y, s, target_fpr [, level, reps, seed]", 3, 6, &famUnc, 0, UN_TPR_AT_FPR,
+                                                   ML_FN_JSON | ML_FN_NO_STATE | W, ML_PARAMS(&ml_ps_target_fpr, BOOT) },
+  { "sens_at_spec_ci", "y, s, target_spec [, level, reps, seed]", 3, 6, &famUnc, 0, UN_SENS_AT_SPEC,
+                                                   ML_FN_JSON | ML_FN_NO_STATE | W, ML_PARAMS(&ml_ps_target_spec, BOOT) },
+  { "net_benefit_ci",  "y, p, pt [, level, reps, seed]", 3, 6, &famUnc, 0, UN_NET_BENEFIT,
+                                                   ML_FN_JSON | ML_FN_NO_STATE | W, ML_PARAMS(&ml_ps_pt, BOOT) },
+  { "net_benefit_diff_ci", "y, p_a, p_b, pt [, level, reps, seed]", 4, 7, &famUnc, 0, UN_NET_BENEFIT_DIFF,
+                                                   ML_FN_JSON | ML_FN_NO_STATE, ML_PARAMS(&ml_ps_pt, BOOT) },
+  { "net_benefit_diff_ci_w", "y, p_a, p_b, w, pt [, level, reps, seed]", 5, 8, &famUnc, 0, UN_NET_BENEFIT_DIFF,
+                                                   ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
+                                                   ML_PARAMS(&ml_ps_pt, BOOT) },
   { 0 }
 };

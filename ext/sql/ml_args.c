@@ -282,6 +282,9 @@ const MlParamSpec ml_ps_gap_threshold = ML_PARAM_REAL("gap_threshold", -INFINITY
 const MlParamSpec ml_ps_level = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95", "0.9");
 const MlParamSpec ml_ps_reps = ML_PARAM_INT("reps", 10, 1000000, "1000", "20");
 const MlParamSpec ml_ps_seed = ML_PARAM_INT("seed", 0, INT64_MAX, "0", "7");
+const MlParamSpec ml_ps_target_fpr = ML_PARAM_REAL("target_fpr", 0.0, 1, 1.0, 1, 0, "0.1");
+const MlParamSpec ml_ps_target_spec = ML_PARAM_REAL("target_spec", 0.0, 1, 1.0, 1, 0, "0.9");
+const MlParamSpec ml_ps_pt = ML_PARAM_REAL("pt", 0.0, 1, 1.0, 1, 0, "0.2");
 
 int ml_param_real_checked(sqlite3_context *ctx, const char *fn, const MlParamSpec *ps, sqlite3_value *v,
                           MlParam *slot, double *out){

@@ -152,6 +152,16 @@ typedef struct MlParamSpec {
 ** number, 0.05), and the uncertainty family's level in (0, 1) (0.95), reps
 ** in 10..10^6 (1000) and seed in 0..2^63-1 (0). */
 extern const MlParamSpec ml_ps_ql, ml_ps_qh, ml_ps_gap_threshold, ml_ps_level, ml_ps_reps, ml_ps_seed;
+/* tpr_at_fpr's target_fpr and sens_at_spec's target_spec in (0, 1), and
+** net_benefit's pt in (0, 1), all required: ranking.c's functions and their
+** bootstrap intervals in uncertainty.c read the same specs. */
+extern const MlParamSpec ml_ps_target_fpr, ml_ps_target_spec, ml_ps_pt;
+
+/* Net benefit of treating the rows at or above pt: tp/n - fp/n pt/(1 - pt)
+** (ranking.c; net_benefit, decision_curve and net_benefit_ci share it). */
+double ml_net_benefit(double tp, double fp, double n, double pt);
+/* net_benefit_w's value from the sums of weights tp, fp, tn, fn (ranking.c). */
+double ml_net_benefit_w(double tp, double fp, double tn, double fn, double pt);
 
 /* A real parameter in ps's range, the same in every row: validates it and
 ** counts this row under it.  NULL is an error (a parameter is not data).

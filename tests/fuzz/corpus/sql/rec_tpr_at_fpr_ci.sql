@@ -1,0 +1,2 @@
+SELECT g, tpr_at_fpr_ci(y, s, 0.1, 0.9, 20, 7) FROM t GROUP BY g;
+SELECT tpr_at_fpr_ci(y, s, 0.1, 0.9, 20, 7) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
