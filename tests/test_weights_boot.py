@@ -91,6 +91,15 @@ def check_registry(ck, con):
     delta = twins.pop("pr_auc_delta_ci", {})
     ck.equal((delta.get("name"), delta.get("data"), delta.get("signature")),
              ("pr_auc_delta_ci_w", ["y", "s", "w"], "y, s, w [, level]"), "pr_auc_delta_ci_w, no bootstrap parameters")
+    # the clinical bootstraps' twins (issue 36) have their cases in
+    # test_boot_clinical.py (estimates bit for bit, integer weights, row order,
+    # frames, coverage); here their names, data arguments and parameters
+    clinical = {"tpr_at_fpr_ci": ["y", "s", "w"], "sens_at_spec_ci": ["y", "s", "w"],
+                "net_benefit_ci": ["y", "p", "w"], "net_benefit_diff_ci": ["y", "p_a", "p_b", "w"]}
+    for base, data in clinical.items():
+        f = twins.pop(base, {})
+        ck.equal((f.get("name"), f.get("data")), (base + "_w", data), base + "_w: name and data arguments")
+        ck.equal([p["name"] for p in f.get("params", [])][-3:], ["level", "reps", "seed"], base + "_w parameters")
     ck.equal(sorted(twins), sorted(list(CASES) + list(THREE)), "every weighted bootstrap twin has a case here")
     for base, (data, sig) in THREE.items():
         f = twins.get(base, {})
