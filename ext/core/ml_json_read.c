@@ -203,24 +203,48 @@ static int jr_object(JRead *r, int nField, const char *const *azField, double *r
   }
 }
 
+/* An array's opening bracket (after white space): ML_OK with *pEmpty set
+** when "[]" was read whole, else the error. */
+static int jr_array_open(JRead *r, int *pEmpty){
+  jr_ws(r);
+  if( r->z[r->i]!='[' ) return jr_fail(r, "expected an array");
+  r->i++;
+  jr_ws(r);
+  *pEmpty = r->z[r->i]==']';
+  if( *pEmpty ) r->i++;
+  return ML_OK;
+}
+
+/* After an element: 1 when another follows (',' read), 0 at the closing
+** ']' (read), ML_ERROR-style failure otherwise (-1, message set). */
+static int jr_array_next(JRead *r){
+  jr_ws(r);
+  if( r->z[r->i]==',' ){ r->i++; return 1; }
+  if( r->z[r->i]==']' ){ r->i++; return 0; }
+  jr_fail(r, "expected ',' or ']'");
+  return -1;
+}
+
+/* Nothing but white space after the array. */
+static int jr_array_end(JRead *r){
+  jr_ws(r);
+  return r->z[r->i]!=0 ? jr_fail(r, "text after the array") : ML_OK;
+}
+
 int ml_json_read_rows(const char *z, int nField, const char *const *azField,
                       double **paOut, ml_i64 *pnRow, ml_i64 *anPresent,
                       char *zErr, size_t nErr){
   JRead r;
   double *a = 0;
   ml_i64 n = 0, cap = 0;
-  int f, rc = ML_OK;
+  int f, rc = ML_OK, empty;
   r.z = z; r.i = 0; r.zErr = zErr; r.nErr = nErr;
   *paOut = 0; *pnRow = 0;
   if( nField>32 ) return jr_fail(&r, "more than 32 fields requested");
   for(f=0; f<nField; f++) anPresent[f] = 0;
-  jr_ws(&r);
-  if( z[r.i]!='[' ) return jr_fail(&r, "expected an array");
-  r.i++;
-  jr_ws(&r);
-  if( z[r.i]==']' ){
-    r.i++;
-  }else for(;;){
+  if( (rc = jr_array_open(&r, &empty))!=ML_OK ) return rc;
+  while( !empty ){
+    int more;
     if( n==cap ){
       ml_i64 cNew = cap ? cap*2 : 64;
       double *p = ml_realloc(a, (uint64_t)cNew * (uint64_t)nField * sizeof(double) + 8);
@@ -229,16 +253,10 @@ int ml_json_read_rows(const char *z, int nField, const char *const *azField,
     }
     if( (rc = jr_object(&r, nField, azField, a + n*nField, anPresent))!=ML_OK ) break;
     n++;
-    jr_ws(&r);
-    if( z[r.i]==',' ){ r.i++; continue; }
-    if( z[r.i]==']' ){ r.i++; break; }
-    rc = jr_fail(&r, "expected ',' or ']'");
-    break;
+    if( (more = jr_array_next(&r))<0 ){ rc = ML_ERROR; break; }
+    if( !more ) break;
   }
-  if( rc==ML_OK ){
-    jr_ws(&r);
-    if( z[r.i]!=0 ) rc = jr_fail(&r, "text after the array");
-  }
+  if( rc==ML_OK ) rc = jr_array_end(&r);
   if( rc!=ML_OK ){ ml_free(a); return rc; }
   *paOut = a; *pnRow = n;
   return ML_OK;
@@ -250,16 +268,11 @@ int ml_json_read_rows(const char *z, int nField, const char *const *azField,
 ** than its own buffer. */
 int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zErr, size_t nErr){
   JRead r;
-  int n = 0, rc = ML_OK;
+  int n = 0, rc = ML_OK, empty, more = 1;
   r.z = z; r.i = 0; r.zErr = zErr; r.nErr = nErr;
   *pn = 0;
-  jr_ws(&r);
-  if( z[r.i]!='[' ) return jr_fail(&r, "expected an array");
-  r.i++;
-  jr_ws(&r);
-  if( z[r.i]==']' ){
-    r.i++;
-  }else for(;;){
+  if( (rc = jr_array_open(&r, &empty))!=ML_OK ) return rc;
+  while( !empty && more ){
     double d;
     jr_ws(&r);
     if( z[r.i]=='n' ){
@@ -273,13 +286,9 @@ int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zE
       return ML_ERROR;
     }
     out[n++] = d;
-    jr_ws(&r);
-    if( z[r.i]==',' ){ r.i++; continue; }
-    if( z[r.i]==']' ){ r.i++; break; }
-    return jr_fail(&r, "expected ',' or ']'");
+    if( (more = jr_array_next(&r))<0 ) return ML_ERROR;
   }
-  jr_ws(&r);
-  if( z[r.i]!=0 ) return jr_fail(&r, "text after the array");
+  if( (rc = jr_array_end(&r))!=ML_OK ) return rc;
   *pn = n;
   return ML_OK;
 }

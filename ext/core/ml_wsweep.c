@@ -290,9 +290,9 @@ static int wop_meets(int criterion, double target, double tp, double fp, double 
     default:                return 1;
   }
 }
-static int wop_better(int criterion, double tp, double fp, const MlWOpPoint *b, double P, double N){
-  /* the products compare sums scaled by one power of two (rule 6) */
-  double sc = ml_pow2_scale(P > N ? P : N), btp = b->tp*sc, bfp = b->fp*sc;
+static int wop_better(int criterion, double tp, double fp, const MlWOpPoint *b, double P, double N, double sc){
+  /* the products compare sums scaled by the fold's one power of two (rule 6) */
+  double btp = b->tp*sc, bfp = b->fp*sc;
   tp *= sc; fp *= sc; P *= sc; N *= sc;
   switch( criterion ){
     case ML_OP_SENSITIVITY: return fp < bfp;
@@ -304,7 +304,9 @@ static int wop_better(int criterion, double tp, double fp, const MlWOpPoint *b, 
 
 void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, MlWOpPoint *out){
   MlWSweep w;
+  double sc;
   ml_wsweep_init(&w, s);
+  sc = ml_pow2_scale(w.P > w.N ? w.P : w.N);      /* once a fold, not once a candidate */
   memset(out, 0, sizeof(*out));
   out->P = w.P; out->N = w.N;
   out->allNegative = 1;
@@ -314,7 +316,7 @@ void ml_wfold_operating_point(const MlSamples *s, int criterion, double target, 
       if( criterion==ML_OP_FPR || criterion==ML_OP_SPECIFICITY ) break;
       continue;
     }
-    if( !out->achieved || wop_better(criterion, w.tp, w.fp, out, w.P, w.N) ){
+    if( !out->achieved || wop_better(criterion, w.tp, w.fp, out, w.P, w.N, sc) ){
       out->tp = w.tp; out->fp = w.fp; out->key = w.key;
       out->allNegative = 0;
       out->achieved = 1;

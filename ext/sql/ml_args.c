@@ -320,11 +320,7 @@ int ml_param_choice_checked(sqlite3_context *ctx, const char *fn, const MlParamS
   const char *const *azChoice = ps->azChoice;
   const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
   int i;
-  if( z && slot->n[0]>0 && sqlite3_stricmp(z, azChoice[(int)slot->v[0]])==0 ){
-    slot->n[0]++;                 /* the group's word in another spelling */
-    *out = (int)slot->v[0];
-    return ML_ROW_OK;
-  }
+  /* the word in any spelling; param_hold counts it under the group's value */
   for(i=0; z && azChoice[i]; i++){
     if( sqlite3_stricmp(z, azChoice[i])!=0 ) continue;
     *out = i;
@@ -398,7 +394,8 @@ int ml_compute_begin(sqlite3_context *ctx, int isFinal, ml_i64 nRows){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   ml_stop_install(0, 0);
   if( nRows < ML_CHECK_ROWS ) return 0;
-  if( !isFinal && nRows>ML_WINDOW_WARN_ROWS && !__atomic_exchange_n(&windowWarned, 1, __ATOMIC_RELAXED) ){
+  if( !isFinal && nRows>ML_WINDOW_WARN_ROWS && !__atomic_load_n(&windowWarned, __ATOMIC_RELAXED)
+   && !__atomic_exchange_n(&windowWarned, 1, __ATOMIC_RELAXED) ){
     sqlite3_log(SQLITE_WARNING, "%s(): a window frame of %lld rows: each row's result is computed over its"
                 " whole frame, O(rows in frame) a row; a window over daily ml_state rows costs O(entries)"
                 " (docs/usage.md, \"What a window costs\"; said once)",
