@@ -80,13 +80,21 @@ def check_summary(ref, page, got):
     if len(t) < 2:
         return
     head = [c[1] for c in t[1][0]]
-    ck.equal(head[-3:], ["O/E", "CITL", "slope"], "summary: the probability table ends with O/E, CITL, slope")
+    ck.equal(head[-4:], ["O/E", "CITL [95 % CI]", "slope [95 % CI]", "ICI"],
+             "summary: the probability table ends with O/E, CITL, slope (with intervals), ICI")
     prob = got["summary"]["probability"]
     for src in ("good", "bad"):
         cs = json.loads(ref.execute("SELECT calibration_summary(y, p) FROM preds WHERE src = ?", (src,)).fetchone()[0])
+        sm = json.loads(ref.execute("SELECT calibration_smooth(y, p) FROM preds WHERE src = ?", (src,)).fetchone()[0])
         g = prob["groups"][src]
         ck.equal((g.get("oe_ratio"), g.get("citl"), g.get("slope")), (cs["oe_ratio"], cs["citl"], cs["slope"]),
                  "summary JSON: %s's O/E, CITL, slope are calibration_summary's" % src)
+        ck.equal(tuple(g.get(k) for k in ("citl_lo", "citl_hi", "slope_lo", "slope_hi")),
+                 tuple(cs[k] for k in ("citl_lo", "citl_hi", "slope_lo", "slope_hi")),
+                 "summary JSON: %s's CITL and slope intervals are calibration_summary's" % src)
+        ck.equal(g.get("ici"), sm["ici"], "summary JSON: %s's ICI is calibration_smooth's" % src)
+        del sm["curve"]
+        ck.equal(g.get("calibration_smooth"), sm, "summary JSON: %s's calibration_smooth without its curve" % src)
         worse = g["brier"] > g["no_skill_brier"]
         ck.equal(worse, src == "bad", "the data: only bad is worse than no skill")
         ck.equal(g.get("worse_than_no_skill"), worse, "summary JSON: %s worse_than_no_skill" % src)
@@ -95,11 +103,19 @@ def check_summary(ref, page, got):
         if not row:
             continue
         cells = row[0]
-        ck.equal([c[1] for c in cells[-3:]], [f3(cs["oe_ratio"]), f3(cs["citl"]), f3(cs["slope"])],
-                 "summary page: %s's O/E, CITL, slope" % src)
+
+        def ci3(e, lo, hi):
+            return '%s <span class="ci">[%s, %s]</span>' % (f3(e), f3(lo), f3(hi))
+        ck.equal([c[1] for c in cells[-4:]], [f3(cs["oe_ratio"]), ci3(cs["citl"], cs["citl_lo"], cs["citl_hi"]),
+                                              ci3(cs["slope"], cs["slope_lo"], cs["slope_hi"]), f3(sm["ici"])],
+                 "summary page: %s's O/E, CITL [CI], slope [CI], ICI" % src)
         brier_attr, brier_text = cells[3]
-        ck.equal(("worse" in brier_attr, "worse than no skill" in brier_text), (worse, worse),
-                 "summary page: %s's Brier is flagged exactly when worse than no skill: %r" % (src, cells[3]))
+        ck.equal(("worse" in brier_attr, "worse than no skill" in brier_text, "&#9888;" in brier_text),
+                 (worse, worse, worse),
+                 "summary page: %s's Brier is flagged (marker and text) exactly when worse than no skill: %r"
+                 % (src, cells[3]))
+        ck.equal(g.get("no_better_than_no_skill"), g["brier"] >= g["no_skill_brier"],
+                 "summary JSON: %s no_better_than_no_skill is Brier >= no-skill Brier" % src)
     cs = json.loads(ref.execute("SELECT calibration_summary(y, p) FROM preds").fetchone()[0])
     ck.equal((prob["all"].get("oe_ratio"), prob["all"].get("citl"), prob["all"].get("slope")),
              (cs["oe_ratio"], cs["citl"], cs["slope"]), "summary JSON: all rows' O/E, CITL, slope")

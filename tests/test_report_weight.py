@@ -6,7 +6,8 @@ weighted rows, from the extension's weighted twins.
      number of --json is the same double, but for the intervals whose
      weighted twin is another method (auroc_ci's DeLong interval vs
      auroc_ci_w's bootstrap, auroc_diff vs auroc_diff_w), where the
-     estimates are the same doubles.
+     estimates are the same doubles, and ICI (calibration_smooth has no
+     weighted twin: null with --weight).
   2. Integer weights (0 to 3) give the numbers of the rows repeated that
      many times (a weight of 0 drops the row, a NULL weight skips it): the
      counts (sums of weights), prevalences, AUROC, PR-AUC, curves, ECE,
@@ -78,7 +79,22 @@ OTHER_METHOD = {("summary", "scores", "*", "all", "auroc_ci"): "estimate",
                 ("summary", "scores", "*", "groups", "*", "auroc_ci"): "estimate",
                 ("summary", "scores", "*", "mean", "auroc"): None,
                 ("compare", "*", "auroc_diff"): "diff",
-                ("compare", "*", "auroc_p_holm"): None}
+                ("compare", "*", "auroc_p_holm"): None,
+                # calibration_smooth has no weighted twin: no ICI with --weight
+                # (null: checked in check_no_smooth)
+                ("summary", "probability", "all", "ici"): None,
+                ("summary", "probability", "all", "calibration_smooth"): None,
+                ("summary", "probability", "groups", "*", "ici"): None,
+                ("summary", "probability", "groups", "*", "calibration_smooth"): None}
+
+
+def check_no_smooth(got, what):
+    """With --weight, ICI and calibration_smooth are null (no weighted twin),
+    never an unweighted number."""
+    prob = got["summary"]["probability"]
+    rows = [prob["all"]] + list(prob.get("groups", {}).values())
+    ck.equal(sorted({(str(x.get("ici")), str(x.get("calibration_smooth"))) for x in rows}), [("None", "None")],
+             what + ": ICI and calibration_smooth are null with --weight")
 
 
 def rule(path, rules):
@@ -128,6 +144,8 @@ def test_weight_one(tmp):
     _, want = report(db, [], tmp, "one")
     if got and want:
         compare_reports(got, want, OTHER_METHOD, "weight 1")
+        check_no_smooth(got, "weight 1")
+        ck.true(want["summary"]["probability"]["all"]["ici"] is not None, "weight 1: the unweighted report has an ICI")
 
 
 def test_repeated(tmp):

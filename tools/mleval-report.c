@@ -75,6 +75,7 @@ int main(int argc, char **argv){
   load_mleval(&r);
   check_columns(&r);
   scan_table(&r);                 /* scan.c: one GROUP BY pass -> states */
+  drift_resolve(&r);              /*         --drift-ref -> the reference periods */
   compute(&r);                    /*         states -> results */
   sections_compute(&r, &s);       /* sections.c: results -> section structs */
   zJson = json_write(&r, &s);     /* json.c, html.c: structs -> outputs */

@@ -208,6 +208,7 @@ char *html_write(Report *r, const Sections *s){
   html_calibration(r, h, &s->cal);
   html_compare(r, h, &s->cmp);
   html_operating(r, h, &s->op);
+  html_drift(r, h, &s->drift);
   html_svd(r, h, &s->svd);
   html_footer(r, h, s->zVersion);
   if( sqlite3_str_errcode(h) ) die(1, "out of memory");

@@ -2,12 +2,12 @@
 ** html_sections.c -- one block of the page per section of mleval-report,
 ** each written from its struct (sections.c): the open summary, then the
 ** collapsed <details> sections AUROC, PR curves, Calibration, Compare
-** models, Operating points and SVD cost.
+** models, Operating points, Drift and SVD cost.
 ** SPDX-License-Identifier: MIT
 **
 ** Rules:
 **   1. Every section but the summary is a <details> collapsed by default,
-**      with an id (auroc, pr, calibration, compare, operating, svd).
+**      with an id (auroc, pr, calibration, compare, operating, drift, svd).
 **   2. A value the section has not (a group with too few of a class, no
 **      group for a mean) is a cell of class "na" saying why; an AUROC below
 **      0.5 is marked "inverted".
@@ -81,7 +81,20 @@ static void summary_score(Report *r, sqlite3_str *h, const char *zScore, const S
   }
 }
 
-/* With --prob: Brier and log loss next to the no-skill model's. */
+/* "est [lo, hi]" in a cell, or est alone when the interval is not finite. */
+static void td_interval(sqlite3_str *h, double est, double lo, double hi){
+  char b[32], l[32], u[32];
+  fmt3(b, est);
+  if( isfinite(est) && isfinite(lo) && isfinite(hi) ){
+    fmt3(l, lo); fmt3(u, hi);
+    sqlite3_str_appendf(h, "<td>%s <span class=\"ci\">[%s, %s]</span></td>", b, l, u);
+  }else{
+    sqlite3_str_appendf(h, "<td>%s</td>", b);
+  }
+}
+
+/* With --prob: Brier and log loss next to the no-skill model's, and the
+** calibration: O/E, CITL and slope with their intervals, ICI. */
 static void summary_prob(Report *r, sqlite3_str *h, const Summary *s){
   int i, c;
   sqlite3_str_appendall(h, "<p>The probability <code>");
@@ -90,29 +103,45 @@ static void summary_prob(Report *r, sqlite3_str *h, const Summary *s){
                         "lower is better, next to the no-skill model that predicts the prevalence &#960; for "
                         "every row: Brier &#960;(1 &#8722; &#960;), log loss "
                         "&#8722;&#960; ln &#960; &#8722; (1 &#8722; &#960;) ln(1 &#8722; &#960;). "
-                        "A Brier score above the no-skill one is marked <span class=\"worse\">worse than no "
-                        "skill</span>. A small Brier score alone does not make probabilities right: "
+                        "A Brier score at or above the no-skill one is flagged <span class=\"worse\">&#9888; worse "
+                        "than no skill</span> (&#8220;no better than no skill&#8221; when equal). "
+                        "A small Brier score alone does not make probabilities right: "
                         "<code>calibration_summary(y, p)</code>'s observed/expected ratio O/E (1 when the "
                         "probabilities add up to the events), calibration-in-the-large CITL (0) and "
                         "calibration slope (1; below 1 the probabilities are too extreme, above 1 too "
-                        "timid) say whether they are.</p>\n");
+                        "timid), each with its 95 % Wald interval (<code>citl_lo</code>, <code>slope_lo</code>, ...: "
+                        "R's <code>confint.default</code> of the same <code>glm</code>), and the integrated "
+                        "calibration index ICI (<code>calibration_smooth(y, p)</code>: the mean distance between "
+                        "the lowess calibration curve and p, 0 when calibrated; rms <code>val.prob</code>'s Eavg) "
+                        "say whether they are.");
+  if( r->o.zWeight ){
+    sqlite3_str_appendall(h, " ICI is n/a here: <code>calibration_smooth</code> has no weighted twin.");
+  }
+  sqlite3_str_appendall(h, "</p>\n");
   table_open(r, h, "summary", "<th>probability</th>", "<th>rows</th><th>Brier</th><th>no-skill Brier</th>"
-             "<th>log loss</th><th>no-skill log loss</th><th>O/E</th><th>CITL</th><th>slope</th>");
+             "<th>log loss</th><th>no-skill log loss</th><th>O/E</th><th>CITL [95 % CI]</th>"
+             "<th>slope [95 % CI]</th><th>ICI</th>");
   for(i=0; i<s->nProb; i++){
     const ProbRow *w = &s->aProb[i];
-    double v[7];
-    v[0] = w->brier; v[1] = w->nsBrier; v[2] = w->logLoss; v[3] = w->nsLog;
-    v[4] = w->oe; v[5] = w->citl; v[6] = w->slope;
+    double v[5];
+    char b[32];
+    v[0] = w->brier; v[1] = w->nsBrier; v[2] = w->logLoss; v[3] = w->nsLog; v[4] = w->oe;
     sqlite3_str_appendall(h, w->zGroup ? "<tr>" : "<tr class=\"overall\">");
     td_name(h, r->o.zProb);
     td_name(h, w->zGroup ? w->zGroup : "all rows");
     { char nb[32]; fmt_count(nb, w->n); sqlite3_str_appendf(h, "<td>%s</td>", nb); }
-    for(c=0; c<7; c++){
-      char b[32];
+    for(c=0; c<5; c++){
       fmt3(b, v[c]);
-      if( c==0 && w->worse ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (worse than no skill)</td>", b);
+      if( c==0 && w->worse ){
+        sqlite3_str_appendf(h, "<td class=\"worse\">%s <span title=\"Brier at or above the no-skill Brier\">"
+                            "&#9888;</span> (%s than no skill)</td>", b, w->worse==2 ? "worse" : "no better");
+      }
       else sqlite3_str_appendf(h, "<td>%s</td>", b);
     }
+    td_interval(h, w->citl, w->citlLo, w->citlHi);
+    td_interval(h, w->slope, w->slopeLo, w->slopeHi);
+    fmt3(b, w->ici);
+    sqlite3_str_appendf(h, "<td>%s</td>", b);
     sqlite3_str_appendall(h, "</tr>\n");
   }
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
@@ -132,6 +161,12 @@ void html_summary(Report *r, sqlite3_str *h, const Summary *s){
   sqlite3_str_appendall(h, "</section>\n");
 }
 
+/* In place of a plot of more series than a plot aggregate draws. */
+static void html_too_many(sqlite3_str *h){
+  sqlite3_str_appendf(h, "<p class=\"na\">more than %d lines: not drawn (a plot draws at most %d series, "
+                      "one colour each); the table has every group</p>\n", PLOT_MAX_SERIES, PLOT_MAX_SERIES);
+}
+
 /* One plot per score of its groups' curves (titled "zKind: score"), with
 ** the groups that have none listed under it. */
 static void curve_plots(Report *r, sqlite3_str *h, const CurveSec *s, const char *zKind){
@@ -141,6 +176,7 @@ static void curve_plots(Report *r, sqlite3_str *h, const CurveSec *s, const char
     char *zTitle = sqlite3_mprintf("%s: %s", zKind, r->o.azScore[k]);
     html_h3(h, zTitle);
     if( c->zSvg ) html_svg(h, c->zSvg);
+    else if( c->tooMany ) html_too_many(h);
     else sqlite3_str_appendall(h, "<p class=\"na\">no group has 2 positives and 2 negatives: no curve</p>\n");
     html_missing(r, h, c->aCnt);
     sqlite3_free(zTitle);
@@ -254,6 +290,7 @@ void html_calibration(Report *r, sqlite3_str *h, const CalSec *s){
   zTitle = sqlite3_mprintf("Reliability: %s", r->o.zProb);
   html_h3(h, zTitle);
   if( s->zRelSvg ) html_svg(h, s->zRelSvg);
+  else if( s->relTooMany ) html_too_many(h);
   sqlite3_free(zTitle);
   /* the decision curve over all rows: the model, treat all, treat none */
   zTitle = sqlite3_mprintf("Decision curve: %s (all rows)", r->o.zProb);
@@ -338,6 +375,7 @@ void html_compare(Report *r, sqlite3_str *h, const CmpSec *s){
   if( s->zRocSvg ) html_svg(h, s->zRocSvg);
   sqlite3_str_appendall(h, "<h3>PR curves, all rows: every score</h3>\n");
   if( s->zPrSvg ) html_svg(h, s->zPrSvg);
+  else if( s->prTooMany ) html_too_many(h);
   sqlite3_str_appendall(h, "</div>\n</details>\n");
 }
 
@@ -355,8 +393,18 @@ void html_operating(Report *r, sqlite3_str *h, const OpSec *s){
     html_text(h, r->o.azOpCrit[j]);
     sqlite3_str_appendall(h, t);
   }
-  sqlite3_str_appendall(h, "</code> (<code>--operating</code>).</p>\n");
-  table_open(r, h, 0, "<th>score</th>", "<th>criterion</th><th>threshold</th><th>sensitivity</th><th>specificity</th>"
+  sqlite3_str_appendall(h, "</code> (<code>--operating</code>). ");
+  if( r->o.reps && r->o.bootRows ){
+    sqlite3_str_appendf(h, "Where the criterion fixes the specificity or the false positive rate, the sensitivity "
+                        "there has its 95 %% BCa bootstrap interval (<code>sens_at_spec_ci(y, s, target)</code>, "
+                        "<code>tpr_at_fpr_ci(y, s, target)</code>, %d replicates, seed 0) in a group of at most "
+                        "%lld rows; <code>max_f1</code>, <code>youden</code>, <code>sensitivity</code> and "
+                        "<code>precision</code> pick their threshold from the data, and no function bootstraps "
+                        "that choice, so they have none.</p>\n", r->o.reps, (long long)r->o.bootRows);
+  }else{
+    sqlite3_str_appendall(h, "No intervals: <code>--reps 0</code> or <code>--boot-rows 0</code>.</p>\n");
+  }
+  table_open(r, h, 0, "<th>score</th>", "<th>criterion</th><th>threshold</th><th>sensitivity [95 % CI]</th><th>specificity</th>"
              "<th>precision</th><th>F1</th><th>achieved</th>");
   for(i=0; i<s->nRow; i++){
     const OpRow *o = &s->aRow[i];
@@ -374,6 +422,7 @@ void html_operating(Report *r, sqlite3_str *h, const OpSec *s){
       v[0] = o->threshold; v[1] = o->tpr; v[2] = o->spec; v[3] = o->precision; v[4] = o->f1;
       for(c=0; c<5; c++){
         char b[32];
+        if( c==1 && o->sens.zJson ){ html_ci(h, &o->sens); continue; }
         if( c==0 && !isnan(v[0]) ) snprintf(b, sizeof(b), "%.6g", v[0]);
         else fmt3(b, v[c]);
         sqlite3_str_appendf(h, "<td>%s</td>", b);
@@ -382,6 +431,69 @@ void html_operating(Report *r, sqlite3_str *h, const OpSec *s){
     }
   }
   sqlite3_str_appendall(h, "</tbody>\n</table>\n</div>\n</details>\n");
+}
+
+/* Drift (--drift-ref): the reference, the rule of thumb, the table of every
+** column and period, the PSI plot. */
+void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
+  int i;
+  if( !s->on ) return;
+  sqlite3_str_appendall(h, "<details id=\"drift\">\n<summary>Drift</summary>\n<div class=\"body\">\n"
+                        "<p>Each score's (and the probability's) distribution in every period of <code>");
+  html_text(h, r->o.zBy);
+  sqlite3_str_appendall(h, "</code> against the reference (<code>--drift-ref ");
+  html_text(h, r->o.zDriftRef);
+  sqlite3_str_appendf(h, "</code>: %d period%s, ", s->nRef, s->nRef==1 ? "" : "s");
+  for(i=0; i<s->nRef; i++){
+    if( i==8 && s->nRef>10 ){ sqlite3_str_appendf(h, ", ... (%d more), ", s->nRef - 9); i = s->nRef - 1; }
+    else if( i ) sqlite3_str_appendall(h, ", ");
+    html_text(h, s->azRef[i]);
+  }
+  sqlite3_str_appendall(h, "), the periods in ascending order of their values, over the rows with a label: "
+    "<code>drift_report(st_ref, st)</code> of the reference's state (its periods' <code>ml_state</code>s "
+    "merged) and the period's. PSI over 10 bins at the reference's deciles (a share of 0 counts as "
+    "10<sup>&#8722;4</sup>); the usual reading: below 0.1 no real shift, 0.1 to 0.25 "
+    "<span class=\"worse\">moderate</span>, 0.25 and above <span class=\"worse\">major</span>. "
+    "The two-sample Kolmogorov&#8211;Smirnov statistic D and its p-value (scipy's <code>ks_2samp</code>, "
+    "exact or asymptotic as it chooses), the Wasserstein-1 distance, the means, and the AUROC of "
+    "telling the period's rows from the reference's by the score (0.5: no shift; above 0.5 the period runs "
+    "higher).</p>\n");
+  table_open(r, h, 0, "<th>column</th>", "<th>rows</th><th>PSI</th><th>KS D</th><th>KS p</th><th>Wasserstein</th>"
+             "<th>mean: reference &#8594; period</th><th>AUROC period vs reference</th>");
+  for(i=0; i<s->nRow; i++){
+    const DriftRow *d = &s->aRow[i];
+    char b[32], c[32];
+    sqlite3_str_appendall(h, "<tr>");
+    td_name(h, d->zCol);
+    td_name(h, d->zPeriod);
+    fmt_count(b, d->n);
+    sqlite3_str_appendf(h, "<td>%s</td>", b);
+    if( d->zJson==0 ){
+      sqlite3_str_appendall(h, "<td class=\"na\" colspan=\"6\">no rows in the reference or the period</td></tr>\n");
+      continue;
+    }
+    fmt3(b, d->psi);
+    if( d->psi>=0.25 ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (major)</td>", b);
+    else if( d->psi>=0.1 ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (moderate)</td>", b);
+    else sqlite3_str_appendf(h, "<td>%s</td>", b);
+    fmt3(b, d->ks);
+    sqlite3_str_appendf(h, "<td>%s</td>", b);
+    td_p(h, d->ksP, 0, NAN);
+    fmt3(b, d->wass);
+    sqlite3_str_appendf(h, "<td>%s</td>", b);
+    fmt3(b, d->meanRef); fmt3(c, d->meanCur);
+    sqlite3_str_appendf(h, "<td>%s &#8594; %s</td>", b, c);
+    fmt3(b, d->aurocPeriod);
+    sqlite3_str_appendf(h, "<td>%s</td></tr>\n", b);
+  }
+  sqlite3_str_appendall(h, "</tbody>\n</table>\n");
+  if( s->zSvg ){
+    char *zT = sqlite3_mprintf("PSI against the reference, per %s", r->o.zBy);
+    html_h3(h, zT);
+    sqlite3_free(zT);
+    html_svg(h, s->zSvg);
+  }
+  sqlite3_str_appendall(h, "</div>\n</details>\n");
 }
 
 void html_svd(Report *r, sqlite3_str *h, const SvdSec *s){

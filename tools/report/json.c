@@ -6,7 +6,7 @@
 ** Keys, in order: generator, mleval_version, table, rows, label, by, prob,
 ** bins, reps, boot_rows, calibration, curve_points, groups, auroc, pr_auc,
 ** inverted, ece, curves, reliability, summary, compare (two scores or
-** more), operating_points, svd_cost (--svd).
+** more), operating_points, drift (--drift-ref), svd_cost (--svd).
 **
 ** Rules:
 **   1. A number is the double the section read, written with the shortest
@@ -230,7 +230,14 @@ static void json_summary(Report *r, sqlite3_str *j, const Summary *s){
       sqlite3_str_appendall(j, ",\"oe_ratio\":"); json_num(j, w->oe);
       sqlite3_str_appendall(j, ",\"citl\":"); json_num(j, w->citl);
       sqlite3_str_appendall(j, ",\"slope\":"); json_num(j, w->slope);
-      sqlite3_str_appendf(j, ",\"worse_than_no_skill\":%s}", w->worse ? "true" : "false");
+      sqlite3_str_appendall(j, ",\"citl_lo\":"); json_num(j, w->citlLo);
+      sqlite3_str_appendall(j, ",\"citl_hi\":"); json_num(j, w->citlHi);
+      sqlite3_str_appendall(j, ",\"slope_lo\":"); json_num(j, w->slopeLo);
+      sqlite3_str_appendall(j, ",\"slope_hi\":"); json_num(j, w->slopeHi);
+      sqlite3_str_appendall(j, ",\"ici\":"); json_num(j, w->ici);
+      sqlite3_str_appendf(j, ",\"calibration_smooth\":%s", w->zSmooth ? w->zSmooth : "null");
+      sqlite3_str_appendf(j, ",\"no_better_than_no_skill\":%s", w->worse ? "true" : "false");
+      sqlite3_str_appendf(j, ",\"worse_than_no_skill\":%s}", w->worse==2 ? "true" : "false");
     }
     if( !first ) sqlite3_str_appendall(j, "}");
     sqlite3_str_appendall(j, "}");
@@ -268,9 +275,46 @@ static void json_operating(sqlite3_str *j, const OpSec *s){
     sqlite3_str_appendall(j, "{\"score\":"); json_str(j, o->zScore);
     sqlite3_str_appendall(j, ",\"group\":");
     json_str_or_null(j, o->zGroup);
-    sqlite3_str_appendf(j, ",\"point\":%s}", o->zPoint ? o->zPoint : "null");
+    sqlite3_str_appendf(j, ",\"point\":%s,\"sensitivity_ci\":%s}", o->zPoint ? o->zPoint : "null",
+                        o->sens.zJson ? o->sens.zJson : "null");
   }
   sqlite3_str_appendall(j, "]");
+}
+
+/* ,"drift":{"by","reference":[periods],"bins":10,"columns":{col:[{"period",
+** "rows","drift_report"}]}} with --drift-ref. */
+static void json_drift(Report *r, sqlite3_str *j, const DriftSec *s){
+  int i;
+  const char *zPrev = 0;
+  if( !s->on ) return;
+  sqlite3_str_appendall(j, ",\"drift\":{\"by\":");
+  json_str(j, r->o.zBy);
+  sqlite3_str_appendall(j, ",\"drift_ref\":");
+  json_str(j, r->o.zDriftRef);
+  sqlite3_str_appendall(j, ",\"reference\":[");
+  for(i=0; i<s->nRef; i++){
+    if( i ) sqlite3_str_appendchar(j, 1, ',');
+    json_str(j, s->azRef[i]);
+  }
+  sqlite3_str_appendall(j, "],\"bins\":10,\"columns\":{");
+  for(i=0; i<s->nRow; i++){
+    const DriftRow *d = &s->aRow[i];
+    if( zPrev==0 || strcmp(zPrev, d->zCol)!=0 ){
+      if( zPrev ) sqlite3_str_appendall(j, "],");
+      json_str(j, d->zCol);
+      sqlite3_str_appendall(j, ":[");
+    }else{
+      sqlite3_str_appendchar(j, 1, ',');
+    }
+    zPrev = d->zCol;
+    sqlite3_str_appendall(j, "{\"period\":");
+    json_str(j, d->zPeriod);
+    sqlite3_str_appendall(j, ",\"rows\":");
+    json_count(j, d->n);
+    sqlite3_str_appendf(j, ",\"drift_report\":%s}", d->zJson ? d->zJson : "null");
+  }
+  if( zPrev ) sqlite3_str_appendall(j, "]");
+  sqlite3_str_appendall(j, "}}");
 }
 
 static void json_svd(sqlite3_str *j, const SvdSec *s){
@@ -303,6 +347,7 @@ char *json_write(Report *r, const Sections *s){
   json_summary(r, j, &s->sum);
   json_compare(j, &s->cmp);
   json_operating(j, &s->op);
+  json_drift(r, j, &s->drift);
   json_svd(j, &s->svd);
   sqlite3_str_appendall(j, "}\n");
   if( sqlite3_str_errcode(j) ) die(1, "out of memory");

@@ -17,6 +17,9 @@
 **      file no report wrote (by its first bytes, azOurHead) is replaced only
 **      with --force.
 **   4. Every other error is exit 1 with "mleval-report: MESSAGE" on stderr.
+**   5. --drift-ref needs --by (its values are the periods) and refuses
+**      --weight (drift_report has no weighted twin): both usage errors; its
+**      value is checked against the periods after the scan (drift.c, exit 1).
 **
 ** Cost: nothing but argv and two stat() per output.
 */
@@ -37,12 +40,14 @@ static const char *const zUsage =
   "                     [--prob COL] [--weight COL] [--by COL] [--bins N]\n"
   "                     [--operating LIST]\n"
   "                     [--reps N] [--boot-rows M] [--svd] [--svd-dims W,D]\n"
-  "                     [--svd-iters N] [-o report.html] [--json result.json]\n"
+  "                     [--svd-iters N] [--drift-ref VALUE|LO..HI]\n"
+  "                     [-o report.html] [--json result.json]\n"
   "                     [--force]\n"
   "\n"
   "Writes the evaluation report of TABLE as one self-contained HTML file: an\n"
   "open summary, then the sections AUROC, PR curves, Calibration, Compare\n"
-  "models (two scores or more), Operating points and, with --svd, SVD cost.\n"
+  "models (two scores or more), Operating points, Drift (--drift-ref) and,\n"
+  "with --svd, SVD cost.\n"
   "\n"
   "  DB              a SQLite database, or a CSV file with a header row\n"
   "  TABLE           the predictions table (the name given to a CSV's rows)\n"
@@ -73,6 +78,11 @@ static const char *const zUsage =
   "                  sql/svd_targets.sql: w = 128, d_model = 512)\n"
   "  --svd-dims W,D  the shapes' w and d_model (default 128,512)\n"
   "  --svd-iters N   timed iterations per method (default 20; warmup 5)\n"
+  "  --drift-ref R   with --by a period column (day, week, month: its values\n"
+  "                  in ascending order are the periods), the Drift section:\n"
+  "                  each score's and --prob's drift_report (PSI, KS, Wasserstein)\n"
+  "                  of every other period against the reference R, a value of\n"
+  "                  --by, or LO..HI, the periods from LO to HI inclusive\n"
   "  -o FILE         the HTML report (default report.html)\n"
   "  --json FILE     also write the numbers as JSON\n"
   "  --force         replace an existing -o or --json file that mleval-report\n"
@@ -194,6 +204,11 @@ void parse_args(Opts *o, int argc, char **argv){
     }
     else if( strcmp(a, "--boot-rows")==0 ){ NEEDV(); o->bootRows = parse_int(a, v, 0, 2000000000); }
     else if( strcmp(a, "--operating")==0 ){ NEEDV(); free(o->zOpBuf); o->zOpBuf = xstrdup(v); parse_operating(o, o->zOpBuf); }
+    else if( strcmp(a, "--drift-ref")==0 ){
+      NEEDV();
+      if( v[0]==0 ) die(2, "--drift-ref needs a value of --by or a range LO..HI, got ''");
+      o->zDriftRef = v;
+    }
     else if( strcmp(a, "--svd")==0 ){ o->svd = 1; }
     else if( strcmp(a, "--svd-dims")==0 ){
       char *comma;
@@ -222,6 +237,10 @@ void parse_args(Opts *o, int argc, char **argv){
   if( nPos<2 ) die(2, "DB and TABLE are required");
   if( o->zLabel==0 ) die(2, "--label is required");
   if( o->nScore==0 ) die(2, "at least one --score is required");
+  if( o->zDriftRef && o->zBy==0 ) die(2, "--drift-ref needs --by, the period column whose values it names");
+  if( o->zDriftRef && o->zWeight ){
+    die(2, "--drift-ref cannot be used with --weight: drift_report has no weighted twin (the KS p-value needs counts)");
+  }
 }
 
 /* ------------------------------------------------------------- outputs */

@@ -45,6 +45,9 @@
 /* Curves of a group with at least this many rows are drawn (and written to
 ** --json) at this many equal-mass cuts of its ranked rows: gains(y, s, 500). */
 #define CURVE_POINTS 500
+/* The most series a plot aggregate draws (plot.c's PLOT_MAX_SERIES): a plot
+** of more groups is left out, and the page says so. */
+#define PLOT_MAX_SERIES 24
 
 /* The report's own tables live in the temp schema under names of their own,
 ** and the user's table is always read as main."TABLE": a predictions table
@@ -55,12 +58,14 @@
 #define T_CAL "temp._mleval_report_cal"
 #define T_CMP "temp._mleval_report_cmp"
 #define T_ST "temp._mleval_report_states"
+#define T_DRIFT "temp._mleval_report_drift"
 #define T_SVD_TARGETS "temp._mleval_report_svd_targets"
 #define T_SVD_COST "temp._mleval_report_svd_cost"
 
 typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
   const char *zWeight;   /* --weight: the weight column, NULL: none */
+  const char *zDriftRef; /* --drift-ref: a --by value or LO..HI, NULL: no Drift section */
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
   int nScore, svd, bins, svdW, svdD, svdIters, force, reps;
@@ -119,7 +124,10 @@ typedef struct ProbRow {
   double n;
   double brier, nsBrier, logLoss, nsLog;
   double oe, citl, slope;    /* calibration_summary's oe_ratio, citl, slope */
-  int worse;                 /* Brier above the no-skill model's */
+  double citlLo, citlHi, slopeLo, slopeHi;  /* their 95 % Wald intervals (citl_lo, ...) */
+  double ici;                /* calibration_smooth's ici (NAN: none, as with --weight) */
+  char *zSmooth;             /* calibration_smooth's JSON without its curve (NULL: none) */
+  int worse;                 /* Brier at or above the no-skill model's: 1 equal, 2 above */
 } ProbRow;
 typedef struct Summary {
   SumScore aScore[MAX_SCORES];
@@ -135,6 +143,7 @@ typedef struct CurveScore {
   char **azCurve;
   unsigned char *aHas;
   char *zSvg;
+  int tooMany;               /* more than PLOT_MAX_SERIES curves: no plot */
 } CurveScore;
 typedef struct CurveSec { CurveScore aScore[MAX_SCORES]; } CurveSec;
 
@@ -152,6 +161,7 @@ typedef struct CalSec {
   double *aEce;              /* per group */
   char **azRel; unsigned char *aHas;  /* per group */
   char *zRelSvg, *zDcSvg;
+  int relTooMany;            /* more than PLOT_MAX_SERIES groups: no reliability diagram */
 } CalSec;
 
 /* Pairs of scores: per (a, b, group) the paired tests with Holm-adjusted
@@ -168,6 +178,7 @@ typedef struct CmpSec {
   int on;                    /* two scores or more */
   CmpRow *aRow; int nRow;
   char *zRocSvg, *zPrSvg;
+  int prTooMany;             /* more than PLOT_MAX_SERIES lines: no PR plot */
 } CmpSec;
 
 /* Operating points: per score, row (all rows first) and criterion. */
@@ -178,8 +189,27 @@ typedef struct OpRow {
   int ok;                    /* a point and both classes */
   double threshold, tpr, spec, precision, f1;
   int achieved;
+  Ci sens;                   /* the sensitivity's bootstrap interval (sens_at_spec_ci,
+                             ** tpr_at_fpr_ci); zJson NULL: none */
 } OpRow;
 typedef struct OpSec { OpRow *aRow; int nRow; } OpSec;
+
+/* Drift (--drift-ref): per state column (scores, then --prob) and period
+** other than the reference, drift_report(reference state, period state). */
+typedef struct DriftRow {
+  char *zCol, *zPeriod;
+  double n;                  /* the period's rows of the column */
+  double nRef, psi, ks, ksP, wass, meanRef, meanCur, aurocPeriod;
+  char *zKsMethod;
+  char *zJson;               /* drift_report's JSON (NULL: a period without rows) */
+} DriftRow;
+typedef struct DriftSec {
+  int on;
+  char **azRef; int nRef;    /* the reference periods */
+  DriftRow *aRow; int nRow;
+  char *zSvg;                /* PSI over the periods, with the 0.1 and 0.25 lines */
+  int numeric;               /* the periods' values are numbers: the plot's x is the value */
+} DriftSec;
 
 /* SVD cost (--svd). */
 typedef struct SvdRow {
@@ -201,6 +231,7 @@ typedef struct Sections {
   CalSec cal;
   CmpSec cmp;
   OpSec op;
+  DriftSec drift;
   SvdSec svd;
 } Sections;
 
@@ -237,7 +268,10 @@ void check_columns(Report *r);
 /* ------------------------------------------------------------ scan.c */
 void scan_table(Report *r);
 void compute(Report *r);
+void drift_resolve(Report *r);
 int prob_score(Report *r);
+int n_state_cols(Report *r);
+const char *state_col(Report *r, int k);
 
 /* ------------------------------------------------------------ sections.c */
 void sections_compute(Report *r, Sections *s);

@@ -23,6 +23,7 @@ void html_pr(Report *r, sqlite3_str *h, const CurveSec *s);
 void html_calibration(Report *r, sqlite3_str *h, const CalSec *s);
 void html_compare(Report *r, sqlite3_str *h, const CmpSec *s);
 void html_operating(Report *r, sqlite3_str *h, const OpSec *s);
+void html_drift(Report *r, sqlite3_str *h, const DriftSec *s);
 void html_svd(Report *r, sqlite3_str *h, const SvdSec *s);
 
 #endif

@@ -13,7 +13,11 @@
 **               curves (T_RES); per pair of scores from the rows: auroc_diff
 **               and the PR-AUC difference (T_CMP); with --prob from its
 **               state: ece, reliability, brier, log_loss,
-**               calibration_summary, decision_curve (T_CAL)
+**               calibration_summary, decision_curve (T_CAL), and from the
+**               rows calibration_smooth (no state form) and the operating
+**               points' sens_at_spec_ci / tpr_at_fpr_ci (res.opsci)
+**   drift_resolve  --drift-ref: the reference periods (T_GRP.ref), from
+**               each group's value (T_GRP.v, the scan's min of --by)
 **
 ** Rules:
 **   1. Every number is an mleval SQL function's: the report is what SQL
@@ -56,8 +60,8 @@ int prob_score(Report *r){
 
 /* The columns the report keeps a state of: the scores, then --prob (index
 ** nScore) unless it is one of the scores, whose state it shares. */
-static int n_state_cols(Report *r){ return r->o.nScore + (r->o.zProb && prob_score(r)<0 ? 1 : 0); }
-static const char *state_col(Report *r, int k){ return k<r->o.nScore ? r->o.azScore[k] : r->o.zProb; }
+int n_state_cols(Report *r){ return r->o.nScore + (r->o.zProb && prob_score(r)<0 ? 1 : 0); }
+const char *state_col(Report *r, int k){ return k<r->o.nScore ? r->o.azScore[k] : r->o.zProb; }
 
 /* The scan's columns: per group, its labelled rows, then the count (or
 ** weight) of them, of their positives and negatives; per state column x,
@@ -84,6 +88,7 @@ static void scan_columns(Report *r, sqlite3_str *q, int nCol){
                           " ml_state(\"%w\", \"%w\"), count(\"%w\")", x, zY, x, zY, x, zY, x, x);
     }
   }
+  sqlite3_str_appendf(q, ", min(%s)", r->zGroupExpr);   /* the group's value (a period's, for --drift-ref) */
   sqlite3_str_appendf(q, " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL%s%w%s GROUP BY 1 ORDER BY min(%s)",
                       r->o.zTable, zY, zW ? " AND \"" : "", zW ? zW : "", zW ? "\" IS NOT NULL" : "", r->zGroupExpr);
 }
@@ -111,9 +116,9 @@ void scan_table(Report *r){
   scan_columns(r, q, nCol);
   zSql = sqlite3_str_finish(q);
   if( sqlite3_prepare_v2(r->db, zSql, -1, &st, 0)!=SQLITE_OK ) die(1, "%s\n  in: %s", sqlite3_errmsg(r->db), zSql);
-  exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT, n INT)");
+  exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT, n INT, v, ref INT DEFAULT 0)");
   exec(r, "CREATE TABLE " T_ST "(k INT, g TEXT, gn INT, n INT, pos INT, neg INT, st BLOB, rows INT)");
-  insg = prep(r, "INSERT INTO " T_GRP " VALUES (?1, ?2, ?3)");
+  insg = prep(r, "INSERT INTO " T_GRP "(g, idx, n, v) VALUES (?1, ?2, ?3, ?4)");
   ins = prep(r, "INSERT INTO " T_ST " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   r->aGroup = xmalloc(sizeof(Group)*cap);
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
@@ -128,6 +133,7 @@ void scan_table(Report *r){
     sqlite3_bind_text(insg, 1, g->zName, -1, SQLITE_STATIC);
     sqlite3_bind_int(insg, 2, r->nGroup);
     sqlite3_bind_int64(insg, 3, g->rows);
+    sqlite3_bind_value(insg, 4, sqlite3_column_value(st, 5 + 5*nCol));
     step_done(r, insg, sqlite3_step(insg));
     sqlite3_reset(insg);
     for(k=0; k<nCol; k++){
@@ -173,6 +179,86 @@ void scan_table(Report *r){
   if( !r->o.zBy ) exec(r, "DELETE FROM " T_ST " WHERE g IS NOT NULL");
 }
 
+static char *small_sql(Report *r, int whole, sqlite3_int64 nAll);
+
+/* The periods' names, for a message: "1, 2, 3, ..." (the first 10; sqlite3_free it). */
+static char *period_list(Report *r){
+  sqlite3_str *q = sqlite3_str_new(r->db);
+  sqlite3_stmt *st = prep(r, "SELECT g FROM " T_GRP " WHERE v IS NOT NULL ORDER BY idx");
+  int n = 0;
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    if( n==10 ){ sqlite3_str_appendall(q, ", ..."); break; }
+    sqlite3_str_appendf(q, "%s%s", n ? ", " : "", col_text(st, 0));
+    n++;
+  }
+  sqlite3_finalize(st);
+  return sqlite3_str_finish(q);
+}
+
+/* Binds the bound z of --drift-ref's range: a number when the whole text is
+** one (as SQLite's numeric affinity reads it), else the text. */
+static void bind_bound(sqlite3_stmt *st, int i, const char *z){
+  char *end;
+  double d = strtod(z, &end);
+  if( end!=z && *end==0 && isfinite(d) ){
+    if( d==floor(d) && fabs(d)<9007199254740992.0 ) sqlite3_bind_int64(st, i, (sqlite3_int64)d);
+    else sqlite3_bind_double(st, i, d);
+  }else{
+    sqlite3_bind_text(st, i, z, -1, SQLITE_STATIC);
+  }
+}
+
+/* --drift-ref: the reference periods, marked in T_GRP (ref = 1).  A value of
+** --by names that period (its text as the report shows it); otherwise LO..HI
+** names the periods whose value v has LO <= v <= HI in SQLite's order
+** (numbers before text; a bound that is a number compares as one).  A NULL
+** --by value is no period.  No reference period, or no period left to
+** compare, is exit 1 naming the value and the periods. */
+void drift_resolve(Report *r){
+  const char *z = r->o.zDriftRef, *dots;
+  sqlite3_stmt *st;
+  char *zList;
+  int n;
+  if( z==0 ) return;
+  st = prep(r, "UPDATE " T_GRP " SET ref = 1 WHERE g = ?1 AND v IS NOT NULL");
+  sqlite3_bind_text(st, 1, z, -1, SQLITE_STATIC);
+  step_done(r, st, sqlite3_step(st));
+  sqlite3_finalize(st);
+  n = sqlite3_changes(r->db);
+  dots = strstr(z, "..");
+  if( n==0 && dots ){
+    char *zLo = xstrdup(z);
+    zLo[dots - z] = 0;
+    if( zLo[0]==0 || dots[2]==0 ){
+      free(zLo);
+      die(1, "--drift-ref %s: a range needs both ends, as LO..HI", z);
+    }
+    st = prep(r, "UPDATE " T_GRP " SET ref = 1 WHERE v IS NOT NULL AND v >= ?1 AND v <= ?2");
+    bind_bound(st, 1, zLo);
+    bind_bound(st, 2, dots + 2);
+    step_done(r, st, sqlite3_step(st));
+    sqlite3_finalize(st);
+    free(zLo);
+    n = sqlite3_changes(r->db);
+    if( n==0 ){
+      zList = period_list(r);
+      die(1, "--drift-ref %s: no period of --by %s lies in %s (its periods: %s)", z, r->o.zBy, z, zList);
+    }
+  }
+  if( n==0 ){
+    zList = period_list(r);
+    die(1, "--drift-ref %s: no period of --by %s is %s (its periods: %s)", z, r->o.zBy, z, zList);
+  }
+  st = prep(r, "SELECT count(*) FROM " T_GRP " WHERE v IS NOT NULL AND NOT ref");
+  sqlite3_step(st);
+  n = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  if( n==0 ){
+    die(1, "--drift-ref %s: every period of --by %s is in the reference; there is no period to compare with it",
+        z, r->o.zBy);
+  }
+}
+
 /* operating_point() calls for --operating, as one JSON array per group. */
 static char *ops_sql(Report *r, const char *zY, const char *zX){
   sqlite3_str *q = sqlite3_str_new(r->db);
@@ -187,6 +273,62 @@ static char *ops_sql(Report *r, const char *zY, const char *zX){
   return sqlite3_str_finish(q);
 }
 
+
+/* The bootstrap intervals of the operating points whose criterion fixes
+** its target (docs/report.md): specificity:T -> sens_at_spec_ci(y, s, T),
+** fpr:T -> tpr_at_fpr_ci(y, s, T) (the _w twins with --weight), the
+** sensitivity at that target with pr_auc_ci's BCa bootstrap (--reps, seed 0)
+** in a group of at most --boot-rows rows (zSmall); NULL for the other
+** criteria (max_f1, youden, sensitivity:T, precision:T pick their threshold
+** from the data, and no function bootstraps that choice).  One JSON array
+** per group, parallel to ops_sql's; NULL (no query) when no criterion has one. */
+static char *ops_ci_sql(Report *r, const char *zSmall){
+  sqlite3_str *q;
+  int j, any = 0;
+  if( r->o.reps==0 || r->o.bootRows==0 ) return 0;
+  for(j=0; j<r->o.nOp; j++){
+    if( strcmp(r->o.azOpCrit[j], "specificity")==0 || strcmp(r->o.azOpCrit[j], "fpr")==0 ) any = 1;
+  }
+  if( !any ) return 0;
+  q = sqlite3_str_new(r->db);
+  sqlite3_str_appendall(q, "json_array(");
+  for(j=0; j<r->o.nOp; j++){
+    const char *zC = r->o.azOpCrit[j];
+    const char *zF = strcmp(zC, "specificity")==0 ? "sens_at_spec_ci" : strcmp(zC, "fpr")==0 ? "tpr_at_fpr_ci" : 0;
+    if( j ) sqlite3_str_appendall(q, ", ");
+    if( zF==0 ){ sqlite3_str_appendall(q, "NULL"); continue; }
+    sqlite3_str_appendf(q, "json(%s%s(y, x%s, %!.17g, 0.95, %d, 0) FILTER (WHERE %s))", zF, r->o.zWeight ? "_w" : "",
+                        r->o.zWeight ? ", w" : "", r->o.aOpTarget[j], r->o.reps, zSmall);
+  }
+  sqlite3_str_appendall(q, ")");
+  return sqlite3_str_finish(q);
+}
+
+/* Score k's operating-point intervals (ops_ci_sql) into res.opsci, per
+** group and over all rows, from the rows (the functions have no state form). */
+static void compute_ops_ci(Report *r, int k, sqlite3_int64 nAll){
+  const char *zCol = r->o.azScore[k];
+  char *zFrom = base_from(r, zCol), *azSmall[2], *azCi[2], *zSql;
+  int whole;
+  for(whole=0; whole<2; whole++){
+    azSmall[whole] = small_sql(r, whole, nAll);
+    azCi[whole] = ops_ci_sql(r, azSmall[whole]);
+  }
+  if( azCi[1] ){
+    zSql = sqlite3_mprintf("UPDATE " T_RES " SET opsci = v.c FROM (SELECT %s AS c FROM %s) v"
+                           " WHERE col = %Q AND g IS NULL", azCi[1], zFrom, zCol);
+    exec_cols(r, zSql, "--score", zCol);
+    sqlite3_free(zSql);
+    if( r->o.zBy ){
+      zSql = sqlite3_mprintf("UPDATE " T_RES " SET opsci = v.c FROM (SELECT g, %s AS c FROM %s GROUP BY g) v"
+                             " WHERE col = %Q AND " T_RES ".g = v.g", azCi[0], zFrom, zCol);
+      exec_cols(r, zSql, "--score", zCol);
+      sqlite3_free(zSql);
+    }
+  }
+  for(whole=0; whole<2; whole++){ sqlite3_free(azSmall[whole]); sqlite3_free(azCi[whole]); }
+  sqlite3_free(zFrom);
+}
 
 /* Curves of groups with CURVE_POINTS rows or more, from their gains() JSON:
 ** the ROC point (FPR, TPR) and the PR point (recall, precision) at each
@@ -280,7 +422,7 @@ static char *weighted_score_sql(Report *r, int k, const char *zOps){
 ** curves come from roc_curve and pr_curve for groups under CURVE_POINTS
 ** rows, else from gains(y, s, 500): a full curve of 10^6 points costs more
 ** than the rest of the report. */
-static void compute_score(Report *r, int k){
+static void compute_score(Report *r, int k, sqlite3_int64 nAll){
   const char *zCol = r->o.azScore[k];
   char *zOps = ops_sql(r, "st", "");
   char *zSmall = sqlite3_mprintf("gn <= %lld", (long long)r->o.bootRows);
@@ -307,9 +449,10 @@ static void compute_score(Report *r, int k){
     k, zCol, zRows, CURVE_POINTS, CURVE_POINTS, k, zCol, zRows, CURVE_POINTS);
   exec_cols(r, zSql, "--score", zCol);
   sqlite3_free(zSql);
+  compute_ops_ci(r, k, nAll);
   if( !r->o.zBy ){
     zSql = sqlite3_mprintf("INSERT INTO " T_RES " SELECT col, 'all', n, pos, neg, auroc, pr_auc, auroc_ci,"
-                           " pr_auc_ci, ops, gains, roc, pr FROM " T_RES " WHERE col = %Q", zCol);
+                           " pr_auc_ci, ops, gains, roc, pr, opsci FROM " T_RES " WHERE col = %Q", zCol);
     exec(r, zSql);
     sqlite3_free(zSql);
   }
@@ -346,6 +489,29 @@ static char *pair_tests_sql(Report *r, const char *zSmall){
                          r->o.reps, zSmall, r->o.reps, zSmall);
 }
 
+/* calibration_smooth(y, p) of --prob (ICI, E50, E90, Emax) per group and
+** over all rows, from the rows: it has no state form (its lowess window is
+** "f n nearest rows") and no weighted twin, so with --weight it is NULL and
+** the page says why.  Its curve is dropped (the summary shows the numbers). */
+static void compute_smooth(Report *r){
+  char *zFrom, *zSql;
+  if( r->o.zWeight ) return;
+  zFrom = base_from(r, r->o.zProb);
+  zSql = sqlite3_mprintf(
+    "UPDATE " T_CAL " SET smooth = v.sm FROM (SELECT NULL AS g, json_remove(calibration_smooth(y, x), '$.curve') AS sm"
+    " FROM %s) v WHERE " T_CAL ".g IS v.g", zFrom);
+  exec_cols(r, zSql, "--prob", r->o.zProb);
+  sqlite3_free(zSql);
+  if( r->o.zBy ){
+    zSql = sqlite3_mprintf(
+      "UPDATE " T_CAL " SET smooth = v.sm FROM (SELECT g, json_remove(calibration_smooth(y, x), '$.curve') AS sm"
+      " FROM %s GROUP BY g) v WHERE " T_CAL ".g = v.g", zFrom);
+    exec_cols(r, zSql, "--prob", r->o.zProb);
+    sqlite3_free(zSql);
+  }
+  sqlite3_free(zFrom);
+}
+
 /* Calibration of --prob from its states (cal: per group and overall, ece,
 ** reliability, brier, log_loss, calibration_summary, and over all rows the
 ** decision curve).  A state holds the rows' p, and the calibration
@@ -354,7 +520,8 @@ static char *pair_tests_sql(Report *r, const char *zSmall){
 static void compute_calibration(Report *r){
   int k = prob_score(r) >= 0 ? prob_score(r) : r->o.nScore;
   char *zSql = sqlite3_mprintf(
-    "INSERT INTO " T_CAL " SELECT %Q, g, n, pos, neg, ece(st, %d), reliability(st, %d), brier(st), log_loss(st),"
+    "INSERT INTO " T_CAL "(col, g, n, pos, neg, ece, rel, brier, log_loss, summary, dcurve)"
+    " SELECT %Q, g, n, pos, neg, ece(st, %d), reliability(st, %d), brier(st), log_loss(st),"
     " calibration_summary(st), decision_curve(st) FILTER (WHERE g IS NULL)"
     " FROM " T_ST " WHERE k = %d AND (g IS NULL OR n > 0) GROUP BY rowid ORDER BY g IS NOT NULL, rowid",
     r->o.zProb, r->o.bins, r->o.bins, k);
@@ -369,8 +536,9 @@ static void compute_calibration(Report *r){
     die(1, "--prob %s: %s", r->o.zProb, zErr ? zErr : "?");
   }
   sqlite3_free(zSql);
+  compute_smooth(r);
   if( !r->o.zBy ){
-    exec(r, "INSERT INTO " T_CAL " SELECT col, 'all', n, pos, neg, ece, rel, brier, log_loss, summary, NULL"
+    exec(r, "INSERT INTO " T_CAL " SELECT col, 'all', n, pos, neg, ece, rel, brier, log_loss, summary, NULL, smooth"
             " FROM " T_CAL " WHERE g IS NULL");
   }
 }
@@ -379,12 +547,12 @@ void compute(Report *r){
   int k, j, i;
   sqlite3_int64 nAll = 0;        /* labelled rows: the size of the all-rows group */
   exec(r, "CREATE TABLE " T_RES "(col TEXT, g TEXT, n INT, pos INT, neg INT, auroc REAL, pr_auc REAL,"
-          " auroc_ci TEXT, pr_auc_ci TEXT, ops TEXT, gains TEXT, roc TEXT, pr TEXT)");
+          " auroc_ci TEXT, pr_auc_ci TEXT, ops TEXT, gains TEXT, roc TEXT, pr TEXT, opsci TEXT)");
   exec(r, "CREATE TABLE " T_CAL "(col TEXT, g TEXT, n INT, pos INT, neg INT, ece REAL, rel TEXT,"
-          " brier REAL, log_loss REAL, summary TEXT, dcurve TEXT)");
+          " brier REAL, log_loss REAL, summary TEXT, dcurve TEXT, smooth TEXT)");
   exec(r, "CREATE TABLE " T_CMP "(a TEXT, b TEXT, g TEXT, n INT, pos INT, neg INT, auroc_diff TEXT, pr_diff TEXT)");
   for(i=0; i<r->nGroup; i++) nAll += r->aGroup[i].rows;
-  for(k=0; k<r->o.nScore; k++) compute_score(r, k);
+  for(k=0; k<r->o.nScore; k++) compute_score(r, k, nAll);
   curves_from_gains(r);
   /* pairs of scores: the rows themselves (a state holds one score) */
   for(k=0; k<r->o.nScore; k++) for(j=k+1; j<r->o.nScore; j++){

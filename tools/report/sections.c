@@ -97,12 +97,16 @@ static void summary_score(Report *r, int k, SumScore *ss){
 }
 
 /* With --prob: Brier and log loss over all rows and per group, next to the
-** no-skill model's (the prevalence for every row), and calibration_summary's
-** O/E, calibration-in-the-large and slope: a Brier that looks good next to
-** zero can still be worse than no skill, or come with a slope far from 1. */
+** no-skill model's (the prevalence for every row), calibration_summary's
+** O/E, calibration-in-the-large and slope with their Wald intervals, and
+** calibration_smooth's ICI: a Brier that looks good next to zero can still
+** be no better than no skill (flagged at or above it), or come with a slope
+** far from 1. */
 static void summary_prob(Report *r, Summary *s){
   sqlite3_stmt *st = prep(r, "SELECT t.g, t.n, t.pos, t.brier, t.log_loss, t.summary ->> 'oe_ratio',"
-                             " t.summary ->> 'citl', t.summary ->> 'slope' FROM " T_CAL " t LEFT JOIN " T_GRP
+                             " t.summary ->> 'citl', t.summary ->> 'slope', t.summary ->> 'citl_lo',"
+                             " t.summary ->> 'citl_hi', t.summary ->> 'slope_lo', t.summary ->> 'slope_hi',"
+                             " t.smooth ->> 'ici', t.smooth FROM " T_CAL " t LEFT JOIN " T_GRP
                              " grp USING (g) ORDER BY t.g IS NOT NULL, grp.idx");
   int rc, cap = 0;
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
@@ -122,7 +126,13 @@ static void summary_prob(Report *r, Summary *s){
     w->oe = col_double(st, 5);
     w->citl = col_double(st, 6);
     w->slope = col_double(st, 7);
-    w->worse = w->brier > w->nsBrier;
+    w->citlLo = col_double(st, 8);
+    w->citlHi = col_double(st, 9);
+    w->slopeLo = col_double(st, 10);
+    w->slopeHi = col_double(st, 11);
+    w->ici = col_double(st, 12);
+    w->zSmooth = col_dup(st, 13);
+    w->worse = w->brier > w->nsBrier ? 2 : w->brier == w->nsBrier ? 1 : 0;
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
@@ -206,19 +216,33 @@ static char *series_expr(Report *r){
   return r->o.zBy ? sqlite3_mprintf("(%Q || ' ' || g)", r->o.zBy) : sqlite3_mprintf("g");
 }
 
+/* The plot aggregates draw at most PLOT_MAX_SERIES series (their colours):
+** a plot of more (a --by of many periods) is not drawn, and the page says so.
+** A plot query answers this text instead of an SVG then (plot_kept). */
+#define TOO_MANY_SERIES "too many series"
+
+/* The SVG z of a plot query, or NULL with *pTooMany set when the query
+** answered TOO_MANY_SERIES. */
+static char *plot_kept(char *z, int *pTooMany){
+  if( z && strcmp(z, TOO_MANY_SERIES)==0 ){ free(z); *pTooMany = 1; return 0; }
+  return z;
+}
+
 /* A plot of one column's groups (those with enough of both classes for a
 ** curve), in the groups' order. */
 static char *plot_query(Report *r, const char *zPlot, const char *zTab, const char *zField,
-                        const char *zCol, int needBoth, const char *zTitle){
+                        const char *zCol, int needBoth, const char *zTitle, int *pTooMany){
   char *zSeries = series_expr(r);
   char *zSql = sqlite3_mprintf(
-    "SELECT %s(%s, c, %Q) FROM (SELECT t.g AS g, t.%s AS c FROM %s t JOIN " T_GRP " grp USING (g)"
-    " WHERE t.col = %Q%s ORDER BY grp.idx)",
-    zPlot, zSeries, zTitle, zField, zTab, zCol, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "");
+    "WITH c AS (SELECT t.g AS g, t.%s AS c FROM %s t JOIN " T_GRP " grp USING (g)"
+    " WHERE t.col = %Q AND t.%s IS NOT NULL%s ORDER BY grp.idx)"
+    " SELECT iif((SELECT count(*) FROM c) > %d, '" TOO_MANY_SERIES "', (SELECT %s(%s, c, %Q) FROM c))",
+    zField, zTab, zCol, zField, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "", PLOT_MAX_SERIES,
+    zPlot, zSeries, zTitle);
   char *z = query_text(r, zSql);
   sqlite3_free(zSeries);
   sqlite3_free(zSql);
-  return z;
+  return plot_kept(z, pTooMany);
 }
 
 /* PR curves as plot_lines: one series per curve of res (zSel gives its
@@ -228,7 +252,7 @@ static char *plot_query(Report *r, const char *zPlot, const char *zTab, const ch
 ** one prevalence draw one labelled line, not five on top of each other.
 ** plot_lines cuts a legend entry at 28 bytes, so a name over 17 bytes is cut
 ** to 14 characters and "..." here, and " (AP 0.812)" (11 bytes) survives. */
-static char *pr_lines(Report *r, const char *zTitle, const char *zSel, const char *zWhere){
+static char *pr_lines(Report *r, const char *zTitle, const char *zSel, const char *zWhere, int *pTooMany){
   char *zSql = sqlite3_mprintf(
     "WITH c(name, g, idx, pr, ap, prev) AS (SELECT %s, t.pr, t.pr_auc, printf('%%.3f', 1.0 * t.pos / t.n)"
     "   FROM " T_RES " t LEFT JOIN " T_GRP " grp USING (g)"
@@ -240,11 +264,12 @@ static char *pr_lines(Report *r, const char *zTitle, const char *zSel, const cha
     "   UNION ALL"
     "   SELECT 'no skill ' || prev || ' (' || group_concat(name, ', ') || ')', 1e9 + min(idx), e.x, e.x, prev + 0"
     "   FROM (SELECT * FROM c ORDER BY idx), (SELECT 0 AS x UNION ALL SELECT 1) e GROUP BY prev, e.x)"
-    " SELECT plot_lines(series, x, y, %Q, 'recall', 'precision') FROM (SELECT * FROM pts ORDER BY o, series, k)",
-    zSel, zWhere, zTitle);
+    " SELECT iif((SELECT count(DISTINCT series) FROM pts) > %d, '" TOO_MANY_SERIES "',"
+    "  (SELECT plot_lines(series, x, y, %Q, 'recall', 'precision') FROM (SELECT * FROM pts ORDER BY o, series, k)))",
+    zSel, zWhere, PLOT_MAX_SERIES, zTitle);
   char *z = query_text(r, zSql);
   sqlite3_free(zSql);
-  return z;
+  return plot_kept(z, pTooMany);
 }
 
 /* ------------------------------------------------------------- AUROC, PR */
@@ -264,10 +289,10 @@ static void curves_compute(Report *r, CurveSec *s, int pr){
       char *zSeries = series_expr(r);
       char *zSel = sqlite3_mprintf("%s, t.g, grp.idx", zSeries);
       char *zWhere = sqlite3_mprintf("t.col = %Q AND t.g IS NOT NULL", zCol);
-      c->zSvg = pr_lines(r, zTitle, zSel, zWhere);
+      c->zSvg = pr_lines(r, zTitle, zSel, zWhere, &c->tooMany);
       sqlite3_free(zSeries); sqlite3_free(zSel); sqlite3_free(zWhere);
     }else{
-      c->zSvg = plot_query(r, "plot_curves", T_RES, "roc", zCol, 1, zTitle);
+      c->zSvg = plot_query(r, "plot_curves", T_RES, "roc", zCol, 1, zTitle, &c->tooMany);
     }
     sqlite3_free(zTitle);
   }
@@ -303,7 +328,7 @@ static void calibration_compute(Report *r, CalSec *s){
   s->aEce = per_group(r, T_CAL, "ece", zProb, 0);
   per_group_text(r, T_CAL, "rel", zProb, 0, &s->azRel, &s->aHas);
   zTitle = sqlite3_mprintf("Reliability: %s", zProb);
-  s->zRelSvg = plot_query(r, "plot_reliability", T_CAL, "rel", zProb, 0, zTitle);
+  s->zRelSvg = plot_query(r, "plot_reliability", T_CAL, "rel", zProb, 0, zTitle, &s->relTooMany);
   sqlite3_free(zTitle);
   /* the decision curve over all rows: the model, treat all, treat none */
   zTitle = sqlite3_mprintf("Decision curve: %s (all rows)", zProb);
@@ -406,7 +431,7 @@ static void compare_compute(Report *r, CmpSec *s){
   free(aAu); free(aPr); free(aAuB); free(aPrB); free(aHAu); free(aHPr); free(azName);
   s->zRocSvg = query_text(r, "SELECT plot_curves(col, roc, 'ROC curves, all rows: every score') FROM ("
                              "SELECT col, roc FROM " T_RES " WHERE g IS NULL AND pos >= 2 AND neg >= 2 ORDER BY rowid)");
-  s->zPrSvg = pr_lines(r, "PR curves, all rows: every score", "t.col, t.g, t.rowid", "t.g IS NULL");
+  s->zPrSvg = pr_lines(r, "PR curves, all rows: every score", "t.col, t.g, t.rowid", "t.g IS NULL", &s->prTooMany);
 }
 
 /* ------------------------------------------------------------- operating points */
@@ -416,7 +441,7 @@ static void operating_compute(Report *r, OpSec *s){
   int rc, cap = 0;
   st = prep(r, "SELECT t.col, t.g, j.value, j.value ->> 'criterion', j.value ->> 'target', j.value ->> 'threshold',"
                " j.value ->> 'tpr', j.value ->> 'specificity', j.value ->> 'precision', j.value ->> 'f1',"
-               " j.value ->> 'achieved', t.pos >= 2 AND t.neg >= 2"
+               " j.value ->> 'achieved', t.pos >= 2 AND t.neg >= 2, json_extract(t.opsci, '$[' || j.key || ']')"
                " FROM " T_RES " t LEFT JOIN " T_GRP " grp USING (g), json_each(t.ops) j"
                " ORDER BY (SELECT min(rowid) FROM " T_RES " x WHERE x.col = t.col), t.g IS NOT NULL, grp.idx, j.key");
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
@@ -437,9 +462,88 @@ static void operating_compute(Report *r, OpSec *s){
     w->precision = col_double(st, 8);
     w->f1 = col_double(st, 9);
     w->achieved = sqlite3_column_int(st, 10);
+    ci_read(r, &w->sens, w->tpr, w->ok ? col_text(st, 12) : 0);
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
+}
+
+/* ------------------------------------------------------------- drift */
+
+/* With --drift-ref: per state column (each score, then --prob) and each
+** period not in the reference, in the periods' order, drift_report of the
+** reference's state -- its periods' states merged (ml_merge) -- against the
+** period's state (the two-state form: O(entries) a call, no row read), 10
+** bins at the reference's deciles; then PSI over the periods as plot_lines,
+** one line per column, with flat lines at PSI 0.1 and 0.25.  The x axis is
+** the period's value when every period is a number, else its position. */
+static void drift_compute(Report *r, DriftSec *s){
+  sqlite3_stmt *st;
+  char *zSql, *zTitle, *zX;
+  int k, rc, cap = 0;
+  s->on = r->o.zDriftRef!=0;
+  if( !s->on ) return;
+  st = prep(r, "SELECT g FROM " T_GRP " WHERE ref ORDER BY idx");
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    s->azRef = xrealloc(s->azRef, sizeof(char*)*(s->nRef+1));
+    s->azRef[s->nRef++] = xstrdup(col_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  st = prep(r, "SELECT min(typeof(v) IN ('integer', 'real')) FROM " T_GRP " WHERE v IS NOT NULL");
+  s->numeric = sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  zX = s->numeric ? sqlite3_mprintf("grp.v")
+                  : sqlite3_mprintf("(SELECT count(*) FROM " T_GRP " p WHERE p.v IS NOT NULL AND p.idx <= grp.idx)");
+  exec(r, "CREATE TABLE " T_DRIFT "(k INT, col TEXT, g TEXT, idx INT, x REAL, n INT, rep TEXT)");
+  for(k=0; k<n_state_cols(r); k++){
+    zSql = sqlite3_mprintf(
+      "WITH ref(st) AS (SELECT ml_merge(s.st) FROM " T_ST " s JOIN " T_GRP " grp USING (g) WHERE s.k = %d AND grp.ref)"
+      " INSERT INTO " T_DRIFT " SELECT %d, %Q, s.g, grp.idx, %s, s.n, drift_report(ref.st, s.st)"
+      " FROM " T_ST " s JOIN " T_GRP " grp USING (g), ref WHERE s.k = %d AND grp.v IS NOT NULL AND NOT grp.ref"
+      " GROUP BY s.rowid ORDER BY grp.idx",
+      k, k, state_col(r, k), zX, k);
+    exec_cols(r, zSql, k<r->o.nScore ? "--score" : "--prob", state_col(r, k));
+    sqlite3_free(zSql);
+  }
+  sqlite3_free(zX);
+  st = prep(r, "SELECT col, g, n, rep, rep ->> 'n_ref', rep ->> 'psi', rep ->> 'ks', rep ->> 'ks_p_value',"
+               " rep ->> 'ks_method', rep ->> 'wasserstein', rep ->> 'mean_ref', rep ->> 'mean_cur',"
+               " rep ->> 'auroc_period' FROM " T_DRIFT " ORDER BY k, idx");
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    DriftRow *w;
+    if( s->nRow==cap ){ cap = cap ? 2*cap : 16; s->aRow = xrealloc(s->aRow, sizeof(DriftRow)*cap); }
+    w = &s->aRow[s->nRow++];
+    w->zCol = xstrdup(col_text(st, 0));
+    w->zPeriod = xstrdup(col_text(st, 1));
+    w->n = col_double(st, 2);
+    w->zJson = col_dup(st, 3);
+    w->nRef = col_double(st, 4);
+    w->psi = col_double(st, 5);
+    w->ks = col_double(st, 6);
+    w->ksP = col_double(st, 7);
+    w->zKsMethod = col_dup(st, 8);
+    w->wass = col_double(st, 9);
+    w->meanRef = col_double(st, 10);
+    w->meanCur = col_double(st, 11);
+    w->aurocPeriod = col_double(st, 12);
+  }
+  step_done(r, st, rc);
+  sqlite3_finalize(st);
+  zTitle = sqlite3_mprintf("PSI against the reference, per %s", r->o.zBy);
+  zX = s->numeric ? sqlite3_mprintf("%s", r->o.zBy) : sqlite3_mprintf("%s (position)", r->o.zBy);
+  zSql = sqlite3_mprintf(
+    "SELECT plot_lines(series, x, y, %Q, %Q, 'PSI') FROM ("
+    " SELECT col AS series, 0 AS o, k, idx, x, rep ->> 'psi' AS y FROM " T_DRIFT
+    " UNION ALL SELECT 'PSI 0.1: moderate shift', 1, 0, e.i, e.x, 0.1 FROM"
+    "  (SELECT 0 AS i, min(x) AS x FROM " T_DRIFT " UNION ALL SELECT 1, max(x) FROM " T_DRIFT ") e"
+    " UNION ALL SELECT 'PSI 0.25: major shift', 2, 0, e.i, e.x, 0.25 FROM"
+    "  (SELECT 0 AS i, min(x) AS x FROM " T_DRIFT " UNION ALL SELECT 1, max(x) FROM " T_DRIFT ") e"
+    " ORDER BY o, k, idx)",
+    zTitle, zX);
+  s->zSvg = query_text(r, zSql);
+  sqlite3_free(zSql);
+  sqlite3_free(zX);
+  sqlite3_free(zTitle);
 }
 
 /* ------------------------------------------------------------- SVD cost */
@@ -496,6 +600,7 @@ void sections_compute(Report *r, Sections *s){
   calibration_compute(r, &s->cal);
   compare_compute(r, &s->cmp);
   operating_compute(r, &s->op);
+  drift_compute(r, &s->drift);
   svd_compute(r, &s->svd);
 }
 
@@ -515,7 +620,7 @@ void sections_free(Report *r, Sections *s){
     for(i=0; i<ss->nRow; i++){ free(ss->aRow[i].zGroup); free(ss->aRow[i].auroc.zJson); free(ss->aRow[i].prAuc.zJson); }
     free(ss->aRow); free(ss->meanAuroc.zJson); free(ss->meanPr.zJson);
   }
-  for(i=0; i<s->sum.nProb; i++) free(s->sum.aProb[i].zGroup);
+  for(i=0; i<s->sum.nProb; i++){ free(s->sum.aProb[i].zGroup); free(s->sum.aProb[i].zSmooth); }
   free(s->sum.aProb);
   curves_free(r, &s->auroc);
   curves_free(r, &s->pr);
@@ -529,9 +634,15 @@ void sections_free(Report *r, Sections *s){
   free(s->cmp.aRow); free(s->cmp.zRocSvg); free(s->cmp.zPrSvg);
   for(i=0; i<s->op.nRow; i++){
     OpRow *o = &s->op.aRow[i];
-    free(o->zScore); free(o->zGroup); free(o->zCrit); free(o->zPoint);
+    free(o->zScore); free(o->zGroup); free(o->zCrit); free(o->zPoint); free(o->sens.zJson);
   }
   free(s->op.aRow);
+  for(i=0; i<s->drift.nRef; i++) free(s->drift.azRef[i]);
+  for(i=0; i<s->drift.nRow; i++){
+    DriftRow *d = &s->drift.aRow[i];
+    free(d->zCol); free(d->zPeriod); free(d->zJson); free(d->zKsMethod);
+  }
+  free(s->drift.azRef); free(s->drift.aRow); free(s->drift.zSvg);
   for(i=0; i<s->svd.nRow; i++){ free(s->svd.aRow[i].zTarget); free(s->svd.aRow[i].zShape); free(s->svd.aRow[i].zMethod); }
   free(s->svd.aRow); free(s->svd.zSvg);
   free(s->zVersion);
