@@ -25,6 +25,9 @@
   6. What README says the always-open summary holds is in the summary as
      rendered (it once listed the model comparison and operating points,
      which are collapsed sections).
+  7. The Drift section (--drift-ref) of the demo's 30-day months: after
+     Operating points; opened, its PSI plot renders, its legend (each
+     score, the 0.1 and 0.25 lines) inside the SVG.
 
 Exits 77 (SKIP) with the reason where chromium is not installed or cannot
 start; bootstrap installs it, so CI runs this test.
@@ -189,6 +192,37 @@ def check_legends(exe, profile, tmp, env):
             "each curve's entry keeps its value: %r" % pr)
 
 
+def check_drift(exe, profile, tmp, env):
+    """7: the Drift section (--drift-ref) of the demo's monthly view: after
+    Operating points, closed; opened, its PSI plot renders with a legend
+    entry for each score and for the 0.1 and 0.25 lines, all inside it."""
+    import sqlite3
+    db = os.path.join(tmp, "drift.db")
+    con = sqlite3.connect(db)
+    con.executescript(open(os.path.join(SRC, "sql", "demo_data.sql")).read())
+    con.execute("CREATE VIEW preds_monthly AS SELECT *, ts / 30 AS month FROM preds")
+    con.commit()
+    con.close()
+    html = os.path.join(tmp, "drift.html")
+    r = subprocess.run([REPORT, db, "preds_monthly", "--label", "y", "--score", "s", "--score", "pm", "--prob", "pm",
+                        "--by", "month", "--drift-ref", "0..1", "-o", html], capture_output=True, text=True, env=env)
+    ck.equal((r.returncode, r.stderr), (0, ""), "the drift report of the demo's months")
+    if r.returncode:
+        return
+    text = open(html, encoding="utf-8").read()
+    page = os.path.join(tmp, "drift_measure.html")
+    open(page, "w").write(text.replace("</body>", LEGEND + "</body>"))
+    r = chrome(exe, profile, ["--dump-dom", "--window-size=1000,1400"], "file://" + page)
+    ids = re.findall(r'<details id="([a-z]+)"', r.stdout)
+    ck.equal(ids[-2:], ["operating", "drift"], "the Drift section follows Operating points: %r" % ids)
+    m = re.search(r'<pre id="legends">(.*?)</pre>', r.stdout, flags=re.S)
+    rows = [l.split("\t") for l in (m.group(1).strip().splitlines() if m else [])]
+    drift = [(float(over), text) for sec, over, text in rows if sec == "drift"]
+    ck.equal(sorted(t for _, t in drift), ["PSI 0.1: moderate shift", "PSI 0.25: major shift", "pm", "s"],
+             "the PSI plot's legend as rendered: %r" % drift)
+    ck.equal([t for over, t in drift if over > 0.5], [], "every PSI legend entry ends inside its SVG")
+
+
 def check_readme(dom):
     """6: every item README lists for the summary is in the rendered summary."""
     readme = open(os.path.join(SRC, "README.md"), encoding="utf-8").read()
@@ -337,6 +371,7 @@ def main():
         ck.true(blue > 20, "the first series' Okabe-Ito blue is on screen (%d pixels)" % blue)
     check_readme(dom)
     check_legends(exe, profile, tmp, env)
+    check_drift(exe, profile, tmp, env)
 
     # 4. the top of the report as written (the summary is the first screen)
     top = os.path.join(tmp, "top.png")
