@@ -8,7 +8,8 @@
      drift_report of the reference's rows against its rows (rows with a
      label and the column set): the JSON's drift_report is the row query's
      text exactly (states = rows), and its PSI, KS and Wasserstein agree
-     with numpy (SPEC's PSI rule) and scipy (ks_2samp, wasserstein_distance).
+     with numpy (SPEC's PSI rule) and scipy (ks_2samp, wasserstein_distance);
+     a period without rows of a column has none (null, "no rows").
   2. The page: a collapsed <details id="drift"> after Operating points and
      before SVD cost, one table row per column and period with PSI flagged
      "moderate" from 0.1 and "major" from 0.25, and the PSI plot (valid SVG
@@ -63,6 +64,8 @@ def make_db(path, periods, seed):
                 y = None
             if rnd.random() < 0.03:
                 s = None
+            if day == 6:
+                s2 = None                                      # a period without rows of s2
             rows.append((day, "2026-%02d" % (day + 1), y, s, s2, p, rnd.randint(1, 3)))
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE preds(day INT, mon TEXT, y INT, s REAL, s2 REAL, p REAL, w INT)")
@@ -108,6 +111,11 @@ def check_numbers(ref, got, by, ref_periods, cols, what):
                 "SELECT drift_report(CAST(%s AS TEXT) NOT IN (%s), %s) FROM preds"
                 " WHERE (CAST(%s AS TEXT) IN (%s) OR CAST(%s AS TEXT) = ?) AND y IS NOT NULL AND %s IS NOT NULL"
                 % (by, marks, col, by, marks, by, col), ref_periods + ref_periods + [e["period"]]).fetchone()[0]
+            if want is None:
+                ck.equal((col, e["period"], e["rows"], e["drift_report"]),
+                         ("s2", "6" if by == "day" else "2026-07", 0, None),
+                         what + ": a period without rows of the column has no drift_report")
+                continue
             ck.equal(e["drift_report"], json.loads(want), what + ": %s %s is drift_report of the rows" % (col, e["period"]))
             x0 = [r[0] for r in ref.execute("SELECT %s FROM preds WHERE CAST(%s AS TEXT) IN (%s) AND y IS NOT NULL"
                                             " AND %s IS NOT NULL" % (col, by, marks, col), ref_periods)]
@@ -140,6 +148,10 @@ def check_page(page, got, cols, what):
     ck.equal(len(rows), len(entries), what + ": a table row per column and period")
     for tr, (col, e) in zip(rows, entries):
         cells = re.findall(r"<td([^>]*)>(.*?)</td>", tr, re.S)
+        if e["drift_report"] is None:
+            ck.equal([c[1] for c in cells], [col, e["period"], "0", "no rows in the reference or the period"],
+                     what + ": the row of %s %s says it has no rows" % (col, e["period"]))
+            continue
         psi = e["drift_report"]["psi"]
         mark = " (major)" if psi >= 0.25 else " (moderate)" if psi >= 0.1 else ""
         ck.equal((cells[0][1], cells[1][1], cells[3][1]), (col, e["period"], "%.3f%s" % (psi, mark)),
@@ -223,6 +235,25 @@ def main():
     for extra, code, msg in errors:
         r = run(short + extra)
         ck.equal((r.returncode, r.stderr), (code, msg), "error: %s" % " ".join(extra))
+    # names that need escaping: the table, --by, a score and the periods
+    hdb = os.path.join(tmp, "hostile.db")
+    con = sqlite3.connect(hdb)
+    con.execute('CREATE TABLE "t<&>" ("p\'""d<b>" TEXT, y INT, "s&<x>" REAL)')
+    rnd = random.Random(5)
+    con.executemany('INSERT INTO "t<&>" VALUES (?, ?, ?)',
+                    [(per, int(rnd.random() < 0.3), rnd.gauss(k, 1)) for k, per in enumerate(["a<1>", "b&2", 'c"3'])
+                     for i in range(40)])
+    con.commit()
+    con.close()
+    r = run([hdb, "t<&>", "--label", "y", "--score", "s&<x>", "--by", "p'\"d<b>", "--drift-ref", "a<1>", "--reps", "0",
+             "-o", out, "--json", js])
+    ck.equal((r.returncode, r.stderr), (0, ""), "odd names: the report runs")
+    if r.returncode == 0:
+        page = open(out, encoding="utf-8").read()
+        xml.dom.minidom.parseString(page[page.index("<html"):])
+        got = json.load(open(js))
+        ck.equal([e["period"] for e in got["drift"]["columns"]["s&<x>"]], ["b&2", 'c"3'], "odd names: the periods")
+        ck.true("<td>s&amp;&lt;x&gt;</td><td>c&quot;3</td>" in page, "odd names: escaped in the drift table")
     # more than 24 periods: the report runs; the per-group plots are not drawn, the drift plot is
     db30 = os.path.join(tmp, "p30.db")
     make_db(db30, 30, 36)
