@@ -136,7 +136,7 @@ static const char *const zCss =
   ".inverted,.worse{color:#D55E00;font-weight:bold}.na{color:#777;font-style:italic}"
   ".pseudo{background:#fff8e0;padding:.4em .6em;border-left:4px solid #E69F00}"
   "#summary{border:2px solid #0072B2;border-radius:4px;padding:0 .8em .5em;margin:.8em 0;overflow-x:auto}"
-  "table.summary th,table.summary td{padding:.25em .4em}"
+  "table.summary th,table.summary td{padding:.25em .4em}table.drift td{white-space:nowrap}"
   "h2{font-size:1.25em;margin:.5em 0}.ci{color:#555;font-size:.9em;white-space:nowrap}"
   "tr.overall td{font-weight:bold}tr.mean td{font-style:italic}"
   "figure{margin:.5em 0}figure svg{max-width:100%;height:auto}"

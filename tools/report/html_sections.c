@@ -458,7 +458,7 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
     "exact or asymptotic as it chooses), the Wasserstein-1 distance, the means, and the AUROC of "
     "telling the period's rows from the reference's by the score (0.5: no shift; above 0.5 the period runs "
     "higher).</p>\n");
-  table_open(r, h, 0, "<th>column</th>", "<th>rows</th><th>PSI</th><th>KS D</th><th>KS p</th><th>Wasserstein</th>"
+  table_open(r, h, "drift", "<th>column</th>", "<th>rows</th><th>PSI</th><th>KS D</th><th>KS p</th><th>Wasserstein</th>"
              "<th>mean: reference &#8594; period</th><th>AUROC period vs reference</th>");
   for(i=0; i<s->nRow; i++){
     const DriftRow *d = &s->aRow[i];
