@@ -229,6 +229,8 @@ def main():
         (["--by", "day", "--drift-ref", "0..9"], 1,
          "mleval-report: --drift-ref 0..9: every period of --by day is in the reference; there is no period to "
          "compare with it\n"),
+        (["--by", "day", "--drift-ref", ""], 2, "mleval-report: --drift-ref needs a value of --by or a range LO..HI, "
+                                                 "got ''\nTry 'mleval-report --help'.\n"),
         (["--by", "day", "--drift-ref"], 2, "mleval-report: option --drift-ref needs a value\n"
                                              "Try 'mleval-report --help'.\n"),
     ]
