@@ -7,7 +7,8 @@
 ** SPDX-License-Identifier: MIT
 **
 ** Sections, in the page's order: summary (open), AUROC, PR curves,
-** Calibration, Compare models, Operating points, SVD cost.  A new section is
+** Calibration, Compare models, Operating points, Drift (--drift-ref), SVD
+** cost.  A new section is
 ** one struct in report.h, one computation here and one block per writer.
 **
 ** Rules:
@@ -18,6 +19,9 @@
 **   3. An interval's bounds are read from its function's JSON (Ci), once.
 **   4. Holm's adjustment is sql/p_adjust.sql's, over every p-value of the
 **      comparison table of each kind.
+**   5. A plot of more than PLOT_MAX_SERIES series is not drawn (the plot
+**      aggregates' limit): its query answers TOO_MANY_SERIES, the struct's
+**      tooMany flag is set and the page says so.
 **
 ** Cost: a few queries per score and group over the temp tables (small: a
 ** row per score and group); the plots are the plot aggregates' (O(points)).
