@@ -55,13 +55,20 @@ def varint(u):
             return bytes(out)
 
 
-def big_state(score, neg, pos):
-    """A valid binary state of one entry (score, neg, pos): raw codec, the
-    counts as large as the format allows (2^53 a section)."""
-    u = struct.unpack("<Q", struct.pack("<d", score))[0]
-    key = (~u & 0xFFFFFFFFFFFFFFFF) if u >> 63 else u | (1 << 63)
-    payload = varint(key) + varint(neg) + varint(pos)
-    body = b"MLST" + bytes([1, 1, 1, 1]) + bytes([0, 255, 0, 0]) + struct.pack("<QQQQ", 1, neg, pos, len(payload)) + payload
+def big_state(score, neg, pos, *more):
+    """A valid binary state of entries (score, neg, pos), ascending scores:
+    raw codec, the counts as large as the format allows (2^53 a section)."""
+    entries = [(score, neg, pos)] + [tuple(more[k:k + 3]) for k in range(0, len(more), 3)]
+    payload, prev, tot = b"", 0, [0, 0]
+    for sc, n0, n1 in entries:
+        u = struct.unpack("<Q", struct.pack("<d", sc))[0]
+        key = (~u & 0xFFFFFFFFFFFFFFFF) if u >> 63 else u | (1 << 63)
+        payload += varint(key - prev) + varint(n0) + varint(n1)
+        prev = key
+        tot[0] += n0
+        tot[1] += n1
+    body = b"MLST" + bytes([1, 1, 1, 1]) + bytes([0, 255, 0, 0]) + struct.pack(
+        "<QQQQ", len(entries), tot[0], tot[1], len(payload)) + payload
     return body + struct.pack("<I", crc32c(body))
 
 
@@ -241,6 +248,14 @@ def check_errors(ck, con):
     ck.equal(con.execute("SELECT expected_auroc(x) FROM (SELECT ? AS x UNION ALL SELECT 0.5)", (good,)).fetchone()[0],
              con.execute("SELECT expected_auroc(x) FROM (SELECT 0.25 AS x UNION ALL SELECT 0.75 UNION ALL SELECT 0.5)")
              .fetchone()[0], "expected_auroc: a state and a row in one group")
+    # drift_report's period AUROC over states: counts whose 2 W_0 W_1 passes
+    # 2^63 take the exact-sum path, small ones the integer path; both 0.75 here
+    for scale in (1, 1 << 30):
+        ref, cur = big_state(0.5, 2 * scale, 0), big_state(0.5, scale, 0, 0.7, scale, 0)
+        rep = json.loads(con.execute("SELECT drift_report(?, ?)", (ref, cur)).fetchone()[0])
+        ck.equal(rep["auroc_period"], 0.75, "drift_report over states of %d and %d rows: auroc_period" % (2 * scale, 2 * scale))
+        ck.equal((rep["n_ref"], rep["n_cur"], rep["mean_cur"]), (2.0 * scale, 2.0 * scale, 0.6),
+                 "drift_report over states: n_ref, n_cur, mean_cur")
     # group_disparity's state form
     g = "group_disparity"
     ck.error(con, "SELECT group_disparity(1, 'a', 0.5)", (),
