@@ -25,6 +25,8 @@
 **   expected_confusion(p, threshold)        JSON {"n","tp","fp","tn","fn",
 **                                 "sensitivity","specificity","ppv","npv",
 **                                 "f1","accuracy","prevalence","threshold"}
+**   expected_auroc(st), expected_pr_auc(st), expected_confusion(st, threshold),
+**   group_disparity(st, group, threshold)   the same over ml_state BLOBs (rule 12)
 **
 ** Rules:
 **   1. g is 0 or 1 (the label rules: INTEGER, integral REAL, numeric TEXT);
@@ -57,7 +59,12 @@
 **   6. drift_report: every number above, plus each bin's edges (lo null for
 **      the first, hi null for the last), shares (as counted: before the
 **      1e-4 rule) and term, mean_ref and mean_cur (exact sums of w x / W),
-**      auroc_period = auroc(g, x) by the shared sweep (ml_fold_auroc).
+**      auroc_period = auroc(g, x): Mann-Whitney over the walk's steps (twice
+**      the area as an integer, or ml_wfold_auroc's exact sum when 2 W_0 W_1
+**      passes 2^62), divided as ml_fold_auroc divides, so bit for bit.
+**      Every statistic comes from one walk over the merged sorted periods,
+**      one step per distinct x with each period's tie weight there (an
+**      exact sum, ml_exact_sum: independent of the records' order).
 **   7. The twins: a row of weight w counts w times (sums of weights for
 **      counts); integer weights give the rows repeated bit for bit (every
 **      count is a sum of weights, exact below 2^53).  ks_test and
@@ -92,6 +99,18 @@
 **      Differences are max - min, ratios min / max (null when max is 0);
 **      equalized odds: the larger difference, the smaller ratio of TPR and
 **      FPR.  At most 10000 groups in one result.
+**  12. State forms of the last two.  expected_*(st [, threshold]): the
+**      family's MlStateHooks (a binary or stratified state; a weighted one is
+**      an error: no twin); an entry (p, c rows, both classes summed) is a
+**      positive weighing c p and a negative weighing c (1 - p), each as the
+**      one or two doubles whose exact sum it is (ml_count_weight), so the
+**      weighted sweep's exact tie sums give the rows' bits; O(entries).
+**      group_disparity(st, group, threshold), registered at 3 arguments
+**      beside the rows' 4: each row one group's state (ml_state, or
+**      ml_state_w for group_disparity_w's meaning) and its key; an entry's
+**      class-y rows join the group as records weighing n_y (n_y w); rows of
+**      one key merge; NULL state or group skips; the rows' results bit for
+**      bit.  A group over 2^53 rows is an error.
 **
 ** Cost: 16 bytes per row (x and its weight, by period); a result sorts
 ** (O(n) radix), walks both periods once, and holds 16 bytes per reference
@@ -100,7 +119,9 @@
 ** sum) or O(k^3 log en) (Durbin's matrix, k = ceil(en D) <= 24 where used).
 ** group_disparity: 16 bytes per row and about 100 per group (at most
 ** 10000), a result sorting each group; expected_*: 16 bytes per half-row
-** (two per row with 0 < p < 1).
+** (two per row with 0 < p < 1).  A state costs 16-32 bytes per entry and
+** class, whatever its counts.  Measured: drift_report(g, x) on 10^6 rows
+** runs 1.26x auroc(g, x)'s instructions (bench/RESULTS.md, monitoring).
 */
 #include <math.h>
 #include <stddef.h>
@@ -644,6 +665,18 @@ static void psi_fold(MonResult *r){
 static int mon_compute(MlSamples *s, ml_i64 B, int kind, MonResult *r){
   int g;
   memset(r, 0, sizeof(*r));
+  /* states' entries arrive in order: a buffer that holds one state per
+  ** period (or rows in order) needs no sort; any other stops at its first
+  ** descent, a few records in */
+  if( !s->sorted ){
+    int ok = 1;
+    for(g=0; g<2 && ok; g++){
+      const MlRec16 *a = (const MlRec16*)s->a[g];
+      ml_i64 i;
+      for(i=1; i<s->n[g]; i++) if( a[i].key<a[i-1].key ){ ok = 0; break; }
+    }
+    if( ok ) s->sorted = 1;
+  }
   if( ml_samples_sort(s) ) return ML_NOMEM;
   for(g=0; g<2; g++){
     ml_i64 i;
@@ -1170,9 +1203,15 @@ static void disp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, doubl
   if( rc==ML_ROW_ERR ){ a->failed = 1; return; }
   if( rc!=ML_ROW_OK || w==0.0 ) return;
   s += 0.0;
-  at = disp_group(ctx, d, a, &k, sign);
-  if( at==-2 ){ a->failed = 1; return; }
-  if( at<0 ) return;
+  {
+    int found;
+    at = disp_find(a, &k, &found);          /* the common case inline: a known group */
+    if( !found ){
+      at = disp_group(ctx, d, a, &k, sign);
+      if( at==-2 ){ a->failed = 1; return; }
+      if( at<0 ) return;
+    }
+  }
   if( sign<0 ){
     ml_samples_remove(&a->g[at].smp, y, s, w);
     a->g[at].nRow--;
