@@ -1017,7 +1017,9 @@ static const MlParamSpec psDispThreshold = ML_PARAM_REAL("threshold", -INFINITY,
 /* The group key of v: ML_ROW_OK (isText, i or z/nz set), ML_ROW_SKIP (NULL), ML_ROW_ERR. */
 static int disp_key(sqlite3_context *ctx, const char *fn, sqlite3_value *v, DispGroup *k){
   int t = sqlite3_value_type(v);
-  memset(k, 0, sizeof(*k));
+  /* only the key's fields are set (disp_group sets the rest of a new group) */
+  k->isText = 0; k->z = 0; k->nz = 0;
+  if( t==SQLITE_INTEGER ){ k->i = sqlite3_value_int64(v); return ML_ROW_OK; }
   if( t==SQLITE_NULL ) return ML_ROW_SKIP;
   if( t==SQLITE_TEXT ){
     k->isText = 1;
@@ -1051,7 +1053,8 @@ static ml_i64 disp_find(const DispAgg *a, const DispGroup *k, int *found){
   *found = 0;
   while( lo<hi ){
     ml_i64 mid = lo + (hi - lo)/2;
-    int c = disp_cmp(&a->g[mid], k);
+    const DispGroup *g = &a->g[mid];
+    int c = !k->isText && !g->isText ? (g->i<k->i ? -1 : g->i>k->i) : disp_cmp(g, k);
     if( c==0 ){ *found = 1; return mid; }
     if( c<0 ) lo = mid + 1; else hi = mid;
   }
@@ -1094,6 +1097,7 @@ static ml_i64 disp_group(sqlite3_context *ctx, const MlFuncDesc *d, DispAgg *a, 
   memmove(&a->g[at+1], &a->g[at], sizeof(DispGroup) * (size_t)(a->n - at));
   g = &a->g[at];
   *g = *k;
+  g->nRow = 0;
   ml_samples_init_weighted(&g->smp);
   a->n++;
   return at;
