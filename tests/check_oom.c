@@ -143,6 +143,14 @@ static const char *aCase[] = {
   " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), ece(b) OVER (ORDER BY g ROWS 1 PRECEDING),"
   " hex(ml_merge(b) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",
   "SELECT hex(ml_state_w(y, s, 2)" W ") FROM t",
+  /* the monitoring family's state forms: the expected metrics over states,
+  ** group_disparity over (state, group) rows, weighted too, two-state drift */
+  "WITH st AS (SELECT g, ml_state(y, p) b, ml_state_w(y, s, p + 0.25) bw FROM t GROUP BY g)"
+  " SELECT expected_auroc(b), expected_pr_auc(b), expected_confusion(b, 0.5), group_disparity(b, g % 2, 0.5),"
+  " group_disparity(bw, g, 0.5), drift_report((SELECT b FROM st WHERE g = 0), b) FROM st",
+  "WITH st AS (SELECT g, ml_state(y, p) b FROM t GROUP BY g)"
+  " SELECT expected_auroc(b) OVER (ORDER BY g ROWS 1 PRECEDING), expected_confusion(b, 0.5) OVER (ORDER BY g ROWS 1 PRECEDING),"
+  " group_disparity(b, g % 2, 0.5) OVER (ORDER BY g ROWS 1 PRECEDING) FROM st",
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",

@@ -439,9 +439,14 @@ def call(name, shape, y, x, extra):
     raise ValueError(shape)
 
 
-def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False):
-    """mean_ci(x [, level]): one data argument, no label; prob: expected_auroc(p), a probability."""
-    bad = [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if prob else [])
+def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False, states=False):
+    """mean_ci(x [, level]): one data argument, no label; prob: expected_auroc(p), a probability;
+    states: the function takes a state BLOB in place of its data argument (a blob there is a state)."""
+    bad = [("'x'", "text 'x'")] + ([] if states else [("x'00'", "a blob")]) + (
+        [("1.5", "1.5"), ("-0.1", "-0.1")] if prob else [])
+    if states:
+        ck.error(con, "SELECT %s(x'00'%s)" % (name, extra), (), "%s(): %s" % (name, NOT_A_STATE), name + " blob: a state")
+        after_error(name + " bad state")
     for sqlv, shown in bad:
         ck.error(con, "SELECT %s(%s%s)" % (name, sqlv, extra), (), "%s(): %s must be %s, got %s" % (
             name, "p" if prob else "x", "a probability in [0, 1]" if prob else "a number", shown))
@@ -522,7 +527,8 @@ def main():
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
         if shape in ("mean", "pone"):
-            check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone")
+            check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone",
+                       states=name in takes_states)
             continue
         label = "a probability in [0, 1]" if shape in PROB_SHAPES else "a number"
         xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a",

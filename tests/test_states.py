@@ -57,6 +57,9 @@ def calls(fn):
                 ("%s(y, s%s)" % (fn, extra), "%s(sz%s)" % (fn, extra))]   # a stratified state serves too
     if shape == "strat":
         return [("%s(y, s, z%s)" % (fn, extra), "%s(sz%s)" % (fn, extra))]
+    if shape == "pone":             # expected_auroc(p): a state's scores, both classes summed
+        return [("%s(s%s)" % (fn, extra), "%s(b%s)" % (fn, extra)),
+                ("%s(s%s)" % (fn, extra), "%s(sz%s)" % (fn, extra))]
     if shape == "ord":
         return [("%s(o, s, s2)" % fn, "%s(so)" % fn)]
     if shape == "ge":
@@ -75,7 +78,7 @@ def param_calls(f):
     data = f["data"]
     if f["family"] == "ordinal":                # its state forms are calls()'s: so, (so, k)
         return []
-    row_args = "y, s, z" if len(data) == 3 else "y, s"
+    row_args = "y, s, z" if len(data) == 3 else "s" if len(data) == 1 else "y, s"
     col = "sz" if len(data) == 3 else "b"
     out = []
     for n in range(lo, hi + 1):

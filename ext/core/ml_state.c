@@ -1477,12 +1477,17 @@ int ml_samples_absorb_counted(MlSamples *s, ml_i64 held[2], const MlSection *con
 /* The records of one entry's class-y rows: c rows of weight w weigh c w,
 ** written as hi = fl(c w) and, when that rounds, lo = c w - hi (exact by
 ** fma: c < 2^53 and w are doubles).  Returns how many (1 or 2). */
+int ml_count_weight(ml_i64 c, double w, double part[2]){
+  part[0] = (double)c * w;
+  part[1] = fma((double)c, w, -part[0]);
+  return part[1]==0.0 ? 1 : 2;
+}
+
 static int weighted_records(ml_key key, ml_i64 c, double w, MlRec16 *out){
-  double hi = (double)c * w, lo = fma((double)c, w, -hi);
-  out[0].key = key; out[0].aux = hi;
-  if( lo==0.0 ) return 1;
-  out[1].key = key; out[1].aux = lo;
-  return 2;
+  double part[2];
+  int k = ml_count_weight(c, w, part), i;
+  for(i=0; i<k; i++){ out[i].key = key; out[i].aux = part[i]; }
+  return k;
 }
 
 /* Records by (key, the weight's bits): the order a removal pass walks. */

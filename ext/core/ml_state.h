@@ -191,6 +191,12 @@ int ml_state_add_counts(ml_i64 held[2], const MlSection *const *secs, int k, cha
 ** entries, or rows removed that were not added). */
 int ml_samples_absorb_weighted(MlSamples *s, ml_i64 held[2], const MlSection *sec, int weighted, int sign,
                                char *zErr, int nErr);
+/* c rows weighing w each as one or two doubles whose exact sum is c w:
+** part[0] = c w rounded, part[1] the rounding error (fma), present when
+** not 0.  Returns how many (1 or 2).  The records a count becomes where a
+** fold sums a tie group's weights exactly (ml_samples_absorb_weighted, the
+** monitoring family's states). */
+int ml_count_weight(ml_i64 c, double w, double part[2]);
 /* True when a state of kind b may join states of kind a in one group or
 ** merge: the same kind, or binary with weighted (the result weighted). */
 int ml_state_kinds_join(int a, int b);

@@ -25,6 +25,8 @@
 **   expected_confusion(p, threshold)        JSON {"n","tp","fp","tn","fn",
 **                                 "sensitivity","specificity","ppv","npv",
 **                                 "f1","accuracy","prevalence","threshold"}
+**   expected_auroc(st), expected_pr_auc(st), expected_confusion(st, threshold),
+**   group_disparity(st, group, threshold)   the same over ml_state BLOBs (rule 12)
 **
 ** Rules:
 **   1. g is 0 or 1 (the label rules: INTEGER, integral REAL, numeric TEXT);
@@ -57,7 +59,12 @@
 **   6. drift_report: every number above, plus each bin's edges (lo null for
 **      the first, hi null for the last), shares (as counted: before the
 **      1e-4 rule) and term, mean_ref and mean_cur (exact sums of w x / W),
-**      auroc_period = auroc(g, x) by the shared sweep (ml_fold_auroc).
+**      auroc_period = auroc(g, x): Mann-Whitney over the walk's steps (twice
+**      the area as an integer, or ml_wfold_auroc's exact sum when 2 W_0 W_1
+**      passes 2^62), divided as ml_fold_auroc divides, so bit for bit.
+**      Every statistic comes from one walk over the merged sorted periods,
+**      one step per distinct x with each period's tie weight there (an
+**      exact sum, ml_exact_sum: independent of the records' order).
 **   7. The twins: a row of weight w counts w times (sums of weights for
 **      counts); integer weights give the rows repeated bit for bit (every
 **      count is a sum of weights, exact below 2^53).  ks_test and
@@ -92,6 +99,18 @@
 **      Differences are max - min, ratios min / max (null when max is 0);
 **      equalized odds: the larger difference, the smaller ratio of TPR and
 **      FPR.  At most 10000 groups in one result.
+**  12. State forms of the last two.  expected_*(st [, threshold]): the
+**      family's MlStateHooks (a binary or stratified state; a weighted one is
+**      an error: no twin); an entry (p, c rows, both classes summed) is a
+**      positive weighing c p and a negative weighing c (1 - p), each as the
+**      one or two doubles whose exact sum it is (ml_count_weight), so the
+**      weighted sweep's exact tie sums give the rows' bits; O(entries).
+**      group_disparity(st, group, threshold), registered at 3 arguments
+**      beside the rows' 4: each row one group's state (ml_state, or
+**      ml_state_w for group_disparity_w's meaning) and its key; an entry's
+**      class-y rows join the group as records weighing n_y (n_y w); rows of
+**      one key merge; NULL state or group skips; the rows' results bit for
+**      bit.  A group over 2^53 rows is an error.
 **
 ** Cost: 16 bytes per row (x and its weight, by period); a result sorts
 ** (O(n) radix), walks both periods once, and holds 16 bytes per reference
@@ -100,7 +119,9 @@
 ** sum) or O(k^3 log en) (Durbin's matrix, k = ceil(en D) <= 24 where used).
 ** group_disparity: 16 bytes per row and about 100 per group (at most
 ** 10000), a result sorting each group; expected_*: 16 bytes per half-row
-** (two per row with 0 < p < 1).
+** (two per row with 0 < p < 1).  A state costs 16-32 bytes per entry and
+** class, whatever its counts.  Measured: drift_report(g, x) on 10^6 rows
+** runs 1.26x auroc(g, x)'s instructions (bench/RESULTS.md, monitoring).
 */
 #include <math.h>
 #include <stddef.h>
@@ -201,7 +222,21 @@ static void mon_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double
 ** SQL function: psi(g, x [, bins]), ks_test(g, x), wasserstein(g, x),
 ** drift_report(g, x [, bins]) and their two-state forms -- xStep, xInverse
 */
-static void monStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ mon_row(ctx, argc, argv, 1.0, 1); }
+static void monStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  /* The common row inline: g an INTEGER 0 or 1, x a number, no parameter
+  ** (what the checkers accept first; anything else goes through them) */
+  if( argc==2 && sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
+    int t1 = sqlite3_value_type(argv[1]);
+    sqlite3_int64 g = sqlite3_value_int64(argv[0]);
+    if( (t1==SQLITE_FLOAT || t1==SQLITE_INTEGER) && (g & ~(sqlite3_int64)1)==0 ){
+      MonAgg *p = mon_agg(ctx);
+      if( p==0 || p->failed ) return;
+      if( ml_add_row(ctx, &p->smp, (int)g, sqlite3_value_double(argv[1]) + 0.0, 1.0) ) p->failed = 1;
+      return;
+    }
+  }
+  mon_row(ctx, argc, argv, 1.0, 1);
+}
 static void monInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ mon_row(ctx, argc, argv, 1.0, -1); }
 /*
 ** SQL function: psi_w(g, x, w [, bins]), wasserstein_w(g, x, w) -- xStep, xInverse
@@ -525,34 +560,67 @@ static int psi_edges(const MlSamples *s, ml_i64 B, double W0, double **pe, ml_i6
   return ML_OK;
 }
 
-/* Walks both sorted periods once: each bin's weight, the ECDF differences
-** (KS), the Wasserstein sum and the means. */
-static void mon_walk(const MlSamples *s, MonResult *r){
-  ml_i64 i[2] = {0, 0}, nb = r->nEdge + 1, b = 0;
-  double c[2] = {0.0, 0.0}, maxS = 0.0, minS = 0.0, prev = 0.0, U = 0.0, V = 0.0;
-  int started = 0, inf = 0;
-  MlXsum ws, ms[2];
-  ml_xsum_init(&ws); ml_xsum_init(&ms[0]); ml_xsum_init(&ms[1]);
+/* The weight of the tie group of key k that starts at record i of class
+** y's sorted records; *pj gets the record after it.  One record: its
+** weight; more: their exact sum, correctly rounded (ml_exact_sum), so that
+** it does not depend on the order the group's records are held in. */
+static double tie_weight(const MlRec16 *a, ml_i64 n, ml_i64 i, ml_key k, ml_i64 *pj){
+  ml_i64 j = i + 1;
+  while( j<n && a[j].key==k ) j++;
+  *pj = j;
+  return j==i+1 ? a[i].aux : ml_exact_sum(&a[i].aux, 2, j - i);
+}
+
+/* Walks the sorted periods once, merged, one step per distinct x with the
+** tie group's weight in each period (d_0, d_1): each bin's weight, the ECDF
+** differences (KS), the Wasserstein sum, and for the report the means and
+** the period AUROC (rule 6: Mann-Whitney over the same steps). */
+static void mon_walk(const MlSamples *s, int kind, MonResult *r){
+  const MlRec16 *a[2];
+  ml_i64 i[2] = {0, 0}, n[2], nb = r->nEdge + 1, b = 0;
+  double c[2] = {0.0, 0.0}, maxS = 0.0, minS = 0.0, prev = 0.0, U = 0.0, V = 0.0, sp, sn;
+  int started = 0, inf = 0, g;
+  const int report = kind==MON_REPORT;
+  /* the report's AUROC: twice the area as an integer while 2 W_0 W_1 fits
+  ** (its weights are counts, integers), else as the weighted fold's exact sum */
+  const int u2ok = report && r->W[0]*r->W[1] < 4611686018427387904.0;   /* 2^62 */
+  uint64_t u2 = 0;
+  MlXsum ws, ms[2], as;
+  a[0] = (const MlRec16*)s->a[0]; a[1] = (const MlRec16*)s->a[1];
+  n[0] = s->n[0]; n[1] = s->n[1];
+  ml_xsum_init(&ws);
+  if( report ){ ml_xsum_init(&ms[0]); ml_xsum_init(&ms[1]); ml_xsum_init(&as); }
+  sp = ml_pow2_scale(r->W[1]); sn = ml_pow2_scale(r->W[0]);
   memset(r->share, 0, sizeof(double) * 2 * (size_t)nb);
-  while( i[0]<s->n[0] || i[1]<s->n[1] ){
-    double t, k0 = INFINITY, k1 = INFINITY, diff;
-    int g;
-    if( i[0]<s->n[0] ) k0 = ml_double_of(ml_samples_key(s, 0, i[0]));
-    if( i[1]<s->n[1] ) k1 = ml_double_of(ml_samples_key(s, 1, i[1]));
-    t = i[0]<s->n[0] && (i[1]>=s->n[1] || k0<=k1) ? k0 : k1;
+  while( i[0]<n[0] || i[1]<n[1] ){
+    ml_key k = i[0]<n[0] && (i[1]>=n[1] || a[0][i[0]].key<=a[1][i[1]].key) ? a[0][i[0]].key : a[1][i[1]].key;
+    double t = ml_double_of(k), d[2] = {0.0, 0.0}, diff;
+    for(g=0; g<2; g++){
+      if( i[g]<n[g] && a[g][i[g]].key==k ) d[g] = tie_weight(a[g], n[g], i[g], k, &i[g]);
+    }
     if( isinf(t) ) inf = 1;
     if( started ) ml_xsum_add(&ws, fabs(U - V) * (t - prev), 1);
     /* the bin of t: the first edge >= t */
     while( b<r->nEdge && r->edge[b]<t ) b++;
-    for(g=0; g<2; g++){
-      while( i[g]<s->n[g] && ml_double_of(ml_samples_key(s, g, i[g]))==t ){
-        double w = ml_samples_aux(s, g, i[g]);
-        c[g] += w;
-        r->share[g*nb + b] += w;
-        ml_xsum_add_product(&ms[g], t, w, 1);
-        i[g]++;
+    r->share[b] += d[0];
+    r->share[nb + b] += d[1];
+    if( report ){
+      if( d[0]>0.0 ){
+        ml_xsum_add_product(&ms[0], t, d[0], 1);
+        /* the trapezoid where the reference (the negatives) steps: d_0 times
+        ** twice the current weight at or above t, less d_1 (ml_wfold_auroc) */
+        if( u2ok ){
+          u2 += (uint64_t)d[0] * (uint64_t)(2.0*(r->W[1] - c[1]) - d[1]);
+        }else{
+          double bb = (2.0*(r->W[1] - c[1]) - d[1])*sp, f = d[0]*sn, hi = f*bb;
+          ml_xsum_add(&as, hi, 1);
+          ml_xsum_add(&as, fma(f, bb, -hi), 1);
+        }
       }
+      if( d[1]>0.0 ) ml_xsum_add_product(&ms[1], t, d[1], 1);
     }
+    c[0] += d[0];
+    c[1] += d[1];
     U = c[0]/r->W[0];
     V = c[1]/r->W[1];
     diff = U - V;
@@ -565,8 +633,13 @@ static void mon_walk(const MlSamples *s, MonResult *r){
   if( minS>1.0 ) minS = 1.0;
   r->ks = minS>maxS ? minS : maxS;
   r->wass = inf ? NAN : ml_xsum_round(&ws);
-  r->mean[0] = ml_xsum_round(&ms[0]) / r->W[0];
-  r->mean[1] = ml_xsum_round(&ms[1]) / r->W[1];
+  if( report ){
+    r->mean[0] = ml_xsum_round(&ms[0]) / r->W[0];
+    r->mean[1] = ml_xsum_round(&ms[1]) / r->W[1];
+    /* auroc(g, x)'s expression: ml_fold_auroc, unweighted or weighted */
+    r->auroc = u2ok ? (double)u2 / (2.0 * r->W[1] * r->W[0])
+                    : ml_xsum_round(&as) / (2.0 * (r->W[1]*sp) * (r->W[0]*sn));
+  }
 }
 
 /* The PSI from the bins' weights (rule 3); the shares become proportions. */
@@ -592,6 +665,18 @@ static void psi_fold(MonResult *r){
 static int mon_compute(MlSamples *s, ml_i64 B, int kind, MonResult *r){
   int g;
   memset(r, 0, sizeof(*r));
+  /* states' entries arrive in order: a buffer that holds one state per
+  ** period (or rows in order) needs no sort; any other stops at its first
+  ** descent, a few records in */
+  if( !s->sorted ){
+    int ok = 1;
+    for(g=0; g<2 && ok; g++){
+      const MlRec16 *a = (const MlRec16*)s->a[g];
+      ml_i64 i;
+      for(i=1; i<s->n[g]; i++) if( a[i].key<a[i-1].key ){ ok = 0; break; }
+    }
+    if( ok ) s->sorted = 1;
+  }
   if( ml_samples_sort(s) ) return ML_NOMEM;
   for(g=0; g<2; g++){
     ml_i64 i;
@@ -604,12 +689,11 @@ static int mon_compute(MlSamples *s, ml_i64 B, int kind, MonResult *r){
   }
   r->share = ml_malloc(sizeof(double) * 2 * (uint64_t)(r->nEdge + 1));
   if( r->share==0 ) return ML_NOMEM;
-  mon_walk(s, r);
+  mon_walk(s, kind, r);
   psi_fold(r);
   if( kind==MON_KS || kind==MON_REPORT ){
     if( ks_pvalue(r) ) return ML_NOMEM;
   }
-  if( kind==MON_REPORT ) r->auroc = ml_fold_auroc(s);
   return ML_OK;
 }
 
@@ -737,9 +821,11 @@ static const MlParamSpec psExpThreshold = ML_PARAM_REAL("threshold", 0.0, 0, 1.0
 
 static void exp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int sign){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ExpAgg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+  ExpAgg *a;
   double p, t;
   int rc;
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), sign<0) ) return;
+  a = ml_agg_context(ctx, sizeof(*a));
   if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !a->init ){ ml_samples_init_weighted(&a->smp); a->init = 1; }
   if( sign>0 && a->failed ) return;
@@ -772,6 +858,68 @@ static void exp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int si
 */
 static void expStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, 1); }
 static void expInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, -1); }
+
+/* The halves of c rows at probability p (rule 12): class 1 weighing c p,
+** class 0 weighing c (1 - p), each as the one or two records whose exact
+** sum it is (ml_count_weight), added (sign +1) or removed. */
+static int exp_entry(MlSamples *smp, double p, ml_i64 c, int sign){
+  double w[2], part[2];
+  int y, k, i;
+  w[1] = p;
+  w[0] = 1.0 - p;
+  for(y=0; y<2; y++){
+    if( w[y]<=0.0 ) continue;
+    k = ml_count_weight(c, w[y], part);
+    for(i=0; i<k; i++){
+      if( sign>0 ){
+        if( ml_samples_add(smp, y, p, part[i]) ) return ML_NOMEM;
+      }else{
+        ml_samples_remove(smp, y, p, part[i]);
+      }
+    }
+  }
+  return ML_OK;
+}
+
+/* The state form (rule 12): n states' entries, both classes summed, as the
+** halves of their rows; a weighted state is refused (no weighted twin). */
+static int exp_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ExpAgg *a = ml_agg_context(ctx, sizeof(*a));
+  ml_i64 held[2];
+  int j, rc;
+  if( a==0 ) return ML_NOMEM;
+  if( !a->init ){ ml_samples_init_weighted(&a->smp); a->init = 1; }
+  if( ml_states_weighted(st, n) ){
+    sqlite3_snprintf(nErr, zErr, "takes no weighted state (made by ml_state_w): %s has no weighted twin;"
+                     " give it a state made by ml_state(y, p)", d->name);
+    return ML_ERROR;
+  }
+  if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  held[0] = sign>0 ? a->nRow : 0;
+  held[1] = 0;
+  if( (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=0 ) return rc;
+  for(j=0; j<n; j++){
+    MlReader rd;
+    MlEntry e;
+    ml_reader_init(&rd, &st[j].sec[0]);
+    while( ml_reader_next(&rd, &e) ){
+      if( exp_entry(&a->smp, ml_double_of(e.key) + 0.0, e.n[0] + e.n[1], sign) ) return ML_NOMEM;
+    }
+  }
+  a->nRow = sign>0 ? held[0] + held[1] : a->nRow - (held[0] + held[1]);
+  return ML_OK;
+}
+/* A failed absorb fails the group (its buffer may be partly filled). */
+static int exp_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  int rc = exp_absorb_do(ctx, st, n, sign, zErr, nErr);
+  ExpAgg *a = rc ? sqlite3_aggregate_context(ctx, 0) : 0;
+  if( a ) a->failed = 1;
+  return rc;
+}
+static const MlStateHooks expStates = {
+  sizeof(ExpAgg), 1, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), exp_absorb
+};
 
 /* The expected confusion matrix (rule 10): exact sums over the halves. */
 static void exp_confusion(sqlite3_context *ctx, const ExpAgg *a, double t){
@@ -869,7 +1017,9 @@ static const MlParamSpec psDispThreshold = ML_PARAM_REAL("threshold", -INFINITY,
 /* The group key of v: ML_ROW_OK (isText, i or z/nz set), ML_ROW_SKIP (NULL), ML_ROW_ERR. */
 static int disp_key(sqlite3_context *ctx, const char *fn, sqlite3_value *v, DispGroup *k){
   int t = sqlite3_value_type(v);
-  memset(k, 0, sizeof(*k));
+  /* only the key's fields are set (disp_group sets the rest of a new group) */
+  k->isText = 0; k->z = 0; k->nz = 0;
+  if( t==SQLITE_INTEGER ){ k->i = sqlite3_value_int64(v); return ML_ROW_OK; }
   if( t==SQLITE_NULL ) return ML_ROW_SKIP;
   if( t==SQLITE_TEXT ){
     k->isText = 1;
@@ -903,7 +1053,8 @@ static ml_i64 disp_find(const DispAgg *a, const DispGroup *k, int *found){
   *found = 0;
   while( lo<hi ){
     ml_i64 mid = lo + (hi - lo)/2;
-    int c = disp_cmp(&a->g[mid], k);
+    const DispGroup *g = &a->g[mid];
+    int c = !k->isText && !g->isText ? (g->i<k->i ? -1 : g->i>k->i) : disp_cmp(g, k);
     if( c==0 ){ *found = 1; return mid; }
     if( c<0 ) lo = mid + 1; else hi = mid;
   }
@@ -915,21 +1066,140 @@ static void disp_free_group(DispGroup *g){
   ml_free(g->z);
 }
 
+/* The group of key k: its index, created when new (sign +1); -1 when it
+** is absent for a removal; -2 on an error (set). */
+static ml_i64 disp_group(sqlite3_context *ctx, const MlFuncDesc *d, DispAgg *a, DispGroup *k, int sign){
+  int found;
+  ml_i64 at = disp_find(a, k, &found);
+  DispGroup *g;
+  if( found ) return at;
+  if( sign<0 ) return -1;
+  if( a->n>=DISP_MAX_GROUPS ){
+    ml_error(ctx, d->name, "group: more than %d groups in one result", DISP_MAX_GROUPS);
+    return -2;
+  }
+  if( a->n==a->cap ){
+    ml_i64 cap = a->cap ? 2*a->cap : 8;
+    DispGroup *ng = ml_realloc(a->g, sizeof(DispGroup) * (uint64_t)cap);
+    if( ng==0 ){ sqlite3_result_error_nomem(ctx); return -2; }
+    a->g = ng;
+    a->cap = cap;
+  }
+  if( k->isText ){
+    char *z = ml_malloc((uint64_t)k->nz + 1);
+    if( z==0 ){ sqlite3_result_error_nomem(ctx); return -2; }
+    memcpy(z, k->z, (size_t)k->nz);
+    z[k->nz] = 0;
+    k->z = z;
+  }else{
+    k->z = 0;
+  }
+  memmove(&a->g[at+1], &a->g[at], sizeof(DispGroup) * (size_t)(a->n - at));
+  g = &a->g[at];
+  *g = *k;
+  g->nRow = 0;
+  ml_samples_init_weighted(&g->smp);
+  a->n++;
+  return at;
+}
+
+/* Drops group at once it holds no row. */
+static void disp_drop_empty(DispAgg *a, ml_i64 at){
+  if( a->g[at].nRow>0 ) return;
+  disp_free_group(&a->g[at]);
+  memmove(&a->g[at], &a->g[at+1], sizeof(DispGroup) * (size_t)(a->n - at - 1));
+  a->n--;
+}
+
+/* The state form's row (st, group, threshold), rule 12: st's entries join
+** the group as records weighing their counts (a weighted state's: c w, as
+** the one or two records ml_count_weight gives), so that the group's sums
+** and sweep are its rows' bit for bit; sign -1 removes them. */
+static int disp_state(sqlite3_context *ctx, const MlFuncDesc *d, DispAgg *a, sqlite3_value **argv, int sign){
+  MlState st;
+  MlReader rd;
+  MlEntry e;
+  DispGroup k;
+  ml_i64 at, rows;
+  int rc, t0 = sqlite3_value_type(argv[0]), weighted;
+  char zErr[200];
+  if( t0==SQLITE_NULL ) return ML_ROW_SKIP;
+  if( t0!=SQLITE_BLOB ){
+    char *zv = ml_describe(argv[0]);
+    if( zv==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    ml_error(ctx, d->name, "st must be a state made by ml_state(y, s) or ml_state_w(y, s, w), got %s", zv);
+    sqlite3_free(zv);
+    return ML_ROW_ERR;
+  }
+  {
+    const void *z = sqlite3_value_blob(argv[0]);
+    int n = sqlite3_value_bytes(argv[0]);
+    if( z==0 && n>0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    if( ml_state_parse(z ? z : "", (uint64_t)n, &st, zErr, sizeof(zErr)) ){
+      ml_error(ctx, d->name, "st: %s", zErr);
+      return ML_ROW_ERR;
+    }
+  }
+  if( st.kind==ML_STATE_ORDINAL ){
+    char buf[32];
+    const char *zKind = ml_state_kind_name(&st, buf, sizeof(buf));
+    ml_error(ctx, d->name, "st must be a binary state (made by ml_state(y, s) or ml_state_w(y, s, w)), got %s %s state",
+             ml_article(zKind), zKind);
+    return ML_ROW_ERR;
+  }
+  rc = disp_key(ctx, d->name, argv[1], &k);
+  if( rc!=ML_ROW_OK ) return rc;
+  at = disp_group(ctx, d, a, &k, sign);
+  if( at==-2 ) return ML_ROW_ERR;
+  if( at<0 ) return ML_ROW_SKIP;
+  rows = st.sec[0].n[0] + st.sec[0].n[1];
+  if( sign>0 && a->g[at].nRow > ML_STATE_MAX_ROWS - rows ){
+    ml_error(ctx, d->name, "st: counts overflow: a group would hold more than 2^53 rows");
+    disp_drop_empty(a, at);
+    return ML_ROW_ERR;
+  }
+  weighted = st.kind==ML_STATE_WEIGHTED;
+  ml_reader_init(&rd, &st.sec[0]);
+  while( ml_reader_next(&rd, &e) ){
+    double s = ml_double_of(e.key) + 0.0, w = weighted ? ml_double_of_zkey(e.zkey) : 1.0, part[2];
+    int y, i, np;
+    for(y=0; y<2; y++){
+      if( e.n[y]==0 ) continue;
+      np = ml_count_weight(e.n[y], w, part);
+      for(i=0; i<np; i++){
+        if( sign<0 ){
+          ml_samples_remove(&a->g[at].smp, y, s, part[i]);
+        }else if( ml_add_row(ctx, &a->g[at].smp, y, s, part[i]) ){
+          return ML_ROW_ERR;
+        }
+      }
+    }
+  }
+  a->g[at].nRow += sign>0 ? rows : -rows;
+  if( sign<0 ) disp_drop_empty(a, at);
+  return ML_ROW_OK;
+}
+
 static void disp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   DispAgg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
   DispGroup k;
   double s, t;
-  int y, rc, found;
+  int y, rc;
   ml_i64 at;
   if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( sign>0 && a->failed ) return;
   if( w<0.0 ){ a->failed = 1; return; }
-  if( argc!=4 ){ ml_arity_error(ctx, d, argc); a->failed = 1; return; }
+  if( argc!=4 && (argc!=3 || (d->flags & ML_FN_TWIN)) ){ ml_arity_error(ctx, d, argc); a->failed = 1; return; }
   if( sign<0 ){
-    ml_param_drop(&a->thr, argv[3]);
-  }else if( ml_param_real(ctx, d->name, &psDispThreshold, argv[3], &a->thr, &t)!=ML_ROW_OK ){
+    ml_param_drop(&a->thr, argv[argc-1]);
+  }else if( ml_param_real(ctx, d->name, &psDispThreshold, argv[argc-1], &a->thr, &t)!=ML_ROW_OK ){
     a->failed = 1;
+    return;
+  }
+  if( argc==3 ){
+    if( sign<0 && a->failed ) return;
+    if( disp_state(ctx, d, a, argv, sign)==ML_ROW_ERR ) a->failed = 1;
     return;
   }
   rc = ml_arg_binary_row(ctx, d->name, argv, 0, &y, &s);
@@ -937,47 +1207,22 @@ static void disp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, doubl
   if( rc==ML_ROW_ERR ){ a->failed = 1; return; }
   if( rc!=ML_ROW_OK || w==0.0 ) return;
   s += 0.0;
-  at = disp_find(a, &k, &found);
-  if( sign<0 ){
-    if( !found ) return;
-    ml_samples_remove(&a->g[at].smp, y, s, w);
-    if( --a->g[at].nRow==0 ){
-      disp_free_group(&a->g[at]);
-      memmove(&a->g[at], &a->g[at+1], sizeof(DispGroup) * (size_t)(a->n - at - 1));
-      a->n--;
+  {
+    int found;
+    at = disp_find(a, &k, &found);          /* the common case inline: a known group */
+    if( !found ){
+      at = disp_group(ctx, d, a, &k, sign);
+      if( at==-2 ){ a->failed = 1; return; }
+      if( at<0 ) return;
     }
+  }
+  if( sign<0 ){
+    ml_samples_remove(&a->g[at].smp, y, s, w);
+    a->g[at].nRow--;
+    disp_drop_empty(a, at);
     return;
   }
-  if( !found ){
-    DispGroup *g;
-    if( a->n>=DISP_MAX_GROUPS ){
-      ml_error(ctx, d->name, "group: more than %d groups in one result", DISP_MAX_GROUPS);
-      a->failed = 1;
-      return;
-    }
-    if( a->n==a->cap ){
-      ml_i64 cap = a->cap ? 2*a->cap : 8;
-      DispGroup *ng = ml_realloc(a->g, sizeof(DispGroup) * (uint64_t)cap);
-      if( ng==0 ){ sqlite3_result_error_nomem(ctx); a->failed = 1; return; }
-      a->g = ng;
-      a->cap = cap;
-    }
-    if( k.isText ){
-      char *z = ml_malloc((uint64_t)k.nz + 1);
-      if( z==0 ){ sqlite3_result_error_nomem(ctx); a->failed = 1; return; }
-      memcpy(z, k.z, (size_t)k.nz);
-      z[k.nz] = 0;
-      k.z = z;
-    }else{
-      k.z = 0;
-    }
-    memmove(&a->g[at+1], &a->g[at], sizeof(DispGroup) * (size_t)(a->n - at));
-    g = &a->g[at];
-    *g = k;
-    ml_samples_init_weighted(&g->smp);
-    a->n++;
-  }
-  if( ml_add_row(ctx, &a->g[at].smp, y, s, w) ){ a->failed = 1; return; }
+  if( ml_add_row(ctx, &a->g[at].smp, y, s, w) ){ a->failed = 1; disp_drop_empty(a, at); return; }
   a->g[at].nRow++;
 }
 
@@ -1139,7 +1384,7 @@ static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValu
 
 static const MlFamily famDisparity = { "monitoring", dispStep, dispFinal, dispValue, dispInverse, 0,
                                        dispStepW, dispInverseW };
-static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, 0, 0, 0 };
+static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, &expStates, 0, 0 };
 
 const MlFuncDesc ml_monitoring_functions[] = {
   { "psi",          "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
@@ -1150,7 +1395,9 @@ const MlFuncDesc ml_monitoring_functions[] = {
                     ML_FN_WEIGHTED, 0 },
   { "drift_report", "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
                     ML_FN_JSON, ML_PARAMS(&psMonBins) },
-  { "group_disparity",    "y, s, group, threshold", 4, 4, &famDisparity, 0, 0, ML_FN_JSON | ML_FN_WEIGHTED,
+  { "group_disparity",    "y, s, group, threshold | st, group, threshold", 3, 4, &famDisparity, 0, 0, ML_FN_JSON,
+                          ML_PARAMS(&psDispThreshold) },
+  { "group_disparity_w",  "y, s, w, group, threshold", 5, 5, &famDisparity, 0, 0, ML_FN_JSON | ML_FN_TWIN,
                           ML_PARAMS(&psDispThreshold) },
   { "expected_auroc",     "p",               1, 1, &famExpected, 0, EXP_AUROC, 0, 0 },
   { "expected_pr_auc",    "p",               1, 1, &famExpected, 0, EXP_PR_AUC, 0, 0 },

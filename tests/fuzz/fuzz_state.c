@@ -26,6 +26,8 @@ static const char *azFixed[] = {
   "hex(ml_merge(b))", "auroc_test(b, (SELECT ml_merge(b) FROM f))",
   "log_loss(b, 0.01)", "ece(b, 7)", "reliability(b, 4, 'quantile')", "strat_gap(b, 0.1, 0.9)",
   "strat_report(b, 0.2, 0.8, 0.01)", "auprc_ge(b, 2)",
+  /* the monitoring family's forms whose states stand beside other data */
+  "group_disparity(b, g, 0.5)", "drift_report((SELECT ml_merge(b) FROM f), b)",
 };
 
 /* Fills fuzzCall (fuzz_common.h): the fixed calls, then for every record that takes states
