@@ -482,22 +482,27 @@ static int mc_sweep_micro(const McAgg *p, const MlRec16 *col, int weighted, int 
 ** sums are exact in any order): the same sweep as mc_sweep_micro, one pair
 ** at a time -- the column whose next score is highest gives the next pair,
 ** and a run ends where the score changes.  A column's key 0 marks it used
-** up (no score has key 0: only a NaN would). */
+** up (no score has key 0: only a NaN would).  unit: the counts are counted
+** as integers and turned to doubles at the end of each run (exact). */
 static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, double *pU, double *pAp,
                                   double *pP, double *pN){
   double posAbove = 0.0, negAbove = 0.0, u = 0.0, ap = 0.0, gp = 0.0, gn = 0.0;
-  ml_i64 n = p->n, at[MC_MAX_K];
+  const MlRec16 *at[MC_MAX_K], *first[MC_MAX_K];
+  ml_i64 n = p->n, cp = 0, cn = 0;
   ml_key hk[MC_MAX_K], key = 0;
   int k = p->k, j, b;
   for(j=0; j<k; j++){
-    at[j] = n - 1;
-    hk[j] = col[j*n + n-1].key;
+    first[j] = col + j*n;
+    at[j] = first[j] + n - 1;
+    hk[j] = at[j]->key;
     if( hk[j]>key ) key = hk[j];
   }
   for(;;){
     const MlRec16 *r;
-    for(b=0, j=1; j<k; j++) if( hk[j]>hk[b] ) b = j;
-    if( hk[b]!=key ){                      /* the run at key is complete */
+    ml_key kb = hk[0];
+    for(b=0, j=1; j<k; j++) if( hk[j]>kb ){ kb = hk[j]; b = j; }
+    if( kb!=key ){                         /* the run at key is complete */
+      if( unit ){ gp = (double)cp; gn = (double)cn; cp = cn = 0; }
       u += gn*(posAbove + 0.5*gp);
       if( gp>0.0 ){
         double tp = posAbove + gp, fp = negAbove + gn;
@@ -505,14 +510,19 @@ static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, 
       }
       posAbove += gp;
       negAbove += gn;
-      if( hk[b]==0 ) break;
-      key = hk[b];
+      if( kb==0 ) break;
+      key = kb;
       gp = gn = 0.0;
     }
-    r = col + b*n + at[b];
-    if( mc_rec_low(r)==b ) gp += unit ? 1.0 : mc_at(p, mc_rec_row(r))[1];
-    else gn += unit ? 1.0 : mc_at(p, mc_rec_row(r))[1];
-    hk[b] = at[b]>0 ? col[b*n + --at[b]].key : 0;
+    r = at[b];
+    if( unit ){
+      if( mc_rec_low(r)==b ) cp++; else cn++;
+    }else if( mc_rec_low(r)==b ){
+      gp += mc_at(p, mc_rec_row(r))[1];
+    }else{
+      gn += mc_at(p, mc_rec_row(r))[1];
+    }
+    if( r>first[b] ){ at[b] = r - 1; hk[b] = r[-1].key; }else{ hk[b] = 0; }
   }
   *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
 }
