@@ -350,29 +350,47 @@ static void mc_order_ties(const McAgg *p, MlRec16 *rec, ml_i64 lo, ml_i64 hi, vo
 ** run is left ordered by weight (mc_order_ties), for the micro sweep. */
 static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, int unit, void *scratch,
                             McCol *out){
-  double above[MC_MAX_K], g[MC_MAX_K], negAbove = 0.0;
+  double above[MC_MAX_K], g[MC_MAX_K], u[MC_MAX_K], negAbove = 0.0, posAbove = 0.0, uOvr = 0.0, ap = 0.0;
+  const MlRec16 *r;
   ml_i64 hi = p->n, lo;
   int c, k = p->k;
-  memset(out, 0, sizeof(*out));
   memset(above, 0, sizeof(above));
   memset(g, 0, sizeof(g));
+  memset(u, 0, sizeof(u));
   while( hi>0 ){
-    double posAbove = above[i], gi, negG = 0.0, half;
-    ml_key key = rec[hi-1].key;
-    if( hi==1 || rec[hi-2].key!=key ){
+    double gi, negG = 0.0, half;
+    ml_key key;
+    r = rec + hi - 1;
+    key = r->key;
+    if( hi==1 || r[-1].key!=key ){
       /* one row: g[y] = w, every other g[c] = 0, so the general step reduces
-      ** to these terms exactly (x + 0.0 = x for the sums here, all >= +0) */
-      int y = mc_rec_low(&rec[hi-1]);
-      double w = unit ? 1.0 : mc_at(p, mc_rec_row(&rec[hi-1]))[1];
-      if( y==i ){
-        double tp = posAbove + w;
-        out->ap += w*(tp/(tp + negAbove));
+      ** to these terms exactly (x + 0.0 = x for the sums here, all >= +0;
+      ** 1.0 * x = x); posAbove is above[i], kept apart */
+      int y = mc_rec_low(r);
+      if( unit ){
+        if( y==i ){
+          double tp = posAbove + 1.0;
+          ap += tp/(tp + negAbove);
+          posAbove = tp;
+        }else{
+          u[y] += posAbove;
+          uOvr += posAbove;
+          negAbove += 1.0;
+          above[y] += 1.0;
+        }
       }else{
-        out->u[y] += w*posAbove;
-        out->uOvr += w*posAbove;
-        negAbove += w;
+        double w = mc_at(p, mc_rec_row(r))[1];
+        if( y==i ){
+          double tp = posAbove + w;
+          ap += w*(tp/(tp + negAbove));
+          posAbove = tp;
+        }else{
+          u[y] += w*posAbove;
+          uOvr += w*posAbove;
+          negAbove += w;
+          above[y] += w;
+        }
       }
-      above[y] += w;
       hi--;
       continue;
     }
@@ -388,19 +406,24 @@ static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, i
     half = posAbove + 0.5*gi;
     for(c=0; c<k; c++){
       if( c==i || g[c]==0.0 ) continue;
-      out->u[c] += g[c]*half;
+      u[c] += g[c]*half;
       negG += g[c];
     }
-    out->uOvr += negG*half;
+    uOvr += negG*half;
     if( gi>0.0 ){
       double tp = posAbove + gi, fp = negAbove + negG;
-      out->ap += gi*(tp/(tp + fp));
+      ap += gi*(tp/(tp + fp));
     }
-    for(c=0; c<k; c++){ above[c] += g[c]; g[c] = 0.0; }
+    for(c=0; c<k; c++){ if( c!=i ) above[c] += g[c]; g[c] = 0.0; }
+    posAbove += gi;
     negAbove += negG;
     hi = lo;
   }
+  above[i] = posAbove;
   memcpy(out->W, above, sizeof(above));
+  memcpy(out->u, u, sizeof(u));
+  out->uOvr = uOvr;
+  out->ap = ap;
 }
 
 /* micro: the n k pairs (1[y = j], p_j) swept from the highest score down, a
