@@ -533,17 +533,31 @@ static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, 
     ml_key kb = hk[0];
     for(b=0, j=1; j<k; j++) if( hk[j]>kb ){ kb = hk[j]; b = j; }
     if( kb!=key ){                         /* the run at key is complete */
-      if( unit ){ gp = (double)cp; gn = (double)cn; cp = cn = 0; }
-      u += gn*(posAbove + 0.5*gp);
-      if( gp>0.0 ){
-        double tp = posAbove + gp, fp = negAbove + gn;
-        ap += gp*(tp/(tp + fp));
+      if( unit && cp + cn==1 ){
+        /* one pair: the general terms with (gp, gn) = (1, 0) or (0, 1), exactly
+        ** (u += 0 * x and negAbove += 0 change nothing; 1 * x = x) */
+        if( cp ){
+          double tp = posAbove + 1.0;
+          ap += tp/(tp + negAbove);
+          posAbove = tp;
+        }else{
+          u += posAbove;
+          negAbove += 1.0;
+        }
+        cp = cn = 0;
+      }else{
+        if( unit ){ gp = (double)cp; gn = (double)cn; cp = cn = 0; }
+        u += gn*(posAbove + 0.5*gp);
+        if( gp>0.0 ){
+          double tp = posAbove + gp, fp = negAbove + gn;
+          ap += gp*(tp/(tp + fp));
+        }
+        posAbove += gp;
+        negAbove += gn;
+        gp = gn = 0.0;
       }
-      posAbove += gp;
-      negAbove += gn;
       if( kb==0 ) break;
       key = kb;
-      gp = gn = 0.0;
     }
     r = at[b];
     if( unit ){
