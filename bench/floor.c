@@ -12,6 +12,11 @@
 **   floor3(y, s, z)     the same with a third column
 **   floor4(y, a, b, c)  the same with four columns (the multiclass family's
 **                       wide row at k = 3: y and three class scores)
+**   floorn(y, s_0, ..., s_k-1)  the same with any number of columns (the
+**                       multiclass wide row at any k)
+**   floor_text(y, t)    reads y, and t's type, text and length in bytes
+**                       (the multiclass JSON form's row: y and one JSON
+**                       array as text), adds the length to the total
 **   floor2_keep(y, s)   floor2, and also appends the 8-byte value of s to a
 **                       growing buffer (what a sorted metric must keep)
 **
@@ -42,12 +47,37 @@ static double floor_row(int argc, sqlite3_value **argv){
   return t;
 }
 
-/* SQL function: floor2(y, s), floor3(y, s, z), floor4(y, a, b, c) -- xStep */
+/* Reads y and a text argument the way the JSON form must before parsing
+** it: a type look-up, the text and its length. */
+static double floor_row_text(int argc, sqlite3_value **argv){
+  double t = 0.0;
+  (void)argc;
+  if( sqlite3_value_type(argv[0])==SQLITE_INTEGER ) t += (double)sqlite3_value_int64(argv[0]);
+  if( sqlite3_value_type(argv[1])==SQLITE_TEXT && sqlite3_value_text(argv[1])!=0 ){
+    t += (double)sqlite3_value_bytes(argv[1]);
+  }
+  return t;
+}
+
+/* SQL function: floor2(y, s), floor3(y, s, z), floor4(y, a, b, c),
+** floorn(y, ...), floor_text(y, t) -- xStep */
 static void floor_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   FloorAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   p->sum += floor_row(argc, argv);
   p->n++;
+}
+static void floor_text_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  FloorAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  p->sum += floor_row_text(argc, argv);
+  p->n++;
+}
+static void floor_text_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  FloorAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  if( p==0 ) return;
+  p->sum -= floor_row_text(argc, argv);
+  p->n--;
 }
 static void floor_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   FloorAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
@@ -94,18 +124,20 @@ static void keep_final(sqlite3_context *ctx){
 __declspec(dllexport)
 #endif
 int sqlite3_floor_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
+  /* keep: 0 the floor, 1 floor2_keep, 2 floor_text */
   static const struct { const char *name; int nArg; int keep; } aFn[] = {
-    {"floor2", 2, 0}, {"floor3", 3, 0}, {"floor4", 4, 0}, {"floor2_keep", 2, 1},
+    {"floor2", 2, 0}, {"floor3", 3, 0}, {"floor4", 4, 0}, {"floorn", -1, 0}, {"floor2_keep", 2, 1},
+    {"floor_text", 2, 2},
   };
   int i, rc = SQLITE_OK;
   SQLITE_EXTENSION_INIT2(pApi);
   for(i=0; rc==SQLITE_OK && i<(int)(sizeof(aFn)/sizeof(aFn[0])); i++){
     rc = sqlite3_create_window_function(db, aFn[i].name, aFn[i].nArg,
            SQLITE_UTF8|SQLITE_DETERMINISTIC, 0,
-           aFn[i].keep ? keep_step : floor_step,
-           aFn[i].keep ? keep_final : floor_value,
-           aFn[i].keep ? keep_value : floor_value,
-           aFn[i].keep ? keep_inverse : floor_inverse, 0);
+           aFn[i].keep==1 ? keep_step : aFn[i].keep==2 ? floor_text_step : floor_step,
+           aFn[i].keep==1 ? keep_final : floor_value,
+           aFn[i].keep==1 ? keep_value : floor_value,
+           aFn[i].keep==1 ? keep_inverse : aFn[i].keep==2 ? floor_text_inverse : floor_inverse, 0);
   }
   if( rc!=SQLITE_OK && pzErrMsg ) *pzErrMsg = sqlite3_mprintf("floor: cannot register %s", aFn[i-1].name);
   return rc;

@@ -18,6 +18,10 @@ Jobs (make targets in parentheses):
                                          (MLEVAL_BENCH_STATES=1 make bench-instr)
   monitoring   MLEVAL_BENCH_MONITORING=1 bench_instr.py --rows 1000000: monitoring
                                      (MLEVAL_BENCH_MONITORING=1 make bench-instr)
+  multiclass   bench_multiclass.py (issue 34): multiclass-ir (callgrind, 10^6
+               rows), multiclass-k (k = 2..16, 10^5 rows), multiclass-wall,
+               multiclass-memory
+  multiclass-wall  bench_multiclass.py --only wall: multiclass-wall alone
   svd          bench_svd.py                                  (make bench-svd)
   report       bench_report.py (mleval-report on 10^6 rows)
 
@@ -45,6 +49,8 @@ JOBS = {
     "instr": ("bench_instr.py", ["--rows", "100000"], "lib floor", {}),
     "states365": ("bench_instr.py", ["--rows", "1000000"], "lib floor", {"MLEVAL_BENCH_STATES": "1"}),
     "monitoring": ("bench_instr.py", ["--rows", "1000000"], "lib floor", {"MLEVAL_BENCH_MONITORING": "1"}),
+    "multiclass": ("bench_multiclass.py", [], "lib floor", {}),
+    "multiclass-wall": ("bench_multiclass.py", ["--only", "wall"], "lib floor", {}),
     "svd": ("bench_svd.py", [], "lib", {}),
     "report": ("bench_report.py", [], "", {}),     # tools/mleval-report finds the build's mleval itself
 }

@@ -4,10 +4,13 @@
 ** check_json.c -- the JSON writer (ml_json.c): commas, escaping, shortest
 ** round-trip doubles, null for non-finite numbers; the text rules every
 ** writer shares (ml_utf8.h, ml_str_text): well-formed UTF-8 and XML out of
-** any bytes in, cuts between characters.
+** any bytes in, cuts between characters.  The reader (ml_json_read.c): rows
+** of objects, and arrays of numbers read as strtod reads them.
 */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "check_suites.h"
 #include "ml_core.h"
 #include "ml_utf8.h"
@@ -247,6 +250,50 @@ START_TEST(test_read_numbers){
 }
 END_TEST
 
+/* The JSON form's numbers are the doubles strtod gives, bit for bit, on
+** 300 000 random decimals of every shape: short ones (Clinger's fast path,
+** jr_number), mantissas around 2^53, exponents around +-22, long digit
+** strings, 17-digit round trips and their negations (the fallback).  A
+** fast path that rounded twice (m * 0.1^e, say) fails here. */
+static uint64_t xs_next(uint64_t *s){ *s ^= *s<<13; *s ^= *s>>7; *s ^= *s<<17; return *s; }
+static int xs_below(uint64_t *s, int n){ return (int)(xs_next(s) % (uint64_t)n); }
+static void xs_digits(uint64_t *s, char *z, int n){
+  int i;
+  for(i=0; i<n; i++) z[i] = (char)('0' + xs_below(s, 10));
+  z[n] = 0;
+}
+START_TEST(test_read_numbers_exact){
+  uint64_t st = 0x9E3779B97F4A7C15ULL;
+  char s[80], d[40], a[96], err[96];
+  int i, n, nFast = 0;
+  for(i=0; i<300000; i++){
+    double v[1], ref;
+    int shape = xs_below(&st, 7), o = 0;
+    if( xs_below(&st, 4)==0 ) s[o++] = '-';
+    switch( shape ){
+      case 0: xs_digits(&st, d, 1 + xs_below(&st, 17)); o += sprintf(s + o, "0.%s", d); break;
+      case 1: xs_digits(&st, d, 1 + xs_below(&st, 8));
+              o += sprintf(s + o, "%d.%s", 1 + xs_below(&st, 999999), d); break;
+      case 2: xs_digits(&st, d, 1 + xs_below(&st, 20)); d[0] = (char)('1' + xs_below(&st, 9));
+              o += sprintf(s + o, "%se%d", d, xs_below(&st, 61) - 30); break;
+      case 3: o += sprintf(s + o, "%llu%se%d", 9007199254740980ULL + (unsigned long long)xs_below(&st, 30),
+                           xs_below(&st, 2) ? ".0" : "", xs_below(&st, 51) - 25); break;
+      case 4: xs_digits(&st, d, 18 + xs_below(&st, 8)); d[0] = (char)('1' + xs_below(&st, 9));
+              o += sprintf(s + o, "%c.%se%d", d[0], d + 1, xs_below(&st, 41) - 20); break;
+      case 5: { double x; uint64_t u = xs_next(&st) >> 2; memcpy(&x, &u, 8);
+                o += sprintf(s + o, "%.17g", x); break; }
+      default: o += sprintf(s + o, "%d", xs_below(&st, 1000000)); break;
+    }
+    snprintf(a, sizeof(a), "[%s]", s);
+    ck_assert_int_eq(ml_json_read_numbers(a, v, 1, &n, err, sizeof(err)), ML_OK);
+    ref = strtod(s, 0);
+    if( memcmp(&v[0], &ref, sizeof(ref))!=0 ) ck_abort_msg("%s: read %.17g, strtod %.17g", s, v[0], ref);
+    if( shape<=3 ) nFast++;
+  }
+  ck_assert_int_gt(nFast, 100000);
+}
+END_TEST
+
 Suite *suite_json(void){
   Suite *s = suite_create("json");
   TCase *tc = tcase_create("core");
@@ -261,6 +308,7 @@ Suite *suite_json(void){
   tcase_add_test(tc, test_read_long_numbers);
   tcase_add_test(tc, test_read_duplicate_field);
   tcase_add_test(tc, test_read_numbers);
+  tcase_add_test(tc, test_read_numbers_exact);
   suite_add_tcase(s, tc);
   return s;
 }
