@@ -45,7 +45,6 @@ the live run and compares with the goldens.  Regenerate (R needed):
 """
 import hashlib
 import json
-import math
 import os
 import shutil
 import subprocess
