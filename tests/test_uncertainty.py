@@ -12,8 +12,10 @@ bootstrap CIs, DeLong, mean_ci, checked against independent references.
 - pr_auc_delta_ci(_w) and pr_auc_diff_delta: their derivatives against
   central differences of scikit-learn's weighted AP, se, bounds, z and p
   against numpy over 200 datasets (ties, 1 % prevalence, 2-row groups,
-  weights), se against the bootstrap's (pr_auc_ci, pr_auc_ci_w,
-  pr_auc_diff_ci);
+  weights), se against the bootstrap's (pr_auc_ci, pr_auc_diff_ci, and
+  pr_auc_ci over the rows that pr_auc_delta_ci_w's integer weights repeat);
+  pr_auc_delta_ci_w's integer weights equal the rows repeated, bit for bit,
+  and its se scales as 1/sqrt(c) with the weights (frequency weights);
 - mean_ci against scipy.stats.t, the t quantile to 1e-12 over df and levels;
 - determinism: three insertion orders and GROUP BY vs WHERE give the same text;
 - windows equal the aggregate over the frame;
@@ -29,7 +31,7 @@ import threading
 import time
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import mltest
@@ -331,7 +333,7 @@ def logit_bounds(ap, se, level):
         return ap, ap
     z = stats.norm.isf((1 - level) / 2)
     eta, h = math.log(ap / (1 - ap)), z * se / (ap * (1 - ap))
-    return 1 / (1 + math.exp(-(eta - h))), 1 / (1 + math.exp(-(eta + h)))
+    return float(special.expit(eta - h)), float(special.expit(eta + h))
 
 
 def check_delta_ap(ck, con, rng):
@@ -346,9 +348,10 @@ def check_delta_ap(ck, con, rng):
         w = np.where(rng.random(n) < 0.5, 1.0, rng.uniform(0.2, 3.0, n)) if trial % 2 else np.ones(n)
         mltest.load(con, ["y", "s", "w"], [(int(y[i]), float(s[i]), float(w[i])) for i in range(n)])
         what = "pr_auc_delta_ci fd %d (n %d)" % (trial, n)
-        fd = fd_derivatives(y, s, w) * w             # a row's multiplier moves its weight w by w
+        fd = fd_derivatives(y, s, w)                  # d AP / d (row i's weight)
         got = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, w) FROM t"))
-        ck.close(got["se"], math.sqrt((fd ** 2).sum()), what + " se", rel=1e-5, abs_=1e-9)
+        # a row of weight w is w units, each moving AP by fd: se^2 = sum w fd^2
+        ck.close(got["se"], math.sqrt((w * fd ** 2).sum()), what + " se", rel=1e-5, abs_=1e-9)
         ck.close(got["estimate"], average_precision_score(y, s, sample_weight=w), what + " estimate")
         # paired: a second score, the derivatives of AP(s) - AP(s_b) in each row's weight
         sb = np.where(rng.random(n) < 0.3, s, mltest.random_scores(rng, n, kinds[(trial + 1) % 5]) + 0.5 * y)
@@ -377,7 +380,7 @@ def check_delta_ap(ck, con, rng):
             got = json.loads(one(con, "SELECT pr_auc_delta_ci(y, s, ?) FROM t", level))
             ck.equal(got["estimate"], one(con, "SELECT pr_auc(y, s) FROM t"), what + ": pr_auc's value")
         ap, d = ap_derivatives(y, s, w)
-        se = math.sqrt(((w * d) ** 2).sum())
+        se = math.sqrt((w * d ** 2).sum())          # frequency weights: w units of influence d
         ck.close(got["se"], se, what + " se", rel=1e-9, abs_=1e-15)
         lo, hi = logit_bounds(ap, se, level)
         ck.close(got["lo"], lo, what + " lo", rel=1e-9, abs_=1e-15)
@@ -387,7 +390,8 @@ def check_delta_ap(ck, con, rng):
         inside = 0 < got["lo"] <= got["estimate"] <= got["hi"] <= 1
         perfect = got["estimate"] >= 1 and got["lo"] == got["hi"] == got["estimate"]
         ck.true(inside or perfect, what + ": lo <= estimate <= hi inside (0, 1]: %r" % got)
-        ck.equal((got["level"], got["method"], got["n"]), (level, "delta_logit", n), what + " level, method, n")
+        ck.equal((got["level"], got["method"]), (level, "delta_logit"), what + " level, method")
+        ck.close(got["n"], float(w.sum()), what + " n (the sum of the weights)", rel=1e-15)
         ck.close(abs((w * d).sum()), 0.0, what + ": the derivatives (times w) sum to 0", abs_=1e-9)
         if not weighted:
             sb = np.where(rng.random(n) < 0.4, s, mltest.random_scores(rng, n, kinds[(trial + 2) % 5]) + y)
@@ -420,13 +424,39 @@ def check_delta_ap(ck, con, rng):
     got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, sb) FROM t"))
     b = json.loads(one(con, "SELECT pr_auc_diff_ci(y, s, sb) FROM t"))
     ck.close(got["se"], b["se"], "pr_auc_diff_delta: se within 10 % of pr_auc_diff_ci's", rel=0.1)
-    for f, boot in (("pr_auc_delta_ci(y, s)", "pr_auc_ci(y, s)"), ("pr_auc_delta_ci_w(y, s, w)", "pr_auc_ci_w(y, s, w)")):
-        got = json.loads(one(con, "SELECT %s FROM t" % f))
-        b = json.loads(one(con, "SELECT %s FROM t" % boot))
+    # the weighted twin's integer weights are repeated rows: its limit is the
+    # bootstrap of those rows (pr_auc_ci_w resamples a row with its weight,
+    # a unit of its own, and tends to sum (w D)^2 instead)
+    con.execute("ALTER TABLE t ADD COLUMN k")
+    con.execute("UPDATE t SET k = 1 + (w > 1.25)")
+    rep = "t JOIN (SELECT 1 AS r UNION ALL SELECT 2) ON r <= k"
+    for f, boot in (("pr_auc_delta_ci(y, s) FROM t", "pr_auc_ci(y, s) FROM t"),
+                    ("pr_auc_delta_ci_w(y, s, k) FROM t", "pr_auc_ci(y, s) FROM " + rep)):
+        got = json.loads(one(con, "SELECT %s" % f))
+        b = json.loads(one(con, "SELECT %s" % boot))
         ck.close(got["se"], b["se"], "%s: se within 10 %% of %s's" % (f, boot), rel=0.1)
         ck.close(got["lo"], b["lo"], "%s: lo near %s's" % (f, boot), abs_=0.3 * b["se"])
         ck.close(got["hi"], b["hi"], "%s: hi near %s's" % (f, boot), abs_=0.3 * b["se"])
-    # 4. edges: AP 1 has se 0 and lo = hi = 1; one class is NULL; weight 1 is the rows
+    # 4. integer weights are the rows repeated, bit for bit (SPEC's weights
+    #    rule): estimate, se, lo and hi, over ties, small groups, weights to 7
+    for trial in range(60):
+        n = int(rng.choice([2, 3, 7, 30, 200]))
+        y = (rng.random(n) < float(rng.choice([0.1, 0.5, 0.8]))).astype(int)
+        y[0], y[1] = 0, 1
+        s = mltest.random_scores(rng, n, kinds[trial % 5]) + rng.uniform(0, 1) * y
+        w = rng.integers(0, 8, n) if trial % 2 else rng.choice([1, 2], n)
+        w[0], w[1] = max(w[0], 1), max(w[1], 1)
+        level = float(rng.choice([0.95, 0.9, 0.5]))
+        mltest.load(con, ["y", "s", "w"], [(int(y[i]), float(s[i]), int(w[i])) for i in range(n)])
+        got = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, w, ?) FROM t", level))
+        rep = [(int(y[i]), float(s[i])) for i in range(n) for _ in range(int(w[i]))]
+        rng.shuffle(rep)
+        mltest.load(con, ["y", "s"], rep)
+        want = json.loads(one(con, "SELECT pr_auc_delta_ci(y, s, ?) FROM t", level))
+        what = "pr_auc_delta_ci_w, integer weights %d (n %d): the rows repeated" % (trial, n)
+        for k in ("estimate", "se", "lo", "hi", "level", "method", "n"):
+            ck.equal(got[k], want[k], what + ": " + k)
+    # 5. edges: AP 1 has se 0 and lo = hi = 1; one class is NULL; weight 1 is the rows
     mltest.load(con, ["y", "s"], [(1, 0.9), (1, 0.8), (0, 0.1), (0, 0.2)])
     got = json.loads(one(con, "SELECT pr_auc_delta_ci(y, s) FROM t"))
     ck.equal((got["estimate"], got["se"], got["lo"], got["hi"]), (1, 0, 1, 1), "pr_auc_delta_ci of a perfect ranking")
@@ -435,15 +465,24 @@ def check_delta_ap(ck, con, rng):
     mltest.load(con, ["y", "s"], [(i % 3 == 0, (i * 7 % 11) / 3) for i in range(200)])
     ck.equal(one(con, "SELECT pr_auc_delta_ci_w(y, s, 1) FROM t"), one(con, "SELECT pr_auc_delta_ci(y, s) FROM t"),
              "pr_auc_delta_ci_w with weight 1 is pr_auc_delta_ci")
-    # the weighted twin does not depend on the weights' scale, even where
-    # their squares would overflow or vanish (1e160, 1e-170)
+    # the weighted twin's weights are frequencies: all of them times c is c
+    # times the rows, so se / sqrt(c), even where the weights' squares or
+    # their sums times a derivative would overflow or vanish (1e160, 1e-170);
+    # a power of two gives the bits, and every scale its logit interval
     base = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, 1 + (id % 3)) FROM t"))
-    for scale in (1e160, 1e-170, 2.0 ** -1000, 1e300 / 3):
+    for scale in (1e160, 1e-170, 2.0 ** -1000, 2.0 ** 999, 1e300 / 3):
         got = json.loads(one(con, "SELECT pr_auc_delta_ci_w(y, s, (1 + (id % 3)) * ?) FROM t", scale))
-        ck.true(got["se"] is not None and got["lo"] is not None, "pr_auc_delta_ci_w, weights times %g: defined" % scale)
+        what = "pr_auc_delta_ci_w, weights times %g" % scale
+        ck.true(got["se"] is not None and got["lo"] is not None, what + ": defined")
         if got["se"] is not None:
-            ck.close(got["se"], base["se"], "pr_auc_delta_ci_w, weights times %g: the same se" % scale, rel=1e-12)
-            ck.close(got["lo"], base["lo"], "pr_auc_delta_ci_w, weights times %g: the same lo" % scale, rel=1e-12)
+            ck.close(got["se"] * math.sqrt(scale), base["se"], what + ": se / sqrt(c)", rel=1e-12)
+            ck.close(got["estimate"], base["estimate"], what + ": the same estimate", rel=1e-15)
+            if scale in (2.0 ** -1000, 2.0 ** 999):
+                ck.equal(got["estimate"], base["estimate"], what + ": the same estimate, bit for bit")
+                ck.equal(got["se"], base["se"] / math.sqrt(scale), what + ": se / sqrt(c), bit for bit")
+            lo, hi = logit_bounds(got["estimate"], got["se"], 0.95)
+            ck.close(got["lo"], lo, what + ": lo", rel=1e-12, abs_=1e-300)
+            ck.close(got["hi"], hi, what + ": hi", rel=1e-12, abs_=1e-300)
     got = json.loads(one(con, "SELECT pr_auc_diff_delta(y, s, s) FROM t"))
     ck.equal((got["diff"], got["se"], got["z"], got["p_value"], got["lo"], got["hi"]), (0, 0, None, 1, 0, 0),
              "pr_auc_diff_delta of identical scores")

@@ -78,10 +78,13 @@
 **      standard error tends to), exact in two sweeps of the sorted rows;
 **      the interval is the normal one of logit(AP) mapped back, so it stays
 **      inside (0, 1); se 0 (AP 1: every positive above every negative)
-**      gives lo = hi = AP.  Its twin pr_auc_delta_ci_w is the limit of
-**      pr_auc_ci_w, rows the sampling units (rule 9): counts become sums of
-**      weights (its estimate is pr_auc_w's), and a row of weight w moves AP
-**      by w times the derivative, so the variance sums w^2 D^2.
+**      gives lo = hi = AP.  Its twin pr_auc_delta_ci_w reads weights as
+**      frequencies: counts become sums of weights (its estimate is
+**      pr_auc_w's), a row of weight w is w units each of derivative D, so
+**      the variance sums w D^2 and "n" is the weights' exact sum: integer
+**      weights give the rows repeated bit for bit (the weight sums scaled
+**      by an even power of two, exactly).  Not the limit of pr_auc_ci_w,
+**      whose bootstrap draws a row with its weight as one unit.
 **  11. pr_auc_diff_delta: the paired counterpart, as auroc_diff is
 **      auroc_ci's: se^2 sums over rows (D_a - D_b)^2, each row's two
 **      derivatives from its groups under s_a and under s_b (the rows sorted
@@ -1050,7 +1053,7 @@ static void class_keys(const MlSamples *s, int y, int aux, ml_key *out){
 /* The JSON of an interval from a standard error (auroc_ci, pr_auc_delta_ci):
 ** {"estimate","se","lo","hi","level","method","n"}. */
 static void result_se_interval(sqlite3_context *ctx, double est, double se, double lo, double hi,
-                               double level, const char *zMethod, ml_i64 n){
+                               double level, const char *zMethod, ml_i64 n, double nw, int weighted){
   MlJson j;
   ml_json_init(&j);
   ml_json_begin_object(&j);
@@ -1060,7 +1063,7 @@ static void result_se_interval(sqlite3_context *ctx, double est, double se, doub
   ml_json_key(&j, "hi");       ml_json_double(&j, hi);
   ml_json_key(&j, "level");    ml_json_double(&j, level);
   ml_json_key(&j, "method");   ml_json_string(&j, zMethod);
-  ml_json_key(&j, "n");        ml_json_int(&j, n);
+  ml_json_key(&j, "n");        if( weighted ) ml_json_double(&j, nw); else ml_json_int(&j, n);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
@@ -1133,7 +1136,7 @@ static void delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
     result_paired_test(ctx, auc[0], auc[1], se, p->q.level, "delong", n);
   }else{
     double lo = auc[0] - z*se, hi = auc[0] + z*se;
-    result_se_interval(ctx, auc[0], se, lo < 0.0 ? 0.0 : lo, hi > 1.0 ? 1.0 : hi, p->q.level, "delong", n);
+    result_se_interval(ctx, auc[0], se, lo < 0.0 ? 0.0 : lo, hi > 1.0 ? 1.0 : hi, p->q.level, "delong", n, 0.0, 0);
   }
 }
 
@@ -1180,16 +1183,6 @@ static void delta_derivs(DeltaAcc *d, double tp, double fp, double dtp, double a
   }
 }
 
-/* The sum of (w / 2^e)^2 over class y's rows [lo, hi) of a weighted buffer
-** (a tie group's, as a weighted sweep just passed them): 2^e <= the largest
-** weight < 2^(e+1), an exact scaling that keeps the squares from
-** overflowing or vanishing, and leaves weights of 1 as they are. */
-static double sum_w2(const MlSamples *s, int y, ml_i64 lo, ml_i64 hi, int e){
-  MlSum q = {0.0, 0.0};
-  for(; lo<hi; lo++){ double v = ldexp(ml_samples_aux(s, y, lo), -e); ml_sum_add(&q, v*v); }
-  return ml_sum_value(&q);
-}
-
 /* What the second sweep over unweighted rows does with a group: its rows of
 ** class y are [w->i[y], hi[y]) of the sorted buffer, dp and dn as
 ** delta_derivs gives them. */
@@ -1229,35 +1222,46 @@ static void visit_var(void *arg, const MlSweep *w, const ml_i64 hi[2], double dp
 static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
   MlSamples *s = &p->smp;
   MlSum var = {0.0, 0.0};
-  double ap, se, P, lo, hi, z = -ml_norm_quantile((1.0 - p->q.level)/2.0);
+  double ap, se, P, lo, hi, nw = 0.0, z = -ml_norm_quantile((1.0 - p->q.level)/2.0);
   if( ml_samples_sort(s) ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->weighted ){
-    /* the twin: counts become sums of weights, and a row, the sampling
-    ** unit, enters the variance as the square of its weight times its
-    ** derivative (the limit of the weighted bootstrap, pr_auc_ci_w) */
+    /* the twin: counts become sums of weights, and a group's rows of a
+    ** class enter the variance as their weight sum times the squared
+    ** derivative of one unit (w D^2, not (w D)^2: a row of weight k is k
+    ** rows).  The weight sums are scaled by 2^-e, e even, so that nothing
+    ** overflows or vanishes whatever the weights' scale; the scaling is
+    ** exact, so integer weights give the rows' expression bit for bit */
     DeltaAcc acc;
     MlWSweep w;
     double dp, dn, wmax = 0.0;
     unsigned k = 0;
     int e, y;
     ml_i64 i;
+    MlXsum tot;
     memset(&acc, 0, sizeof(acc));
-    for(y=0; y<2; y++) for(i=0; i<s->n[y]; i++) if( ml_samples_aux(s, y, i)>wmax ) wmax = ml_samples_aux(s, y, i);
+    ml_xsum_init(&tot);
+    for(y=0; y<2; y++) for(i=0; i<s->n[y]; i++){
+      double v = ml_samples_aux(s, y, i);
+      if( v>wmax ) wmax = v;
+      ml_xsum_add(&tot, v, +1);
+    }
+    nw = ml_xsum_round(&tot);                      /* "n": the weights' exact sum */
     e = ilogb(wmax);
-    ml_wsweep_init(&w, s);
+    e -= e & 1;                                    /* even: sqrt(2^-e) is 2^(-e/2) */
+    ml_wsweep_begin(&w, s);
     while( ml_wsweep_next(&w) ) if( w.dtp>0.0 ) delta_totals(&acc, w.tp, w.fp, w.dtp);
     P = w.tp;
     ap = ml_sum_value(&acc.ap) / P;                /* pr_auc_w's value */
-    ml_wsweep_init(&w, s);
+    ml_wsweep_begin(&w, s);
     for(;;){
-      ml_i64 i0 = w.i[0], i1 = w.i[1];       /* the group's rows: [w.i[y], iy) */
       if( !ml_wsweep_next(&w) ) break;
       delta_derivs(&acc, w.tp, w.fp, w.dtp, ap, &dp, &dn);
-      ml_sum_add(&var, sum_w2(s, 0, w.i[0], i0, e) * dn * dn);
-      if( w.dtp>0.0 ) ml_sum_add(&var, sum_w2(s, 1, w.i[1], i1, e) * dp * dp);
+      ml_sum_add(&var, ldexp(w.dfp, -e) * dn * dn);
+      if( w.dtp>0.0 ) ml_sum_add(&var, ldexp(w.dtp, -e) * dp * dp);
       if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
     }
-    se = sqrt(ml_sum_value(&var)) / ldexp(P, -e);   /* weights of 1: the rows' expression */
+    /* sqrt(var 2^-e) / (P 2^-e) is se 2^(e/2) exactly */
+    se = ldexp(sqrt(ml_sum_value(&var)) / ldexp(P, -e), -e/2);
   }else{
     ap = delta_sweeps(s, visit_var, &var);
     se = sqrt(ml_sum_value(&var)) / (double)s->n[1];
@@ -1272,7 +1276,7 @@ static void delta_ap_result(sqlite3_context *ctx, UncAgg *p){
   }else{
     lo = hi = ap;
   }
-  result_se_interval(ctx, ap, se, lo, hi, p->q.level, "delta_logit", ml_samples_count(s));
+  result_se_interval(ctx, ap, se, lo, hi, p->q.level, "delta_logit", ml_samples_count(s), nw, p->weighted);
 }
 
 /* pr_auc_diff_delta (rule 11).  The buffer holds (s_a, s_b) sorted by s_a:
