@@ -210,6 +210,7 @@ int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value
   if( b==0 || !ml_state_arity(b, &lo, &hi) ) return 0;
   ml_error(ctx, d->name, "takes rows, not a state: %s goes to the unweighted name: %s(state%s)",
            (b->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ? "a state, weighted (ml_state_w) or not,"
+             : (b->fam->state->kinds & (1u<<ML_STATE_MC_W)) ? "a state, weighted (ml_state_mc_w) or not,"
              : "a state of unweighted rows (ml_state)", zName, d->aParam && d->aParam[0] ? ", ..." : "");
   return 1;
 }
