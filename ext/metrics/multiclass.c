@@ -955,14 +955,17 @@ static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
           double sum = 0.0;
           for(i=0; i<k; i++){
             if( !(s[i]>=0.0 && s[i]<=1.0) ){
-              sqlite3_snprintf(nErr, zErr, "p_%d must be a probability in [0, 1], got %!.15g in a state", i, s[i]);
+              char zNum[32];
+              sqlite3_snprintf(nErr, zErr, "p_%d must be a probability in [0, 1], got %s in a state", i,
+                               ml_num(zNum, s[i]));
               return ML_ERROR;
             }
             sum += s[i];
           }
           if( !(fabs(sum - 1.0)<=1e-6) ){
-            sqlite3_snprintf(nErr, zErr, "the probabilities of a row must sum to 1 (within 1e-6), got %!.15g "
-                             "over p_0..p_k-1 in a state", sum);
+            char zNum[32];
+            sqlite3_snprintf(nErr, zErr, "the probabilities of a row must sum to 1 (within 1e-6), got %s "
+                             "over p_0..p_k-1 in a state", ml_num(zNum, sum));
             return ML_ERROR;
           }
         }

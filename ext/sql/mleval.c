@@ -31,7 +31,7 @@
 **     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
 **                    expected_pr_auc expected_confusion
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
-**                    mc_calibration mc_auroc_ci
+**                    mc_calibration mc_auroc_ci ml_state_mc
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
