@@ -73,7 +73,7 @@ def param_calls(f):
     and must be read as a row there, not as a NULL state."""
     lo, hi = f["state_args"]
     data = f["data"]
-    if f["family"] == "ordinal":                # its state forms are calls()'s: so, (so, k)
+    if f["family"] in ("ordinal", "multiclass"):   # ordinal: calls()'s so, (so, k); multiclass: test_mc_state.py
         return []
     row_args = "y, s, z" if len(data) == 3 else "y, s"
     col = "sz" if len(data) == 3 else "b"
