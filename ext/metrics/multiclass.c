@@ -20,6 +20,9 @@
 **       bootstrap (1000 replicates, seed 0, level 0.95, as pr_auc_ci) of ovr_macro and
 **       ovo_macro: {"ovr_macro":{"estimate","lo","hi","se","percentile"},"ovo_macro":{...},
 **       "level","reps","seed","method","redrawn","k","n"}
+**   ml_state_mc(y, s_0, ..., s_k-1 | y, scores), ml_state_mc_w(y, w, ...)  BLOB: a
+**       multiclass partial state (ml_state.h kinds 5, 6; rule 12)
+**   mc_auroc_ci_w(y, w, ...)          mc_auroc_ci's weighted bootstrap (rule 11)
 **   mc_calibration(y, p_0, ..., p_k-1 | y, probs [, bins])  JSON {"k","bins",
 **       "top_label_ece","classwise_ece","per_class_ece","mce"}: the binary ece's
 **       equal-width bins (default 10) on (max p, argmax = y) and on each (p_j, y = j)
@@ -75,12 +78,28 @@
 **      canonical order (y, w, s_0, ..., s_k-1), so the interval does not
 **      depend on the rows' order; a replicate missing a class is drawn again
 **      (at most 100 times, then NULL); a class absent from the group: NULL.
-**      Its estimate is mc_auroc's ovr_macro and ovo_macro, bit for bit.  It
-**      has no weighted twin yet.
+**      Its estimate is mc_auroc's ovr_macro and ovo_macro, bit for bit.
+**      mc_auroc_ci_w: the weighted bootstrap of docs/weights.md on the same
+**      machinery: a row is one unit (drawn k times, it weighs k w); its
+**      estimate is mc_auroc_w's bit for bit; equal weights give
+**      mc_auroc_ci's text.
 **   9. mc_top_k: a true class tied at place m counts the share of its tied
 **      places inside the first m (order-independent; docs/multiclass.md).
+**  12. States (mc_absorb): every function but ml_state_mc takes a
+**      multiclass state in place of y and the scores, the JSON form's
+**      parameters after it (mc_calibration(st, 15)), and equals the rows bit
+**      for bit: an unweighted state's entry is one kept row whose weight is
+**      its count (sums of integer counts are exact), flagged so that
+**      mc_confusion sums weights; a weighted state's entry (each row's own
+**      weight) and any entry mc_auroc_ci reads (it draws rows) are their
+**      count of rows.  A weighted state gives the twins' results.
+**      Probability functions check a state's tuples as rows.
 **
-** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k.  A
+** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k; over
+** an unweighted state the same per distinct tuple, whatever its count.
+** ml_state_mc: a merge sort of the rows, O(n log n), then one pass; its
+** state takes ~1.4 k bytes per distinct row for 2-decimal probabilities,
+** ~7.7 k for full doubles (docs/states.md).  A
 ** result sorts each score column once (radix sort) and sweeps it, and
 ** sorts the n k pairs once for micro: O(n k) time and 32 n k bytes of
 ** scratch for mc_auroc / mc_pr_auc; O(n k) and nothing allocated for

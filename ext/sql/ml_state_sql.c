@@ -10,7 +10,9 @@
 **   pr_auc(state), ece(state, 15), strat_report(state, 0.25, 0.75),
 **   ordinal_auprc(state), ...  every function whose family has MlStateHooks
 **   (ml_state(y, s [, strat]) and ml_state_ordinal(y, s_1..s_m) are kinds of
-**   the ranking, stratified and ordinal families: ml_result_state below.)
+**   the ranking, stratified and ordinal families: ml_result_state below;
+**   ml_state_mc(y, p_0..p_k-1) is the multiclass family's, whose functions
+**   take the state then the JSON form's parameters: mc_calibration(st, 15).)
 **
 ** Rules:
 **   1. A BLOB first argument is a state: it stands for the function's data
