@@ -138,7 +138,20 @@ def check_states(ck, con, rng):
                         " WHERE c > 1) SELECT %s FROM r JOIN t USING (id)" % rows_call)
                 ck.equal(q(con, "SELECT %s(bi%s) FROM st" % (fn, extra)), rep,
                          "data %d: %s(integer-weighted states) = rows repeated" % (i, fn + extra))
-        if i % 6 == 0:
+        if i % 3 == 1:
+            # weighted and unweighted states in one group: the twin over the
+            # rows, the unweighted shards' rows weighing 1 (odd shards weighted)
+            mixed = "(SELECT iif(g %% 2, bw, b) AS m, g FROM st)"
+            for fn, extra in FUNCS:
+                wantm = q(con, "SELECT %s_w(y, iif(g %% 2, w, 1), %s%s) FROM t" % (fn, "probs" if extra else wide, extra))
+                ck.equal(q(con, "SELECT %s(m%s) FROM %s" % (fn, extra, mixed % ())), wantm,
+                         "data %d: %s(weighted and unweighted states)" % (i, fn + extra))
+                ck.equal(q(con, "SELECT %s(m%s) FROM (SELECT m FROM %s ORDER BY g %% 2, g)" % (fn, extra, mixed % ())),
+                         wantm, "data %d: %s(unweighted states first, then weighted)" % (i, fn + extra))
+            ck.equal(q(con, "SELECT mc_auroc(x) FROM (SELECT ml_merge(m) AS x FROM %s)" % (mixed % ())),
+                     q(con, "SELECT mc_auroc_w(y, iif(g %% 2, w, 1), %s) FROM t" % wide),
+                     "data %d: ml_merge of weighted and unweighted states" % i)
+        if i % 4 == 2:              # probabilities of 1 decimal: repeated rows, counts above 1
             check_windows(ck, con, i)
 
 
@@ -146,7 +159,9 @@ def check_windows(ck, con, i):
     for fn, extra in (("mc_auroc", ""), ("mc_log_loss", ""), ("mc_confusion", ""), ("mc_calibration", ", 4")):
         for frame in ("ROWS BETWEEN 2 PRECEDING AND CURRENT ROW", "ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING",
                       "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"):
-            for col in ("b", "bw"):
+            # the mixed column: a weighted state joins a frame whose unweighted
+            # states were already read (their counted rows become rows)
+            for col in ("b", "bw", "iif(g % 2, bw, b)"):
                 got = [r[0] for r in con.execute("SELECT %s(%s%s) OVER (ORDER BY g %s) FROM st ORDER BY g"
                                                   % (fn, col, extra, frame))]
                 gs = [r[0] for r in con.execute("SELECT g FROM st ORDER BY g")]

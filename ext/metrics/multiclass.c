@@ -928,8 +928,42 @@ static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighte
 ** (rule 12): an entry of an unweighted state is one row whose weight is its
 ** count (every sum over counts is exact, so the results are the rows'
 ** bit for bit), except for mc_auroc_ci, whose bootstrap draws rows: there,
-** and for a weighted state (its rows' own weights), the entry is its count
-** of rows.  Probability functions check each entry as a row. */
+** and in a group with a weighted state (whose entries keep their rows' own
+** weights), the entry is its count of rows.  Probability functions check
+** each entry as a row. */
+/* The counted rows as their rows of weight 1, once a weighted state joins
+** the group (the weighted sweeps add weights one row at a time, so a count
+** beside fractional weights must be its rows).  Every row is then a row or
+** a counted row (a group with states takes no weights of its own).  ML_OK,
+** ML_NOMEM, ML_ERROR (zErr: too many rows). */
+static int mc_uncount(McAgg *p, char *zErr, int nErr){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i, c, total = 0, at = 0;
+  double *a;
+  if( !p->counted ) return ML_OK;
+  for(i=0; i<p->n; i++) total += (ml_i64)p->a[(size_t)(p->head + i)*st + 1];
+  if( total > ((ml_i64)1<<32) ){
+    sqlite3_snprintf(nErr, zErr, "state: %lld rows, more than a group with a weighted state takes (2^32)",
+                     (long long)total);
+    return ML_ERROR;
+  }
+  a = ml_malloc((uint64_t)(total ? total : 1) * st * sizeof(double));
+  if( a==0 ) return ML_NOMEM;
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    for(c=0; c<(ml_i64)r[1]; c++, at++){
+      memcpy(a + (size_t)at*st, r, st*sizeof(double));
+      a[(size_t)at*st + 1] = 1.0;
+    }
+  }
+  ml_free(p->a);
+  p->a = a;
+  p->head = 0;
+  p->n = p->cap = total;
+  p->counted = 0;
+  return ML_OK;
+}
+
 static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   McAgg *p = ml_agg_context(ctx, sizeof(*p));
@@ -937,9 +971,16 @@ static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
   ml_i64 done = 0;
   if( p==0 ) return ML_NOMEM;
   if( p->failed ) return ML_OK;
+  for(j=0; sign>0 && !p->wstate && j<n; j++){
+    if( st[j].kind==ML_STATE_MC_W ){
+      int rc = mc_uncount(p, zErr, nErr);
+      if( rc ) return rc;
+      p->wstate = 1;
+    }
+  }
   for(j=0; j<n; j++){
     int k = st[j].m, weighted = st[j].kind==ML_STATE_MC_W;
-    int expand = weighted || d->kind==MC_AUROC_CI;
+    int expand = p->wstate || d->kind==MC_AUROC_CI;
     if( sign<0 && p->k==0 ) return ML_OK;
     if( p->k!=0 && p->k!=k ){
       if( p->k==1 ){
@@ -956,12 +997,11 @@ static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
       for(c=0; c<k; c++) rows += st[j].sec[c].n[1];
       if( rows > ((ml_i64)1<<32) ){
         sqlite3_snprintf(nErr, zErr, "state: %lld rows, more than %s takes from one state (2^32)",
-                         (long long)rows, weighted ? "a weighted state's rows" : "a bootstrap");
+                         (long long)rows, d->kind==MC_AUROC_CI ? "a bootstrap" : "a group with a weighted state");
         return ML_ERROR;
       }
     }
     if( sign>0 ) p->k = k;
-    if( weighted ) p->wstate = 1;
     for(c=0; c<k; c++){
       MlMcReader r;
       MlMcEntry e;
