@@ -241,6 +241,11 @@ def check_hostile(ck, con):
     ck.error(con, "SELECT pr_auc(?)", (good,),
              "pr_auc(): expects a binary state (made by ml_state(y, s)), got a multiclass (k = 3) state",
              "an mc state to pr_auc")
+    for call, who in (("psi(?, ?)", "psi(): st_ref"), ("auroc_test(?, ?)", "auroc_test(): st_a")):
+        ck.error(con, "SELECT " + call, (good, good), "%s must be a binary state (made by ml_state(y, s)), got a "
+                 "multiclass (k = 3) state" % who, "an mc state to " + call)
+    ck.error(con, "SELECT ece(?, 5)", (goodw,), "ece(): expects a binary state (made by ml_state(y, s)), got a "
+             "multiclass weighted (k = 3) state", "a weighted mc state to ece")
     ck.error(con, "SELECT ordinal_auprc(?)", (goodw,),
              "ordinal_auprc(): expects an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m)), got a "
              "multiclass weighted (k = 3) state", "a weighted mc state to an ordinal function")
