@@ -1461,6 +1461,10 @@ static int mc_merge_states(const MlState *st, int ns, int subtract, MlBuf *out, 
   return rc;
 }
 
+int ml_state_kmerge(const MlState *st, int n, MlBuf *out, char *zErr, int nErr){
+  return kmerge_states(st, n, out, zErr, nErr);
+}
+
 /* ---------------------------------------------------------- accumulator */
 
 void ml_acc_clear(MlStateAcc *acc){

@@ -240,6 +240,11 @@ int ml_mc_reader_next(MlMcReader *r, MlMcEntry *e);
 ** sorted and counted here.  ML_OK / ML_NOMEM. */
 int ml_state_encode_mc(const double *rows, ml_i64 n, int k, int weighted, MlBuf *out);
 
+/* n validated states of one kind (binary with weighted, or multiclass of
+** one k) merged into one, as ml_acc_collapse does.  ML_OK, ML_NOMEM,
+** ML_STATE_BAD (zErr). */
+int ml_state_kmerge(const MlState *st, int n, MlBuf *out, char *zErr, int nErr);
+
 /* CRC-32C of n bytes (exposed for the tests and the fuzz target). */
 uint32_t ml_crc32c(const void *p, uint64_t n);
 

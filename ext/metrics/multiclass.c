@@ -88,15 +88,17 @@
 **  12. States (mc_absorb): every function but ml_state_mc takes a
 **      multiclass state in place of y and the scores, the JSON form's
 **      parameters after it (mc_calibration(st, 15)), and equals the rows bit
-**      for bit: an unweighted state's entry is one kept row whose weight is
-**      its count (sums of integer counts are exact), flagged so that
-**      mc_confusion sums weights; a weighted state's entry (each row's own
+**      for bit: the group's unweighted states are merged (ml_state_kmerge)
+**      and each distinct tuple is one kept row whose weight is its count
+**      (sums of integer counts are exact), flagged so that mc_confusion sums
+**      weights; a window's leaving state subtracts its counts; a weighted state's entry (each row's own
 **      weight) and any entry mc_auroc_ci reads (it draws rows) are their
 **      count of rows.  A weighted state gives the twins' results.
 **      Probability functions check a state's tuples as rows.
 **
 ** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k; over
-** an unweighted state the same per distinct tuple, whatever its count.
+** unweighted states the same per distinct tuple of their merge (O(entries
+** log states)), whatever the counts.
 ** ml_state_mc: a merge sort of the rows, O(n log n), then one pass; its
 ** state takes ~1.4 k bytes per distinct row for 2-decimal probabilities,
 ** ~7.7 k for full doubles (docs/states.md).  A
@@ -964,11 +966,39 @@ static int mc_uncount(McAgg *p, char *zErr, int nErr){
   return ML_OK;
 }
 
+/* Removes count rows equal to (y, s) from counted rows (an unweighted
+** state's entries, merged or not, and rows of weight 1: all the same rows),
+** oldest first. */
+static void mc_remove_count(McAgg *p, int y, ml_i64 count, const double *s){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  for(i=0; i<p->n && count>0; ){
+    double *r = p->a + (size_t)(p->head + i)*st;
+    if( r[0]==(double)y && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
+      ml_i64 take = (ml_i64)r[1] < count ? (ml_i64)r[1] : count;
+      r[1] -= (double)take;
+      count -= take;
+      if( r[1]==0.0 ){
+        if( i==0 ){
+          p->head++;
+        }else{
+          memmove(r, r + st, (size_t)(p->n - i - 1)*st*sizeof(double));
+        }
+        p->n--;
+        if( p->n==0 ) p->head = 0;
+        continue;
+      }
+    }
+    i++;
+  }
+}
+
+static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr);
+
 static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   McAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int j, c, i;
-  ml_i64 done = 0;
+  int j;
   if( p==0 ) return ML_NOMEM;
   if( p->failed ) return ML_OK;
   for(j=0; sign>0 && !p->wstate && j<n; j++){
@@ -978,6 +1008,25 @@ static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
       p->wstate = 1;
     }
   }
+  if( sign>0 && n>1 && !p->wstate && d->kind!=MC_AUROC_CI ){
+    /* counted rows: the states merged first (one k-way merge), so that a
+    ** tuple repeated across states is one row */
+    MlBuf b;
+    MlState one;
+    int rc = ml_state_kmerge(st, n, &b, zErr, nErr);
+    if( rc ) return rc;
+    ml_state_parse_own(b.z, b.n, &one);
+    rc = mc_absorb_states(ctx, p, &one, 1, sign, zErr, nErr);
+    ml_buf_free(&b);
+    return rc;
+  }
+  return mc_absorb_states(ctx, p, st, n, sign, zErr, nErr);
+}
+
+static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int j, c, i;
+  ml_i64 done = 0;
   for(j=0; j<n; j++){
     int k = st[j].m, weighted = st[j].kind==ML_STATE_MC_W;
     int expand = p->wstate || d->kind==MC_AUROC_CI;
@@ -1032,8 +1081,10 @@ static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
         for(t=0; t<copies; t++){
           if( sign>0 ){
             if( mc_append(p, c, w, s) ) return ML_NOMEM;
-          }else{
+          }else if( expand ){
             mc_remove(p, c, w, s);
+          }else{
+            mc_remove_count(p, c, e.n, s);
           }
           if( (++done & 0xffff)==0 && ml_stop_requested() ) return ML_STOPPED;
         }
