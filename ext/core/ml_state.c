@@ -10,7 +10,10 @@
 ** MlStateAcc (many states -> one, pairwise like a binary counter),
 ** ml_samples_absorb (a section's rows into an MlSamples in one linear pass),
 ** ml_samples_absorb_counts (its entries into counted runs, not expanded)
-** and ml_crc32c.  No SQL function lives here (ml_state_sql.c).
+** and ml_crc32c; for multiclass states (kinds 5, 6) ml_state_encode_mc
+** (rows -> blob, a merge sort by (class, tuple)), ml_mc_reader_* (entries
+** of a section, every value checked) and their merges (a heap over the
+** states' sections, ml_state_merge, MlStateAcc and ml_state_kmerge).  No SQL function lives here (ml_state_sql.c).
 **
 ** Rules:
 **   1. Every blob is validated before use: magic, version (a newer one is
@@ -30,7 +33,8 @@
 **
 ** Cost: encode O(n) after the sort; parse O(size); merge O(size of both);
 ** k states through MlStateAcc O(total log k) at most; absorb O(rows held +
-** rows added), absorb counts O(runs held + entries).  Scaled binary
+** rows added), absorb counts O(runs held + entries); multiclass: encode
+** O(n log n), merge O(entries k log states), validation O(size).  Scaled binary
 ** sections (rounded probabilities) are validated and count-merged 8
 ** one-byte entries at a time: about 26 + 15 instructions an entry.  CRC-32C
 ** uses the SSE4.2 instruction where the CPU has it.
