@@ -10,7 +10,9 @@ Proves:
    byte for byte.
 2. Weighted states: ml_state_mc_w over shards = the twins over the rows bit
    for bit (any weights); integer weights = the unweighted rows repeated.
-3. Window frames over states: each frame equals the aggregate over its states.
+3. Window frames over states: each frame equals the aggregate over its states
+   (unweighted, weighted and mixed); ml_state_mc(_w) over a sliding frame is
+   the state of the frame's rows, byte for byte.
 4. Hostile states: not a state, truncated, bit-flipped, entries out of order
    and a bad count (resealed), a future version, a binary state given to mc_*,
    an mc state to a binary function, k disagreeing, a twin given a state --
@@ -153,6 +155,18 @@ def check_states(ck, con, rng):
                      "data %d: ml_merge of weighted and unweighted states" % i)
         if i % 4 == 2:              # probabilities of 1 decimal: repeated rows, counts above 1
             check_windows(ck, con, i)
+            check_maker_windows(ck, con, i, wide)
+
+
+def check_maker_windows(ck, con, i, wide):
+    """ml_state_mc and ml_state_mc_w as window functions: each frame's state
+    is the state of the frame's rows, byte for byte."""
+    for fn in ("ml_state_mc(y, %s)" % wide, "ml_state_mc_w(y, w, probs)"):
+        got = [r[0] for r in con.execute("SELECT %s OVER (ORDER BY id ROWS BETWEEN 4 PRECEDING AND 1 FOLLOWING)"
+                                          " FROM t ORDER BY id" % fn)]
+        for j in range(0, len(got), max(1, len(got) // 25)):
+            ck.equal(got[j], q(con, "SELECT %s FROM t WHERE id BETWEEN ? AND ?" % fn, (j - 4, j + 1)),
+                     "data %d: %s over a sliding frame, row %d" % (i, fn.split("(")[0], j))
 
 
 def check_windows(ck, con, i):
