@@ -9,7 +9,9 @@ Proves:
    ml_merge (random trees), and the merged state equals the state of all rows
    byte for byte.
 2. Weighted states: ml_state_mc_w over shards = the twins over the rows bit
-   for bit (any weights); integer weights = the unweighted rows repeated.
+   for bit (any weights); integer weights = the unweighted rows repeated;
+   weighted and unweighted states in one group (and their ml_merge) = the
+   twin with weight 1 for the unweighted shards' rows, in either order.
 3. Window frames over states: each frame equals the aggregate over its states
    (unweighted, weighted and mixed); ml_state_mc(_w) over a sliding frame is
    the state of the frame's rows, byte for byte.
