@@ -1281,18 +1281,6 @@ static int mw_put(McWriter *w, const MlMcEntry *e){
   return ML_OK;
 }
 
-/* The codecs a run of entries fits: the smallest scale for every score
-** (and for every weight), 0 (raw) when none does. */
-static void mc_codecs(const MlMcEntry *e, ml_i64 n, int k, int *cs, int *cw){
-  ml_i64 i;
-  int j;
-  *cs = 1; *cw = 1;
-  for(i=0; i<n; i++){
-    for(j=0; j<k && *cs; j++) *cs = codec_widen(*cs, e[i].p[j]);
-    if( *cw ) *cw = codec_widen(*cw, e[i].w);
-  }
-}
-
 /* Rows i before j: by class, then the tuple (p_0, ..., p_k-1, w). */
 typedef struct McSortCtx { const double *rows; int k, weighted; } McSortCtx;
 static int mc_row_cmp(const McSortCtx *c, ml_i64 a, ml_i64 b){
@@ -1307,17 +1295,28 @@ static int mc_row_cmp(const McSortCtx *c, ml_i64 a, ml_i64 b){
   return 0;
 }
 
+/* The entry of rows ix[at ..) equal to ix[at]: its tuple and count; the
+** index after them. */
+static ml_i64 mc_entry_at(const McSortCtx *cx, const ml_i64 *ix, ml_i64 at, ml_i64 n, MlMcEntry *e){
+  const double *r = cx->rows + (size_t)ix[at]*(cx->k + 2);
+  ml_i64 t = at + 1;
+  int j;
+  while( t<n && mc_row_cmp(cx, ix[at], ix[t])==0 ) t++;
+  for(j=0; j<cx->k; j++) e->p[j] = ml_key_of(r[2 + j]);
+  e->w = cx->weighted ? ml_key_of(r[1]) : 0;
+  e->n = t - at;
+  return t;
+}
+
 int ml_state_encode_mc(const double *rows, ml_i64 n, int k, int weighted, MlBuf *out){
   McSortCtx cx;
   ml_i64 *ix, *tmp, w, i, lo;
-  MlMcEntry *ent;
   int c, rc = ML_OK;
   memset(out, 0, sizeof(*out));
   cx.rows = rows; cx.k = k; cx.weighted = weighted;
-  ix = ml_malloc((uint64_t)n*2*sizeof(ml_i64) + (uint64_t)n*sizeof(MlMcEntry) + 1);
+  ix = ml_malloc((uint64_t)n*2*sizeof(ml_i64) + 1);
   if( ix==0 ) return ML_NOMEM;
   tmp = ix + n;
-  ent = (MlMcEntry*)(tmp + n);
   for(i=0; i<n; i++) ix[i] = i;
   for(w=1; w<n; w*=2){                              /* a bottom-up merge sort */
     for(i=0; i<n; i+=2*w){
@@ -1331,28 +1330,26 @@ int ml_state_encode_mc(const double *rows, ml_i64 n, int k, int weighted, MlBuf 
   }
   if( state_begin(out, weighted ? ML_STATE_MC_W : ML_STATE_MC, k, k) ){ ml_free(ix); return ML_NOMEM; }
   for(c=0, lo=0; c<k && rc==ML_OK; c++){
-    ml_i64 ne = 0, hi;
+    ml_i64 hi, at;
     McWriter mw;
-    int cs, cw;
-    uint64_t at = out->n;
-    for(hi=lo; hi<n && rows[(size_t)ix[hi]*(k + 2)]==(double)c; ){
-      const double *r = rows + (size_t)ix[hi]*(k + 2);
-      ml_i64 t = hi + 1;
-      int j;
-      while( t<n && mc_row_cmp(&cx, ix[hi], ix[t])==0 ) t++;
-      for(j=0; j<k; j++) ent[ne].p[j] = ml_key_of(r[2 + j]);
-      ent[ne].w = weighted ? ml_key_of(r[1]) : 0;
-      ent[ne].n = t - hi;
-      ne++;
-      hi = t;
+    MlMcEntry e;
+    int cs = 1, cw = 1, j, pass;
+    uint64_t start = out->n;
+    for(hi=lo; hi<n && rows[(size_t)ix[hi]*(k + 2)]==(double)c; hi++){}
+    /* the codecs every value of the class fits, then the entries */
+    for(at=lo; at<hi; ){
+      at = mc_entry_at(&cx, ix, at, hi, &e);
+      for(j=0; j<k && cs; j++) cs = codec_widen(cs, e.p[j]);
+      if( cw ) cw = codec_widen(cw, e.w);
     }
-    mc_codecs(ent, ne, k, &cs, &cw);
-    rc = mw_begin(&mw, out, k, weighted, cs, cw);
-    for(i=0; i<ne && rc==ML_OK; i++) rc = mw_put(&mw, &ent[i]);
-    if( rc==ML_NEED_RAW ){
-      out->n = at;
-      rc = mw_begin(&mw, out, k, weighted, 0, 0);
-      for(i=0; i<ne && rc==ML_OK; i++) rc = mw_put(&mw, &ent[i]);
+    for(pass=0; pass<2; pass++){
+      out->n = start;
+      rc = mw_begin(&mw, out, k, weighted, pass ? 0 : cs, pass ? 0 : cw);
+      for(at=lo; at<hi && rc==ML_OK; ){
+        at = mc_entry_at(&cx, ix, at, hi, &e);
+        rc = mw_put(&mw, &e);
+      }
+      if( rc!=ML_NEED_RAW ) break;                   /* (a scaled codec fits by construction) */
     }
     if( rc==ML_OK ) sw_end(&mw.sw);
     lo = hi;
