@@ -100,7 +100,16 @@ static const char *aCase[] = {
   "SELECT g, mc_calibration(o, p / 2, p / 2, 1 - p), mc_calibration(o, json_array(p / 2, p / 2, 1 - p), 4),"
   " mc_calibration_w(o, z, json_array(p, 1 - p, 0), 3) FROM t GROUP BY g",
   "SELECT mc_calibration(o, json_array(p, 1 - p, 0), 5)" W " FROM t",
-  "SELECT g, mc_auroc_ci(o, json_array(s, p, z), 0.9, 10, 3) FROM t GROUP BY g",
+  "SELECT g, mc_auroc_ci(o, json_array(s, p, z), 0.9, 10, 3), mc_auroc_ci_w(o, z, s, p, z) FROM t GROUP BY g",
+  /* multiclass states: made (wide, JSON, weighted), merged, read by every
+  ** mc_* function (counted and expanded rows), over windows */
+  "SELECT g, hex(ml_state_mc(o, s, p, z)), hex(ml_state_mc_w(o, z, json_array(p / 2, p / 2, 1 - p))) FROM t GROUP BY g",
+  "WITH st AS (SELECT g, ml_state_mc(o, p / 2, p / 2, 1 - p) m, ml_state_mc_w(o, z, p / 2, p / 2, 1 - p) mw"
+  " FROM t GROUP BY g)"
+  " SELECT mc_auroc(m), mc_pr_auc(mw), mc_log_loss(m), mc_brier(mw), mc_confusion(m), mc_top_k(mw),"
+  " ordinal_rps(m), mc_calibration(mw, 4), mc_auroc_ci(m, 0.9, 10, 1), hex(ml_merge(m)), hex(ml_merge(mw)) FROM st",
+  "WITH st AS (SELECT g, ml_state_mc(o, p / 2, p / 2, 1 - p) m FROM t GROUP BY g)"
+  " SELECT mc_auroc(m) OVER (ORDER BY g ROWS 1 PRECEDING), hex(ml_merge(m) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",
   "SELECT g, pr_auc_ci(y, s, 0.9, 10), nap_ci(y, s, 0.9, 10, 3), auroc_ci(y, s), auroc_diff(y, s, p),"
   " pr_auc_delta_ci(y, s, 0.9), pr_auc_diff_delta(y, s, p, 0.9) FROM t GROUP BY g",
   "SELECT g, brier_ci(y, p, 0.9, 10), log_loss_ci(y, p, 0.9, 10), ece_ci(y, p, 5, 0.9, 10), mean_ci(s) FROM t GROUP BY g",

@@ -362,7 +362,7 @@ ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "prec
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary", "calibration_smooth",
                      "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci", "net_benefit_ci", "net_benefit_diff_ci",
                      "ml_state", "ml_state_ordinal", "mc_log_loss", "mc_brier", "mc_confusion", "mc_top_k",
-                     "ordinal_rps", "mc_calibration", "group_disparity", "expected_confusion"}
+                     "ordinal_rps", "mc_calibration", "group_disparity", "expected_confusion", "ml_state_mc"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"
 
 # Text parameters that must agree across rows, and the rules between two
@@ -500,15 +500,17 @@ def main():
             continue
         b = f["name"]
         params = "".join(", " + ps["example"] for ps in f["params"][:f["state_args"][1] - 1])
+        maker = "ml_state_mc_w(1, 2, 0.5, 0.5)" if f["family"] == "multiclass" else "ml_state_w(1, 0.5, 2)"
         try:
-            con.execute("SELECT %s(st%s) FROM (SELECT ml_state_w(1, 0.5, 2) AS st)" % (b, params)).fetchall()
-            weighted_ok[b] = True
+            con.execute("SELECT %s(st%s) FROM (SELECT %s AS st)" % (b, params, maker)).fetchall()
+            weighted_ok[b] = maker
         except sqlite3.Error:
             weighted_ok[b] = False
 
     def twin_state_msg(f):
         b = f["weighted_of"]
-        what = "a state, weighted (ml_state_w) or not," if weighted_ok[b] else "a state of unweighted rows (ml_state)"
+        what = ("a state, weighted (%s) or not," % weighted_ok[b].split("(")[0] if weighted_ok[b]
+                else "a state of unweighted rows (ml_state)")
         return "%s(): takes rows, not a state: %s goes to the unweighted name: %s(state%s)" % (
             f["name"], what, b, ", ..." if f["params"] else "")
     twin_state = {f["name"]: twin_state_msg(f) for f in records if f["weighted_of"] in takes_states}

@@ -2,7 +2,8 @@
 """mleval.dask on a real Dask cluster: a LocalCluster on loopback with 2
 worker processes evaluates 8 shard files (one empty, one with one class),
 and the results equal the single-database ones exactly -- binary,
-stratified and ordinal states, merged in a tree of fan-in 3.  Then a worker
+stratified, ordinal, weighted and multiclass (ml_state_mc, ml_state_mc_w)
+states, merged in a tree of fan-in 3.  Then a worker
 process is killed mid-job (the first attempt of one shard's task kills its
 own worker with SIGKILL, as a lost machine would): the scheduler reruns the
 task elsewhere and the result is still exact.
@@ -44,6 +45,18 @@ METRICS = {
     "w": ("SELECT ml_state_w(y, s, len / 8.0) FROM preds",
           {"pr_auc_w": "pr_auc(st)", "ece_w": "ece(st, 15)", "gains_w": "gains(st, 5)"},
           "SELECT pr_auc_w(y, s, len / 8.0), ece_w(y, s, len / 8.0, 15), gains_w(y, s, len / 8.0, 5) FROM preds"),
+    # multiclass states (ml_state_mc, ml_state_mc_w): every mc_* function over them
+    "mc": ("SELECT ml_state_mc(c, q0, q1, q2) FROM preds",
+           {"auroc": "mc_auroc(st)", "pr": "mc_pr_auc(st)", "ll": "mc_log_loss(st)", "conf": "mc_confusion(st)",
+            "top": "mc_top_k(st)", "cal": "mc_calibration(st, 7)", "rps": "ordinal_rps(st)",
+            "ci": "mc_auroc_ci(st, 0.9, 50, 2)"},
+           "SELECT mc_auroc(c, q0, q1, q2), mc_pr_auc(c, q0, q1, q2), mc_log_loss(c, q0, q1, q2),"
+           " mc_confusion(c, q0, q1, q2), mc_top_k(c, q0, q1, q2), mc_calibration(c, json_array(q0, q1, q2), 7),"
+           " ordinal_rps(c, q0, q1, q2), mc_auroc_ci(c, json_array(q0, q1, q2), 0.9, 50, 2) FROM preds"),
+    "mcw": ("SELECT ml_state_mc_w(c, len / 8.0, q0, q1, q2) FROM preds",
+            {"auroc_w": "mc_auroc(st)", "brier_w": "mc_brier(st)", "conf_w": "mc_confusion(st)"},
+            "SELECT mc_auroc_w(c, len / 8.0, q0, q1, q2), mc_brier_w(c, len / 8.0, q0, q1, q2),"
+            " mc_confusion_w(c, len / 8.0, q0, q1, q2) FROM preds"),
 }
 
 
@@ -57,7 +70,8 @@ def make_shards(tmp):
     rng = np.random.default_rng(2026)
     sizes = [3000, 2500, 0, 1800, 40, 2200, 900, 2600]          # shard 2 empty, shard 4 one class
     everything = sqlite3.connect(os.path.join(tmp, "all.db"))
-    schema = "CREATE TABLE preds(y INTEGER, s REAL, s2 REAL, len INTEGER, sev INTEGER)"
+    schema = ("CREATE TABLE preds(y INTEGER, s REAL, s2 REAL, len INTEGER, sev INTEGER,"
+              " c INTEGER, q0 REAL, q1 REAL, q2 REAL)")
     everything.execute(schema)
     paths = []
     for k, n in enumerate(sizes):
@@ -66,14 +80,19 @@ def make_shards(tmp):
         s2 = np.round(rng.random(n) * 0.5 + 0.5 * y * (rng.random(n) < 0.5), 2)
         sev = y * (1 + (s2 > 0.5))
         ln = rng.integers(10, 200, n)
-        rows = [(int(a), float(b), float(c), int(d), int(e)) for a, b, c, d, e in zip(y, s, s2, ln, sev)]
+        # three classes: c, and probabilities of 3 decimals (json_array writes them exactly)
+        cls = rng.integers(0, 3, n) if k != 4 else np.zeros(n, int)
+        q = np.round(rng.dirichlet(np.ones(3), n) * 0.8 + 0.2 * np.eye(3)[cls], 3)
+        q[:, 2] = np.round(1.0 - q[:, 0] - q[:, 1], 3)
+        rows = [(int(a), float(b), float(c), int(d), int(e), int(f), float(g[0]), float(g[1]), float(g[2]))
+                for a, b, c, d, e, f, g in zip(y, s, s2, ln, sev, cls, q)]
         path = os.path.join(tmp, "shard_%d.db" % k)
         con = sqlite3.connect(path)
         con.execute(schema)
-        con.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?)", rows)
+        con.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         con.commit()
         con.close()
-        everything.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?)", rows)
+        everything.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         paths.append(path)
     everything.commit()
     return paths, everything

@@ -518,11 +518,13 @@ def test_edges(ck):
 
 def test_records(ck):
     """This suite covers every function of the family and its twin (test_weights.py
-    leaves the multiclass twins to it)."""
+    leaves the multiclass twins to it); test_mc_state.py the states (ml_state_mc,
+    ml_state_mc_w) and mc_auroc_ci_w."""
     con = mltest.connect()
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     fam = sorted(f["name"] for f in table if f["family"] == "multiclass")
-    ck.equal(fam, sorted(list(FUNCS) + [f + "_w" for f in FUNCS] + ["mc_auroc_ci"]),
+    ck.equal(fam, sorted(list(FUNCS) + [f + "_w" for f in FUNCS]
+                         + ["mc_auroc_ci", "mc_auroc_ci_w", "ml_state_mc", "ml_state_mc_w"]),
              "the multiclass records are the suite's functions")
     mltest.has_twins(ck, con, FUNCS)
 

@@ -113,6 +113,15 @@ def check_registry(ck, con):
                  f["name"] + " data arguments")
         ck.equal([p["name"] for p in f["params"]][-3:], ["level", "reps", "seed"], f["name"] + " parameters")
     ck.equal(twins["auroc_ci"]["signature"], "y, s, w [, level, reps, seed]", "auroc_ci_w signature")
+    # the multiclass family's bootstrap twin has its cases in test_mc_state.py
+    # (estimate = mc_auroc_w bit for bit, equal weights = mc_auroc_ci, row
+    # order, frames, weighted states); here its name and parameters
+    mc = {f["weighted_of"]: f for f in table
+          if f["weighted_of"] and f["family"] == "multiclass" and f["weighted_of"].endswith("_ci")}
+    ck.equal(sorted(mc), ["mc_auroc_ci"], "the multiclass bootstrap twins")
+    f = mc.get("mc_auroc_ci", {})
+    ck.equal(f.get("name"), "mc_auroc_ci_w", "mc_auroc_ci's twin is named mc_auroc_ci_w")
+    ck.equal([p["name"] for p in f.get("params", [])], ["level", "reps", "seed"], "mc_auroc_ci_w parameters")
 
 
 # ------------------------------------------------------------ reproduction

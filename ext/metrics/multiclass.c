@@ -20,6 +20,9 @@
 **       bootstrap (1000 replicates, seed 0, level 0.95, as pr_auc_ci) of ovr_macro and
 **       ovo_macro: {"ovr_macro":{"estimate","lo","hi","se","percentile"},"ovo_macro":{...},
 **       "level","reps","seed","method","redrawn","k","n"}
+**   ml_state_mc(y, s_0, ..., s_k-1 | y, scores), ml_state_mc_w(y, w, ...)  BLOB: a
+**       multiclass partial state (ml_state.h kinds 5, 6; rule 12)
+**   mc_auroc_ci_w(y, w, ...)          mc_auroc_ci's weighted bootstrap (rule 11)
 **   mc_calibration(y, p_0, ..., p_k-1 | y, probs [, bins])  JSON {"k","bins",
 **       "top_label_ece","classwise_ece","per_class_ece","mce"}: the binary ece's
 **       equal-width bins (default 10) on (max p, argmax = y) and on each (p_j, y = j)
@@ -75,12 +78,30 @@
 **      canonical order (y, w, s_0, ..., s_k-1), so the interval does not
 **      depend on the rows' order; a replicate missing a class is drawn again
 **      (at most 100 times, then NULL); a class absent from the group: NULL.
-**      Its estimate is mc_auroc's ovr_macro and ovo_macro, bit for bit.  It
-**      has no weighted twin yet.
+**      Its estimate is mc_auroc's ovr_macro and ovo_macro, bit for bit.
+**      mc_auroc_ci_w: the weighted bootstrap of docs/weights.md on the same
+**      machinery: a row is one unit (drawn k times, it weighs k w); its
+**      estimate is mc_auroc_w's bit for bit; equal weights give
+**      mc_auroc_ci's text.
 **   9. mc_top_k: a true class tied at place m counts the share of its tied
 **      places inside the first m (order-independent; docs/multiclass.md).
+**  12. States (mc_absorb): every function but ml_state_mc takes a
+**      multiclass state in place of y and the scores, the JSON form's
+**      parameters after it (mc_calibration(st, 15)), and equals the rows bit
+**      for bit: the group's unweighted states are merged (ml_state_kmerge)
+**      and each distinct tuple is one kept row whose weight is its count
+**      (sums of integer counts are exact), flagged so that mc_confusion sums
+**      weights; a window's leaving state subtracts its counts; a weighted state's entry (each row's own
+**      weight) and any entry mc_auroc_ci reads (it draws rows) are their
+**      count of rows.  A weighted state gives the twins' results.
+**      Probability functions check a state's tuples as rows.
 **
-** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k.
+** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k; over
+** unweighted states the same per distinct tuple of their merge (O(entries
+** log states)), whatever the counts.
+** ml_state_mc: a merge sort of the rows, O(n log n), then one pass; its
+** state takes ~1.4 k bytes per distinct row for 2-decimal probabilities,
+** ~7.7 k for full doubles (docs/states.md).
 ** mc_auroc / mc_pr_auc: the keys of the k columns made in one pass over the
 ** rows, each column sorted once (the shared sort, ml_radix_sort) and swept
 ** (its OvR terms and the OvO pairs of its class), then micro by a k-way merge
@@ -99,9 +120,11 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 /* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
-enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB, MC_AUROC_CI };
+enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB, MC_AUROC_CI,
+       MC_STATE };
 
 /* The kinds whose scores are probabilities (ml_arg_scores' isProb). */
 #define MC_IS_PROB(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_CALIB)
@@ -116,6 +139,8 @@ typedef struct McAgg {
   ml_i64 head, n, cap; /* in rows */
   MlParam par[3];      /* the JSON form's parameters: mc_calibration's bins;
                        ** mc_auroc_ci's level, reps, seed */
+  int counted;         /* rows from a state: w is a count of equal rows (rule 12) */
+  int wstate;          /* rows from a weighted state: the results are weighted */
 } McAgg;
 
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
@@ -137,8 +162,13 @@ static int mc_is_array(sqlite3_value *v){
 /* How many parameters the call gives: only the JSON form has them, after
 ** the array (mc_calibration(y, probs, bins), mc_auroc_ci(y, scores, level,
 ** reps, seed)); a wide call has none. */
-static int mc_has_param(const MlFuncDesc *d, int argc, sqlite3_value **argv){
-  return d->aParam && argc>=3 && mc_is_array(argv[1]) ? argc-2 : 0;
+static int mc_has_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv){
+  if( d->aParam==0 || argc<3 ) return 0;
+  if( mc_is_array(argv[1]) ) return argc-2;
+  /* a state's own call of the step: (NULL, NULL, parameters...) */
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL && sqlite3_value_type(argv[1])==SQLITE_NULL
+   && ml_state_nested(ctx) ) return argc-2;
+  return 0;
 }
 
 /* Reads a row: y, and the k scores after it (isProb from the kind).
@@ -164,7 +194,7 @@ static int mc_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_v
     *k = 1;
     return ml_arg_label(ctx, d->name, argv[0], MC_MAX_K-1, y);
   }
-  rc = ml_arg_scores(ctx, d->name, argv+1, mc_has_param(d, argc, argv) ? 1 : argc-1, MC_IS_PROB(d->kind),
+  rc = ml_arg_scores(ctx, d->name, argv+1, mc_has_param(ctx, d, argc, argv) ? 1 : argc-1, MC_IS_PROB(d->kind),
                      MC_MAX_K, s, k);
   if( rc!=ML_ROW_OK ) return rc;
   return ml_arg_label(ctx, d->name, argv[0], *k-1, y);
@@ -219,13 +249,13 @@ static void mc_remove(McAgg *p, int y, double w, const double *s){
 ** row is checked and skipped; < 0: the driver set the weight's error). */
 static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  McAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  McAgg *p = ml_agg_context(ctx, sizeof(*p));
   double s[MC_MAX_K];
   int y, k, rc;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->failed ) return;
   if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
-  for(k=0; k<mc_has_param(d, argc, argv); k++){
+  for(k=0; k<mc_has_param(ctx, d, argc, argv); k++){
     const MlParamSpec *ps = d->aParam[k];
     ml_i64 iv;
     double v;
@@ -263,7 +293,7 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   double s[MC_MAX_K];
   int y, k;
   if( p==0 || p->failed ) return;
-  for(k=0; k<mc_has_param(d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
+  for(k=0; k<mc_has_param(ctx, d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
   if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
   mc_remove(p, y, w, s);
@@ -275,9 +305,11 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
 **   NAME_w(y, w, ...) come through the driver (ML_FN_TWIN_W1) to the _w pair.
 */
 static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 0) ) return;
   mc_step_w(ctx, argc, argv, 1.0);
 }
 static void mc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 1) ) return;
   mc_inverse_w(ctx, argc, argv, 1.0);
 }
 
@@ -1067,12 +1099,195 @@ static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighte
   ml_result_json(ctx, &j);
 }
 
+/* ------------------------------------------------------------- states */
+
+/* Adds (sign +1) or removes (sign -1) the rows of n multiclass states
+** (rule 12): an entry of an unweighted state is one row whose weight is its
+** count (every sum over counts is exact, so the results are the rows'
+** bit for bit), except for mc_auroc_ci, whose bootstrap draws rows: there,
+** and in a group with a weighted state (whose entries keep their rows' own
+** weights), the entry is its count of rows.  Probability functions check
+** each entry as a row. */
+/* The counted rows as their rows of weight 1, once a weighted state joins
+** the group (the weighted sweeps add weights one row at a time, so a count
+** beside fractional weights must be its rows).  Every row is then a row or
+** a counted row (a group with states takes no weights of its own).  ML_OK,
+** ML_NOMEM, ML_ERROR (zErr: too many rows). */
+static int mc_uncount(McAgg *p, char *zErr, int nErr){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i, c, total = 0, at = 0;
+  double *a;
+  if( !p->counted ) return ML_OK;
+  for(i=0; i<p->n; i++) total += (ml_i64)p->a[(size_t)(p->head + i)*st + 1];
+  if( total > ((ml_i64)1<<32) ){
+    sqlite3_snprintf(nErr, zErr, "state: %lld rows, more than a group with a weighted state takes (2^32)",
+                     (long long)total);
+    return ML_ERROR;
+  }
+  a = ml_malloc((uint64_t)(total ? total : 1) * st * sizeof(double));
+  if( a==0 ) return ML_NOMEM;
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*st;
+    for(c=0; c<(ml_i64)r[1]; c++, at++){
+      memcpy(a + (size_t)at*st, r, st*sizeof(double));
+      a[(size_t)at*st + 1] = 1.0;
+    }
+  }
+  ml_free(p->a);
+  p->a = a;
+  p->head = 0;
+  p->n = p->cap = total;
+  p->counted = 0;
+  return ML_OK;
+}
+
+/* Removes count rows equal to (y, s) from counted rows (an unweighted
+** state's entries, merged or not, and rows of weight 1: all the same rows),
+** oldest first. */
+static void mc_remove_count(McAgg *p, int y, ml_i64 count, const double *s){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  for(i=0; i<p->n && count>0; ){
+    double *r = p->a + (size_t)(p->head + i)*st;
+    if( r[0]==(double)y && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
+      ml_i64 take = (ml_i64)r[1] < count ? (ml_i64)r[1] : count;
+      r[1] -= (double)take;
+      count -= take;
+      if( r[1]==0.0 ){
+        if( i==0 ){
+          p->head++;
+        }else{
+          memmove(r, r + st, (size_t)(p->n - i - 1)*st*sizeof(double));
+        }
+        p->n--;
+        if( p->n==0 ) p->head = 0;
+        continue;
+      }
+    }
+    i++;
+  }
+}
+
+static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr);
+
+static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int j;
+  if( p==0 ) return ML_NOMEM;
+  if( p->failed ) return ML_OK;
+  for(j=0; sign>0 && !p->wstate && j<n; j++){
+    if( st[j].kind==ML_STATE_MC_W ){
+      int rc = mc_uncount(p, zErr, nErr);
+      if( rc ) return rc;
+      p->wstate = 1;
+    }
+  }
+  if( sign>0 && n>1 && !p->wstate && d->kind!=MC_AUROC_CI ){
+    /* counted rows: the states merged first (one k-way merge), so that a
+    ** tuple repeated across states is one row */
+    MlBuf b;
+    MlState one;
+    int rc = ml_state_kmerge(st, n, &b, zErr, nErr);
+    if( rc ) return rc;
+    ml_state_parse_own(b.z, b.n, &one);
+    rc = mc_absorb_states(ctx, p, &one, 1, sign, zErr, nErr);
+    ml_buf_free(&b);
+    return rc;
+  }
+  return mc_absorb_states(ctx, p, st, n, sign, zErr, nErr);
+}
+
+static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int j, c, i;
+  ml_i64 done = 0;
+  for(j=0; j<n; j++){
+    int k = st[j].m, weighted = st[j].kind==ML_STATE_MC_W;
+    int expand = p->wstate || d->kind==MC_AUROC_CI;
+    if( sign<0 && p->k==0 ) return ML_OK;
+    if( p->k!=0 && p->k!=k ){
+      if( p->k==1 ){
+        sqlite3_snprintf(nErr, zErr, "every row of a group gives pred, or every row its scores: a state "
+                         "(scores) after rows with pred");
+      }else{
+        sqlite3_snprintf(nErr, zErr, "k must be the same in every row of a group: a state with k = %d after "
+                         "rows with %d", k, p->k);
+      }
+      return ML_ERROR;
+    }
+    if( expand ){
+      ml_i64 rows = 0;
+      for(c=0; c<k; c++) rows += st[j].sec[c].n[1];
+      if( rows > ((ml_i64)1<<32) ){
+        sqlite3_snprintf(nErr, zErr, "state: %lld rows, more than %s takes from one state (2^32)",
+                         (long long)rows, d->kind==MC_AUROC_CI ? "a bootstrap" : "a group with a weighted state");
+        return ML_ERROR;
+      }
+    }
+    if( sign>0 ) p->k = k;
+    for(c=0; c<k; c++){
+      MlMcReader r;
+      MlMcEntry e;
+      ml_mc_reader_init(&r, &st[j].sec[c], k, weighted);
+      while( ml_mc_reader_next(&r, &e)==1 ){
+        double s[MC_MAX_K], w = weighted ? ml_double_of(e.w) : 1.0;
+        ml_i64 t, copies = expand ? e.n : 1;
+        for(i=0; i<k; i++) s[i] = ml_double_of(e.p[i]);
+        if( MC_IS_PROB(d->kind) ){
+          double sum = 0.0;
+          for(i=0; i<k; i++){
+            if( !(s[i]>=0.0 && s[i]<=1.0) ){
+              char zNum[32];
+              sqlite3_snprintf(nErr, zErr, "p_%d must be a probability in [0, 1], got %s in a state", i,
+                               ml_num(zNum, s[i]));
+              return ML_ERROR;
+            }
+            sum += s[i];
+          }
+          if( !(fabs(sum - 1.0)<=1e-6) ){
+            char zNum[32];
+            sqlite3_snprintf(nErr, zErr, "the probabilities of a row must sum to 1 (within 1e-6), got %s "
+                             "over p_0..p_k-1 in a state", ml_num(zNum, sum));
+            return ML_ERROR;
+          }
+        }
+        if( !expand ){ w = (double)e.n; p->counted = 1; }
+        for(t=0; t<copies; t++){
+          if( sign>0 ){
+            if( mc_append(p, c, w, s) ) return ML_NOMEM;
+          }else if( expand ){
+            mc_remove(p, c, w, s);
+          }else{
+            mc_remove_count(p, c, e.n, s);
+          }
+          if( (++done & 0xffff)==0 && ml_stop_requested() ) return ML_STOPPED;
+        }
+      }
+    }
+  }
+  return ML_OK;
+}
+static const MlStateHooks mcStates = { sizeof(McAgg), -1, (1u<<ML_STATE_MC) | (1u<<ML_STATE_MC_W), mc_absorb };
+
+/* ml_state_mc: the group's rows as a multiclass state (ml_state.h). */
+static void mc_state_result(sqlite3_context *ctx, const McAgg *p, int weighted){
+  MlBuf b;
+  double *rows = p->a + (size_t)p->head*MC_STRIDE(p);
+  if( p->k==1 ){
+    ml_error(ctx, "ml_state_mc", "takes the scores of every class, not pred");
+    return;
+  }
+  if( ml_state_encode_mc(rows, p->n, p->k, weighted, &b) ){ sqlite3_result_error_nomem(ctx); return; }
+  sqlite3_result_blob64(ctx, b.z, b.n, sqlite3_free);
+}
+
 /* ------------------------------------------------------------ results */
 
 static void mc_compute(sqlite3_context *ctx, McAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   int c;
-  int weighted = (d->flags & ML_FN_TWIN)!=0;
+  int weighted = (d->flags & ML_FN_TWIN)!=0 || (p && p->wstate);
   for(c=0; p && d->aParam && d->aParam[c]; c++){
     if( ml_param_check(ctx, d->name, d->aParam[c]->name, &p->par[c]) ) return;
   }
@@ -1080,12 +1295,14 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     ml_result_null(ctx, d->name, weighted ? "no rows of positive weight" : "no rows");
     return;
   }
-  if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER || d->kind==MC_RPS ){
+  if( d->kind==MC_STATE ){
+    mc_state_result(ctx, p, weighted);
+  }else if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER || d->kind==MC_RPS ){
     sqlite3_result_double(ctx, mc_mean_term(p, d->kind));
   }else if( d->kind==MC_CONFUSION ){
     double *C = ml_malloc((uint64_t)MC_MAX_K*MC_MAX_K*sizeof(double));
     int K;
-    if( C==0 || mc_matrix(p, weighted, C, &K) ) sqlite3_result_error_nomem(ctx);
+    if( C==0 || mc_matrix(p, weighted || p->counted, C, &K) ) sqlite3_result_error_nomem(ctx);
     else mc_confusion_json(ctx, C, K);
     ml_free(C);
   }else if( d->kind==MC_TOP_K ){
@@ -1123,7 +1340,7 @@ static void mc_final(sqlite3_context *ctx){
 
 /* ------------------------------------------------------------- records */
 
-static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, 0,
+static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, &mcStates,
                                 mc_step_w, mc_inverse_w };
 
 #define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */
@@ -1150,6 +1367,10 @@ const MlFuncDesc ml_multiclass_functions[] = {
     ML_PARAMS(&psBins) },
   { "mc_auroc_ci",   "y, s_0, ..., s_k-1 | y, scores [, level, reps, seed]", 2, MC_MAX_K+1, &famMc, 0, MC_AUROC_CI,
     ML_FN_JSON, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeed) },
+  { "ml_state_mc",   MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_STATE,    ML_FN_BLOB | ML_FN_NO_STATE, 0 },
+  { "ml_state_mc_w", MC_SIG_SW,  3, MC_MAX_K+2, &famMc, 0, MC_STATE,    ML_FN_BLOB | MC_TWIN, 0 },
+  { "mc_auroc_ci_w", "y, w, s_0, ..., s_k-1 | y, w, scores [, level, reps, seed]", 3, MC_MAX_K+2, &famMc, 0,
+    MC_AUROC_CI, ML_FN_JSON | MC_TWIN, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeed) },
   { "mc_auroc_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
   { "mc_pr_auc_w",   MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
   { "mc_log_loss_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },

@@ -298,7 +298,10 @@ struct MlState;
 typedef struct MlStateHooks {
   size_t szAgg;             /* the family's aggregate context, in bytes */
   signed char nData;        /* data arguments a state replaces: 2 (y, s),
-                            ** 3 (y, s, strat); 0: y and every score (ordinal) */
+                            ** 3 (y, s, strat); 0: y and every score (ordinal);
+                            ** -1: every data argument, the parameters after the
+                            ** state (multiclass: the family's step sees the JSON
+                            ** form (y, probs, params) with NULL y and probs) */
   unsigned char kinds;      /* states accepted: bits 1 << ML_STATE_* */
   /* Adds (sign +1) or removes (sign -1) the rows of n states of one kind.
   ** Sets no error itself (xFinal must still free the family's buffers):
@@ -440,6 +443,10 @@ int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
 ** slots NULL, so that the step reads the parameters) it answers 0.
 */
 int ml_state_divert(sqlite3_context *ctx, int argc, sqlite3_value **argv, int t0, int inverse);
+/* True inside a state's own call of the family's step (its data slots
+** NULL, the state form's parameters after them): the multiclass family,
+** whose parameters follow a JSON array, reads them there. */
+int ml_state_nested(sqlite3_context *ctx);
 #define ML_STATE_DIVERT(ctx, argc, argv, t0, inverse) \
   ((t0)>=SQLITE_BLOB && ml_state_divert((ctx), (argc), (argv), (t0), (inverse)))
 /* Encodes the buffers as a state BLOB result: kind ML_STATE_BINARY (one

@@ -10,7 +10,9 @@
 **   pr_auc(state), ece(state, 15), strat_report(state, 0.25, 0.75),
 **   ordinal_auprc(state), ...  every function whose family has MlStateHooks
 **   (ml_state(y, s [, strat]) and ml_state_ordinal(y, s_1..s_m) are kinds of
-**   the ranking, stratified and ordinal families: ml_result_state below.)
+**   the ranking, stratified and ordinal families: ml_result_state below;
+**   ml_state_mc(y, p_0..p_k-1) is the multiclass family's, whose functions
+**   take the state then the JSON form's parameters: mc_calibration(st, 15).)
 **
 ** Rules:
 **   1. A BLOB first argument is a state: it stands for the function's data
@@ -72,9 +74,11 @@ static StatePending *pending(sqlite3_context *ctx, const MlStateHooks *h, int cr
   return p ? (StatePending*)(p + ML_AGG_BYTES(h->szAgg) - ML_STATE_PENDING_BYTES) : 0;
 }
 
-/* Data arguments a state replaces for this function (ordinal: 1 + m). */
+/* Data arguments a state replaces for this function (ordinal: 1 + m;
+** multiclass, nData -1: y and the JSON form's scores). */
 static int data_args(const MlFuncDesc *d, const MlState *st){
   if( d->flags & ML_FN_STATE_YS ) return 2;
+  if( d->fam->state->nData<0 ) return 2;
   if( d->fam->state->nData>0 ) return d->fam->state->nData;
   return st ? 1 + st->m : 2;
 }
@@ -84,7 +88,11 @@ int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi){
   if( d->fam==0 || d->fam->state==0 || (d->flags & ML_FN_NO_STATE) ) return 0;
   nData = (d->flags & ML_FN_STATE_YS) ? 2 : d->fam->state->nData;
   if( nData>0 ){ *lo = d->nMin - nData + 1; *hi = d->nMax - nData + 1; }
-  else{ *lo = *hi = 1; }
+  else if( nData<0 ){                 /* multiclass: the state, then the parameters */
+    int n = 0;
+    while( d->aParam && d->aParam[n] ) n++;
+    *lo = 1; *hi = 1 + n;
+  }else{ *lo = *hi = 1; }
   return 1;
 }
 
@@ -107,6 +115,7 @@ static void state_signature(const MlFuncDesc *d, char *buf, int nBuf){
 }
 
 static const char *kind_wanted(unsigned kinds){
+  if( kinds & (1u<<ML_STATE_MC) ) return "a multiclass state (made by ml_state_mc(y, p_0, ..., p_k-1))";
   if( kinds & (1u<<ML_STATE_BINARY) ) return "a binary state (made by ml_state(y, s))";
   if( kinds & (1u<<ML_STATE_STRAT) ) return "a state with a stratifier (made by ml_state(y, s, strat))";
   return "an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m))";
@@ -115,6 +124,7 @@ static const char *kind_wanted(unsigned kinds){
 /* The call that makes the state a function reads. */
 static const char *state_maker(const MlFuncDesc *d){
   unsigned k = d->fam->state->kinds;
+  if( k & (1u<<ML_STATE_MC) ) return "ml_state_mc(y, p_0, ..., p_k-1)";
   if( k & (1u<<ML_STATE_BINARY) ) return "ml_state(y, s)";
   if( k & (1u<<ML_STATE_STRAT) ) return "ml_state(y, s, strat)";
   return "ml_state_ordinal(y, s_1, ..., s_m)";
@@ -206,6 +216,21 @@ static int step_null_data(sqlite3_context *ctx, const MlFuncDesc *d, StatePendin
   return 0;
 }
 
+/* True when argc is a count of the state form (multiclass: 1 + at most
+** its parameters). */
+static int state_count_ok(const MlFuncDesc *d, int argc){
+  int lo, hi;
+  return ml_state_arity(d, &lo, &hi) && argc>=lo && argc<=hi;
+}
+
+int ml_state_nested(sqlite3_context *ctx){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  StatePending *q;
+  if( d==0 || d->fam==0 || d->fam->state==0 || sqlite3_aggregate_context(ctx, 0)==0 ) return 0;
+  q = pending(ctx, d->fam->state, 0);
+  return q!=0 && q->nested;
+}
+
 /* A state BLOB in argv[0] (xStep): validated, its parameters counted by the
 ** family's own step over NULL data, and collected for the merge. */
 static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv){
@@ -218,7 +243,7 @@ static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   if( read_state(ctx, d, argv[0], &st, &z, &n) ) return;
   nData = data_args(d, &st);
   argc2 = argc - 1 + nData;
-  if( argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS ){
+  if( argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS || (d->fam->state->nData<0 && !state_count_ok(d, argc)) ){
     char sig[160];
     state_signature(d, sig, sizeof(sig));
     ml_error(ctx, d->name, "a state takes (%s), got %d argument%s", sig, argc, argc==1 ? "" : "s");

@@ -31,7 +31,7 @@
 **     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
 **                    expected_pr_auc expected_confusion
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
-**                    mc_calibration mc_auroc_ci
+**                    mc_calibration mc_auroc_ci ml_state_mc
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
@@ -210,6 +210,7 @@ int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value
   if( b==0 || !ml_state_arity(b, &lo, &hi) ) return 0;
   ml_error(ctx, d->name, "takes rows, not a state: %s goes to the unweighted name: %s(state%s)",
            (b->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ? "a state, weighted (ml_state_w) or not,"
+             : (b->fam->state->kinds & (1u<<ML_STATE_MC_W)) ? "a state, weighted (ml_state_mc_w) or not,"
              : "a state of unweighted rows (ml_state)", zName, d->aParam && d->aParam[0] ? ", ..." : "");
   return 1;
 }

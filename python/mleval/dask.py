@@ -6,7 +6,9 @@ per shard (`SELECT ml_state(y, s) FROM preds`); the states -- a few bytes
 per distinct score, never the rows -- travel to the workers that merge them
 in a tree (`ml_merge`, fan_in states per task), and the final state is
 evaluated by any function that takes states (`pr_auc(st)`, `ece(st, 15)`,
-`strat_report(st, 0.25, 0.75)`).  The result equals the single query over
+`strat_report(st, 0.25, 0.75)`; multiclass: `SELECT ml_state_mc(y, p0, p1, p2)
+FROM preds` per shard, then `mc_auroc(st)`, `mc_confusion(st)`,
+`mc_calibration(st, 15)`, ...).  The result equals the single query over
 all the shards' rows (docs/states.md, docs/distributed.md).
 
     from dask.distributed import Client

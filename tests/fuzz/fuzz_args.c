@@ -35,6 +35,7 @@ static const char *azFixed[] = {
   "mc_auroc_w(a, b, c)", "mc_log_loss_w(a, b, c, d, e)", "mc_confusion(a, b)", "mc_confusion(a, b, c)",
   "mc_confusion_w(a, b, c)", "mc_top_k(a, b, c, d)", "ordinal_rps(a, b, c)", "ordinal_rps_w(a, b, c, d)",
   "mc_auroc_ci(a, b, c)", "mc_auroc_ci(a, b, 0.9, 10, c)", "mc_calibration(a, b, c)", "mc_calibration(a, b)", "mc_calibration(a, b, c, d)", "mc_calibration_w(a, b, c, d)",
+  "ml_state_mc(a, b, c)", "ml_state_mc_w(a, b, c, d)", "mc_auroc_ci_w(a, b, c)", "mc_auroc_ci_w(a, b, c, 0.9, 10, d)",
   "mce(a, b)", "mce(a, b, c)", "ece_equal_mass(a, b, c)", "ece_l2(a, b, c)",
   "brier_decomposition(a, b, c)", "reliability(a, b, c, 'quantile')", "reliability(a, b, c, d)",
   "partial_auroc(a, b, c)", "operating_point(a, b, 'fpr', c)", "operating_point(a, b, 'max_f1')",
