@@ -13,6 +13,7 @@ frame equal the aggregate over the same rows; the errors name the argument.
 """
 import json
 import math
+import sqlite3
 
 import numpy as np
 from sklearn.metrics import (average_precision_score, balanced_accuracy_score, cohen_kappa_score,
@@ -507,6 +508,27 @@ def test_edges(ck):
     ]
     for sql, msg in err:
         ck.error(con, sql, (), msg)
+    # The same bad rows after a good one (the step's inline path, rule 13,
+    # reads every row after the first): the same message as a first row.
+    # 0.25 + 0.25 + 0.5009765625 sums exactly to 1 + 2^-10, off by more than
+    # 1e-6 and less than 1e-3.
+    later = [("mc_auroc", "3, .2, .3, .5"), ("mc_auroc", "-1, .2, .3, .5"), ("mc_auroc", "1, .2, 'x', .5"),
+             ("mc_auroc", "1, .2, x'00', .5"), ("mc_brier", "1, .2, 1.3, .5"), ("mc_brier", "1, -.25, .75, .5"),
+             ("mc_log_loss", "1, .2, .3, .4"), ("mc_log_loss", "1, .25, .25, .5009765625"),
+             ("mc_calibration", "0, .25, .25, .5009765625"), ("ordinal_rps", "2, .25, .25, .4990234375"),
+             ("mc_top_k", "1, 1e308, 'inf', 0"), ("mc_confusion", "2.5, .2, .3, .5")]
+    for fn, row in later:
+        first = None
+        try:
+            con.execute("SELECT %s(%s)" % (fn, row)).fetchall()
+        except sqlite3.Error as e:
+            first = str(e)
+        ck.true(first is not None, "%s(%s) is an error" % (fn, row))
+        ck.error(con, "SELECT %s(y, a, b, c) FROM (SELECT 0 y, .25 a, .25 b, .5 c UNION ALL SELECT %s)" % (fn, row),
+                 (), first, "%s: the bad row %s after a good one" % (fn, row))
+        ck.error(con, "SELECT %s_w(y, w, a, b, c) FROM (SELECT 0 y, 2 w, .25 a, .25 b, .5 c UNION ALL "
+                 "SELECT 1, 1, .5, .25, .25 UNION ALL SELECT %s, 3, %s)" % (fn, row.split(",")[0], row.split(",", 1)[1]),
+                 (), first.replace(fn + "()", fn + "_w()"), "%s_w: the bad row %s after good ones" % (fn, row))
     # a class absent: the averages that need it are null, with the reason
     g = json.loads(con.execute("SELECT mc_auroc(y, a, b, c) FROM (SELECT 0 y, .2 a, .3 b, .5 c UNION ALL "
                                "SELECT 1, .1, .6, .3 UNION ALL SELECT 0, .5, .4, .1)").fetchone()[0])

@@ -95,6 +95,10 @@
 **      weight) and any entry mc_auroc_ci reads (it draws rows) are their
 **      count of rows.  A weighted state gives the twins' results.
 **      Probability functions check a state's tuples as rows.
+**  13. The step reads the common row inline (an INTEGER class in range and
+**      k numbers in the wide form, after the group's first row); any other
+**      row goes through mc_row and ml_arg_scores, which read it again, so
+**      both paths take the same rows and give the same errors.
 **
 ** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k; over
 ** unweighted states the same per distinct tuple of their merge (O(entries
@@ -264,6 +268,36 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
       p->failed = 1;
       mc_clear(p);
       return;
+    }
+  }
+  /* The common row read inline (rule 13): the wide form of the group's k,
+  ** an INTEGER class in range, numeric scores (probabilities in [0, 1]
+  ** summing to 1 within 1e-6, the sum taken as ml_arg_scores takes it).
+  ** Anything else -- a NULL, a text, the first row, an error -- goes
+  ** through mc_row, which reads it again and says what is wrong. */
+  if( argc-1==p->k && p->k>=2 && sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
+    sqlite3_int64 yv = sqlite3_value_int64(argv[0]);
+    int j, isProb = MC_IS_PROB(d->kind);
+    if( yv>=0 && yv<p->k ){
+      for(j=0; j<p->k; j++){
+        int t = sqlite3_value_type(argv[1+j]);
+        if( t!=SQLITE_FLOAT && t!=SQLITE_INTEGER ) break;
+        s[j] = sqlite3_value_double(argv[1+j]);
+        if( isProb && !(s[j]>=0.0 && s[j]<=1.0) ) break;
+      }
+      if( j==p->k && isProb ){
+        double sum = 0.0;
+        for(j=0; j<p->k; j++) sum += s[j];
+        j = fabs(sum - 1.0)<=1e-6 ? p->k : 0;
+      }
+      if( j==p->k ){
+        if( w!=0.0 && mc_append(p, (int)yv, w, s) ){
+          mc_clear(p);
+          p->failed = 1;
+          sqlite3_result_error_nomem(ctx);
+        }
+        return;
+      }
     }
   }
   rc = mc_row(ctx, d, argc, argv, &y, s, &k);
