@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sqlite3
+import struct
 import sys
 import warnings
 
@@ -210,3 +211,32 @@ def random_scores(rng, n, kind):
     if kind == "normal":
         return rng.normal(0, 1e3, n)
     raise ValueError(kind)
+
+
+# ------------------------------------------------ state bytes (the state suites)
+
+def crc32c(data):
+    """CRC-32C (Castagnoli) of bytes: the state's checksum (ml_crc32c)."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
+def reseal(blob):
+    """The same state bytes with a fresh checksum (a corruption that the
+    checksum does not catch, for the checks behind it)."""
+    body = bytes(blob[:-4])
+    return body + struct.pack("<I", crc32c(body))
+
+
+def varint(v):
+    """The state format's unsigned LEB128 varint of v >= 0."""
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)

@@ -32,24 +32,11 @@ import struct
 import numpy as np
 
 import mltest
+from mltest import reseal
 
 FUNCS = [("mc_auroc", ""), ("mc_pr_auc", ""), ("mc_log_loss", ""), ("mc_brier", ""), ("mc_confusion", ""),
          ("mc_top_k", ""), ("ordinal_rps", ""), ("mc_calibration", ""), ("mc_calibration", ", 7"),
          ("mc_auroc_ci", ", 0.9, 40, 3")]
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
-
-
-def reseal(blob):
-    body = bytes(blob[:-4])
-    return body + struct.pack("<I", crc32c(body))
 
 
 def dataset(rng, i):
@@ -240,7 +227,6 @@ def check_hostile(ck, con):
     err(reseal(body), "mc_auroc(): state: the state is inconsistent: section 1 of a multiclass state counts negatives",
         "negatives in a multiclass section")
     # out of order: the second entry's first delta is 0 and the rest zig-zag 0 = the same tuple
-    e2 = bytearray(good)
     payload = bytes(good[sec + 36:sec + 36 + nb])
     # the first entry: 3 varints and a count; rewrite the section as the first entry twice
     first, rest = split_entry(payload, 3)

@@ -30,29 +30,9 @@ import sys
 import numpy as np
 
 import mltest
+from mltest import crc32c, varint
 
 EXPECTED = ["expected_auroc(%s)", "expected_pr_auc(%s)", "expected_confusion(%s, %s)"]
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
-
-
-def varint(u):
-    out = bytearray()
-    while True:
-        b = u & 0x7F
-        u >>= 7
-        if u:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
 
 
 def big_state(score, neg, pos, *more):

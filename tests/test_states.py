@@ -25,23 +25,9 @@ import struct
 import numpy as np
 
 import mltest
+from mltest import crc32c, reseal  # noqa: E402,F401
 import test_bad_inputs
 
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
-
-
-def reseal(blob):
-    """The same bytes with a fresh checksum."""
-    body = bytes(blob[:-4])
-    return body + struct.pack("<I", crc32c(body))
 
 
 def state_functions(con):

@@ -36,20 +36,12 @@ import threading
 import time
 
 import mltest
+from mltest import varint
 import test_bad_inputs
 import test_states
 
 WATCHDOG = 20.0
 ROWS53 = 1 << 53
-
-
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
 
 
 def key_of(d, fold=True):

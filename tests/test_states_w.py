@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.metrics import average_precision_score, roc_auc_score     # ./bootstrap installs python3-sklearn
 
 import mltest
+from mltest import varint
 from test_states import reseal
 
 # (function, parameters after the data arguments); every one has a twin
@@ -396,18 +397,6 @@ def check_errors(ck, con):
     b = bytearray(good)
     b[4] = 1
     ck.error(con, "SELECT pr_auc(?)", (reseal(bytes(b)),), "pr_auc(): state: the state is inconsistent: kind 4 in format version 1")
-
-
-def varint(v):
-    out = bytearray()
-    while True:
-        c = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(c | 0x80)
-        else:
-            out.append(c)
-            return bytes(out)
 
 
 def rewrite_weight(payload, key, zk):
