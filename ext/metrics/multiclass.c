@@ -500,6 +500,19 @@ static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, i
   out->ap = ap;
 }
 
+/* A run of tied scores ends in micro's sweep: gp positive and gn negative
+** weight in it.  Its Mann-Whitney term (ties 1/2) and its AP term, then
+** the weight above the next run (the binary sweep's terms, ml_sweep.c). */
+static inline void mc_run_end(double gp, double gn, double *posAbove, double *negAbove, double *u, double *ap){
+  *u += gn*(*posAbove + 0.5*gp);
+  if( gp>0.0 ){
+    double tp = *posAbove + gp, fp = *negAbove + gn;
+    *ap += gp*(tp/(tp + fp));
+  }
+  *posAbove += gp;
+  *negAbove += gn;
+}
+
 /* micro: the n k pairs (1[y = j], p_j) swept from the highest score down, a
 ** k-way merge of the k sorted columns col[j*n .. j*n+n) (no sort of the
 ** pairs): a run of tied pairs is each column's run at that score.  Its
@@ -562,13 +575,7 @@ static int mc_sweep_micro(const McAgg *p, const MlRec16 *col, int weighted, int 
         if( mc_rec_low(&b[t]) ) gp += w; else gn += w;
       }
     }
-    u += gn*(posAbove + 0.5*gp);
-    if( gp>0.0 ){
-      double tp = posAbove + gp, fp = negAbove + gn;
-      ap += gp*(tp/(tp + fp));
-    }
-    posAbove += gp;
-    negAbove += gn;
+    mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
     for(j=0; j<k; j++) hi[j] = lo[j];
   }
   *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
@@ -613,13 +620,7 @@ static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, 
         cp = cn = 0;
       }else{
         if( unit ){ gp = (double)cp; gn = (double)cn; cp = cn = 0; }
-        u += gn*(posAbove + 0.5*gp);
-        if( gp>0.0 ){
-          double tp = posAbove + gp, fp = negAbove + gn;
-          ap += gp*(tp/(tp + fp));
-        }
-        posAbove += gp;
-        negAbove += gn;
+        mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
         gp = gn = 0.0;
       }
       if( kb==0 ) break;
