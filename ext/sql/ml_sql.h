@@ -273,9 +273,22 @@ void ml_strat_compute_w(MlSamples *smp, MlStratResult *r, int weightTexts, void 
 ** it). */
 void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level);
 /* validation.c: calibration_smooth's JSON (the lowess calibration curve)
-** from calibration's sorted, unweighted sample (non-empty; sorted here).
-** Sets the result or an error; after an interrupt, nothing. */
+** from calibration's sorted sample (non-empty; sorted here), unweighted or
+** weighted (calibration_smooth_w, and states: counts as weights).  Sets
+** the result or an error; after an interrupt, nothing. */
 void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp);
+/* The smoothed curve itself (validation.c rules 8-10), for the JSON above
+** and plot_reliability's overlay: e[0..m) the distinct p ascending, e[i].x
+** the p and e[i].ys the curve there; W the total weight (rows, or the sum
+** of weights); ici, e50, e90, emax.  ml_calib_smooth() takes a sorted,
+** non-empty sample and returns ML_OK, ML_NOMEM or ML_SMOOTH_STOPPED
+** (ml_stop_requested); e is the caller's to free (ml_free) in every case,
+** when not NULL. */
+#define ML_SMOOTH_STOPPED 2
+typedef struct SmoothEnt SmoothEnt;
+struct SmoothEnt { double x, c0, c1, lo, hi, ys, t; };
+typedef struct MlSmooth { SmoothEnt *e; ml_i64 m; double W, ici, e50, e90, emax; } MlSmooth;
+int ml_calib_smooth(const MlSamples *smp, MlSmooth *out);
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
 ** its functions takes a state BLOB in place of its data arguments.  The

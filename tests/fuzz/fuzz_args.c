@@ -60,6 +60,8 @@ static const char *azFixed[] = {
   /* validation.c: the summary's fits on arbitrary probabilities, the unpaired
   ** test with arbitrary groups, and its scalar form on arbitrary values */
   "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",
+  /* the lowess curve on arbitrary probabilities, weights and states (issue 36) */
+  "calibration_smooth(a, b)", "calibration_smooth_w(a, b, d)", "calibration_smooth(a)",
 };
 
 /* The columns the rows carry, for each data argument's role. */
