@@ -343,16 +343,18 @@ void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level)
 #define SMOOTH_F 2.0/3.0       /* R's lowess default span */
 #define SMOOTH_CURVE_MAX 200   /* points of "curve" at most */
 
-/* The distinct p ascending (rule 8a), each with the weight of its
-** negatives c0 and positives c1 (counts, or the exact tie sums of the
-** weights) and its place [lo, hi) on the cumulative-weight axis: the rows
-** by p, ties negatives first, the weights added in that order (lo + c0 +
-** c1, as docs/weights.md's axis).  ys the curve at each, t scratch. */
+/* The entries of rule 10 (MlSmooth, ml_sql.h): the distinct p ascending,
+** x[i], each with the weight of its negatives c0[i] and positives c1[i]
+** (counts, or the exact tie sums of the weights), cw[i] = c0 + c1, and its
+** place [lo[i], hi[i]) on the cumulative-weight axis (the rows by p, ties
+** negatives first, the weights added in that order: hi = lo + c0 + c1, as
+** docs/weights.md's axis).  ys the curve; t scratch.  Separate arrays: the
+** fits stream x, t, cw and c1 (~100 passes over 2/3 of them). */
 
 /* The entry holding position r of the axis (the last when r is past it),
 ** looking from k on. */
-static ml_i64 smooth_at(const SmoothEnt *e, ml_i64 m, double r, ml_i64 k){
-  while( k+1<m && !(e[k+1].lo > r) ) k++;
+static ml_i64 smooth_at(const MlSmooth *e, double r, ml_i64 k){
+  while( k+1<e->m && !(e->lo[k+1] > r) ) k++;
   return k;
 }
 
@@ -366,50 +368,49 @@ static ml_i64 smooth_at(const SmoothEnt *e, ml_i64 m, double r, ml_i64 k){
 ** first, as the rows ascending have them).  The weighted least-squares
 ** line at xs (the weighted mean alone when the weighted spread is at most
 ** 0.001 of x's range).  Returns 0 when every weight is 0. */
-static int lowess_fit(SmoothEnt *e, ml_i64 m, double xs, double L, ml_i64 kl, ml_i64 kr,
-                      double range, double *ys){
-  double h = fmax(xs - e[kl].x, e[kr].x - xs), h9 = 0.999*h, h1 = 0.001*h, a = 0.0, b, c;
-  double cw0 = e[kl].c0 + e[kl].c1, cp0 = e[kl].c1;       /* kl's part in the window */
-  ml_i64 j, nrt;
-  if( L > e[kl].lo ){
-    cw0 = e[kl].hi - L;
-    cp0 = e[kl].c1 < cw0 ? e[kl].c1 : cw0;
+static int lowess_fit(MlSmooth *e, double xs, double L, ml_i64 kl, ml_i64 kr, double range, double *ys){
+  const double *x = e->x;
+  double *t = e->t, *cw = e->cw, *cp = e->c1;
+  double h = fmax(xs - x[kl], x[kr] - xs), h9 = 0.999*h, h1 = 0.001*h, a = 0.0, b, c;
+  double cwKeep = cw[kl], cpKeep = cp[kl];
+  ml_i64 j, nrt, m = e->m;
+  if( L > e->lo[kl] ){                         /* kl's part in the window */
+    cw[kl] = e->hi[kl] - L;
+    cp[kl] = cpKeep < cw[kl] ? cpKeep : cw[kl];
   }
-#define CW(j) ((j)==kl ? cw0 : e[j].c0 + e[j].c1)
-#define CP(j) ((j)==kl ? cp0 : e[j].c1)
   for(j=kl; j<m; j++){
-    double r = fabs(e[j].x - xs);
+    double r = fabs(x[j] - xs);
     if( r<=h9 ){
       double q = r/h;
       q = 1.0 - q*q*q;
-      e[j].t = r<=h1 ? 1.0 : q*q*q;
-      a += e[j].t*CW(j);
-    }else if( e[j].x>xs ){
+      t[j] = r<=h1 ? 1.0 : q*q*q;
+      a += t[j]*cw[j];
+    }else if( x[j]>xs ){
       break;
     }else{
-      e[j].t = 0.0;
+      t[j] = 0.0;
     }
   }
   nrt = j - 1;
-  if( !(a>0.0) ) return 0;
-  for(j=kl; j<=nrt; j++) e[j].t /= a;
-  if( h>0.0 ){
-    a = 0.0;
-    for(j=kl; j<=nrt; j++) a += e[j].t*CW(j)*e[j].x;
-    b = xs - a;
-    c = 0.0;
-    for(j=kl; j<=nrt; j++) c += e[j].t*CW(j)*(e[j].x - a)*(e[j].x - a);
-    if( sqrt(c) > 0.001*range ){
-      b /= c;
-      for(j=kl; j<=nrt; j++) e[j].t *= b*(e[j].x - a) + 1.0;
+  if( a>0.0 ){
+    for(j=kl; j<=nrt; j++) t[j] /= a;
+    if( h>0.0 ){
+      a = 0.0;
+      for(j=kl; j<=nrt; j++) a += t[j]*cw[j]*x[j];
+      b = xs - a;
+      c = 0.0;
+      for(j=kl; j<=nrt; j++) c += t[j]*cw[j]*(x[j] - a)*(x[j] - a);
+      if( sqrt(c) > 0.001*range ){
+        b /= c;
+        for(j=kl; j<=nrt; j++) t[j] *= b*(x[j] - a) + 1.0;
+      }
     }
+    c = 0.0;
+    for(j=kl; j<=nrt; j++) c += t[j]*cp[j];
+    *ys = c;
   }
-  c = 0.0;
-  for(j=kl; j<=nrt; j++) c += e[j].t*CP(j);
-#undef CW
-#undef CP
-  *ys = c;
-  return 1;
+  cw[kl] = cwKeep; cp[kl] = cpKeep;
+  return a>0.0;
 }
 
 /* The lowess curve of rule 8 at each of the m entries (total weight W):
@@ -420,19 +421,20 @@ static int lowess_fit(SmoothEnt *e, ml_i64 m, double xs, double L, ml_i64 kl, ml
 ** at an entry, then the entries within delta = 0.01 range of it skipped and
 ** filled by linear interpolation between fits.  Returns ML_SMOOTH_STOPPED
 ** when stopped (ml_stop_requested). */
-static int lowess(SmoothEnt *e, ml_i64 m, double W){
-  double range = e[m-1].x - e[0].x, delta = 0.01*range, L = 0.0;
+static int lowess(MlSmooth *e){
+  const double *x = e->x;
+  double *ys = e->ys, W = e->W, range = x[e->m-1] - x[0], delta = 0.01*range, L = 0.0;
   double ns = floor(SMOOTH_F*W + 1e-7);
-  ml_i64 kl = 0, kr = 0, kn = 0, last = -1, i = 0, j;
+  ml_i64 m = e->m, kl = 0, kr = 0, kn = 0, last = -1, i = 0, j;
   if( ns<2.0 ) ns = 2.0;
   for(;;){
-    double xs = e[i].x, cut, lim = ceil(e[i].hi) - 1.0;   /* the last position L may take: x there <= xs */
+    double xs = x[i], cut, lim = ceil(e->hi[i]) - 1.0;   /* the last position L may take: x there <= xs */
     while( L + ns < W ){
       double b, next, cap;
-      kl = smooth_at(e, m, L, kl);
-      kn = smooth_at(e, m, L + ns, kn);
-      if( !(xs - e[kl].x > e[kn].x - xs) ) break;
-      b = fmin(e[kl].hi, e[kn].hi - ns);          /* where the comparison may change */
+      kl = smooth_at(e, L, kl);
+      kn = smooth_at(e, L + ns, kn);
+      if( !(xs - x[kl] > x[kn] - xs) ) break;
+      b = fmin(e->hi[kl], e->hi[kn] - ns);        /* where the comparison may change */
       next = fmax(L + 1.0, ceil(b));
       cap = ceil(W - ns);                          /* the first L with L + ns >= W */
       if( next>cap ) next = cap;
@@ -440,21 +442,21 @@ static int lowess(SmoothEnt *e, ml_i64 m, double W){
       if( !(next>L) ) break;                       /* and positions beyond 2^53 */
       L = next;
     }
-    kl = smooth_at(e, m, L, kl);
-    kr = smooth_at(e, m, L + ns - 1.0, kr > kl ? kr : kl);
+    kl = smooth_at(e, L, kl);
+    kr = smooth_at(e, L + ns - 1.0, kr > kl ? kr : kl);
     if( ml_stop_requested() ) return ML_SMOOTH_STOPPED;
-    if( !lowess_fit(e, m, xs, L, kl, kr, range, &e[i].ys) ) e[i].ys = e[i].c1/(e[i].c0 + e[i].c1);
+    if( !lowess_fit(e, xs, L, kl, kr, range, &ys[i]) ) ys[i] = e->c1[i]/e->cw[i];
     if( last<i-1 ){
-      double denom = xs - e[last].x;
+      double denom = xs - x[last];
       for(j=last+1; j<i; j++){
-        double alpha = (e[j].x - e[last].x)/denom;
-        e[j].ys = alpha*e[i].ys + (1.0 - alpha)*e[last].ys;
+        double alpha = (x[j] - x[last])/denom;
+        ys[j] = alpha*ys[i] + (1.0 - alpha)*ys[last];
       }
     }
     last = i;
     if( last>=m-1 ) break;
     cut = xs + delta;
-    for(j=last+1; j<m && !(e[j].x>cut); j++){}
+    for(j=last+1; j<m && !(x[j]>cut); j++){}
     i = j - 1 > last ? j - 1 : last + 1;
   }
   return 0;
@@ -466,47 +468,58 @@ static int cmp_err(const void *a, const void *b){
   return x<y ? -1 : x>y;
 }
 
-/* The smoothed curve of a sorted sample (rules 8-10): its entries (a new
-** array, *pe, the caller's to free), their count and total weight, and
-** ici, e50, e90, emax.  ML_OK, ML_NOMEM or ML_SMOOTH_STOPPED. */
+/* The smoothed curve of a sorted sample (rules 8-10) into out (its arrays
+** one block, out->x, the caller's to free): the entries, their count and
+** total weight, and ici, e50, e90, emax.  ML_OK, ML_NOMEM or
+** ML_SMOOTH_STOPPED. */
 int ml_calib_smooth(const MlSamples *smp, MlSmooth *out){
   ml_i64 n = ml_samples_count(smp), k = n, m, i;
-  double c = 0.0, *er;
+  double c = 0.0, *er, *x0, *c00, *c10;
   MlXsum ici;
-  SmoothEnt *e = ml_malloc(sizeof(SmoothEnt) * (uint64_t)(n ? n : 1));
-  out->e = e;
-  if( e==0 ) return ML_NOMEM;
+  double *blk = ml_malloc(sizeof(double) * 8 * (uint64_t)(n ? n : 1));
+  out->x = blk;
+  if( blk==0 ) return ML_NOMEM;
+  x0 = blk; c00 = blk + n; c10 = blk + 2*n;
   /* the entries ascending (the sweeps walk the distinct p from the top) */
   if( smp->weighted ){
     MlWSweep w;
     ml_wsweep_init(&w, smp);
-    while( ml_wsweep_next(&w) ){ k--; e[k].x = ml_double_of(w.key); e[k].c0 = w.dfp; e[k].c1 = w.dtp; }
+    while( ml_wsweep_next(&w) ){ k--; x0[k] = ml_double_of(w.key); c00[k] = w.dfp; c10[k] = w.dtp; }
   }else{
     MlSweep w;
     ml_sweep_init(&w, smp, 0);
-    while( ml_sweep_next(&w) ){ k--; e[k].x = ml_double_of(w.key); e[k].c0 = (double)w.dfp; e[k].c1 = (double)w.dtp; }
+    while( ml_sweep_next(&w) ){ k--; x0[k] = ml_double_of(w.key); c00[k] = (double)w.dfp; c10[k] = (double)w.dtp; }
   }
   m = n - k;
-  if( k>0 ) memmove(e, e + k, sizeof(SmoothEnt) * (size_t)m);
-  for(i=0; i<m; i++){
-    e[i].lo = c;
-    c += e[i].c0;
-    c += e[i].c1;
-    e[i].hi = c;
+  out->m = m;
+  out->c0 = blk + m; out->c1 = blk + 2*m;
+  if( k>0 ){
+    memmove(blk, x0 + k, sizeof(double) * (size_t)m);
+    memmove(out->c0, c00 + k, sizeof(double) * (size_t)m);
+    memmove(out->c1, c10 + k, sizeof(double) * (size_t)m);
   }
-  out->e = e; out->m = m; out->W = c;
-  if( lowess(e, m, c) ) return ML_SMOOTH_STOPPED;
+  out->cw = blk + 3*m; out->lo = blk + 4*m; out->hi = blk + 5*m; out->ys = blk + 6*m; out->t = blk + 7*m;
+  for(i=0; i<m; i++){
+    out->lo[i] = c;
+    c += out->c0[i];
+    c += out->c1[i];
+    out->hi[i] = c;
+    out->cw[i] = out->c0[i] + out->c1[i];
+  }
+  out->W = c;
+  if( lowess(out) ) return ML_SMOOTH_STOPPED;
   /* |curve - p| by entry (a tie's rows share the curve: approx(ties =
-  ** mean) averages equal values), their weighted mean, quantiles and max */
-  er = ml_malloc(sizeof(double) * 2 * (uint64_t)m);
-  if( er==0 ) return ML_NOMEM;
+  ** mean) averages equal values), their weighted mean, quantiles and max;
+  ** er pairs (|curve - p|, weight, then its place on the axis) in the
+  ** scratch lo and hi, no longer needed */
+  er = out->lo;
   ml_xsum_init(&ici);
   out->emax = 0.0;
   for(i=0; i<m; i++){
-    double d = fabs(e[i].ys - e[i].x);
+    double d = fabs(out->ys[i] - out->x[i]);
     er[2*i] = d;
-    er[2*i+1] = e[i].c0 + e[i].c1;
-    ml_xsum_add_product(&ici, er[2*i+1], d, 1);
+    er[2*i+1] = out->cw[i];
+    ml_xsum_add_product(&ici, out->cw[i], d, 1);
     if( d>out->emax ) out->emax = d;
   }
   out->ici = ml_xsum_round(&ici)/c;
@@ -518,7 +531,6 @@ int ml_calib_smooth(const MlSamples *smp, MlSmooth *out){
     out->e50 = ml_wquantile(er, er + 1, 2, m, c, 0.5, &at);
     out->e90 = ml_wquantile(er, er + 1, 2, m, c, 0.9, &at);
   }
-  ml_free(er);
   return ML_OK;
 }
 
@@ -530,10 +542,9 @@ void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp){
   MlJson j;
   int rc;
   if( ml_samples_sort(smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  sm.e = 0;
   rc = ml_calib_smooth(smp, &sm);
   if( rc ){
-    ml_free(sm.e);
+    ml_free(sm.x);
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
     return;                                               /* stopped: ml_compute_end reports it */
   }
@@ -545,7 +556,7 @@ void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp){
   ml_json_key(&j, "e90");   ml_json_double(&j, sm.e90);
   ml_json_key(&j, "emax");  ml_json_double(&j, sm.emax);
   ml_json_key(&j, "span");  ml_json_double(&j, SMOOTH_F);
-  ml_json_key(&j, "delta"); ml_json_double(&j, 0.01*(sm.e[sm.m-1].x - sm.e[0].x));
+  ml_json_key(&j, "delta"); ml_json_double(&j, 0.01*(sm.x[sm.m-1] - sm.x[0]));
   /* [p, curve] at every distinct p, or every step-th of them and the last */
   ml_json_key(&j, "curve");
   ml_json_begin_array(&j);
@@ -553,14 +564,14 @@ void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp){
   for(i=0; i<sm.m; i++){
     if( i%step==0 || i==sm.m-1 ){
       ml_json_begin_array(&j);
-      ml_json_double(&j, sm.e[i].x);
-      ml_json_double(&j, sm.e[i].ys);
+      ml_json_double(&j, sm.x[i]);
+      ml_json_double(&j, sm.ys[i]);
       ml_json_end_array(&j);
     }
   }
   ml_json_end_array(&j);
   ml_json_end_object(&j);
-  ml_free(sm.e);
+  ml_free(sm.x);
   ml_result_json(ctx, &j);
 }
 

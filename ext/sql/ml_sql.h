@@ -278,16 +278,18 @@ void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level)
 ** the result or an error; after an interrupt, nothing. */
 void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp);
 /* The smoothed curve itself (validation.c rules 8-10), for the JSON above
-** and plot_reliability's overlay: e[0..m) the distinct p ascending, e[i].x
-** the p and e[i].ys the curve there; W the total weight (rows, or the sum
-** of weights); ici, e50, e90, emax.  ml_calib_smooth() takes a sorted,
-** non-empty sample and returns ML_OK, ML_NOMEM or ML_SMOOTH_STOPPED
-** (ml_stop_requested); e is the caller's to free (ml_free) in every case,
-** when not NULL. */
+** and plot_reliability's overlay: x[0..m) the distinct p ascending, ys[i]
+** the curve at x[i]; W the total weight (rows, or the sum of weights); ici,
+** e50, e90, emax; the other arrays the computation's.  ml_calib_smooth()
+** takes a sorted, non-empty sample and returns ML_OK, ML_NOMEM or
+** ML_SMOOTH_STOPPED (ml_stop_requested); x (one block with the others) is
+** the caller's to free (ml_free) in every case, when not NULL. */
 #define ML_SMOOTH_STOPPED 2
-typedef struct SmoothEnt SmoothEnt;
-struct SmoothEnt { double x, c0, c1, lo, hi, ys, t; };
-typedef struct MlSmooth { SmoothEnt *e; ml_i64 m; double W, ici, e50, e90, emax; } MlSmooth;
+typedef struct MlSmooth {
+  double *x, *ys, *c0, *c1, *cw, *lo, *hi, *t;
+  ml_i64 m;
+  double W, ici, e50, e90, emax;
+} MlSmooth;
 int ml_calib_smooth(const MlSamples *smp, MlSmooth *out);
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
