@@ -120,6 +120,8 @@ static const char *aCase[] = {
   "SELECT plot_curves('fold ' || g, c, 'PR') FROM (SELECT g, pr_curve(y, s) AS c FROM t GROUP BY g)",
   "SELECT plot_curves(g, c) FROM (SELECT g, roc_curve(y, s) AS c FROM t GROUP BY g)",
   "SELECT plot_reliability(g, r, 'calibration') FROM (SELECT g, reliability(y, p, 5) AS r FROM t GROUP BY g)",
+  "SELECT plot_reliability(g, r, NULL, sm) FROM (SELECT g, reliability(y, p, 5) AS r, calibration_smooth(y, p) AS sm"
+  " FROM t GROUP BY g)",
   "SELECT plot_bars(g, o, s, 'cost', 'ms'), plot_lines(g, id, s) FROM t",
   "SELECT plot_curves('a', '[{\"recall\":2,\"precision\":1}]')",
   /* partial states: making, merging (ml_merge and every state-taking

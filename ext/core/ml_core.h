@@ -745,6 +745,11 @@ int ml_json_read_rows(const char *z, int nField, const char *const *azField,
 ** nMax of them; *pn gets how many.  ML_OK, ML_NOMEM, or ML_ERROR with the
 ** reason in zErr ("expected an array at byte 0", "more than 32 elements"). */
 int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zErr, size_t nErr);
+/* Reads the field zKey of a JSON object, an array of [x, y] number pairs
+** (calibration_smooth's "curve"): *paOut gets 2 doubles a pair, *pn the
+** pairs.  ML_OK, ML_NOMEM, or ML_ERROR with the reason in zErr (the field
+** missing: 'no "curve" field').  The caller frees *paOut. */
+int ml_json_read_pairs(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr);
 
 /* -------------------------------------------------------------------- svg */
 

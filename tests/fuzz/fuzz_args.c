@@ -51,6 +51,8 @@ static const char *azFixed[] = {
   "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
+  "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g), NULL,"
+  " (SELECT calibration_smooth(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)", "ml_state_w(a, b, d)",
   /* threshold and clinical-validation metrics (issue 24) */
   "mcc(a, b, c)", "f_beta(a, b, c, d)", "f_beta(a, b, 0.5, c)", "confusion_ci(a, b, c)",
