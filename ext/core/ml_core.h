@@ -820,7 +820,7 @@ typedef struct MlBootSpec {
   double level;          /* (0, 1) */
   ml_i64 reps;           /* >= 2 */
   uint64_t seed;
-  int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK */
+  int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK (ml_boot_run_k: any) */
   MlBootStat stat;
   void *arg;
   int (*stop)(void *stopArg);   /* optional: asked between chunks of work; true ends the run */
@@ -852,6 +852,10 @@ typedef struct MlBootResult {
 ** asked about every 2^20 rows of work).  Cost: O(reps * n) time,
 ** 4 bytes per row and 8 * K * (reps + 200) bytes of scratch. */
 int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r);
+/* The same for any K >= 1 (decision_curve_ci: one statistic per
+** threshold): iv[0..K) the intervals, *pRedrawn the redraws; scratch
+** 8 * K * (reps + 202) bytes.  ml_boot_run is this with K <= ML_BOOT_MAXK. */
+int ml_boot_run_k(const MlCanon *c, const MlBootSpec *spec, MlBootInterval *iv, ml_i64 *pRedrawn);
 
 /* ----------------------------------------------------------------- delong */
 

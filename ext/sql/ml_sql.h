@@ -152,6 +152,13 @@ typedef struct MlParamSpec {
 ** number, 0.05), and the uncertainty family's level in (0, 1) (0.95), reps
 ** in 10..10^6 (1000) and seed in 0..2^63-1 (0). */
 extern const MlParamSpec ml_ps_ql, ml_ps_qh, ml_ps_gap_threshold, ml_ps_level, ml_ps_reps, ml_ps_seed;
+/* decision_curve's grid (ranking.c), shared with decision_curve_ci
+** (uncertainty.c): from, to, by; the number of thresholds from + i by; the
+** check of from <= to and of the limit (ML_ROW_OK or ML_ROW_ERR, fn's error). */
+extern const MlParamSpec ml_ps_from, ml_ps_to, ml_ps_by;
+#define ML_CURVE_MAX_POINTS 10000
+double ml_grid_points(const double g[3]);
+int ml_grid_check(sqlite3_context *ctx, const char *fn, const double g[3]);
 /* tpr_at_fpr's target_fpr and sens_at_spec's target_spec in (0, 1), and
 ** net_benefit's pt in (0, 1), all required: ranking.c's functions and their
 ** bootstrap intervals in uncertainty.c read the same specs. */
