@@ -14,6 +14,13 @@ BCa); here the agreement is checked exactly, and net_benefit / treat_all
 against decision_curve's.  Over 40 random datasets (ties on a 0.05 grid, rows
 exactly at the thresholds, one class, n from 1 to 400), windows = the
 aggregate, errors.
+
+decision_curve_ci_w(y, p, w, ...): each point is net_benefit_ci_w's at that
+threshold text for text (the weighted bootstrap: rows the sampling units,
+each drawn k times weighing k w), treat_all decision_curve_w's and the
+estimate net_benefit_w's (decision_curve_w's net_benefit to 1e-12: it ends
+in ml_net_benefit, net_benefit_w in ml_net_benefit_w); 30 datasets of
+real, integer, zero and inverse-probability weights.
 """
 import json
 
@@ -51,6 +58,40 @@ def main():
             ck.equal((c["net_benefit"], c["lo"], c["hi"], c["se"], c["percentile"]),
                      (nb["estimate"], nb["lo"], nb["hi"], nb["se"], nb["percentile"]),
                      "set %d t %r: the point's interval is net_benefit_ci's" % (trial, t))
+    # the weighted twin
+    kinds = ("exponential", "integer", "steps", "ipw", "log-uniform")
+    for trial in range(30):
+        n = int(rng.choice([2, 20, 150, 400]))
+        p = np.round(rng.random(n) / 0.05) * 0.05 if trial % 2 else rng.random(n)
+        y = (rng.random(n) < p).astype(int)
+        w = mltest.random_weights(rng, n, y, kinds[trial % len(kinds)])
+        mltest.load(con, ["y", "p", "w"], [(int(a), float(b), float(c)) for a, b, c in zip(y, p, w)])
+        grid = [(0.05, 0.5, 0.05), (0.1, 0.9, 0.2), (0.3, 0.3, 0.1)][trial % 3]
+        level, reps, seed = [0.95, 0.9][trial % 2], [50, 120][trial % 2], trial
+        got = con.execute("SELECT decision_curve_ci_w(y, p, w, ?, ?, ?, ?, ?, ?) FROM t", grid + (level, reps, seed)).fetchone()[0]
+        if not (w > 0).any():
+            ck.equal(got, None, "weighted set %d: no positive weight, NULL" % trial)
+            continue
+        g = json.loads(got)
+        ck.equal(g["n"], int((w > 0).sum()), "weighted set %d: n counts the rows of positive weight" % trial)
+        dc = json.loads(con.execute("SELECT decision_curve_w(y, p, w, ?, ?, ?) FROM t", grid).fetchone()[0])
+        ck.equal([c["threshold"] for c in g["curve"]], [c["threshold"] for c in dc],
+                 "weighted set %d: decision_curve_w's thresholds" % trial)
+        for c, d in zip(g["curve"], dc):
+            t = c["threshold"]
+            ck.equal((c["treat_all"], c["treat_none"]), (d["treat_all"], d["treat_none"]),
+                     "weighted set %d t %r: decision_curve_w's treat_all" % (trial, t))
+            ck.close(c["net_benefit"], d["net_benefit"], "weighted set %d t %r: decision_curve_w's net benefit" % (trial, t),
+                     rel=1e-12, abs_=1e-15)
+            nb = json.loads(con.execute("SELECT net_benefit_ci_w(y, p, w, ?, ?, ?, ?) FROM t",
+                                        (t, level, reps, seed)).fetchone()[0])
+            ck.equal((c["net_benefit"], c["lo"], c["hi"], c["se"], c["percentile"]),
+                     (nb["estimate"], nb["lo"], nb["hi"], nb["se"], nb["percentile"]),
+                     "weighted set %d t %r: the point's interval is net_benefit_ci_w's" % (trial, t))
+    mltest.load(con, ["y", "p", "w"], [(1, 0.5, 0.0), (0, 0.2, 0.0)])
+    ck.equal(con.execute("SELECT decision_curve_ci_w(y, p, w) FROM t").fetchone()[0], None, "every weight 0: NULL")
+    ck.error(con, "SELECT decision_curve_ci_w(y, p, w, 0.1) FROM t", (),
+             "decision_curve_ci_w(): expects (y, p, w [, from, to, by [, level, reps, seed]]), got 4 arguments")
     # the default grid is decision_curve's
     g = json.loads(con.execute("SELECT decision_curve_ci(y, p) FROM t").fetchone()[0])
     dc = json.loads(con.execute("SELECT decision_curve(y, p) FROM t").fetchone()[0])

@@ -22,6 +22,7 @@
 **       paired, net_benefit(p_a) - net_benefit(p_b)
 **   decision_curve_ci(y, p [, from, to, by [, level, reps, seed]])
 **       decision_curve with each point's net_benefit_ci interval
+**   decision_curve_ci_w(y, p, w [, from, to, by [, level, reps, seed]])
 **   pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w (y, s|p, w [, level, reps, seed]),
 **   ece_ci_w(y, p, w [, bins, level, reps, seed]),
 **   auroc_ci_w(y, s, w [, level, reps, seed]),
@@ -109,7 +110,11 @@
 **      ml_net_benefit at each t_k.  The draws and the counts are
 **      net_benefit_ci's, so each point is net_benefit_ci(y, p, t_k, level,
 **      reps, seed) text for text.  thresholds x (reps + 202) <= 2e7, else
-**      an error.  No twin, no states.
+**      an error.  No states.  decision_curve_ci_w: rule 9's weighted
+**      bootstrap, a replicate net_benefit_ci_w's four exact cell sums at
+**      every t_k (the rows moved from the cells below to those above,
+**      highest p first), so each point is net_benefit_ci_w's text;
+**      treat_all decision_curve_w's.
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -214,7 +219,7 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
   if( u->hasGrid ){
     int k;
     if( argc>i && argc<i+3 ){
-      ml_arity_error(ctx, d, argc);
+      ml_arity_error(ctx, d, argc + p->weighted);    /* a twin's call had its w too */
       return ML_ROW_ERR;
     }
     for(k=0; k<3 && argc>i; k++){
@@ -633,6 +638,35 @@ static int stat_decision_curve(void *arg, const MlCanon *c, const ml_weight *wc,
   return 1;
 }
 
+/* decision_curve_ci_w: net_benefit_ci_w's cells (y, p >= t) for every t_k
+** at once: the drawn rows' k w start in the cells below (p < t), and
+** walking the rows from the highest p down each passes to the cell above
+** before the thresholds it clears are read -- exact sums, moved exactly, so
+** at t_k the four roundings are net_benefit_ci_w's at t_k. */
+static int stat_decision_curve_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  MlXsum *xs = u->xs;             /* [2 y + (p >= t)] */
+  ml_i64 i, k;
+  for(k=0; k<4; k++) ml_xsum_init(&xs[k]);
+  for(i=0; i<c->n; i++){
+    if( wc[i]==0 ) continue;
+    ml_xsum_add(&xs[2*c->lab[i]], wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i], 1);
+  }
+  i = c->n - 1;
+  for(k=u->nT-1; k>=0; k--){
+    for(; i>=0 && (ml_i64)u->bucket[i] > k; i--){
+      double t;
+      if( wc[i]==0 ) continue;
+      t = wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i];
+      ml_xsum_add(&xs[2*c->lab[i] + 1], t, 1);
+      ml_xsum_add(&xs[2*c->lab[i]], t, -1);
+    }
+    out[k] = ml_net_benefit_w(ml_xsum_round(&xs[3]), ml_xsum_round(&xs[1]),
+                              ml_xsum_round(&xs[0]), ml_xsum_round(&xs[2]), u->grid[k]);
+  }
+  return 1;
+}
+
 /* Rows ordered by the key of v[r] (c->aux, or a weighted twin's c->aux2;
 ** any order among equal keys: a sweep, and the weighted folds' exact tie
 ** sums, sum a key's rows), with each row's canonical position: a radix sort
@@ -961,11 +995,11 @@ static void decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, 
   spec.K = (int)T;
   spec.stop = unc_stop;
   spec.stopArg = sqlite3_context_db_handle(ctx);
-  spec.stat = stat_decision_curve;
+  spec.stat = p->weighted ? stat_decision_curve_w : stat_decision_curve;
   rc = ml_samples_sort_canonical(s);
   if( rc==ML_OK ) rc = ml_canon_build(&c, s);
   if( rc ){ sqlite3_result_error_nomem(ctx); return; }
-  grid = ml_malloc(sizeof(double)*(uint64_t)T + sizeof(ml_i64)*2*(uint64_t)(T + 1));
+  grid = ml_malloc(sizeof(double)*(uint64_t)T + sizeof(ml_i64)*2*(uint64_t)(T + 1) + 4*sizeof(MlXsum));
   bucket = ml_malloc(sizeof(uint32_t)*(uint64_t)(n ? n : 1));
   iv = ml_malloc(sizeof(MlBootInterval)*(uint64_t)T);
   if( grid==0 || bucket==0 || iv==0 ){ rc = ML_NOMEM; goto done; }
@@ -976,10 +1010,16 @@ static void decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, 
     bucket[i] = (uint32_t)k;
   }
   u.nT = T; u.grid = grid; u.bucket = bucket; u.cnt = (ml_i64*)(grid + T);
+  u.xs = (MlXsum*)(u.cnt + 2*(T + 1));
   rc = ml_boot_run_k(&c, &spec, iv, &redrawn);
   if( rc==ML_OK ){
     MlJson j;
     double P = (double)s->n[1], N = (double)s->n[0];
+    if( p->weighted ){             /* decision_curve_w's treat_all: the weight totals */
+      MlWSweep w;
+      ml_wsweep_init(&w, s);
+      P = w.P; N = w.N;
+    }
     ml_json_init(&j);
     ml_json_begin_object(&j);
     ml_json_key(&j, "level");   ml_json_double(&j, p->q.level);
@@ -1633,9 +1673,9 @@ const MlFuncDesc ml_uncertainty_functions[] = {
                                                    ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
                                                    ML_PARAMS(&ml_ps_pt, BOOT) },
   /* decision_curve with each point's interval: one bootstrap, the whole
-  ** curve a replicate (rule 13); no twin, no states */
+  ** curve a replicate (rule 13); its twin; no states */
   { "decision_curve_ci", "y, p [, from, to, by [, level, reps, seed]]", 2, 8, &famUnc, 0, UN_DECISION_CURVE,
-                                                   ML_FN_JSON | ML_FN_NO_STATE,
+                                                   ML_FN_JSON | ML_FN_NO_STATE | W,
                                                    ML_PARAMS(&ml_ps_from, &ml_ps_to, &ml_ps_by, BOOT) },
   { 0 }
 };

@@ -66,6 +66,7 @@ static const char *azFixed[] = {
   "calibration_smooth(a, b)", "calibration_smooth_w(a, b, d)", "calibration_smooth(a)",
   /* decision_curve with each point's bootstrap interval */
   "decision_curve_ci(a, b, 0.1, 0.5, 0.1, 0.9, 10)", "decision_curve_ci(a, b, c, d, 0.2, 0.9, 10, 1)",
+  "decision_curve_ci_w(a, b, d, 0.1, 0.5, 0.1, 0.9, 10)",
 };
 
 /* The columns the rows carry, for each data argument's role. */
