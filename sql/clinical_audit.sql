@@ -162,3 +162,17 @@ FROM recal, (SELECT 0.1 AS pt UNION ALL SELECT 0.2 UNION ALL SELECT 0.3) GROUP B
 .print Recalibrating (lowering p by the fit) treats fewer patients at each threshold, and the false
 .print positives it drops outweigh the true positives it loses: the net benefit rises by 1 to 2 true
 .print positives per 100 patients, and the paired intervals exclude 0 at every threshold shown.
+
+.print
+.print "8. The decision curve with each point's interval: decision_curve_ci(y, p, 0.05, 0.5, 0.05), all rows"
+.print "   (one bootstrap, 1000 replicates, seed 0; each point is net_benefit_ci(y, p, threshold)'s interval)"
+SELECT round(value ->> 'threshold', 2) AS threshold,
+       printf('%.4f [%.4f, %.4f]', value ->> 'net_benefit', value ->> 'lo', value ->> 'hi') AS "model [95 % CI]",
+       round(value ->> 'treat_all', 4) AS treat_all,
+       CASE WHEN value ->> 'lo' > max(value ->> 'treat_all', 0) THEN 'yes' ELSE 'no' END AS "lo above both"
+FROM json_each((SELECT decision_curve_ci(y, p, 0.05, 0.5, 0.05) FROM preds), '$.curve');
+.mode list
+SELECT 'The interval at 0.2 is net_benefit_ci(y, p, 0.2)''s (1 = yes): ' ||
+       (json_extract(d, '$.curve[3].lo') = json_extract(n, '$.lo') AND json_extract(d, '$.curve[3].hi') = json_extract(n, '$.hi'))
+FROM (SELECT decision_curve_ci(y, p, 0.05, 0.5, 0.05) AS d, net_benefit_ci(y, p, 0.2) AS n FROM preds);
+.mode box
