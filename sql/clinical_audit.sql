@@ -118,3 +118,61 @@ SELECT value ->> 'bin' AS decile, value ->> 'n' AS n, round(value ->> 'positives
        round(value ->> 'cum_positive_rate', 3) AS cum_share_of_events,
        round(value ->> 'lift', 2) AS lift, round(value ->> 'cum_lift', 2) AS cum_lift
 FROM json_each((SELECT gains(y, p) FROM preds));
+
+.print
+.print 6. The smoothed calibration curve, calibration_smooth(y, p), and the fit's Wald 95 % intervals
+.print "   (calibration_summary's citl_lo/hi, slope_lo/hi), per fold"
+SELECT fold, round(s ->> '$.ici', 4) AS ici, round(s ->> '$.e50', 4) AS e50, round(s ->> '$.e90', 4) AS e90,
+       round(s ->> '$.emax', 4) AS emax,
+       printf('%.3f [%.3f, %.3f]', c ->> '$.citl', c ->> '$.citl_lo', c ->> '$.citl_hi') AS citl,
+       printf('%.3f [%.3f, %.3f]', c ->> '$.slope', c ->> '$.slope_lo', c ->> '$.slope_hi') AS slope
+FROM (SELECT fold, calibration_smooth(y, p) AS s, calibration_summary(y, p) AS c FROM folds GROUP BY fold)
+ORDER BY fold = 'all', fold;
+.print The curve itself (all rows), at the first of its points at or above each tenth of p:
+SELECT printf('%.1f', lo) AS "p from", round(min(x), 3) AS p, round(c, 3) AS curve, round(min(x) - c, 3) AS "p - curve"
+FROM (SELECT value ->> '$[0]' AS x, value ->> '$[1]' AS c
+      FROM json_each((SELECT calibration_smooth(y, p) ->> '$.curve' FROM preds))),
+     (SELECT value / 10.0 AS lo FROM json_each('[0,1,2,3,4,5,6,7,8,9]'))
+WHERE x >= lo GROUP BY lo ORDER BY lo;
+.print - ici (the integrated calibration index, rms::val.prob's Eavg) is the mean over the patients of
+.print "  |curve(p) - p|, the curve being the lowess smooth of y on p (R's lowess, iter = 0); e50 and e90"
+.print "  its median and 90th percentile, emax its largest value (val.prob's E90 and Emax)."
+.print - an interval for citl or slope that excludes 0 (citl) or 1 (slope) is evidence of miscalibration.
+
+.print
+.print "7. Does recalibration pay? Delta net benefit, net_benefit_diff_ci(y, p_recal, p, pt), all rows:"
+.print "   p_recal = sigma(intercept + slope logit(p)) with the overall fit of section 1 (an in-sample"
+.print "   illustration: the fit is made on the same rows), paired BCa bootstrap, 1000 replicates, seed 0"
+CREATE TEMP TABLE recal AS
+  SELECT y, p, 1.0 / (1.0 + exp(-((SELECT c ->> '$.intercept' FROM cal WHERE fold = 'all')
+                                  + (SELECT c ->> '$.slope' FROM cal WHERE fold = 'all')
+                                    * ln(max(p, 1e-15) / (1 - min(p, 1 - 1e-15)))))) AS p_recal
+  FROM preds;
+SELECT pt, round(d ->> '$.a', 4) AS nb_recal, round(d ->> '$.b', 4) AS nb_p,
+       printf('%.4f [%.4f, %.4f]', d ->> '$.diff', d ->> '$.lo', d ->> '$.hi') AS "delta [95 % CI]",
+       printf('%.2g', d ->> '$.p_value') AS p_value, d ->> '$.diff' = by_hand AS "delta = net_benefit - net_benefit"
+FROM (SELECT pt, net_benefit_diff_ci(y, p_recal, p, pt) AS d,
+             net_benefit(y, p_recal, pt) - net_benefit(y, p, pt) AS by_hand
+      FROM recal, (SELECT 0.1 AS pt UNION ALL SELECT 0.2 UNION ALL SELECT 0.3) GROUP BY pt)
+ORDER BY pt;
+.print Who is treated (p >= pt) under each, and how many of them are events:
+SELECT pt, sum(p_recal >= pt) AS treated_recal, sum(p >= pt) AS treated_p,
+       sum(y = 1 AND p_recal >= pt) AS events_recal, sum(y = 1 AND p >= pt) AS events_p
+FROM recal, (SELECT 0.1 AS pt UNION ALL SELECT 0.2 UNION ALL SELECT 0.3) GROUP BY pt ORDER BY pt;
+.print Recalibrating (lowering p by the fit) treats fewer patients at each threshold, and the false
+.print positives it drops outweigh the true positives it loses: the net benefit rises by 1 to 2 true
+.print positives per 100 patients, and the paired intervals exclude 0 at every threshold shown.
+
+.print
+.print "8. The decision curve with each point's interval: decision_curve_ci(y, p, 0.05, 0.5, 0.05), all rows"
+.print "   (one bootstrap, 1000 replicates, seed 0; each point is net_benefit_ci(y, p, threshold)'s interval)"
+SELECT round(value ->> 'threshold', 2) AS threshold,
+       printf('%.4f [%.4f, %.4f]', value ->> 'net_benefit', value ->> 'lo', value ->> 'hi') AS "model [95 % CI]",
+       round(value ->> 'treat_all', 4) AS treat_all,
+       CASE WHEN value ->> 'lo' > max(value ->> 'treat_all', 0) THEN 'yes' ELSE 'no' END AS "lo above both"
+FROM json_each((SELECT decision_curve_ci(y, p, 0.05, 0.5, 0.05) FROM preds), '$.curve');
+.mode list
+SELECT 'The interval at 0.2 is net_benefit_ci(y, p, 0.2)''s (1 = yes): ' ||
+       (json_extract(d, '$.curve[3].lo') = json_extract(n, '$.lo') AND json_extract(d, '$.curve[3].hi') = json_extract(n, '$.hi'))
+FROM (SELECT decision_curve_ci(y, p, 0.05, 0.5, 0.05) AS d, net_benefit_ci(y, p, 0.2) AS n FROM preds);
+.mode box

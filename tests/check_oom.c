@@ -123,11 +123,14 @@ static const char *aCase[] = {
   "SELECT g, calibration_summary(y, p), calibration_summary(y, round(p, 1)), auroc_test(y, s, o % 2) FROM t GROUP BY g",
   "SELECT calibration_summary(y, p)" W ", auroc_test(y, s, id % 2)" W " FROM t WHERE id <= 60",
   "WITH st AS (SELECT g, ml_state(y, s) b, ml_state(y, p) c FROM t GROUP BY g)"
-  " SELECT auroc_test((SELECT b FROM st WHERE g = 0), (SELECT b FROM st WHERE g = 1)), calibration_summary(c) FROM st",
+  " SELECT auroc_test((SELECT b FROM st WHERE g = 0), (SELECT b FROM st WHERE g = 1)), calibration_summary(c),"
+  " calibration_smooth(c) FROM st",
   "SELECT auroc_test(y, s, 7) FROM t",                 /* an error text under OOM */
   "SELECT plot_curves('fold ' || g, c, 'PR') FROM (SELECT g, pr_curve(y, s) AS c FROM t GROUP BY g)",
   "SELECT plot_curves(g, c) FROM (SELECT g, roc_curve(y, s) AS c FROM t GROUP BY g)",
   "SELECT plot_reliability(g, r, 'calibration') FROM (SELECT g, reliability(y, p, 5) AS r FROM t GROUP BY g)",
+  "SELECT plot_reliability(g, r, NULL, sm) FROM (SELECT g, reliability(y, p, 5) AS r, calibration_smooth(y, p) AS sm"
+  " FROM t GROUP BY g)",
   "SELECT plot_bars(g, o, s, 'cost', 'ms'), plot_lines(g, id, s) FROM t",
   "SELECT plot_curves('a', '[{\"recall\":2,\"precision\":1}]')",
   /* partial states: making, merging (ml_merge and every state-taking
@@ -147,7 +150,8 @@ static const char *aCase[] = {
   "WITH st AS (SELECT g, ml_state_w(y, p, s * s + 0.5) b FROM t GROUP BY g"
   " UNION ALL SELECT g + 10, ml_state(y, p) FROM t GROUP BY g)"
   " SELECT pr_auc(b), auroc(b), gains(b, 3), ece(b, 7), brier(b), log_loss(b), confusion(b, 0.5),"
-  " ece_equal_mass(b, 3), reliability(b, 4, 'quantile'), calibration_summary(b), hex(ml_merge(b)) FROM st",
+  " ece_equal_mass(b, 3), reliability(b, 4, 'quantile'), calibration_summary(b), calibration_smooth(b),"
+  " hex(ml_merge(b)) FROM st",
   "WITH st AS (SELECT g, ml_state_w(y, p, 1.5) b FROM t GROUP BY g)"
   " SELECT pr_auc(b) OVER (ORDER BY g ROWS 1 PRECEDING), ece(b) OVER (ORDER BY g ROWS 1 PRECEDING),"
   " hex(ml_merge(b) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM st",

@@ -146,6 +146,10 @@ SPECIAL_BAD = {
         (", 0.9, 0", "level must be a number in (0, 1), got 0"),
         (", 0.9, 0.9, 1000001", "reps must be an integer in 10..1000000, got 1000001"),
         (", 0.9, 0.9, 20, 0.5", "seed must be an integer in 0..9223372036854775807, got 0.5")],
+    "decision_curve_ci": [(", 0.1", "expects (y, p [, from, to, by [, level, reps, seed]]), got 3 arguments"),
+        (", 0.1, 0.5, 0", "by must be a number in (0, Inf), got 0"),
+        (", 0.1, 0.5, 0.1, 1.0", "level must be a number in (0, 1), got 1.0"),
+        (", 0.1, 0.5, 0.1, 0.9, 9", "reps must be an integer in 10..1000000, got 9")],
     "net_benefit_ci": [(", 1", "pt must be a number in (0, 1), got 1"),
         (", 0.2, 1.0", "level must be a number in (0, 1), got 1.0"),
         (", 0.2, 0.9, 9", "reps must be an integer in 10..1000000, got 9"),
@@ -360,7 +364,7 @@ PLOT_NULL = {
 ONE_CLASS_DEFINED = {"confusion", "f_beta", "confusion_ci", "net_benefit", "precision_at_k", "recall_at_k", "gains",
                      "decision_curve", "brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2",
                      "ece_l2_debiased", "brier_decomposition", "ece_l2_kumar", "calibration_summary", "calibration_smooth",
-                     "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci", "net_benefit_ci", "net_benefit_diff_ci",
+                     "brier_ci", "log_loss_ci", "ece_ci", "ece_diff_ci", "net_benefit_ci", "net_benefit_diff_ci", "decision_curve_ci",
                      "ml_state", "ml_state_ordinal", "mc_log_loss", "mc_brier", "mc_confusion", "mc_top_k",
                      "ordinal_rps", "mc_calibration", "group_disparity", "expected_confusion", "ml_state_mc"}
 NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one with ml_state())"

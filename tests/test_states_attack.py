@@ -342,6 +342,8 @@ def counted_states(ck, con):
          math.sqrt(max(0.0, 0.0625 - 0.25 * 0.75 / (2 * n / 4)))),
         ("json_extract(calibration_summary(?), '$.n')", binary_state([(0.25, n, 0), (0.75, 0, n)]), 2 * n),
         ("ece_l2_kumar(?)", binary_state([(0.25, n, 0), (0.75, 0, n)]), 0.25),
+        # the lowess window (2/3 of 2n rows) at 0.25 reaches 0.75 only at h: curve 0 and 1
+        ("json_extract(calibration_smooth(?), '$.ici')", binary_state([(0.25, n, 0), (0.75, 0, n)]), 0.25),
         ("(SELECT sum(value->>'n') FROM json_each((SELECT reliability(?, 4, 'quantile'))))",
          binary_state([(0.25, n, 0), (0.75, 0, n)]), 2 * n),
     ]

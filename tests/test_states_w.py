@@ -48,12 +48,12 @@ FUNCS = [
     ("precision_at_prior", ", 0.5, 0.1"),
     ("brier", ""), ("log_loss", ""), ("ece", ", 5"), ("mce", ", 5"), ("reliability", ", 5"),
     ("reliability", ", 4, 'quantile'"), ("ece_equal_mass", ", 3"), ("ece_l2", ", 3"),
-    ("brier_decomposition", ", 3"), ("calibration_summary", ""),
+    ("brier_decomposition", ", 3"), ("calibration_summary", ""), ("calibration_smooth", ""),
 ]
 # the window frames run over these (each family's absorb and removal)
 WINDOW_FUNCS = [("pr_auc", ""), ("auroc", ""), ("gains", ", 3"), ("confusion", ", 0.5"),
                 ("brier", ""), ("ece", ", 5"), ("reliability", ", 4, 'quantile'"),
-                ("ece_equal_mass", ", 3"), ("calibration_summary", "")]
+                ("ece_equal_mass", ", 3"), ("calibration_summary", ""), ("calibration_smooth", "")]
 FRAMES = [
     "ORDER BY {o} ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
     "ORDER BY {o} ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
@@ -254,7 +254,7 @@ def check_claims(ck, con):
     mltest.load(con, ["y", "p", "w"], rows, table="claim")
     for f, par in (("pr_auc", ""), ("auroc", ""), ("gains", ", 3"), ("ece", ", 5"), ("brier", ""),
                    ("reliability", ", 4, 'quantile'"), ("ece_equal_mass", ", 3"), ("calibration_summary", ""),
-                   ("confusion", ", 0.5")):
+                   ("calibration_smooth", ""), ("confusion", ", 0.5")):
         t = time.time()
         got = one(con, "SELECT %s(?%s)" % (f, par), (blob,))
         dt = time.time() - t

@@ -6,7 +6,8 @@ The twins are read from the extension's records (mleval_functions()'s
 family's binned twins in test_weights_calibration.py, the stratified
 family's in test_weights_strat.py, calibration_summary_w in
 test_weights_calsum.py, the cuts at a rank (precision_at_k,
-recall_at_k, gains) in test_weights_topk.py, the weighted bootstrap's *_ci_w twins in
+recall_at_k, gains) in test_weights_topk.py, calibration_smooth_w in
+test_calsmooth_w.py, the weighted bootstrap's *_ci_w twins in
 test_weights_boot.py, which asserts the same).  On random
 datasets -- ties, 1 % prevalence, one class, weights real, integer and zero,
 tiny and large groups -- every twin is compared with
@@ -35,6 +36,7 @@ from sklearn import metrics as skm
 import mltest
 import test_weights_calibration
 import test_weights_calsum
+import test_calsmooth_w
 import test_weights_strat
 import test_weights_topk
 
@@ -258,13 +260,13 @@ def main():
     # the weighted bootstrap's (*_ci_w) test_weights_boot.py's, the monitoring
     # family's (psi_w, wasserstein_w, group_disparity_w) test_monitoring.py's
     elsewhere = set(test_weights_calibration.CASES) | set(test_weights_strat.CASES) \
-        | set(test_weights_calsum.CASES) | set(test_weights_topk.CASES) \
+        | set(test_weights_calsum.CASES) | set(test_weights_topk.CASES) | set(test_calsmooth_w.CASES) \
         | {b for b, f in twins.items() if f["family"] in ("uncertainty", "monitoring", "multiclass")} | {"ml_state"}
     # the multiclass twins (y, w, s_0, ...) are test_multiclass.py's: scikit-learn's
     # sample_weight, integer weights = rows repeated, row order, frames, bad weights
     ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
              "every weighted twin has a case here, in test_weights_calibration.py, test_weights_strat.py, "
-             "test_weights_calsum.py, test_weights_topk.py, test_weights_boot.py, test_monitoring.py, "
+             "test_weights_calsum.py, test_weights_topk.py, test_calsmooth_w.py, test_weights_boot.py, test_monitoring.py, "
              "test_multiclass.py or (ml_state_w) test_states_w.py")
     for base, f in twins.items():
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")

@@ -95,7 +95,8 @@ def check_registry(ck, con):
     # test_boot_clinical.py (estimates bit for bit, integer weights, row order,
     # frames, coverage); here their names, data arguments and parameters
     clinical = {"tpr_at_fpr_ci": ["y", "s", "w"], "sens_at_spec_ci": ["y", "s", "w"],
-                "net_benefit_ci": ["y", "p", "w"], "net_benefit_diff_ci": ["y", "p_a", "p_b", "w"]}
+                "net_benefit_ci": ["y", "p", "w"], "net_benefit_diff_ci": ["y", "p_a", "p_b", "w"],
+                "decision_curve_ci": ["y", "p", "w"]}     # its cases: test_decision_curve_ci.py
     for base, data in clinical.items():
         f = twins.pop(base, {})
         ck.equal((f.get("name"), f.get("data")), (base + "_w", data), base + "_w: name and data arguments")

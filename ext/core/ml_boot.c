@@ -262,17 +262,28 @@ static void make_interval(MlBootInterval *iv, double est, double *t, ml_i64 B,
 /* ----------------------------------------------------------------- driver */
 
 int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
+  memset(r, 0, sizeof(*r));
+  return ml_boot_run_k(c, spec, r->iv, &r->redrawn);
+}
+
+int ml_boot_run_k(const MlCanon *c, const MlBootSpec *spec, MlBootInterval *iv, ml_i64 *pRedrawn){
   ml_i64 n = c->n, B = spec->reps, b, i, g;
   ml_i64 G = n < ML_BOOT_JACK_GROUPS ? n : ML_BOOT_JACK_GROUPS;
   ml_i64 work = 0;        /* rows processed since stop was last asked */
-  int K = spec->K, k, rc = ML_OK;
+  ml_i64 K = spec->K, k;
+  int rc = ML_OK;
   ml_weight *wc;
-  double *rep, *jk, est[ML_BOOT_MAXK], out[ML_BOOT_MAXK];
-  memset(r, 0, sizeof(*r));
+  double *rep, *jk, *est, *out;
+  *pRedrawn = 0;
+  memset(iv, 0, sizeof(*iv)*(size_t)K);
   wc = ml_malloc(sizeof(ml_weight)*(uint64_t)(n ? n : 1));
-  rep = ml_malloc(sizeof(double)*(uint64_t)K*(uint64_t)(B + G));
+  /* est and out: room for ML_BOOT_MAXK at least (a statistic may write
+  ** all three of its slots whatever K it runs under) */
+  rep = ml_malloc(sizeof(double)*((uint64_t)K*(uint64_t)(B + G) + 2*(uint64_t)(K > ML_BOOT_MAXK ? K : ML_BOOT_MAXK)));
   if( wc==0 || rep==0 ){ ml_free(wc); ml_free(rep); return ML_NOMEM; }
   jk = rep + (size_t)K*(size_t)B;
+  est = jk + (size_t)K*(size_t)G;
+  out = est + (K > ML_BOOT_MAXK ? K : ML_BOOT_MAXK);
 
   /* the estimate: every row once */
   for(i=0; i<n; i++) wc[i] = 1;
@@ -292,7 +303,7 @@ int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
         if( spec->stop && spec->stop(spec->stopArg) ){ rc = ML_BOOT_STOPPED; goto done; }
       }
       if( spec->stat(spec->arg, c, wc, out) ) break;
-      r->redrawn++;
+      (*pRedrawn)++;
       if( ++tries > ML_BOOT_MAX_REDRAW ){ rc = ML_BOOT_EXHAUSTED; goto done; }
     }
     for(k=0; k<K; k++) rep[(size_t)k*B + b] = out[k];
@@ -315,7 +326,7 @@ int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r){
   }
 
   for(k=0; k<K; k++){
-    make_interval(&r->iv[k], est[k], rep + (size_t)k*B, B, jk + (size_t)k*G, G, spec->level);
+    make_interval(&iv[k], est[k], rep + (size_t)k*B, B, jk + (size_t)k*G, G, spec->level);
   }
 done:
   ml_free(wc);

@@ -745,6 +745,11 @@ int ml_json_read_rows(const char *z, int nField, const char *const *azField,
 ** nMax of them; *pn gets how many.  ML_OK, ML_NOMEM, or ML_ERROR with the
 ** reason in zErr ("expected an array at byte 0", "more than 32 elements"). */
 int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zErr, size_t nErr);
+/* Reads the field zKey of a JSON object, an array of [x, y] number pairs
+** (calibration_smooth's "curve"): *paOut gets 2 doubles a pair, *pn the
+** pairs.  ML_OK, ML_NOMEM, or ML_ERROR with the reason in zErr (the field
+** missing: 'no "curve" field').  The caller frees *paOut. */
+int ml_json_read_pairs(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr);
 
 /* -------------------------------------------------------------------- svg */
 
@@ -815,7 +820,7 @@ typedef struct MlBootSpec {
   double level;          /* (0, 1) */
   ml_i64 reps;           /* >= 2 */
   uint64_t seed;
-  int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK */
+  int K;                 /* statistics per replicate, 1..ML_BOOT_MAXK (ml_boot_run_k: any) */
   MlBootStat stat;
   void *arg;
   int (*stop)(void *stopArg);   /* optional: asked between chunks of work; true ends the run */
@@ -847,6 +852,10 @@ typedef struct MlBootResult {
 ** asked about every 2^20 rows of work).  Cost: O(reps * n) time,
 ** 4 bytes per row and 8 * K * (reps + 200) bytes of scratch. */
 int ml_boot_run(const MlCanon *c, const MlBootSpec *spec, MlBootResult *r);
+/* The same for any K >= 1 (decision_curve_ci: one statistic per
+** threshold): iv[0..K) the intervals, *pRedrawn the redraws; scratch
+** 8 * K * (reps + 202) bytes.  ml_boot_run is this with K <= ML_BOOT_MAXK. */
+int ml_boot_run_k(const MlCanon *c, const MlBootSpec *spec, MlBootInterval *iv, ml_i64 *pRedrawn);
 
 /* ----------------------------------------------------------------- delong */
 

@@ -28,6 +28,10 @@
 **      SQLite's own CAST(text AS REAL) is not always correctly rounded
 **      (3.40: '0.841613' gives 0.8416129999999999); this reader follows
 **      strtod (docs/decisions.md).
+**   5. ml_json_read_pairs (plot_reliability's smoothed overlay): an object
+**      whose field named key is an array of [x, y] number pairs (the
+**      "curve" of calibration_smooth); other fields checked and skipped; the
+**      field missing or twice, or an element not two numbers, is an error.
 **
 ** Cost: O(length of the text); 8 bytes per requested field per element.
 */
@@ -331,5 +335,85 @@ int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zE
   }
   if( (rc = jr_array_end(&r))!=ML_OK ) return rc;
   *pn = n;
+  return ML_OK;
+}
+
+int ml_json_read_pairs(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr){
+  JRead r;
+  double *a = 0;
+  ml_i64 n = 0, cap = 0;
+  int rc = ML_OK, found = 0;
+  r.z = z; r.i = 0; r.zErr = zErr; r.nErr = nErr;
+  *paOut = 0; *pn = 0;
+  jr_ws(&r);
+  if( z[r.i]!='{' ) return jr_fail(&r, "expected an object");
+  r.i++;
+  jr_ws(&r);
+  if( z[r.i]=='}' ){ r.i++; goto end; }
+  for(;;){
+    char key[32];
+    size_t keyAt;
+    jr_ws(&r);
+    keyAt = r.i;
+    if( jr_string(&r, key, sizeof(key)) ){ rc = ML_ERROR; break; }
+    jr_ws(&r);
+    if( z[r.i]!=':' ){ rc = jr_fail(&r, "expected ':'"); break; }
+    r.i++;
+    if( strcmp(key, zKey)==0 ){
+      int empty, more = 1;
+      if( found ){ r.i = keyAt; rc = jr_fail(&r, "the field appears twice"); break; }
+      found = 1;
+      if( (rc = jr_array_open(&r, &empty))!=ML_OK ) break;
+      while( !empty && more ){
+        double xy[2];
+        int k;
+        if( n==cap ){
+          ml_i64 cNew = cap ? cap*2 : 64;
+          double *p = ml_realloc(a, (uint64_t)cNew * 2 * sizeof(double));
+          if( p==0 ){ rc = ML_NOMEM; break; }
+          a = p; cap = cNew;
+        }
+        jr_ws(&r);
+        if( z[r.i]!='[' ){ rc = jr_fail(&r, "expected an [x, y] pair"); break; }
+        r.i++;
+        for(k=0; k<2 && rc==ML_OK; k++){
+          jr_ws(&r);
+          if( k==1 ){
+            if( z[r.i]!=',' ){ rc = jr_fail(&r, "expected an [x, y] pair"); break; }
+            r.i++;
+            jr_ws(&r);
+          }
+          rc = jr_number(&r, &xy[k]);
+        }
+        if( rc ) break;
+        jr_ws(&r);
+        if( z[r.i]!=']' ){ rc = jr_fail(&r, "expected an [x, y] pair"); break; }
+        r.i++;
+        a[2*n] = xy[0]; a[2*n+1] = xy[1];
+        n++;
+        if( (more = jr_array_next(&r))<0 ){ rc = ML_ERROR; break; }
+      }
+      if( rc ) break;
+    }else if( jr_skip(&r, 1) ){
+      rc = ML_ERROR;
+      break;
+    }
+    jr_ws(&r);
+    if( z[r.i]==',' ){ r.i++; continue; }
+    if( z[r.i]=='}' ){ r.i++; break; }
+    rc = jr_fail(&r, "expected ',' or '}'");
+    break;
+  }
+end:
+  if( rc==ML_OK ){
+    jr_ws(&r);
+    if( z[r.i]!=0 ) rc = jr_fail(&r, "text after the object");
+    else if( !found ){
+      snprintf(zErr, nErr, "no \"%s\" field", zKey);
+      rc = ML_ERROR;
+    }
+  }
+  if( rc!=ML_OK ){ ml_free(a); return rc; }
+  *paOut = a; *pn = n;
   return ML_OK;
 }

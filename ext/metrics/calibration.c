@@ -23,7 +23,8 @@
 **                                    its result is validation.c's
 **   weighted twins f_w(y, p, w, ...) (docs/weights.md) of brier, log_loss,
 **   ece, mce, reliability, ece_equal_mass, ece_l2, brier_decomposition,
-**   calibration_summary (its rows (p, w) kept here, its result validation.c's)
+**   calibration_summary, calibration_smooth (their rows (p, w) kept here,
+**   their results validation.c's)
 **
 ** Rules:
 **   1. A NULL y or p skips the row; y must be 0 or 1, p a number in [0, 1].
@@ -1558,6 +1559,6 @@ const MlFuncDesc ml_calibration_functions[] = {
   { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0, ML_PARAMS(&psBinsKumar) },
   { "calibration_summary", "y, p [, level]",       2,  3, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON|ML_FN_WEIGHTED,
                                                              ML_PARAMS(&ml_ps_level) },
-  { "calibration_smooth", "y, p",                  2,  2, &famCalsort, 0, CAL_SMOOTH, ML_FN_JSON|ML_FN_NO_STATE, 0 },
+  { "calibration_smooth", "y, p",                  2,  2, &famCalsort, 0, CAL_SMOOTH, ML_FN_JSON|ML_FN_WEIGHTED, 0 },
   { 0 }
 };

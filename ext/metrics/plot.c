@@ -3,7 +3,7 @@
 ** SPDX-License-Identifier: MIT
 **
 **   plot_curves(series, curve [, title])          PR or ROC curves, one line a row
-**   plot_reliability(series, bins [, title])      reliability diagram + histogram
+**   plot_reliability(series, bins [, title [, smooth]])  reliability diagram + histogram
 **   plot_bars(category, series, value [, title [, unit]])   grouped bar chart
 **   plot_lines(series, x, y [, title [, xlabel [, ylabel]]])   line chart, one line a series
 **
@@ -32,6 +32,12 @@
 **   6. title, unit, xlabel and ylabel, when given, must be the same in every
 **      row (text); plot_lines draws xlabel and ylabel under and beside its
 **      axes (no label when NULL or not given).
+**   6a. plot_reliability's smooth, per row (its series' own): NULL or absent
+**      draws nothing more; else calibration_smooth() JSON, whose "curve"
+**      ([p, curve(p)] pairs, p ascending in [0, 1]) is drawn over the bins
+**      as a thin solid line in the series' colour (class "smooth"), a
+**      value outside [0, 1] at the panel's edge.  Bins and title as before,
+**      so a call without smooth draws the same image as before.
 **   7. The image is 640 x 480 (reliability: 640 x 480 with the histogram in
 **      the lower quarter), drawn by ml_svg.c.  A legend entry's name is cut
 **      at 28 bytes ("..." added) and its value (AP, AUROC, ECE) kept after
@@ -66,6 +72,8 @@ typedef struct PlotRow {
   double x, y;              /* bars: y is the value; lines: the point */
   double *pts;              /* curves: (x, y) pairs; reliability: 5 per bin */
   ml_i64 nPts;
+  double *sm;               /* reliability: the smoothed curve's (p, curve) pairs, or NULL */
+  ml_i64 nSm;
   double stat, base;        /* AP / AUROC / ECE; PR baseline (prevalence) */
   ml_i64 order;             /* row number, for a stable sort */
 } PlotRow;
@@ -116,7 +124,7 @@ static char *dup_text(const char *z){
 static void plot_clear(PlotAgg *p){
   ml_i64 i;
   int k;
-  for(i=0; i<p->n; i++) ml_free(p->a[i].pts);
+  for(i=0; i<p->n; i++){ ml_free(p->a[i].pts); ml_free(p->a[i].sm); }
   ml_free(p->a);
   for(k=0; k<p->nSeries; k++) ml_free(p->azSeries[k]);
   for(k=0; k<p->nCat; k++) ml_free(p->azCat[k]);
@@ -338,6 +346,43 @@ static int step_reliability(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
   return ML_OK;
 }
 
+/* plot_reliability's smooth (rule 6a): calibration_smooth() JSON's curve,
+** p ascending in [0, 1], curve values finite.  ML_OK, ML_NOMEM or ML_ERROR
+** (reported). */
+static int step_smooth(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
+  const char *fn = "plot_reliability";
+  char zErr[96];
+  const char *z;
+  double *a = 0;
+  ml_i64 n = 0, i;
+  int rc;
+  if( sqlite3_value_type(v)!=SQLITE_TEXT ){
+    char *d = ml_describe(v);
+    ml_error(ctx, fn, "smooth must be calibration_smooth() JSON, got %s", d ? d : "?");
+    sqlite3_free(d);
+    return ML_ERROR;
+  }
+  z = (const char*)sqlite3_value_text(v);
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  rc = ml_json_read_pairs(z, "curve", &a, &n, zErr, sizeof(zErr));
+  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
+  for(i=0; rc==ML_OK && i<n; i++){
+    if( !(a[2*i]>=0.0 && a[2*i]<=1.0 && isfinite(a[2*i+1])) || (i>0 && !(a[2*i]>a[2*i-2])) ){
+      snprintf(zErr, sizeof(zErr), "point %lld is [%g, %g]", (long long)i, a[2*i], a[2*i+1]);
+      rc = ML_ERROR;
+    }
+  }
+  if( rc==ML_ERROR ){
+    char *e = excerpt(z);
+    ml_error(ctx, fn, "smooth must be calibration_smooth() JSON, got '%s': %s", e, zErr);
+    excerpt_free(e);
+    ml_free(a);
+    return rc;
+  }
+  r->sm = a; r->nSm = n;
+  return ML_OK;
+}
+
 /* A number argument of plot_bars/plot_lines: finite; NULL skips the row. */
 static int number_arg(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,
                       double *out){
@@ -352,7 +397,7 @@ static int number_arg(sqlite3_context *ctx, const char *fn, const char *name, sq
 
 /*
 ** SQL function: plot_curves(series, curve [, title])
-** SQL function: plot_reliability(series, bins [, title])
+** SQL function: plot_reliability(series, bins [, title [, smooth]])
 ** SQL function: plot_bars(category, series, value [, title [, unit]])
 ** SQL function: plot_lines(series, x, y [, title [, xlabel [, ylabel]]])
 ** Collects one row; the user data's kind says which plot.
@@ -369,7 +414,9 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( d->kind==PK_LINES ){
     if( argc>nData+1 && text_param(ctx, d->kind, "xlabel", argv[nData+1], &p->xlabel, &p->xlabelSet) ) return;
     if( argc>nData+2 && text_param(ctx, d->kind, "ylabel", argv[nData+2], &p->ylabel, &p->ylabelSet) ) return;
-  }else if( argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ) return;
+  }else if( d->kind==PK_BARS && argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ){
+    return;
+  }
   switch( d->kind ){
     case PK_CURVES:
     case PK_RELIABILITY: {
@@ -378,8 +425,13 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       r = new_row(ctx, p);
       if( r==0 ) return;
       if( (d->kind==PK_CURVES ? step_curve(ctx, p, r, argv[1]) : step_reliability(ctx, r, argv[1])) ) return;
+      if( d->kind==PK_RELIABILITY && argc>3 && sqlite3_value_type(argv[3])!=SQLITE_NULL
+       && step_smooth(ctx, r, argv[3]) ){
+        ml_free(r->pts);
+        return;
+      }
       s = intern(ctx, p, d->kind, argv[0], 0, 1);
-      if( s<0 ){ ml_free(r->pts); return; }
+      if( s<0 ){ ml_free(r->pts); ml_free(r->sm); return; }
       r->series = s;
       p->n++;
       break;
@@ -516,7 +568,7 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
   MlPlotBox top = {0, 1, 0, 1, 72, 44, 380, 250};
   MlPlotBox hist = {0, 1, 0, 1, 72, 330, 380, 82};
   double maxN = 0;
-  ml_i64 i, j;
+  ml_i64 i, j, nSmooth = 0;
   int K = p->nSeries;
   for(i=0; i<p->n; i++){
     for(j=0; j<p->a[i].nPts; j++) if( p->a[i].pts[5*j+2] > maxN ) maxN = p->a[i].pts[5*j+2];
@@ -546,9 +598,21 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
     }
     ml_svg_polyline(s, &top, "curve", xy, r->nPts, ml_svg_color(r->series), ml_svg_dash(r->series), 2);
     ml_free(xy);
+    if( r->sm ){                    /* rule 6a: the smoothed curve, clamped to the panel */
+      double *c = ml_malloc((uint64_t)r->nSm * 16 + 16);
+      if( c==0 ) return ML_NOMEM;
+      for(j=0; j<r->nSm; j++){
+        c[2*j] = r->sm[2*j];
+        c[2*j+1] = fmin(1.0, fmax(0.0, r->sm[2*j+1]));
+      }
+      ml_svg_polyline(s, &top, "smooth", c, r->nSm, ml_svg_color(r->series), 0, 1);
+      ml_free(c);
+      nSmooth++;
+    }
   }
   if( draw_legend(s, p, "ECE", 1, LEGEND_Y, 0) ) return ML_NOMEM;
   ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 8, 0, 10, "dashed: perfect calibration");
+  if( nSmooth ) ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 22, 0, 10, "thin: smoothed (lowess)");
   ml_svg_text(s, "note", LEGEND_X, hist.top + 12, 0, 10, "below: predictions per bin");
   ml_svg_end(s);
   return ML_OK;
@@ -673,13 +737,16 @@ static const MlParamSpec psTitle = ML_PARAM_TEXT("title", "''", "'a title'");
 static const MlParamSpec psUnit = ML_PARAM_TEXT("unit", "''", "'ms'");
 static const MlParamSpec psXlabel = ML_PARAM_TEXT("xlabel", "'x'", "'day'");
 static const MlParamSpec psYlabel = ML_PARAM_TEXT("ylabel", "'y'", "'auroc'");
+/* plot_reliability's overlay (rule 6a): per row, not the same in every row */
+static const MlParamSpec psSmooth = ML_PARAM_TEXT("smooth", "NULL", "'{\"curve\":[[0.1,0.2],[0.9,0.8]]}'");
 
 /* Aggregates only: no xValue/xInverse, so SQLite refuses them with OVER (...). */
 static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0, 0, 0 };
 
 const MlFuncDesc ml_plot_functions[] = {
   { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0, ML_PARAMS(&psTitle) },
-  { "plot_reliability", "series, bins [, title]",   2,  3, &famPlot, 0, PK_RELIABILITY, 0, ML_PARAMS(&psTitle) },
+  { "plot_reliability", "series, bins [, title [, smooth]]", 2, 4, &famPlot, 0, PK_RELIABILITY, 0,
+                                                    ML_PARAMS(&psTitle, &psSmooth) },
   { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0,
                                                     ML_PARAMS(&psTitle, &psUnit) },
   { "plot_lines",       "series, x, y [, title [, xlabel [, ylabel]]]", 3, 6, &famPlot, 0, PK_LINES, 0,

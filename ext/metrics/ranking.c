@@ -162,14 +162,30 @@ static int criterion_has_target(int c){ return c!=ML_OP_MAX_F1 && c!=ML_OP_YOUDE
 
 /* decision_curve's grid: its parameters, their defaults, its limit. */
 static const double aGridDefault[] = {0.01, 0.99, 0.01};
-#define ML_CURVE_MAX_POINTS 10000
 #define ML_GAINS_MAX_BINS 100000
 
 /* Thresholds from + i by for i = 0 .. floor((to - from)/by + 1e-9): the
 ** tolerance lets a decimal step reach to (0.01 + 98 * 0.01 is
-** 0.9900000000000001).  A double: huge for a tiny by. */
-static double grid_points(const double g[3]){
+** 0.9900000000000001).  A double: huge for a tiny by.  Also
+** decision_curve_ci's (uncertainty.c). */
+double ml_grid_points(const double g[3]){
   return floor((g[1] - g[0])/g[2] + 1e-9) + 1.0;
+}
+
+/* from <= to and at most ML_CURVE_MAX_POINTS thresholds, else the error
+** (fn's).  ML_ROW_OK or ML_ROW_ERR. */
+int ml_grid_check(sqlite3_context *ctx, const char *fn, const double g[3]){
+  char z1[32], z2[32], z3[32];
+  if( !(g[0]<=g[1]) ){
+    ml_error(ctx, fn, "from must be at most to, got from = %s and to = %s", ml_num(z1, g[0]), ml_num(z2, g[1]));
+    return ML_ROW_ERR;
+  }
+  if( ml_grid_points(g) > ML_CURVE_MAX_POINTS ){
+    ml_error(ctx, fn, "from, to and by give more than %d thresholds, got from = %s, to = %s, by = %s",
+             ML_CURVE_MAX_POINTS, ml_num(z1, g[0]), ml_num(z2, g[1]), ml_num(z3, g[2]));
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
 }
 
 /* decision_curve(y, p [, from [, to [, by]]]): each given parameter, then
@@ -178,21 +194,12 @@ static int grid_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
                        RankAgg *p){
   double g[3];
   int i;
-  char z1[32], z2[32], z3[32];
   memcpy(g, aGridDefault, sizeof(g));
   for(i=0; i<3 && 2+i<argc; i++){
     if( ml_param_real(ctx, d->name, d->aParam[i], argv[2+i], &p->grid[i], &g[i]) ) return ML_ROW_ERR;
   }
   if( g[0]==p->gridOk[0] && g[1]==p->gridOk[1] && g[2]==p->gridOk[2] ) return ML_ROW_OK;
-  if( !(g[0]<=g[1]) ){
-    ml_error(ctx, d->name, "from must be at most to, got from = %s and to = %s", ml_num(z1, g[0]), ml_num(z2, g[1]));
-    return ML_ROW_ERR;
-  }
-  if( grid_points(g) > ML_CURVE_MAX_POINTS ){
-    ml_error(ctx, d->name, "from, to and by give more than %d thresholds, got from = %s, to = %s, by = %s",
-             ML_CURVE_MAX_POINTS, ml_num(z1, g[0]), ml_num(z2, g[1]), ml_num(z3, g[2]));
-    return ML_ROW_ERR;
-  }
+  if( ml_grid_check(ctx, d->name, g) ) return ML_ROW_ERR;
   memcpy(p->gridOk, g, sizeof(g));
   return ML_ROW_OK;
 }
@@ -444,7 +451,7 @@ double ml_net_benefit_w(double tp, double fp, double tn, double fn, double pt){
 ** points kept (at most ML_CURVE_MAX_POINTS) and written ascending.  ML_OK
 ** or ML_NOMEM. */
 static int write_decision_curve_w(MlJson *j, const MlSamples *smp, const double g[3]){
-  ml_i64 T = (ml_i64)grid_points(g), i, m = 0;
+  ml_i64 T = (ml_i64)ml_grid_points(g), i, m = 0;
   double *v, tp = 0.0, fp = 0.0, n;
   MlWSweep w;
   int have;
@@ -598,7 +605,7 @@ static void rank_cut_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
 /* decision_curve: one point per threshold of the grid, from one pass over
 ** the sorted rows (the thresholds ascend, so does each class's cursor). */
 static int write_decision_curve(MlJson *j, const MlSamples *smp, const double g[3]){
-  ml_i64 n = ml_samples_count(smp), T = (ml_i64)grid_points(g), i, idx[ML_COUNT_CURSOR] = {0, 0, 0}, tp, fp;
+  ml_i64 n = ml_samples_count(smp), T = (ml_i64)ml_grid_points(g), i, idx[ML_COUNT_CURSOR] = {0, 0, 0}, tp, fp;
   if( smp->weighted ) return write_decision_curve_w(j, smp, g);
   ml_json_begin_array(j);
   for(i=0; i<T; i++){
@@ -1314,9 +1321,9 @@ static const MlParamSpec psCriterion = ML_PARAM_CHOICE("criterion", azCriterion,
 static const MlParamSpec psTarget = ML_PARAM_REAL("target", 0.0, 1, 1.0, 1, 0, "0.1");
 static const MlParamSpec psK = ML_PARAM_INT("k", 1, INT64_MAX, 0, "3");
 static const MlParamSpec psGainsBins = ML_PARAM_INT("bins", 1, ML_GAINS_MAX_BINS, "10", "2");
-static const MlParamSpec psFrom = ML_PARAM_REAL("from", 0.0, 1, 1.0, 1, "0.01", "0.1");
-static const MlParamSpec psTo = ML_PARAM_REAL("to", 0.0, 1, 1.0, 1, "0.99", "0.9");
-static const MlParamSpec psBy = ML_PARAM_REAL("by", 0.0, 1, INFINITY, 1, "0.01", "0.1");
+const MlParamSpec ml_ps_from = ML_PARAM_REAL("from", 0.0, 1, 1.0, 1, "0.01", "0.1");
+const MlParamSpec ml_ps_to = ML_PARAM_REAL("to", 0.0, 1, 1.0, 1, "0.99", "0.9");
+const MlParamSpec ml_ps_by = ML_PARAM_REAL("by", 0.0, 1, INFINITY, 1, "0.01", "0.1");
 static const MlParamSpec psThreshold = ML_PARAM_REAL("threshold", -INFINITY, 0, INFINITY, 0, 0, "0.5");
 static const MlParamSpec psPrior = ML_PARAM_REAL("prior", 0.0, 1, 1.0, 1, 0, "0.1");
 static const MlParamSpec psBeta = ML_PARAM_REAL("beta", 0.0, 1, INFINITY, 1, 0, "2");
@@ -1361,7 +1368,7 @@ const MlFuncDesc ml_ranking_functions[] = {
   { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, W, ML_PARAMS(&psK) },
   { "gains",           "y, s [, bins]",            2,  3, &famRank, 0, RK_GAINS, ML_FN_JSON | W, ML_PARAMS(&psGainsBins) },
   { "decision_curve",  "y, p [, from [, to [, by]]]", 2, 5, &famRank, 0, RK_DECISION_CURVE, ML_FN_JSON | W,
-                                                             ML_PARAMS(&psFrom, &psTo, &psBy) },
+                                                             ML_PARAMS(&ml_ps_from, &ml_ps_to, &ml_ps_by) },
   { 0 }
 };
 #undef W

@@ -20,6 +20,9 @@
 **   net_benefit_ci(y, p, pt [, level, reps, seed])         of net_benefit
 **   net_benefit_diff_ci(y, p_a, p_b, pt [, level, reps, seed])
 **       paired, net_benefit(p_a) - net_benefit(p_b)
+**   decision_curve_ci(y, p [, from, to, by [, level, reps, seed]])
+**       decision_curve with each point's net_benefit_ci interval
+**   decision_curve_ci_w(y, p, w [, from, to, by [, level, reps, seed]])
 **   pr_auc_ci_w, nap_ci_w, brier_ci_w, log_loss_ci_w (y, s|p, w [, level, reps, seed]),
 **   ece_ci_w(y, p, w [, bins, level, reps, seed]),
 **   auroc_ci_w(y, s, w [, level, reps, seed]),
@@ -102,6 +105,19 @@
 **      holds no target); the TPR twins' replicate is tpr_at_fpr_w's fold
 **      on the drawn rows, the net benefit twins' the exact sums of k w per
 **      cell into ml_net_benefit_w (net_benefit_w's own ending).
+**  13. decision_curve_ci: ranking.c's grid (ml_grid_points, ml_grid_check;
+**      from, to, by all three or none; points t >= 1 dropped as
+**      decision_curve drops them), one bootstrap (ml_boot_run_k, K = the
+**      thresholds): a row's bucket is the number of t_k <= p, a replicate
+**      adds its drawn rows' counts by bucket and sums them from the top,
+**      ml_net_benefit at each t_k.  The draws and the counts are
+**      net_benefit_ci's, so each point is net_benefit_ci(y, p, t_k, level,
+**      reps, seed) text for text.  thresholds x (reps + 202) <= 2e7, else
+**      an error.  No states.  decision_curve_ci_w: rule 9's weighted
+**      bootstrap, a replicate net_benefit_ci_w's four exact cell sums at
+**      every t_k (the rows moved from the cells below to those above,
+**      highest p first), so each point is net_benefit_ci_w's text;
+**      treat_all decision_curve_w's.
 **
 ** Cost: state 8 bytes per row (score key) for one-score functions, 16 for
 ** paired and stratified ones (key of s_a / p_a / s plus s_b / p_b / strat as
@@ -121,7 +137,9 @@
 ** for strat_gap_ci_w, plus 32 of ml_strat_compute_w scratch), 8 for
 ** brier/log_loss terms, 12 for the paired twins' second-score order (and
 ** 32 transiently to sort it), and ece_ci_w, ece_diff_ci_w 32 bytes per bin
-** (the occupied bins, at most min(bins, rows)).
+** (the occupied bins, at most min(bins, rows)).  decision_curve_ci 4 bytes
+** per row (its bucket) and 8 T (reps + 202) for T thresholds; a replicate
+** O(n + T).
 */
 #include <math.h>
 #include "sqlite3ext.h"
@@ -132,7 +150,8 @@ SQLITE_EXTENSION_INIT3
 /* Which statistic a record asks of the family's shared callbacks (MlFuncDesc.kind). */
 enum { UN_PR_AUC, UN_NAP, UN_BRIER, UN_LOGLOSS, UN_ECE, UN_STRAT_GAP, UN_AUROC, UN_AUROC_DIFF,
        UN_PR_AUC_DIFF, UN_ECE_DIFF, UN_MEAN, UN_AUROC_W, UN_AUROC_DIFF_W, UN_PR_AUC_DELTA,
-       UN_PR_AUC_DIFF_DELTA, UN_TPR_AT_FPR, UN_SENS_AT_SPEC, UN_NET_BENEFIT, UN_NET_BENEFIT_DIFF };
+       UN_PR_AUC_DIFF_DELTA, UN_TPR_AT_FPR, UN_SENS_AT_SPEC, UN_NET_BENEFIT, UN_NET_BENEFIT_DIFF,
+       UN_DECISION_CURVE };
 
 #define UNC_MAX_BINS 100000
 static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, UNC_MAX_BINS, "10", "10");
@@ -147,37 +166,40 @@ typedef struct UncShape {
   const char *zA, *zB;   /* names of the score arguments (3-argument kinds) */
   int hasTarget;   /* a required parameter right after the data (d->aParam[0]):
                    ** target_fpr, target_spec or pt */
+  int hasGrid;     /* from, to, by (decision_curve_ci), all three or none */
 } UncShape;
 
 static const UncShape aShape[] = {
-  /* UN_PR_AUC      */ {2, 0, 0, 0, 1, 8, "s", 0, 0},
-  /* UN_NAP         */ {2, 0, 0, 0, 1, 8, "s", 0, 0},
-  /* UN_BRIER       */ {2, 1, 0, 0, 1, 8, "p", 0, 0},
-  /* UN_LOGLOSS     */ {2, 1, 0, 0, 1, 8, "p", 0, 0},
-  /* UN_ECE         */ {2, 1, 0, 1, 1, 8, "p", 0, 0},
-  /* UN_STRAT_GAP   */ {3, 0, 1, 0, 1, 16, "s", "strat", 0},
-  /* UN_AUROC       */ {2, 0, 0, 0, 0, 8, "s", 0, 0},
-  /* UN_AUROC_DIFF  */ {3, 0, 0, 0, 0, 16, "s_a", "s_b", 0},
-  /* UN_PR_AUC_DIFF */ {3, 0, 0, 0, 1, 16, "s_a", "s_b", 0},
-  /* UN_ECE_DIFF    */ {3, 1, 0, 1, 1, 16, "p_a", "p_b", 0},
-  /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0, 0},
-  /* UN_AUROC_W     */ {2, 0, 0, 0, 1, 16, "s", 0, 0},
-  /* UN_AUROC_DIFF_W */ {3, 0, 0, 0, 1, 16, "s_a", "s_b", 0},
-  /* UN_PR_AUC_DELTA */ {2, 0, 0, 0, 0, 8, "s", 0, 0},
-  /* UN_PR_AUC_DIFF_DELTA */ {3, 0, 0, 0, 0, 16, "s_a", "s_b", 0},
-  /* UN_TPR_AT_FPR  */ {2, 0, 0, 0, 1, 8, "s", 0, 1},
-  /* UN_SENS_AT_SPEC */ {2, 0, 0, 0, 1, 8, "s", 0, 1},
-  /* UN_NET_BENEFIT */ {2, 1, 0, 0, 1, 8, "p", 0, 1},
-  /* UN_NET_BENEFIT_DIFF */ {3, 1, 0, 0, 1, 16, "p_a", "p_b", 1},
+  /* UN_PR_AUC      */ {2, 0, 0, 0, 1, 8, "s", 0, 0, 0},
+  /* UN_NAP         */ {2, 0, 0, 0, 1, 8, "s", 0, 0, 0},
+  /* UN_BRIER       */ {2, 1, 0, 0, 1, 8, "p", 0, 0, 0},
+  /* UN_LOGLOSS     */ {2, 1, 0, 0, 1, 8, "p", 0, 0, 0},
+  /* UN_ECE         */ {2, 1, 0, 1, 1, 8, "p", 0, 0, 0},
+  /* UN_STRAT_GAP   */ {3, 0, 1, 0, 1, 16, "s", "strat", 0, 0},
+  /* UN_AUROC       */ {2, 0, 0, 0, 0, 8, "s", 0, 0, 0},
+  /* UN_AUROC_DIFF  */ {3, 0, 0, 0, 0, 16, "s_a", "s_b", 0, 0},
+  /* UN_PR_AUC_DIFF */ {3, 0, 0, 0, 1, 16, "s_a", "s_b", 0, 0},
+  /* UN_ECE_DIFF    */ {3, 1, 0, 1, 1, 16, "p_a", "p_b", 0, 0},
+  /* UN_MEAN        */ {1, 0, 0, 0, 0, 8, "x", 0, 0, 0},
+  /* UN_AUROC_W     */ {2, 0, 0, 0, 1, 16, "s", 0, 0, 0},
+  /* UN_AUROC_DIFF_W */ {3, 0, 0, 0, 1, 16, "s_a", "s_b", 0, 0},
+  /* UN_PR_AUC_DELTA */ {2, 0, 0, 0, 0, 8, "s", 0, 0, 0},
+  /* UN_PR_AUC_DIFF_DELTA */ {3, 0, 0, 0, 0, 16, "s_a", "s_b", 0, 0},
+  /* UN_TPR_AT_FPR  */ {2, 0, 0, 0, 1, 8, "s", 0, 1, 0},
+  /* UN_SENS_AT_SPEC */ {2, 0, 0, 0, 1, 8, "s", 0, 1, 0},
+  /* UN_NET_BENEFIT */ {2, 1, 0, 0, 1, 8, "p", 0, 1, 0},
+  /* UN_NET_BENEFIT_DIFF */ {3, 1, 0, 0, 1, 16, "p_a", "p_b", 1, 0},
+  /* UN_DECISION_CURVE */ {2, 1, 0, 0, 1, 8, "p", 0, 0, 1},
 };
 
 /* The parameters a result uses: the frame's rows' values, or the defaults. */
-typedef struct UncParams { double level, ql, qh, target; ml_i64 reps, bins, seed; } UncParams;
+typedef struct UncParams { double level, ql, qh, target, grid[3]; ml_i64 reps, bins, seed; } UncParams;
 
 typedef struct UncAgg {
   MlSamples smp;       /* key: s, s_a, p, p_a or x; aux: strat, s_b or p_b */
   MlParam level, reps, seed, bins, ql, qh;
   MlParam target;      /* target_fpr, target_spec or pt (UncShape.hasTarget) */
+  MlParam grid[3];     /* from, to, by (UncShape.hasGrid) */
   ml_i64 seedInt;      /* seed exactly (a double holds 53 bits) */
   UncParams q;         /* set by unc_result for the computation */
   int init;
@@ -196,6 +218,17 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
   if( u->hasTarget ){       /* required: the records' nMin counts it */
     if( ml_param_real(ctx, d->name, d->aParam[0], argv[i], &p->target, &v) ) return ML_ROW_ERR;
     i++;
+  }
+  if( u->hasGrid ){
+    int k;
+    if( argc>i && argc<i+3 ){
+      ml_arity_error(ctx, d, argc + p->weighted);    /* a twin's call had its w too */
+      return ML_ROW_ERR;
+    }
+    for(k=0; k<3 && argc>i; k++){
+      if( ml_param_real(ctx, d->name, d->aParam[k], argv[i+k], &p->grid[k], &v) ) return ML_ROW_ERR;
+    }
+    i += 3;
   }
   if( u->hasQ ){
     if( argc==i+1 ){
@@ -242,6 +275,11 @@ static int unc_params(sqlite3_context *ctx, const MlFuncDesc *d, const UncShape 
 static void unc_params_drop(const UncShape *u, int argc, sqlite3_value **argv, UncAgg *p){
   int i = u->nData;
   if( u->hasTarget ) ml_param_drop(&p->target, argv[i++]);
+  if( u->hasGrid ){
+    int k;
+    for(k=0; k<3 && argc>i+k; k++) ml_param_drop(&p->grid[k], argv[i+k]);
+    i += 3;
+  }
   if( u->hasQ ){
     if( argc>i+1 ){ ml_param_drop(&p->ql, argv[i]); ml_param_drop(&p->qh, argv[i+1]); }
     i += 2;
@@ -262,9 +300,14 @@ static int unc_param_values(sqlite3_context *ctx, const MlFuncDesc *d, const Unc
   if( ml_param_check(ctx, d->name, "ql", &p->ql) || ml_param_check(ctx, d->name, "qh", &p->qh)
    || ml_param_check(ctx, d->name, "bins", &p->bins) || ml_param_check(ctx, d->name, "level", &p->level)
    || ml_param_check(ctx, d->name, "reps", &p->reps) || ml_param_check(ctx, d->name, "seed", &p->seed)
-   || (aShape[d->kind].hasTarget && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->target)) ){
+   || (aShape[d->kind].hasTarget && ml_param_check(ctx, d->name, d->aParam[0]->name, &p->target))
+   || (aShape[d->kind].hasGrid && (ml_param_check(ctx, d->name, "from", &p->grid[0])
+       || ml_param_check(ctx, d->name, "to", &p->grid[1]) || ml_param_check(ctx, d->name, "by", &p->grid[2]))) ){
     return ML_ROW_ERR;
   }
+  q->grid[0] = ml_param_value(&p->grid[0], 0.01);
+  q->grid[1] = ml_param_value(&p->grid[1], 0.99);
+  q->grid[2] = ml_param_value(&p->grid[2], 0.01);
   q->target = ml_param_value(&p->target, NAN);
   q->level = ml_param_value(&p->level, 0.95);
   q->ql = ml_param_value(&p->ql, 0.25);
@@ -437,6 +480,10 @@ typedef struct UncCtx {
   MlApGroup *apgB;              /* and pr_auc_diff's in cB */
   ml_i64 nApgB;
   double target;                /* tpr_at_fpr, sens_at_spec: the target; net_benefit: pt */
+  ml_i64 nT;                    /* decision_curve_ci: the thresholds grid[0..nT), */
+  const double *grid;
+  const uint32_t *bucket;       /* each row's number of thresholds <= p, */
+  ml_i64 *cnt;                  /* and a replicate's counts by bucket */
   const unsigned char *pred;    /* net_benefit: bit 0 p (p_a) >= pt, bit 1 p_b >= pt */
 } UncCtx;
 
@@ -569,6 +616,56 @@ static int stat_net_benefit(void *arg, const MlCanon *c, const ml_weight *wc, do
     out[0] = out[1] - out[2];
   }else{
     out[0] = out[1];
+  }
+  return 1;
+}
+
+/* decision_curve_ci: net_benefit at every threshold t_k of the grid from one
+** pass: a row counts at the thresholds below its bucket (the number of t_k
+** <= p, precomputed), so TP(t_k) sums the buckets above k -- the counts
+** net_benefit_ci's p >= pt gives at t_k, into the same ml_net_benefit. */
+static int stat_decision_curve(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  ml_i64 i, n = 0, T = u->nT, k, tp = 0, fp = 0;
+  ml_i64 *cnt = u->cnt;            /* [2 (T + 1)]: negatives, positives by bucket */
+  memset(cnt, 0, sizeof(ml_i64) * 2 * (size_t)(T + 1));
+  for(i=0; i<c->n; i++){
+    n += wc[i];
+    cnt[2*(ml_i64)u->bucket[i] + c->lab[i]] += wc[i];
+  }
+  for(k=T-1; k>=0; k--){
+    fp += cnt[2*(k+1)];
+    tp += cnt[2*(k+1) + 1];
+    out[k] = ml_net_benefit((double)tp, (double)fp, (double)n, u->grid[k]);
+  }
+  return 1;
+}
+
+/* decision_curve_ci_w: net_benefit_ci_w's cells (y, p >= t) for every t_k
+** at once: the drawn rows' k w start in the cells below (p < t), and
+** walking the rows from the highest p down each passes to the cell above
+** before the thresholds it clears are read -- exact sums, moved exactly, so
+** at t_k the four roundings are net_benefit_ci_w's at t_k. */
+static int stat_decision_curve_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out){
+  UncCtx *u = arg;
+  MlXsum *xs = u->xs;             /* [2 y + (p >= t)] */
+  ml_i64 i, k;
+  for(k=0; k<4; k++) ml_xsum_init(&xs[k]);
+  for(i=0; i<c->n; i++){
+    if( wc[i]==0 ) continue;
+    ml_xsum_add(&xs[2*c->lab[i]], wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i], 1);
+  }
+  i = c->n - 1;
+  for(k=u->nT-1; k>=0; k--){
+    for(; i>=0 && (ml_i64)u->bucket[i] > k; i--){
+      double t;
+      if( wc[i]==0 ) continue;
+      t = wc[i]==1 ? c->aux[i] : (double)wc[i] * c->aux[i];
+      ml_xsum_add(&xs[2*c->lab[i] + 1], t, 1);
+      ml_xsum_add(&xs[2*c->lab[i]], t, -1);
+    }
+    out[k] = ml_net_benefit_w(ml_xsum_round(&xs[3]), ml_xsum_round(&xs[1]),
+                              ml_xsum_round(&xs[0]), ml_xsum_round(&xs[2]), u->grid[k]);
   }
   return 1;
 }
@@ -866,6 +963,99 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
 
 /* spec.stop: the statement was interrupted. */
 static int unc_stop(void *db){ return ml_interrupted((sqlite3*)db); }
+
+/* decision_curve_ci (rule 13): one bootstrap whose replicate computes the
+** whole curve; {"level","reps","seed","method","redrawn","n","curve":[{
+** "threshold","net_benefit","lo","hi","se","percentile","treat_all",
+** "treat_none"}]}. */
+#define DC_CI_MAX_KEPT 20000000.0     /* thresholds x (reps + 202) doubles kept */
+static void decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
+  MlSamples *s = &p->smp;
+  ml_i64 n = ml_samples_count(s), T, i, k, redrawn = 0;
+  double *grid = 0;
+  MlCanon c;
+  UncCtx u;
+  MlBootSpec spec;
+  MlBootInterval *iv = 0;
+  uint32_t *bucket = 0;
+  int rc;
+  char z1[32];
+  if( ml_grid_check(ctx, d->name, p->q.grid) ) return;
+  T = (ml_i64)ml_grid_points(p->q.grid);
+  while( T>0 && p->q.grid[0] + (double)(T-1)*p->q.grid[2] >= 1.0 ) T--;   /* as decision_curve */
+  if( (double)T * ((double)p->q.reps + 202.0) > DC_CI_MAX_KEPT ){
+    ml_error(ctx, d->name, "thresholds x (reps + 202) must be at most %s (the replicates kept, 8 bytes each),"
+             " got %lld thresholds and reps = %lld", ml_num(z1, DC_CI_MAX_KEPT), (long long)T, (long long)p->q.reps);
+    return;
+  }
+  memset(&u, 0, sizeof(u));
+  memset(&spec, 0, sizeof(spec));
+  u.kind = d->kind;
+  spec.level = p->q.level;
+  spec.reps = p->q.reps;
+  spec.seed = (uint64_t)p->q.seed;
+  spec.arg = &u;
+  spec.K = (int)T;
+  spec.stop = unc_stop;
+  spec.stopArg = sqlite3_context_db_handle(ctx);
+  spec.stat = p->weighted ? stat_decision_curve_w : stat_decision_curve;
+  rc = ml_samples_sort_canonical(s);
+  if( rc==ML_OK ) rc = ml_canon_build(&c, s);
+  if( rc ){ sqlite3_result_error_nomem(ctx); return; }
+  grid = ml_malloc(sizeof(double)*(uint64_t)T + sizeof(ml_i64)*2*(uint64_t)(T + 1) + 4*sizeof(MlXsum));
+  bucket = ml_malloc(sizeof(uint32_t)*(uint64_t)(n ? n : 1));
+  iv = ml_malloc(sizeof(MlBootInterval)*(uint64_t)T);
+  if( grid==0 || bucket==0 || iv==0 ){ rc = ML_NOMEM; goto done; }
+  for(k=0; k<T; k++) grid[k] = p->q.grid[0] + (double)k*p->q.grid[2];
+  for(i=0, k=0; i<n; i++){        /* canonical order: p ascending */
+    double v = ml_double_of(c.key[i]);
+    while( k<T && grid[k]<=v ) k++;
+    bucket[i] = (uint32_t)k;
+  }
+  u.nT = T; u.grid = grid; u.bucket = bucket; u.cnt = (ml_i64*)(grid + T);
+  u.xs = (MlXsum*)(u.cnt + 2*(T + 1));
+  rc = ml_boot_run_k(&c, &spec, iv, &redrawn);
+  if( rc==ML_OK ){
+    MlJson j;
+    double P = (double)s->n[1], N = (double)s->n[0];
+    if( p->weighted ){             /* decision_curve_w's treat_all: the weight totals */
+      MlWSweep w;
+      ml_wsweep_init(&w, s);
+      P = w.P; N = w.N;
+    }
+    ml_json_init(&j);
+    ml_json_begin_object(&j);
+    ml_json_key(&j, "level");   ml_json_double(&j, p->q.level);
+    ml_json_key(&j, "reps");    ml_json_int(&j, p->q.reps);
+    ml_json_key(&j, "seed");    ml_json_int(&j, p->q.seed);
+    ml_json_key(&j, "method");  ml_json_string(&j, "bca");
+    ml_json_key(&j, "redrawn"); ml_json_int(&j, redrawn);
+    ml_json_key(&j, "n");       ml_json_int(&j, n);
+    ml_json_key(&j, "curve");
+    ml_json_begin_array(&j);
+    for(k=0; k<T; k++){
+      ml_json_begin_object(&j);
+      ml_json_key(&j, "threshold");   ml_json_double(&j, grid[k]);
+      ml_json_key(&j, "net_benefit"); ml_json_double(&j, iv[k].estimate);
+      json_interval(&j, &iv[k], 0);
+      json_percentile(&j, &iv[k]);
+      ml_json_key(&j, "treat_all");   ml_json_double(&j, ml_net_benefit(P, N, P + N, grid[k]));
+      ml_json_key(&j, "treat_none");  ml_json_double(&j, 0.0);
+      ml_json_end_object(&j);
+    }
+    ml_json_end_array(&j);
+    ml_json_end_object(&j);
+    ml_result_json(ctx, &j);
+  }
+done:
+  ml_free(grid);
+  ml_free(bucket);
+  ml_free(iv);
+  ml_canon_free(&c);
+  if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else if( rc==ML_BOOT_STOPPED ) ml_result_interrupted(ctx);
+  else if( rc!=ML_OK ) ml_result_null(ctx, d->name, "the bootstrap failed (%d)", rc);   /* net benefit is always defined */
+}
 
 /* Builds what the kind's statistic needs (one block, mem), runs the
 ** bootstrap over the canonical order, writes the result. */
@@ -1387,7 +1577,7 @@ static void unc_compute(sqlite3_context *ctx, UncAgg *p){
   P = p->smp.n[1];
   N = p->smp.n[0];
   if( (P==0 || N==0) && d->kind!=UN_BRIER && d->kind!=UN_LOGLOSS && d->kind!=UN_ECE && d->kind!=UN_ECE_DIFF
-   && d->kind!=UN_NET_BENEFIT && d->kind!=UN_NET_BENEFIT_DIFF ){
+   && d->kind!=UN_NET_BENEFIT && d->kind!=UN_NET_BENEFIT_DIFF && d->kind!=UN_DECISION_CURVE ){
     ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
                    (long long)P, (long long)N);
     return;
@@ -1395,6 +1585,7 @@ static void unc_compute(sqlite3_context *ctx, UncAgg *p){
   if( d->kind==UN_AUROC || d->kind==UN_AUROC_DIFF ) delong_result(ctx, d, p);
   else if( d->kind==UN_PR_AUC_DELTA ) delta_ap_result(ctx, p);
   else if( d->kind==UN_PR_AUC_DIFF_DELTA ) delta_diff_result(ctx, p);
+  else if( d->kind==UN_DECISION_CURVE ) decision_curve_ci_result(ctx, d, p);
   else boot_result(ctx, d, p);
 }
 
@@ -1485,5 +1676,10 @@ const MlFuncDesc ml_uncertainty_functions[] = {
   { "net_benefit_diff_ci_w", "y, p_a, p_b, w, pt [, level, reps, seed]", 5, 8, &famUnc, 0, UN_NET_BENEFIT_DIFF,
                                                    ML_FN_JSON | ML_FN_TWIN | ML_FN_TWIN_W3 | ML_FN_NO_STATE,
                                                    ML_PARAMS(&ml_ps_pt, BOOT) },
+  /* decision_curve with each point's interval: one bootstrap, the whole
+  ** curve a replicate (rule 13); its twin; no states */
+  { "decision_curve_ci", "y, p [, from, to, by [, level, reps, seed]]", 2, 8, &famUnc, 0, UN_DECISION_CURVE,
+                                                   ML_FN_JSON | ML_FN_NO_STATE | W,
+                                                   ML_PARAMS(&ml_ps_from, &ml_ps_to, &ml_ps_by, BOOT) },
   { 0 }
 };

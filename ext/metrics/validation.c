@@ -18,7 +18,10 @@
 **       the same JSON on frequency weights, the sample weighted.
 **   calibration_smooth(y, p)    aggregate and window, JSON
 **       {"n","ici","e50","e90","emax","span","delta","curve"}; calibration's
-**       sorted family too (no states, no twin), ml_calib_smooth_result.
+**       sorted family too, ml_calib_smooth_result (the curve itself:
+**       ml_calib_smooth, also plot_reliability's overlay).
+**   calibration_smooth_w(y, p, w), calibration_smooth(st): its twin on
+**       frequency weights and its state form (rule 10).
 **   auroc_test(y, s, g)         aggregate and window, JSON
 **       {"auroc_0","auroc_1","diff","se","df","statistic","p_value","reason"}
 **   auroc_test(st_a, st_b)      scalar over two states made by ml_state(y, s)
@@ -70,6 +73,20 @@
 **   9. ici = mean |curve - p| over the rows, e50/e90 numpy-linear (R type 7)
 **      quantiles of it, emax its largest; curve: [p, curve] at the distinct p,
 **      every k-th above 200 and the last.
+**  10. One computation over the distinct p, each weighing its negatives and
+**      positives (counts, or the twin's exact tie sums of weights; a state's
+**      entries as counts): R's row loop on the rows repeated, written on
+**      the cumulative-weight axis (rows by p, ties negatives first, a row
+**      of weight w an interval of length w; docs/weights.md).  The window
+**      is ns = max(2, floor(f W + 1e-7)) unit positions [L, L + ns), slid
+**      while L + ns < W, the p at L + ns is nearer than the p at L, and the
+**      p at L + 1 is at most the fit's (implied for rows); a distinct p
+**      weighs its weight in the sums, the window's first only its part at
+**      or after L (its last rows: positives first).  ici = the exact sum of
+**      w |curve - p| over W, e50/e90 ml_wquantile on |curve - p| ascending.
+**      Integer weights are the rows repeated, text for text; counts are
+**      the rows' text; a tie's rows share one value, so rule 8's averaging
+**      is the identity.
 **
 ** Rules (auroc_test; pROC's roc.test(method = "delong", paired = FALSE)):
 **   4. g is 0 or 1 (the two independent groups); a NULL in y, s or g skips
@@ -96,13 +113,18 @@
 ** row; the twin 16, p and w); a result sorts it (O(n)), makes its runs (24
 ** bytes per row allocated, one run per distinct p) and fits in O(runs) per
 ** Newton step; the twin adds each row's terms to seven exact sums.
-** calibration_smooth keeps the same sample; a result needs 40 bytes per row
-** and about 100 local fits (delta) over ~2n/3 rows each: O(n), ~70 n.
+** calibration_smooth keeps the same sample (the twin 16 bytes a row); a
+** result needs 56 bytes per distinct p (72 with the errors' sort) and about
+** 100 local fits (delta) over ~2/3 of the distinct p each: O(distinct p),
+** ~70 m, plus the sort of the m errors (O(m log m)); over states
+** O(entries).
 ** auroc_test keeps 8 bytes per row (the score, by label, in its group's
 ** sample); a result costs O(n) after the sort and 24 bytes per distinct
 ** score.
 */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
@@ -321,151 +343,235 @@ void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level)
 #define SMOOTH_F 2.0/3.0       /* R's lowess default span */
 #define SMOOTH_CURVE_MAX 200   /* points of "curve" at most */
 
-/* One local linear fit of rule 8 at xs over the window nl..nr of the
-** sorted x (and the ties beyond nr within the bandwidth): tricube weights
-** w = (1 - (r/h)^3)^3 with h the larger distance from xs to the window's
-** ends, 1 within 0.001 h, 0 beyond 0.999 h; the weighted least-squares
-** line evaluated at xs (the weighted mean alone when the points' weighted
-** spread is at most 0.001 of x's range).  w is scratch for every row.
-** Returns 0 when every weight is 0. */
-static int lowess_fit(const double *x, const double *y, ml_i64 n, double xs, ml_i64 nl, ml_i64 nr,
-                      double range, double *w, double *ys){
-  double h = fmax(xs - x[nl], x[nr] - xs), h9 = 0.999*h, h1 = 0.001*h, a = 0.0, b, c;
-  ml_i64 j, nrt;
-  for(j=nl; j<n; j++){
+/* The entries of rule 10 (MlSmooth, ml_sql.h): the distinct p ascending,
+** x[i], each with the weight of its negatives c0[i] and positives c1[i]
+** (counts, or the exact tie sums of the weights), cw[i] = c0 + c1, and its
+** place [lo[i], hi[i]) on the cumulative-weight axis (the rows by p, ties
+** negatives first, the weights added in that order: hi = lo + c0 + c1, as
+** docs/weights.md's axis).  ys the curve; t scratch.  Separate arrays: the
+** fits stream x, t, cw and c1 (~100 passes over 2/3 of them). */
+
+/* The entry holding position r of the axis (the last when r is past it),
+** looking from k on. */
+static ml_i64 smooth_at(const MlSmooth *e, double r, ml_i64 k){
+  while( k+1<e->m && !(e->lo[k+1] > r) ) k++;
+  return k;
+}
+
+/* One local linear fit of rule 8 at xs: the window's rows are the
+** positions [L, L + ns) of the axis, its ends the entries kl (holding L)
+** and kr (holding L + ns - 1); tricube weights (1 - (r/h)^3)^3 with h the
+** larger distance from xs to x[kl], x[kr], 1 within 0.001 h, 0 beyond
+** 0.999 h, each entry weighing its rows' weight -- all of it from kl + 1
+** on (rows tied beyond the window's right end within the bandwidth join,
+** as R's), and of kl only the part at or after L (its last rows, positives
+** first, as the rows ascending have them).  The weighted least-squares
+** line at xs (the weighted mean alone when the weighted spread is at most
+** 0.001 of x's range).  Returns 0 when every weight is 0. */
+static int lowess_fit(MlSmooth *e, double xs, double L, ml_i64 kl, ml_i64 kr, double range, double *ys){
+  const double *x = e->x;
+  double *t = e->t, *cw = e->cw, *cp = e->c1;
+  double h = fmax(xs - x[kl], x[kr] - xs), h9 = 0.999*h, h1 = 0.001*h, a = 0.0, b, c;
+  double cwKeep = cw[kl], cpKeep = cp[kl];
+  ml_i64 j, nrt, m = e->m;
+  if( L > e->lo[kl] ){                         /* kl's part in the window */
+    cw[kl] = e->hi[kl] - L;
+    cp[kl] = cpKeep < cw[kl] ? cpKeep : cw[kl];
+  }
+  for(j=kl; j<m; j++){
     double r = fabs(x[j] - xs);
     if( r<=h9 ){
       double q = r/h;
       q = 1.0 - q*q*q;
-      w[j] = r<=h1 ? 1.0 : q*q*q;
-      a += w[j];
+      t[j] = r<=h1 ? 1.0 : q*q*q;
+      a += t[j]*cw[j];
     }else if( x[j]>xs ){
       break;
     }else{
-      w[j] = 0.0;
+      t[j] = 0.0;
     }
   }
   nrt = j - 1;
-  if( !(a>0.0) ) return 0;
-  for(j=nl; j<=nrt; j++) w[j] /= a;
-  if( h>0.0 ){
-    a = 0.0;
-    for(j=nl; j<=nrt; j++) a += w[j]*x[j];
-    b = xs - a;
-    c = 0.0;
-    for(j=nl; j<=nrt; j++) c += w[j]*(x[j] - a)*(x[j] - a);
-    if( sqrt(c) > 0.001*range ){
-      b /= c;
-      for(j=nl; j<=nrt; j++) w[j] *= b*(x[j] - a) + 1.0;
+  if( a>0.0 ){
+    for(j=kl; j<=nrt; j++) t[j] /= a;
+    if( h>0.0 ){
+      a = 0.0;
+      for(j=kl; j<=nrt; j++) a += t[j]*cw[j]*x[j];
+      b = xs - a;
+      c = 0.0;
+      for(j=kl; j<=nrt; j++) c += t[j]*cw[j]*(x[j] - a)*(x[j] - a);
+      if( sqrt(c) > 0.001*range ){
+        b /= c;
+        for(j=kl; j<=nrt; j++) t[j] *= b*(x[j] - a) + 1.0;
+      }
     }
+    c = 0.0;
+    for(j=kl; j<=nrt; j++) c += t[j]*cp[j];
+    *ys = c;
   }
-  c = 0.0;
-  for(j=nl; j<=nrt; j++) c += w[j]*y[j];
-  *ys = c;
-  return 1;
+  cw[kl] = cwKeep; cp[kl] = cpKeep;
+  return a>0.0;
 }
 
-/* The lowess curve ys of rule 8 at each of the n sorted x: windows of
-** ns = max(2, min(n, floor(f n + 1e-7))) nearest rows, slid right while the
-** next row is nearer to x[i] than the window's left end; a fit at x[i],
-** then the rows within delta = 0.01 range of it skipped and filled by
-** linear interpolation between fits (tied rows take the fit).  Returns 1
+/* The lowess curve of rule 8 at each of the m entries (total weight W):
+** ns = max(2, floor(f W + 1e-7)) positions a window; for a fit at xs the
+** window [L, L + ns) slides right, one position a step, while position L +
+** ns exists (< W) and its x is nearer to xs than x at L (taken in jumps: the
+** comparison changes only where L or L + ns enters another entry); a fit
+** at an entry, then the entries within delta = 0.01 range of it skipped and
+** filled by linear interpolation between fits.  Returns ML_SMOOTH_STOPPED
 ** when stopped (ml_stop_requested). */
-static int lowess(const double *x, const double *y, ml_i64 n, double *ys, double *w){
-  double range = x[n-1] - x[0], delta = 0.01*range;
-  ml_i64 ns = (ml_i64)(SMOOTH_F*(double)n + 1e-7), nl = 0, nr, last = -1, i = 0, j;
-  if( ns>n ) ns = n;
-  if( ns<2 ) ns = 2;
-  if( n==1 ){ ys[0] = y[0]; return 0; }
-  nr = ns - 1;
+static int lowess(MlSmooth *e){
+  const double *x = e->x;
+  double *ys = e->ys, W = e->W, range = x[e->m-1] - x[0], delta = 0.01*range, L = 0.0;
+  double ns = floor(SMOOTH_F*W + 1e-7);
+  ml_i64 m = e->m, kl = 0, kr = 0, kn = 0, last = -1, i = 0, j;
+  if( ns<2.0 ) ns = 2.0;
   for(;;){
-    double cut;
-    while( nr<n-1 && x[i] - x[nl] > x[nr+1] - x[i] ){ nl++; nr++; }
-    if( ml_stop_requested() ) return 1;
-    if( !lowess_fit(x, y, n, x[i], nl, nr, range, w, &ys[i]) ) ys[i] = y[i];
+    double xs = x[i], cut, lim = ceil(e->hi[i]) - 1.0;   /* the last position L may take: x there <= xs */
+    while( L + ns < W ){
+      double b, next, cap;
+      kl = smooth_at(e, L, kl);
+      kn = smooth_at(e, L + ns, kn);
+      if( !(xs - x[kl] > x[kn] - xs) ) break;
+      b = fmin(e->hi[kl], e->hi[kn] - ns);        /* where the comparison may change */
+      next = fmax(L + 1.0, ceil(b));
+      cap = ceil(W - ns);                          /* the first L with L + ns >= W */
+      if( next>cap ) next = cap;
+      if( next>lim ) next = lim;                   /* never past xs (weights below 1) */
+      if( !(next>L) ) break;                       /* and positions beyond 2^53 */
+      L = next;
+    }
+    kl = smooth_at(e, L, kl);
+    kr = smooth_at(e, L + ns - 1.0, kr > kl ? kr : kl);
+    if( ml_stop_requested() ) return ML_SMOOTH_STOPPED;
+    if( !lowess_fit(e, xs, L, kl, kr, range, &ys[i]) ) ys[i] = e->c1[i]/e->cw[i];
     if( last<i-1 ){
-      double denom = x[i] - x[last];
+      double denom = xs - x[last];
       for(j=last+1; j<i; j++){
         double alpha = (x[j] - x[last])/denom;
         ys[j] = alpha*ys[i] + (1.0 - alpha)*ys[last];
       }
     }
     last = i;
-    cut = x[last] + delta;
-    for(i=last+1; i<n; i++){
-      if( x[i]>cut ) break;
-      if( x[i]==x[last] ){ ys[i] = ys[last]; last = i; }
-    }
-    i = last + 1 > i - 1 ? last + 1 : i - 1;
-    if( last>=n-1 ) break;
+    if( last>=m-1 ) break;
+    cut = xs + delta;
+    for(j=last+1; j<m && !(x[j]>cut); j++){}
+    i = j - 1 > last ? j - 1 : last + 1;
   }
   return 0;
 }
 
-/* calibration_smooth's JSON (rules 8-9) from calibration's sorted sample
-** (non-empty, unweighted; sorted here). */
-void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp){
-  ml_i64 n = ml_samples_count(smp), k = 0, i, nDist = 0, step;
-  double *x, *y, *ys, *w, *er, emax = 0.0, e50, e90;
-  MlSum ici = {0, 0};
-  MlSweep sw;
-  MlJson j;
-  if( ml_samples_sort(smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  x = ml_malloc(sizeof(double) * 5 * (uint64_t)n);
-  if( x==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  y = x + n; ys = y + n; w = ys + n; er = w + n;
-  /* the rows ascending in p (the sweep walks the distinct p from the top) */
-  k = n;
-  ml_sweep_init(&sw, smp, 0);
-  while( ml_sweep_next(&sw) ){
-    double p = ml_double_of(sw.key);
-    ml_i64 c;
-    for(c=0; c<sw.dtp; c++){ k--; x[k] = p; y[k] = 1.0; }
-    for(c=0; c<sw.dfp; c++){ k--; x[k] = p; y[k] = 0.0; }
-    nDist++;
+/* Orders |curve - p| ascending (qsort). */
+static int cmp_err(const void *a, const void *b){
+  double x = ((const double*)a)[0], y = ((const double*)b)[0];
+  return x<y ? -1 : x>y;
+}
+
+/* The smoothed curve of a sorted sample (rules 8-10) into out (its arrays
+** one block, out->x, the caller's to free): the entries, their count and
+** total weight, and ici, e50, e90, emax.  ML_OK, ML_NOMEM or
+** ML_SMOOTH_STOPPED. */
+int ml_calib_smooth(const MlSamples *smp, MlSmooth *out){
+  ml_i64 n = ml_samples_count(smp), k = n, m, i;
+  double c = 0.0, *er, *x0, *c00, *c10;
+  MlXsum ici;
+  double *blk = ml_malloc(sizeof(double) * 8 * (uint64_t)(n ? n : 1));
+  out->x = blk;
+  if( blk==0 ) return ML_NOMEM;
+  x0 = blk; c00 = blk + n; c10 = blk + 2*n;
+  /* the entries ascending (the sweeps walk the distinct p from the top) */
+  if( smp->weighted ){
+    MlWSweep w;
+    ml_wsweep_init(&w, smp);
+    while( ml_wsweep_next(&w) ){ k--; x0[k] = ml_double_of(w.key); c00[k] = w.dfp; c10[k] = w.dtp; }
+  }else{
+    MlSweep w;
+    ml_sweep_init(&w, smp, 0);
+    while( ml_sweep_next(&w) ){ k--; x0[k] = ml_double_of(w.key); c00[k] = (double)w.dfp; c10[k] = (double)w.dtp; }
   }
-  if( lowess(x, y, n, ys, w) ){ ml_free(x); return; }   /* ml_compute_end reports it */
-  /* ties averaged (approx(ties = mean)), then |curve - p| per row */
-  for(i=0; i<n; ){
-    ml_i64 e = i, t;
-    MlSum m = {0, 0};
-    while( e<n && x[e]==x[i] ){ ml_sum_add(&m, ys[e]); e++; }
-    for(t=i; t<e; t++){
-      ys[t] = ml_sum_value(&m)/(double)(e - i);
-      er[t] = fabs(ys[t] - x[t]);
-      ml_sum_add(&ici, er[t]);
-      if( er[t]>emax ) emax = er[t];
-    }
-    i = e;
+  m = n - k;
+  out->m = m;
+  out->c0 = blk + m; out->c1 = blk + 2*m;
+  if( k>0 ){
+    memmove(blk, x0 + k, sizeof(double) * (size_t)m);
+    memmove(out->c0, c00 + k, sizeof(double) * (size_t)m);
+    memmove(out->c1, c10 + k, sizeof(double) * (size_t)m);
+  }
+  out->cw = blk + 3*m; out->lo = blk + 4*m; out->hi = blk + 5*m; out->ys = blk + 6*m; out->t = blk + 7*m;
+  for(i=0; i<m; i++){
+    out->lo[i] = c;
+    c += out->c0[i];
+    c += out->c1[i];
+    out->hi[i] = c;
+    out->cw[i] = out->c0[i] + out->c1[i];
+  }
+  out->W = c;
+  if( lowess(out) ) return ML_SMOOTH_STOPPED;
+  /* |curve - p| by entry (a tie's rows share the curve: approx(ties =
+  ** mean) averages equal values), their weighted mean, quantiles and max;
+  ** er pairs (|curve - p|, weight, then its place on the axis) in the
+  ** scratch lo and hi, no longer needed */
+  er = out->lo;
+  ml_xsum_init(&ici);
+  out->emax = 0.0;
+  for(i=0; i<m; i++){
+    double d = fabs(out->ys[i] - out->x[i]);
+    er[2*i] = d;
+    er[2*i+1] = out->cw[i];
+    ml_xsum_add_product(&ici, out->cw[i], d, 1);
+    if( d>out->emax ) out->emax = d;
+  }
+  out->ici = ml_xsum_round(&ici)/c;
+  qsort(er, (size_t)m, 2*sizeof(double), cmp_err);
+  {
+    double below = 0.0, w;
+    ml_i64 at = 0;
+    for(i=0; i<m; i++){ w = er[2*i+1]; er[2*i+1] = below; below += w; }
+    out->e50 = ml_wquantile(er, er + 1, 2, m, c, 0.5, &at);
+    out->e90 = ml_wquantile(er, er + 1, 2, m, c, 0.9, &at);
+  }
+  return ML_OK;
+}
+
+/* calibration_smooth's JSON (rules 8-10) from calibration's sorted sample
+** (non-empty; sorted here); weighted: n is a sum of weights. */
+void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp){
+  MlSmooth sm;
+  ml_i64 i, step;
+  MlJson j;
+  int rc;
+  if( ml_samples_sort(smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  rc = ml_calib_smooth(smp, &sm);
+  if( rc ){
+    ml_free(sm.x);
+    if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+    return;                                               /* stopped: ml_compute_end reports it */
   }
   ml_json_init(&j);
   ml_json_begin_object(&j);
-  ml_json_key(&j, "n");     ml_json_int(&j, n);
-  ml_json_key(&j, "ici");   ml_json_double(&j, ml_sum_value(&ici)/(double)n);
-  ml_quantile_pair(er, n, 0.5, 0.9, &e50, &e90);          /* permutes er */
-  ml_json_key(&j, "e50");   ml_json_double(&j, e50);
-  ml_json_key(&j, "e90");   ml_json_double(&j, e90);
-  ml_json_key(&j, "emax");  ml_json_double(&j, emax);
+  ml_json_key(&j, "n");     if( smp->weighted ) ml_json_double(&j, sm.W); else ml_json_int(&j, (ml_i64)sm.W);
+  ml_json_key(&j, "ici");   ml_json_double(&j, sm.ici);
+  ml_json_key(&j, "e50");   ml_json_double(&j, sm.e50);
+  ml_json_key(&j, "e90");   ml_json_double(&j, sm.e90);
+  ml_json_key(&j, "emax");  ml_json_double(&j, sm.emax);
   ml_json_key(&j, "span");  ml_json_double(&j, SMOOTH_F);
-  ml_json_key(&j, "delta"); ml_json_double(&j, 0.01*(x[n-1] - x[0]));
+  ml_json_key(&j, "delta"); ml_json_double(&j, 0.01*(sm.x[sm.m-1] - sm.x[0]));
   /* [p, curve] at every distinct p, or every step-th of them and the last */
   ml_json_key(&j, "curve");
   ml_json_begin_array(&j);
-  step = nDist<=SMOOTH_CURVE_MAX ? 1 : (nDist + SMOOTH_CURVE_MAX - 2)/(SMOOTH_CURVE_MAX - 1);
-  for(i=0, k=0; i<n; k++){
-    ml_i64 e = i;
-    while( e<n && x[e]==x[i] ) e++;
-    if( k%step==0 || e==n ){
+  step = sm.m<=SMOOTH_CURVE_MAX ? 1 : (sm.m + SMOOTH_CURVE_MAX - 2)/(SMOOTH_CURVE_MAX - 1);
+  for(i=0; i<sm.m; i++){
+    if( i%step==0 || i==sm.m-1 ){
       ml_json_begin_array(&j);
-      ml_json_double(&j, x[i]);
-      ml_json_double(&j, ys[i]);
+      ml_json_double(&j, sm.x[i]);
+      ml_json_double(&j, sm.ys[i]);
       ml_json_end_array(&j);
     }
-    i = e;
   }
   ml_json_end_array(&j);
   ml_json_end_object(&j);
-  ml_free(x);
+  ml_free(sm.x);
   ml_result_json(ctx, &j);
 }
 

@@ -152,6 +152,13 @@ typedef struct MlParamSpec {
 ** number, 0.05), and the uncertainty family's level in (0, 1) (0.95), reps
 ** in 10..10^6 (1000) and seed in 0..2^63-1 (0). */
 extern const MlParamSpec ml_ps_ql, ml_ps_qh, ml_ps_gap_threshold, ml_ps_level, ml_ps_reps, ml_ps_seed;
+/* decision_curve's grid (ranking.c), shared with decision_curve_ci
+** (uncertainty.c): from, to, by; the number of thresholds from + i by; the
+** check of from <= to and of the limit (ML_ROW_OK or ML_ROW_ERR, fn's error). */
+extern const MlParamSpec ml_ps_from, ml_ps_to, ml_ps_by;
+#define ML_CURVE_MAX_POINTS 10000
+double ml_grid_points(const double g[3]);
+int ml_grid_check(sqlite3_context *ctx, const char *fn, const double g[3]);
 /* tpr_at_fpr's target_fpr and sens_at_spec's target_spec in (0, 1), and
 ** net_benefit's pt in (0, 1), all required: ranking.c's functions and their
 ** bootstrap intervals in uncertainty.c read the same specs. */
@@ -273,9 +280,24 @@ void ml_strat_compute_w(MlSamples *smp, MlStratResult *r, int weightTexts, void 
 ** it). */
 void ml_calib_summary_result(sqlite3_context *ctx, MlSamples *smp, double level);
 /* validation.c: calibration_smooth's JSON (the lowess calibration curve)
-** from calibration's sorted, unweighted sample (non-empty; sorted here).
-** Sets the result or an error; after an interrupt, nothing. */
+** from calibration's sorted sample (non-empty; sorted here), unweighted or
+** weighted (calibration_smooth_w, and states: counts as weights).  Sets
+** the result or an error; after an interrupt, nothing. */
 void ml_calib_smooth_result(sqlite3_context *ctx, MlSamples *smp);
+/* The smoothed curve itself (validation.c rules 8-10), for the JSON above
+** and plot_reliability's overlay: x[0..m) the distinct p ascending, ys[i]
+** the curve at x[i]; W the total weight (rows, or the sum of weights); ici,
+** e50, e90, emax; the other arrays the computation's.  ml_calib_smooth()
+** takes a sorted, non-empty sample and returns ML_OK, ML_NOMEM or
+** ML_SMOOTH_STOPPED (ml_stop_requested); x (one block with the others) is
+** the caller's to free (ml_free) in every case, when not NULL. */
+#define ML_SMOOTH_STOPPED 2
+typedef struct MlSmooth {
+  double *x, *ys, *c0, *c1, *cw, *lo, *hi, *t;
+  ml_i64 m;
+  double W, ici, e50, e90, emax;
+} MlSmooth;
+int ml_calib_smooth(const MlSamples *smp, MlSmooth *out);
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
 ** its functions takes a state BLOB in place of its data arguments.  The

@@ -25,7 +25,7 @@
 **     uncertainty.c  pr_auc_ci nap_ci brier_ci log_loss_ci ece_ci strat_gap_ci
 **                    auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
 **                    pr_auc_delta_ci pr_auc_diff_delta tpr_at_fpr_ci sens_at_spec_ci
-**                    net_benefit_ci net_benefit_diff_ci
+**                    net_benefit_ci net_benefit_diff_ci decision_curve_ci
 **     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
 **     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc

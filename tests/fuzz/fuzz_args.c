@@ -52,6 +52,8 @@ static const char *azFixed[] = {
   "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
+  "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g), NULL,"
+  " (SELECT calibration_smooth(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)", "ml_state_w(a, b, d)",
   /* threshold and clinical-validation metrics (issue 24) */
   "mcc(a, b, c)", "f_beta(a, b, c, d)", "f_beta(a, b, 0.5, c)", "confusion_ci(a, b, c)",
@@ -61,6 +63,11 @@ static const char *azFixed[] = {
   /* validation.c: the summary's fits on arbitrary probabilities, the unpaired
   ** test with arbitrary groups, and its scalar form on arbitrary values */
   "calibration_summary(a, b)", "auroc_test(a, b, c)", "auroc_test(a, b, d % 2)", "auroc_test(a, b)",
+  /* the lowess curve on arbitrary probabilities, weights and states (issue 36) */
+  "calibration_smooth(a, b)", "calibration_smooth_w(a, b, d)", "calibration_smooth(a)",
+  /* decision_curve with each point's bootstrap interval */
+  "decision_curve_ci(a, b, 0.1, 0.5, 0.1, 0.9, 10)", "decision_curve_ci(a, b, c, d, 0.2, 0.9, 10, 1)",
+  "decision_curve_ci_w(a, b, d, 0.1, 0.5, 0.1, 0.9, 10)",
 };
 
 /* The columns the rows carry, for each data argument's role. */
