@@ -22,6 +22,8 @@ Jobs (make targets in parentheses):
                rows), multiclass-k (k = 2..16, 10^5 rows), multiclass-wall,
                multiclass-memory
   multiclass-wall  bench_multiclass.py --only wall: multiclass-wall alone
+  clinical     bench_clinical.py (issue 36): calibration_smooth at 10^5 and
+               10^6 rows (and R's lowess), decision_curve_ci
   svd          bench_svd.py                                  (make bench-svd)
   report       bench_report.py (mleval-report on 10^6 rows)
 
@@ -51,6 +53,7 @@ JOBS = {
     "monitoring": ("bench_instr.py", ["--rows", "1000000"], "lib floor", {"MLEVAL_BENCH_MONITORING": "1"}),
     "multiclass": ("bench_multiclass.py", [], "lib floor", {}),
     "multiclass-wall": ("bench_multiclass.py", ["--only", "wall"], "lib floor", {}),
+    "clinical": ("bench_clinical.py", [], "lib", {}),
     "svd": ("bench_svd.py", [], "lib", {}),
     "report": ("bench_report.py", [], "", {}),     # tools/mleval-report finds the build's mleval itself
 }
