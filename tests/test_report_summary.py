@@ -13,6 +13,13 @@ report items 4 and 5).
      < 0.005 with 200), any other p-value below 0.001 as "< 0.001"
      (DeLong's, Spiegelhalter's), never "0" or "0.000"; the JSON keeps the
      exact values (0 stays 0).
+  3. ICI and calibration_smooth (without its curve) are calibration_smooth(y,
+     p)'s over the rows, per group and over all rows, though the report
+     computes them from its states; the Calibration section's reliability
+     diagram is plot_reliability(series, reliability(y, p, 10), title,
+     calibration_smooth(y, p)) over the rows, byte for byte: each series with
+     its smoothed curve (class "smooth"), and a caption says what the thin
+     line is.
 """
 import json
 import os
@@ -119,6 +126,33 @@ def check_summary(ref, page, got):
     cs = json.loads(ref.execute("SELECT calibration_summary(y, p) FROM preds").fetchone()[0])
     ck.equal((prob["all"].get("oe_ratio"), prob["all"].get("citl"), prob["all"].get("slope")),
              (cs["oe_ratio"], cs["citl"], cs["slope"]), "summary JSON: all rows' O/E, CITL, slope")
+    sm = json.loads(ref.execute("SELECT calibration_smooth(y, p) FROM preds").fetchone()[0])
+    ck.equal(prob["all"].get("ici"), sm["ici"], "summary JSON: all rows' ICI is calibration_smooth's")
+    del sm["curve"]
+    ck.equal(prob["all"].get("calibration_smooth"), sm, "summary JSON: all rows' calibration_smooth without its curve")
+
+
+def check_overlay(ref, page):
+    """The reliability diagram is the SQL call over the rows, with each
+    series' smoothed curve; the caption names the thin line."""
+    want = ref.execute("SELECT plot_reliability(s, r, 'Reliability: p', sm) FROM (SELECT 'src ' || src AS s,"
+                       " reliability(y, p, 10) AS r, calibration_smooth(y, p) AS sm FROM preds GROUP BY src"
+                       " ORDER BY src)").fetchone()[0]
+    i = page.index('<details id="calibration">')
+    body = page[i:page.index("</details>", i)]
+    svgs = re.findall(r"<svg.*?</svg>", body, re.S)
+    ck.true(len(svgs) >= 1, "calibration: a reliability diagram")
+    if not svgs:
+        return
+    want = want[want.index("<svg"):].rstrip("\n")
+    ck.true(svgs[0] == want, "calibration: the reliability diagram is plot_reliability(..., calibration_smooth(y, p))"
+            " over the rows (%d vs %d bytes)" % (len(svgs[0]), len(want)))
+    ck.equal(len(re.findall(r'<polyline class="smooth"', svgs[0])), 2,
+             "calibration: one smoothed curve per series (good, bad)")
+    ck.true("thin: smoothed (lowess)" in svgs[0], "calibration: the legend names the thin line")
+    ck.true(re.search(r"<p>Thick line: [^<]*<code>reliability\(y, p, 10\)</code>\)\. Thin line: the smoothed "
+                      r"calibration curve, the lowess of y on p \(<code>calibration_smooth\(y, p\)</code>", body)
+            is not None, "calibration: the caption says what the thin line is")
 
 
 def check_p_values(page, got, reps):
@@ -164,6 +198,7 @@ def main():
         got = json.load(open(js))
         if reps == 1000:
             check_summary(ref, page, got)
+            check_overlay(ref, page)
         check_p_values(page, got, reps)
     ck.finish()
 

@@ -6,8 +6,10 @@ weighted rows, from the extension's weighted twins.
      number of --json is the same double, but for the intervals whose
      weighted twin is another method (auroc_ci's DeLong interval vs
      auroc_ci_w's bootstrap, auroc_diff vs auroc_diff_w), where the
-     estimates are the same doubles, and ICI (calibration_smooth has no
-     weighted twin: null with --weight).
+     estimates are the same doubles.  ICI and calibration_smooth are
+     calibration_smooth_w's (count-based: weight 1 is the rows'), checked
+     against calibration_smooth_w(y, p, w) over the rows per group and over
+     all rows; the reliability diagram draws each series' smoothed curve.
   2. Integer weights (0 to 3) give the numbers of the rows repeated that
      many times (a weight of 0 drops the row, a NULL weight skips it): the
      counts (sums of weights), prevalences, AUROC, PR-AUC, curves, ECE,
@@ -79,22 +81,34 @@ OTHER_METHOD = {("summary", "scores", "*", "all", "auroc_ci"): "estimate",
                 ("summary", "scores", "*", "groups", "*", "auroc_ci"): "estimate",
                 ("summary", "scores", "*", "mean", "auroc"): None,
                 ("compare", "*", "auroc_diff"): "diff",
-                ("compare", "*", "auroc_p_holm"): None,
-                # calibration_smooth has no weighted twin: no ICI with --weight
-                # (null: checked in check_no_smooth)
-                ("summary", "probability", "all", "ici"): None,
-                ("summary", "probability", "all", "calibration_smooth"): None,
-                ("summary", "probability", "groups", "*", "ici"): None,
-                ("summary", "probability", "groups", "*", "calibration_smooth"): None}
+                ("compare", "*", "auroc_p_holm"): None}
 
 
-def check_no_smooth(got, what):
-    """With --weight, ICI and calibration_smooth are null (no weighted twin),
-    never an unweighted number."""
+def check_smooth_w(db, page, got, what):
+    """With --weight, ICI and calibration_smooth (without its curve) are
+    calibration_smooth_w(y, p, w)'s over the rows (NULL weights left out),
+    per group and over all rows, and the reliability diagram draws one
+    smoothed curve per group."""
+    con = mltest.connect()
+    con.execute("ATTACH ? AS d", (db,))
+    rows = "FROM d.preds WHERE y IS NOT NULL AND p IS NOT NULL AND w IS NOT NULL"
+    want = {None: con.execute("SELECT calibration_smooth_w(y, p, w) " + rows).fetchone()[0]}
+    for g, sm in con.execute("SELECT fold, calibration_smooth_w(y, p, w) %s GROUP BY fold" % rows):
+        want[str(g)] = sm
+    con.close()
     prob = got["summary"]["probability"]
-    rows = [prob["all"]] + list(prob.get("groups", {}).values())
-    ck.equal(sorted({(str(x.get("ici")), str(x.get("calibration_smooth"))) for x in rows}), [("None", "None")],
-             what + ": ICI and calibration_smooth are null with --weight")
+    for g, sm in sorted(want.items(), key=lambda kv: str(kv[0])):
+        x = prob["all"] if g is None else prob["groups"].get(g, {})
+        sm = json.loads(sm)
+        ck.equal(x.get("ici"), sm["ici"], "%s: %s's ICI is calibration_smooth_w's" % (what, g or "all rows"))
+        del sm["curve"]
+        ck.equal(x.get("calibration_smooth"), sm,
+                 "%s: %s's calibration_smooth is calibration_smooth_w's without its curve" % (what, g or "all rows"))
+    i = page.index('<details id="calibration">')
+    body = page[i:page.index("</details>", i)]
+    ck.equal(len(re.findall(r'<polyline class="smooth"', body)), len(want) - 1,
+             what + ": the reliability diagram draws each group's smoothed curve")
+    ck.true("<code>calibration_smooth_w(y, p, w)</code>" in body, what + ": the caption names calibration_smooth_w")
 
 
 def rule(path, rules):
@@ -140,11 +154,11 @@ def test_weight_one(tmp):
     rows = [r[:5] + (1,) for r in rows_of(6)]
     db = os.path.join(tmp, "one.db")
     make_db(db, ["fold", "y", "s", "s2", "p", "w"], rows)
-    _, got = report(db, ["--weight", "w"], tmp, "one_w")
+    page, got = report(db, ["--weight", "w"], tmp, "one_w")
     _, want = report(db, [], tmp, "one")
     if got and want:
         compare_reports(got, want, OTHER_METHOD, "weight 1")
-        check_no_smooth(got, "weight 1")
+        check_smooth_w(db, page, got, "weight 1")
         ck.true(want["summary"]["probability"]["all"]["ici"] is not None, "weight 1: the unweighted report has an ICI")
 
 
@@ -176,6 +190,7 @@ def test_repeated(tmp):
     rules[("compare", "*", "pr_auc_p_holm")] = None
     rules[("compare", "*", "auroc_diff")] = None
     compare_reports(got, want, rules, "integer weights vs repeated rows")
+    check_smooth_w(db, page, got, "integer weights")
     ck.equal(sorted({(str(s["all"]["auroc_ci"]), str(s["all"]["auroc"] is not None))
                      for s in got["summary"]["scores"].values()}), [("None", "True")],
              "--reps 0 with --weight: AUROC without an interval (null), not another method's")

@@ -115,7 +115,8 @@ static void summary_prob(Report *r, sqlite3_str *h, const Summary *s){
                         "the lowess calibration curve and p, 0 when calibrated; rms <code>val.prob</code>'s Eavg) "
                         "say whether they are.");
   if( r->o.zWeight ){
-    sqlite3_str_appendall(h, " ICI is n/a here: <code>calibration_smooth</code> has no weighted twin.");
+    sqlite3_str_appendall(h, " With weights the ICI is <code>calibration_smooth_w(y, p, w)</code>'s (frequency "
+                          "weights: an integer weight counts as that many rows).");
   }
   sqlite3_str_appendall(h, "</p>\n");
   table_open(r, h, "summary", "<th>probability</th>", "<th>rows</th><th>Brier</th><th>no-skill Brier</th>"
@@ -289,7 +290,14 @@ void html_calibration(Report *r, sqlite3_str *h, const CalSec *s){
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
   zTitle = sqlite3_mprintf("Reliability: %s", r->o.zProb);
   html_h3(h, zTitle);
-  if( s->zRelSvg ) html_svg(h, s->zRelSvg);
+  if( s->zRelSvg ){
+    html_svg(h, s->zRelSvg);
+    sqlite3_str_appendf(h, "<p>Thick line: each bin's mean probability against its observed fraction of positives "
+                        "(<code>reliability%s, %d)</code>). Thin line: the smoothed calibration curve, the lowess "
+                        "of y on p (<code>calibration_smooth%s</code>; its mean distance from the diagonal is the "
+                        "ICI).</p>\n", r->o.zWeight ? "_w(y, p, w" : "(y, p", r->o.bins,
+                        r->o.zWeight ? "_w(y, p, w)" : "(y, p)");
+  }
   else if( s->relTooMany ) html_too_many(h);
   sqlite3_free(zTitle);
   /* the decision curve over all rows: the model, treat all, treat none */

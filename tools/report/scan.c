@@ -13,9 +13,9 @@
 **               curves (T_RES); per pair of scores from the rows: auroc_diff
 **               and the PR-AUC difference (T_CMP); with --prob from its
 **               state: ece, reliability, brier, log_loss,
-**               calibration_summary, decision_curve (T_CAL), and from the
-**               rows calibration_smooth (no state form) and the operating
-**               points' sens_at_spec_ci / tpr_at_fpr_ci (res.opsci)
+**               calibration_summary, calibration_smooth, decision_curve
+**               (T_CAL), and from the rows the operating points'
+**               sens_at_spec_ci / tpr_at_fpr_ci (res.opsci)
 **   drift_resolve  --drift-ref: the reference periods (T_GRP.ref), from
 **               each group's value (T_GRP.v, the scan's min of --by)
 **
@@ -489,40 +489,19 @@ static char *pair_tests_sql(Report *r, const char *zSmall){
                          r->o.reps, zSmall, r->o.reps, zSmall);
 }
 
-/* calibration_smooth(y, p) of --prob (ICI, E50, E90, Emax) per group and
-** over all rows, from the rows: it has no state form (its lowess window is
-** "f n nearest rows") and no weighted twin, so with --weight it is NULL and
-** the page says why.  Its curve is dropped (the summary shows the numbers). */
-static void compute_smooth(Report *r){
-  char *zFrom, *zSql;
-  if( r->o.zWeight ) return;
-  zFrom = base_from(r, r->o.zProb);
-  zSql = sqlite3_mprintf(
-    "UPDATE " T_CAL " SET smooth = v.sm FROM (SELECT NULL AS g, json_remove(calibration_smooth(y, x), '$.curve') AS sm"
-    " FROM %s) v WHERE " T_CAL ".g IS v.g", zFrom);
-  exec_cols(r, zSql, "--prob", r->o.zProb);
-  sqlite3_free(zSql);
-  if( r->o.zBy ){
-    zSql = sqlite3_mprintf(
-      "UPDATE " T_CAL " SET smooth = v.sm FROM (SELECT g, json_remove(calibration_smooth(y, x), '$.curve') AS sm"
-      " FROM %s GROUP BY g) v WHERE " T_CAL ".g = v.g", zFrom);
-    exec_cols(r, zSql, "--prob", r->o.zProb);
-    sqlite3_free(zSql);
-  }
-  sqlite3_free(zFrom);
-}
-
 /* Calibration of --prob from its states (cal: per group and overall, ece,
-** reliability, brier, log_loss, calibration_summary, and over all rows the
+** reliability, brier, log_loss, calibration_summary, calibration_smooth
+** (ICI, E50, E90, Emax and the lowess curve: over an ml_state it is the
+** rows', over an ml_state_w calibration_smooth_w's), and over all rows the
 ** decision curve).  A state holds the rows' p, and the calibration
 ** functions check them there; should one fail, the rows' own query names
 ** the row in its error. */
 static void compute_calibration(Report *r){
   int k = prob_score(r) >= 0 ? prob_score(r) : r->o.nScore;
   char *zSql = sqlite3_mprintf(
-    "INSERT INTO " T_CAL "(col, g, n, pos, neg, ece, rel, brier, log_loss, summary, dcurve)"
+    "INSERT INTO " T_CAL "(col, g, n, pos, neg, ece, rel, brier, log_loss, summary, dcurve, smooth)"
     " SELECT %Q, g, n, pos, neg, ece(st, %d), reliability(st, %d), brier(st), log_loss(st),"
-    " calibration_summary(st), decision_curve(st) FILTER (WHERE g IS NULL)"
+    " calibration_summary(st), decision_curve(st) FILTER (WHERE g IS NULL), calibration_smooth(st)"
     " FROM " T_ST " WHERE k = %d AND (g IS NULL OR n > 0) GROUP BY rowid ORDER BY g IS NOT NULL, rowid",
     r->o.zProb, r->o.bins, r->o.bins, k);
   char *zErr = 0;
@@ -530,13 +509,12 @@ static void compute_calibration(Report *r){
     char *zFrom = base_from(r, r->o.zProb);
     const char *zW = r->o.zWeight ? "_w" : "", *zA = r->o.zWeight ? "y, x, w" : "y, x";
     char *zRows = sqlite3_mprintf("SELECT ece%s(%s, %d), reliability%s(%s, %d), brier%s(%s), log_loss%s(%s),"
-                                  " calibration_summary%s(%s) FROM %s", zW, zA, r->o.bins, zW, zA, r->o.bins,
-                                  zW, zA, zW, zA, zW, zA, zFrom);
+                                  " calibration_summary%s(%s), calibration_smooth%s(%s) FROM %s", zW, zA, r->o.bins,
+                                  zW, zA, r->o.bins, zW, zA, zW, zA, zW, zA, zW, zA, zFrom);
     exec_cols(r, zRows, "--prob", r->o.zProb);
     die(1, "--prob %s: %s", r->o.zProb, zErr ? zErr : "?");
   }
   sqlite3_free(zSql);
-  compute_smooth(r);
   if( !r->o.zBy ){
     exec(r, "INSERT INTO " T_CAL " SELECT col, 'all', n, pos, neg, ece, rel, brier, log_loss, summary, NULL, smooth"
             " FROM " T_CAL " WHERE g IS NULL");

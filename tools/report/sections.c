@@ -110,7 +110,7 @@ static void summary_prob(Report *r, Summary *s){
   sqlite3_stmt *st = prep(r, "SELECT t.g, t.n, t.pos, t.brier, t.log_loss, t.summary ->> 'oe_ratio',"
                              " t.summary ->> 'citl', t.summary ->> 'slope', t.summary ->> 'citl_lo',"
                              " t.summary ->> 'citl_hi', t.summary ->> 'slope_lo', t.summary ->> 'slope_hi',"
-                             " t.smooth ->> 'ici', t.smooth FROM " T_CAL " t LEFT JOIN " T_GRP
+                             " t.smooth ->> 'ici', json_remove(t.smooth, '$.curve') FROM " T_CAL " t LEFT JOIN " T_GRP
                              " grp USING (g) ORDER BY t.g IS NOT NULL, grp.idx");
   int rc, cap = 0;
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
@@ -233,16 +233,17 @@ static char *plot_kept(char *z, int *pTooMany){
 }
 
 /* A plot of one column's groups (those with enough of both classes for a
-** curve), in the groups' order. */
+** curve), in the groups' order; zExtra, unless NULL, names a column of zTab
+** given to zPlot as its fourth argument (plot_reliability's smooth). */
 static char *plot_query(Report *r, const char *zPlot, const char *zTab, const char *zField,
-                        const char *zCol, int needBoth, const char *zTitle, int *pTooMany){
+                        const char *zCol, int needBoth, const char *zTitle, const char *zExtra, int *pTooMany){
   char *zSeries = series_expr(r);
   char *zSql = sqlite3_mprintf(
-    "WITH c AS (SELECT t.g AS g, t.%s AS c FROM %s t JOIN " T_GRP " grp USING (g)"
+    "WITH c AS (SELECT t.g AS g, t.%s AS c, %s AS e FROM %s t JOIN " T_GRP " grp USING (g)"
     " WHERE t.col = %Q AND t.%s IS NOT NULL%s ORDER BY grp.idx)"
-    " SELECT iif((SELECT count(*) FROM c) > %d, '" TOO_MANY_SERIES "', (SELECT %s(%s, c, %Q) FROM c))",
-    zField, zTab, zCol, zField, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "", PLOT_MAX_SERIES,
-    zPlot, zSeries, zTitle);
+    " SELECT iif((SELECT count(*) FROM c) > %d, '" TOO_MANY_SERIES "', (SELECT %s(%s, c, %Q%s) FROM c))",
+    zField, zExtra ? zExtra : "NULL", zTab, zCol, zField, needBoth ? " AND t.pos >= 2 AND t.neg >= 2" : "",
+    PLOT_MAX_SERIES, zPlot, zSeries, zTitle, zExtra ? ", e" : "");
   char *z = query_text(r, zSql);
   sqlite3_free(zSeries);
   sqlite3_free(zSql);
@@ -296,7 +297,7 @@ static void curves_compute(Report *r, CurveSec *s, int pr){
       c->zSvg = pr_lines(r, zTitle, zSel, zWhere, &c->tooMany);
       sqlite3_free(zSeries); sqlite3_free(zSel); sqlite3_free(zWhere);
     }else{
-      c->zSvg = plot_query(r, "plot_curves", T_RES, "roc", zCol, 1, zTitle, &c->tooMany);
+      c->zSvg = plot_query(r, "plot_curves", T_RES, "roc", zCol, 1, zTitle, 0, &c->tooMany);
     }
     sqlite3_free(zTitle);
   }
@@ -332,7 +333,7 @@ static void calibration_compute(Report *r, CalSec *s){
   s->aEce = per_group(r, T_CAL, "ece", zProb, 0);
   per_group_text(r, T_CAL, "rel", zProb, 0, &s->azRel, &s->aHas);
   zTitle = sqlite3_mprintf("Reliability: %s", zProb);
-  s->zRelSvg = plot_query(r, "plot_reliability", T_CAL, "rel", zProb, 0, zTitle, &s->relTooMany);
+  s->zRelSvg = plot_query(r, "plot_reliability", T_CAL, "rel", zProb, 0, zTitle, "t.smooth", &s->relTooMany);
   sqlite3_free(zTitle);
   /* the decision curve over all rows: the model, treat all, treat none */
   zTitle = sqlite3_mprintf("Decision curve: %s (all rows)", zProb);
