@@ -964,6 +964,22 @@ static int boot_weighted_ctx(UncCtx *u, MlBootSpec *spec, int kind, const MlCano
 /* spec.stop: the statement was interrupted. */
 static int unc_stop(void *db){ return ml_interrupted((sqlite3*)db); }
 
+/* The bootstrap's context and spec for a result of K statistics: the
+** kind, the group's level, reps and seed, the interrupt check. */
+static void unc_boot_begin(sqlite3_context *ctx, const MlFuncDesc *d, const UncAgg *p, UncCtx *u,
+                           MlBootSpec *spec, int K){
+  memset(u, 0, sizeof(*u));
+  memset(spec, 0, sizeof(*spec));
+  u->kind = d->kind;
+  spec->level = p->q.level;
+  spec->reps = p->q.reps;
+  spec->seed = (uint64_t)p->q.seed;
+  spec->arg = u;
+  spec->K = K;
+  spec->stop = unc_stop;
+  spec->stopArg = sqlite3_context_db_handle(ctx);
+}
+
 /* decision_curve_ci (rule 13): one bootstrap whose replicate computes the
 ** whole curve; {"level","reps","seed","method","redrawn","n","curve":[{
 ** "threshold","net_benefit","lo","hi","se","percentile","treat_all",
@@ -988,16 +1004,7 @@ static void decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, 
              " got %lld thresholds and reps = %lld", ml_num(z1, DC_CI_MAX_KEPT), (long long)T, (long long)p->q.reps);
     return;
   }
-  memset(&u, 0, sizeof(u));
-  memset(&spec, 0, sizeof(spec));
-  u.kind = d->kind;
-  spec.level = p->q.level;
-  spec.reps = p->q.reps;
-  spec.seed = (uint64_t)p->q.seed;
-  spec.arg = &u;
-  spec.K = (int)T;
-  spec.stop = unc_stop;
-  spec.stopArg = sqlite3_context_db_handle(ctx);
+  unc_boot_begin(ctx, d, p, &u, &spec, (int)T);
   spec.stat = p->weighted ? stat_decision_curve_w : stat_decision_curve;
   rc = ml_samples_sort_canonical(s);
   if( rc==ML_OK ) rc = ml_canon_build(&c, s);
@@ -1069,17 +1076,8 @@ static void boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p){
   void *mem = 0, *scratch = 0;
   MlApGroup *apA = 0;          /* pr_auc_diff's plan in the canonical order */
   int rc;
-  memset(&u, 0, sizeof(u));
-  memset(&spec, 0, sizeof(spec));
   memset(&cB, 0, sizeof(cB));
-  u.kind = d->kind;
-  spec.level = p->q.level;
-  spec.reps = p->q.reps;
-  spec.seed = (uint64_t)p->q.seed;
-  spec.arg = &u;
-  spec.K = 1;
-  spec.stop = unc_stop;
-  spec.stopArg = sqlite3_context_db_handle(ctx);
+  unc_boot_begin(ctx, d, p, &u, &spec, 1);
   rc = ml_samples_sort_canonical(s);
   if( rc==ML_OK ) rc = ml_canon_build(&c, s);
   if( rc ){ sqlite3_result_error_nomem(ctx); return; }
