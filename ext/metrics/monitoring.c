@@ -225,15 +225,13 @@ static void mon_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double
 static void monStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   /* The common row inline: g an INTEGER 0 or 1, x a number, no parameter
   ** (what the checkers accept first; anything else goes through them) */
-  if( argc==2 && sqlite3_value_type(argv[0])==SQLITE_INTEGER ){
-    int t1 = sqlite3_value_type(argv[1]);
-    sqlite3_int64 g = sqlite3_value_int64(argv[0]);
-    if( (t1==SQLITE_FLOAT || t1==SQLITE_INTEGER) && (g & ~(sqlite3_int64)1)==0 ){
-      MonAgg *p = mon_agg(ctx);
-      if( p==0 || p->failed ) return;
-      if( ml_add_row(ctx, &p->smp, (int)g, sqlite3_value_double(argv[1]) + 0.0, 1.0) ) p->failed = 1;
-      return;
-    }
+  int g;
+  double x;
+  if( argc==2 && ml_binary_row_common(argv, sqlite3_value_type(argv[0]), 0, &g, &x) ){
+    MonAgg *p = mon_agg(ctx);
+    if( p==0 || p->failed ) return;
+    if( ml_add_row(ctx, &p->smp, g, x + 0.0, 1.0) ) p->failed = 1;
+    return;
   }
   mon_row(ctx, argc, argv, 1.0, 1);
 }

@@ -70,8 +70,10 @@ int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_valu
 ** be NULL: the name is then read from the function's MlFuncDesc user data.
 ** ml_arg_binary_row_t takes argv[0]'s type t0 already read (a family step
 ** reads it once for the state check, ML_STATE_DIVERT, and the row). */
-static inline int ml_arg_binary_row_t(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
-                                      int t0, int isProb, int *y, double *x){
+/* The common row alone: 1 and *y, *x when it is one, else 0 (nothing read
+** that a checker would miss): the one test behind ml_arg_binary_row_t and
+** the steps that keep their own messages for other rows (monitoring.c's g). */
+static inline int ml_binary_row_common(sqlite3_value **argv, int t0, int isProb, int *y, double *x){
   if( t0==SQLITE_INTEGER ){
     int t1 = sqlite3_value_type(argv[1]);
     if( t1==SQLITE_FLOAT || t1==SQLITE_INTEGER ){
@@ -80,10 +82,15 @@ static inline int ml_arg_binary_row_t(sqlite3_context *ctx, const char *fn, sqli
       if( (v & ~(sqlite3_int64)1)==0 && (!isProb || (d>=0.0 && d<=1.0)) ){
         *y = (int)v;
         *x = d;
-        return ML_ROW_OK;
+        return 1;
       }
     }
   }
+  return 0;
+}
+static inline int ml_arg_binary_row_t(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
+                                      int t0, int isProb, int *y, double *x){
+  if( ml_binary_row_common(argv, t0, isProb, y, x) ) return ML_ROW_OK;
   return ml_arg_binary_row_checked(ctx, fn, argv, isProb, y, x);
 }
 static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
