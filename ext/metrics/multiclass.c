@@ -279,17 +279,13 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
     sqlite3_int64 yv = sqlite3_value_int64(argv[0]);
     int j, isProb = MC_IS_PROB(d->kind);
     if( yv>=0 && yv<p->k ){
+      double sum;
       for(j=0; j<p->k; j++){
         int t = sqlite3_value_type(argv[1+j]);
         if( t!=SQLITE_FLOAT && t!=SQLITE_INTEGER ) break;
         s[j] = sqlite3_value_double(argv[1+j]);
-        if( isProb && !(s[j]>=0.0 && s[j]<=1.0) ) break;
       }
-      if( j==p->k && isProb ){
-        double sum = 0.0;
-        for(j=0; j<p->k; j++) sum += s[j];
-        j = fabs(sum - 1.0)<=1e-6 ? p->k : 0;
-      }
+      if( j==p->k && isProb && ml_prob_row_check(s, p->k, &sum)>=0 ) j = 0;
       if( j==p->k ){
         if( w!=0.0 && mc_append(p, (int)yv, w, s) ){
           mc_clear(p);
@@ -1271,16 +1267,14 @@ static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, i
         for(i=0; i<k; i++) s[i] = ml_double_of(e.p[i]);
         if( MC_IS_PROB(d->kind) ){
           double sum = 0.0;
-          for(i=0; i<k; i++){
-            if( !(s[i]>=0.0 && s[i]<=1.0) ){
-              char zNum[32];
-              sqlite3_snprintf(nErr, zErr, "p_%d must be a probability in [0, 1], got %s in a state", i,
-                               ml_num(zNum, s[i]));
-              return ML_ERROR;
-            }
-            sum += s[i];
+          int bad = ml_prob_row_check(s, k, &sum);
+          if( bad>=0 && bad<k ){
+            char zNum[32];
+            sqlite3_snprintf(nErr, zErr, "p_%d must be a probability in [0, 1], got %s in a state", bad,
+                             ml_num(zNum, s[bad]));
+            return ML_ERROR;
           }
-          if( !(fabs(sum - 1.0)<=1e-6) ){
+          if( bad==k ){
             char zNum[32];
             sqlite3_snprintf(nErr, zErr, "the probabilities of a row must sum to 1 (within 1e-6), got %s "
                              "over p_0..p_k-1 in a state", ml_num(zNum, sum));

@@ -494,8 +494,7 @@ int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, in
   }
   if( isProb ){
     double sum = 0.0;
-    for(i=0; i<k; i++) sum += p[i];
-    if( !(fabs(sum - 1.0)<=1e-6) ){
+    if( ml_prob_row_check(p, k, &sum)>=0 ){       /* every value is in [0, 1] here: the sum */
       char zNum[32];
       ml_error(ctx, fn, "the probabilities of a row must sum to 1 (within 1e-6), got %s over %s",
                ml_num(zNum, sum), nArg==1 ? "probs" : "p_0..p_k-1");

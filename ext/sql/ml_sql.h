@@ -8,6 +8,7 @@
 #ifndef ML_SQL_H
 #define ML_SQL_H
 
+#include <math.h>
 #include "sqlite3ext.h"
 #include "ml_core.h"
 
@@ -96,6 +97,22 @@ static inline int ml_arg_binary_row_t(sqlite3_context *ctx, const char *fn, sqli
 static inline int ml_arg_binary_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
                                     int isProb, int *y, double *x){
   return ml_arg_binary_row_t(ctx, fn, argv, sqlite3_value_type(argv[0]), isProb, y, x);
+}
+/* The rule of a row of k class probabilities (multiclass rule 2): each in
+** [0, 1] and their sum, taken in index order, within 1e-6 of 1 (used as
+** given, never renormalised).  -1 when the row keeps it; else the index of
+** the first value outside [0, 1], or k when only the sum fails.  *pSum
+** gets the sum (for the message).  The one test of the row readers
+** (ml_arg_scores), the multiclass step's inline row and its states. */
+static inline int ml_prob_row_check(const double *p, int k, double *pSum){
+  double sum = 0.0;
+  int i;
+  for(i=0; i<k; i++){
+    if( !(p[i]>=0.0 && p[i]<=1.0) ) return i;
+    sum += p[i];
+  }
+  *pSum = sum;
+  return fabs(sum - 1.0)<=1e-6 ? -1 : k;
 }
 /* A row's weight (weighted twins): a non-negative finite number, or NULL
 ** (the row is skipped); *w gets it, 0 for NULL.  Anything else is an error
