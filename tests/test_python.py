@@ -15,6 +15,10 @@ mleval.loadable_path().
     current one (python/mleval.pth runs _mleval_finder from a site folder,
     here a scratch PYTHONUSERBASE), and a folder mleval without __init__.py
     is not imported as an empty namespace package
+  `import mleval` works from a checkout's python/ on PYTHONPATH with
+    mleval.so in the current and the script's folder (python/sitecustomize.py
+    installs the finder: a .pth outside a site folder is never read), and the
+    next sitecustomize on sys.path (Debian's, a stand-in here) still runs
   mleval.dask opens a shard by its exact name: '%41', '#' and '?' in a path
     are percent-encoded in the file: URI (no other file read, none created);
     the URI's authority is empty, so paths beginning with '//' work, and a
@@ -106,9 +110,39 @@ def check_beside_so(ck):
         shutil.rmtree(scratch)
 
 
+def check_checkout_pythonpath(ck):
+    """PYTHONPATH=<checkout>/python, mleval.so in the current folder or the
+    script's: the checkout's package is imported (issue 46), and another
+    sitecustomize later on sys.path still runs."""
+    scratch = tempfile.mkdtemp(prefix="mleval_ckpath_")
+    try:
+        work = os.path.join(scratch, "work")
+        later = os.path.join(scratch, "later")
+        os.makedirs(work)
+        os.makedirs(later)
+        shutil.copy(LIB_SO, os.path.join(work, "mleval.so"))
+        with open(os.path.join(later, "sitecustomize.py"), "w") as f:
+            f.write("import builtins; builtins.MLEVAL_LATER_SITECUSTOMIZE = 1\n")
+        code = ("import builtins, mleval; print(mleval.__file__); "
+                "print(getattr(builtins, 'MLEVAL_LATER_SITECUSTOMIZE', 0))")
+        with open(os.path.join(work, "script.py"), "w") as f:
+            f.write(code + "\n")
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONNOUSERSITE", "PYTHONSAFEPATH")}
+        env.update(PYTHONPATH=SRC_PY + os.pathsep + later, PYTHONDONTWRITEBYTECODE="1")
+        want = (0, "%s\n1" % os.path.join(SRC_PY, "mleval", "__init__.py"))
+        for what, argv, cwd in (("the current folder (python3 -c)", [sys.executable, "-c", code], work),
+                                ("the script's folder", [sys.executable, os.path.join(work, "script.py")], "/")):
+            p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
+            ck.equal((p.returncode, p.stdout.strip() or p.stderr.strip()[-300:]), want,
+                     "import mleval from the checkout's python/ with mleval.so in %s" % what)
+    finally:
+        shutil.rmtree(scratch)
+
+
 def main():
     ck = mltest.Checker("python helper")
     check_beside_so(ck)
+    check_checkout_pythonpath(ck)
     # load(): the functions are there, extension loading is off again
     con = sqlite3.connect(":memory:")
     mleval.load(con)
