@@ -150,11 +150,15 @@ CREATE TEMP TABLE recal AS
   FROM preds;
 SELECT pt, round(d ->> '$.a', 4) AS nb_recal, round(d ->> '$.b', 4) AS nb_p,
        printf('%.4f [%.4f, %.4f]', d ->> '$.diff', d ->> '$.lo', d ->> '$.hi') AS "delta [95 % CI]",
-       printf('%.2g', d ->> '$.p_value') AS p_value, d ->> '$.diff' = by_hand AS "delta = net_benefit - net_benefit"
+       CASE WHEN d ->> '$.p_value' = 0 THEN printf('< %g', 1.0 / (d ->> '$.reps'))
+            ELSE printf('%.2g', d ->> '$.p_value') END AS p_value,
+       d ->> '$.diff' = by_hand AS "delta = nb_recal - nb_p"
 FROM (SELECT pt, net_benefit_diff_ci(y, p_recal, p, pt) AS d,
              net_benefit(y, p_recal, pt) - net_benefit(y, p, pt) AS by_hand
       FROM recal, (SELECT 0.1 AS pt UNION ALL SELECT 0.2 UNION ALL SELECT 0.3) GROUP BY pt)
 ORDER BY pt;
+.print "- p_value is the bootstrap's: no replicate of the 1000 crossed 0, so it is below 1/1000 (the JSON"
+.print "  holds 0, the share of replicates; mleval-report prints it as here)."
 .print Who is treated (p >= pt) under each, and how many of them are events:
 SELECT pt, sum(p_recal >= pt) AS treated_recal, sum(p >= pt) AS treated_p,
        sum(y = 1 AND p_recal >= pt) AS events_recal, sum(y = 1 AND p >= pt) AS events_p
