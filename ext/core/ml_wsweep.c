@@ -45,6 +45,14 @@
 **      reaches its weight).  On integers every one of these doubles is the
 **      unweighted fold's count, in the same expression.
 **
+**   7. AP's terms dtp * precision are formed on dtp scaled by one power of
+**      two (ml_pow2_scale of the first positive group's weight) and the sum
+**      divided by tp scaled alike: weights near 1e-200 beside others near 1
+**      (expected_pr_auc's p and 1 - p) give precision ~1e-200 and a term
+**      that underflowed to 0 unscaled; a power-of-two scale is exact, so
+**      every other result keeps its bits (integer weights still equal the
+**      rows repeated).
+**
 ** Cost: O(n) a sweep after the sort, and O(n) for the totals (ml_wsweep_init;
 ** ml_wsweep_begin leaves them out, for folds that need none before the end: AP); a tie group's
 ** sum is checked exact addition by addition (TwoSum) and taken over by an
@@ -130,7 +138,7 @@ static double group_weight(const MlSamples *s, int y, ml_i64 j, ml_i64 i){
 ** AP divides by the last tp: no totals first. */
 double ml_wfold_ap(const MlSamples *s){
   ml_i64 i0 = s->n[0], i1 = s->n[1], j0, j1;
-  double tp = 0.0, fp = 0.0, dtp;
+  double tp = 0.0, fp = 0.0, dtp, sp = 0.0;
   MlSum ap = {0.0, 0.0};
   unsigned k = 0;
   while( i1>0 ){
@@ -139,16 +147,17 @@ double ml_wfold_ap(const MlSamples *s){
       j0 = group_start(s, 0, i0, ml_samples_key(s, 0, i0-1));
       fp += group_weight(s, 0, j0, i0);
       i0 = j0;
-      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) return ml_sum_value(&ap) / tp;
+      if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) return 0.0;   /* stopped: the caller discards it */
     }
     j1 = group_start(s, 1, i1, key);
     dtp = group_weight(s, 1, j1, i1);
     tp += dtp;
-    ml_sum_add(&ap, dtp * (tp / (tp + fp)));
+    if( sp==0.0 ) sp = ml_pow2_scale(dtp);      /* rule 7: once, at the first positive group */
+    ml_sum_add(&ap, (dtp * sp) * (tp / (tp + fp)));
     i1 = j1;
     if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
   }
-  return ml_sum_value(&ap) / tp;
+  return ml_sum_value(&ap) / (tp * sp);
 }
 
 double ml_wfold_auroc(const MlSamples *s){
