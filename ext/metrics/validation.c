@@ -182,12 +182,16 @@ static void summary_add(SummarySums *s, int y, double p, double c){
 }
 
 /* The Wald interval est + se qnorm(a), est + se qnorm(1 - a), a = (1 -
-** level)/2 (R's confint.default), or NaNs when est or var is. */
+** level)/2 (R's confint.default), or NaNs when est or var is.  Where 1 - a
+** rounds to 1 (a below 2^-53: level within 2^-52 of 1) the upper end uses
+** -qnorm(a), the same quantile by symmetry, so both ends are finite or
+** neither (qnorm(1) is +Inf; issue 44). */
 static void wald(double est, double var, double level, double *lo, double *hi){
   double a = 0.5*(1.0 - level), se = sqrt(var);
+  double zlo = ml_norm_quantile(a), zhi = 1.0 - a < 1.0 ? ml_norm_quantile(1.0 - a) : -zlo;
   if( isnan(est) || !(var>=0.0) ){ *lo = *hi = NAN; return; }
-  *lo = est + se*ml_norm_quantile(a);
-  *hi = est + se*ml_norm_quantile(1.0 - a);
+  *lo = est + se*zlo;
+  *hi = est + se*zhi;
 }
 
 /* The fits of rule 3 and their Wald intervals (rule 3b) over the runs

@@ -58,3 +58,7 @@ SELECT auroc_test(y, s) FROM preds;
 SELECT auroc_test(x'00', x'00');
 SELECT auroc_test((SELECT ml_state_ordinal(fold % 3, s, s) FROM preds), NULL);
 SELECT auroc_test(y, s, 0, 1) FROM preds;
+-- level within 2^-52 of 1: both ends of every interval finite (1 - a rounds to 1; issue 44)
+SELECT c ->> '$.citl_lo' IS NOT NULL AND c ->> '$.citl_hi' IS NOT NULL AND c ->> '$.slope_hi' IS NOT NULL
+       AND c ->> '$.intercept_hi' > c ->> '$.intercept' AND c ->> '$.intercept_lo' < c ->> '$.intercept'
+FROM (SELECT calibration_summary(y, p, 1 - pow(2, -53)) AS c FROM preds);
