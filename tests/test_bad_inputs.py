@@ -336,8 +336,8 @@ PLOT_BAD = {
     "plot_reliability": [
         ("plot_reliability('a', 1)", REL + "1"),
         ("plot_reliability('a', '[{\"lo\":0}')", REL + "'[{\"lo\":0}': expected ',' or ']' at byte 9"),
-        ("plot_reliability('a', '[{\"lo\":0,\"hi\":0.5,\"n\":1.5,\"mean_p\":0.2,\"frac_pos\":0}]')",
-         REL + "a bin 0 with lo 0, hi 0.5, n 1.5, mean_p 0.2, frac_pos 0"),
+        ("plot_reliability('a', '[{\"lo\":0,\"hi\":0.5,\"n\":-1.5,\"mean_p\":0.2,\"frac_pos\":0}]')",
+         REL + "a bin 0 with lo 0, hi 0.5, n -1.5, mean_p 0.2, frac_pos 0"),
         ("plot_reliability('a', '[]', x'01')", "plot_reliability(): title must be text, got a blob"),
     ],
     "plot_bars": [

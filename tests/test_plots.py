@@ -287,6 +287,47 @@ def test_reliability(con, rng):
         chk.equal(len(d), 1, "reliability has a diagonal")
 
 
+def test_reliability_weighted(con, rng):
+    """Issue 44 item 4: reliability_w JSON, whose n are weight sums (0.5,
+    1, 2 per row): drawn, the legend gives ece_w, each histogram bar's top
+    is its bin's weight sum, and the histogram's axis says weight."""
+    for it in range(6):
+        k = int(rng.integers(1, 4))
+        bins = int(rng.choice([3, 10]))
+        load(con, {"m%d" % i: dataset(rng, int(rng.choice([50, 300])), 0.3, ties=bool(it % 2)) for i in range(k)})
+        con.execute("ALTER TABLE t ADD COLUMN w REAL")
+        con.execute("UPDATE t SET w = CASE abs(random()) % 3 WHEN 0 THEN 0.5 WHEN 1 THEN 1 ELSE 2 END")
+        rows = con.execute("SELECT g, reliability_w(y, p, w, ?), ece_w(y, p, w, ?) FROM t GROUP BY g ORDER BY g",
+                           (bins, bins)).fetchall()
+        svg = con.execute("SELECT plot_reliability(g, r) FROM (SELECT g, reliability_w(y, p, w, ?) AS r FROM t"
+                          " GROUP BY g ORDER BY g)", (bins,)).fetchone()[0]
+        root = parse(svg)
+        hist = axes(root, 1)
+        ns = [q["n"] for _, r, _ in rows for q in json.loads(r)]
+        chk.true(any(n != int(n) for n in ns), "weighted reliability: some n is a weight sum (%r)" % ns[:4])
+        for (name, r, e), text in zip(rows, legend(root)):
+            chk.equal(text, "%s (ECE %.3f)" % (name, e), "weighted reliability legend gives ece_w()")
+        hb = iter(by_class(root, "hist"))
+        ax, bx, ay, by = hist
+        for n in ns:
+            rect = next(hb)
+            chk.true(abs((float(rect.get("y")) - ay) / by - n) * abs(by) <= 0.5,
+                     "weighted histogram bar top at its weight sum %g" % n)
+        chk.equal([e.text for e in by_class(root, "ylabel")], ["fraction of positives", "weight"],
+                  "the weighted histogram's axis says weight")
+    svg = con.execute("SELECT plot_reliability('a', (SELECT reliability(y, p, 5) FROM t))").fetchone()[0]
+    chk.equal([e.text for e in by_class(parse(svg), "ylabel")], ["fraction of positives", "count"],
+              "an unweighted histogram's axis still says count")
+    for bad in ("-0.5", "1e999"):
+        try:
+            con.execute("SELECT plot_reliability('a', '[{\"lo\":0,\"hi\":0.5,\"n\":%s,\"mean_p\":0.2,"
+                        "\"frac_pos\":0}]')" % bad).fetchall()
+            chk.true(False, "plot_reliability: n %s is refused" % bad)
+        except sqlite3.Error as e:
+            chk.true(str(e).startswith("plot_reliability(): bins must be reliability() JSON, got a bin 0"),
+                     "n %s: %s" % (bad, e))
+
+
 def test_bars(con, rng):
     for it in range(20):
         ncat = int(rng.integers(1, 7))
@@ -551,6 +592,7 @@ def main():
     test_curves(con, rng)
     test_large_curve(con, rng)
     test_reliability(con, rng)
+    test_reliability_weighted(con, rng)
     test_bars(con, rng)
     test_lines(con, rng)
     chk.finish()

@@ -24,8 +24,9 @@
 ** Rules:
 **   1. DB is a SQLite database (recognised by its header) or a CSV file with
 **      a header row, imported into an in-memory database as TABLE; a CSV
-**      column whose every non-empty field is a number is typed INTEGER or
-**      REAL, an empty field is NULL.  A leading UTF-8 byte-order mark is
+**      column whose every non-empty field is a decimal number is typed
+**      INTEGER or REAL (0x10, inf, nan are text), an empty field is NULL;
+**      records end at LF, CRLF or a CR alone.  A leading UTF-8 byte-order mark is
 **      skipped; a NUL byte, an unclosed quote or a record whose field count
 **      differs from the header's is an error naming the record (csv.c).
 **   2. Every number comes from mleval's SQL functions and every picture from

@@ -12,8 +12,10 @@
 **      Used with OVER (...), SQLite refuses them ("may not be used as a
 **      window function"); plot a window query's output instead
 **      (docs/decisions.md).
-**   2. curve is pr_curve() or roc_curve() JSON, bins is reliability() JSON,
-**      read by the strict reader of ml_json_read.c; anything else is an error
+**   2. curve is pr_curve() or roc_curve() JSON, bins is reliability() or
+**      reliability_w() JSON (a bin's n a count or a sum of weights: any
+**      finite n >= 0; the histogram's axis says "weight" when an n is not
+**      an integer), read by the strict reader of ml_json_read.c; anything else is an error
 **      naming the function, the argument and what is wrong.  The kind of a
 **      curve is read from its fields (recall/precision or fpr/tpr); all rows
 **      of one plot must be of one kind.
@@ -331,7 +333,9 @@ static int step_reliability(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
     double *b = a + 5*i;
     int ok = 1, f;
     for(f=0; f<5; f++) if( !(b[f]>=0.0) ) ok = 0;
-    if( !(b[0]<=b[1] && b[1]<=1.0 && b[3]<=1.0 && b[4]<=1.0 && b[2]==floor(b[2])) ) ok = 0;
+    /* n is a count (reliability) or a sum of weights (reliability_w): any
+    ** finite n >= 0 (rule 2) */
+    if( !(b[0]<=b[1] && b[1]<=1.0 && b[3]<=1.0 && b[4]<=1.0 && isfinite(b[2])) ) ok = 0;
     if( !ok ){
       ml_error(ctx, fn, "bins must be reliability() JSON, got a bin %lld with lo %g, hi %g, n %g, "
                "mean_p %g, frac_pos %g", (long long)i, b[0], b[1], b[2], b[3], b[4]);
@@ -569,15 +573,19 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
   MlPlotBox hist = {0, 1, 0, 1, 72, 330, 380, 82};
   double maxN = 0;
   ml_i64 i, j, nSmooth = 0;
-  int K = p->nSeries;
+  int K = p->nSeries, weighted = 0;
   for(i=0; i<p->n; i++){
-    for(j=0; j<p->a[i].nPts; j++) if( p->a[i].pts[5*j+2] > maxN ) maxN = p->a[i].pts[5*j+2];
+    for(j=0; j<p->a[i].nPts; j++){
+      double n = p->a[i].pts[5*j+2];
+      if( n > maxN ) maxN = n;
+      if( n!=floor(n) ) weighted = 1;
+    }
   }
   ml_nice_range(0, maxN>0 ? maxN : 1, 4, &hist.y0, &hist.y1);
   hist.y0 = 0;
   ml_svg_begin(s, plot_width(p, "ECE", 1), PLOT_H, p->title ? p->title : "Reliability diagram");
   ml_svg_axes(s, &top, 0, "fraction of positives", 6, 6);
-  ml_svg_axes(s, &hist, "predicted probability", "count", 6, 3);
+  ml_svg_axes(s, &hist, "predicted probability", weighted ? "weight" : "count", 6, 3);
   ml_svg_line(s, &top, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
   for(i=0; i<p->n; i++){
     PlotRow *r = &p->a[i];
@@ -588,7 +596,8 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
       char tip[200], sn[32], sm[32], sf[32];
       const char *name = p->azSeries[r->series];
       ml_format_fixed(sm, bin[3], 3); ml_format_fixed(sf, bin[4], 3);
-      snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
+      if( bin[2]==floor(bin[2]) ) snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
+      else ml_format_double(sn, bin[2]);      /* reliability_w: a sum of weights */
       snprintf(tip, sizeof(tip), "%.*s: n %s, mean p %s, fraction positive %s",
                (int)ml_utf8_cut(name, 60), name, sn, sm, sf);
       xy[2*j] = bin[3]; xy[2*j+1] = bin[4];

@@ -10,7 +10,8 @@
 **   2. Text is escaped (& < > " '), and ill-formed UTF-8 and characters XML
 **      1.0 forbids are written as U+FFFD (html_text), whatever the names.
 **   3. Deterministic: no date, no path other than TABLE's name.
-**   4. Numbers are shown to 3 decimals ("n/a" when not finite); an interval
+**   4. Numbers are shown to 3 decimals ("n/a" when not finite; never
+**      "-0.000": what rounds to zero is "0.000"); an interval
 **      by the delta method is marked with a superscript delta.
 **
 ** Cost: O(size of the page).
@@ -49,9 +50,12 @@ void html_text(sqlite3_str *s, const char *z){
   }
 }
 
+/* d to 3 decimals; a value that rounds to zero is "0.000", never "-0.000"
+** (a CITL of -1e-15 is no sign of anything). */
 void fmt3(char *buf, double d){
-  if( isfinite(d) ) snprintf(buf, 32, "%.3f", d);
-  else snprintf(buf, 32, "n/a");
+  if( !isfinite(d) ){ snprintf(buf, 32, "n/a"); return; }
+  snprintf(buf, 32, "%.3f", d);
+  if( strcmp(buf, "-0.000")==0 ) memmove(buf, buf+1, strlen(buf));
 }
 
 /* A count (a sum of weights with --weight): an integer as %lld writes it,
@@ -137,6 +141,7 @@ static const char *const zCss =
   ".pseudo{background:#fff8e0;padding:.4em .6em;border-left:4px solid #E69F00}"
   "#summary{border:2px solid #0072B2;border-radius:4px;padding:0 .8em .5em;margin:.8em 0;overflow-x:auto}"
   "table.summary th,table.summary td{padding:.25em .4em}table.drift td{white-space:nowrap}"
+  "table.drift{font-size:.9em}table.drift th,table.drift td{padding:.25em .35em}"
   "h2{font-size:1.25em;margin:.5em 0}.ci{color:#555;font-size:.9em;white-space:nowrap}"
   "tr.overall td{font-weight:bold}tr.mean td{font-style:italic}"
   "figure{margin:.5em 0}figure svg{max-width:100%;height:auto}"
