@@ -63,17 +63,18 @@ VALUE = {"y": "1", "g": "1", "time": "2", "event": "1", "s": "0.5", "p": "0.5", 
          "group": "'a'", "...": None}
 
 
-def call(f, names, values, params=None, optional=0):
+def call(f, names, values, optional=()):
     """f's call in the form names, each data argument from values (a role's
-    SQL text; missing roles: VALUE), required parameters at their spec's
-    example (or params[name]), then the first `optional` optional ones."""
+    SQL text; missing roles: VALUE; "..." the middle of a wide form's
+    scores, left out unless values gives it), required parameters at their
+    spec's example, then the optional parameters named in optional, at
+    theirs."""
     spec = {p["name"]: p for p in f["params"]}
-    params = params or {}
     args = []
-    for n in names:
+    for n in list(names) + list(optional):
         if n in spec:
-            args.append(params.get(n, spec[n]["example"]))
-        elif n == "...":
+            args.append(spec[n]["example"])
+        elif n == "..." and values.get("...") is None:
             continue
         else:
             v = values.get(n, VALUE.get(n))
