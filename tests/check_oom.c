@@ -89,22 +89,22 @@ static const char *aCase[] = {
   "SELECT ordinal_report(o, s, p)" W ", auprc_ge(o, p, 2)" W " FROM t",
   /* multiclass.c: k = 3 wide and as JSON, the twins, a window */
   "SELECT g, mc_auroc(o, s, p, z), mc_pr_auc(o, json_array(s, p, z)), mc_log_loss(o, p / 2, p / 2, 1 - p),"
-  " mc_brier(o, json_array(p / 2, p / 2, 1 - p)), mc_auroc_w(o, z, s, p, z), mc_brier_w(o, s, p / 2, p / 2, 1 - p)"
+  " mc_brier(o, json_array(p / 2, p / 2, 1 - p)), mc_auroc_w(o, s, p, z, z), mc_brier_w(o, p / 2, p / 2, 1 - p, s)"
   " FROM t GROUP BY g",
-  "SELECT mc_auroc(o, s, p, z)" W ", mc_pr_auc_w(o, z, json_array(s, p, z))" W ", mc_log_loss(o, p / 2, p / 2, 1 - p)" W
+  "SELECT mc_auroc(o, s, p, z)" W ", mc_pr_auc_w(o, json_array(s, p, z), z)" W ", mc_log_loss(o, p / 2, p / 2, 1 - p)" W
   " FROM t",
   "SELECT mc_brier(o, p, 0.5, 0.5) FROM t",    /* an error with numbers under OOM */
-  "SELECT g, mc_confusion(o, s, p, z), mc_confusion(o, y), mc_confusion_w(o, z, json_array(s, p, z)),"
+  "SELECT g, mc_confusion(o, s, p, z), mc_confusion(o, y), mc_confusion_w(o, json_array(s, p, z), z),"
   " mc_top_k(o, s, p, z), ordinal_rps(o, p / 2, p / 2, 1 - p) FROM t GROUP BY g",
-  "SELECT mc_confusion(o, y)" W ", mc_top_k_w(o, z, s, p, z)" W " FROM t",
+  "SELECT mc_confusion(o, y)" W ", mc_top_k_w(o, s, p, z, z)" W " FROM t",
   "SELECT g, mc_calibration(o, p / 2, p / 2, 1 - p), mc_calibration(o, json_array(p / 2, p / 2, 1 - p), 4),"
-  " mc_calibration_w(o, z, json_array(p, 1 - p, 0), 3) FROM t GROUP BY g",
+  " mc_calibration_w(o, json_array(p, 1 - p, 0), z, 3) FROM t GROUP BY g",
   "SELECT mc_calibration(o, json_array(p, 1 - p, 0), 5)" W " FROM t",
-  "SELECT g, mc_auroc_ci(o, json_array(s, p, z), 0.9, 10, 3), mc_auroc_ci_w(o, z, s, p, z) FROM t GROUP BY g",
+  "SELECT g, mc_auroc_ci(o, json_array(s, p, z), 0.9, 10, 3), mc_auroc_ci_w(o, s, p, z, z) FROM t GROUP BY g",
   /* multiclass states: made (wide, JSON, weighted), merged, read by every
   ** mc_* function (counted and expanded rows), over windows */
-  "SELECT g, hex(ml_state_mc(o, s, p, z)), hex(ml_state_mc_w(o, z, json_array(p / 2, p / 2, 1 - p))) FROM t GROUP BY g",
-  "WITH st AS (SELECT g, ml_state_mc(o, p / 2, p / 2, 1 - p) m, ml_state_mc_w(o, z, p / 2, p / 2, 1 - p) mw"
+  "SELECT g, hex(ml_state_mc(o, s, p, z)), hex(ml_state_mc_w(o, json_array(p / 2, p / 2, 1 - p), z)) FROM t GROUP BY g",
+  "WITH st AS (SELECT g, ml_state_mc(o, p / 2, p / 2, 1 - p) m, ml_state_mc_w(o, p / 2, p / 2, 1 - p, z) mw"
   " FROM t GROUP BY g)"
   " SELECT mc_auroc(m), mc_pr_auc(mw), mc_log_loss(m), mc_brier(mw), mc_confusion(m), mc_top_k(mw),"
   " ordinal_rps(m), mc_calibration(mw, 4), mc_auroc_ci(m, 0.9, 10, 1), hex(ml_merge(m)), hex(ml_merge(mw)) FROM st",

@@ -179,13 +179,13 @@ SPECIAL_BAD = {
 #   an integer or text
 #   mcs = (y, s_0, ..., s_k-1), mcp = (y, p_0, ..., p_k-1): the multiclass family, called
 #   here with k = 2 (p_1 = 1 - p_0, so that a row's probabilities sum to 1); wmcs, wmcp:
-#   their twins (y, w, ...), the weight right after y
+#   their twins (y, ..., w), the weight right after the scores (round 5)
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
           ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
           ("y", "s_0", "...", "s_k-1"): "mcs", ("y", "p_0", "...", "p_k-1"): "mcp",
-          ("y", "w", "s_0", "...", "s_k-1"): "wmcs", ("y", "w", "p_0", "...", "p_k-1"): "wmcp",
+          ("y", "s_0", "...", "s_k-1", "w"): "wmcs", ("y", "p_0", "...", "p_k-1", "w"): "wmcp",
           ("x",): "mean", ("state",): "state", (): "scalar",
           ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone",
           ("y", "s", "group"): "group", ("y", "s", "w", "group"): "wgroup"}
@@ -436,10 +436,10 @@ def call(name, shape, y, x, extra):
     if shape in ("wpair", "wppair"):
         return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
     if shape in MC_SHAPES:
-        if extra:                 # parameters exist only in the JSON form, after the array
-            return "%s(%s, %s'[0.25, 0.75]'%s)" % (name, y, "1, " if shape[0] == "w" else "", extra)
-        return "%s(%s, %s%s, %s)" % (name, y, "1, " if shape[0] == "w" else "", x,
-                                     "1 - %s" % x if shape.endswith("p") else x)
+        if extra:                 # parameters exist only in the JSON form, after the array (and w)
+            return "%s(%s, '[0.25, 0.75]'%s%s)" % (name, y, ", 1" if shape[0] == "w" else "", extra)
+        return "%s(%s, %s, %s%s)" % (name, y, x, "1 - %s" % x if shape.endswith("p") else x,
+                                     ", 1" if shape[0] == "w" else "")
     raise ValueError(shape)
 
 
@@ -495,6 +495,7 @@ def main():
                  (1.0,), what + ": connection works")
 
     records = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+    params_of = {f["name"]: [ps["name"] for ps in f["params"]] for f in records}
     takes_states = {f["name"] for f in records if f["state_args"]}
     # a state given to a weighted twin is sent to the unweighted name (issue 37),
     # which reads weighted states too unless it refuses them (the bootstrap)
@@ -504,7 +505,7 @@ def main():
             continue
         b = f["name"]
         params = "".join(", " + ps["example"] for ps in f["params"][:f["state_args"][1] - 1])
-        maker = "ml_state_mc_w(1, 2, 0.5, 0.5)" if f["family"] == "multiclass" else "ml_state_w(1, 0.5, 2)"
+        maker = "ml_state_mc_w(1, 0.5, 0.5, 2)" if f["family"] == "multiclass" else "ml_state_w(1, 0.5, 2)"
         try:
             con.execute("SELECT %s(st%s) FROM (SELECT %s AS st)" % (b, params, maker)).fetchall()
             weighted_ok[b] = maker
@@ -564,6 +565,10 @@ def main():
                 msg = "%s(): %s" % (name, NOT_A_STATE)
             elif sqlv.startswith("x'") and name in twin_state:
                 msg = twin_state[name]
+            elif sqlv == "2" and shape in MC_SHAPES:       # a class past the scores: where k comes from
+                msg += (" (k = 2: %s holds 2 numbers, so y in 0..1)" % ("probs" if shape.endswith("p") else "scores")
+                        if extra else " (k = 2: 2 %s arguments, so y in 0..1)" % (
+                            "probability" if shape.endswith("p") else "score"))
             ck.error(con, "SELECT " + call(name, shape, sqlv, "0.5", extra), (), msg, name + " bad label " + sqlv)
             after_error(name + " bad label")
         for sqlv, shown in [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if shape in PROB_SHAPES else []):
@@ -580,32 +585,35 @@ def main():
             ck.error(con, "SELECT %s(1, 0.5, 0.5, -2%s)" % (name, extra), (),
                      "%s(): w must be a non-negative finite number, got -2" % name)
             after_error(name + " bad weight")
-        if shape in ("wmcs", "wmcp"):             # the weight right after y
+        if shape in ("wmcs", "wmcp"):             # the weight right after the scores, in each form
             for sqlv, shown in [("-2", "-2"), ("'x'", "text 'x'"), ("1e999", "Inf")]:
-                ck.error(con, "SELECT %s(1, %s, 0.5, 0.5)" % (name, sqlv), (),
-                         "%s(): w must be a non-negative finite number, got %s" % (name, shown))
-                after_error(name + " bad weight")
+                for form in ("0.5, 0.5, %s", "'[0.5, 0.5]', %s") + (("'[0.5, 0.5]', %s" + extra,) if extra else ()):
+                    ck.error(con, "SELECT %s(1, %s)" % (name, form % sqlv), (),
+                             "%s(): w must be a non-negative finite number, got %s" % (name, shown))
+                    after_error(name + " bad weight")
         if shape in MC_SHAPES:                    # the JSON form and the rules of a row's k values
             arr = "probs" if shape.endswith("p") else "scores"
-            w = "1, " if shape[0] == "w" else ""
+            w = ", 1" if shape[0] == "w" else ""
             for sqlv, tail in [("'[0.5, 0.5'", "text '[0.5, 0.5' (expected ',' or ']' at byte 9)"),
                                ("'[0.5]'", "text '[0.5]' (1 element)"), ("0.5", "0.5"), ("x'00'", "a blob"),
                                ("'[0.5, \"a\"]'", "text '[0.5, \"a\"]' (expected a value at byte 6)")]:
                 msg = "%s(): %s must be a JSON array of 2..16 numbers, got %s" % (name, arr, tail)
                 if name.startswith("mc_confusion") and not sqlv.startswith("'["):   # (y, pred): an integer class
                     msg = "%s(): pred must be an integer class in 0..15, got %s" % (name, tail)
-                ck.error(con, "SELECT %s(1, %s%s)" % (name, w, sqlv), (), msg, name + " bad array")
+                ck.error(con, "SELECT %s(1, %s%s)" % (name, sqlv, w), (), msg, name + " bad array")
                 after_error(name + " bad array")
-            ck.error(con, "SELECT %s(y, %sp) FROM (SELECT 0 y, '[0.5, 0.5]' p UNION ALL SELECT 1, '[0.2, 0.3, 0.5]')"
+            ck.error(con, "SELECT %s(y, p%s) FROM (SELECT 0 y, '[0.5, 0.5]' p UNION ALL SELECT 1, '[0.2, 0.3, 0.5]')"
                      % (name, w), (), "%s(): k must be the same in every row of a group: a row with 3 scores after "
                      "rows with 2" % name, name + " k varies")
             after_error(name + " k varies")
             if arr == "probs":
-                ck.error(con, "SELECT %s(1, %s'[0.25, 1.5]')" % (name, w), (),
+                ck.error(con, "SELECT %s(1, '[0.25, 1.5]'%s)" % (name, w), (),
                          "%s(): probs[1] must be a probability in [0, 1], got 1.5" % name)
-                ck.error(con, "SELECT %s(1, %s0.25, 0.5)" % (name, w), (),
-                         "%s(): the probabilities of a row must sum to 1 (within 1e-6), got 0.75 over p_0..p_k-1" % name)
-                ck.error(con, "SELECT %s(1, %s'[0.25, 0.5]')" % (name, w), (),
+                hint = (" (parameters exist only in the JSON form: %s(y, probs%s%s))"
+                        % (name, ", w" if w else "", "".join(", " + ps for ps in params_of[name])) if params_of[name] else "")
+                ck.error(con, "SELECT %s(1, 0.25, 0.5%s)" % (name, w), (),
+                         "%s(): the probabilities of a row must sum to 1 (within 1e-6), got 0.75 over p_0..p_k-1%s" % (name, hint))
+                ck.error(con, "SELECT %s(1, '[0.25, 0.5]'%s)" % (name, w), (),
                          "%s(): the probabilities of a row must sum to 1 (within 1e-6), got 0.75 over probs" % name)
                 after_error(name + " sum")
         for p, tail in badparams:

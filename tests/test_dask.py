@@ -53,10 +53,10 @@ METRICS = {
            "SELECT mc_auroc(c, q0, q1, q2), mc_pr_auc(c, q0, q1, q2), mc_log_loss(c, q0, q1, q2),"
            " mc_confusion(c, q0, q1, q2), mc_top_k(c, q0, q1, q2), mc_calibration(c, json_array(q0, q1, q2), 7),"
            " ordinal_rps(c, q0, q1, q2), mc_auroc_ci(c, json_array(q0, q1, q2), 0.9, 50, 2) FROM preds"),
-    "mcw": ("SELECT ml_state_mc_w(c, len / 8.0, q0, q1, q2) FROM preds",
+    "mcw": ("SELECT ml_state_mc_w(c, q0, q1, q2, len / 8.0) FROM preds",
             {"auroc_w": "mc_auroc(st)", "brier_w": "mc_brier(st)", "conf_w": "mc_confusion(st)"},
-            "SELECT mc_auroc_w(c, len / 8.0, q0, q1, q2), mc_brier_w(c, len / 8.0, q0, q1, q2),"
-            " mc_confusion_w(c, len / 8.0, q0, q1, q2) FROM preds"),
+            "SELECT mc_auroc_w(c, q0, q1, q2, len / 8.0), mc_brier_w(c, q0, q1, q2, len / 8.0),"
+            " mc_confusion_w(c, q0, q1, q2, len / 8.0) FROM preds"),
 }
 
 

@@ -75,8 +75,8 @@ def load(con, k, y, P, w, nshard, rng):
     con.execute("CREATE TABLE st(g, b, bw, bi)")
     for s in range(nshard):
         con.execute("INSERT INTO st SELECT ?, (SELECT ml_state_mc(y, %s) FROM t WHERE g = ?),"
-                    " (SELECT ml_state_mc_w(y, w, probs) FROM t WHERE g = ?),"
-                    " (SELECT ml_state_mc_w(y, wi, %s) FROM t WHERE g = ?)" % (wide, wide), (s, s, s, s))
+                    " (SELECT ml_state_mc_w(y, probs, w) FROM t WHERE g = ?),"
+                    " (SELECT ml_state_mc_w(y, %s, wi) FROM t WHERE g = ?)" % (wide, wide), (s, s, s, s))
     return wide
 
 
@@ -109,7 +109,7 @@ def check_states(ck, con, rng):
         whole = q(con, "SELECT ml_state_mc(y, %s) FROM t" % wide)
         ck.equal(merged, whole, "data %d: merged states = the state of all rows, byte for byte" % i)
         ck.equal(q(con, "SELECT ml_merge(b) FROM st"), whole, "data %d: ml_merge over the group" % i)
-        ck.equal(mergedw, q(con, "SELECT ml_state_mc_w(y, w, %s) FROM t" % wide), "data %d: weighted merge" % i)
+        ck.equal(mergedw, q(con, "SELECT ml_state_mc_w(y, %s, w) FROM t" % wide), "data %d: weighted merge" % i)
         for fn, extra in FUNCS:
             rows_call = "%s(y, %s%s)" % (fn, "probs" if extra else wide, extra)
             want = q(con, "SELECT %s FROM t" % rows_call)
@@ -117,7 +117,7 @@ def check_states(ck, con, rng):
                      % (i, k, nshard, fn + extra))
             ck.equal(q(con, "SELECT %s(?%s)" % (fn, extra), (merged,)), want, "data %d: %s(merged)" % (i, fn + extra))
             wname = fn + "_w"
-            wantw = q(con, "SELECT %s(y, w, %s%s) FROM t" % (wname, "probs" if extra else wide, extra))
+            wantw = q(con, "SELECT %s(y, %s, w%s) FROM t" % (wname, "probs" if extra else wide, extra))
             ck.equal(q(con, "SELECT %s(bw%s) FROM st" % (fn, extra)), wantw, "data %d: %s(weighted states)"
                      % (i, fn + extra))
             if i % 3 == 0:
@@ -134,13 +134,13 @@ def check_states(ck, con, rng):
             # rows, the unweighted shards' rows weighing 1 (odd shards weighted)
             mixed = "(SELECT iif(g %% 2, bw, b) AS m, g FROM st)"
             for fn, extra in FUNCS:
-                wantm = q(con, "SELECT %s_w(y, iif(g %% 2, w, 1), %s%s) FROM t" % (fn, "probs" if extra else wide, extra))
+                wantm = q(con, "SELECT %s_w(y, %s, iif(g %% 2, w, 1)%s) FROM t" % (fn, "probs" if extra else wide, extra))
                 ck.equal(q(con, "SELECT %s(m%s) FROM %s" % (fn, extra, mixed % ())), wantm,
                          "data %d: %s(weighted and unweighted states)" % (i, fn + extra))
                 ck.equal(q(con, "SELECT %s(m%s) FROM (SELECT m FROM %s ORDER BY g %% 2, g)" % (fn, extra, mixed % ())),
                          wantm, "data %d: %s(unweighted states first, then weighted)" % (i, fn + extra))
             ck.equal(q(con, "SELECT mc_auroc(x) FROM (SELECT ml_merge(m) AS x FROM %s)" % (mixed % ())),
-                     q(con, "SELECT mc_auroc_w(y, iif(g %% 2, w, 1), %s) FROM t" % wide),
+                     q(con, "SELECT mc_auroc_w(y, %s, iif(g %% 2, w, 1)) FROM t" % wide),
                      "data %d: ml_merge of weighted and unweighted states" % i)
         if i % 4 == 2:              # probabilities of 1 decimal: repeated rows, counts above 1
             check_windows(ck, con, i)
@@ -150,7 +150,7 @@ def check_states(ck, con, rng):
 def check_maker_windows(ck, con, i, wide):
     """ml_state_mc and ml_state_mc_w as window functions: each frame's state
     is the state of the frame's rows, byte for byte."""
-    for fn in ("ml_state_mc(y, %s)" % wide, "ml_state_mc_w(y, w, probs)"):
+    for fn in ("ml_state_mc(y, %s)" % wide, "ml_state_mc_w(y, probs, w)"):
         got = [r[0] for r in con.execute("SELECT %s OVER (ORDER BY id ROWS BETWEEN 4 PRECEDING AND 1 FOLLOWING)"
                                           " FROM t ORDER BY id" % fn)]
         for j in range(0, len(got), max(1, len(got) // 25)):
@@ -185,7 +185,7 @@ def check_hostile(ck, con):
                     [(i % 3, 0.25, 0.25, 0.5) if i % 2 else (i % 3, 0.125, 0.625, 0.25) for i in range(30)]
                     + [(1, 0.1, 0.3, 0.6), (2, 0.3, 0.3, 0.4)])
     good = con.execute("SELECT ml_state_mc(y, p0, p1, p2) FROM h").fetchone()[0]
-    goodw = con.execute("SELECT ml_state_mc_w(y, 2, p0, p1, p2) FROM h").fetchone()[0]
+    goodw = con.execute("SELECT ml_state_mc_w(y, p0, p1, p2, 2) FROM h").fetchone()[0]
     ck.equal(good[:8], b"MLST\x03\x05\x03\x03", "header: version 3, kind 5, k 3, 3 sections")
     ck.equal(goodw[:8], b"MLST\x03\x06\x03\x03", "weighted header: kind 6")
 
@@ -313,8 +313,8 @@ def check_ci_w(ck, con, rng):
         nshard = 3
         load(con, k, y, P, w, nshard, rng)
         wide = ", ".join("p%d" % j for j in range(k))
-        got = q(con, "SELECT mc_auroc_ci_w(y, w, %s) FROM t" % wide)
-        est = json.loads(q(con, "SELECT mc_auroc_w(y, w, %s) FROM t" % wide))
+        got = q(con, "SELECT mc_auroc_ci_w(y, %s, w) FROM t" % wide)
+        est = json.loads(q(con, "SELECT mc_auroc_w(y, %s, w) FROM t" % wide))
         g = json.loads(got)
         ck.equal(g["ovr_macro"]["estimate"], est["ovr_macro"], "ci_w %d: ovr estimate = mc_auroc_w's" % i)
         ck.equal(g["ovo_macro"]["estimate"], est["ovo_macro"], "ci_w %d: ovo estimate = mc_auroc_w's" % i)
@@ -323,26 +323,26 @@ def check_ci_w(ck, con, rng):
         ck.equal(g["reps"], 1000, "ci_w %d: reps" % i)
         plain = q(con, "SELECT mc_auroc_ci(y, %s) FROM t" % wide)
         for c in ("1", "2", "0.25"):
-            ck.equal(q(con, "SELECT mc_auroc_ci_w(y, %s, %s) FROM t" % (c, wide)), plain,
+            ck.equal(q(con, "SELECT mc_auroc_ci_w(y, %s, %s) FROM t" % (wide, c)), plain,
                      "ci_w %d: weights all %s = mc_auroc_ci's text" % (i, c))
-        shuffled = q(con, "SELECT mc_auroc_ci_w(y, w, probs, 0.9, 100, 4) FROM (SELECT * FROM t ORDER BY random())")
-        ck.equal(shuffled, q(con, "SELECT mc_auroc_ci_w(y, w, probs, 0.9, 100, 4) FROM t"), "ci_w %d: row order" % i)
+        shuffled = q(con, "SELECT mc_auroc_ci_w(y, probs, w, 0.9, 100, 4) FROM (SELECT * FROM t ORDER BY random())")
+        ck.equal(shuffled, q(con, "SELECT mc_auroc_ci_w(y, probs, w, 0.9, 100, 4) FROM t"), "ci_w %d: row order" % i)
         ck.equal(q(con, "SELECT mc_auroc_ci(bw, 0.9, 100, 4) FROM st"),
-                 q(con, "SELECT mc_auroc_ci_w(y, w, probs, 0.9, 100, 4) FROM t"), "ci_w %d: weighted states" % i)
+                 q(con, "SELECT mc_auroc_ci_w(y, probs, w, 0.9, 100, 4) FROM t"), "ci_w %d: weighted states" % i)
         # integer weights: a row of weight 2 is one unit counted twice, not two rows
         rep = q(con, "SELECT mc_auroc_ci(y, %s) FROM (SELECT * FROM t UNION ALL SELECT * FROM t WHERE wi >= 2)" % wide)
-        twice = q(con, "SELECT mc_auroc_ci_w(y, iif(wi >= 2, 2, 1), %s) FROM t" % wide)
+        twice = q(con, "SELECT mc_auroc_ci_w(y, %s, iif(wi >= 2, 2, 1)) FROM t" % wide)
         ck.equal(json.loads(twice)["ovr_macro"]["estimate"], json.loads(rep)["ovr_macro"]["estimate"],
                  "ci_w %d: integer weights: the estimate of the rows repeated" % i)
         ck.true(twice != rep, "ci_w %d: integer weights: not the rows repeated's interval" % i)
         # frames: each equals the aggregate over its rows
-        frames = [r[0] for r in con.execute("SELECT mc_auroc_ci_w(y, w, probs, 0.9, 30, 1) OVER (ORDER BY id ROWS"
+        frames = [r[0] for r in con.execute("SELECT mc_auroc_ci_w(y, probs, w, 0.9, 30, 1) OVER (ORDER BY id ROWS"
                                             " BETWEEN 30 PRECEDING AND CURRENT ROW) FROM t ORDER BY id")]
         for j in (n // 2, n - 1):
-            ck.equal(frames[j], q(con, "SELECT mc_auroc_ci_w(y, w, probs, 0.9, 30, 1) FROM t WHERE id BETWEEN ? AND ?",
+            ck.equal(frames[j], q(con, "SELECT mc_auroc_ci_w(y, probs, w, 0.9, 30, 1) FROM t WHERE id BETWEEN ? AND ?",
                                   (max(0, j - 30), j)), "ci_w %d: frame %d" % (i, j))
-    ck.error(con, "SELECT mc_auroc_ci_w(1, -1, 0.5, 0.5)", (), "mc_auroc_ci_w(): w must be a non-negative finite number, got -1", "a negative weight")
-    ck.equal(q(con, "SELECT mc_auroc_ci_w(1, 0, 0.5, 0.5)"), None, "weight 0 only: NULL")
+    ck.error(con, "SELECT mc_auroc_ci_w(1, 0.5, 0.5, -1)", (), "mc_auroc_ci_w(): w must be a non-negative finite number, got -1", "a negative weight")
+    ck.equal(q(con, "SELECT mc_auroc_ci_w(1, 0.5, 0.5, 0)"), None, "weight 0 only: NULL")
 
 
 def check_size(ck, con, rng):
@@ -356,7 +356,7 @@ def check_size(ck, con, rng):
         load(con, k, y, P, np.ones(n), 1, rng)
         wide = ", ".join("p%d" % j for j in range(k))
         size = q(con, "SELECT length(ml_state_mc(y, %s)) FROM t" % wide)
-        sizew = q(con, "SELECT length(ml_state_mc_w(y, wi, %s)) FROM t" % wide)
+        sizew = q(con, "SELECT length(ml_state_mc_w(y, %s, wi)) FROM t" % wide)
         distinct = q(con, "SELECT count(*) FROM (SELECT DISTINCT y, %s FROM t)" % wide)
         distinctw = q(con, "SELECT count(*) FROM (SELECT DISTINCT y, wi, %s FROM t)" % wide)
         per, perw = (size - 8 - 36 * k - 4) / distinct, (sizew - 8 - 36 * k - 4) / distinctw

@@ -50,7 +50,7 @@ def random_labels(rng, n, k, kind):
 
 
 def wide(fn, k, w=False):
-    return "%s%s(y, %s%s)" % (fn, "_w" if w else "", "w, " if w else "", ", ".join("p%d" % j for j in range(k)))
+    return "%s%s(y, %s%s)" % (fn, "_w" if w else "", ", ".join("p%d" % j for j in range(k)), ", w" if w else "")
 
 
 def auc_or_none(y, s, w=None):
@@ -103,8 +103,9 @@ def ref_pr_auc(y, P, k, w=None):
     wt = np.ones(n) if w is None else w
     Y = np.eye(k)[y]
     W = np.array([wt[y == j].sum() for j in range(k)])
-    per = [average_precision_score(Y[:, j], P[:, j], sample_weight=w) if W[j] > 0 else None
-           for j in range(k)]
+    pos = wt > 0                         # pr_auc's rule: a class needs a row of another class too
+    per = [average_precision_score(Y[:, j], P[:, j], sample_weight=w)
+           if (y[pos] == j).any() and (y[pos] != j).any() else None for j in range(k)]
     r = {"k": k, "n": float(wt.sum()), "per_class": per,
          "micro": average_precision_score(Y, P, average="micro", sample_weight=w)}
     if all(W > 0):
@@ -259,7 +260,7 @@ def check_extras(ck, con, y, P, k, w, what):
     con.executemany("INSERT INTO pr VALUES (?,?,?)", [(int(a), None if w is None else float(b), int(c))
                                                      for a, b, c in zip(y, wt_or_one(w, len(y)), pred)])
     kk = max(2, int(max(y.max(), pred.max())) + 1)
-    q = "SELECT mc_confusion_w(y, w, pred) FROM pr" if tw else "SELECT mc_confusion(y, pred) FROM pr"
+    q = "SELECT mc_confusion_w(y, pred, w) FROM pr" if tw else "SELECT mc_confusion(y, pred) FROM pr"
     check_confusion(ck, con.execute(q).fetchone()[0], ref_confusion(y, pred, kk, w), what + " mc_confusion(y, pred)")
 
 
@@ -295,7 +296,7 @@ def check_calibration(ck, con, y, P, k, w, what):
         if B == 10:
             got = one(con, wide("mc_calibration", k, tw))
         else:
-            got = one(con, "mc_calibration%s(y, %sprobs, %d)" % ("_w" if tw else "", "w, " if tw else "", B))
+            got = one(con, "mc_calibration%s(y, probs, %s%d)" % ("_w" if tw else "", "w, " if tw else "", B))
         want = ref_calibration(y, P, k, w, B)
         g = mltest.json_result(ck, got, want, ["k", "bins", "top_label_ece", "classwise_ece", "per_class_ece", "mce"],
                                "%s mc_calibration bins %d" % (what, B))
@@ -343,7 +344,7 @@ def check_dataset(ck, con, y, P, k, w, what):
     check_calibration(ck, con, y, P, k, w, what)
     # the JSON layout gives the same bits as the wide one
     for fn in FUNCS:
-        jf = "%s(y, %sprobs)" % (fn + "_w" if tw else fn, "w, " if tw else "")
+        jf = "%s(y, probs%s)" % (fn + "_w" if tw else fn, ", w" if tw else "")
         ck.true(one(con, jf) is not None, what + " " + fn + ": a result")
         ck.equal(one(con, jf), one(con, wide(fn, k, tw)), what + " " + fn + " JSON layout = wide")
 
@@ -448,7 +449,7 @@ def test_windows(ck, rng):
         w = mltest.random_weights(rng, n, y, "steps")
         load_rows(con, y, P, k, w, g=rng.integers(0, 3, n))
         exprs = [wide(fn, k) for fn in FUNCS] + ["mc_auroc(y, probs)", wide("mc_pr_auc", k, True),
-                                                   "mc_brier_w(y, w, probs)"]
+                                                   "mc_brier_w(y, probs, w)"]
         for e in exprs:
             mltest.same_as_aggregate(ck, con, e, "ts", "k=%d" % k)
 
@@ -484,7 +485,7 @@ def test_edges(ck):
     con.execute("CREATE TABLE e(y, a, b, c)")
     for fn in FUNCS:
         ck.equal(con.execute("SELECT %s(y, a, b, c) FROM e" % fn).fetchone()[0], None, fn + ": no rows is NULL")
-        ck.equal(con.execute("SELECT %s_w(y, 0, a, b, c) FROM (SELECT 1 y, .2 a, .3 b, .5 c)" % fn).fetchone()[0],
+        ck.equal(con.execute("SELECT %s_w(y, a, b, c, 0) FROM (SELECT 1 y, .2 a, .3 b, .5 c)" % fn).fetchone()[0],
                  None, fn + "_w: no row of positive weight is NULL")
         ck.equal(con.execute("SELECT %s(y, a, b, c) FROM (SELECT NULL y, .2 a, .3 b, .5 c UNION ALL "
                              "SELECT 1, NULL, .5, .5)" % fn).fetchone()[0], None, fn + ": NULL rows skipped")
@@ -493,7 +494,8 @@ def test_edges(ck):
     err = [
         ("SELECT mc_auroc(y, p) FROM (SELECT 0 y, '[0.2, 0.8]' p UNION ALL SELECT 1, '[0.1, 0.2, 0.7]')",
          "mc_auroc(): k must be the same in every row of a group: a row with 3 scores after rows with 2"),
-        ("SELECT mc_auroc(3, .2, .3, .5)", "mc_auroc(): y must be an integer in 0..2, got 3"),
+        ("SELECT mc_auroc(3, .2, .3, .5)", "mc_auroc(): y must be an integer in 0..2, got 3 (k = 3: 3 score arguments, "
+         "so y in 0..2)"),
         ("SELECT mc_auroc(1, .2, 'x', .5)", "mc_auroc(): s_1 must be a number, got text 'x'"),
         ("SELECT mc_brier(1, .2, 1.3, .5)", "mc_brier(): p_1 must be a probability in [0, 1], got 1.3"),
         ("SELECT mc_log_loss(1, .2, .3, .4)",
@@ -504,7 +506,7 @@ def test_edges(ck):
         ("SELECT mc_auroc(1, 0.5)", "mc_auroc(): scores must be a JSON array of 2..16 numbers, got 0.5"),
         ("SELECT mc_auroc(1, '[1]')",
          "mc_auroc(): scores must be a JSON array of 2..16 numbers, got text '[1]' (1 element)"),
-        ("SELECT mc_auroc_w(1, -1, .5, .5)", "mc_auroc_w(): w must be a non-negative finite number, got -1"),
+        ("SELECT mc_auroc_w(1, .5, .5, -1)", "mc_auroc_w(): w must be a non-negative finite number, got -1"),
     ]
     for sql, msg in err:
         ck.error(con, sql, (), msg)
@@ -526,9 +528,10 @@ def test_edges(ck):
         ck.true(first is not None, "%s(%s) is an error" % (fn, row))
         ck.error(con, "SELECT %s(y, a, b, c) FROM (SELECT 0 y, .25 a, .25 b, .5 c UNION ALL SELECT %s)" % (fn, row),
                  (), first, "%s: the bad row %s after a good one" % (fn, row))
-        ck.error(con, "SELECT %s_w(y, w, a, b, c) FROM (SELECT 0 y, 2 w, .25 a, .25 b, .5 c UNION ALL "
-                 "SELECT 1, 1, .5, .25, .25 UNION ALL SELECT %s, 3, %s)" % (fn, row.split(",")[0], row.split(",", 1)[1]),
-                 (), first.replace(fn + "()", fn + "_w()"), "%s_w: the bad row %s after good ones" % (fn, row))
+        ck.error(con, "SELECT %s_w(y, a, b, c, w) FROM (SELECT 0 y, .25 a, .25 b, .5 c, 2 w UNION ALL "
+                 "SELECT 1, .5, .25, .25, 1 UNION ALL SELECT %s, 3)" % (fn, row),
+                 (), first.replace(fn + "()", fn + "_w()").replace(fn + "(y, probs", fn + "_w(y, probs, w"),
+                 "%s_w: the bad row %s after good ones" % (fn, row))
     # a class absent: the averages that need it are null, with the reason
     g = json.loads(con.execute("SELECT mc_auroc(y, a, b, c) FROM (SELECT 0 y, .2 a, .3 b, .5 c UNION ALL "
                                "SELECT 1, .1, .6, .3 UNION ALL SELECT 0, .5, .4, .1)").fetchone()[0])
@@ -536,6 +539,17 @@ def test_edges(ck):
     ck.equal(g["reason"], "class 2 has no row: ovr_macro, ovr_weighted, ovo_macro and ovo_weighted need every class",
              "absent class: reason")
     ck.true(g["micro"] is not None, "absent class: micro defined")
+    # a class holding every row: its per_class value is null, as pr_auc's and
+    # auroc's over one class are (issue 46), with the reason
+    one_class = "FROM (SELECT 1 y, .2 a, .7 b, .1 c UNION ALL SELECT 1, .5, .4, .1 UNION ALL SELECT 1, .3, .3, .4)"
+    ck.equal(con.execute("SELECT pr_auc(y = 1, b) " + one_class).fetchone()[0], None, "pr_auc over one class is NULL")
+    for fn, binary in (("mc_pr_auc", "pr_auc"), ("mc_auroc", "auroc")):
+        for tw in ("", "_w"):
+            g = json.loads(con.execute("SELECT %s%s(y, a, b, c%s) %s" % (fn, tw, ", 2" if tw else "", one_class)).fetchone()[0])
+            ck.equal(g["per_class"], [None, None, None], fn + tw + ": a class holding every row is null, as " + binary + "'s")
+            ck.true(g["reason"].endswith("; class 1 holds every row: its per_class value is null, as %s over one class"
+                                         % binary), fn + tw + ": the reason names the class holding every row: " + g["reason"])
+            ck.true(g["micro"] is not None, fn + tw + ": one class: micro defined")
 
 
 def test_records(ck):

@@ -20,16 +20,17 @@
 **       bootstrap (1000 replicates, seed 0, level 0.95, as pr_auc_ci) of ovr_macro and
 **       ovo_macro: {"ovr_macro":{"estimate","lo","hi","se","percentile"},"ovo_macro":{...},
 **       "level","reps","seed","method","redrawn","k","n"}
-**   ml_state_mc(y, s_0, ..., s_k-1 | y, scores), ml_state_mc_w(y, w, ...)  BLOB: a
+**   ml_state_mc(y, s_0, ..., s_k-1 | y, scores), ml_state_mc_w(y, ..., w)  BLOB: a
 **       multiclass partial state (ml_state.h kinds 5, 6; rule 12)
-**   mc_auroc_ci_w(y, w, ...)          mc_auroc_ci's weighted bootstrap (rule 11)
+**   mc_auroc_ci_w(y, ..., w [, ...])  mc_auroc_ci's weighted bootstrap (rule 11)
 **   mc_calibration(y, p_0, ..., p_k-1 | y, probs [, bins])  JSON {"k","bins",
 **       "top_label_ece","classwise_ece","per_class_ece","mce"}: the binary ece's
 **       equal-width bins (default 10) on (max p, argmax = y) and on each (p_j, y = j)
 ** each also as NAME(y, scores) / NAME(y, probs), one JSON array of the k
 ** values ('[0.2, 0.5, 0.3]', or json_group_array(p ORDER BY class) over long rows),
-** and each with a weighted twin NAME_w(y, w, p_0, ..., p_k-1) /
-** NAME_w(y, w, probs): the weight right after the label.
+** and each with a weighted twin NAME_w(y, p_0, ..., p_k-1, w) /
+** NAME_w(y, probs, w [, params]): the weight right after the scores, as in
+** every twin (the driver places it: ML_FN_TWIN_WLAST, rule 14).
 **
 ** Rules:
 **   1. k is the number of scores, 2..16 (MC_MAX_K, as the ordinal family's cuts), the same in every row of
@@ -48,7 +49,8 @@
 **      the JSON results, a class with no row makes the per-class value and
 **      every average that needs each class null (ovr_*, ovo_*, macro,
 **      weighted), and "reason" names the class; micro needs only a row.  A
-**      class holding every row makes its per-class value null as well.
+**      class holding every row makes its per-class value null as well
+**      (rule 16).
 **   5. OvR per class: the binary AUC / average precision of (y = j, p_j),
 **      ties counting 1/2 (AUC) or as one threshold (AP), as roc_auc_score
 **      and average_precision_score.  micro: the same over the n k pairs
@@ -99,6 +101,24 @@
 **      k numbers in the wide form, after the group's first row); any other
 **      row goes through mc_row and ml_arg_scores, which read it again, so
 **      both paths take the same rows and give the same errors.
+**  14. Twins: the weight comes right after the scores, as in every twin
+**      (round 5): the last argument of the wide form, the argument after
+**      the array in the JSON form, before its parameters.  The driver
+**      places it (ML_FN_TWIN_WLAST: argv[1] a JSON array, or not); a row
+**      whose argv[1] is NULL is skipped, its weight read as the wide form's.
+**      A call in round 4's order (y, w, s_0, ...) has the same arity as
+**      this one and cannot be told from it (docs/multiclass.md).
+**  15. Scale (docs/weights.md, "Scale"): a weighted group's weights are
+**      multiplied by one power of two (ml_pow2_scale of the largest) while
+**      a result is computed and restored after it (exact both ways), so
+**      that no product of weight sums (P N, the Mann-Whitney sums, kappa's
+**      and mcc's margins, w p in the means) underflows or overflows,
+**      whatever the weights' scale; c w gives w's result, bit for bit when
+**      c is a power of two.  Sums of weights in a result (n, matrix,
+**      support) are reported at the weights' own scale.
+**  16. A class holding every row of a group has no OvR per-class value:
+**      its AUROC and average precision are null, as auroc and pr_auc over
+**      one class are, and "reason" says so.
 **
 ** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k; over
 ** unweighted states the same per distinct tuple of their merge (O(entries
@@ -120,6 +140,7 @@
 ** weighted matrix: k^2 exact sums) for mc_confusion; k exact sums for
 ** mc_top_k.
 */
+#include <float.h>
 #include <math.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
@@ -155,20 +176,12 @@ static void mc_clear(McAgg *p){
   p->head = p->n = p->cap = 0;
 }
 
-/* True when v is text that starts (after spaces) with '[': a JSON array. */
-static int mc_is_array(sqlite3_value *v){
-  const unsigned char *z;
-  if( sqlite3_value_type(v)!=SQLITE_TEXT || (z = sqlite3_value_text(v))==0 ) return 0;
-  while( *z==' ' || *z=='\t' || *z=='\n' || *z=='\r' ) z++;
-  return *z=='[';
-}
-
 /* How many parameters the call gives: only the JSON form has them, after
 ** the array (mc_calibration(y, probs, bins), mc_auroc_ci(y, scores, level,
 ** reps, seed)); a wide call has none. */
 static int mc_has_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv){
   if( d->aParam==0 || argc<3 ) return 0;
-  if( mc_is_array(argv[1]) ) return argc-2;
+  if( ml_value_is_array(argv[1]) ) return argc-2;
   /* a state's own call of the step: (NULL, NULL, parameters...) */
   if( sqlite3_value_type(argv[0])==SQLITE_NULL && sqlite3_value_type(argv[1])==SQLITE_NULL
    && ml_state_nested(ctx) ) return argc-2;
@@ -180,9 +193,11 @@ static int mc_has_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sql
 ** "score" is pred (rule 8). */
 static int mc_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                   int *y, double *s, int *k){
-  int rc;
+  char zWide[160];
+  ml_i64 yv;
+  int rc, nArg;
   if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return ML_ROW_SKIP;
-  if( d->kind==MC_CONFUSION && argc==2 && !mc_is_array(argv[1]) ){
+  if( d->kind==MC_CONFUSION && argc==2 && !ml_value_is_array(argv[1]) ){
     ml_i64 pr;
     char zWhat[40];
     if( sqlite3_value_type(argv[1])==SQLITE_NULL ) return ML_ROW_SKIP;
@@ -198,9 +213,38 @@ static int mc_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_v
     *k = 1;
     return ml_arg_label(ctx, d->name, argv[0], MC_MAX_K-1, y);
   }
-  rc = ml_arg_scores(ctx, d->name, argv+1, mc_has_param(ctx, d, argc, argv) ? 1 : argc-1, MC_IS_PROB(d->kind),
-                     MC_MAX_K, s, k);
+  nArg = mc_has_param(ctx, d, argc, argv) ? 1 : argc-1;
+  if( nArg>1 && d->aParam ){
+    /* a wide call with a parameter reads it as one more score: say where
+    ** parameters go (rule 10) */
+    char zPar[96];
+    int i, n = 0;
+    zPar[0] = 0;
+    for(i=0; d->aParam[i]; i++){
+      sqlite3_snprintf((int)sizeof(zPar) - n, zPar + n, ", %s", d->aParam[i]->name);
+      n += (int)strlen(zPar + n);
+    }
+    sqlite3_snprintf((int)sizeof(zWide), zWide, "parameters exist only in the JSON form: %s(y, %s%s%s)", d->name,
+                     MC_IS_PROB(d->kind) ? "probs" : "scores", (d->flags & ML_FN_TWIN) ? ", w" : "", zPar);
+  }
+  rc = ml_arg_scores(ctx, d->name, argv+1, nArg, MC_IS_PROB(d->kind), MC_MAX_K, nArg>1 && d->aParam ? zWide : 0,
+                     s, k);
   if( rc!=ML_ROW_OK ) return rc;
+  if( ml_value_integer(argv[0], *k, (ml_i64)1<<53, &yv) ){
+    /* a class past the scores: a score column missing, most often; the
+    ** words of ml_arg_label's message, then where k comes from */
+    char zNum[32], zWhat[48];
+    if( *k==2 ) sqlite3_snprintf(sizeof(zWhat), zWhat, "0 or 1");
+    else sqlite3_snprintf(sizeof(zWhat), zWhat, "an integer in 0..%d", *k-1);
+    if( nArg>1 ){
+      ml_error(ctx, d->name, "y must be %s, got %s (k = %d: %d %s arguments, so y in 0..%d)", zWhat,
+               ml_num(zNum, (double)yv), *k, *k, MC_IS_PROB(d->kind) ? "probability" : "score", *k-1);
+    }else{
+      ml_error(ctx, d->name, "y must be %s, got %s (k = %d: %s holds %d numbers, so y in 0..%d)", zWhat,
+               ml_num(zNum, (double)yv), *k, MC_IS_PROB(d->kind) ? "probs" : "scores", *k, *k-1);
+    }
+    return ML_ROW_ERR;
+  }
   return ml_arg_label(ctx, d->name, argv[0], *k-1, y);
 }
 
@@ -332,7 +376,7 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
 /*
 ** SQL function: mc_auroc(y, s_0, ..., s_k-1 | y, scores), mc_pr_auc(...),
 **   mc_log_loss(y, p_0, ..., p_k-1 | y, probs), mc_brier(...)  -- xStep, xInverse; the twins
-**   NAME_w(y, w, ...) come through the driver (ML_FN_TWIN_W1) to the _w pair.
+**   NAME_w(y, ..., w) come through the driver (ML_FN_TWIN_WLAST) to the _w pair.
 */
 static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 0) ) return;
@@ -637,7 +681,8 @@ static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, 
 
 /* Everything mc_auroc and mc_pr_auc report. */
 typedef struct McRank {
-  int k, absent;                 /* absent: the first class with no row, or -1 */
+  int k, absent, full;           /* absent: the first class with no row, or -1; full:
+                                 ** the class holding every row, or -1 (rule 16) */
   double n;                      /* rows, or their weight */
   double W[MC_MAX_K];            /* each class's rows (weight) */
   double auc[MC_MAX_K], ap[MC_MAX_K];        /* OvR per class, NaN when undefined */
@@ -681,12 +726,16 @@ static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
     P = R->W[i];
     N = R->n - P;
     R->auc[i] = P>0.0 && N>0.0 ? cs.uOvr / (P*N) : NAN;
-    R->ap[i] = P>0.0 ? cs.ap / P : NAN;
+    R->ap[i] = P>0.0 && N>0.0 ? cs.ap / P : NAN;      /* one class only: null (rule 16) */
     for(c=0; c<k; c++){
       R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? cs.u[c] / (P*R->W[c]) : NAN;
     }
   }
-  for(c=k-1; c>=0; c--) if( R->W[c]==0.0 ) R->absent = c;
+  R->full = -1;
+  for(c=k-1; c>=0; c--){
+    if( R->W[c]==0.0 ) R->absent = c;
+    if( R->W[c]==R->n ) R->full = c;
+  }
   rc = ML_OK;
   if( weighted ) rc = mc_sweep_micro(p, col, weighted, unit, &buf, &nBuf, &U, &AP, &P, &N);
   else mc_sweep_micro_counts(p, col, unit, &U, &AP, &P, &N);
@@ -710,22 +759,29 @@ static double mc_average(const double *v, const double *wt, int k){
   return s / sw;
 }
 
-static void mc_json_array(MlJson *j, const double *v, int k){
+/* v[0..k) times f (1, or rule 15's factor back to the weights' scale). */
+static void mc_json_array(MlJson *j, const double *v, int k, double f){
   int i;
   ml_json_begin_array(j);
-  for(i=0; i<k; i++) ml_json_double(j, v[i]);
+  for(i=0; i<k; i++) ml_json_double(j, v[i]*f);
   ml_json_end_array(j);
 }
 
-static void mc_json_reason(MlJson *j, const McRank *R, const char *zWhat){
-  char z[160];
+static void mc_json_reason(MlJson *j, const McRank *R, const char *zWhat, const char *zBinary){
+  char z[320];
+  int n;
   if( R->absent<0 ) return;
   sqlite3_snprintf(sizeof(z), z, "class %d has no row: %s need every class", R->absent, zWhat);
+  if( R->full>=0 ){
+    n = (int)strlen(z);
+    sqlite3_snprintf((int)sizeof(z) - n, z + n, "; class %d holds every row: its per_class value is null, "
+                     "as %s over one class", R->full, zBinary);
+  }
   ml_json_key(j, "reason");
   ml_json_string(j, z);
 }
 
-static void mc_auroc_json(sqlite3_context *ctx, const McRank *R){
+static void mc_auroc_json(sqlite3_context *ctx, const McRank *R, double unscale){
   MlJson j;
   int k = R->k, a, b, np = 0;
   double s = 0.0, sw = 0.0, sp = 0.0;
@@ -741,30 +797,30 @@ static void mc_auroc_json(sqlite3_context *ctx, const McRank *R){
   ml_json_init(&j);
   ml_json_begin_object(&j);
   ml_json_key(&j, "k");            ml_json_int(&j, k);
-  ml_json_key(&j, "n");            ml_json_double(&j, R->n);
+  ml_json_key(&j, "n");            ml_json_double(&j, R->n*unscale);
   ml_json_key(&j, "ovr_macro");    ml_json_double(&j, mc_average(R->auc, 0, k));
   ml_json_key(&j, "ovr_weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->auc, R->W, k));
   ml_json_key(&j, "micro");        ml_json_double(&j, R->microAuc);
   ml_json_key(&j, "ovo_macro");    ml_json_double(&j, s / np);
   ml_json_key(&j, "ovo_weighted"); ml_json_double(&j, sp / sw);
-  ml_json_key(&j, "per_class");    mc_json_array(&j, R->auc, k);
-  mc_json_reason(&j, R, "ovr_macro, ovr_weighted, ovo_macro and ovo_weighted");
+  ml_json_key(&j, "per_class");    mc_json_array(&j, R->auc, k, 1.0);
+  mc_json_reason(&j, R, "ovr_macro, ovr_weighted, ovo_macro and ovo_weighted", "auroc");
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
 
-static void mc_pr_auc_json(sqlite3_context *ctx, const McRank *R){
+static void mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale){
   MlJson j;
   int k = R->k;
   ml_json_init(&j);
   ml_json_begin_object(&j);
   ml_json_key(&j, "k");        ml_json_int(&j, k);
-  ml_json_key(&j, "n");        ml_json_double(&j, R->n);
+  ml_json_key(&j, "n");        ml_json_double(&j, R->n*unscale);
   ml_json_key(&j, "macro");    ml_json_double(&j, mc_average(R->ap, 0, k));
   ml_json_key(&j, "weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->ap, R->W, k));
   ml_json_key(&j, "micro");    ml_json_double(&j, R->microAp);
-  ml_json_key(&j, "per_class"); mc_json_array(&j, R->ap, k);
-  mc_json_reason(&j, R, "macro and weighted");
+  ml_json_key(&j, "per_class"); mc_json_array(&j, R->ap, k, 1.0);
+  mc_json_reason(&j, R, "macro and weighted", "pr_auc");
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
 }
@@ -834,7 +890,7 @@ static double mc_kappa(const double *C, const double *rowS, const double *colS, 
   return den!=0.0 ? 1.0 - num / den : NAN;
 }
 
-static void mc_confusion_json(sqlite3_context *ctx, const double *C, int K){
+static void mc_confusion_json(sqlite3_context *ctx, const double *C, int K, double unscale){
   double rowS[MC_MAX_K], colS[MC_MAX_K], prec[MC_MAX_K], rec[MC_MAX_K], f1[MC_MAX_K];
   double n = 0.0, tr = 0.0, ba = 0.0, mf = 0.0, wf = 0.0, cov, vt = 0.0, vp = 0.0, tp = 0.0;
   int i, j, nba = 0, nmf = 0;
@@ -864,17 +920,17 @@ static void mc_confusion_json(sqlite3_context *ctx, const double *C, int K){
   ml_json_init(&js);
   ml_json_begin_object(&js);
   ml_json_key(&js, "k"); ml_json_int(&js, K);
-  ml_json_key(&js, "n"); ml_json_double(&js, n);
+  ml_json_key(&js, "n"); ml_json_double(&js, n*unscale);
   ml_json_key(&js, "matrix");
   ml_json_begin_array(&js);
-  for(i=0; i<K; i++) mc_json_array(&js, C + (size_t)i*K, K);
+  for(i=0; i<K; i++) mc_json_array(&js, C + (size_t)i*K, K, unscale);
   ml_json_end_array(&js);
   ml_json_key(&js, "accuracy");          ml_json_double(&js, tr / n);
   ml_json_key(&js, "balanced_accuracy"); ml_json_double(&js, nba ? ba / nba : NAN);
-  ml_json_key(&js, "precision");         mc_json_array(&js, prec, K);
-  ml_json_key(&js, "recall");            mc_json_array(&js, rec, K);
-  ml_json_key(&js, "f1");                mc_json_array(&js, f1, K);
-  ml_json_key(&js, "support");           mc_json_array(&js, rowS, K);
+  ml_json_key(&js, "precision");         mc_json_array(&js, prec, K, 1.0);
+  ml_json_key(&js, "recall");            mc_json_array(&js, rec, K, 1.0);
+  ml_json_key(&js, "f1");                mc_json_array(&js, f1, K, 1.0);
+  ml_json_key(&js, "support");           mc_json_array(&js, rowS, K, unscale);
   ml_json_key(&js, "macro_f1");          ml_json_double(&js, nmf ? mf / nmf : NAN);
   ml_json_key(&js, "weighted_f1");       ml_json_double(&js, wf / n);
   ml_json_key(&js, "micro_f1");          ml_json_double(&js, tr / n);
@@ -987,7 +1043,7 @@ static void mc_calib_json(sqlite3_context *ctx, const McAgg *p, ml_i64 B){
   ml_json_key(&js, "bins");          ml_json_int(&js, B);
   ml_json_key(&js, "top_label_ece"); ml_json_double(&js, top);
   ml_json_key(&js, "classwise_ece"); ml_json_double(&js, sum / p->k);
-  ml_json_key(&js, "per_class_ece"); mc_json_array(&js, per, p->k);
+  ml_json_key(&js, "per_class_ece"); mc_json_array(&js, per, p->k, 1.0);
   ml_json_key(&js, "mce");           ml_json_double(&js, mce);
   ml_json_end_object(&js);
   ml_result_json(ctx, &js);
@@ -1313,10 +1369,37 @@ static void mc_state_result(sqlite3_context *ctx, const McAgg *p, int weighted){
 
 /* ------------------------------------------------------------ results */
 
+/* Rule 15: multiplies the n rows' weights by f, a power of two. */
+static void mc_weights_times(McAgg *p, double f){
+  size_t st = MC_STRIDE(p);
+  ml_i64 i;
+  for(i=0; i<p->n; i++) p->a[(size_t)(p->head + i)*st + 1] *= f;
+}
+
+/* Rule 15: the power of two that brings the largest weight to [1, 2)
+** (ml_pow2_scale), applied to every weight; 1 (nothing applied) when a
+** weight times it would leave the normal range, where it could not be
+** undone exactly (weights spanning more than 2^1021). */
+static double mc_weights_scale(McAgg *p){
+  size_t st = MC_STRIDE(p);
+  double mx = 0.0, mn = INFINITY, sc;
+  ml_i64 i;
+  for(i=0; i<p->n; i++){
+    double w = p->a[(size_t)(p->head + i)*st + 1];
+    if( w>mx ) mx = w;
+    if( w<mn ) mn = w;
+  }
+  sc = ml_pow2_scale(mx);
+  if( sc==1.0 || !(mn*sc>=DBL_MIN) ) return 1.0;
+  mc_weights_times(p, sc);
+  return sc;
+}
+
 static void mc_compute(sqlite3_context *ctx, McAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   int c;
   int weighted = (d->flags & ML_FN_TWIN)!=0 || (p && p->wstate);
+  double sc = 1.0;
   for(c=0; p && d->aParam && d->aParam[c]; c++){
     if( ml_param_check(ctx, d->name, d->aParam[c]->name, &p->par[c]) ) return;
   }
@@ -1325,14 +1408,17 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     return;
   }
   if( d->kind==MC_STATE ){
-    mc_state_result(ctx, p, weighted);
-  }else if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER || d->kind==MC_RPS ){
+    mc_state_result(ctx, p, weighted);            /* the weights as given */
+    return;
+  }
+  if( weighted ) sc = mc_weights_scale(p);
+  if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER || d->kind==MC_RPS ){
     sqlite3_result_double(ctx, mc_mean_term(p, d->kind));
   }else if( d->kind==MC_CONFUSION ){
     double *C = ml_malloc((uint64_t)MC_MAX_K*MC_MAX_K*sizeof(double));
     int K;
     if( C==0 || mc_matrix(p, weighted || p->counted, C, &K) ) sqlite3_result_error_nomem(ctx);
-    else mc_confusion_json(ctx, C, K);
+    else mc_confusion_json(ctx, C, K, 1.0/sc);
     ml_free(C);
   }else if( d->kind==MC_TOP_K ){
     mc_top_k_json(ctx, p);
@@ -1344,10 +1430,11 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     McRank *R = ml_malloc(sizeof(*R));
     int rc = R ? mc_rank(p, weighted, R, 0) : ML_NOMEM;
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-    else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R);
-    else if( rc==ML_OK ) mc_pr_auc_json(ctx, R);
+    else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R, 1.0/sc);
+    else if( rc==ML_OK ) mc_pr_auc_json(ctx, R, 1.0/sc);
     ml_free(R);
   }
+  if( sc!=1.0 ) mc_weights_times(p, 1.0/sc);      /* the rows as they came (xInverse matches them) */
 }
 
 static void mc_result(sqlite3_context *ctx, McAgg *p, int isFinal){
@@ -1374,16 +1461,17 @@ static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_in
 
 #define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */
 #define MC_SIG_P   "y, p_0, ..., p_k-1 | y, probs"        /* probabilities */
-#define MC_SIG_SW  "y, w, s_0, ..., s_k-1 | y, w, scores"
-#define MC_SIG_PW  "y, w, p_0, ..., p_k-1 | y, w, probs"
-#define MC_TWIN  (ML_FN_TWIN | ML_FN_TWIN_W1 | ML_FN_NO_STATE)
+#define MC_SIG_SW  "y, s_0, ..., s_k-1, w | y, scores, w"
+#define MC_SIG_PW  "y, p_0, ..., p_k-1, w | y, probs, w"
+#define MC_TWIN  (ML_FN_TWIN | ML_FN_TWIN_WLAST | ML_FN_NO_STATE)
 
 static const MlParamSpec psBins = ML_PARAM_INT("bins", 1, 100000, "10", "10");
 /* mc_auroc_ci: the uncertainty family's level and reps; a seed up to 2^53
 ** (the group's value is held as a double, MlParam) */
 static const MlParamSpec psSeed = ML_PARAM_INT("seed", 0, 9007199254740992LL, "0", "7");
 
-/* y and 2..16 scores (or y and one JSON array); the twins with w after y */
+/* y and 2..16 scores (or y and one JSON array); the twins with w right
+** after the scores, as every twin (round 5; round 4 had it after y) */
 const MlFuncDesc ml_multiclass_functions[] = {
   { "mc_auroc",      MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_AUROC,    ML_FN_JSON, 0 },
   { "mc_pr_auc",     MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_PR_AUC,   ML_FN_JSON, 0 },
@@ -1398,16 +1486,16 @@ const MlFuncDesc ml_multiclass_functions[] = {
     ML_FN_JSON, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeed) },
   { "ml_state_mc",   MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_STATE,    ML_FN_BLOB | ML_FN_NO_STATE, 0 },
   { "ml_state_mc_w", MC_SIG_SW,  3, MC_MAX_K+2, &famMc, 0, MC_STATE,    ML_FN_BLOB | MC_TWIN, 0 },
-  { "mc_auroc_ci_w", "y, w, s_0, ..., s_k-1 | y, w, scores [, level, reps, seed]", 3, MC_MAX_K+2, &famMc, 0,
+  { "mc_auroc_ci_w", "y, s_0, ..., s_k-1, w | y, scores, w [, level, reps, seed]", 3, MC_MAX_K+2, &famMc, 0,
     MC_AUROC_CI, ML_FN_JSON | MC_TWIN, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeed) },
   { "mc_auroc_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_AUROC,    ML_FN_JSON | MC_TWIN, 0 },
   { "mc_pr_auc_w",   MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_PR_AUC,   ML_FN_JSON | MC_TWIN, 0 },
   { "mc_log_loss_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_LOG_LOSS, MC_TWIN, 0 },
   { "mc_brier_w",    MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_BRIER,    MC_TWIN, 0 },
-  { "mc_confusion_w", MC_SIG_SW " | y, w, pred", 3, MC_MAX_K+2, &famMc, 0, MC_CONFUSION, ML_FN_JSON | MC_TWIN, 0 },
+  { "mc_confusion_w", MC_SIG_SW " | y, pred, w", 3, MC_MAX_K+2, &famMc, 0, MC_CONFUSION, ML_FN_JSON | MC_TWIN, 0 },
   { "mc_top_k_w",    MC_SIG_SW, 3, MC_MAX_K+2, &famMc, 0, MC_TOP_K,    ML_FN_JSON | MC_TWIN, 0 },
   { "ordinal_rps_w", MC_SIG_PW, 3, MC_MAX_K+2, &famMc, 0, MC_RPS,      MC_TWIN, 0 },
-  { "mc_calibration_w", "y, w, p_0, ..., p_k-1 | y, w, probs [, bins]", 3, MC_MAX_K+2, &famMc, 0, MC_CALIB,
+  { "mc_calibration_w", "y, p_0, ..., p_k-1, w | y, probs, w [, bins]", 3, MC_MAX_K+2, &famMc, 0, MC_CALIB,
     ML_FN_JSON | MC_TWIN, ML_PARAMS(&psBins) },
   { 0 }
 };

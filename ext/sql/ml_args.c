@@ -439,8 +439,15 @@ void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc){
   }
 }
 
+int ml_value_is_array(sqlite3_value *v){
+  const unsigned char *z;
+  if( sqlite3_value_type(v)!=SQLITE_TEXT || (z = sqlite3_value_text(v))==0 ) return 0;
+  while( *z==' ' || *z=='\t' || *z=='\n' || *z=='\r' ) z++;
+  return *z=='[';
+}
+
 int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int nArg,
-                  int isProb, int kMax, double *p, int *pk){
+                  int isProb, int kMax, const char *zWide, double *p, int *pk){
   char zName[24];
   const char *zArr = isProb ? "probs" : "scores";
   int i, k, rc;
@@ -488,7 +495,18 @@ int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, in
         return ML_ROW_SKIP;
       }
       sqlite3_snprintf(sizeof(zName), zName, isProb ? "p_%d" : "s_%d", i);
-      rc = isProb ? ml_arg_prob(ctx, fn, zName, argv[i], &p[i]) : ml_arg_score(ctx, fn, zName, argv[i], &p[i]);
+      if( zWide && i==k-1 && t!=SQLITE_NULL ){      /* where a parameter would be: say so */
+        char *zV = ml_describe(argv[i]);
+        if( zV==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+        rc = isProb ? ml_arg_prob(ctx, fn, zName, argv[i], &p[i]) : ml_arg_score(ctx, fn, zName, argv[i], &p[i]);
+        if( rc==ML_ROW_ERR ){
+          ml_error(ctx, fn, "%s must be %s, got %s (%s)", zName, isProb ? "a probability in [0, 1]" : "a number",
+                   zV, zWide);
+        }
+        sqlite3_free(zV);
+      }else{
+        rc = isProb ? ml_arg_prob(ctx, fn, zName, argv[i], &p[i]) : ml_arg_score(ctx, fn, zName, argv[i], &p[i]);
+      }
       if( rc!=ML_ROW_OK ) return rc;
     }
   }
@@ -496,8 +514,9 @@ int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, in
     double sum = 0.0;
     if( ml_prob_row_check(p, k, &sum)>=0 ){       /* every value is in [0, 1] here: the sum */
       char zNum[32];
-      ml_error(ctx, fn, "the probabilities of a row must sum to 1 (within 1e-6), got %s over %s",
-               ml_num(zNum, sum), nArg==1 ? "probs" : "p_0..p_k-1");
+      ml_error(ctx, fn, "the probabilities of a row must sum to 1 (within 1e-6), got %s over %s%s%s%s",
+               ml_num(zNum, sum), nArg==1 ? "probs" : "p_0..p_k-1", nArg>1 && zWide ? " (" : "",
+               nArg>1 && zWide ? zWide : "", nArg>1 && zWide ? ")" : "");
       return ML_ROW_ERR;
     }
   }

@@ -127,9 +127,16 @@ int ml_arg_weight(sqlite3_context *ctx, const char *fn, sqlite3_value *v, double
 ** (isProb 0) may be any number; probabilities (isProb 1) lie in [0, 1] and
 ** sum to 1 within 1e-6 (used as given, never renormalised).  A NULL score,
 ** a NULL probs or a null element skips the row.  ML_ROW_*; every error
-** names the argument (s_2, scores, p_2, probs, probs[2]) and the bad value. */
+** names the argument (s_2, scores, p_2, probs, probs[2]) and the bad value.
+** zWide (0: none) is added in parentheses to the wide form's errors where
+** a parameter given to it would show: its last value and the row's sum
+** (a function whose parameters exist only in the JSON form says so). */
 int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int nArg,
-                  int isProb, int kMax, double *p, int *pk);
+                  int isProb, int kMax, const char *zWide, double *p, int *pk);
+/* True when v is text that starts (after spaces) with '[': the JSON form of
+** a multiclass row's scores (the one test the driver, which places a
+** twin's weight, and the family share). */
+int ml_value_is_array(sqlite3_value *v);
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
@@ -390,9 +397,12 @@ typedef struct MlFamily {
 #define ML_FN_TWIN_W3   0x100  /* a twin record whose weight is argv[3], after three data
                                ** arguments (y, s_a, s_b, w): registration checks that
                                ** the signature's w is where the flags say */
-#define ML_FN_TWIN_W1   0x200  /* a twin record whose weight is argv[1], right after y
-                               ** (the multiclass twins f_w(y, w, p_0, ...), whose
-                               ** scores are variadic) */
+#define ML_FN_TWIN_WLAST 0x200 /* a twin record whose scores are variadic (the multiclass
+                               ** twins): the weight right after the scores, as in every
+                               ** twin -- the last argument of the wide form
+                               ** f_w(y, p_0, ..., p_k-1, w), argv[2] of the JSON form
+                               ** f_w(y, probs, w [, params]) (argv[1] a JSON array,
+                               ** ml_value_is_array) */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and

@@ -171,17 +171,22 @@ static void make_twins(void){
   sqlite3_mutex_leave(m);
 }
 
-/* xStep and xInverse of a twin: the weight (argv[2] after y, s; argv[3]
-** after y, s_a, s_b: ML_FN_TWIN_W3; argv[1] after y: ML_FN_TWIN_W1) read, checked and taken out of argv, then the
-** family's weighted step (MlFamily.xStepW). */
+/* xStep and xInverse of a twin: the weight -- right after the scores in
+** every twin: argv[2] after y, s; argv[3] after y, s_a, s_b
+** (ML_FN_TWIN_W3); after variadic scores (ML_FN_TWIN_WLAST) the last
+** argument of the wide form, argv[2] of the JSON form, whose argv[1] is a
+** JSON array -- read, checked and taken out of argv, then the family's
+** weighted step (MlFamily.xStepW).  A variadic row whose argv[1] is NULL
+** is skipped whatever its form; its weight is read as the wide form's. */
 #define ML_MAX_ARGS 40
-static int twin_weight_arg(const MlFuncDesc *d){
-  return (d->flags & ML_FN_TWIN_W3) ? 3 : (d->flags & ML_FN_TWIN_W1) ? 1 : 2;
+static int twin_weight_arg(const MlFuncDesc *d, int argc, sqlite3_value **argv){
+  if( d->flags & ML_FN_TWIN_WLAST ) return argc>=3 && !ml_value_is_array(argv[1]) ? argc-1 : 2;
+  return (d->flags & ML_FN_TWIN_W3) ? 3 : 2;
 }
 static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                      sqlite3_value ***pav, double *w){
   sqlite3_value **av = *pav;
-  int i, k = twin_weight_arg(d);
+  int i, k = twin_weight_arg(d, argc, argv);
   if( argc>ML_MAX_ARGS || argc<=k ) return -1;
   /* the common weight, a REAL >= 0 and finite, read here; else the checker */
   if( sqlite3_value_type(argv[k])!=SQLITE_FLOAT || !((*w = sqlite3_value_double(argv[k]))>=0.0 && *w<INFINITY) ){
@@ -217,15 +222,31 @@ int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value
 
 /* The weight's place in a twin record's signature is where its flags say
 ** (twin_weight_arg): else the record is wrong, and registration fails
-** rather than read another argument as the weight. */
+** rather than read another argument as the weight.  ML_FN_TWIN_WLAST: w is
+** the last name of the wide form, after the variadic scores' "..., s_k-1",
+** and the third of each other form ("| y, probs, w [, bins]"). */
 static int twin_weight_checked(const MlFuncDesc *d){
   const char *z = d->signature;
-  char zName[32];
-  int i;
+  char zName[32], zPrev[32] = "";
+  int i, at = -1;
   for(i=0; signature_next(&z, zName, sizeof(zName)); i++){
-    if( strcmp(zName, "w")==0 ) return i==twin_weight_arg(d);
+    if( strcmp(zName, "w")==0 && at<0 ) at = i;
+    if( !(d->flags & ML_FN_TWIN_WLAST) && at>=0 ) break;
+    if( strcmp(zName, "w")!=0 ) memcpy(zPrev, zName, sizeof(zPrev));
+    else if( at!=i ) return 0;                        /* w twice */
   }
-  return 0;
+  if( !(d->flags & ML_FN_TWIN_WLAST) ) return at>=0 && at==twin_weight_arg(d, 0, 0);
+  /* the wide form: "y, s_0, ..., s_k-1, w", w last, after the scores */
+  if( at!=i-1 || at<4 || strlen(zPrev)<4 || strcmp(zPrev + strlen(zPrev) - 4, "_k-1")!=0 ) return 0;
+  for(;;){                                           /* each other form: y, one argument, w */
+    while( *z && *z!='|' ) z++;                      /* past the parameters */
+    if( *z==0 ) return 1;
+    z++;
+    for(i=0; signature_next(&z, zName, sizeof(zName)); i++){
+      if( (i==2)!=(strcmp(zName, "w")==0) ) return 0;
+    }
+    if( i<3 ) return 0;
+  }
 }
 static void twinStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const MlFuncDesc *d = sqlite3_user_data(ctx);

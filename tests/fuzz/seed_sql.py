@@ -40,8 +40,9 @@ def seed(f):
     y = "o" if f["family"] == "ordinal" else "y"
     data = [y if r == "y" else ROLE[r] for r in f["data"]]
     if "p_k-1" in f["data"] or "s_k-1" in f["data"]:   # multiclass: parameters only in the JSON form
-        data = [d for d in data if d]
-        data = data[:-2] + ["json_array(%s)" % ", ".join(data[-2:])] if f["params"] else data
+        scores = [ROLE[r] for r in f["data"] if r not in ("y", "w", "...")]
+        data = [y] + (["json_array(%s)" % ", ".join(scores)] if f["params"] else scores) + [
+            ROLE["w"] for r in f["data"] if r == "w"]      # a twin's weight right after the scores
     args = ", ".join([a for a in data if a] + [p["example"] for p in f["params"]])
     out = ["SELECT g, %s(%s) FROM t GROUP BY g;" % (name, args),
            "SELECT %s(%s) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;" % (name, args)]

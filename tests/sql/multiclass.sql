@@ -24,10 +24,10 @@ INSERT INTO long SELECT rowid, 0, p0 FROM ovr UNION ALL SELECT rowid, 1, p1 FROM
 SELECT 'long = wide', (SELECT mc_pr_auc(o.y, l.probs) FROM ovr o JOIN (SELECT id, json_group_array(p) AS probs
        FROM (SELECT * FROM long ORDER BY id, class) GROUP BY id) l ON l.id = o.rowid) = (SELECT mc_pr_auc(y, p0, p1, p2) FROM ovr);
 -- weights: 2 everywhere is the rows twice; 0 drops a row
-SELECT 'twins', json_remove(mc_auroc_w(y, 2, p0, p1, p2), '$.n') = json_remove(mc_auroc(y, p0, p1, p2), '$.n'),
-       json_remove(mc_pr_auc_w(y, 2, p0, p1, p2), '$.n') = json_remove(mc_pr_auc(y, p0, p1, p2), '$.n') FROM ovr;
-SELECT 'twin n', mc_auroc_w(y, 2, p0, p1, p2) ->> '$.n', mc_brier_w(y, 2, p0, p1, p2) = mc_brier(y, p0, p1, p2) FROM ovr;
-SELECT 'twin w=0', mc_log_loss_w(y, iif(y = 1, 0, 1), p0, p1, p2) = (SELECT mc_log_loss(y, p0, p1, p2) FROM ovr WHERE y <> 1) FROM ovr;
+SELECT 'twins', json_remove(mc_auroc_w(y, p0, p1, p2, 2), '$.n') = json_remove(mc_auroc(y, p0, p1, p2), '$.n'),
+       json_remove(mc_pr_auc_w(y, p0, p1, p2, 2), '$.n') = json_remove(mc_pr_auc(y, p0, p1, p2), '$.n') FROM ovr;
+SELECT 'twin n', mc_auroc_w(y, p0, p1, p2, 2) ->> '$.n', mc_brier_w(y, p0, p1, p2, 2) = mc_brier(y, p0, p1, p2) FROM ovr;
+SELECT 'twin w=0', mc_log_loss_w(y, p0, p1, p2, iif(y = 1, 0, 1)) = (SELECT mc_log_loss(y, p0, p1, p2) FROM ovr WHERE y <> 1) FROM ovr;
 -- a class absent: its averages null, with the reason; micro defined
 SELECT 'absent', mc_auroc(y, p0, p1, p2) FROM ovr WHERE y < 2;
 SELECT 'absent pr', mc_pr_auc(y, p0, p1, p2) FROM ovr WHERE y < 2;
@@ -46,12 +46,20 @@ SELECT mc_brier(1, '[0.2, 1.5, -0.7]');
 SELECT mc_auroc(1, '[0.2, 0.5');
 SELECT mc_auroc(1, 0.5);
 SELECT mc_auroc(y, p) FROM (SELECT 0 AS y, '[0.5, 0.5]' AS p UNION ALL SELECT 1, '[0.2, 0.3, 0.5]');
-SELECT mc_auroc_w(1, -1, 0.5, 0.5);
+SELECT mc_auroc_w(1, 0.5, 0.5, -1);
 SELECT mc_auroc(1);
+-- a score column missing: y past the scores names k; a parameter in the wide form
+SELECT mc_auroc(4, 0.1, 0.2, 0.3, 0.4);
+SELECT mc_auroc(4, '[0.1, 0.2, 0.3, 0.4]');
+SELECT mc_calibration(1, 0.2, 0.3, 0.5, 15);
+SELECT mc_calibration(1, 0.2, 0.3, 0.5, 1);
+SELECT mc_calibration_w(1, '[0.2, 0.3, 0.5]', 1, 15) IS NOT NULL;
+-- a class holding every row: its per_class value null, as pr_auc's over one class
+SELECT 'one class', mc_pr_auc(y, p0, p1, p2), quote(pr_auc(y = 1, p1)) FROM ovr WHERE y = 1;
 -- mc_confusion: argmax (ties to the lowest index) and the (y, pred) form; top k; RPS
 SELECT 'confusion', mc_confusion(y, p0, p1, p2) FROM ovr;
 SELECT 'confusion pred', mc_confusion(y, pred) FROM (SELECT 0 AS y, 0 AS pred UNION ALL SELECT 1, 2 UNION ALL SELECT 2, 2 UNION ALL SELECT 1, 1);
-SELECT 'confusion twin', json_remove(mc_confusion_w(y, 3, json_array(p0, p1, p2)), '$.n', '$.matrix', '$.support')
+SELECT 'confusion twin', json_remove(mc_confusion_w(y, json_array(p0, p1, p2), 3), '$.n', '$.matrix', '$.support')
        = json_remove(mc_confusion(y, p0, p1, p2), '$.n', '$.matrix', '$.support') FROM ovr;
 -- top k: row 4 (0.3, 0.3, 0.4), y = 2: top-1 1; row 2 (0.1, 0.5, 0.4), y = 1: 1
 SELECT 'top k', mc_top_k(y, p0, p1, p2) FROM ovr;
