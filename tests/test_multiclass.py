@@ -539,6 +539,16 @@ def test_edges(ck):
     ck.equal(g["reason"], "class 2 has no row: ovr_macro, ovr_weighted, ovo_macro and ovo_weighted need every class",
              "absent class: reason")
     ck.true(g["micro"] is not None, "absent class: micro defined")
+    # a twin's JSON form with parameters: a row whose probs is NULL cannot
+    # be told from the wide form; it is skipped (its weight read as the wide
+    # form's, the last argument), in an aggregate and a window
+    rows = "FROM (SELECT 1 id, 0 y, '[0.2, 0.8]' p, 2 w UNION ALL SELECT 2, 1, NULL, 1 UNION ALL SELECT 3, 1, '[0.6, 0.4]', 1)"
+    kept = "FROM (SELECT 1 id, 0 y, '[0.2, 0.8]' p, 2 w UNION ALL SELECT 3, 1, '[0.6, 0.4]', 1)"
+    ck.equal(con.execute("SELECT mc_calibration_w(y, p, w, 5) " + rows).fetchone()[0],
+             con.execute("SELECT mc_calibration_w(y, p, w, 5) " + kept).fetchone()[0], "a NULL probs row is skipped (twin, bins)")
+    ck.equal([r[0] for r in con.execute("SELECT mc_calibration_w(y, p, w, 5) OVER (ORDER BY id ROWS 1 PRECEDING) " + rows)],
+             [con.execute("SELECT mc_calibration_w(y, p, w, 5) %s WHERE id = %d" % (kept, i)).fetchone()[0] for i in (1, 1, 3)],
+             "a NULL probs row is skipped (twin, bins, window)")
     # a class holding every row: its per_class value is null, as pr_auc's and
     # auroc's over one class are (issue 46), with the reason
     one_class = "FROM (SELECT 1 y, .2 a, .7 b, .1 c UNION ALL SELECT 1, .5, .4, .1 UNION ALL SELECT 1, .3, .3, .4)"
