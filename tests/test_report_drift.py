@@ -165,6 +165,45 @@ def check_page(page, got, cols, what):
                 what + ": the plot has the 0.1 and 0.25 lines")
 
 
+def drift_body(page):
+    i = page.index('<details id="drift">')
+    return page[i:page.index("</details>", i)]
+
+
+def check_period_axis(tmp):
+    """Issue 46 item 5: the PSI plot's x axis is the compared periods' labels
+    (their values as text, in order: 2026-04, or 5 for a day), not
+    "day (position)" with ticks 2.0, 2.5; its width grows with the number of
+    periods, and the page lets a wide one scroll instead of shrinking it."""
+    widths = {}
+    for n, by, ref, want in ((10, "day", "0..2", [str(d) for d in range(3, 10)]),
+                             (10, "mon", "2026-01..2026-03", ["2026-%02d" % m for m in range(4, 11)]),
+                             (40, "mon", "2026-01..2026-03", ["2026-%02d" % m for m in range(4, 41)])):
+        db = os.path.join(tmp, "axis%d.db" % n)
+        if not os.path.exists(db):
+            make_db(db, n, 46)
+        out = os.path.join(tmp, "axis.html")
+        r = run([db, "preds", "--label", "y", "--score", "s", "--score", "s2", "--by", by, "--drift-ref", ref,
+                 "--reps", "0", "-o", out])
+        ck.equal((r.returncode, r.stderr), (0, ""), "axis %s x %d: the report runs" % (by, n))
+        if r.returncode:
+            continue
+        body = drift_body(open(out, encoding="utf-8").read())
+        svg = re.findall(r"<svg.*?</svg>", body, re.S)
+        if not svg:
+            ck.true(False, "axis %s x %d: a PSI plot" % (by, n))
+            continue
+        ticks = re.findall(r'<g class="xtick">.*?<text[^>]*>([^<]*)</text>', svg[0], re.S)
+        ck.equal(ticks, want, "axis %s x %d: the x axis is the periods' labels" % (by, n))
+        ck.true("(position)" not in svg[0], "axis %s x %d: no position axis" % (by, n))
+        ck.true(re.search(r'class="xlabel"[^>]*>%s<' % by, svg[0]) is not None, "axis %s: named %s" % (by, by))
+        ck.true('<figure class="wide"><svg' in body, "axis: the PSI plot keeps its width and scrolls")
+        widths[(by, n)] = float(re.search(r'<svg[^>]* width="([0-9.]+)"', svg[0]).group(1))
+    if len(widths) == 3:
+        ck.true(widths[("mon", 40)] > widths[("mon", 10)] + 1000,
+                "the plot grows with the periods: %r" % widths)
+
+
 def main():
     if not os.path.exists(REPORT):
         print("SKIP: %s is not built" % REPORT)
@@ -269,6 +308,7 @@ def main():
         i = page.index('<details id="drift">')
         ck.equal(len(re.findall(r"<svg", page[i:page.index("</details>", i)])), 1, "30 periods: the PSI plot is drawn")
         ck.equal(len(json.load(open(js))["drift"]["columns"]["s"]), 25, "30 periods: 25 compared")
+    check_period_axis(tmp)
     ck.finish()
 
 

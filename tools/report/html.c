@@ -65,15 +65,18 @@ void fmt_count(char *buf, double d){
   else snprintf(buf, 32, "%.6g", d);
 }
 
-/* Appends an SVG without its XML declaration (inline SVG in HTML). */
-void html_svg(sqlite3_str *s, const char *zSvg){
+/* Appends an SVG without its XML declaration (inline SVG in HTML), in a
+** <figure> that scales it down to the page's width; a wide one (wide: the
+** PSI plot, as wide as its periods need) keeps its size and scrolls. */
+void html_svg_in(sqlite3_str *s, const char *zSvg, int wide){
   const char *p;
   if( zSvg==0 ) return;
   p = strstr(zSvg, "<svg");
-  sqlite3_str_appendall(s, "<figure>");
+  sqlite3_str_appendall(s, wide ? "<figure class=\"wide\">" : "<figure>");
   sqlite3_str_appendall(s, p ? p : zSvg);
   sqlite3_str_appendall(s, "</figure>\n");
 }
+void html_svg(sqlite3_str *s, const char *zSvg){ html_svg_in(s, zSvg, 0); }
 
 /* <h3>zTitle</h3> */
 void html_h3(sqlite3_str *h, const char *zTitle){
@@ -145,6 +148,7 @@ static const char *const zCss =
   "h2{font-size:1.25em;margin:.5em 0}.ci{color:#555;font-size:.9em;white-space:nowrap}"
   "tr.overall td{font-weight:bold}tr.mean td{font-style:italic}"
   "figure{margin:.5em 0}figure svg{max-width:100%;height:auto}"
+  "figure.wide{overflow-x:auto}figure.wide svg{max-width:none}"
   "footer{margin-top:2em;font-size:.85em;color:#555;border-top:1px solid #ccc;padding-top:.5em}";
 
 static void html_head(Report *r, sqlite3_str *h){

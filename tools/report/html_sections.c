@@ -499,7 +499,7 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
     char *zT = sqlite3_mprintf("PSI against the reference, per %s", r->o.zBy);
     html_h3(h, zT);
     sqlite3_free(zT);
-    html_svg(h, s->zSvg);
+    html_svg_in(h, s->zSvg, 1);
   }
   sqlite3_str_appendall(h, "</div>\n</details>\n");
 }

@@ -48,6 +48,9 @@
 /* The most series a plot aggregate draws (plot.c's PLOT_MAX_SERIES): a plot
 ** of more groups is left out, and the page says so. */
 #define PLOT_MAX_SERIES 24
+/* The most text labels plot_lines puts on an x axis (plot.c's
+** PLOT_MAX_XLABELS): a PSI plot of more periods is left out. */
+#define PLOT_MAX_XLABELS 2000
 
 /* The report's own tables live in the temp schema under names of their own,
 ** and the user's table is always read as main."TABLE": a predictions table
@@ -207,8 +210,7 @@ typedef struct DriftSec {
   int on;
   char **azRef; int nRef;    /* the reference periods */
   DriftRow *aRow; int nRow;
-  char *zSvg;                /* PSI over the periods, with the 0.1 and 0.25 lines */
-  int numeric;               /* the periods' values are numbers: the plot's x is the value */
+  char *zSvg;                /* PSI over the periods (their labels on x), with the 0.1 and 0.25 lines */
 } DriftSec;
 
 /* SVD cost (--svd). */

@@ -11,6 +11,7 @@
 void fmt3(char *buf, double d);
 void fmt_count(char *buf, double d);
 void html_svg(sqlite3_str *s, const char *zSvg);
+void html_svg_in(sqlite3_str *s, const char *zSvg, int wide);
 void html_h3(sqlite3_str *h, const char *zTitle);
 void table_open(Report *r, sqlite3_str *h, const char *zClass, const char *zLead, const char *zCols);
 void td_name(sqlite3_str *h, const char *z);
