@@ -71,6 +71,7 @@ int main(int argc, char **argv){
   int i;
   memset(&r, 0, sizeof(r));
   parse_args(&r.o, argc, argv);   /* options.c: argv -> Opts */
+  progress_start(&r);             /* sql.c: progress lines of a long run */
   check_outputs(&r.o);
   open_db(&r);                    /* input.c: DB -> a database with TABLE */
   load_mleval(&r);
@@ -79,6 +80,7 @@ int main(int argc, char **argv){
   drift_resolve(&r);              /*         --drift-ref -> the reference periods */
   compute(&r);                    /*         states -> results */
   sections_compute(&r, &s);       /* sections.c: results -> section structs */
+  progress(&r, "writing the report");
   zJson = json_write(&r, &s);     /* json.c, html.c: structs -> outputs */
   zHtml = html_write(&r, &s);
   write_file(r.o.zOut, zHtml);

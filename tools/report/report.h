@@ -41,6 +41,9 @@
 #endif
 
 #define MAX_SCORES 16
+#define MAX_FEATURES 64
+/* --max-groups' default: more groups than this is an error (issue 46). */
+#define DEFAULT_MAX_GROUPS 1000
 #define MAX_OPS 16
 /* Curves of a group with at least this many rows are drawn (and written to
 ** --json) at this many equal-mass cuts of its ranked rows: gains(y, s, 500). */
@@ -71,6 +74,9 @@ typedef struct Opts {
   const char *zDriftRef; /* --drift-ref: a --by value or LO..HI, NULL: no Drift section */
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
+  const char *azFeature[MAX_FEATURES];  /* --feature: columns drifted and nothing else */
+  int nFeature;
+  int maxGroups;         /* --max-groups: the most groups --by may make */
   int nScore, svd, bins, svdW, svdD, svdIters, force, reps;
   sqlite3_int64 bootRows;  /* --boot-rows: the largest group the PR-AUC bootstrap runs on */
   /* --operating: criteria and targets (NAN: none) */
@@ -96,6 +102,8 @@ typedef struct Report {
   int nGroup;
   char *zGroupExpr;      /* SQL expression of the group, e.g. "fold" */
   sqlite3_int64 nRow;    /* rows in the table */
+  double t0, tLast;      /* progress(): the run's start and the last line's time (s) */
+  int progress;          /* progress(): 1 stderr is a terminal (or MLEVAL_REPORT_PROGRESS=1) */
 } Report;
 
 /* ------------------------------------------------------------ section structs */
@@ -206,10 +214,17 @@ typedef struct DriftRow {
   char *zKsMethod;
   char *zJson;               /* drift_report's JSON (NULL: a period without rows) */
 } DriftRow;
+/* The summary's drift line: per state column, its worst period. */
+typedef struct DriftWorst {
+  char *zCol;
+  char *zPeriod;             /* NULL: no period with a PSI */
+  double psi;                /* the largest PSI over the periods (NAN: none) */
+} DriftWorst;
 typedef struct DriftSec {
   int on;
   char **azRef; int nRef;    /* the reference periods */
   DriftRow *aRow; int nRow;
+  DriftWorst *aWorst; int nWorst;  /* per state column, in the table's order */
   char *zSvg;                /* PSI over the periods (their labels on x), with the 0.1 and 0.25 lines */
 } DriftSec;
 
@@ -257,6 +272,8 @@ double col_double(sqlite3_stmt *st, int i);
 const char *col_text(sqlite3_stmt *st, int i);
 char *col_dup(sqlite3_stmt *st, int i);
 const char *too_few(double pos, double neg);
+void progress_start(Report *r);
+void progress(Report *r, const char *fmt, ...);
 int group_index(Report *r, const char *g);
 
 /* ------------------------------------------------------------ csv.c */
@@ -274,6 +291,7 @@ void drift_resolve(Report *r);
 int prob_score(Report *r);
 int n_state_cols(Report *r);
 const char *state_col(Report *r, int k);
+const char *state_opt(Report *r, int k);
 
 /* ------------------------------------------------------------ sections.c */
 void sections_compute(Report *r, Sections *s);

@@ -503,7 +503,7 @@ static void drift_compute(Report *r, DriftSec *s){
       " FROM " T_ST " s JOIN " T_GRP " grp USING (g), ref WHERE s.k = %d AND grp.v IS NOT NULL AND NOT grp.ref"
       " GROUP BY s.rowid ORDER BY grp.idx",
       k, k, state_col(r, k), k);
-    exec_cols(r, zSql, k<r->o.nScore ? "--score" : "--prob", state_col(r, k));
+    exec_cols(r, zSql, state_opt(r, k), state_col(r, k));
     sqlite3_free(zSql);
   }
   st = prep(r, "SELECT col, g, n, rep, rep ->> 'n_ref', rep ->> 'psi', rep ->> 'ks', rep ->> 'ks_p_value',"
@@ -529,6 +529,24 @@ static void drift_compute(Report *r, DriftSec *s){
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
+  /* the summary's drift line: per column its largest PSI and the first
+  ** period that has it */
+  s->aWorst = xmalloc(sizeof(DriftWorst)*(n_state_cols(r)+1));
+  for(k=0; k<n_state_cols(r); k++){
+    DriftWorst *w = &s->aWorst[s->nWorst++];
+    int i;
+    w->zCol = xstrdup(state_col(r, k));
+    w->zPeriod = 0;
+    w->psi = NAN;
+    for(i=0; i<s->nRow; i++){
+      const DriftRow *d = &s->aRow[i];
+      if( strcmp(d->zCol, w->zCol)==0 && isfinite(d->psi) && !(d->psi <= w->psi) ){
+        w->psi = d->psi;
+        w->zPeriod = d->zPeriod;
+      }
+    }
+    if( w->zPeriod ) w->zPeriod = xstrdup(w->zPeriod);
+  }
   /* the x axis: the compared periods' values as text, in their order (a
   ** row of NULL y per period places its label first: plot_lines' text x),
   ** the 0.1 and 0.25 lines from the first period to the last */
@@ -598,12 +616,16 @@ static void svd_compute(Report *r, SvdSec *s){
 void sections_compute(Report *r, Sections *s){
   memset(s, 0, sizeof(*s));
   s->zVersion = query_text(r, "SELECT mleval_version()");
+  progress(r, "sections: summary");
   summary_compute(r, &s->sum);
+  progress(r, "sections: AUROC and PR curves");
   curves_compute(r, &s->auroc, 0);
   curves_compute(r, &s->pr, 1);
+  progress(r, "sections: calibration, comparison, operating points");
   calibration_compute(r, &s->cal);
   compare_compute(r, &s->cmp);
   operating_compute(r, &s->op);
+  progress(r, "sections: drift");
   drift_compute(r, &s->drift);
   svd_compute(r, &s->svd);
 }
@@ -646,6 +668,8 @@ void sections_free(Report *r, Sections *s){
     DriftRow *d = &s->drift.aRow[i];
     free(d->zCol); free(d->zPeriod); free(d->zJson); free(d->zKsMethod);
   }
+  for(i=0; i<s->drift.nWorst; i++){ free(s->drift.aWorst[i].zCol); free(s->drift.aWorst[i].zPeriod); }
+  free(s->drift.aWorst);
   free(s->drift.azRef); free(s->drift.aRow); free(s->drift.zSvg);
   for(i=0; i<s->svd.nRow; i++){ free(s->svd.aRow[i].zTarget); free(s->svd.aRow[i].zShape); free(s->svd.aRow[i].zMethod); }
   free(s->svd.aRow); free(s->svd.zSvg);
