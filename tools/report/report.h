@@ -104,6 +104,7 @@ typedef struct Report {
   sqlite3_int64 nRow;    /* rows in the table */
   double t0, tLast;      /* progress(): the run's start and the last line's time (s) */
   int progress;          /* progress(): 1 stderr is a terminal (or MLEVAL_REPORT_PROGRESS=1) */
+  char zStage[160];      /* progress(): the stage the run is in, for the SQL progress handler */
 } Report;
 
 /* ------------------------------------------------------------ section structs */

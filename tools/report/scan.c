@@ -125,6 +125,7 @@ void scan_table(Report *r){
   sqlite3_finalize(st);
   scan_columns(r, q, nCol);
   zSql = sqlite3_str_finish(q);
+  progress(r, "scan: reading and sorting %lld rows", (long long)r->nRow);
   if( sqlite3_prepare_v2(r->db, zSql, -1, &st, 0)!=SQLITE_OK ) die(1, "%s\n  in: %s", sqlite3_errmsg(r->db), zSql);
   exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT, n INT, v, ref INT DEFAULT 0)");
   exec(r, "CREATE TABLE " T_ST "(k INT, g TEXT, gn INT, n INT, pos INT, neg INT, st BLOB, rows INT)");
