@@ -356,6 +356,12 @@ def check_max_groups(tmp):
         ck.equal(len(json.load(open(js))["groups"]), 2500, "2500 groups reported")
     r = run(base + ["--max-groups", "2500"])
     ck.equal((r.returncode, r.stderr), (0, ""), "no progress line unless asked or on a terminal")
+    r = run(base + ["--max-groups", "2500", "--drift-ref", "0..99"])
+    ck.equal((r.returncode, r.stderr), (0, ""), "2400 compared periods: the report runs")
+    if r.returncode == 0:
+        body = drift_body(open(out, encoding="utf-8").read())
+        ck.true("more than 2000 periods: no PSI plot" in body and "<svg" not in body,
+                "2400 compared periods: no PSI plot, and the page says why")
     r = run(base + ["--max-groups", "0"])
     ck.equal((r.returncode, r.stderr.splitlines()[0] if r.stderr else ""),
              (2, "mleval-report: --max-groups must be an integer in 1..10000000, got '0'"), "--max-groups 0: usage")

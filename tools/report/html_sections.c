@@ -526,6 +526,9 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
     html_h3(h, zT);
     sqlite3_free(zT);
     html_svg_in(h, s->zSvg, 1);
+  }else if( s->tooMany ){
+    sqlite3_str_appendf(h, "<p class=\"na\">more than %d periods: no PSI plot (a plot's x axis holds at most %d "
+                        "labels); the table has every period</p>\n", PLOT_MAX_XLABELS, PLOT_MAX_XLABELS);
   }
   sqlite3_str_appendall(h, "</div>\n</details>\n");
 }

@@ -227,6 +227,7 @@ typedef struct DriftSec {
   DriftRow *aRow; int nRow;
   DriftWorst *aWorst; int nWorst;  /* per state column, in the table's order */
   char *zSvg;                /* PSI over the periods (their labels on x), with the 0.1 and 0.25 lines */
+  int tooMany;               /* more than PLOT_MAX_XLABELS compared periods: no plot */
 } DriftSec;
 
 /* SVD cost (--svd). */

@@ -566,6 +566,9 @@ static void drift_compute(Report *r, DriftSec *s){
   s->zSvg = query_text(r, zSql);
   sqlite3_free(zSql);
   sqlite3_free(zTitle);
+  st = prep(r, "SELECT count(*) FROM " T_GRP " WHERE v IS NOT NULL AND NOT ref");
+  s->tooMany = sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int64(st, 0) > PLOT_MAX_XLABELS;
+  sqlite3_finalize(st);
 }
 
 /* ------------------------------------------------------------- SVD cost */
