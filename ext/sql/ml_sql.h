@@ -73,7 +73,7 @@ int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_valu
 ** reads it once for the state check, ML_STATE_DIVERT, and the row). */
 /* The common row alone: 1 and *y, *x when it is one, else 0 (nothing read
 ** that a checker would miss): the one test behind ml_arg_binary_row_t and
-** the steps that keep their own messages for other rows (monitoring.c's g). */
+** the steps that keep their own messages for other rows (drift.c's g). */
 static inline int ml_binary_row_common(sqlite3_value **argv, int t0, int isProb, int *y, double *x){
   if( t0==SQLITE_INTEGER ){
     int t1 = sqlite3_value_type(argv[1]);
@@ -420,7 +420,7 @@ typedef struct MlFuncDesc {
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
   ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
   ml_validation_functions[], ml_plot_functions[], ml_multiclass_functions[],
-  ml_state_functions[], ml_monitoring_functions[];
+  ml_state_functions[], ml_drift_functions[], ml_disparity_functions[], ml_expected_functions[];
 
 /* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
 ** is unknown, "got a different number of arguments"): the one arity error,
