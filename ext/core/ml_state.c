@@ -10,7 +10,7 @@
 **
 ** Provides: ml_state_encode (sorted samples -> blob), ml_state_parse (blob ->
 ** validated sections), ml_state_parse_own, ml_reader_* (entries of a
-** section), ml_section_range, ml_state_kind_name, ml_zkey_of,
+** section), ml_section_range, ml_state_kind_name, ml_state_kinds (the kinds' one list) and ml_state_kind_info, ml_zkey_of,
 ** ml_double_of_zkey, ml_buf_free and ml_crc32c; to the other state files
 ** (ml_state_impl.h) the buffer's growth, the section writer (ml_sw_*), the
 ** header and trailer (ml_state_begin, ml_state_end), ml_codec_widen and the
@@ -220,6 +220,22 @@ int ml_state_bad(char *zErr, int nErr, const char *zFmt, ...){
   vsnprintf(zErr, (size_t)nErr, zFmt, ap);
   va_end(ap);
   return ML_STATE_BAD;
+}
+
+const MlStateKind ml_state_kinds[] = {
+  { ML_STATE_BINARY,   "binary",              "ml_state(y, s)" },
+  { ML_STATE_STRAT,    "binary+strat",        "ml_state(y, s, strat)" },
+  { ML_STATE_ORDINAL,  "ordinal",             "ml_state_ordinal(y, s_1, ..., s_m)" },
+  { ML_STATE_WEIGHTED, "weighted",            "ml_state_w(y, s, w)" },
+  { ML_STATE_MC,       "multiclass",          "ml_state_mc(y, p_0, ..., p_k-1)" },
+  { ML_STATE_MC_W,     "multiclass weighted", "ml_state_mc_w(y, p_0, ..., p_k-1, w)" },
+  { 0, 0, 0 }
+};
+
+const MlStateKind *ml_state_kind_info(int kind){
+  const MlStateKind *k;
+  for(k=ml_state_kinds; k->kind; k++) if( k->kind==kind ) return k;
+  return 0;
 }
 
 const char *ml_state_kind_name(const MlState *st, char *buf, int nBuf){

@@ -1540,9 +1540,9 @@ static const MlParamSpec psBinsKumar = ML_PARAM_INT("bins", 1, ML_MAX_BINS, "15"
 static const MlParamSpec psStrategy = ML_PARAM_CHOICE("strategy", azStrategy, "'uniform'", "'quantile'");
 
 static const MlFamily famCalib = { "calibration", ml_calib_step, ml_calib_final, ml_calib_value,
-                                   ml_calib_inverse, &ml_calib_states, calib_step_w, calib_inverse_w };
+                                   ml_calib_inverse, &ml_calib_states, calib_step_w, calib_inverse_w, 0 };
 static const MlFamily famCalsort = { "calibration", ml_calsort_step, ml_calsort_final, ml_calsort_value,
-                                     ml_calsort_inverse, &ml_calsort_states, calsort_step_w, calsort_inverse_w };
+                                     ml_calsort_inverse, &ml_calsort_states, calsort_step_w, calsort_inverse_w, 0 };
 
 const MlFuncDesc ml_calibration_functions[] = {
   { "brier",           "y, p",                     2,  2, &famCalib, 0, CAL_BRIER, ML_FN_WEIGHTED, 0 },

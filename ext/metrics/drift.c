@@ -128,7 +128,7 @@ static int mon_states(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
   MlState st[2];
   int g, rc;
   for(g=0; g<2; g++){
-    rc = ml_read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
+    rc = ml_state_arg(ctx, d->name, argv[g], azName[g], d->fam->formKinds, &st[g]);
     if( rc!=ML_ROW_OK ) return rc;
   }
   for(g=0; g<2; g++){
@@ -758,7 +758,8 @@ static void monFinal(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValue, monInverse, 0,
-                                        monStepW, monInverseW };
+                                        monStepW, monInverseW,
+                                       (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) };
 
 const MlFuncDesc ml_drift_functions[] = {
   { "psi",          "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,

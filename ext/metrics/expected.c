@@ -236,7 +236,7 @@ static void expFinal(sqlite3_context *ctx){
 
 /* ------------------------------------------------------------- records */
 
-static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, &expStates, 0, 0 };
+static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, &expStates, 0, 0, 0 };
 
 const MlFuncDesc ml_expected_functions[] = {
   { "expected_auroc",     "p",               1, 1, &famExpected, 0, EXP_AUROC, 0, 0 },

@@ -1331,10 +1331,10 @@ static const MlParamSpec psLevel = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95"
 static const MlParamSpec psMethod = ML_PARAM_CHOICE("method", azMethod, "'wilson'", "'clopper-pearson'");
 
 static const MlFamily famRank = { "ranking", ml_rank_step, ml_rank_final, ml_rank_value, ml_rank_inverse,
-                                  &ml_rank_states, rank_step_w, rank_inverse_w };
+                                  &ml_rank_states, rank_step_w, rank_inverse_w, 0 };
 static const MlFamily famConfusion = { "ranking", ml_confusion_step, ml_confusion_final, ml_confusion_value,
                                        ml_confusion_inverse, &ml_confusion_states,
-                                       confusion_step_w, confusion_inverse_w };
+                                       confusion_step_w, confusion_inverse_w, 0 };
 
 /* The family's functions: name, signature, argument counts, callbacks,
 ** kind, flags, parameters (mleval.c registers them).  W: the function has a

@@ -1609,9 +1609,9 @@ static void ml_unc_final(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famUnc = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value, ml_unc_inverse,
-                                 &ml_unc_states, ml_unc_step_w, ml_unc_inverse_w };
+                                 &ml_unc_states, ml_unc_step_w, ml_unc_inverse_w, 0 };
 static const MlFamily famUncStrat = { "uncertainty", ml_unc_step, ml_unc_final, ml_unc_value,
-                                      ml_unc_inverse, &ml_unc_strat_states, ml_unc_step_w, ml_unc_inverse_w };
+                                      ml_unc_inverse, &ml_unc_strat_states, ml_unc_step_w, ml_unc_inverse_w, 0 };
 #define BOOT &ml_ps_level, &ml_ps_reps, &ml_ps_seed
 
 #define W ML_FN_WEIGHTED

@@ -378,6 +378,12 @@ typedef struct MlFamily {
   ** failed).  0: the family has no weighted twins. */
   void (*xStepW)(sqlite3_context*, int, sqlite3_value**, double w);
   void (*xInverseW)(sqlite3_context*, int, sqlite3_value**, double w);
+  /* The state kinds (bits 1 << ML_STATE_*) its records' explicit state
+  ** forms read -- the forms a signature writes after " | " whose first
+  ** argument is a state (st, st_a, st_ref): "g, x [, bins] | st_ref, st_cur
+  ** [, bins]" -- through ml_state_arg; 0: no such form.  (The one-state form
+  ** of a family with state hooks reads state->kinds.) */
+  unsigned formKinds;
 } MlFamily;
 
 /* Flags of a table row. */
@@ -519,12 +525,16 @@ int ml_stop_end(void);
 int ml_state_probabilities(const struct MlState *st, int n, char *zErr, int nErr);
 /* The same check on the lowest and highest score of merged states. */
 int ml_state_probability_range(double lo, double hi, char *zErr, int nErr);
-/* ml_state_sql.c: reads v, argument `name` of fn, as a binary state (ml_state
-** or ml_state with a stratifier): ML_ROW_OK (parsed into *st), ML_ROW_SKIP
-** (NULL) or ML_ROW_ERR (the error set).  auroc_test's and the monitoring
-** family's two-state forms. */
-int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
-                         struct MlState *st);
+/* ml_state_sql.c: reads v, argument `name` of fn, as a state of one of the
+** kinds in mask (bits 1 << ML_STATE_*; the family's formKinds): ML_ROW_OK
+** (parsed into *st), ML_ROW_SKIP (NULL) or ML_ROW_ERR (the error set; any
+** other kind refused by name).  The explicit state forms' one reader
+** (auroc_test's and the drift functions' two states, group_disparity's st). */
+int ml_state_arg(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
+                 unsigned kinds, struct MlState *st);
+/* "ml_state(y, s) or ml_state_w(y, s, w)": the makers of the kinds in mask
+** (what a reader of them wants), from the kinds' one list (ml_state_kinds). */
+void ml_state_wanted(char *buf, int nBuf, unsigned kinds);
 #define ML_ERROR 2                 /* xAbsorb: zErr says what */
 
 #endif /* ML_SQL_H */
