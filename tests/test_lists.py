@@ -84,7 +84,12 @@ def main():
     got = gen_test_map.current(text)
     want = gen_test_map.table(records)
     ck.true(got is not None, "tests/README.md has the function -> test table's BEGIN and END lines")
-    ck.equal(got, want, "tests/README.md's function -> test table is gen_test_map.py's (run make test-map)")
+    got = got or []
+    for row in [r for r in want if r not in got]:
+        ck.true(False, "tests/README.md's function -> test table lacks %s (run make test-map)" % row)
+    for row in [r for r in got if r not in want]:
+        ck.true(False, "tests/README.md's function -> test table has %s, not gen_test_map.py's (run make test-map)" % row)
+    ck.equal(got == want, True, "tests/README.md's function -> test table is gen_test_map.py's, in its order")
     for row in want[2:]:
         ck.true(not row.endswith("| (none) |"), "a differential test for each record: " + row)
     # 5. tests/README.md's rooms name every test of make check, once
