@@ -24,7 +24,10 @@ sens_at_spec_ci_w, net_benefit_ci_w and net_benefit_diff_ci_w.
 - errors: targets, level, reps, seed out of range or varying by row
   (exact texts; the record-derived matrix in test_bad_inputs.py has more);
   one class gives NULL for the TPR intervals, a value for net benefit;
-- windows equal the aggregate over the frame.
+- windows equal the aggregate over the frame;
+- reproduction: every replicate of the eight functions rebuilt in numpy
+  (test_uncertainty.py's generator and BCa, test_weights.py's references),
+  estimate, se, lo, hi, percentile, p_value to 1e-12 (test_reproduction).
 """
 import json
 import math

@@ -21,7 +21,8 @@ Proves:
    each an error naming what is wrong.
 5. mc_auroc_ci_w: estimate = mc_auroc_w bit for bit, equal weights (1, 2) =
    mc_auroc_ci's text, rows' order irrelevant, integer weights differ from
-   repeated rows (a row is one unit), a weighted state = the rows.
+   repeated rows (a row is one unit), a weighted state = the rows; every
+   replicate rebuilt in numpy (check_ci_w_reproduction).
 6. Size: bytes per distinct row, asserted against the documented bounds.
 """
 import json

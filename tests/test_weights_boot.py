@@ -33,7 +33,10 @@ The twins are read from mleval_functions() (every "*_ci_w" with a
   population's value 92-98 % of the time, their mean se is the spread of
   the estimates over the samples within 15 %, and the unweighted pr_auc_ci
   on the same samples almost never covers it;
-- bad weights: the twins' error texts.
+- bad weights: the twins' error texts;
+- the unweighted bootstraps (pr_auc_ci, nap_ci, brier_ci, log_loss_ci,
+  ece_ci, strat_gap_ci, pr_auc_diff_ci, ece_diff_ci) rebuilt the same way,
+  a row drawn k times counted k times (check_unweighted_reproduction).
 """
 import json
 import math
