@@ -171,6 +171,7 @@ def load(con, groups):
     con.executemany("INSERT INTO t VALUES (?,?,?,?)", rows)
 
 
+@mltest.covers("plot_curves")
 def test_curves(con, rng):
     for it in range(40):
         k = rng.integers(1, 6)
@@ -225,6 +226,7 @@ def test_curves(con, rng):
                          "ROC diagonal from (0,0) to (1,1)")
 
 
+@mltest.covers("plot_curves")
 def test_large_curve(con, rng):
     y, s = dataset(rng, 200000, 0.3, ties=False)
     load(con, {"big": (y, s)})
@@ -241,6 +243,7 @@ def test_large_curve(con, rng):
     chk.equal(json.loads(con.execute("SELECT pr_curve(y, s) FROM t").fetchone()[0]), pts, "the data is untouched")
 
 
+@mltest.covers("plot_reliability")
 def test_reliability(con, rng):
     for it in range(25):
         k = int(rng.integers(1, 5))
@@ -339,6 +342,8 @@ def test_reliability_weighted(con, rng):
                      "n %s: %s" % (bad, e))
 
 
+
+@mltest.covers("plot_bars")
 def test_bars(con, rng):
     for it in range(20):
         ncat = int(rng.integers(1, 7))
@@ -383,6 +388,7 @@ def test_bars(con, rng):
                   "plot_bars category labels")
 
 
+@mltest.covers("plot_lines")
 def test_lines(con, rng):
     for it in range(20):
         pts = []
