@@ -123,6 +123,8 @@ typedef struct MlStateKind {
   const char *maker;        /* the call that makes it: "ml_state(y, s)" */
 } MlStateKind;
 extern const MlStateKind ml_state_kinds[];
+/* A mask that reads every kind in the list (ml_merge). */
+#define ML_STATE_ANY 0xFFFFFFFEu
 /* The row of a kind, or 0 for a kind this build does not know. */
 const MlStateKind *ml_state_kind_info(int kind);
 

@@ -1502,12 +1502,8 @@ static int calsort_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int
   if( p->wstate || ml_states_weighted(st, n) ){
     /* rule 11: a weighted state's entries are records of weight c w (the
     ** twins' path, as counts are; ml_absorb_weighted) */
-    const MlFuncDesc *d = sqlite3_user_data(ctx);
-    if( d->kind==CAL_L2_DEBIASED || d->kind==CAL_L2_KUMAR ){
-      sqlite3_snprintf(nErr, zErr, "takes no weighted state (made by ml_state_w): it has no weighted"
-                       " definition (docs/weights.md)");
-      return ML_ERROR;
-    }
+    /* (ece_l2_debiased and ece_l2_kumar never get here: their records say
+    ** ML_FN_STATE_UNWEIGHTED, and the state reader refuses the kind) */
     if( ml_samples_counted_begin(&p->smp, &p->counted, p->held) ) return ML_NOMEM;
     p->wstate = 1;
     return ml_absorb_weighted(&p->smp, p->held, st, n, sign, zErr, nErr);
@@ -1555,8 +1551,10 @@ const MlFuncDesc ml_calibration_functions[] = {
   { "ece_l2",          "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2, ML_FN_WEIGHTED, ML_PARAMS(&psBinsSorted) },
   { "brier_decomposition", "y, p [, bins]",        2,  3, &famCalsort, 0, CAL_BRIER_DECOMP, ML_FN_JSON|ML_FN_WEIGHTED,
                                                              ML_PARAMS(&psBinsSorted) },
-  { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, 0, ML_PARAMS(&psBinsSorted) },
-  { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, 0, ML_PARAMS(&psBinsKumar) },
+  { "ece_l2_debiased", "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_DEBIASED, ML_FN_STATE_UNWEIGHTED,
+                       ML_PARAMS(&psBinsSorted) },
+  { "ece_l2_kumar",    "y, p [, bins]",            2,  3, &famCalsort, 0, CAL_L2_KUMAR, ML_FN_STATE_UNWEIGHTED,
+                       ML_PARAMS(&psBinsKumar) },
   { "calibration_summary", "y, p [, level]",       2,  3, &famCalsort, 0, CAL_SUMMARY, ML_FN_JSON|ML_FN_WEIGHTED,
                                                              ML_PARAMS(&ml_ps_level) },
   { "calibration_smooth", "y, p",                  2,  2, &famCalsort, 0, CAL_SMOOTH, ML_FN_JSON|ML_FN_WEIGHTED, 0 },

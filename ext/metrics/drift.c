@@ -762,13 +762,13 @@ static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValu
                                        (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) };
 
 const MlFuncDesc ml_drift_functions[] = {
-  { "psi",          "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
+  { "psi",          "g, x [, bins] | st_ref, st_cur [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
                     ML_FN_WEIGHTED, ML_PARAMS(&psMonBins) },
-  { "ks_test",      "g, x",                   2, 2, &famMonitoring, 0, MON_KS,
+  { "ks_test",      "g, x | st_ref, st_cur",  2, 2, &famMonitoring, 0, MON_KS,
                     ML_FN_JSON, 0 },
-  { "wasserstein",  "g, x",                   2, 2, &famMonitoring, 0, MON_WASS,
+  { "wasserstein",  "g, x | st_ref, st_cur",  2, 2, &famMonitoring, 0, MON_WASS,
                     ML_FN_WEIGHTED, 0 },
-  { "drift_report", "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
+  { "drift_report", "g, x [, bins] | st_ref, st_cur [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
                     ML_FN_JSON, ML_PARAMS(&psMonBins) },
   { 0 }
 };

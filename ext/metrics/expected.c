@@ -166,7 +166,7 @@ static int exp_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
   return rc;
 }
 static const MlStateHooks expStates = {
-  sizeof(ExpAgg), 1, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), exp_absorb
+  sizeof(ExpAgg), 1, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), exp_absorb   /* not weighted: no twin */
 };
 
 /* The expected confusion matrix (rule 1): exact sums over the halves. */

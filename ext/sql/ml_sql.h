@@ -409,6 +409,9 @@ typedef struct MlFamily {
                                ** f_w(y, p_0, ..., p_k-1, w), argv[2] of the JSON form
                                ** f_w(y, probs, w [, params]) (argv[1] a JSON array,
                                ** ml_value_is_array) */
+#define ML_FN_STATE_UNWEIGHTED 0x400 /* its state form reads no weighted state though its
+                               ** family's does: no weighted definition (ece_l2_debiased,
+                               ** ece_l2_kumar); the records' "forms" leave the kind out */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and
@@ -492,6 +495,10 @@ void ml_state_xinverse(sqlite3_context*, int, sqlite3_value**);
 void ml_state_xvalue(sqlite3_context*);
 void ml_state_xfinal(sqlite3_context*);
 int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
+/* The one-state form's signature (a family with state hooks): the row
+** signature with its data arguments replaced by "state": "y, p [, bins]"
+** -> "state [, bins]". */
+void ml_state_signature(const MlFuncDesc *d, char *buf, int nBuf);
 /*
 ** The state form inside a family's own step (docs/ARCHITECTURE.md, "the
 ** path of a state").  The driver registers the family's xStep and xInverse

@@ -98,7 +98,7 @@ int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi){
 
 /* The signature of the state form: the row signature with its data
 ** arguments replaced by "state": "y, p [, bins]" -> "state [, bins]". */
-static void state_signature(const MlFuncDesc *d, char *buf, int nBuf){
+void ml_state_signature(const MlFuncDesc *d, char *buf, int nBuf){
   const char *z = d->signature, *br = strstr(z, " ["), *end = z + strlen(z), *rest = z;
   int nData = (d->flags & ML_FN_STATE_YS) ? 2 : d->fam->state->nData, i, afterComma = 0;
   if( nData<=0 ){
@@ -140,13 +140,24 @@ static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
     ml_error(ctx, d->name, "state: %s", zErr);
     return ML_ROW_ERR;
   }
+  if( st->kind==ML_STATE_WEIGHTED && (d->flags & ML_FN_STATE_UNWEIGHTED) ){
+    ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): it has no weighted"
+             " definition (docs/weights.md)");
+    return ML_ROW_ERR;
+  }
   if( d->fam->state && st->kind==ML_STATE_WEIGHTED && (d->fam->state->kinds & (1u<<ML_STATE_BINARY))
    && !(d->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ){
     /* the uncertainty family: its bootstrap resamples rows and DeLong
-    ** ranks them; a weighted state keeps sums of weights (docs/states.md) */
-    ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): its interval needs the rows"
-             " themselves, and a weighted state keeps only their weights summed; give the rows to %s_w",
-             d->name);
+    ** ranks them; a weighted state keeps sums of weights (docs/states.md);
+    ** the label-free estimates (expected_*) have no weighted twin */
+    if( strcmp(d->fam->name, "uncertainty")==0 ){
+      ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): its interval needs the rows"
+               " themselves, and a weighted state keeps only their weights summed; give the rows to %s_w",
+               d->name);
+    }else{
+      ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): %s has no weighted twin;"
+               " give it a state made by ml_state(y, p)", d->name);
+    }
     return ML_ROW_ERR;
   }
   if( d->fam->state && !(d->fam->state->kinds & (1u<<st->kind)) ){
@@ -245,7 +256,7 @@ static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   argc2 = argc - 1 + nData;
   if( argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS || (d->fam->state->nData<0 && !state_count_ok(d, argc)) ){
     char sig[160];
-    state_signature(d, sig, sizeof(sig));
+    ml_state_signature(d, sig, sizeof(sig));
     ml_error(ctx, d->name, "a state takes (%s), got %d argument%s", sig, argc, argc==1 ? "" : "s");
     return;
   }
@@ -603,7 +614,8 @@ static void ml_make_final(sqlite3_context *ctx){
 
 static const MlFamily famMake = { "state", ml_make_step, ml_make_final, ml_make_value, ml_make_inverse, 0,
                                   ml_make_step_w, ml_make_inverse_w, 0 };
-static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0, 0, 0, 0 };
+static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0, 0, 0,
+                                   ML_STATE_ANY };     /* ml_merge reads every kind */
 
 /* The binary partial states (ml_state_ordinal is ordinal.c's). */
 const MlFuncDesc ml_state_functions[] = {
