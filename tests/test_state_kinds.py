@@ -57,7 +57,7 @@ def form_call(name, sig, st_sql, st2_sql, params):
     pex = {p["name"]: p["example"] for p in params}
     n_st = 0
     for a in names:
-        if a.startswith("st"):
+        if a in ("st", "state") or a.startswith("st_"):          # not "strategy"
             args.append(st_sql if n_st == 0 else st2_sql)
             n_st += 1
         elif a in pex:

@@ -438,7 +438,8 @@ static void forms_json(MlJson *j, const MlFuncDesc *d){
     int n = bar ? (int)(bar - z) : (int)strlen(z), nSt = 0;
     const char *p = z;
     char zName[32], zSig[160];
-    while( p < z + n && signature_next(&p, zName, sizeof(zName)) && p <= z + n && strncmp(zName, "st", 2)==0 ) nSt++;
+    while( p < z + n && signature_next(&p, zName, sizeof(zName)) && p <= z + n
+        && (strcmp(zName, "st")==0 || strcmp(zName, "state")==0 || strncmp(zName, "st_", 3)==0) ) nSt++;
     sqlite3_snprintf(sizeof(zSig), zSig, "%.*s", n, z);
     ml_json_begin_object(j);
     ml_json_key(j, "form");      ml_json_string(j, nSt==0 ? "rows" : nSt==1 ? "state" : "two_states");
