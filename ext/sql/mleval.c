@@ -175,7 +175,6 @@ static void make_twins(void){
 /* xStep and xInverse of a twin: the weight (argv[2] after y, s; argv[3]
 ** after y, s_a, s_b: ML_FN_TWIN_W3; argv[1] after y: ML_FN_TWIN_W1) read, checked and taken out of argv, then the
 ** family's weighted step (MlFamily.xStepW). */
-#define ML_MAX_ARGS 40
 static int twin_weight_arg(const MlFuncDesc *d){
   return (d->flags & ML_FN_TWIN_W3) ? 3 : (d->flags & ML_FN_TWIN_W1) ? 1 : 2;
 }

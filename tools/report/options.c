@@ -19,7 +19,8 @@
 **   4. Every other error is exit 1 with "mleval-report: MESSAGE" on stderr.
 **   5. --drift-ref needs --by (its values are the periods) and refuses
 **      --weight (drift_report has no weighted twin): both usage errors; its
-**      value is checked against the periods after the scan (drift.c, exit 1).
+**      value is checked against the periods after the scan (scan.c's
+**      drift_resolve, exit 1).
 **
 ** Cost: nothing but argv and two stat() per output.
 */
