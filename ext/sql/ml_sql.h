@@ -332,11 +332,14 @@ int ml_calib_smooth(const MlSamples *smp, MlSmooth *out);
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
 ** its functions takes a state BLOB in place of its data arguments.  The
-** registration wraps the family's callbacks: a BLOB first argument is
-** decoded and validated there; the family's own xStep then runs with NULL
-** in the data slots, so it sets up and checks the parameters exactly as for
-** a row and skips the (NULL) row; the states of a group are collected and,
-** when a result is due, xAbsorb feeds them to the family's buffers.
+** driver registers the family's own xStep; the step hands a BLOB first
+** argument to ml_state_divert (ML_STATE_DIVERT), which decodes and
+** validates it; the family's xStep then runs with NULL in the data slots,
+** so it sets up and checks the parameters exactly as for a row and skips
+** the (NULL) row; the states of a group are collected and, when a result
+** is due, xAbsorb feeds them to the family's buffers.  Only the argument
+** counts the state form alone has are registered with the wrappers
+** (ml_state_xstep & co.), and every count's xFinal/xValue.
 */
 struct MlState;
 /* A family that takes states allocates its aggregate context with
@@ -434,6 +437,11 @@ typedef struct MlFuncDesc {
 } MlFuncDesc;
 /* ML_PARAMS(&psA, &psB): a record's parameter list. */
 #define ML_PARAMS(...) ((const MlParamSpec *const[]){ __VA_ARGS__, 0 })
+
+/* The most arguments a registered call is handed on with (a twin's argv
+** without its weight, mleval.c; a state's call of the family's step,
+** ml_state_sql.c): above every record's nMax. */
+#define ML_MAX_ARGS 40
 
 /* Each family's records, each list ending with a record whose name is 0. */
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],

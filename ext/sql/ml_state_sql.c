@@ -30,8 +30,9 @@
 **      need a stratifier; ordinal functions an ordinal state.
 **   3. A group's states are collected (their own bytes) and merged at once
 **      when a result is due: one k-way merge straight into the family's
-**      buffers, no re-sort.  A window frame's xInverse removes the state's
-**      rows in one linear pass.
+**      buffers, no re-sort -- but for weighted states, whose records
+**      (ml_absorb_weighted) are appended and sorted with the buffer.  A
+**      window frame's xInverse removes the state's rows in one linear pass.
 **   4. NULL states are skipped, as avg() skips NULLs (ml_state over no rows
 **      is NULL, so an empty shard adds nothing).
 **   5. ml_merge returns NULL for a group without states.
@@ -56,7 +57,6 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 
-#define ML_MAX_ARGS 24
 
 /* The wrapper's own part of the aggregate context, after the family's. */
 typedef struct StatePending {
@@ -171,8 +171,8 @@ static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
   return ML_ROW_OK;
 }
 
-/* A protected NULL value, made once per group from "SELECT NULL" (SQLite
-** offers no other way to make one); freed by xFinal. */
+/* A protected NULL value for the family's data slots, made once per group
+** (a copy of SQLite's own static NULL, below); freed by xFinal. */
 static sqlite3_value *null_value(StatePending *q){
   /* SQLite's own static NULL -- what sqlite3_column_value() returns for no
   ** statement (columnMem: "if( pVm==0 ) return columnNullValue()") -- made

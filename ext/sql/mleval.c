@@ -183,7 +183,6 @@ static void make_twins(void){
 ** JSON array -- read, checked and taken out of argv, then the family's
 ** weighted step (MlFamily.xStepW).  A variadic row whose argv[1] is NULL
 ** is skipped whatever its form; its weight is read as the wide form's. */
-#define ML_MAX_ARGS 40
 static int twin_weight_arg(const MlFuncDesc *d, int argc, sqlite3_value **argv){
   if( d->flags & ML_FN_TWIN_WLAST ) return argc>=3 && !ml_value_is_array(argv[1]) ? argc-1 : 2;
   return (d->flags & ML_FN_TWIN_W3) ? 3 : 2;
