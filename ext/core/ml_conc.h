@@ -18,7 +18,7 @@
 **     risk_i == risk_j (counts 1/2 in the estimate);
 **   - two events at one time are not comparable: tied_time (survival's
 **     tied.y) when their risks differ, tied_both (survival's tied.xy) when
-**     they are equal too;
+**     they are equal too (the copies of one weighted row are such pairs);
 **   - tau: only pairs whose earlier row is an event at T_i <= tau count
 **     (inclusive; survival's ymax); +INFINITY: every pair;
 **   - each pair weighs w_i w_j, times 1/g_left[i]^2 for Uno (g_left[i] =
@@ -34,7 +34,12 @@ typedef struct MlConc {
   /* weighted pair counts (survival's count[], reverse = TRUE) */
   double concordant, discordant, tied_risk;
   double tied_time;  /* events tied in time, risks differ (survival's tied.y) */
-  double tied_both;  /* events tied in time and in risk (survival's tied.xy) */
+  double tied_both;  /* events tied in time and in risk (survival's tied.xy),
+                     ** by the frequency rule: a row of weight w counts as w
+                     ** rows, so w (w - 1)/2 pairs among its copies count */
+  double tied_self;  /* that part of tied_both: sum w_i (w_i - 1)/2 over the
+                     ** events (times their pair weight), 0 unweighted.
+                     ** survival's weighted tied.xy = tied_both - tied_self */
   /* (concordant + tied_risk/2) / (concordant + discordant + tied_risk);
   ** NaN when no pair is comparable */
   double estimate;
@@ -67,7 +72,8 @@ typedef struct MlConc {
 ** (ml_stop_requested said stop; out and dfbeta are garbage).
 ** Cost: O(n log n) time (two radix sorts of 16-byte records, then one or
 ** two passes with O(log m) Fenwick steps per row, m distinct risks);
-** 32 bytes per row of scratch (48 with dfbeta), freed before returning. */
+** scratch of 40 bytes per row (48 with non-integer weights or Uno's dfbeta;
+** 8 more with dfbeta), freed before returning. */
 int ml_concordance(ml_i64 n, const double *time, const int *event,
                    const double *risk, const double *w, const double *g_left,
                    double tau, MlConc *out, double *dfbeta);
