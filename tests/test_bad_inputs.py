@@ -289,7 +289,7 @@ def functions(con):
             out[name] = ("score", ", 1", SPECIAL_BAD.get(name, []), None)
             continue
         if data in SHAPES and SHAPES[data] == "te":   # the survival family: its own checks (check_surv)
-            out[name] = ("te", data, [p["example"] for p in params], params)
+            out[name] = ("te", (data, [p["example"] for p in params]), params, None)
             continue
         if data not in SHAPES:
             raise ValueError("%s: data arguments %r have a role test_bad_inputs.py does not know" % (name, data))
@@ -445,6 +445,9 @@ def call(name, shape, y, x, extra):
         return "%s(%s, %s, %s%s)" % (name, y, x, x, extra)
     if shape in ("wpair", "wppair"):
         return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
+    if shape == "te":             # survival: extra is (data roles, parameter examples); time = |x|
+        roles = {"time": "abs(%s)" % x, "event": y, "risk": x, "p": x, "horizon": "5", "w": "1"}
+        return "%s(%s)" % (name, ", ".join([roles[r] for r in extra[0]] + list(extra[1])))
     if shape in MC_SHAPES:
         if extra:                 # parameters exist only in the JSON form, after the array
             return "%s(%s, %s'[0.25, 0.75]'%s)" % (name, y, "1, " if shape[0] == "w" else "", extra)
@@ -604,7 +607,7 @@ def main():
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
         if shape == "te":
-            check_surv(ck, con, name, extra, badparams, varying, after_error)
+            check_surv(ck, con, name, extra[0], extra[1], badparams, after_error)
             continue
         if shape == "ipcw":
             check_ipcw(ck, con, after_error)
