@@ -19,6 +19,10 @@
 **   c_index_ci(time, event, risk [, tau [, level]])   JSON {"estimate","se","lo","hi","level",
 **                                   "concordant","discordant","tied_risk","tied_time"}
 **   uno_c(time, event, risk [, tau])               Uno's C (timewt = "n/G2")
+**   ml_state_surv(time, event, risk), ml_state_surv_w(time, event, risk, w)
+**                                   BLOB: the rows as a state (rule 9)
+**   f(state, ...)                   every function above but surv_ibs over a state
+**                                   in place of (time, event [, risk | p])
 **
 ** Rules:
 **   1. time a non-negative finite number, event 0 or 1 (the label rules),
@@ -49,6 +53,17 @@
 **   8. c_index, c_index_ci, uno_c: ml_concordance (ml_conc.c) over the rows;
 **      uno_c passes G(T_i-) of the fit (C2, C3) per row; the interval is
 **      estimate -+ z se with se^2 the infinitesimal-jackknife variance.
+**   9. States (ml_state_surv.c: kinds 7 and 8, the multiclass layout with
+**      k = 2): ml_state_surv keeps the distinct (time, event, risk) with
+**      their counts (the twin: (time, event, risk, w)); a state BLOB first
+**      argument stands for the data arguments (km, censoring_km: time,
+**      event; the others: time, event, risk or p -- a state's risk column
+**      read as p must lie in [0, 1] as rows must); the family's step
+**      diverts it (ML_STATE_DIVERT) and sv_absorb adds each entry as one
+**      record weighing its count (times its weight, as the one or two
+**      doubles whose sum it is exactly), so every sum a result takes is the
+**      rows' sum: the rows' results bit for bit, O(entries).  surv_ibs
+**      takes no state (its horizon rides on each row).
 **
 ** Cost: 24 bytes a row held; a result sorts the rows (radix) and walks them
 ** once (km, Brier), sorts the cases and controls by risk (AUC(t): 16 bytes a
@@ -475,8 +490,9 @@ static void sv_state_result(sqlite3_context *ctx, const MlFuncDesc *d, SvAgg *p)
 ** so every sum the results take equals the rows' (rule 9).  surv_ibs takes
 ** no state. */
 static int sv_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
   SvAgg *p = sv_agg(ctx);
-  int j, c;
+  int j, c, isProb = sv_is_prob(d->kind);
   if( p==0 ) return ML_NOMEM;
   for(j=0; j<n; j++){
     for(c=0; c<2; c++){
@@ -488,11 +504,14 @@ static int sv_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
         double part[2], t = ml_double_of(e.p[0]), x = ml_double_of(e.p[1]);
         double w = st[j].kind==ML_STATE_SURV_W ? ml_double_of(e.w) : 1.0;
         int np = ml_count_weight(e.n, w, part), i;
+        /* a failure marks the group failed: its result is the error alone */
+        if( isProb && sign>0 && ml_state_probability_range(x, x, zErr, nErr) ){ p->failed = 1; return ML_ERROR; }
         for(i=0; i<np; i++){
           if( sign>0 ){
-            if( ml_surv_add(&p->smp, c, t, part[i], x)!=ML_OK ) return ML_NOMEM;
+            if( ml_surv_add(&p->smp, c, t, part[i], x)!=ML_OK ){ p->failed = 1; return ML_NOMEM; }
           }else if( !ml_surv_remove(&p->smp, c, t, part[i], x) ){
             snprintf(zErr, (size_t)nErr, "the state removed holds rows the frame does not");
+            p->failed = 1;
             return ML_ERROR;
           }
         }

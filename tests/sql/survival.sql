@@ -75,3 +75,6 @@ SELECT c_index(st) FROM (SELECT ml_state(1, 0.5) AS st);
 SELECT ml_merge(st) FROM (SELECT st FROM shards UNION ALL SELECT ml_state(1, 0.5));
 SELECT c_index_w(st) FROM shards;
 SELECT surv_ibs(st, 5, 0.5) FROM shards;
+-- a state's risk column read as p is a probability, as a row's p
+SELECT surv_brier(st, 3) FROM (SELECT ml_state_surv(1, 1, 0.5) AS st);
+SELECT surv_brier(st, 3) FROM (SELECT ml_state_surv(1, 1, 2.5) AS st);
