@@ -226,7 +226,39 @@ static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
 ** SQL function: km, censoring_km, surv_auroc, surv_brier, surv_summary,
 ** surv_ibs, c_index, c_index_ci, uno_c -- xStep, xInverse
 */
-static void svStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ sv_row(ctx, argc, argv, 1.0, 1); }
+static void svStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  /* The common row inline: time a number >= 0, event an INTEGER 0 or 1, the
+  ** risk or p a number (p in [0, 1]), at most one parameter (t or tau);
+  ** anything else -- a state, NULLs, text, surv_ibs -- goes to sv_row */
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int kind = d->kind, nd = sv_ndata(kind), t0;
+  if( kind!=SV_IBS && argc>=nd && argc<=nd+1 && ((t0 = sqlite3_value_type(argv[0]))==SQLITE_FLOAT || t0==SQLITE_INTEGER)
+   && sqlite3_value_type(argv[1])==SQLITE_INTEGER ){
+    double time = sqlite3_value_double(argv[0]), x = 0.0;
+    sqlite3_int64 e = sqlite3_value_int64(argv[1]);
+    int ok = time>=0.0 && time<INFINITY && (e & ~(sqlite3_int64)1)==0;
+    if( ok && nd==3 ){
+      int t2 = sqlite3_value_type(argv[2]);
+      ok = t2==SQLITE_FLOAT || t2==SQLITE_INTEGER;
+      if( ok ){
+        x = sqlite3_value_double(argv[2]);
+        if( sv_is_prob(kind) ) ok = x>=0.0 && x<=1.0;
+      }
+    }
+    if( ok ){
+      SvAgg *p = sv_agg(ctx);
+      double v;
+      if( p==0 || p->failed ) return;
+      if( argc>nd && ml_param_real(ctx, d->name, kind>=SV_CINDEX ? &psSvTau : &psSvT, argv[nd], &p->t, &v)!=ML_ROW_OK ){
+        p->failed = 1;
+        return;
+      }
+      if( ml_surv_add(&p->smp, (int)e, time, 1.0, x)!=ML_OK ){ sqlite3_result_error_nomem(ctx); p->failed = 1; }
+      return;
+    }
+  }
+  sv_row(ctx, argc, argv, 1.0, 1);
+}
 static void svInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ sv_row(ctx, argc, argv, 1.0, -1); }
 /*
 ** SQL function: the twins f_w(time, event, [risk | p | horizon, p,] w, ...)
@@ -543,6 +575,12 @@ static void sv_result(sqlite3_context *ctx, SvAgg *p, int isFinal){
   if( ml_compute_begin(ctx, isFinal, n) ) return;
   if( d->kind==SV_IBS ){
     sv_ibs_result(ctx, d, p);
+    ml_compute_end(ctx);
+    return;
+  }
+  if( d->kind==SV_CINDEX || d->kind==SV_CINDEX_CI ){   /* Harrell's C needs no curve */
+    if( ml_samples_sort(&p->smp)!=ML_OK ){ sqlite3_result_error_nomem(ctx); ml_compute_end(ctx); return; }
+    sv_cindex_result(ctx, d, p, 0);
     ml_compute_end(ctx);
     return;
   }
