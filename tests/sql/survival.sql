@@ -78,3 +78,17 @@ SELECT surv_ibs(st, 5, 0.5) FROM shards;
 -- a state's risk column read as p is a probability, as a row's p
 SELECT surv_brier(st, 3) FROM (SELECT ml_state_surv(1, 1, 0.5) AS st);
 SELECT surv_brier(st, 3) FROM (SELECT ml_state_surv(1, 1, 2.5) AS st);
+-- windows with real weights and ties: every frame equals the aggregate over its rows (0 differences)
+CREATE TABLE tw AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 40)
+  SELECT i AS id, (i * 7) % 5 + 1.0 AS time, (i * 3 / 2) % 2 AS event, (i * 11) % 4 * 1.0 AS risk,
+         0.1 + ((i * 13) % 7) / 3.0 AS w FROM c;
+SELECT count(*) FROM (SELECT id, c_index_w(time, event, risk, w) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS v,
+                             uno_c_w(time, event, risk, w) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS u,
+                             surv_summary_w(time, event, risk / 4, w, 3) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS s,
+                             km_w(time, event, w) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS k FROM tw) a
+  WHERE v IS NOT (SELECT c_index_w(time, event, risk, w) FROM tw b WHERE b.id BETWEEN a.id - 3 AND a.id + 2)
+     OR u IS NOT (SELECT uno_c_w(time, event, risk, w) FROM tw b WHERE b.id BETWEEN a.id - 3 AND a.id + 2)
+     OR s IS NOT (SELECT surv_summary_w(time, event, risk / 4, w, 3) FROM tw b WHERE b.id BETWEEN a.id - 3 AND a.id + 2)
+     OR k IS NOT (SELECT km_w(time, event, w) FROM tw b WHERE b.id BETWEEN a.id - 3 AND a.id + 2);
+SELECT count(*) FROM (SELECT id, time, c_index_w(time, event, risk, w) OVER (ORDER BY time RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS v FROM tw) a
+  WHERE v IS NOT (SELECT c_index_w(time, event, risk, w) FROM tw b WHERE b.time BETWEEN a.time - 1 AND a.time);
