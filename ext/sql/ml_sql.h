@@ -130,6 +130,13 @@ int ml_arg_weight(sqlite3_context *ctx, const char *fn, sqlite3_value *v, double
 ** names the argument (s_2, scores, p_2, probs, probs[2]) and the bad value. */
 int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int nArg,
                   int isProb, int kMax, double *p, int *pk);
+/* The (time, event) pair that leads every time-to-event function's
+** arguments (survival.c): argv[0] a follow-up time, a non-negative finite
+** number ("time must be a non-negative finite number, got -1"), argv[1]
+** the event, 0 or 1 (the label rules; "event must be 0 or 1, got 2").  A
+** NULL in either skips the row (a bad value in the other still errs).
+** ML_ROW_*. */
+int ml_arg_time_event(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, double *time, int *event);
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
@@ -393,6 +400,11 @@ typedef struct MlFamily {
 #define ML_FN_TWIN_W1   0x200  /* a twin record whose weight is argv[1], right after y
                                ** (the multiclass twins f_w(y, w, p_0, ...), whose
                                ** scores are variadic) */
+#define ML_FN_TWIN_W4   0x400  /* a twin record whose weight is argv[4], after four data
+                               ** arguments (surv_ibs_w(time, event, horizon, p, w)).
+                               ** On a record flagged ML_FN_WEIGHTED, TWIN_W3 or TWIN_W4
+                               ** places its made twin's weight there (the survival
+                               ** family's f_w(time, event, risk, w, ...)) */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and
@@ -420,7 +432,7 @@ typedef struct MlFuncDesc {
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
   ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
   ml_validation_functions[], ml_plot_functions[], ml_multiclass_functions[],
-  ml_state_functions[], ml_monitoring_functions[];
+  ml_state_functions[], ml_monitoring_functions[], ml_survival_functions[];
 
 /* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
 ** is unknown, "got a different number of arguments"): the one arity error,

@@ -30,6 +30,8 @@
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines
 **     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
 **                    expected_pr_auc expected_confusion
+**     survival.c     km censoring_km ipcw surv_auroc surv_brier surv_summary surv_ibs
+**                    c_index c_index_ci uno_c
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
 **                    mc_calibration mc_auroc_ci ml_state_mc
 **   ext/svd/       the svd_bench table-valued function (its back ends are
@@ -91,7 +93,7 @@ static const MlFuncDesc aScalar[] = {
 */
 /* The weighted twins: one record made from each record flagged
 ** ML_FN_WEIGHTED (make_twins), before the first registration. */
-#define ML_MAX_TWINS 64
+#define ML_MAX_TWINS 128
 static MlFuncDesc aTwin[ML_MAX_TWINS + 1];
 static const MlFuncDesc *aTwinBase[ML_MAX_TWINS];    /* the function each twin weights */
 static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
@@ -99,7 +101,7 @@ static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
 static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
   ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_multiclass_functions,
-  ml_state_functions, ml_monitoring_functions, aTwin, aScalar
+  ml_state_functions, ml_monitoring_functions, ml_survival_functions, aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
 
@@ -139,10 +141,11 @@ static int signature_next(const char **pz, char *zName, size_t nName){
 ** made once per process (the first load), under SQLite's static mutex; the
 ** twins take no state.
 */
+static int twin_weight_arg(const MlFuncDesc *d);
 static void make_twins(void){
   static int done = 0;
   sqlite3_mutex *m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
-  int i = 0, f;
+  int i = 0, f, k;
   sqlite3_mutex_enter(m);
   for(f=0; !done && f<ML_NFAMILY; f++){
     const MlFuncDesc *d;
@@ -152,9 +155,9 @@ static void make_twins(void){
       char zName[32];
       if( !(d->flags & ML_FN_WEIGHTED) ) continue;
       if( i>=ML_MAX_TWINS ) break;      /* test_weights' list of the twins fails then */
-      /* the signature with ", w" after its second data argument (y, s or y, p) */
-      signature_next(&e, zName, sizeof(zName));
-      signature_next(&e, zName, sizeof(zName));
+      /* the signature with ", w" after its second data argument (y, s or y, p),
+      ** or its third or fourth where the record says (ML_FN_TWIN_W3, _W4) */
+      for(k=twin_weight_arg(d); k>0; k--) signature_next(&e, zName, sizeof(zName));
       sqlite3_snprintf(sizeof(azTwinName[i]), azTwinName[i], "%s_w", d->name);
       sqlite3_snprintf(sizeof(azTwinSignature[i]), azTwinSignature[i], "%.*s, w%s", (int)(e - z), z, e);
       aTwin[i] = *d;
@@ -172,11 +175,12 @@ static void make_twins(void){
 }
 
 /* xStep and xInverse of a twin: the weight (argv[2] after y, s; argv[3]
-** after y, s_a, s_b: ML_FN_TWIN_W3; argv[1] after y: ML_FN_TWIN_W1) read, checked and taken out of argv, then the
+** after y, s_a, s_b or time, event, risk: ML_FN_TWIN_W3; argv[4]: ML_FN_TWIN_W4;
+** argv[1] after y: ML_FN_TWIN_W1) read, checked and taken out of argv, then the
 ** family's weighted step (MlFamily.xStepW). */
 #define ML_MAX_ARGS 40
 static int twin_weight_arg(const MlFuncDesc *d){
-  return (d->flags & ML_FN_TWIN_W3) ? 3 : (d->flags & ML_FN_TWIN_W1) ? 1 : 2;
+  return (d->flags & ML_FN_TWIN_W4) ? 4 : (d->flags & ML_FN_TWIN_W3) ? 3 : (d->flags & ML_FN_TWIN_W1) ? 1 : 2;
 }
 static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                      sqlite3_value ***pav, double *w){
