@@ -452,6 +452,26 @@ def mleval_vs_r(ck, con, have, k, s, r, rng):
                     if b is not None:
                         close(ck, a, b, "%s t %r: auroc_w over ipcw = surv_auroc" % (what, t), "auroc_w(ipcw) = surv_auroc",
                               rel=1e-12, abs_=1e-15)
+    if "censoring_km_w" in have:
+        g = jget(con, "SELECT censoring_km_w(time, event, w) FROM t")
+        f = survref.km_fit(time, event, w)
+        mine = {"time": np.array(g["time"]), "G": np.array(g["surv"])} if g else None
+        ck.true(mine is not None, what + ": censoring_km_w NULL")
+        for u, v in zip(f["time"], f["G"]) if mine else ():
+            close(ck, survref.step(mine, "G", u), float(v), "%s: censoring_km_w at %r vs SPEC" % (what, u),
+                  "censoring_km_w vs SPEC")
+    if "surv_ibs_w" in have and "hz" in s:
+        rows = [(i, float(time[i]), int(event[i]), float(h), float(s["P"][i, j]), float(w[i]))
+                for i in range(len(time)) for j, h in enumerate(s["hz"])]
+        mltest.load(con, ["sid", "time", "event", "horizon", "p", "w"], rows, "lg")
+        g = jget(con, "SELECT surv_ibs_w(time, event, horizon, p, w) FROM lg")
+        B = [survref.at_horizon(time, event, s["P"][:, j], h, w)["brier"] for j, h in enumerate(s["hz"])]
+        B0 = [survref.at_horizon(time, event, s["P"][:, j], h, w)["brier_null"] for j, h in enumerate(s["hz"])]
+        if g is None:
+            ck.true(survref.ibs(s["hz"], B) is None, what + ": surv_ibs_w NULL")
+        else:
+            close(ck, g["ibs"], survref.ibs(s["hz"], B), what + ": surv_ibs_w ibs", "surv_ibs_w ibs vs SPEC")
+            close(ck, g["ibs_null"], survref.ibs(s["hz"], B0), what + ": surv_ibs_w ibs_null", "surv_ibs_w ibs vs SPEC")
     if "surv_ibs" in have and "hz" in s:
         rows = [(i, float(time[i]), int(event[i]), float(h), float(s["P"][i, j]))
                 for i in range(len(time)) for j, h in enumerate(s["hz"])]
@@ -517,6 +537,9 @@ def bits(ck, con, have, s, k, rng):
             measure("twin, integer weights = repeated rows (bits)", 0.0, 0.0)
         mltest.same_as_aggregate(ck, con, rows, "id", what)
         measure("window frames and GROUP BY = aggregate (bits)", 0.0, 0.0)
+        if fn + "_w" in have and fn in ("c_index", "surv_brier", "km"):
+            mltest.same_as_aggregate(ck, con, "%s_w(%s, w%s)" % (fn, x, tail), "id", what)
+            measure("window frames and GROUP BY = aggregate (bits)", 0.0, 0.0)
         if "ml_state_surv" in have and fn != "censoring_km":
             cols = x if x.count(",") == 2 else "time, event, risk"
             con.execute("DROP TABLE IF EXISTS st")
@@ -534,6 +557,29 @@ def bits(ck, con, have, s, k, rng):
                 ck.equal(v, one(con, "SELECT %s_w(%s, w%s) FROM t" % (fn, x, tail)),
                          "%s: %s over ml_state_surv_w = the weighted rows" % (what, fn))
             measure("states = rows (bits)", 0.0, 0.0)
+    if "surv_ibs" in have:
+        hz = sorted({float(np.quantile(s["time"], q)) for q in (0.3, 0.6, 0.9)})
+        rows = [(int(i % 3), float(s["time"][i]), int(s["event"][i]), h, float(min(1.0, s["p"][i] * (0.5 + j / 4))),
+                 int(s["iw"][i])) for i in range(len(s["time"])) for j, h in enumerate(hz)]
+        mltest.load(con, ["g", "time", "event", "horizon", "p", "iw"], rows, "lg")
+        con.execute("DROP TABLE IF EXISTS lgr")
+        con.execute("CREATE TABLE lgr AS SELECT lg.* FROM lg, (SELECT value AS k FROM json_each('[1,2,3]')) AS r "
+                    "WHERE r.k <= lg.iw")
+        if "surv_ibs_w" in have:
+            ck.equal(one(con, "SELECT surv_ibs_w(time, event, horizon, p, iw) FROM lg"),
+                     one(con, "SELECT surv_ibs(time, event, horizon, p) FROM lgr"),
+                     "%s: surv_ibs_w = the rows repeated, bit for bit" % what)
+            measure("twin, integer weights = repeated rows (bits)", 0.0, 0.0)
+        # a frame must hold whole subjects (every horizon's rows): GROUP BY and
+        # the frames of whole partitions
+        for g, v in con.execute("SELECT g, surv_ibs(time, event, horizon, p) FROM lg GROUP BY g"):
+            ck.equal(v, one(con, "SELECT surv_ibs(time, event, horizon, p) FROM lg WHERE g = ?", g),
+                     "%s: surv_ibs GROUP BY group %d" % (what, g))
+        for i, v in con.execute("SELECT id, surv_ibs(time, event, horizon, p) OVER (PARTITION BY g) FROM lg"):
+            gg = one(con, "SELECT g FROM lg WHERE id = ?", i)
+            ck.equal(v, one(con, "SELECT surv_ibs(time, event, horizon, p) FROM lg WHERE g = ?", gg),
+                     "%s: surv_ibs OVER (PARTITION BY g) row %d" % (what, i))
+        measure("window frames and GROUP BY = aggregate (bits)", 0.0, 0.0)
 
 
 # ------------------------------------------- 5. scikit-survival #428
