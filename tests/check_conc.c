@@ -13,7 +13,8 @@
 **   - against an O(n^2) pair count and the influence differentiated from
 **     the definition, on 600 random tied sets (no / integer / real
 **     weights, Harrell and Uno, tau at an event time, between times, before
-**     every time) and a few large ones that take the radix sort's paths;
+**     every time) and a few large ones that take the radix sort's paths,
+**     some of them with the rows in time order (no second sort);
 **   - integer weights = repeated rows, bit for bit (rule 5);
 **   - the undefined cases (no comparable pair), ml_conc_var, and the stop.
 ** tests/r/conc_check.R compares hundreds more sets with live R.
@@ -211,9 +212,33 @@ static Data data_make(int n, int nt, double pe, int nx, int wkind){
     d.e[i] = test_rand01() < pe;
     d.x[i] = nx ? floor(test_rand01()*nx) - 2.0 : test_rand01() - 0.5;
     d.w[i] = wkind==1 ? 1.0 + floor(test_rand01()*4) : 0.1 + 2.9*test_rand01();
+    d.g[i] = 1.0;
   }
   if( wkind==0 ){ free(d.w); d.w = 0; }
   return d;
+}
+
+/* The rows of d in ascending time (ties in a scrambled order): the path
+** that skips the second sort. */
+static Data data_by_time(const Data *d){
+  Data o;
+  int *ix = malloc(sizeof(int)*(d->n+1)), i, j;
+  for(i=0; i<d->n; i++) ix[i] = (i*7919) % d->n;     /* a permutation when gcd = 1 ... */
+  if( d->n % 7919==0 ) for(i=0; i<d->n; i++) ix[i] = i;
+  for(i=1; i<d->n; i++){                              /* ... then insertion sort by time */
+    int v = ix[i];
+    for(j=i; j>0 && d->t[ix[j-1]]>d->t[v]; j--) ix[j] = ix[j-1];
+    ix[j] = v;
+  }
+  o.n = d->n;
+  o.t = malloc(8*(o.n+1)); o.x = malloc(8*(o.n+1)); o.g = malloc(8*(o.n+1));
+  o.e = malloc(sizeof(int)*(o.n+1)); o.w = d->w ? malloc(8*(o.n+1)) : 0;
+  for(i=0; i<o.n; i++){
+    o.t[i] = d->t[ix[i]]; o.x[i] = d->x[ix[i]]; o.g[i] = d->g[ix[i]]; o.e[i] = d->e[ix[i]];
+    if( d->w ) o.w[i] = d->w[ix[i]];
+  }
+  free(ix);
+  return o;
 }
 
 /* A tau: +Inf, an event's time, between two grid times, or before all. */
@@ -274,6 +299,11 @@ START_TEST(test_conc_matches_pairs){
       else for(i=0; i<n; i++) d.g[i] = 1.0/(1.0 + 0.15*d.t[i]);
     }
     check_against_brute(&d, uno ? d.g : 0, tau, uno ? "uno" : "harrell");
+    if( k % 3==0 ){
+      Data o = data_by_time(&d);
+      check_against_brute(&o, uno ? o.g : 0, tau, uno ? "uno, by time" : "harrell, by time");
+      data_free(&o);
+    }
     data_free(&d);
   }
 }
@@ -291,8 +321,13 @@ START_TEST(test_conc_large_sets){
     if( k==4 ) for(i=0; i<n; i++) d.t[i] = ldexp(d.t[i], -1040);   /* subnormal times */
     check_against_brute(&d, 0, k==5 ? 20.0 : INFINITY, "large");
     if( k<3 ){
+      Data o;
       ref_g_left(n, d.t, d.e, d.w, d.g);
       check_against_brute(&d, d.g, INFINITY, "large uno");
+      o = data_by_time(&d);
+      check_against_brute(&o, 0, INFINITY, "large, by time");
+      check_against_brute(&o, o.g, INFINITY, "large uno, by time");
+      data_free(&o);
     }
     data_free(&d);
   }
