@@ -5,7 +5,7 @@
 #
 # Usage: Rscript tests/r/conc_check.R DRIVER [NSETS [SEED]]
 #   DRIVER  the binary of tests/r/conc_driver.c
-# Each set: 1 to 60 rows, times on a coarse grid (heavy ties, censorings tied
+# Each set: 1 to 250 rows, times on a coarse grid (heavy ties, censorings tied
 # with events; survival's aeqSurv changes nothing on it), risks tied or not,
 # no weights / integer / real weights, tau = Inf, an event time, a time
 # between, or before every time.  Compared: counts, estimate, var, dfbeta
@@ -20,7 +20,7 @@ dir <- tempfile("conc"); dir.create(dir)
 
 data <- list(); sets <- list()
 for (ds in 1:nsets) {
-  n <- sample(c(1:8, 10, 15, 20, 30, 45, 60), 1)
+  n <- sample(c(1:8, 10, 15, 20, 30, 45, 60, 120, 250), 1)
   tgrid <- sample(c(2, 4, 8, 50), 1)
   time <- sample(tgrid, n, replace = TRUE) / 2
   event <- rbinom(n, 1, runif(1, 0.2, 0.9))
