@@ -16,11 +16,13 @@
 **     every time) and a few large ones that take the radix sort's paths,
 **     some of them with the rows in time order (no second sort);
 **   - integer weights = repeated rows, bit for bit (rule 5);
-**   - the undefined cases (no comparable pair), ml_conc_var, and the stop.
+**   - the undefined cases (no comparable pair), ml_conc_var, the stop, and
+**     out of memory at each allocation.
 ** tests/r/conc_check.R compares hundreds more sets with live R.
 */
 #include <math.h>
 #include <stdlib.h>
+#include <sqlite3.h>
 #include "check_suites.h"
 #include "ml_conc.h"
 
@@ -429,6 +431,37 @@ START_TEST(test_conc_var_of_differences){
 }
 END_TEST
 
+/* Out of memory at each of the core's allocations (SQLite's hard heap
+** limit, since ml_malloc is sqlite3_malloc64): ML_NOMEM, nothing leaked,
+** and the same answer once memory is back. */
+START_TEST(test_conc_out_of_memory){
+  int n = 5000, k, nNomem = 0;
+  Data d;
+  MlConc c, want;
+  double *df = malloc(8*5000), *dwant = malloc(8*5000);
+  sqlite3_int64 base, old;
+  test_seed(8);
+  d = data_make(n, 50, 0.5, 0, 2);
+  ref_g_left(n, d.t, d.e, d.w, d.g);
+  ck_assert_int_eq(ml_concordance(n, d.t, d.e, d.x, d.w, d.g, INFINITY, &want, dwant), ML_OK);
+  base = sqlite3_memory_used();
+  old = sqlite3_hard_heap_limit64(-1);
+  for(k=0; k<=12; k++){
+    int rc;
+    sqlite3_hard_heap_limit64(base + (sqlite3_int64)k*40000 + 1);
+    rc = ml_concordance(n, d.t, d.e, d.x, d.w, d.g, INFINITY, &c, df);
+    sqlite3_hard_heap_limit64(old);
+    ck_assert_msg(rc==ML_OK || rc==ML_NOMEM, "limit %d: rc %d", k, rc);
+    ck_assert_msg(sqlite3_memory_used()==base, "limit %d: %lld bytes left", k, (long long)(sqlite3_memory_used() - base));
+    if( rc==ML_NOMEM ){ nNomem++; continue; }
+    ck_assert(memcmp(&c.estimate, &want.estimate, 8)==0 && memcmp(&c.var, &want.var, 8)==0);
+  }
+  ck_assert_int_ge(nNomem, 3);            /* each of the three allocations failed once */
+  data_free(&d);
+  free(df); free(dwant);
+}
+END_TEST
+
 static int always_stop(void *arg){ (void)arg; return 1; }
 
 /* A statement being abandoned: the sorts and walks ask, and stop. */
@@ -458,6 +491,7 @@ Suite *suite_conc(void){
   tcase_add_test(tc, test_conc_undefined);
   tcase_add_test(tc, test_conc_var_of_differences);
   tcase_add_test(tc, test_conc_stops_when_asked);
+  tcase_add_test(tc, test_conc_out_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }
