@@ -13,9 +13,9 @@
 ** per pair):
 **   1. The rows are sorted twice: by risk, to give each row its dense rank
 **      among the m distinct risks, then by time (a scatter back to row
-**      order when the caller's times are ascending).  A time group (the rows of
-**      one time) is walked as survival walks it: its censorings are at risk
-**      for its events, its events are not compared with one another
+**      order when the caller's times are ascending).  A time group (the
+**      rows of one time) is walked as survival walks it: its censorings are
+**      at risk for its events, its events are not compared with one another
 **      (tied_time / tied_both; a row of weight w is w rows tied in both,
 **      w (w - 1)/2 pairs: tied_self).
 **   2. Counts: one walk from the latest time to the earliest over a Fenwick
