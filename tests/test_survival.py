@@ -149,8 +149,8 @@ def datasets():
     for k in range(260):
         n = int(rng.choice(sizes, p=[0.03, 0.05, 0.06, 0.06, 0.08, 0.1, 0.12, 0.12, 0.12, 0.1, 0.07, 0.05, 0.04]))
         time, event, risk, p, w = cohort(rng, n)
-        o = np.lexsort((-event, time))          # by time, events first: Score's own order (it
-        time, event, risk, p, w = time[o], event[o], risk[o], p[o], w[o]   # sorts its data, not a matrix)
+        o = np.lexsort((-event, time))          # by time, events first (neither R nor mleval
+        time, event, risk, p, w = time[o], event[o], risk[o], p[o], w[o]   # depends on it; SQL gets a shuffle)
         ts = horizons(rng, time, event)
         ev = np.unique(time[event == 1])
         taus = sorted({float(x) for x in (list(rng.choice(ev, min(2, len(ev)), replace=False)) if len(ev) else [])
