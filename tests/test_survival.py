@@ -194,12 +194,22 @@ def r_available(pkgs=("survival", "prodlim", "riskRegression", "pec")):
     if shutil.which("Rscript") is None:
         return False, "Rscript not found"
     r = subprocess.run(["Rscript", "-e", 'quit(status = !all(sapply(c(%s), requireNamespace, quietly = TRUE)))'
-                        % ", ".join('"%s"' % p for p in pkgs)], capture_output=True, text=True, timeout=300)
+                        % ", ".join('"%s"' % p for p in pkgs)], capture_output=True, text=True, timeout=300,
+                       env=r_env())
     return (True, None) if r.returncode == 0 else (False, "R lacks one of " + ", ".join(pkgs))
 
 
+def r_env():
+    """The environment for Rscript: without check-sanitize's preloaded
+    sanitizer runtimes (R does not load the extension)."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
 def run_r(script, d, *extra):
-    r = subprocess.run(["Rscript", script, d] + list(extra), capture_output=True, text=True, timeout=900)
+    r = subprocess.run(["Rscript", script, d] + list(extra), capture_output=True, text=True, timeout=900,
+                       env=r_env())
     if r.returncode != 0:
         raise RuntimeError("Rscript %s failed (%d): %s" % (script, r.returncode, r.stderr[-2000:]))
     with open(os.path.join(d, "r.json")) as f:
@@ -662,7 +672,7 @@ def test_428(ck, con, have, have_r):
                 'cat(sprintf("%%.17g", c(f(), f(ymax = 299), f(ymax = 299, timewt = "n/G2"),'
                 ' as.data.frame(s$AUC$score)$AUC[1], pc)), "\\n")') % (
             ", ".join(map(repr, S428["time"])), ", ".join(map(str, S428["event"])), ", ".join(map(repr, S428["risk"])))
-        out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, timeout=300)
+        out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, timeout=300, env=r_env())
         v = [float(x) for x in out.stdout.split()]
         R428 = {"harrell": v[0], "harrell_tau": v[1], "uno_tau": v[2], "auc": v[3], "pec_cindex": v[4]}
     an = anchors_428(R428)
@@ -711,8 +721,12 @@ def family_names(table):
                   or f["name"] == "ipcw")
 
 
-def test_records(ck, table):
+def test_records(ck, table, con):
+    """Every record of the family has a test here; every aggregate of the
+    family has its weighted twin."""
     names = family_names(table)
+    if names:
+        mltest.has_twins(ck, con, sorted(TESTED - {"ipcw", "ml_state_surv"}))
     base = {f["name"]: f["weighted_of"] for f in table}
     for n in names:
         root = base.get(n) or n
@@ -865,24 +879,27 @@ def check_doc(ck, have, have_r, an428=None, mine428=None, update=False):
     if "km" not in have:
         print("SKIP docs/survival.md: no survival functions")
         return
-    with tempfile.TemporaryDirectory() as d:
-        db = os.path.join(d, "doc.db")
-        con = sqlite3.connect(db)
-        con.execute("CREATE TABLE gbsg(pid INTEGER PRIMARY KEY, time REAL, event INTEGER, risk REAL, p5 REAL)")
-        con.executemany("INSERT INTO gbsg VALUES (?, ?, ?, ?, ?)", rows)
-        con.execute("CREATE TABLE s428(time REAL, event INTEGER, risk REAL)")
-        con.executemany("INSERT INTO s428 VALUES (?, ?, ?)", zip(S428["time"], S428["event"], S428["risk"]))
-        con.commit()
-        con.close()
-        blocks = doc_blocks(text)
-        ck.true(len(blocks) >= 8, "docs/survival.md shows its SQL with outputs (%d blocks)" % len(blocks))
-        new = text
-        for sql, want, i, j in reversed(blocks):
-            got = run_cli(db, sql)
-            if update:
-                new = new[:i] + got + new[j:]
-            else:
-                ck.equal(got, want, "docs/survival.md: the output of %r" % sql.strip()[:70])
+    new = text
+    if shutil.which(os.environ.get("SQLITE3", "sqlite3")) is None:
+        print("SKIP docs/survival.md's SQL: no sqlite3 shell (set SQLITE3)")
+    else:
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "doc.db")
+            con = sqlite3.connect(db)
+            con.execute("CREATE TABLE gbsg(pid INTEGER PRIMARY KEY, time REAL, event INTEGER, risk REAL, p5 REAL)")
+            con.executemany("INSERT INTO gbsg VALUES (?, ?, ?, ?, ?)", rows)
+            con.execute("CREATE TABLE s428(time REAL, event INTEGER, risk REAL)")
+            con.executemany("INSERT INTO s428 VALUES (?, ?, ?)", zip(S428["time"], S428["event"], S428["risk"]))
+            con.commit()
+            con.close()
+            blocks = doc_blocks(text)
+            ck.true(len(blocks) >= 8, "docs/survival.md shows its SQL with outputs (%d blocks)" % len(blocks))
+            for sql, want, i, j in reversed(blocks):
+                got = run_cli(db, sql)
+                if update:
+                    new = new[:i] + got + new[j:]
+                else:
+                    ck.equal(got, want, "docs/survival.md: the output of %r" % sql.strip()[:70])
     others = others_gbsg(rows, Rg)
     if update:
         new = replace_between(new, "survival-gbsg-others", table_others(others))
@@ -926,7 +943,7 @@ def main():
     con = mltest.connect()
     table = records(con)
     have = {f["name"] for f in table}
-    fam = test_records(ck, table)
+    fam = test_records(ck, table, con)
     sets = datasets()
     have_r, why = r_available()
     R = None
