@@ -165,6 +165,35 @@ def datasets():
     return sets
 
 
+def features(ck, sets):
+    """The sampler exercises what the docstring promises: counted and
+    required."""
+    c = dict.fromkeys(("event tied with a censoring", "two events at one time", "risk ties", "1-5 events",
+                       "no event", "censorings tied at the last time", "horizon at an observed time",
+                       "horizon between times", "horizon before the first time", "horizon past the last time",
+                       "tau at an event time", "n <= 3", "long rows (surv_ibs)"), 0)
+    for s in sets:
+        t, e, r = s["time"], s["event"], s["risk"]
+        ev, ce = set(t[e == 1]), set(t[e == 0])
+        c["event tied with a censoring"] += bool(ev & ce)
+        c["two events at one time"] += len(ev) < int(e.sum())
+        c["risk ties"] += len(set(r)) < len(r)
+        c["1-5 events"] += 1 <= int(e.sum()) <= 5
+        c["no event"] += int(e.sum()) == 0
+        c["censorings tied at the last time"] += int(((t == t.max()) & (e == 0)).sum()) >= 2
+        u = set(t)
+        c["horizon at an observed time"] += any(h in u for h in s["t"])
+        c["horizon between times"] += any(t.min() < h < t.max() and h not in u for h in s["t"])
+        c["horizon before the first time"] += any(h < t.min() for h in s["t"])
+        c["horizon past the last time"] += any(h > t.max() for h in s["t"])
+        c["tau at an event time"] += any(x in ev for x in s["tau"])
+        c["n <= 3"] += len(t) <= 3
+        c["long rows (surv_ibs)"] += "hz" in s
+    print("cohorts: %d; " % len(sets) + ", ".join("%s %d" % kv for kv in c.items()))
+    for k, v in c.items():
+        ck.true(v >= 5, "the cohorts include %s (%d)" % (k, v))
+
+
 def write_csvs(d, sets):
     h = float.hex
     with open(os.path.join(d, "cohorts.csv"), "w") as f:
@@ -396,6 +425,11 @@ def mleval_vs_r(ck, con, have, k, s, r, rng):
                         z = 1.959963984540054
                         close(ck, g["lo"], rc["c"] - z * se, ww_ + " lo", "c_index_ci lo vs R", rel=1e-9)
                         close(ck, g["hi"], rc["c"] + z * se, ww_ + " hi", "c_index_ci hi vs R", rel=1e-9)
+                        if tau is not None:
+                            g9 = jget(con, "SELECT c_index_ci(time, event, risk%s, 0.9) FROM t" % ta)
+                            z9 = 1.6448536269514722
+                            close(ck, g9["lo"], rc["c"] - z9 * se, ww_ + " lo at level 0.9", "c_index_ci lo vs R", rel=1e-9)
+                            close(ck, g9["hi"], rc["c"] + z9 * se, ww_ + " hi at level 0.9", "c_index_ci hi vs R", rel=1e-9)
                         cnt = rc["count"]
                         ck.equal([g["concordant"], g["discordant"], g["tied_risk"]], cnt[:3],
                                  ww_ + " counts vs concordance()$count")
@@ -945,6 +979,7 @@ def main():
     have = {f["name"] for f in table}
     fam = test_records(ck, table, con)
     sets = datasets()
+    features(ck, sets)
     have_r, why = r_available()
     R = None
     if have_r:
