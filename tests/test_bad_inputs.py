@@ -486,7 +486,7 @@ def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False
 SURV_DATA = {"time": "3", "event": "1", "risk": "0.5", "p": "0.5", "horizon": "5", "w": "1"}
 
 
-def check_surv(ck, con, name, data, examples, params, after_error):
+def check_surv(ck, con, name, data, examples, params, after_error, takes_states=(), twin_state=None):
     """The survival family (time, event [, risk | p | horizon, p] [, w], params): each data
     argument's bad values with their messages, each parameter's from its spec, a parameter
     that varies, NULL rows, the empty group."""
@@ -504,8 +504,12 @@ def check_surv(ck, con, name, data, examples, params, after_error):
             "w": "a non-negative finite number"}
     for a in data:
         for sqlv, shown in bad[a]:
-            ck.error(con, "SELECT " + call({a: sqlv}), (), "%s(): %s must be %s, got %s" % (name, a, what[a], shown),
-                     name + " bad " + a)
+            msg = "%s(): %s must be %s, got %s" % (name, a, what[a], shown)
+            if sqlv.startswith("x'") and a == "time" and name in takes_states:   # a BLOB first argument is a state
+                msg = "%s(): %s" % (name, NOT_A_STATE)
+            elif sqlv.startswith("x'") and a in ("time", "event") and twin_state and name in twin_state:
+                msg = twin_state[name]
+            ck.error(con, "SELECT " + call({a: sqlv}), (), msg, name + " bad " + a)
             after_error(name + " bad " + a)
     for i, ps in enumerate(params):
         w = spec_what(ps)
@@ -578,7 +582,8 @@ def main():
             continue
         b = f["name"]
         params = "".join(", " + ps["example"] for ps in f["params"][:f["state_args"][1] - 1])
-        maker = "ml_state_mc_w(1, 2, 0.5, 0.5)" if f["family"] == "multiclass" else "ml_state_w(1, 0.5, 2)"
+        maker = {"multiclass": "ml_state_mc_w(1, 2, 0.5, 0.5)",
+                 "survival": "ml_state_surv_w(1, 1, 0.5, 2)"}.get(f["family"], "ml_state_w(1, 0.5, 2)")
         try:
             con.execute("SELECT %s(st%s) FROM (SELECT %s AS st)" % (b, params, maker)).fetchall()
             weighted_ok[b] = maker
@@ -607,7 +612,7 @@ def main():
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
         if shape == "te":
-            check_surv(ck, con, name, extra[0], extra[1], badparams, after_error)
+            check_surv(ck, con, name, extra[0], extra[1], badparams, after_error, takes_states, twin_state)
             continue
         if shape == "ipcw":
             check_ipcw(ck, con, after_error)

@@ -355,7 +355,7 @@ typedef struct MlStateHooks {
                             ** -1: every data argument, the parameters after the
                             ** state (multiclass: the family's step sees the JSON
                             ** form (y, probs, params) with NULL y and probs) */
-  unsigned char kinds;      /* states accepted: bits 1 << ML_STATE_* */
+  unsigned short kinds;     /* states accepted: bits 1 << ML_STATE_* */
   /* Adds (sign +1) or removes (sign -1) the rows of n states of one kind.
   ** Sets no error itself (xFinal must still free the family's buffers):
   ** returns ML_OK, ML_NOMEM, or ML_ERROR with the message in zErr. */

@@ -115,6 +115,7 @@ static void state_signature(const MlFuncDesc *d, char *buf, int nBuf){
 }
 
 static const char *kind_wanted(unsigned kinds){
+  if( kinds & (1u<<ML_STATE_SURV) ) return "a survival state (made by ml_state_surv(time, event, risk))";
   if( kinds & (1u<<ML_STATE_MC) ) return "a multiclass state (made by ml_state_mc(y, p_0, ..., p_k-1))";
   if( kinds & (1u<<ML_STATE_BINARY) ) return "a binary state (made by ml_state(y, s))";
   if( kinds & (1u<<ML_STATE_STRAT) ) return "a state with a stratifier (made by ml_state(y, s, strat))";
@@ -124,6 +125,7 @@ static const char *kind_wanted(unsigned kinds){
 /* The call that makes the state a function reads. */
 static const char *state_maker(const MlFuncDesc *d){
   unsigned k = d->fam->state->kinds;
+  if( k & (1u<<ML_STATE_SURV) ) return "ml_state_surv(time, event, risk)";
   if( k & (1u<<ML_STATE_MC) ) return "ml_state_mc(y, p_0, ..., p_k-1)";
   if( k & (1u<<ML_STATE_BINARY) ) return "ml_state(y, s)";
   if( k & (1u<<ML_STATE_STRAT) ) return "ml_state(y, s, strat)";

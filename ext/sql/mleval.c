@@ -32,7 +32,7 @@
 **     disparity.c    group_disparity (the monitoring family)
 **     expected.c     expected_auroc expected_pr_auc expected_confusion (the monitoring family)
 **     survival.c     km censoring_km ipcw surv_auroc surv_brier surv_summary surv_ibs
-**                    c_index c_index_ci uno_c
+**                    c_index c_index_ci uno_c ml_state_surv
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
 **                    mc_calibration mc_auroc_ci ml_state_mc
 **   ext/svd/       the svd_bench table-valued function (its back ends are
@@ -216,6 +216,7 @@ int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value
   ml_error(ctx, d->name, "takes rows, not a state: %s goes to the unweighted name: %s(state%s)",
            (b->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ? "a state, weighted (ml_state_w) or not,"
              : (b->fam->state->kinds & (1u<<ML_STATE_MC_W)) ? "a state, weighted (ml_state_mc_w) or not,"
+             : (b->fam->state->kinds & (1u<<ML_STATE_SURV_W)) ? "a state, weighted (ml_state_surv_w) or not,"
              : "a state of unweighted rows (ml_state)", zName, d->aParam && d->aParam[0] ? ", ..." : "");
   return 1;
 }

@@ -57,3 +57,24 @@ SELECT c_index_ci(time, event, risk, 10, 1.5) FROM s428;
 SELECT ipcw('{"time":[1]}', 1, 1, 2);
 SELECT ipcw('{"time":[1],"surv":[0]}', 2, 1, 3), ipcw('{"time":[1],"surv":[0.5]}', 2, 0, 1);
 SELECT surv_auroc_w(1, 1, 0.5, -1, 3);
+-- states: ml_state_surv(time, event, risk) in place of the data arguments, the rows' bits
+CREATE TABLE shards AS SELECT rowid % 3 AS g, ml_state_surv(time, event, risk) AS st FROM s428 GROUP BY rowid % 3;
+SELECT (SELECT c_index(st) FROM (SELECT ml_merge(st) AS st FROM shards)) = (SELECT c_index(time, event, risk) FROM s428);
+SELECT (SELECT c_index_ci(st) FROM (SELECT ml_merge(st) AS st FROM shards)) = (SELECT c_index_ci(time, event, risk) FROM s428),
+       (SELECT uno_c(st, 299) FROM shards) = (SELECT uno_c(time, event, risk, 299) FROM s428),
+       (SELECT km(st, 100) FROM shards) = (SELECT km(time, event, 100) FROM s428),
+       (SELECT censoring_km(st) FROM shards) = (SELECT censoring_km(time, event) FROM s428),
+       (SELECT surv_auroc(st, 100) FROM shards) = (SELECT surv_auroc(time, event, risk, 100) FROM s428);
+SELECT g, c_index(st) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM shards;
+SELECT (SELECT surv_brier(st, 3.5) FROM (SELECT ml_state_surv_w(time, event, p, 2) AS st FROM d))
+     = (SELECT surv_brier_w(time, event, p, 2, 3.5) FROM d);
+-- other readers refuse the survival kinds by name, and the family refuses others
+SELECT pr_auc(st) FROM shards;
+SELECT mc_auroc(st) FROM shards;
+SELECT c_index(st) FROM (SELECT ml_state(1, 0.5) AS st);
+SELECT ml_merge(st) FROM (SELECT st FROM shards UNION ALL SELECT ml_state(1, 0.5));
+SELECT c_index_w(st) FROM shards;
+SELECT surv_ibs(st, 5, 0.5) FROM shards;
+-- a state's risk column read as p is a probability, as a row's p
+SELECT surv_brier(st, 3) FROM (SELECT ml_state_surv(1, 1, 0.5) AS st);
+SELECT surv_brier(st, 3) FROM (SELECT ml_state_surv(1, 1, 2.5) AS st);
