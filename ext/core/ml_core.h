@@ -751,6 +751,9 @@ int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zE
 ** pairs.  ML_OK, ML_NOMEM, or ML_ERROR with the reason in zErr (the field
 ** missing: 'no "curve" field').  The caller frees *paOut. */
 int ml_json_read_pairs(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr);
+/* The same for a field that is an array of numbers (null elements are an
+** error): censoring_km's "time" and "surv", which ipcw() reads. */
+int ml_json_read_field(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr);
 
 /* -------------------------------------------------------------------- svg */
 

@@ -32,6 +32,8 @@
 **      whose field named key is an array of [x, y] number pairs (the
 **      "curve" of calibration_smooth); other fields checked and skipped; the
 **      field missing or twice, or an element not two numbers, is an error.
+**   6. ml_json_read_field (ipcw's censoring curve): the same object reader,
+**      the field an array of numbers (the "time" or "surv" of censoring_km).
 **
 ** Cost: O(length of the text); 8 bytes per requested field per element.
 */
@@ -338,7 +340,10 @@ int ml_json_read_numbers(const char *z, double *out, int nMax, int *pn, char *zE
   return ML_OK;
 }
 
-int ml_json_read_pairs(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr){
+/* The field zKey of an object: an array of [x, y] pairs (k 2) or of numbers
+** (k 1), k doubles an element into *paOut (rules 5 and 6). */
+static int jr_object_field(const char *z, const char *zKey, int k1, double **paOut, ml_i64 *pn,
+                           char *zErr, size_t nErr){
   JRead r;
   double *a = 0;
   ml_i64 n = 0, cap = 0;
@@ -369,11 +374,17 @@ int ml_json_read_pairs(const char *z, const char *zKey, double **paOut, ml_i64 *
         int k;
         if( n==cap ){
           ml_i64 cNew = cap ? cap*2 : 64;
-          double *p = ml_realloc(a, (uint64_t)cNew * 2 * sizeof(double));
+          double *p = ml_realloc(a, (uint64_t)cNew * (uint64_t)k1 * sizeof(double));
           if( p==0 ){ rc = ML_NOMEM; break; }
           a = p; cap = cNew;
         }
         jr_ws(&r);
+        if( k1==1 ){
+          if( (rc = jr_number(&r, &a[n]))!=ML_OK ) break;
+          n++;
+          if( (more = jr_array_next(&r))<0 ){ rc = ML_ERROR; break; }
+          continue;
+        }
         if( z[r.i]!='[' ){ rc = jr_fail(&r, "expected an [x, y] pair"); break; }
         r.i++;
         for(k=0; k<2 && rc==ML_OK; k++){
@@ -416,4 +427,10 @@ end:
   if( rc!=ML_OK ){ ml_free(a); return rc; }
   *paOut = a; *pn = n;
   return ML_OK;
+}
+int ml_json_read_pairs(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr){
+  return jr_object_field(z, zKey, 2, paOut, pn, zErr, nErr);
+}
+int ml_json_read_field(const char *z, const char *zKey, double **paOut, ml_i64 *pn, char *zErr, size_t nErr){
+  return jr_object_field(z, zKey, 1, paOut, pn, zErr, nErr);
 }

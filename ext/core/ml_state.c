@@ -194,7 +194,7 @@ int ml_state_begin(MlBuf *b, int kind, int m, int nSec){
   if( ml_buf_reserve(b, ML_STATE_HDR) ) return ML_NOMEM;
   memcpy(b->z, "MLST", 4);
   b->z[4] = kind==ML_STATE_WEIGHTED ? ML_STATE_VERSION_W : ML_STATE_IS_MC(kind) ? ML_STATE_VERSION_MC
-          : ML_STATE_VERSION;
+          : ML_STATE_IS_SURV(kind) ? ML_STATE_VERSION_SURV : ML_STATE_VERSION;
   b->z[5] = (unsigned char)kind;
   b->z[6] = (unsigned char)m;
   b->z[7] = (unsigned char)nSec;
@@ -229,6 +229,8 @@ const MlStateKind ml_state_kinds[] = {
   { ML_STATE_WEIGHTED, "weighted",            "ml_state_w(y, s, w)" },
   { ML_STATE_MC,       "multiclass",          "ml_state_mc(y, p_0, ..., p_k-1)" },
   { ML_STATE_MC_W,     "multiclass weighted", "ml_state_mc_w(y, p_0, ..., p_k-1, w)" },
+  { ML_STATE_SURV,     "survival",            "ml_state_surv(time, event, risk)" },
+  { ML_STATE_SURV_W,   "survival weighted",   "ml_state_surv_w(time, event, risk, w)" },
   { 0, 0, 0 }
 };
 
@@ -242,6 +244,7 @@ const char *ml_state_kind_name(const MlState *st, char *buf, int nBuf){
   if( st->kind==ML_STATE_BINARY ) return "binary";
   if( st->kind==ML_STATE_STRAT ) return "binary+strat";
   if( st->kind==ML_STATE_WEIGHTED ) return "weighted";
+  if( ML_STATE_IS_SURV(st->kind) ) return st->kind==ML_STATE_SURV_W ? "survival weighted" : "survival";
   if( ML_STATE_IS_MC(st->kind) ){
     snprintf(buf, (size_t)nBuf, "multiclass%s (k = %d)", st->kind==ML_STATE_MC_W ? " weighted" : "", st->m);
     return buf;
@@ -500,9 +503,9 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
   }
   if( n<ML_STATE_HDR ) return ml_state_bad(zErr, nErr, "the state is truncated (%llu bytes)", (unsigned long long)n);
   version = z[4];
-  if( version>ML_STATE_VERSION_MC ){
+  if( version>ML_STATE_VERSION_SURV ){
     return ml_state_bad(zErr, nErr, "the state has format version %d, newer than this mleval reads (%d): upgrade mleval",
-               version, ML_STATE_VERSION_MC);
+               version, ML_STATE_VERSION_SURV);
   }
   if( version<1 ) return ml_state_bad(zErr, nErr, "the state has an unknown format version 0");
   st->kind = z[5]; st->m = z[6]; st->nSec = z[7];
@@ -515,7 +518,8 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
   }
   /* The checksum holds: now the meaning. */
   if( (version==ML_STATE_VERSION_W) != (st->kind==ML_STATE_WEIGHTED)
-   || (version==ML_STATE_VERSION_MC) != ML_STATE_IS_MC(st->kind) ){
+   || (version==ML_STATE_VERSION_MC) != ML_STATE_IS_MC(st->kind)
+   || (version==ML_STATE_VERSION_SURV) != ML_STATE_IS_SURV(st->kind) ){
     return ml_state_bad(zErr, nErr, "the state is inconsistent: kind %d in format version %d", st->kind, version);
   }
   if( st->kind==ML_STATE_BINARY || st->kind==ML_STATE_STRAT || st->kind==ML_STATE_WEIGHTED ){
@@ -528,6 +532,10 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     if( st->m<2 || st->m>ML_STATE_MAX_K || st->nSec!=st->m ){
       return ml_state_bad(zErr, nErr, "the state is inconsistent: multiclass with k = %d and %d sections", st->m, st->nSec);
     }
+  }else if( ML_STATE_IS_SURV(st->kind) ){
+    if( st->m!=2 || st->nSec!=2 ){
+      return ml_state_bad(zErr, nErr, "the state is inconsistent: survival with %d columns and %d sections", st->m, st->nSec);
+    }
   }else{
     return ml_state_bad(zErr, nErr, "the state has an unknown kind %d", st->kind);
   }
@@ -536,8 +544,8 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     MlSection *s = &st->sec[i];
     const unsigned char *h = z + at;
     uint64_t ne = get_u64le(h+4), n0 = get_u64le(h+12), n1 = get_u64le(h+20);
-    int isStrat = st->kind==ML_STATE_STRAT || st->kind==ML_STATE_MC_W ? 1 : st->kind==ML_STATE_WEIGHTED ? 2 : 0;
-    int mc = ML_STATE_IS_MC(st->kind);
+    int isStrat = st->kind==ML_STATE_STRAT || ML_STATE_TUPLE_W(st->kind) ? 1 : st->kind==ML_STATE_WEIGHTED ? 2 : 0;
+    int mc = ML_STATE_IS_TUPLE(st->kind);
     s->codec[0] = h[0]; s->codec[1] = h[1];
     if( !codec_valid(s->codec[0]) || h[2] || h[3]
      || (isStrat ? !codec_valid(s->codec[1]) : s->codec[1]!=ML_CODEC_NONE) ){
@@ -559,7 +567,8 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     s->p = h + ML_STATE_SECHDR;
     if( mc ){
       if( verify ){
-        rc = ml_mc_verify_section(s, st->m, st->kind==ML_STATE_MC_W, zErr, nErr, i);
+        rc = ml_mc_verify_section(s, st->m, ML_STATE_TUPLE_W(st->kind), zErr, nErr, i);
+        if( rc==ML_OK && ML_STATE_IS_SURV(st->kind) ) rc = ml_surv_verify_section(s, st->kind==ML_STATE_SURV_W, zErr, nErr, i);
         if( rc ) return rc;
       }
       mcRows += n1;

@@ -71,6 +71,16 @@
 #define ML_STATE_MC_W       6
 #define ML_STATE_MAX_K      16           /* classes of a multiclass state */
 #define ML_STATE_IS_MC(kind) ((kind)==ML_STATE_MC || (kind)==ML_STATE_MC_W)
+/* The survival kinds (version 4, ml_state_surv.c): laid out as the
+** multiclass kinds with k = 2 -- section c the rows of event c, columns
+** (time, risk) [, weight] -- and merging only with each other. */
+#define ML_STATE_VERSION_SURV 4          /* the newest read */
+#define ML_STATE_SURV       7
+#define ML_STATE_SURV_W     8
+#define ML_STATE_IS_SURV(kind) ((kind)==ML_STATE_SURV || (kind)==ML_STATE_SURV_W)
+/* The kinds of tuples with counts (multiclass, survival), and their weighted ones. */
+#define ML_STATE_IS_TUPLE(kind) (ML_STATE_IS_MC(kind) || ML_STATE_IS_SURV(kind))
+#define ML_STATE_TUPLE_W(kind) ((kind)==ML_STATE_MC_W || (kind)==ML_STATE_SURV_W)
 #define ML_STATE_MAX_CUTS   16
 #define ML_STATE_MAX_SEC    (ML_STATE_MAX_CUTS+1)
 #define ML_STATE_MAX_SCALE  12
@@ -263,6 +273,12 @@ int ml_mc_reader_next(MlMcReader *r, MlMcEntry *e);
 ** w > 0; w ignored unless weighted) as a multiclass state of kind 5 or 6:
 ** sorted and counted here.  ML_OK / ML_NOMEM. */
 int ml_state_encode_mc(const double *rows, ml_i64 n, int k, int weighted, MlBuf *out);
+/* The same for a kind of tuples (ML_STATE_IS_TUPLE): the survival kinds
+** are k = 2, y the event, (p_0, p_1) = (time, risk). */
+int ml_state_encode_tuples(const double *rows, ml_i64 n, int k, int kind, MlBuf *out);
+/* ml_state_surv.c: a survival section's times are >= 0 (after the
+** multiclass checks): ML_OK or ML_STATE_BAD with zErr. */
+int ml_surv_verify_section(const MlSection *s, int weighted, char *zErr, int nErr, int iSec);
 
 /* n validated states of one kind (binary with weighted, or multiclass of
 ** one k) merged into one, as ml_acc_collapse does.  ML_OK, ML_NOMEM,

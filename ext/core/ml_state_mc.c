@@ -192,6 +192,11 @@ static ml_i64 mc_entry_at(const McSortCtx *cx, const ml_i64 *ix, ml_i64 at, ml_i
 }
 
 int ml_state_encode_mc(const double *rows, ml_i64 n, int k, int weighted, MlBuf *out){
+  return ml_state_encode_tuples(rows, n, k, weighted ? ML_STATE_MC_W : ML_STATE_MC, out);
+}
+
+int ml_state_encode_tuples(const double *rows, ml_i64 n, int k, int kind, MlBuf *out){
+  int weighted = ML_STATE_TUPLE_W(kind);
   McSortCtx cx;
   ml_i64 *ix, *tmp, w, i, lo;
   int c, rc = ML_OK;
@@ -211,7 +216,7 @@ int ml_state_encode_mc(const double *rows, ml_i64 n, int k, int weighted, MlBuf 
     }
     memcpy(ix, tmp, (size_t)n*sizeof(ml_i64));
   }
-  if( ml_state_begin(out, weighted ? ML_STATE_MC_W : ML_STATE_MC, k, k) ){ ml_free(ix); return ML_NOMEM; }
+  if( ml_state_begin(out, kind, k, k) ){ ml_free(ix); return ML_NOMEM; }
   for(c=0, lo=0; c<k && rc==ML_OK; c++){
     ml_i64 hi, at;
     McWriter mw;
@@ -302,30 +307,31 @@ static int mc_merge_section(const MlState *st, int ns, int i, int k, int weighte
 /* ns multiclass states (validated, of one k) merged into one, or (subtract,
 ** ns = 2) the second's rows removed from the first. */
 int ml_mc_merge_states(const MlState *st, int ns, int subtract, MlBuf *out, char *zErr, int nErr){
-  int i, j, rc = ML_OK, k = st[0].m, weighted = 0;
+  int i, j, rc = ML_OK, k = st[0].m, weighted = 0, surv = ML_STATE_IS_SURV(st[0].kind);
   uint64_t tot = 0;
   memset(out, 0, sizeof(*out));
   for(j=0; j<ns; j++){
-    if( !ML_STATE_IS_MC(st[j].kind) || st[j].m!=k ){
+    if( !ML_STATE_IS_TUPLE(st[j].kind) || ML_STATE_IS_SURV(st[j].kind)!=surv || st[j].m!=k ){
       char b1[40], b2[40];
-      if( ML_STATE_IS_MC(st[j].kind) ){
+      if( ML_STATE_IS_MC(st[j].kind) && !surv ){
         return ml_state_bad(zErr, nErr, "multiclass states with different k in one group: k = %d and then k = %d",
                    k, st[j].m);
       }
       return ml_state_bad(zErr, nErr, "states of different kinds in one group: %s and then %s",
                  ml_state_kind_name(&st[0], b1, sizeof(b1)), ml_state_kind_name(&st[j], b2, sizeof(b2)));
     }
-    if( st[j].kind==ML_STATE_MC_W ) weighted = 1;
+    if( ML_STATE_TUPLE_W(st[j].kind) ) weighted = 1;
     if( !subtract ) for(i=0; i<k; i++) tot += (uint64_t)st[j].sec[i].n[1];
   }
   if( tot > (uint64_t)ML_STATE_MAX_ROWS ){
     return ml_state_bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
   }
-  if( subtract && st[1].kind==ML_STATE_MC_W && st[0].kind!=ML_STATE_MC_W ){
+  if( subtract && ML_STATE_TUPLE_W(st[1].kind) && !ML_STATE_TUPLE_W(st[0].kind) ){
     return ml_state_bad(zErr, nErr, "the state removed holds rows the merged states do not");
   }
-  if( subtract ) weighted = st[0].kind==ML_STATE_MC_W;
-  if( ml_state_begin(out, weighted ? ML_STATE_MC_W : ML_STATE_MC, k, k) ) return ML_NOMEM;
+  if( subtract ) weighted = ML_STATE_TUPLE_W(st[0].kind);
+  if( ml_state_begin(out, surv ? (weighted ? ML_STATE_SURV_W : ML_STATE_SURV) : weighted ? ML_STATE_MC_W : ML_STATE_MC,
+                     k, k) ) return ML_NOMEM;
   for(i=0; i<k && rc==ML_OK; i++){
     uint64_t at = out->n;
     int cs = st[0].sec[i].codec[0], cw = zcodec(&st[0].sec[i], weighted);

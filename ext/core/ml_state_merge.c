@@ -38,7 +38,7 @@
 
 int ml_state_kinds_join(int a, int b){
   return a==b || (a==ML_STATE_BINARY && b==ML_STATE_WEIGHTED) || (a==ML_STATE_WEIGHTED && b==ML_STATE_BINARY)
-      || (ML_STATE_IS_MC(a) && ML_STATE_IS_MC(b));
+      || (ML_STATE_IS_MC(a) && ML_STATE_IS_MC(b)) || (ML_STATE_IS_SURV(a) && ML_STATE_IS_SURV(b));
 }
 
 /* A binary section read as weighted weighs 1 (zcodec). */
@@ -88,7 +88,7 @@ static int merge_section(const MlSection *a, const MlSection *b, int sign, int c
 int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, char *zErr, int nErr){
   int i, rc, weighted = a->kind==ML_STATE_WEIGHTED || b->kind==ML_STATE_WEIGHTED;
   memset(out, 0, sizeof(*out));
-  if( ML_STATE_IS_MC(a->kind) ){
+  if( ML_STATE_IS_TUPLE(a->kind) ){
     MlState *two = ml_malloc(2*sizeof(MlState));
     if( two==0 ) return ML_NOMEM;
     two[0] = *a; two[1] = *b;
@@ -301,7 +301,7 @@ static int kmerge_section(const MlSection *const *secs, int k, int c0, int c1, i
 static int kmerge_states(const MlState *st, int k, MlBuf *out, char *zErr, int nErr){
   const MlSection **secs;
   int i, j, rc = ML_OK, kind = st[0].kind, weighted;
-  if( ML_STATE_IS_MC(kind) ) return ml_mc_merge_states(st, k, 0, out, zErr, nErr);
+  if( ML_STATE_IS_TUPLE(kind) ) return ml_mc_merge_states(st, k, 0, out, zErr, nErr);
   memset(out, 0, sizeof(*out));
   for(j=1; j<k; j++) if( st[j].kind==ML_STATE_WEIGHTED ) kind = ML_STATE_WEIGHTED;
   weighted = kind==ML_STATE_WEIGHTED;
@@ -370,7 +370,7 @@ int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st,
   z = ml_malloc(n);
   if( z==0 ) return ML_NOMEM;
   memcpy(z, blob, n);
-  if( acc->n==0 || st->kind==ML_STATE_WEIGHTED || st->kind==ML_STATE_MC_W ) acc->kind = st->kind;   /* binary + weighted: weighted */
+  if( acc->n==0 || st->kind==ML_STATE_WEIGHTED || ML_STATE_TUPLE_W(st->kind) ) acc->kind = st->kind;   /* binary + weighted: weighted */
   acc->m = st->m;
   acc->a[acc->n].z = z;
   acc->a[acc->n].n = n;

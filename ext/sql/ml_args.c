@@ -189,6 +189,22 @@ int ml_arg_prob(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_
   return bad_value(ctx, fn, name, "a probability in [0, 1]", v);
 }
 
+int ml_arg_time_event(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, double *time, int *event){
+  int t = ml_value_type(argv[0]), rc;
+  if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
+    double d = sqlite3_value_double(argv[0]);
+    if( !(d>=0.0 && d<INFINITY) ) return bad_value(ctx, fn, "time", "a non-negative finite number", argv[0]);
+    *time = d + 0.0;
+  }else if( t==SQLITE_NULL ){
+    rc = ml_arg_label_named(ctx, fn, "event", argv[1], 1, event);   /* a bad event still errs */
+    return rc==ML_ROW_ERR ? rc : ML_ROW_SKIP;
+  }else{
+    if( ml_twin_state_error(ctx, sqlite3_user_data(ctx), argv[0]) ) return ML_ROW_ERR;
+    return bad_value(ctx, fn, "time", "a non-negative finite number", argv[0]);
+  }
+  return ml_arg_label_named(ctx, fn, "event", argv[1], 1, event);
+}
+
 /* The full check behind the inline ml_arg_binary_row (ml_sql.h). */
 int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
                               int isProb, int *y, double *x){

@@ -137,6 +137,13 @@ int ml_arg_scores(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, in
 ** a multiclass row's scores (the one test the driver, which places a
 ** twin's weight, and the family share). */
 int ml_value_is_array(sqlite3_value *v);
+/* The (time, event) pair that leads every time-to-event function's
+** arguments (survival.c): argv[0] a follow-up time, a non-negative finite
+** number ("time must be a non-negative finite number, got -1"), argv[1]
+** the event, 0 or 1 (the label rules; "event must be 0 or 1, got 2").  A
+** NULL in either skips the row (a bad value in the other still errs).
+** ML_ROW_*. */
+int ml_arg_time_event(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, double *time, int *event);
 /* Stratifier: any number (NULL skips the row). */
 #define ml_arg_strat(ctx, fn, v, out) ml_arg_score(ctx, fn, "strat", v, out)
 
@@ -358,7 +365,7 @@ typedef struct MlStateHooks {
                             ** -1: every data argument, the parameters after the
                             ** state (multiclass: the family's step sees the JSON
                             ** form (y, probs, params) with NULL y and probs) */
-  unsigned char kinds;      /* states accepted: bits 1 << ML_STATE_* */
+  unsigned short kinds;     /* states accepted: bits 1 << ML_STATE_* */
   /* Adds (sign +1) or removes (sign -1) the rows of n states of one kind.
   ** Sets no error itself (xFinal must still free the family's buffers):
   ** returns ML_OK, ML_NOMEM, or ML_ERROR with the message in zErr. */
@@ -415,6 +422,11 @@ typedef struct MlFamily {
 #define ML_FN_STATE_UNWEIGHTED 0x400 /* its state form reads no weighted state though its
                                ** family's does: no weighted definition (ece_l2_debiased,
                                ** ece_l2_kumar); the records' "forms" leave the kind out */
+#define ML_FN_TWIN_W4   0x800  /* a twin record whose weight is argv[4], after four data
+                               ** arguments (surv_ibs_w(time, event, horizon, p, w)).
+                               ** On a record flagged ML_FN_WEIGHTED, TWIN_W3 or TWIN_W4
+                               ** places its made twin's weight there (the survival
+                               ** family's f_w(time, event, risk, w, ...)) */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and
@@ -447,7 +459,8 @@ typedef struct MlFuncDesc {
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
   ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
   ml_validation_functions[], ml_plot_functions[], ml_multiclass_functions[],
-  ml_state_functions[], ml_drift_functions[], ml_disparity_functions[], ml_expected_functions[];
+  ml_state_functions[], ml_drift_functions[], ml_disparity_functions[], ml_expected_functions[],
+  ml_survival_functions[];
 
 /* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
 ** is unknown, "got a different number of arguments"): the one arity error,

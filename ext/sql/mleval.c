@@ -31,6 +31,8 @@
 **     drift.c        psi ks_test wasserstein drift_report (the monitoring family)
 **     disparity.c    group_disparity (the monitoring family)
 **     expected.c     expected_auroc expected_pr_auc expected_confusion (the monitoring family)
+**     survival.c     km censoring_km ipcw surv_auroc surv_brier surv_summary surv_ibs
+**                    c_index c_index_ci uno_c ml_state_surv
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
 **                    mc_calibration mc_auroc_ci ml_state_mc
 **   ext/svd/       the svd_bench table-valued function (its back ends are
@@ -92,7 +94,7 @@ static const MlFuncDesc aScalar[] = {
 */
 /* The weighted twins: one record made from each record flagged
 ** ML_FN_WEIGHTED (make_twins), before the first registration. */
-#define ML_MAX_TWINS 64
+#define ML_MAX_TWINS 128
 static MlFuncDesc aTwin[ML_MAX_TWINS + 1];
 static const MlFuncDesc *aTwinBase[ML_MAX_TWINS];    /* the function each twin weights */
 static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
@@ -100,7 +102,7 @@ static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
 static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
   ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_multiclass_functions,
-  ml_state_functions, ml_drift_functions, ml_disparity_functions, ml_expected_functions, aTwin, aScalar
+  ml_state_functions, ml_drift_functions, ml_disparity_functions, ml_expected_functions, ml_survival_functions, aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
 
@@ -140,10 +142,11 @@ static int signature_next(const char **pz, char *zName, size_t nName){
 ** made once per process (the first load), under SQLite's static mutex; the
 ** twins take no state.
 */
+static int twin_weight_arg(const MlFuncDesc *d);
 static void make_twins(void){
   static int done = 0;
   sqlite3_mutex *m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
-  int i = 0, f;
+  int i = 0, f, k;
   sqlite3_mutex_enter(m);
   for(f=0; !done && f<ML_NFAMILY; f++){
     const MlFuncDesc *d;
@@ -153,9 +156,9 @@ static void make_twins(void){
       char zName[32];
       if( !(d->flags & ML_FN_WEIGHTED) ) continue;
       if( i>=ML_MAX_TWINS ) break;      /* test_weights' list of the twins fails then */
-      /* the signature with ", w" after its second data argument (y, s or y, p) */
-      signature_next(&e, zName, sizeof(zName));
-      signature_next(&e, zName, sizeof(zName));
+      /* the signature with ", w" after its second data argument (y, s or y, p),
+      ** or its third or fourth where the record says (ML_FN_TWIN_W3, _W4) */
+      for(k=(d->flags & ML_FN_TWIN_W4) ? 4 : (d->flags & ML_FN_TWIN_W3) ? 3 : 2; k>0; k--) signature_next(&e, zName, sizeof(zName));
       sqlite3_snprintf(sizeof(azTwinName[i]), azTwinName[i], "%s_w", d->name);
       {  /* the twins take no state: their signature stops before a state form */
         const char *st = strstr(e, " | st");
@@ -185,7 +188,7 @@ static void make_twins(void){
 ** is skipped whatever its form; its weight is read as the wide form's. */
 static int twin_weight_arg(const MlFuncDesc *d, int argc, sqlite3_value **argv){
   if( d->flags & ML_FN_TWIN_WLAST ) return argc>=3 && !ml_value_is_array(argv[1]) ? argc-1 : 2;
-  return (d->flags & ML_FN_TWIN_W3) ? 3 : 2;
+  return (d->flags & ML_FN_TWIN_W4) ? 4 : (d->flags & ML_FN_TWIN_W3) ? 3 : 2;
 }
 static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                      sqlite3_value ***pav, double *w){
@@ -220,6 +223,7 @@ int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value
   ml_error(ctx, d->name, "takes rows, not a state: %s goes to the unweighted name: %s(state%s)",
            (b->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ? "a state, weighted (ml_state_w) or not,"
              : (b->fam->state->kinds & (1u<<ML_STATE_MC_W)) ? "a state, weighted (ml_state_mc_w) or not,"
+             : (b->fam->state->kinds & (1u<<ML_STATE_SURV_W)) ? "a state, weighted (ml_state_surv_w) or not,"
              : "a state of unweighted rows (ml_state)", zName, d->aParam && d->aParam[0] ? ", ..." : "");
   return 1;
 }

@@ -1,0 +1,220 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** ml_surv.c -- the time-to-event core: Kaplan-Meier with Greenwood's
+** variance, the censoring curve G, the IPCW weights, Brier(t), AUC(t) and
+** the integrated Brier score (ml_surv.h).  Callers: ext/metrics/survival.c
+** (km, censoring_km, ipcw, surv_auroc, surv_brier, surv_summary, surv_ibs,
+** and the weights of uno_c).
+**
+** Rules (SPEC.md "Round 5", conventions C1..C11):
+**   1. The rows are one MlSamples of width 24 (ml_surv.h): sorted once by
+**      time with the shared radix sort; the two classes (a[1] events, a[0]
+**      censorings) are merged by time, an event before a censoring at one
+**      time (C1).
+**   2. Per distinct time t_k: d_k, c_k the exact sums of the tied rows'
+**      weights (ml_exact_sum: independent of the order the rows are held
+**      in), n_k = n_{k+1} + d_k + c_k accumulated from the last time back
+**      (so n_0 = W, every row at risk at the first time).
+**   3. Kaplan-Meier: S_k = S_{k-1} (n_k - d_k) / n_k, Greenwood's sum v_k =
+**      v_{k-1} + d_k / (n_k (n_k - d_k)) (survfit's; Inf once S reaches 0,
+**      whose se survfit reports as NaN: null in JSON).
+**   4. G (C2): G_k = G_{k-1} (1 - c_k / (n_k - d_k)) -- the censorings at
+**      t_k leave after its events, so their risk set is n_k - d_k; a time
+**      where n_k = d_k has no censoring and keeps G.  G(x) is G at the last
+**      t_k <= x (C4), G(x-) at the last t_k < x (C3); 1 before t_0.
+**   5. Weights (C5): case (time <= tt, event 1): 1/G(time-); control (time
+**      > tt): 1/G(tt); censored at or before tt: 0.  A weight whose G is 0
+**      is +Inf and its result NaN with a reason (C9, no truncation).
+**   6. Brier(t) (C10) = sum w_i q_i (1[case_i] - p_i)^2 / W, q_i the weight
+**      of rule 5, each term w (q r^2) added exactly (ml_xsum_add_product),
+**      so integer weights equal the rows repeated bit for bit.  The null
+**      model predicts 1 - S(tt) for every row.
+**   7. AUC(t) (C5, C7): the weighted sweep's auroc_w (ml_wfold_auroc) over
+**      the cases (weight w q) against the controls (weight w q), by risk;
+**      ties in risk count 1/2 there.  w q is held as fl(w q) and, when that
+**      rounds, a second record of its rounding error, so the sweep's exact
+**      tie sums are the rows repeated.  NaN when a class is empty at tt.
+**   8. Integrated Brier (C11): sum_{k<K-1} B_k (h_{k+1} - h_k) / h_{K-1}.
+**
+** Cost: a fit holds 7 doubles a distinct time (one allocation) and walks
+** the rows once after the sort; AUC(t) copies the classes into a weighted
+** buffer (16 bytes a row) and sorts it by risk; Brier(t) walks the rows
+** once with one binary search of G per case.
+*/
+#include <math.h>
+#include <string.h>
+#include "ml_surv.h"
+
+void ml_surv_fit_free(MlSurvFit *f){
+  ml_free(f->t);
+  memset(f, 0, sizeof(*f));
+}
+
+/* The end of the run of rows of class y tied at key k from i on. */
+static ml_i64 run_end(const MlSamples *s, int y, ml_i64 i, ml_key k){
+  while( i<s->n[y] && ml_samples_key(s, y, i)==k ) i++;
+  return i;
+}
+
+int ml_surv_fit(MlSamples *s, MlSurvFit *f){
+  ml_i64 i0 = 0, i1 = 0, m = 0, k, cap = ml_samples_count(s);
+  double *mem, n, S, v, G;
+  memset(f, 0, sizeof(*f));
+  if( ml_samples_sort(s)!=ML_OK ) return ML_NOMEM;
+  if( ml_stop_happened() ) return ML_STOPPED;
+  if( cap==0 ) return ML_OK;
+  mem = ml_malloc((uint64_t)cap * 7 * sizeof(double));
+  if( mem==0 ) return ML_NOMEM;
+  f->t = mem; f->n = mem + cap; f->d = mem + 2*cap; f->c = mem + 3*cap;
+  f->S = mem + 4*cap; f->v = mem + 5*cap; f->G = mem + 6*cap;
+  /* rule 2: the distinct times ascending, each class's tied weights summed exactly */
+  while( i0<s->n[0] || i1<s->n[1] ){
+    ml_key k0 = i0<s->n[0] ? ml_samples_key(s, 0, i0) : ~(ml_key)0;
+    ml_key k1 = i1<s->n[1] ? ml_samples_key(s, 1, i1) : ~(ml_key)0;
+    ml_key kk = k0<k1 ? k0 : k1;
+    ml_i64 e0 = k0==kk ? run_end(s, 0, i0, kk) : i0, e1 = k1==kk ? run_end(s, 1, i1, kk) : i1;
+    f->t[m] = ml_double_of(kk);
+    f->d[m] = e1>i1 ? ml_exact_sum((const double*)(s->a[1] + (size_t)i1*24 + 8), 3, e1 - i1) : 0.0;
+    f->c[m] = e0>i0 ? ml_exact_sum((const double*)(s->a[0] + (size_t)i0*24 + 8), 3, e0 - i0) : 0.0;
+    m++;
+    i0 = e0; i1 = e1;
+    if( (m & 0xFFFF)==0 && ml_stop_requested() ){ ml_surv_fit_free(f); return ML_STOPPED; }
+  }
+  f->m = m;
+  n = 0.0;
+  for(k=m-1; k>=0; k--){ n += f->d[k] + f->c[k]; f->n[k] = n; }
+  /* rules 3 and 4 */
+  S = 1.0; v = 0.0; G = 1.0;
+  f->D = 0.0;
+  for(k=0; k<m; k++){
+    double nk = f->n[k], dk = f->d[k], ck = f->c[k];
+    if( dk>0.0 ){
+      S = S * (nk - dk) / nk;
+      v = nk>dk ? v + dk / (nk * (nk - dk)) : INFINITY;
+      f->D += dk;
+    }
+    if( ck>0.0 && nk>dk ) G = G * (1.0 - ck / (nk - dk));
+    f->S[k] = S; f->v[k] = v; f->G[k] = G;
+  }
+  f->W = f->n[0];
+  return ML_OK;
+}
+
+ml_i64 ml_surv_index(const MlSurvFit *f, double x){
+  ml_i64 lo = 0, hi = f->m;          /* the first t[k] > x is in [lo, hi] */
+  while( lo<hi ){
+    ml_i64 mid = lo + (hi - lo)/2;
+    if( f->t[mid]<=x ) lo = mid + 1; else hi = mid;
+  }
+  return lo - 1;
+}
+
+double ml_surv_step_at(const double *t, const double *g, ml_i64 m, double x, int before){
+  ml_i64 lo = 0, hi = m;
+  while( lo<hi ){
+    ml_i64 mid = lo + (hi - lo)/2;
+    if( before ? t[mid]<x : t[mid]<=x ) lo = mid + 1; else hi = mid;
+  }
+  return lo==0 ? 1.0 : g[lo-1];
+}
+
+double ml_surv_G_at(const MlSurvFit *f, double x){
+  return ml_surv_step_at(f->t, f->G, f->m, x, 0);
+}
+double ml_surv_G_before(const MlSurvFit *f, double x){
+  return ml_surv_step_at(f->t, f->G, f->m, x, 1);
+}
+
+double ml_surv_ipcw(const MlSurvFit *f, int event, double time, double tt){
+  double g;
+  switch( ml_surv_class(event, time, tt) ){
+    case 1:  g = ml_surv_G_before(f, time); break;
+    case 0:  g = ml_surv_G_at(f, tt); break;
+    default: return 0.0;
+  }
+  return g>0.0 ? 1.0/g : INFINITY;
+}
+
+int ml_surv_at(const MlSamples *s, const MlSurvFit *f, double tt, unsigned what, MlSurvAt *out){
+  MlXsum bs, bn, sp, cnt[3];           /* cnt: censored, controls, cases */
+  MlSamples ws;
+  double qControl, gt = ml_surv_G_at(f, tt);
+  ml_i64 k = ml_surv_index(f, tt), i;
+  int y, rc = ML_OK;
+  memset(out, 0, sizeof(*out));
+  out->tt = tt;
+  out->W = f->W;
+  out->kmRisk = 1.0 - (k>=0 ? f->S[k] : 1.0);
+  out->auroc = out->brier = out->brierNull = out->meanP = NAN;
+  qControl = gt>0.0 ? 1.0/gt : INFINITY;
+  ml_xsum_init(&bs); ml_xsum_init(&bn); ml_xsum_init(&sp);
+  for(y=0; y<3; y++) ml_xsum_init(&cnt[y]);
+  ml_samples_init_weighted(&ws);
+  for(y=0; y<2; y++){
+    for(i=0; i<s->n[y]; i++){
+      double time = ml_double_of(ml_samples_key(s, y, i));
+      double w = ml_samples_aux(s, y, i), x = ml_samples_aux2(s, y, i), q, r;
+      int cls = ml_surv_class(y, time, tt);
+      if( what & ML_SURV_BRIER ) ml_xsum_add_product(&sp, w, x, 1);
+      ml_xsum_add(&cnt[cls+1], w, 1);
+      if( cls<0 ) continue;
+      if( cls==1 ){
+        double g = ml_surv_G_before(f, time);
+        q = g>0.0 ? 1.0/g : INFINITY;
+      }else{
+        q = qControl;
+      }
+      if( q==INFINITY ){
+        if( out->zWhy==0 ) out->zWhy = cls ? "the censoring curve G is 0 before a case's time (no row left uncensored)"
+                                           : "the censoring curve G is 0 at t (no control's weight)";
+        continue;
+      }
+      r = (double)cls - x;
+      if( what & ML_SURV_BRIER ) ml_xsum_add_product(&bs, w, q*(r*r), 1);
+      if( what & ML_SURV_NULL ){
+        double rn = (double)cls - out->kmRisk;
+        ml_xsum_add_product(&bn, w, q*(rn*rn), 1);
+      }
+      if( (what & ML_SURV_AUROC) && rc==ML_OK ){
+        /* w q as the one or two doubles whose sum it is exactly (hi, lo):
+        ** the sweep's exact tie sums then give the rows repeated (rule 7) */
+        double hi = w*q, lo = fma(w, q, -hi);
+        if( !ml_samples_append(&ws, cls, x, hi) && ml_samples_add(&ws, cls, x, hi)!=ML_OK ) rc = ML_NOMEM;
+        if( lo!=0.0 && rc==ML_OK && !ml_samples_append(&ws, cls, x, lo) && ml_samples_add(&ws, cls, x, lo)!=ML_OK ){
+          rc = ML_NOMEM;
+        }
+      }
+    }
+  }
+  if( rc!=ML_OK ){ ml_samples_clear(&ws); return rc; }
+  /* the classes' weights, exact sums: whatever order the rows are held in */
+  out->censored = ml_xsum_round(&cnt[0]);
+  out->controls = ml_xsum_round(&cnt[1]);
+  out->cases = ml_xsum_round(&cnt[2]);
+  if( what & ML_SURV_BRIER ) out->meanP = ml_xsum_round(&sp) / out->W;
+  if( out->zWhy==0 ){
+    if( what & ML_SURV_BRIER ) out->brier = ml_xsum_round(&bs) / out->W;
+    if( what & ML_SURV_NULL ) out->brierNull = ml_xsum_round(&bn) / out->W;
+  }
+  if( what & ML_SURV_AUROC ){
+    if( out->cases<=0.0 ){
+      if( out->zWhy==0 ) out->zWhy = "no case (event at or before t)";
+    }else if( out->controls<=0.0 ){
+      if( out->zWhy==0 ) out->zWhy = "no control (time after t)";
+    }else if( out->zWhy==0 ){
+      if( ml_samples_sort(&ws)!=ML_OK ){ ml_samples_clear(&ws); return ML_NOMEM; }
+      out->auroc = ml_wfold_auroc(&ws);
+    }
+  }
+  ml_samples_clear(&ws);
+  return ML_OK;
+}
+
+double ml_surv_integrate(const double *h, const double *B, ml_i64 K){
+  MlSum a = {0.0, 0.0};
+  ml_i64 k;
+  if( K<1 ) return NAN;
+  for(k=0; k+1<K; k++) ml_sum_add(&a, B[k] * (h[k+1] - h[k]));
+  return ml_sum_value(&a) / h[K-1];
+}
