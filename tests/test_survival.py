@@ -1024,7 +1024,8 @@ def main():
     rng = np.random.default_rng(4702)
     for k, s in enumerate(sets):
         mleval_vs_r(ck, con, have, k, s, R["sets"][str(k)] if R else None, rng)
-    picked = [k for k, s in enumerate(sets) if 10 <= len(s["time"]) <= 40][:6]
+    picked = ([k for k, s in enumerate(sets) if 10 <= len(s["time"]) <= 40][:6]
+              + [k for k, s in enumerate(sets) if 2 <= len(s["time"]) <= 5][:2])      # tiny groups
     for k in picked:
         bits(ck, con, have, sets[k], k, rng)
     an, mine = test_428(ck, con, have, have_r)
