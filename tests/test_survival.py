@@ -44,7 +44,7 @@ else can run.  Regenerate the doc's outputs and tables (review the diff):
 
 Cost: one Rscript run over all cohorts (~35 s of CPU; Score is most of it)
 plus two small ones (#428, gbsg: ~5 s), and ~20 s of Python and SQLite (the
-window frames of 6 cohorts, the rest one query per function and horizon).
+window frames of 8 cohorts, the rest one query per function and horizon).
 """
 import csv
 import json
