@@ -297,7 +297,7 @@ int ml_boot_run_k(const MlCanon *c, const MlBootSpec *spec, MlBootInterval *iv, 
     for(;;){
       memset(wc, 0, sizeof(ml_weight)*(size_t)n);
       for(i=0; i<n; i++) wc[rng_below(&rng, (uint64_t)n)]++;
-      work += n;
+      work += n + spec->repCost;
       if( work >= (1<<20) ){
         work = 0;
         if( spec->stop && spec->stop(spec->stopArg) ){ rc = ML_BOOT_STOPPED; goto done; }
@@ -311,7 +311,7 @@ int ml_boot_run_k(const MlCanon *c, const MlBootSpec *spec, MlBootInterval *iv, 
 
   /* the jackknife over G groups, round-robin in canonical order */
   for(g=0; g<G; g++){
-    work += n;
+    work += n + spec->repCost;
     if( work >= (1<<20) ){
       work = 0;
       if( spec->stop && spec->stop(spec->stopArg) ){ rc = ML_BOOT_STOPPED; goto done; }

@@ -829,6 +829,10 @@ typedef struct MlBootSpec {
   void *arg;
   int (*stop)(void *stopArg);   /* optional: asked between chunks of work; true ends the run */
   void *stopArg;
+  ml_i64 repCost;        /* the statistic's work a replicate beyond its n draws (0: none), in
+                         ** row-sized units: the stop check comes every 2^20 units, so a
+                         ** statistic over T >> n thresholds (decision_curve_ci_w) is asked
+                         ** about every replicate, not every 2^20 / n */
 } MlBootSpec;
 
 typedef struct MlBootInterval {

@@ -1152,6 +1152,7 @@ static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighte
   b.drawn.a = (double*)(perm + 2*p->n);
   cn.n = p->n;
   memset(&spec, 0, sizeof(spec));
+  memset(&spec, 0, sizeof(spec));
   spec.level = ml_param_value(&p->par[0], 0.95);
   spec.reps = (ml_i64)ml_param_value(&p->par[1], 1000.0);
   spec.seed = (uint64_t)ml_param_value(&p->par[2], 0.0);

@@ -702,7 +702,7 @@ static void ipcwFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 static const MlStateHooks svStates = { sizeof(SvAgg), 3, (1u<<ML_STATE_SURV) | (1u<<ML_STATE_SURV_W), sv_absorb };
 static const MlFamily famSurvival = { "survival", svStep, svFinal, svValue, svInverse, &svStates,
-                                      svStepW, svInverseW };
+                                      svStepW, svInverseW, 0 };
 
 #define SV_W3 (ML_FN_WEIGHTED | ML_FN_TWIN_W3)
 const MlFuncDesc ml_survival_functions[] = {

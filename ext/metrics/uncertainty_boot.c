@@ -589,6 +589,10 @@ void ml_unc_decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, 
   }
   unc_boot_begin(ctx, d, p, &u, &spec, (int)T);
   spec.stat = p->weighted ? stat_decision_curve_w : stat_decision_curve;
+  /* a replicate walks the T thresholds too: 4 exact-sum roundings each
+  ** weighted (~64 row-units), one count unweighted (issue 44 item 5: the
+  ** weighted curve at its cap honoured an interrupt after 25 s) */
+  spec.repCost = p->weighted ? 64*T : T;
   rc = ml_samples_sort_canonical(s);
   if( rc==ML_OK ) rc = ml_canon_build(&c, s);
   if( rc ){ sqlite3_result_error_nomem(ctx); return; }

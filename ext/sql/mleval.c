@@ -142,7 +142,6 @@ static int signature_next(const char **pz, char *zName, size_t nName){
 ** made once per process (the first load), under SQLite's static mutex; the
 ** twins take no state.
 */
-static int twin_weight_arg(const MlFuncDesc *d);
 static void make_twins(void){
   static int done = 0;
   sqlite3_mutex *m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
