@@ -36,11 +36,12 @@ TRIALS = 1 if "libasan" in os.environ.get("LD_PRELOAD", "") else 2
 def state_sources(con):
     """The states each kind of state-taking function reads, as SQL columns of table st."""
     con.execute("CREATE TABLE st AS SELECT ml_state(y, s) AS b, ml_state(y, s, z) AS sz,"
-                " ml_state_w(y, s, w) AS bw, ml_state_ordinal(o, s, s) AS so, ml_state_mc(o, s / 2, s / 2, 1 - s) AS sm"
+                " ml_state_w(y, s, w) AS bw, ml_state_ordinal(o, s, s) AS so, ml_state_mc(o, s / 2, s / 2, 1 - s) AS sm,"
+                " ml_state_surv(abs(z), y, s) AS sv"
                 " FROM (SELECT id, y, s, z, w, y + (s > 0.5) AS o FROM t WHERE id <= 2000)")
 
 
-KIND_COLUMN = {"binary": "b", "binary+strat": "sz", "weighted": "bw", "ordinal": "so", "multiclass": "sm"}
+KIND_COLUMN = {"binary": "b", "binary+strat": "sz", "weighted": "bw", "ordinal": "so", "multiclass": "sm", "survival": "sv"}
 
 
 def form_call(f, form):
