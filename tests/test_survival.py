@@ -371,6 +371,9 @@ def cmp_curve(ck, got, want, what, key):
             close(ck, a, b, "%s %s" % (what, f), key + " " + f)
 
 
+@mltest.covers("km", "censoring_km", "ipcw", "surv_auroc", "surv_brier", "surv_summary", "surv_ibs",
+               "c_index", "c_index_ci", "uno_c", "km_w", "censoring_km_w", "surv_auroc_w", "surv_brier_w",
+               "surv_summary_w", "surv_ibs_w", "c_index_w", "c_index_ci_w", "uno_c_w")
 def mleval_vs_r(ck, con, have, k, s, r, rng):
     """Every function of the family present (have) on cohort k, against R's
     numbers r (None: SPEC's formulas of tests/survref.py)."""
@@ -572,6 +575,7 @@ def exprs(have, t, tau):
     return out
 
 
+@mltest.covers("ml_state_surv", "ml_state_surv_w")
 def bits(ck, con, have, s, k, rng):
     """Integer weights = repeated rows; every window frame = the aggregate
     over its rows; GROUP BY likewise; states (and their merge) = the rows."""
@@ -1034,6 +1038,7 @@ def main():
         print("measured %-52s %6d comparisons, max |diff| %.3g" % (key, MEASURED[key][0], MEASURED[key][1]))
     for kind in sorted(DIS):
         print("note %-66s %5d times, e.g. %s" % (kind, DIS[kind][0], DIS[kind][1]))
+    mltest.require_family(ck, con, "survival", __file__)
     ck.finish()
 
 

@@ -327,6 +327,11 @@ int ml_boot_run_k(const MlCanon *c, const MlBootSpec *spec, MlBootInterval *iv, 
 
   for(k=0; k<K; k++){
     make_interval(&iv[k], est[k], rep + (size_t)k*B, B, jk + (size_t)k*G, G, spec->level);
+    work += B*8;                  /* a sort of the B replicates */
+    if( work >= (1<<20) ){
+      work = 0;
+      if( spec->stop && spec->stop(spec->stopArg) ){ rc = ML_BOOT_STOPPED; goto done; }
+    }
   }
 done:
   ml_free(wc);

@@ -339,7 +339,32 @@ static int sv_conc(MlSamples *smp, const MlSurvFit *f, int uno, double tau, int 
       if( uno ) g[r] = y ? ml_surv_G_before(f, time[r]) : 1.0;
     }
   }
-  rc = ml_concordance(n, time, ev, risk, weighted ? w : 0, g, tau, out, wantDf ? df : 0);
+  if( weighted ){
+    /* Weights far from 1 (beyond 2^+-400): the pair weights w_i w_j would
+    ** overflow or turn subnormal (c_index_w NULL at 2^600, off in the 7th
+    ** digit at 1e-160), so the concordance runs on the weights times the
+    ** power of two that brings the largest to [1, 2) -- exact -- and the
+    ** weight sums it reports are scaled back: pair counts by 1/sc^2, the
+    ** frequency-rule var and dfbeta (per unit weight) by sc.  Weights
+    ** nearer 1 run as given, so integer weights stay the repeated rows. */
+    double wmax = 0.0, sc;
+    for(i=0; i<n; i++) if( w[i]>wmax ) wmax = w[i];
+    sc = ml_pow2_scale(wmax);
+    if( sc > 0x1p400 || sc < 0x1p-400 ){
+      for(i=0; i<n; i++) w[i] *= sc;
+      rc = ml_concordance(n, time, ev, risk, w, g, tau, out, wantDf ? df : 0);
+      for(i=0; i<n; i++) w[i] /= sc;
+      out->concordant = out->concordant/sc/sc; out->discordant = out->discordant/sc/sc;
+      out->tied_risk = out->tied_risk/sc/sc; out->tied_time = out->tied_time/sc/sc;
+      out->tied_both = out->tied_both/sc/sc; out->tied_self = out->tied_self/sc/sc;
+      out->var *= sc;
+      if( wantDf ) for(i=0; i<n; i++) df[i] *= sc;
+    }else{
+      rc = ml_concordance(n, time, ev, risk, w, g, tau, out, wantDf ? df : 0);
+    }
+  }else{
+    rc = ml_concordance(n, time, ev, risk, 0, g, tau, out, wantDf ? df : 0);
+  }
   *pDf = (double*)mem;          /* the caller frees mem through it */
   *pW = weighted ? w : 0;
   return rc;
