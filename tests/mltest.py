@@ -99,6 +99,8 @@ class Checker:
         self.failures.append("%s: no error, want %r" % (what or sql, expect))
 
     def finish(self):
+        for t in _unchecked_tests():
+            self.failures.append("test %s: a test under mltest.covers() must check" % t)
         for f in self.failures[:25]:
             print("FAIL", f)
         print("%s: %d comparisons, %d failures" % (self.name, self.n, len(self.failures)))
@@ -240,3 +242,125 @@ def varint(v):
         v >>= 7
     out.append(v)
     return bytes(out)
+
+
+# ------------------------------------------ which test covers which function
+#
+# Every differential test -- a function that compares results with a
+# reference (scikit-learn, scipy, R, or numpy written from SPEC) -- names the
+# functions it checks: @mltest.covers("pr_auc", "pr_auc_w").  The names are
+# string literals so that the suites can be read without running them
+# (covers_map(): tests/gen_test_map.py writes tests/README.md's table from it).
+# A decorated test counts only if it ran and made at least one check
+# (Checker.n grew); Checker.finish() fails for a decorated test of the suite
+# that did not.  Each family suite ends with require_family(), which fails for
+# a record of its family that no such test covers (issue 45, item 2).
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+_DECLARED = []      # (module, test name, names) of every decorated test imported
+_RAN = {}           # (module, test name) -> checks it made
+
+
+def _checker_in(args, kwargs, result, module_globals=None):
+    """The Checker among a test's arguments, else its result, else the one
+    Checker at its module's top level (test_plots.py's chk)."""
+    for a in list(args) + list(kwargs.values()) + [result]:
+        if isinstance(a, Checker):
+            return a
+    found = [v for v in (module_globals or {}).values() if isinstance(v, Checker)]
+    return found[0] if len(found) == 1 else None
+
+
+def covers(*names):
+    """Decorator: the test compares each of names (function names, as in
+    their records) with a reference.  The test takes a Checker among its
+    arguments, returns one, or checks with its module's one Checker."""
+    if not names or not all(isinstance(n, str) for n in names):
+        raise TypeError("covers() takes the names of functions, as string literals")
+
+    def wrap(fn):
+        key = (fn.__module__, fn.__name__)
+        _DECLARED.append((key[0], key[1], names))
+
+        def run(*args, **kwargs):
+            ck = _checker_in(args, kwargs, None, fn.__globals__)
+            before = ck.n if ck is not None else 0
+            result = fn(*args, **kwargs)
+            ck = ck or _checker_in((), {}, result)
+            if ck is None:
+                raise TypeError("%s: a test under mltest.covers() takes, returns or shares (a module's one"
+                                " Checker) a Checker" % fn.__name__)
+            _RAN[key] = _RAN.get(key, 0) + ck.n - before
+            return result
+        run.__name__, run.__doc__, run.__wrapped__ = fn.__name__, fn.__doc__, fn
+        run.covers = names
+        return run
+    return wrap
+
+
+def _unchecked_tests():
+    """The decorated tests of the running suite (__main__) that did not run
+    or made no check."""
+    return ["%s (covers %s) %s" % (t, ", ".join(n), "made no check" if (m, t) in _RAN else "did not run")
+            for m, t, n in _DECLARED if m == "__main__" and _RAN.get((m, t), 0) == 0]
+
+
+def _suites_in_make_check():
+    """The tests/*.py that make check runs (Makefile.am's TESTS), or None
+    where Makefile.am cannot be read."""
+    try:
+        with open(os.path.join(TESTS_DIR, "..", "Makefile.am"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    import re
+    out = set()
+    for m in re.finditer(r"^TESTS\s*\+?=((?:.*\\\n)*.*)$", text, re.M):
+        out |= set(re.findall(r"tests/(test_\w+\.py)", m.group(1)))
+    return out
+
+
+def covers_map(tests_dir=TESTS_DIR):
+    """{function name: [(file, test function)]} of every @mltest.covers(...)
+    in tests/test_*.py that make check runs, read with the ast module
+    (nothing is run)."""
+    import ast
+    run = _suites_in_make_check()
+    out = {}
+    for fname in sorted(os.listdir(tests_dir)):
+        if not (fname.startswith("test_") and fname.endswith(".py")) or (run is not None and fname not in run):
+            continue
+        with open(os.path.join(tests_dir, fname), encoding="utf-8") as f:
+            tree = ast.parse(f.read(), fname)
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for d in node.decorator_list:
+                if (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "covers"
+                        and isinstance(d.func.value, ast.Name) and d.func.value.id == "mltest"):
+                    for a in d.args:
+                        if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
+                            raise ValueError("%s:%d: mltest.covers() takes string literals" % (fname, d.lineno))
+                        out.setdefault(a.value, []).append((fname, node.name))
+    return out
+
+
+def records(con):
+    """mleval_functions()'s records, a list of dicts."""
+    return json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
+
+
+def require_family(ck, con, family, suite):
+    """Every record of family (its weighted twins too: they carry the
+    family) has a differential test: a test of this suite (suite: its
+    __file__) under mltest.covers(name) that ran and made checks, or one of
+    another suite that make check runs.  Fails with '<name>: record of
+    family <f> has no differential test' otherwise."""
+    mine = os.path.basename(suite)
+    static = covers_map()
+    ran = {n for m, t, names in _DECLARED if m == "__main__" and _RAN.get((m, t), 0) > 0 for n in names}
+    fam = sorted(f["name"] for f in records(con) if f["family"] == family)
+    ck.true(len(fam) > 0, "family %s has records" % family)
+    for name in fam:
+        elsewhere = [f for f, _ in static.get(name, []) if f != mine]
+        ck.true(name in ran or bool(elsewhere), "%s: record of family %s has no differential test" % (name, family))

@@ -347,7 +347,7 @@ PLOT_BAD = {
         ("plot_bars('c', 's', 1, 't', 5)", "plot_bars(): unit must be text, got 5"),
     ],
     "plot_lines": [
-        ("plot_lines('s', 'x', 1)", "plot_lines(): x must be a number, got text 'x'"),
+        ("plot_lines('s', x'01', 1)", "plot_lines(): x must be a number, got a blob"),
         ("plot_lines('s', 1, x'00')", "plot_lines(): y must be a number, got a blob"),
         ("plot_lines('s', 1, -1e999)", "plot_lines(): y must be a finite number, got -Inf"),
         ("plot_lines('s', 1, 2, 0.5)", "plot_lines(): title must be text, got 0.5"),

@@ -24,10 +24,14 @@ sens_at_spec_ci_w, net_benefit_ci_w and net_benefit_diff_ci_w.
 - errors: targets, level, reps, seed out of range or varying by row
   (exact texts; the record-derived matrix in test_bad_inputs.py has more);
   one class gives NULL for the TPR intervals, a value for net benefit;
-- windows equal the aggregate over the frame.
+- windows equal the aggregate over the frame;
+- reproduction: every replicate of the eight functions rebuilt in numpy
+  (test_uncertainty.py's generator and BCa, test_weights.py's references),
+  estimate, se, lo, hi, percentile, p_value to 1e-12 (test_reproduction).
 """
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import stats
@@ -152,6 +156,89 @@ def test_estimates(ck, con, rng):
             ck.equal(got, None, name + " one class: NULL")
 
 
+def nb_exact(y, p, w, pt=0.3):
+    """Net benefit TP/n - FP/n pt/(1 - pt) at p >= pt (SPEC) in doubles, as
+    ranking.c's expression, from exact sums of the weights (binary fractions
+    here): a replicate then ties with the estimate, and two scores' values
+    with each other, exactly where the extension's do (BCa's z0, p_value)."""
+    pos = p >= pt
+    tp = float(sum(map(Fraction, w[pos & (y == 1)]), Fraction(0)))
+    fp = float(sum(map(Fraction, w[pos & (y == 0)]), Fraction(0)))
+    n = float(sum(map(Fraction, w), Fraction(0)))
+    return tp / n - fp / n * (pt / (1.0 - pt))
+
+
+@mltest.covers("tpr_at_fpr_ci", "sens_at_spec_ci", "net_benefit_ci", "net_benefit_diff_ci", "tpr_at_fpr_ci_w",
+               "sens_at_spec_ci_w", "net_benefit_ci_w", "net_benefit_diff_ci_w")
+def test_reproduction(ck, con):
+    """Every replicate rebuilt in numpy: test_uncertainty.py's generator,
+    canonical order (score, label [, p_b] [, w]), jackknife and BCa, each
+    replicate the point function's reference on the drawn rows
+    (test_weights.py's: the weighted ROC sweep, scikit-learn's weighted
+    confusion matrix), a row drawn k times weighing k (k w for a twin);
+    estimate, se, lo, hi, percentile, p_value and redrawn to 1e-12."""
+    import test_uncertainty
+    import test_weights
+    rng = np.random.default_rng(3636)          # its own stream: the checks above keep theirs
+    for trial in range(8):
+        n = int(rng.integers(14, 36))
+        y = (rng.random(n) < rng.uniform(0.3, 0.6)).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n) + 0.4 * y, 1)                    # ties
+        p = np.round(np.clip(rng.random(n) * 0.7 + 0.3 * y, 0, 1), 1)  # rows at pt = 0.3
+        q = np.round(np.clip(rng.random(n) * 0.8 + 0.1 * y, 0, 1), 1)
+        w = rng.choice([0.0, 0.5, 1.0, 1.5, 3.25], n)
+        w[0], w[1] = 1.0, 2.0
+        k = int(rng.integers(2, 4))                                  # rows that differ only in w
+        y[-k:], s[-k:], p[-k:], q[-k:] = y[0], s[0], p[0], q[0]
+        reps, seed, level = int(rng.choice([10, 20])), [0, 12345, 2**63 - 1][trial % 3], float(rng.choice([0.9, 0.95]))
+        load(con, y, s, p, q, w, order=rng.permutation(n))
+        for name, expr, _ in calls(seed, reps):
+            expr = expr.replace("0.95, %d, %d" % (reps, seed), "%r, %d, %d" % (level, reps, seed))
+            weighted = name.endswith("_w")
+            keep = w > 0 if weighted else np.ones(n, bool)
+            score = s if name.startswith(("tpr", "sens")) else p
+            paired = name.startswith("net_benefit_diff")
+            keys = [score[keep], y[keep]] + ([q[keep]] if paired else []) + ([w[keep]] if weighted else [])
+            c = np.lexsort(keys[::-1])
+            yc, sc, qc = y[keep][c], score[keep][c], q[keep][c]
+            wc = w[keep][c] if weighted else np.ones(c.size)
+
+            def stat(kk):
+                d = kk > 0
+                yy, ss, ww = yc[d], sc[d], kk[d] * wc[d]
+                if name.startswith(("tpr", "sens")):
+                    if yy.min() == yy.max():
+                        return None
+                    return (test_weights.ref_rank(name.split("_ci")[0], yy, ss, ww, 0.2 if name[0] == "t" else 0.8),)
+                # exact sums (the weights are binary fractions): a replicate ties
+                # with the estimate exactly where the extension's does (BCa's z0)
+                a = nb_exact(yy, ss, ww)
+                if not paired:
+                    return (a,)
+                b = nb_exact(yy, qc[d], ww)
+                return (a - b, a, b)
+            # net benefit's replicates are the extension's doubles: ties with the estimate exact
+            want, red = test_uncertainty.boot_reference(stat, c.size, reps, seed, level, None,
+                                                        tie=0 if name.startswith("net") else 1e-13)
+            got = json.loads(con.execute("SELECT %s FROM t" % expr).fetchone()[0])
+            what = "reproduction %d %s (n %d, reps %d, seed %d)" % (trial, name, c.size, reps, seed)
+            w0 = want[0]
+            if paired:
+                ck.close(got["diff"], w0["estimate"], what + " diff", abs_=1e-15)
+                ck.close(got["a"], want[1]["estimate"], what + " a")
+                ck.close(got["b"], want[2]["estimate"], what + " b")
+                ck.close(got["p_value"], w0["p_value"], what + " p_value")
+            else:
+                ck.close(got["estimate"], w0["estimate"], what + " estimate")
+            for key in ("se", "lo", "hi"):
+                ck.close(got[key], w0[key], what + " " + key, abs_=1e-15)
+            ck.close(got["percentile"][0], w0["plo"], what + " percentile lo", abs_=1e-15)
+            ck.close(got["percentile"][1], w0["phi"], what + " percentile hi", abs_=1e-15)
+            ck.equal((got["redrawn"], got["n"], got["reps"], got["seed"], got["level"]),
+                     (red, c.size, reps, seed, level), what + " redrawn, n, echo")
+
+
 def test_reproducible(ck, con, rng):
     y, s, p, q = dataset(rng, 250, True)
     w = mltest.random_weights(rng, 250, y, "exponential")
@@ -250,6 +337,7 @@ def main():
     test_errors(ck, con)
     test_windows(ck, con, rng)
     test_coverage(ck, con)
+    test_reproduction(ck, con)
     ck.finish()
 
 

@@ -231,9 +231,12 @@ def gen(rng, n, shape):
     return y, p
 
 
-def main():
-    ck = mltest.Checker("calibration")
-    con = mltest.connect()
+@mltest.covers("brier", "log_loss", "ece", "mce", "reliability", "ece_equal_mass", "ece_l2", "ece_l2_debiased",
+               "ece_l2_kumar", "brier_decomposition")
+def test_calibration(ck, con):
+    """The binned and sorted calibration functions against scikit-learn (brier_score_loss,
+    log_loss, calibration_curve) and numpy references written from SPEC, GROUP BY,
+    the bin edges and every window frame."""
     rng = np.random.default_rng(4)
     shapes = ["calibrated", "overconfident", "edges", "ties", "rare", "round1"]
     for trial in range(220):
@@ -381,6 +384,13 @@ def main():
                     ck.true(same_reliability(got[rid], want),
                             "window %d [%s] %s row %d: %s vs %s" % (trial, frame, expr, rid, got[rid], want))
     many_bins(ck, con, rng)
+
+
+def main():
+    ck = mltest.Checker("calibration")
+    con = mltest.connect()
+    test_calibration(ck, con)
+    mltest.require_family(ck, con, "calibration", __file__)
     ck.finish()
 
 
@@ -390,6 +400,7 @@ def reliability_ref(y, p, B):
     return [(int(k), int((b == k).sum()), float(p[b == k].mean()), float(y[b == k].mean())) for k in np.unique(b)]
 
 
+@mltest.covers("ece", "mce", "reliability")
 def many_bins(ck, con, rng):
     """More bins than CAL_DENSE_MAX (1024): a group keeps its rows until they
     outnumber bins/4, then moves to the bins.  Groups on both sides of the

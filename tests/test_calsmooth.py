@@ -160,6 +160,7 @@ def random_data(rng, n, trial):
     return y, p
 
 
+@mltest.covers("calibration_smooth")
 def check_random(ck, con, rng):
     sm_agree = sm_runs = 0
     try:
@@ -188,6 +189,7 @@ def check_random(ck, con, rng):
     return sm_agree, sm_runs
 
 
+@mltest.covers("calibration_smooth")
 def check_r(ck, con):
     """The extension against the numbers R printed (and so the numpy
     reference, which the random datasets compare with, against R too)."""

@@ -151,6 +151,7 @@ def check_integer(ck, con, rng):
             ck.equal(stw, got, "set %d: calibration_smooth over ml_state_w shards = the twin" % trial)
 
 
+@mltest.covers("calibration_smooth_w")
 def check_real(ck, con, rng):
     """Non-integer weights against the definition, to 1e-12."""
     kinds = ("exponential", "steps", "ipw", "log-uniform")

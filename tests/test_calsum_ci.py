@@ -133,6 +133,7 @@ def random_data(rng, n, trial):
     return y, p
 
 
+@mltest.covers("calibration_summary", "calibration_summary_w")
 def check_random(ck, con, rng):
     fitted = 0
     for trial in range(120):
@@ -180,6 +181,7 @@ def check_random(ck, con, rng):
     return fitted
 
 
+@mltest.covers("calibration_summary")
 def check_r(ck, con):
     """statsmodels' intervals and ours against the numbers R gave once."""
     y, p = r_check_data()

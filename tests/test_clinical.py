@@ -311,6 +311,8 @@ def dataset(rng, trial):
     return y, s, p
 
 
+@mltest.covers("mcc", "f_beta", "confusion", "confusion_ci", "net_benefit", "ks", "precision_at_k", "recall_at_k",
+               "gains", "decision_curve")
 def differential(ck, con, rng):
     for trial in range(300):
         y, s, p = dataset(rng, trial)
@@ -424,6 +426,7 @@ def documented_differences(ck, con):
     ck.close(con.execute("SELECT recall_at_k(y, s, 2) FROM t").fetchone()[0], 1.25 / 3, "recall_at_k tie")
 
 
+@mltest.covers("confusion_ci")
 def exact_interval_large_n(ck, con):
     """Clopper-Pearson at n = 10^6, where scipy's beta.isf (under statsmodels)
     is off by ~1e-11: against a 50-digit quantile (the incomplete beta's

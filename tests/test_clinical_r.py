@@ -183,6 +183,7 @@ def drift(ck, live, gold, path=""):
         ck.close(float(live), gold, "R drift " + path, rel=R_DRIFT_REL, abs_=R_DRIFT_ABS)
 
 
+@mltest.covers("calibration_smooth", "calibration_summary")
 def check_calibration(ck, con, y, p, r, what):
     mltest.load(con, ["y", "p"], [(int(y[i]), float(p[i])) for i in range(len(y))])
     sm = json.loads(one(con, "SELECT calibration_smooth(y, p) FROM t"))

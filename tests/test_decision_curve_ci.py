@@ -29,10 +29,10 @@ import numpy as np
 import mltest
 
 
-def main():
-    ck = mltest.Checker("decision_curve_ci")
-    con = mltest.connect()
-    rng = np.random.default_rng(3613)
+@mltest.covers("decision_curve_ci")
+def test_unweighted(ck, con, rng):
+    """Each point is decision_curve's and its interval net_benefit_ci's
+    (test_boot_clinical.py rebuilds that bootstrap in numpy), text for text."""
     for trial in range(40):
         n = int(rng.choice([1, 3, 20, 150, 400]))
         p = np.round(rng.random(n) / 0.05) * 0.05 if trial % 2 else rng.random(n)
@@ -58,7 +58,12 @@ def main():
             ck.equal((c["net_benefit"], c["lo"], c["hi"], c["se"], c["percentile"]),
                      (nb["estimate"], nb["lo"], nb["hi"], nb["se"], nb["percentile"]),
                      "set %d t %r: the point's interval is net_benefit_ci's" % (trial, t))
-    # the weighted twin
+
+
+@mltest.covers("decision_curve_ci_w")
+def test_weighted(ck, con, rng):
+    """Each point is decision_curve_w's and its interval net_benefit_ci_w's
+    (rebuilt in numpy by test_boot_clinical.py), text for text."""
     kinds = ("exponential", "integer", "steps", "ipw", "log-uniform")
     for trial in range(30):
         n = int(rng.choice([2, 20, 150, 400]))
@@ -88,6 +93,10 @@ def main():
             ck.equal((c["net_benefit"], c["lo"], c["hi"], c["se"], c["percentile"]),
                      (nb["estimate"], nb["lo"], nb["hi"], nb["se"], nb["percentile"]),
                      "weighted set %d t %r: the point's interval is net_benefit_ci_w's" % (trial, t))
+
+
+def test_rules(ck, con, rng):
+    """Weights all 0, the default grid, windows, errors."""
     mltest.load(con, ["y", "p", "w"], [(1, 0.5, 0.0), (0, 0.2, 0.0)])
     ck.equal(con.execute("SELECT decision_curve_ci_w(y, p, w) FROM t").fetchone()[0], None, "every weight 0: NULL")
     ck.error(con, "SELECT decision_curve_ci_w(y, p, w, 0.1) FROM t", (),
@@ -114,6 +123,15 @@ def main():
     ck.error(con, "SELECT decision_curve_ci(y, p, 0, 0.5, 0.1) FROM t", (),
              "decision_curve_ci(): from must be a number in (0, 1), got 0")
     ck.equal(con.execute("SELECT decision_curve_ci(y, p) FROM t WHERE 0").fetchone()[0], None, "no rows: NULL")
+
+
+def main():
+    ck = mltest.Checker("decision_curve_ci")
+    con = mltest.connect()
+    rng = np.random.default_rng(3613)
+    test_unweighted(ck, con, rng)
+    test_weighted(ck, con, rng)
+    test_rules(ck, con, rng)
     ck.finish()
 
 

@@ -63,6 +63,7 @@ def check_reference(ck, refs):
     ck.true(worst < 1e-30, "mpmath reference residual %.3g < 1e-30" % worst)
 
 
+@mltest.covers("mean_ci")
 def check_t(ck, con):
     refs = {}
     worst = (0.0, None)
@@ -84,6 +85,7 @@ def check_t(ck, con):
     check_reference(ck, refs)
 
 
+@mltest.covers("auroc_ci")
 def check_normal(ck, con):
     # auroc_ci over 400 rows: estimate about 0.65, bounds inside [0, 1] at every level
     rng = np.random.default_rng(24)

@@ -10,12 +10,18 @@ function fails here until it is listed:
      (the records ext/metrics/<file>.c declares, weighted twins aside);
   2. README.md's "Functions" table: every registered function, and no name
      that is not one;
-  3. docs/weights.md: every weighted twin, and no `*_w(` that is not one.
+  3. docs/weights.md: every weighted twin, and no `*_w(` that is not one;
+  4. tests/README.md's function -> test table: the one tests/gen_test_map.py
+     writes from the suites' @mltest.covers (so `grep mc_top_k tests/README.md`
+     finds its test and stays true), with a test for every record;
+  5. tests/README.md's rooms: every test make check runs (Makefile.am's
+     TESTS) named once.
 """
 import json
 import os
 import re
 
+import gen_test_map
 import mltest
 
 SRC = os.environ.get("srcdir", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -73,6 +79,32 @@ def main():
         ck.true(re.search(r"\b%s\(" % n, weights) is not None, "docs/weights.md shows %s(" % n)
     for n in sorted(set(re.findall(r"\b([a-z][a-z0-9_]*_w)\(", weights)) - names - {"f_w"}):
         ck.true(False, "docs/weights.md shows %s(, which is not a function" % n)
+    # 4. tests/README.md's function -> test table
+    text = read("tests", "README.md")
+    got = gen_test_map.current(text)
+    want = gen_test_map.table(records)
+    ck.true(got is not None, "tests/README.md has the function -> test table's BEGIN and END lines")
+    got = got or []
+    for row in [r for r in want if r not in got]:
+        ck.true(False, "tests/README.md's function -> test table lacks %s (run make test-map)" % row)
+    for row in [r for r in got if r not in want]:
+        ck.true(False, "tests/README.md's function -> test table has %s, not gen_test_map.py's (run make test-map)" % row)
+    ck.equal(got == want, True, "tests/README.md's function -> test table is gen_test_map.py's, in its order")
+    for row in want[2:]:
+        ck.true(not row.endswith("| (none) |"), "a differential test for each record: " + row)
+    # 5. tests/README.md's rooms name every test of make check, once
+    mk = read("Makefile.am")
+    tests = []
+    for m in re.finditer(r"^TESTS\s*\+?=((?:.*\\\n)*.*)$", mk, re.M):
+        tests += re.findall(r"tests/([\w.]+)", m.group(1))
+    rooms = text[text.index("## Suites by room"):text.index("\n## ", text.index("## Suites by room") + 5)]
+    named = re.findall(r"`([\w.]+)`", rooms)
+    ck.true(len(tests) > 60, "Makefile.am's TESTS read (%d)" % len(tests))
+    for t in sorted(set(tests)):
+        ck.equal(named.count(t), 1, "tests/README.md's rooms name %s once" % t)
+    for t in sorted(set(n for n in named if re.fullmatch(r"(test_|check_|fuzz_|sql_|cuda_)\w+(\.py|\.sh)?", n))
+                    - set(tests)):
+        ck.true(False, "tests/README.md's rooms name %s, which make check does not run" % t)
     ck.finish()
 
 

@@ -21,7 +21,8 @@ Proves:
    each an error naming what is wrong.
 5. mc_auroc_ci_w: estimate = mc_auroc_w bit for bit, equal weights (1, 2) =
    mc_auroc_ci's text, rows' order irrelevant, integer weights differ from
-   repeated rows (a row is one unit), a weighted state = the rows.
+   repeated rows (a row is one unit), a weighted state = the rows; every
+   replicate rebuilt in numpy (check_ci_w_reproduction).
 6. Size: bytes per distinct row, asserted against the documented bounds.
 """
 import json
@@ -98,6 +99,7 @@ def merge_tree(con, col, rng):
     return states[0]
 
 
+@mltest.covers("ml_state_mc", "ml_state_mc_w")
 def check_states(ck, con, rng):
     pyr = random.Random(5)
     for i in range(60):
@@ -345,6 +347,42 @@ def check_ci_w(ck, con, rng):
     ck.equal(q(con, "SELECT mc_auroc_ci_w(1, 0.5, 0.5, 0)"), None, "weight 0 only: NULL")
 
 
+@mltest.covers("mc_auroc_ci_w")
+def check_ci_w_reproduction(ck, con):
+    """mc_auroc_ci_w's replicates rebuilt in numpy: test_uncertainty.py's
+    generator and BCa over the rows of positive weight in the canonical order
+    (y, w, s_0, ..., s_k-1), a row drawn k times weighing k w, each replicate
+    scikit-learn's weighted OvR and OvO macro AUROC (test_multiclass.py's
+    reference); estimate, se, lo, hi, percentile and redrawn to 1e-9."""
+    import test_multiclass
+    import test_uncertainty
+    rng = np.random.default_rng(3434)          # its own stream: the checks above keep theirs
+    for trial in range(6):
+        k = 3 + trial % 2
+        n = int(rng.integers(14, 28))
+        y = rng.integers(0, k, n)
+        y[:k] = np.arange(k)
+        P = test_multiclass.random_probs(rng, n, k, ("ties", "dirichlet")[trial % 2])
+        w = rng.choice([0.0, 0.5, 1.0, 1.5, 3.25], n)
+        w[:k] = 1.0
+        reps, seed, level = (10, 20)[trial % 2], [0, 7, 12345][trial % 3], (0.9, 0.95)[trial % 2]
+        order = rng.permutation(n)
+        load(con, k, y[order], P[order], w[order], 1, rng)
+        keep = [i for i in range(n) if w[i] > 0]
+        canon = sorted(keep, key=lambda i: (int(y[i]), float(w[i])) + tuple(float(v) for v in P[i]))
+        yc, Pc, wc = y[canon], P[canon], w[canon]
+        want, red = test_uncertainty.boot_reference(
+            lambda kk: test_multiclass.ovr_ovo_weighted(yc, Pc, k, kk * wc), len(canon), reps, seed, level, None)
+        got = json.loads(q(con, "SELECT mc_auroc_ci_w(y, w, probs, %r, %d, %d) FROM t" % (level, reps, seed)))
+        what = "mc_auroc_ci_w reproduction %d (k %d n %d reps %d seed %d)" % (trial, k, len(canon), reps, seed)
+        for key, iv in (("ovr_macro", want[0]), ("ovo_macro", want[1])):
+            for f in ("estimate", "se", "lo", "hi"):
+                ck.close(got[key][f], iv[f], "%s %s %s" % (what, key, f), rel=1e-9, abs_=1e-12)
+            ck.close(got[key]["percentile"][0], iv["plo"], what + " " + key + " percentile lo", rel=1e-9)
+            ck.close(got[key]["percentile"][1], iv["phi"], what + " " + key + " percentile hi", rel=1e-9)
+        ck.equal((got["reps"], got["seed"], got["redrawn"], got["n"]), (reps, seed, red, len(canon)), what + " run fields")
+
+
 def check_size(ck, con, rng):
     for k, d in ((3, 2), (5, 2), (3, None)):
         n = 20000
@@ -375,6 +413,7 @@ def main():
     check_states(ck, con, rng)
     check_ci_w(ck, con, rng)
     check_size(ck, con, rng)
+    check_ci_w_reproduction(ck, con)
     ck.finish()
 
 

@@ -7,7 +7,9 @@ method scipy picks), wasserstein(_w) against scipy.stats.wasserstein_distance
 auroc_period against scikit-learn's roc_auc_score(g, x).  Then: the
 two-state form equals the rows bit for bit, integer weights equal repeated
 rows bit for bit, every window frame equals the aggregate over its rows,
-and the errors and NULLs of the rules.
+and the errors and NULLs of the rules.  The window test's calls come from
+the family's records (window_calls), and the suite fails for a record of the
+family that no test compares with a reference (mltest.require_family).
 """
 import json
 import math
@@ -19,8 +21,26 @@ from sklearn.metrics import roc_auc_score
 
 import mltest
 
-FNS_W = ["psi_w(per, x, w, 3)", "wasserstein_w(per, x, w)", "group_disparity_w(per, x, w, grp, 0.2)"]
-FNS = ["psi(per, x)", "psi(per, x, 4)", "ks_test(per, x)", "wasserstein(per, x)", "drift_report(per, x, 3)"]
+# the window test's columns for each data argument of a record
+COLUMN = {"g": "per", "x": "x", "w": "w", "y": "per", "s": "x", "group": "grp", "p": "p"}
+
+
+def window_calls(con):
+    """(unweighted, weighted) calls of every monitoring record, from the
+    records (mleval_functions()): the data arguments as COLUMN's columns, then
+    no optional parameter and each parameter's example (a new function of the
+    family is in the window test with no change here)."""
+    plain, weighted = [], []
+    for f in mltest.records(con):
+        if f["family"] != "monitoring":
+            continue
+        cols = [COLUMN[d] for d in f["data"]]
+        ex = [p["example"] for p in f["params"]]
+        need = sum(p["default"] is None for p in f["params"])     # the parameters without a default
+        for k in sorted({need, len(ex)}):
+            call = "%s(%s)" % (f["name"], ", ".join(cols + ex[:k]))
+            (weighted if f["weighted_of"] else plain).append(call)
+    return plain, weighted
 
 
 def psi_oracle(ref, cur, B=10, wr=None, wc=None):
@@ -51,12 +71,13 @@ def values(rng, n, kind):
     return np.round(rng.uniform(-3, 3, n), 1)
 
 
-def main():
-    ck = mltest.Checker("test_monitoring")
-    con = mltest.connect()
-    rng = np.random.default_rng(20261128)
+@mltest.covers("psi", "ks_test", "wasserstein", "drift_report", "psi_w", "wasserstein_w")
+def test_drift(ck, con, rng):
+    """psi against SPEC's rule in numpy, ks_test against scipy's ks_2samp,
+    wasserstein(_w) against scipy's wasserstein_distance, drift_report's
+    fields against each and roc_auc_score; the two-state form equals the
+    rows; integer weights equal repeated rows."""
     kinds = ["normal", "ties", "shifted", "round"]
-    # ---------------------------------------------------- rows vs oracles
     for it in range(300):
         n0, n1 = int(rng.integers(1, 40)), int(rng.integers(1, 40))
         if it % 10 == 0:
@@ -127,7 +148,11 @@ def main():
         ww = con.execute("SELECT wasserstein_w(per, x, w) FROM tw").fetchone()[0]
         ck.close(ww, float(stats.wasserstein_distance(ref, cur, wr, wc)), what + " wasserstein_w real weights",
                  rel=1e-11)
-    # ---------------------------------------------------- scipy's method choice
+
+
+@mltest.covers("ks_test")
+def test_ks_method(ck, con, rng):
+    """scipy's choice of method (exact, asymp) and its p-value, branch for branch."""
     # asymp covers kstwo.sf's branches: Ruben-Gambino (n = 1, 2), Durbin's
     # matrix (n <= 140), 2 smirnov (upper tail), Durbin or Pelz-Good (below)
     for n0, n1 in [(10000, 3), (10001, 1), (10001, 3), (3, 10001), (10500, 60), (10200, 200), (12000, 15000)]:
@@ -142,12 +167,18 @@ def main():
         # (docs/monitoring.md: the measured difference, from lgamma terms)
         ck.close(k["p_value"], float(ks.pvalue), what + " p_value",
                  rel=1e-12 if max(n0, n1) <= 10000 else 1e-11, abs_=0)
-    # ---------------------------------------------------- window frames
+
+
+def test_windows(ck, con, rng):
+    """Every record of the family, every frame: the aggregate over its rows."""
+    FNS, FNS_W = window_calls(con)
+    ck.true(len(FNS) >= 4 and len(FNS_W) >= 3, "window calls from the records: %s %s" % (FNS, FNS_W))
     for it in range(6):
         n = 40
         rows = [(int(rng.integers(0, 2)), float(np.round(rng.normal(), 1)), int(rng.integers(0, 3)), i // 3,
                  float(rng.choice([0.0, 0.5, 1.0, 2.0]))) for i in range(n)]
-        mltest.load(con, ["per", "x", "grp", "ts", "w"], rows)
+        rows = [r + (float(np.round(rng.uniform(0, 1), 1)),) for r in rows]
+        mltest.load(con, ["per", "x", "grp", "ts", "w", "p"], rows)
         shapes = [s.replace("PARTITION BY g", "PARTITION BY grp") for s in mltest.FRAMES]
         fns = FNS + FNS_W if it < 3 else FNS
         for shape, rid, idx, vals in mltest.each_frame(con, fns, shapes=shapes, order="ts"):
@@ -158,7 +189,13 @@ def main():
         for g_, v in con.execute("SELECT grp, drift_report(per, x) FROM t GROUP BY grp"):
             ck.equal(v, con.execute("SELECT drift_report(per, x) FROM t WHERE grp = ?", (g_,)).fetchone()[0],
                      "GROUP BY grp %d" % g_)
-    # ---------------------------------------------------- group disparity
+
+
+@mltest.covers("group_disparity", "group_disparity_w")
+def test_disparity(ck, con, rng):
+    """group_disparity(_w): Fairlearn's group metrics in numpy (scikit-learn's
+    roc_auc_score per group), integer weights equal repeated rows; every frame;
+    the group limit."""
     for it in range(150):
         n = int(rng.integers(1, 60))
         y = rng.integers(0, 2, n)
@@ -230,7 +267,13 @@ def main():
              .fetchone()[0], 10000, "10000 groups are allowed")
     ck.error(con, "SELECT group_disparity(1, 0.5, 0.5, 0.5)", (),
              "group_disparity(): group must be an integer or text, got 0.5")
-    # ---------------------------------------------------- performance without labels
+
+
+@mltest.covers("expected_auroc", "expected_pr_auc", "expected_confusion")
+def test_expected(ck, con, rng):
+    """expected_* against scikit-learn's weighted roc_auc_score and
+    average_precision_score over the rows doubled (y = 1 weighing p, y = 0
+    weighing 1 - p) and the expected counts in numpy; every frame."""
     for it in range(150):
         n = int(rng.integers(1, 40))
         p = np.round(rng.uniform(0, 1, n), int(rng.integers(1, 4)))
@@ -273,7 +316,10 @@ def main():
                 agg = con.execute("SELECT %s FROM t WHERE id IN (%s)" % (f, ids)).fetchone()[0]
                 ck.equal(v, agg, "%s OVER (%s) row %d" % (f, shape, rid))
     ck.error(con, "SELECT expected_auroc(1.5)", (), "expected_auroc(): p must be a probability in [0, 1], got 1.5")
-    # ---------------------------------------------------- NULLs and errors
+
+
+def test_errors(ck, con):
+    """The NULLs and errors of the rules."""
     mltest.load(con, ["per", "x"], [(0, 1.0), (0, 2.0), (None, 3.0), (1, None)])
     for f in ["psi(per, x)", "ks_test(per, x)", "wasserstein(per, x)", "drift_report(per, x)"]:
         ck.equal(con.execute("SELECT %s FROM t" % f).fetchone()[0], None, f + " with an empty current period")
@@ -288,6 +334,19 @@ def main():
              "ks_test(): st_cur must be a state made by ml_state(y, s), got 0.5")
     ck.equal(con.execute("SELECT wasserstein(per, x) FROM (SELECT 0 AS per, 1e999 AS x UNION ALL SELECT 1, 0)")
              .fetchone()[0], None, "wasserstein with an infinite x is NULL")
+
+
+def main():
+    ck = mltest.Checker("test_monitoring")
+    con = mltest.connect()
+    rng = np.random.default_rng(20261128)
+    test_drift(ck, con, rng)
+    test_ks_method(ck, con, rng)
+    test_windows(ck, con, rng)
+    test_disparity(ck, con, rng)
+    test_expected(ck, con, rng)
+    test_errors(ck, con)
+    mltest.require_family(ck, con, "monitoring", __file__)
     ck.finish()
 
 

@@ -349,6 +349,9 @@ def check_dataset(ck, con, y, P, k, w, what):
         ck.equal(one(con, jf), one(con, wide(fn, k, tw)), what + " " + fn + " JSON layout = wide")
 
 
+@mltest.covers("mc_auroc", "mc_pr_auc", "mc_log_loss", "mc_brier", "mc_confusion", "mc_top_k", "ordinal_rps",
+               "mc_calibration", "mc_auroc_w", "mc_pr_auc_w", "mc_log_loss_w", "mc_brier_w", "mc_confusion_w",
+               "mc_top_k_w", "ordinal_rps_w", "mc_calibration_w")
 def test_sklearn(ck, rng):
     con = mltest.connect()
     for rep in range(160):
@@ -592,6 +595,7 @@ def ovr_ovo_weighted(y, P, k, w):
     return ovr, float(np.mean(pairs))
 
 
+@mltest.covers("mc_auroc_ci")
 def test_auroc_ci(ck, rng):
     """mc_auroc_ci: the bootstrap of docs/uncertainty.md (test_uncertainty.py's
     reference: the same generator, draws and BCa) over the canonical order
@@ -656,6 +660,7 @@ def main():
     test_layouts(ck, rng)
     test_windows(ck, rng)
     test_auroc_ci(ck, rng)
+    mltest.require_family(ck, mltest.connect(), "multiclass", __file__)
     ck.finish()
 
 

@@ -152,10 +152,11 @@ def targets(rng, y):
     return out
 
 
-def main():
-    ck = mltest.Checker("operating")
-    con = mltest.connect()
-    rng = np.random.default_rng(13)
+@mltest.covers("operating_point", "partial_auroc", "precision_at_prior")
+def test_operating_points(ck, con, rng):
+    """operating_point, partial_auroc and precision_at_prior against their
+    references (scikit-learn's roc_curve and precision_recall_curve, SPEC's
+    rules in numpy), GROUP BY and every window frame."""
     for trial in range(240):
         n = int(rng.integers(1, 40)) if trial < 80 else int(rng.integers(40, 1500)) if trial < 236 else int(rng.integers(3000, 50001))
         y, s = gen(rng, n, trial)
@@ -225,6 +226,13 @@ def main():
             ck.close(got[7], pauc_ref(yy, ss, 1.0), w + "partial_auroc 1")
             same_json(ck, got[8], prior_ref(yy, ss, 0.5, 0.05), w + "precision_at_prior",
                       exact=("threshold", "assumed_prior"))
+
+
+def main():
+    ck = mltest.Checker("operating")
+    con = mltest.connect()
+    rng = np.random.default_rng(13)
+    test_operating_points(ck, con, rng)
     ck.finish()
 
 

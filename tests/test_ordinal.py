@@ -71,9 +71,10 @@ def gen(rng, n, m):
     return y, S
 
 
-def main():
-    ck = mltest.Checker("ordinal")
-    con = mltest.connect()
+@mltest.covers("auprc_ge", "ordinal_auprc", "ordinal_nap", "ordinal_report")
+def test_ordinal(ck, con):
+    """auprc_ge, ordinal_auprc, ordinal_nap and ordinal_report against scikit-learn's
+    average_precision_score per cumulative split, GROUP BY and every frame."""
     rng = np.random.default_rng(6)
     for trial in range(200):
         m = int(rng.integers(1, 6))
@@ -112,6 +113,13 @@ def main():
             what = "window %d [%s] row %d" % (trial, frame, rid)
             check_report(ck, rep, report(y[idx], [S[0][idx], S[1][idx]]), what)
             ck.close(ge2, ap((y[idx] >= 2).astype(int), S[1][idx]), what + " auprc_ge")
+
+
+def main():
+    ck = mltest.Checker("ordinal")
+    con = mltest.connect()
+    test_ordinal(ck, con)
+    mltest.require_family(ck, con, "ordinal", __file__)
     ck.finish()
 
 

@@ -104,13 +104,15 @@ def check_confusion(ck, got, want, what):
             ck.close(got.get(k), v, what + " " + k)
 
 
-def main():
-    ck = mltest.Checker("ranking")
-    con = mltest.connect()
-    rng = np.random.default_rng(20261121)
-    kinds = ["uniform", "ties", "integer", "zeros", "normal"]
+KINDS = ["uniform", "ties", "integer", "zeros", "normal"]
 
-    # --- GROUP BY and whole-table aggregates on 240 random datasets
+
+@mltest.covers("pr_auc", "auroc", "nap", "youden_j", "tpr_at_fpr", "sens_at_spec", "pr_curve", "roc_curve",
+               "confusion")
+def test_aggregates(ck, con, rng):
+    """GROUP BY and whole-table aggregates on 240 random datasets against
+    scikit-learn (confusion's counts and rates with numpy)."""
+    kinds = KINDS
     for trial in range(240):
         if trial < 150:
             n = int(rng.integers(2, 400))
@@ -148,7 +150,12 @@ def main():
             got = con.execute("SELECT confusion(y, s, ?) FROM t", (t,)).fetchone()[0]
             check_confusion(ck, got, confusion_oracle(y, s, t), what + " confusion")
 
-    # --- window frames, frame by frame
+
+@mltest.covers("pr_auc", "auroc", "nap", "youden_j", "tpr_at_fpr", "sens_at_spec", "confusion")
+def test_windows(ck, con, rng):
+    """Every frame shape, frame by frame, against scikit-learn over the
+    frame's rows; a long sliding window (kept-sorted insert/remove)."""
+    kinds = KINDS
     for trial in range(10):
         n = int(rng.integers(30, 160))
         prev = float(rng.choice([0.1, 0.3, 0.5]))
@@ -190,15 +197,22 @@ def main():
         ck.close(got[i][0], oracle("pr_auc", y[lo:i + 1], s[lo:i + 1]), "sliding pr_auc row %d" % i)
         ck.close(got[i][1], oracle("auroc", y[lo:i + 1], s[lo:i + 1]), "sliding auroc row %d" % i)
 
-    running_and_wide_frames(ck, con, rng)
 
+def main():
+    ck = mltest.Checker("ranking")
+    con = mltest.connect()
+    rng = np.random.default_rng(20261121)
+    test_aggregates(ck, con, rng)
+    test_windows(ck, con, rng)
+    running_and_wide_frames(ck, con, rng)
     extra = drop_intermediate_difference()
     ck.n += extra.n
     ck.failures += extra.failures
+    mltest.require_family(ck, con, "ranking", __file__)
     ck.finish()
 
 
-
+@mltest.covers("auroc", "pr_auc")
 def running_and_wide_frames(ck, con, rng):
     """Growing frames (the default frame of OVER (ORDER BY ...)) and frames
     wide enough that auroc's counted sets split and merge their blocks: each
@@ -233,7 +247,7 @@ def running_and_wide_frames(ck, con, rng):
                     if len(set(y[idx])) == 2 and np.isfinite(s[idx]).all():   # sklearn rejects Inf
                         ck.close(got[e][rid], oracle(e.split("(")[0], y[idx], s[idx]), what)
 
-
+@mltest.covers("sens_at_spec", "tpr_at_fpr")
 def drop_intermediate_difference():
     """SPEC: operating points over every threshold.  On this dataset the ROC
     has three collinear points (0, .5), (.05, .6), (.1, .7); roc_curve's

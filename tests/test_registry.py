@@ -35,6 +35,30 @@ def read(*parts):
         return f.read()
 
 
+@mltest.covers("mleval_version", "mleval_build_info", "mleval_functions")
+def check_scalars(ck, con):
+    """The build's own functions against what they describe: mleval_version()
+    and build_info's version are configure.ac's AC_INIT version; build_info's
+    sqlite_library is the SQLite this process runs (Python's
+    sqlite3.sqlite_version) and each back end that loads names a file that
+    exists; mleval_functions()' names are the functions SQLite has registered
+    beyond its own (pragma_function_list)."""
+    m = re.search(r"AC_INIT\(\[mleval\],\s*\[([^\]]+)\]", read("configure.ac"))
+    version = con.execute("SELECT mleval_version()").fetchone()[0]
+    ck.equal(version, m and m.group(1), "mleval_version() is configure.ac's AC_INIT version")
+    info = json.loads(con.execute("SELECT mleval_build_info()").fetchone()[0])
+    ck.equal(info["version"], version, "mleval_build_info()'s version is mleval_version()")
+    ck.equal(info["sqlite_library"], sqlite3.sqlite_version, "build_info's sqlite_library is the running SQLite")
+    for name, b in sorted(info["backends"].items()):
+        ck.true(not b["loads"] or (b["built"] and os.path.exists(b["path"])),
+                "back end %s: loads only when built, from a file that exists (%r)" % (name, b))
+    plain = sqlite3.connect(":memory:")
+    base = {r[0] for r in plain.execute("SELECT name FROM pragma_function_list")}
+    mine = {r[0] for r in con.execute("SELECT name FROM pragma_function_list")} - base
+    listed = [f["name"] for f in json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])]
+    ck.equal(sorted(listed), sorted(mine), "mleval_functions() lists what SQLite registered")
+
+
 def main():
     ck = mltest.Checker("registry")
     con = mltest.connect()
@@ -160,6 +184,8 @@ def main():
                             % (f["name"], args, f["name"], args, src)).fetchone()
         ck.equal(v[0], 1, f["name"] + " returns valid JSON")
         ck.true(v[1] in ("object", "array"), f["name"] + " has subtype 'J' (json_array embeds it as JSON, got %r)" % (v[1],))
+    check_scalars(ck, mltest.connect())
+    mltest.require_family(ck, con, "scalar", __file__)
     ck.finish()
 
 

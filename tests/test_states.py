@@ -161,6 +161,7 @@ def merge_tree(con, rng, col):
     return states
 
 
+@mltest.covers("ml_state", "ml_state_ordinal", "ml_merge")
 def differential(ck, con, funcs):
     rng = np.random.default_rng(15)
     con.execute("CREATE TEMP TABLE tmp(x)")
@@ -344,6 +345,7 @@ def main():
     sizes(ck, con)
     parameter_counts(ck, con, known)
     differential(ck, con, known)
+    mltest.require_family(ck, con, "state", __file__)
     ck.finish()
 
 

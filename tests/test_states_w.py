@@ -98,6 +98,7 @@ def one(con, sql, args=()):
     return con.execute(sql, args).fetchone()[0]
 
 
+@mltest.covers("ml_state_w", "ml_merge")
 def check_dataset(ck, con, rows, shards, what, windows):
     mltest.load(con, ["g", "y", "p", "w"], rows)
     con.execute("DROP TABLE IF EXISTS sw")
@@ -299,6 +300,7 @@ def check_rows_beside_states(ck, con, rng):
             mltest.same_as_aggregate(ck, con, "%s(a, b)" % f, "id", "rows beside weighted states %d" % it)
 
 
+@mltest.covers("ml_state_w")
 def check_sklearn(ck, con, rng):
     for it in range(30):
         n = 300

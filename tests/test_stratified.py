@@ -48,9 +48,10 @@ def check_report(ck, got, want, what):
         ck.true(got["reason"].startswith("fewer than 10 "), what + " reason text: " + got["reason"])
 
 
-def main():
-    ck = mltest.Checker("stratified")
-    con = mltest.connect()
+@mltest.covers("strat_pr_auc", "strat_gap", "strat_report")
+def test_stratified(ck, con):
+    """strat_pr_auc, strat_gap and strat_report against the reference (scikit-learn's
+    average_precision_score on numpy's quantile strata), GROUP BY and every frame."""
     rng = np.random.default_rng(5)
     for trial in range(220):
         n = int(rng.integers(5, 400)) if trial < 150 else int(rng.integers(400, 30000))
@@ -108,6 +109,13 @@ def main():
             check_report(ck, rep, reference(y[idx], s[idx], z[idx], 0.1, 0.9, 0.02), what)
             want = reference(y[idx], s[idx], z[idx], 0.25, 0.75)
             ck.close(spa, want["trimmed"] if want else None, what + " strat_pr_auc")
+
+
+def main():
+    ck = mltest.Checker("stratified")
+    con = mltest.connect()
+    test_stratified(ck, con)
+    mltest.require_family(ck, con, "stratified", __file__)
     ck.finish()
 
 

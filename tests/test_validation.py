@@ -179,6 +179,7 @@ def labels_for(rng, p, how):
     raise ValueError(how)
 
 
+@mltest.covers("calibration_summary")
 def check_summary_datasets(ck, con, rng):
     n_fit = 0
     for trial in range(320):
@@ -208,6 +209,7 @@ def check_summary_datasets(ck, con, rng):
     ck.equal(con.execute("SELECT calibration_summary(y, p) FROM t WHERE 0").fetchone()[0], None, "no rows: NULL")
 
 
+@mltest.covers("calibration_summary")
 def check_summary_group_by(ck, con, rng):
     n = 900
     p = random_probs(rng, n, "ties")
@@ -222,6 +224,7 @@ def check_summary_group_by(ck, con, rng):
         check_summary(ck, got, summary_ref(y[m], p[m]), "GROUP BY g = %d" % grp)
 
 
+@mltest.covers("calibration_summary")
 def check_summary_windows(ck, con, rng):
     n = 50
     p = random_probs(rng, n, "ties")
@@ -325,6 +328,7 @@ def random_test_data(rng, n, trial):
     return y, s, g
 
 
+@mltest.covers("auroc_test")
 def check_test_datasets(ck, con, rng):
     n_def = 0
     for trial in range(300):
@@ -349,6 +353,7 @@ def check_test_datasets(ck, con, rng):
     ck.true(n_def > 80, "p-values on %d datasets" % n_def)
 
 
+@mltest.covers("auroc_test")
 def check_test_group_by_windows(ck, con, rng):
     n = 1200
     y, s, g = random_test_data(rng, n, 0)
@@ -422,6 +427,9 @@ def main():
     check_test_cases(ck, con)
     check_test_datasets(ck, con, rng)
     check_test_group_by_windows(ck, con, rng)
+    # its functions' families: calibration_summary's, auroc_test's
+    mltest.require_family(ck, con, "calibration", __file__)
+    mltest.require_family(ck, con, "uncertainty", __file__)
     ck.finish()
 
 

@@ -251,9 +251,13 @@ def reference(name, y, s, w):
     return ref_calibration(name, y, s, w, par or BINS)
 
 
-def main():
-    ck = mltest.Checker("weights")
-    con = mltest.connect()
+@mltest.covers("pr_auc_w", "auroc_w", "nap_w", "youden_j_w", "ks_w", "tpr_at_fpr_w", "sens_at_spec_w",
+               "partial_auroc_w", "decision_curve_w", "operating_point_w", "roc_curve_w", "pr_curve_w",
+               "confusion_w", "mcc_w", "f_beta_w", "net_benefit_w", "precision_at_prior_w", "brier_w",
+               "log_loss_w", "ece_w", "mce_w")
+def test_twins(ck, con):
+    """Every twin of CASES against scikit-learn's sample_weight results or a numpy
+    reference; integer weights = rows repeated; GROUP BY and every frame; bad weights."""
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"]}
     # the calibration family's binned twins are test_weights_calibration.py's,
@@ -270,6 +274,7 @@ def main():
              "test_multiclass.py or (ml_state_w) test_states_w.py")
     for base, f in twins.items():
         ck.equal(f["name"], base + "_w", base + "'s twin is named " + base + "_w")
+    ck.equal(sorted(test_twins.covers), sorted(n + "_w" for n in CASES), "test_twins covers (mltest.covers) CASES' twins")
     rng = np.random.default_rng(20261127)
     for i in range(240):
         y, s, w = dataset(rng, i)
@@ -314,6 +319,12 @@ def main():
         a = con.execute("SELECT %s_w(y, s, '2'%s) FROM t" % (name, extra)).fetchone()[0]
         b = con.execute("SELECT %s_w(y, s, 2%s) FROM t" % (name, extra)).fetchone()[0]
         ck.equal(a, b, name + "_w numeric text weight reads as the number")
+
+
+def main():
+    ck = mltest.Checker("weights")
+    con = mltest.connect()
+    test_twins(ck, con)
     ck.finish()
 
 

@@ -33,7 +33,10 @@ The twins are read from mleval_functions() (every "*_ci_w" with a
   population's value 92-98 % of the time, their mean se is the spread of
   the estimates over the samples within 15 %, and the unweighted pr_auc_ci
   on the same samples almost never covers it;
-- bad weights: the twins' error texts.
+- bad weights: the twins' error texts;
+- the unweighted bootstraps (pr_auc_ci, nap_ci, brier_ci, log_loss_ci,
+  ece_ci, strat_gap_ci, pr_auc_diff_ci, ece_diff_ci) rebuilt the same way,
+  a row drawn k times counted k times (check_unweighted_reproduction).
 """
 import json
 import math
@@ -102,6 +105,10 @@ def check_registry(ck, con):
         ck.equal((f.get("name"), f.get("data")), (base + "_w", data), base + "_w: name and data arguments")
         ck.equal([p["name"] for p in f.get("params", [])][-3:], ["level", "reps", "seed"], base + "_w parameters")
     ck.equal(sorted(twins), sorted(list(CASES) + list(THREE)), "every weighted bootstrap twin has a case here")
+    ck.equal(sorted(check_reproduction.covers), sorted(n + "_w" for n in CASES),
+             "check_reproduction covers (mltest.covers) the twins of CASES")
+    ck.equal(sorted(check_three_reproduction.covers), sorted(n + "_w" for n in THREE),
+             "check_three_reproduction covers (mltest.covers) the twins of THREE")
     for base, (data, sig) in THREE.items():
         f = twins.get(base, {})
         ck.equal((f.get("name"), f.get("data"), f.get("signature")), (base + "_w", data, sig),
@@ -127,6 +134,7 @@ def check_registry(ck, con):
 
 # ------------------------------------------------------------ reproduction
 
+@mltest.covers("pr_auc_ci_w", "nap_ci_w", "auroc_ci_w", "brier_ci_w", "log_loss_ci_w", "ece_ci_w")
 def check_reproduction(ck, con, rng):
     for trial in range(12):
         n = int(rng.integers(12, 40))
@@ -424,6 +432,7 @@ def ref3(name, y, s, s2, z, w):
     return (a - b, a, b)
 
 
+@mltest.covers("strat_gap_ci_w", "pr_auc_diff_ci_w", "ece_diff_ci_w", "auroc_diff_w")
 def check_three_reproduction(ck, con, rng):
     """Every replicate rebuilt in numpy: canonical order (s, label, s2 or strat, w)."""
     for trial in range(9):
@@ -613,6 +622,76 @@ def check_three_bad(ck, con):
              "ece_diff_ci_w(): p_b must be a probability in [0, 1], got 1.5", "ece_diff_ci_w p_b")
 
 
+@mltest.covers("pr_auc_ci", "nap_ci", "brier_ci", "log_loss_ci", "ece_ci", "strat_gap_ci", "pr_auc_diff_ci",
+               "ece_diff_ci")
+def check_unweighted_reproduction(ck, con):
+    """The unweighted bootstraps rebuilt in numpy as their twins are above:
+    canonical order (score, label [, s_b or strat]), a row drawn k times
+    counted k times, each replicate the same reference (metric(), ref3())
+    with the counts as weights -- for strat_gap_ci integer weights are the
+    rows repeated (test_weights_strat.py)."""
+    rng = np.random.default_rng(20261130)      # its own stream: the checks above keep theirs
+    defined = {}
+    for trial in range(6):
+        n = int(rng.integers(60, 100))
+        y = (rng.random(n) < rng.uniform(0.3, 0.6)).astype(int)
+        y[0], y[1] = 0, 1
+        s = np.round(rng.random(n) * 0.7 + 0.3 * y, 1)
+        s2, z = second_columns(rng, y, s)
+        k = int(rng.integers(2, 5))                               # rows that differ only in s2 and z
+        y[-k:], s[-k:] = y[0], s[0]
+        reps, seed, level = int(rng.choice([10, 20])), [0, 12345, 2**63 - 1][trial % 3], float(rng.choice([0.9, 0.95]))
+        mltest.load(con, COLS3, [rows3(y, s, s2, np.ones(n), z)[i] for i in rng.permutation(n)])
+        boot = ", %r, %d, %d" % (level, reps, seed)
+        for name in [c for c in CASES if c != "auroc_ci"] + [c for c in THREE if CALL3[c][1] is not None]:
+            three = name in THREE
+            aux = z if name == "strat_gap_ci" else s2
+            c = np.lexsort((aux, y, s)) if three else np.lexsort((y, s))
+            yc, sc, s2c, zc = y[c], s[c], s2[c], z[c]
+
+            def stat(kk):
+                d = kk > 0
+                if three:
+                    return ref3(name, yc[d], sc[d], s2c[d], zc[d], kk[d].astype(float))
+                v = metric(name, yc[d], sc[d], kk[d].astype(float))
+                return None if v is None else (v,)
+            expr = CALL3[name][1].format(boot) if three else "%s(y, s%s%s)" % (name, CASES[name][0], boot)
+            got = con.execute("SELECT %s FROM t" % expr).fetchone()[0]
+            what = "unweighted reproduction %d %s (n %d, reps %d, seed %d)" % (trial, name, n, reps, seed)
+            if stat(np.ones(n, int)) is None:
+                ck.equal(got, None, what + ": undefined, NULL")
+                continue
+            defined[name] = defined.get(name, 0) + 1
+            want, red = test_uncertainty.boot_reference(stat, n, reps, seed, level, None)
+            got = json.loads(got)
+            if name == "ece_diff_ci":
+                # a replicate whose ECEs differ from the estimate's by an ulp of the
+                # sums ties with it (BCa's z0) or not as the rounding of each side
+                # falls: lo and hi are then the reference's under one tie rule or the other
+                exact = test_uncertainty.boot_reference(stat, n, reps, seed, level, None, tie=0)[0][0]
+                def near(a, b):
+                    return abs(a - b) <= 1e-12 * abs(b) + 1e-15
+                if not near(got["lo"], want[0]["lo"]) and near(got["lo"], exact["lo"]):
+                    want[0]["lo"], want[0]["hi"] = exact["lo"], exact["hi"]
+            parts = [(got, want[0], EST3[name] if three else "estimate")]
+            if name == "strat_gap_ci":
+                parts += [(got["full_ci"], want[1], "estimate"), (got["trimmed_ci"], want[2], "estimate")]
+            elif three:
+                ck.close(got["a"], want[1]["estimate"], what + " a")
+                ck.close(got["b"], want[2]["estimate"], what + " b")
+                ck.close(got["p_value"], want[0]["p_value"], what + " p_value")
+            for g, wv, est in parts:
+                ck.close(g[est], wv["estimate"], what + " estimate")
+                for key in ("se", "lo", "hi"):
+                    ck.close(g[key], wv[key], what + " " + key)
+                ck.close(g["percentile"][0], wv["plo"], what + " percentile lo")
+                ck.close(g["percentile"][1], wv["phi"], what + " percentile hi")
+            ck.equal((got["redrawn"], got["n"], got["reps"], got["seed"]), (red, n, reps, seed), what + " redrawn, n, echo")
+    for name, m in sorted(defined.items()):
+        ck.true(m >= 4, "%s: %d of 6 datasets defined (4 wanted)" % (name, m))
+    ck.equal(len(defined), 8, "every unweighted bootstrap reproduced (%s)" % sorted(defined))
+
+
 def check_three(ck, con, rng):
     check_three_reproduction(ck, con, rng)
     check_three_estimates(ck, con, rng)
@@ -648,6 +727,7 @@ def main():
     check_coverage(ck, con)
     check_bad_weights(ck, con)
     check_three(ck, con, np.random.default_rng(20261129))    # its own stream: the checks above keep theirs
+    check_unweighted_reproduction(ck, con)
     ck.finish()
 
 

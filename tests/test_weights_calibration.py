@@ -189,9 +189,10 @@ def dataset(rng, i):
     return y, p, w
 
 
-def main():
-    ck = mltest.Checker("weights_calibration")
-    con = mltest.connect()
+@mltest.covers("brier_decomposition_w", "ece_equal_mass_w", "ece_l2_w", "reliability_w")
+def test_twins(ck, con):
+    """The binned calibration twins against their numpy references on the
+    cumulative-weight axis; integer weights = rows repeated; frames; bad weights."""
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     twins = {f["weighted_of"] for f in table if f["weighted_of"]}
     for name in CASES:
@@ -246,6 +247,13 @@ def main():
             msg = str(e)
         ck.true(msg is not None and msg.startswith(name + "_w(): bins"),
                 "%s_w: a zero-weight row's bins disagreeing is an error (%r)" % (name, msg))
+
+
+def main():
+    ck = mltest.Checker("weights_calibration")
+    con = mltest.connect()
+    ck.equal(sorted(test_twins.covers), sorted(n + "_w" for n in CASES), "test_twins covers (mltest.covers) CASES' twins")
+    test_twins(ck, con)
     ck.finish()
 
 

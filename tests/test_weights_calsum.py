@@ -226,9 +226,10 @@ def dataset(rng, i):
     return y, p, w, kind, how
 
 
-def main():
-    ck = mltest.Checker("weights_calsum")
-    con = mltest.connect()
+@mltest.covers("calibration_summary_w")
+def test_twins(ck, con):
+    """calibration_summary_w against statsmodels' weighted GLM (numpy's Newton where
+    it refuses) and the weighted sums; weights scaled; integer weights; frames."""
     table = json.loads(con.execute("SELECT mleval_functions()").fetchone()[0])
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"]}
     ck.equal(twins.get("calibration_summary", {}).get("name"), "calibration_summary_w",
@@ -329,6 +330,13 @@ def main():
              "calibration_summary_w(): level must be a number in (0, 1), got 10", "level out of range")
     ck.error(con, "SELECT calibration_summary_w(y, 1.5, w) FROM t", (),
              "calibration_summary_w(): p must be a probability in [0, 1], got 1.5", "p out of range")
+
+
+def main():
+    ck = mltest.Checker("weights_calsum")
+    con = mltest.connect()
+    ck.equal(sorted(test_twins.covers), sorted(n + "_w" for n in CASES), "test_twins covers (mltest.covers) CASES' twins")
+    test_twins(ck, con)
     ck.finish()
 
 

@@ -126,9 +126,10 @@ def compare(ck, name, got, want, thr, what):
             ck.close(got, want["full"] - want["trimmed"], what, abs_=1e-12)
 
 
-def main():
-    ck = mltest.Checker("weights_strat")
-    con = mltest.connect()
+@mltest.covers("strat_gap_w", "strat_pr_auc_w", "strat_report_w")
+def test_twins(ck, con):
+    """The stratified twins against the weighted-quantile reference (scikit-learn's
+    weighted AP per stratum); integer weights = rows repeated; frames; bad weights."""
     mltest.has_twins(ck, con, CASES)
     # the reference's quantile with unit weights is numpy's
     rng = np.random.default_rng(7)
@@ -193,6 +194,13 @@ def main():
     r = json.loads(con.execute("SELECT strat_report_w(y, s, 0.1, z) FROM t").fetchone()[0])
     ck.true(r["trimmed"] is None and r["reason"].startswith("positive and negative weights below 10 in the window"),
             "strat_report_w thin window reason (%r)" % r["reason"])
+
+
+def main():
+    ck = mltest.Checker("weights_strat")
+    con = mltest.connect()
+    ck.equal(sorted(test_twins.covers), sorted(n + "_w" for n in CASES), "test_twins covers (mltest.covers) CASES' twins")
+    test_twins(ck, con)
     ck.finish()
 
 

@@ -158,6 +158,7 @@ def variants(ks):
     return out
 
 
+@mltest.covers("gains", "precision_at_k", "recall_at_k")
 def check_reference(ck, con, rng):
     """With every weight 1 the reference is the unweighted function."""
     for i in range(60):
@@ -171,9 +172,10 @@ def check_reference(ck, con, rng):
             compare(ck, name, got, reference(name, y, s, w, par), "reference = %s(y, s, %s), n %d" % (name, par, n))
 
 
-def main():
-    ck = mltest.Checker("weights_topk")
-    con = mltest.connect()
+@mltest.covers("gains_w", "precision_at_k_w", "recall_at_k_w")
+def test_twins(ck, con):
+    """The cuts at a rank against their numpy reference on the weight axis;
+    integer weights = rows repeated; frames; bad weights."""
     mltest.has_twins(ck, con, CASES)
     check_reference(ck, con, np.random.default_rng(11))
     rng = np.random.default_rng(20261128)
@@ -235,6 +237,13 @@ def main():
         ck.error(con, "SELECT %s_w(y, s, w, CASE WHEN id = 3 THEN 4 ELSE 5 END) FROM t" % name, (),
                  "%s_w(): %s must be the same in every row of a group, got 5 and then 4"
                  % (name, "bins" if name == "gains" else "k"), name + "_w parameter disagreeing")
+
+
+def main():
+    ck = mltest.Checker("weights_topk")
+    con = mltest.connect()
+    ck.equal(sorted(test_twins.covers), sorted(n + "_w" for n in CASES), "test_twins covers (mltest.covers) CASES' twins")
+    test_twins(ck, con)
     ck.finish()
 
 
