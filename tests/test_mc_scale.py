@@ -21,6 +21,8 @@ Proves:
    state) is the error "more than N rows in one group", N the documented
    (2^31 - 2^20) / b; the streaming kinds read it as the two rows it
    repeats (their weighted twins over those rows, bit for bit).
+5. expected_auroc's one sweep (issue 48 item 6) = auroc_w over the split
+   rows bit for bit, roc_auc_score to 1e-12, frames = the aggregate.
 """
 import ctypes
 import ctypes.util
@@ -158,12 +160,50 @@ def test_row_limit(ck):
             ck.true(got is not None and '"n":33554432' in got, "mc_confusion over 2^26 rows: %s" % got)
 
 
+def test_expected_auroc(ck):
+    """expected_auroc's one sweep over the sorted p (issue 48 item 6) is
+    auroc_w over the rows split into a positive weighing p and a negative
+    weighing 1 - p, bit for bit (the weighted sweep it replaces), and
+    scikit-learn's roc_auc_score over those rows to 1e-12; each window frame
+    is the aggregate over its rows."""
+    from sklearn.metrics import roc_auc_score
+    con = mltest.connect()
+    rng = np.random.default_rng(48)
+    for rep in range(40):
+        n = int(rng.integers(2, 300))
+        p = rng.random(n)
+        if rep % 4 == 1:
+            p = np.round(p, 1)
+        elif rep % 4 == 2:
+            p = rng.choice([0.0, 1.0, 0.5, 0.25, 1e-300, 1 - 2 ** -53, 0.1], n)
+        elif rep % 4 == 3:
+            p = p * 1e-200
+        con.execute("DROP TABLE IF EXISTS e")
+        con.execute("CREATE TABLE e(id INTEGER PRIMARY KEY, p REAL)")
+        con.executemany("INSERT INTO e(p) VALUES (?)", [(float(x),) for x in p])
+        got = con.execute("SELECT expected_auroc(p) FROM e").fetchone()[0]
+        split = con.execute("SELECT auroc_w(y, p, w) FROM (SELECT 1 AS y, p, p AS w FROM e WHERE p > 0"
+                            " UNION ALL SELECT 0, p, 1 - p FROM e WHERE p < 1)").fetchone()[0]
+        ck.equal(got, split, "expected_auroc = auroc_w over the split rows, set %d" % rep)
+        if got is not None and rep % 4 != 3:
+            y = np.r_[np.ones(n), np.zeros(n)]
+            ref = roc_auc_score(y, np.r_[p, p], sample_weight=np.r_[p, 1 - p])
+            ck.close(got, float(ref), "expected_auroc against roc_auc_score, set %d" % rep)
+        rows = con.execute("SELECT id, expected_auroc(p) OVER (ORDER BY id ROWS BETWEEN 30 PRECEDING AND 3 FOLLOWING)"
+                           " FROM e").fetchall()
+        for rid, v in rows[::7]:
+            agg = con.execute("SELECT expected_auroc(p) FROM e WHERE id BETWEEN ? AND ?",
+                              (max(1, rid - 30), rid + 3)).fetchone()[0]
+            ck.equal(v, agg, "expected_auroc frame at row %d, set %d" % (rid, rep))
+
+
 def main():
     ck = mltest.Checker("test_mc_scale")
     test_memory(ck)
     test_window_cost(ck)
     test_large_frames(ck)
     test_row_limit(ck)
+    test_expected_auroc(ck)
     return ck.finish()
 
 
