@@ -7,7 +7,9 @@ Proves:
    rows take under 0.5 byte a row at their peak (SQLite's own count,
    sqlite3_status64's MEMORY_USED high-water mark: the process's
    libsqlite3 is the one that loads the extension); before, 8 (k + 2) bytes
-   a row were kept.
+   a row were kept.  mc_auroc and mc_pr_auc peak under 16 (k + 1) + 4
+   bytes a row: their k score columns as sort records (16 k) and one
+   column's scratch (before: 106 at k = 3).
 2. Their windows slide in O(k) a row: over a running frame of 20 000 rows,
    each costs less than 25 times the binary log_loss over the same frame
    (mc_calibration, whose result reads its 3 (k + 1) B sums, 80 times;
@@ -79,6 +81,13 @@ def test_memory(ck):
             e = wide(fn + ("_w" if tw else ""), k, tw)
             b = peak_bytes(lib, con, "SELECT %s FROM t" % e)
             ck.true(b < 0.5 * n, "%s holds %.2f bytes a row (want < 0.5)" % (e, b / n))
+    # mc_auroc, mc_pr_auc: the k columns held (16 k bytes a row) and one
+    # column's sort scratch at the result (rule 19); before, 106 bytes
+    for fn in ("mc_auroc", "mc_pr_auc"):
+        e = wide(fn, k)
+        b = peak_bytes(lib, con, "SELECT %s FROM t" % e)
+        ck.true(b < (16 * (k + 1) + 4) * n, "%s peaks at %.2f bytes a row (want < 16 (k + 1) + 4 = %d)"
+                % (e, b / n, 16 * (k + 1) + 4))
 
 
 def timed(con, sql):

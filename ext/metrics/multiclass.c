@@ -145,13 +145,25 @@
 **      rows in one group", not "out of memory" (issue 44 item 3).  A
 **      weighted state's entries, and any that mc_auroc_ci reads, count
 **      as their rows.
+**  19. The columns form: mc_auroc and mc_pr_auc (unweighted, until a
+**      window's first result or a state) keep no rows but their k score
+**      columns as the sort's records (key of s_j, the class in aux: 16 k
+**      bytes a row, each column its own block), in arrival order; the
+**      final result shrinks each to its rows (no growth slack kept),
+**      sorts it in place with one column of scratch and sweeps it (the
+**      sweeps read only the class: every weight is 1), so its peak is
+**      16 (k + 1) bytes a row and a group holds up to (2^31 - 2^20) / 16
+**      rows (134 M) whatever k.  A window's first xValue, its first
+**      xInverse, or a state turns the columns back into rows (exact: the
+**      key of a score gives the score back, -0.0 as +0.0, which rows
+**      compare as equal).
 **
 ** Cost: the streaming kinds (rule 7) hold no row: O(k) a row entering or
 ** leaving, O(k^2) (mc_calibration O(k B)) a result; 2 exact sums (1.1 KB)
 ** for a mean, 16^2 counts (+ k or up to 256 exact sums weighted) for top k
 ** and the matrix, (k + 1) B bins of 24 bytes (+ 568 or 1704 per bin used)
 ** for mc_calibration.  The others: 8 (k + 2) bytes per row (y, weight, k
-** scores), at most 16 k; over
+** scores), at most 16 k (mc_auroc and mc_pr_auc: 16 k, rule 19); over
 ** unweighted states the same per distinct tuple of their merge (O(entries
 ** log states)), whatever the counts.
 ** ml_state_mc: a merge sort of the rows, O(n log n), then one pass; its
@@ -162,7 +174,7 @@
 ** (its OvR terms and the OvO pairs of its class), then micro by a k-way merge
 ** of the sorted columns (no sort of the n k pairs): O(n k) time for the sorts
 ** and sweeps, O(n k^2) for the merge's choice of column, and 16 (k + 1) n
-** bytes of scratch.  Measured (bench/RESULTS.md, "Multiclass"; callgrind,
+** bytes of scratch (the columns form: the held columns and 16 n).  Measured (bench/RESULTS.md, "Multiclass"; callgrind,
 ** k = 3, 10^6 rows): mc_auroc 1994 Ir/row, 1.96x the no-op floor4 of the
 ** same four columns, of which the k sorts ~390, the micro merge ~185, the
 ** sweeps ~95, the row step above the floor's ~250; the JSON form 2258
@@ -201,6 +213,9 @@ typedef struct McAgg {
   int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
   int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
   struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
+  MlRec16 *col[MC_MAX_K];  /* the columns form (rule 19): column j's (key of s_j, class), */
+  ml_i64 capcol;           /* in arrival order, n of capcol held */
+  int cols;                /* the columns form holds the rows (a is then empty) */
 } McAgg;
 
 /* The kinds that keep sums, not rows (rule 7). */
@@ -229,9 +244,17 @@ static void mc_stream_free(McAgg *p);
 static void mc_win_free(McAgg *p);
 static int mc_win_row(struct McWin *v, int k, int y, const double *s, int sign);
 
+static void mc_cols_free(McAgg *p){
+  int j;
+  for(j=0; j<MC_MAX_K; j++){ ml_free(p->col[j]); p->col[j] = 0; }
+  p->capcol = 0;
+  if( p->cols ){ p->cols = 0; p->n = 0; }
+}
+
 static void mc_clear(McAgg *p){
   mc_stream_free(p);
   mc_win_free(p);
+  mc_cols_free(p);
   ml_free(p->a);
   p->a = 0;
   p->head = p->n = p->cap = 0;
@@ -372,7 +395,9 @@ static void mc_remove(McAgg *p, int y, double w, const double *s){
   ml_i64 i;
   for(i=0; i<p->n; i++){
     const double *r = p->a + (size_t)(p->head + i)*st;
-    if( r[0]==(double)y && r[1]==w && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
+    int j;
+    for(j=0; j<p->k && r[2 + j]==s[j]; j++){}     /* == : -0.0 and +0.0 are one score (ml_key_of) */
+    if( r[0]==(double)y && r[1]==w && j==p->k ){
       if( i==0 ){
         p->head++;
       }else{
@@ -581,11 +606,71 @@ static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, m
   return ML_OK;
 }
 
+/* ---------------------------------------------------- the columns form */
+
+/* Rule 19: the most rows the columns form holds (one column, then its
+** sort's scratch, each one block of 16 bytes a row). */
+#define MC_MAX_COL_ROWS (MC_MAX_BLOCK / 16)
+
+/* Appends a row to the columns form.  ML_OK, ML_NOMEM (unchanged) or
+** ML_ERROR (past MC_MAX_COL_ROWS). */
+static int mc_col_append(McAgg *p, int y, const double *s){
+  int j, k = p->k;
+  if( p->n>=p->capcol ){
+    ml_i64 cNew = p->capcol ? p->capcol*2 : 64;
+    if( p->n>=MC_MAX_COL_ROWS ) return ML_ERROR;
+    if( cNew>MC_MAX_COL_ROWS ) cNew = MC_MAX_COL_ROWS;
+    for(j=0; j<k; j++){
+      MlRec16 *c = ml_realloc(p->col[j], (uint64_t)cNew*16);
+      if( c==0 ) return ML_NOMEM;               /* the columns grown so far keep their rows */
+      p->col[j] = c;
+    }
+    p->capcol = cNew;
+  }
+  for(j=0; j<k; j++){
+    p->col[j][p->n].key = ml_key_of(s[j]);
+    p->col[j][p->n].aux = (double)y;
+  }
+  p->n++;
+  p->cols = 1;
+  return ML_OK;
+}
+
+/* The columns form back to rows (weight 1), in arrival order: what a window
+** frame or a state needs (rule 19).  ML_OK, ML_NOMEM or ML_ERROR (the row
+** limit: mc_too_many), the columns then kept. */
+static int mc_cols_to_rows(McAgg *p, int kind){
+  ml_i64 t, n = p->n;
+  int j, rc;
+  double s[MC_MAX_K];
+  if( !p->cols ) return ML_OK;
+  p->n = 0;
+  p->cols = 0;
+  for(t=0; t<n; t++){
+    for(j=0; j<p->k; j++) s[j] = ml_double_of(p->col[j][t].key);
+    if( (rc = mc_append(p, (int)p->col[0][t].aux, 1.0, s, kind))!=ML_OK ){
+      ml_free(p->a);
+      p->a = 0;
+      p->head = p->cap = 0;
+      p->n = n;
+      p->cols = 1;
+      return rc;
+    }
+  }
+  mc_cols_free(p);
+  return ML_OK;
+}
+
 /* A row enters: the sums of a streaming kind, the kept rows of any other.
 ** ML_OK, ML_NOMEM, or ML_ERROR (past the row limit: mc_too_many). */
-static int mc_add(McAgg *p, int kind, int y, double w, const double *s){
+static int mc_add(McAgg *p, const MlFuncDesc *d, int y, double w, const double *s){
+  int kind = d->kind, rc;
   if( MC_STREAMS(kind) ) return mc_stream_add(p, kind, y, s, w, 1, 1);
-  int rc = mc_append(p, y, w, s, kind);
+  if( p->cols || ((kind==MC_AUROC || kind==MC_PR_AUC) && !(d->flags & ML_FN_TWIN) && p->a==0 && p->n==0
+                  && !p->counted && !p->wstate) ){
+    return mc_col_append(p, y, s);            /* the columns form (rule 19) */
+  }
+  rc = mc_append(p, y, w, s, kind);
   if( rc ) return rc;
   if( p->win && mc_win_row(p->win, p->k, y, s, 1) ) mc_win_free(p);
   return ML_OK;
@@ -679,11 +764,17 @@ static void mc_win_start(McAgg *p){
 }
 
 /* Reports mc_add's failure: out of memory, or the row limit (rule 18). */
-static void mc_add_failed(sqlite3_context *ctx, const MlFuncDesc *d, int k, int rc){
+static void mc_add_failed(sqlite3_context *ctx, const MlFuncDesc *d, const McAgg *p, int rc){
   char z[200];
   if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return; }
-  mc_too_many(z, sizeof(z), d->name, d->kind, k);
-  ml_error(ctx, d->name, "%s", z);
+  if( p->cols ){
+    ml_error(ctx, d->name, "more than %lld rows in one group (k = %d): %s holds 16 bytes a row in each of "
+             "%d blocks, and SQLite allocates at most 2 GiB at once", (long long)MC_MAX_COL_ROWS, p->k, d->name,
+             p->k);
+  }else{
+    mc_too_many(z, sizeof(z), d->name, d->kind, p->k);
+    ml_error(ctx, d->name, "%s", z);
+  }
 }
 
 /* The step of a row of weight w (1 for the unweighted functions; 0: the
@@ -725,10 +816,10 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
       }
       if( j==p->k && isProb && ml_prob_row_check(s, p->k, &sum)>=0 ) j = 0;
       if( j==p->k ){
-        if( w!=0.0 && (rc = mc_add(p, d->kind, (int)yv, w, s))!=ML_OK ){
+        if( w!=0.0 && (rc = mc_add(p, d, (int)yv, w, s))!=ML_OK ){
+          mc_add_failed(ctx, d, p, rc);
           mc_clear(p);
           p->failed = 1;
-          mc_add_failed(ctx, d, p->k, rc);
         }
         return;
       }
@@ -748,10 +839,10 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( rc==ML_ROW_ERR ){ p->failed = 1; mc_clear(p); return; }
   if( rc!=ML_ROW_OK || w==0.0 ) return;
   p->k = k;
-  if( (rc = mc_add(p, d->kind, y, w, s))!=ML_OK ){
+  if( (rc = mc_add(p, d, y, w, s))!=ML_OK ){
+    mc_add_failed(ctx, d, p, rc);
     mc_clear(p);
     p->failed = 1;
-    mc_add_failed(ctx, d, p->k, rc);
   }
 }
 
@@ -764,6 +855,14 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   for(k=0; k<mc_has_param(ctx, d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
   if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
+  if( p->cols && mc_cols_to_rows(p, d->kind) ){
+    /* out of memory (or the row limit) turning the columns into rows:
+    ** the group fails */
+    sqlite3_result_error_nomem(ctx);
+    mc_clear(p);
+    p->failed = 1;
+    return;
+  }
   if( MC_STREAMS(d->kind) ) mc_stream_add(p, d->kind, y, s, w, 1, -1);   /* removes: no allocation */
   else{
     mc_remove(p, y, w, s);
@@ -986,7 +1085,7 @@ static int mc_sweep_micro(const McAgg *p, const MlRec16 *col, int weighted, int 
 ** and a run ends where the score changes.  A column's key 0 marks it used
 ** up (no score has key 0: only a NaN would).  unit: the counts are counted
 ** as integers and turned to doubles at the end of each run (exact). */
-static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, double *pU, double *pAp,
+static void mc_sweep_micro_counts(const McAgg *p, MlRec16 *const *col, int unit, double *pU, double *pAp,
                                   double *pP, double *pN){
   double posAbove = 0.0, negAbove = 0.0, u = 0.0, ap = 0.0, gp = 0.0, gn = 0.0;
   const MlRec16 *at[MC_MAX_K], *first[MC_MAX_K];
@@ -994,7 +1093,7 @@ static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, 
   ml_key hk[MC_MAX_K], key = 0;
   int k = p->k, j, b;
   for(j=0; j<k; j++){
-    first[j] = col + j*n;
+    first[j] = col[j];
     at[j] = first[j] + n - 1;
     hk[j] = at[j]->key;
     if( hk[j]>key ) key = hk[j];
@@ -1056,27 +1155,20 @@ static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*(k + 1)*16 
 ** (key of p_j, row and class) made in one pass over the rows), sweeps each,
 ** then merges the k sorted columns for micro.  In mem (mc_rank_scratch
 ** bytes; 0: allocated here).  ML_OK, ML_NOMEM or ML_STOPPED. */
-static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
-  ml_i64 n = p->n, t, nBuf = 0;
-  int k = p->k, i, c, unit = 1, rc;
-  MlRec16 *col, *buf = 0;
-  void *scratch;
+/* Sorts each column col[i] (n records; scratch: one column's and the
+** sort's extra) and sweeps it, then micro (weighted: the columns must be
+** one block, col[i] = col[0] + i n).  ML_OK, ML_NOMEM or ML_STOPPED. */
+static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, int unit, void *scratch, McRank *R){
+  ml_i64 nBuf = 0;
+  int k = p->k, i, c, rc;
+  MlRec16 *buf = 0;
   McCol cs;
   double U, AP, P, N;
-  col = mem ? mem : ml_malloc(mc_rank_scratch(n, k));
-  if( col==0 ) return ML_NOMEM;
-  scratch = col + (size_t)n*k;
-  for(t=0; t<n; t++){                      /* the keys, made once */
-    const double *r = mc_at(p, t);
-    double tag = (double)(t*MC_TAG + (int)r[0]);
-    if( r[1]!=1.0 ) unit = 0;
-    for(i=0; i<k; i++){ col[i*n + t].key = ml_key_of(r[2 + i]); col[i*n + t].aux = tag; }
-  }
   R->k = k;
   R->absent = -1;
   for(i=0; i<k; i++){
-    if( ml_radix_sort(col + i*n, n, 16, scratch) ){ if( !mem ) ml_free(col); return ML_STOPPED; }
-    mc_sweep_column(p, i, col + i*n, weighted, unit, scratch, &cs);
+    if( ml_radix_sort(col[i], p->n, 16, scratch) ) return ML_STOPPED;
+    mc_sweep_column(p, i, col[i], weighted, unit, scratch, &cs);
     if( i==0 ){
       R->n = 0.0;
       for(c=0; c<k; c++){ R->W[c] = cs.W[c]; R->n += cs.W[c]; }
@@ -1095,14 +1187,48 @@ static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
     if( R->W[c]==R->n ) R->full = c;
   }
   rc = ML_OK;
-  if( weighted ) rc = mc_sweep_micro(p, col, weighted, unit, &buf, &nBuf, &U, &AP, &P, &N);
+  if( weighted ) rc = mc_sweep_micro(p, col[0], weighted, unit, &buf, &nBuf, &U, &AP, &P, &N);
   else mc_sweep_micro_counts(p, col, unit, &U, &AP, &P, &N);
   ml_free(buf);
-  if( !mem ) ml_free(col);
   if( rc!=ML_OK ) return rc;
   R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
   R->microAp = P>0.0 ? AP / P : NAN;
   return ML_OK;
+}
+
+static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
+  ml_i64 n = p->n, t;
+  int k = p->k, i, unit = 1, rc;
+  MlRec16 *col, *cols[MC_MAX_K];
+  col = mem ? mem : ml_malloc(mc_rank_scratch(n, k));
+  if( col==0 ) return ML_NOMEM;
+  for(t=0; t<n; t++){                      /* the keys, made once */
+    const double *r = mc_at(p, t);
+    double tag = (double)(t*MC_TAG + (int)r[0]);
+    if( r[1]!=1.0 ) unit = 0;
+    for(i=0; i<k; i++){ col[i*n + t].key = ml_key_of(r[2 + i]); col[i*n + t].aux = tag; }
+  }
+  for(i=0; i<k; i++) cols[i] = col + (size_t)i*n;
+  rc = mc_rank_columns(p, cols, weighted, unit, col + (size_t)n*k, R);
+  if( !mem ) ml_free(col);
+  return rc;
+}
+
+/* The columns form's result (rule 19): each column shrunk to its rows (no
+** growth slack kept), then sorted in place with one column of scratch. */
+static int mc_rank_held(McAgg *p, McRank *R){
+  void *scratch;
+  int i, rc;
+  for(i=0; i<p->k; i++){
+    MlRec16 *c = ml_realloc(p->col[i], (uint64_t)p->n*16);
+    if( c ) p->col[i] = c;
+  }
+  p->capcol = p->n;
+  scratch = ml_malloc((uint64_t)p->n*16 + ML_RADIX_EXTRA);
+  if( scratch==0 ) return ML_NOMEM;
+  rc = mc_rank_columns(p, p->col, 0, 1, scratch, R);
+  ml_free(scratch);
+  return rc;
 }
 
 /* mc_auroc's McRank from a window's counts (rule 17): each sum the sweep
@@ -1608,6 +1734,11 @@ static int mc_absorb_in(sqlite3_context *ctx, McAgg *p, const MlState *st, int n
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   int j;
   mc_win_free(p);                           /* states: each frame computed afresh */
+  if( p->cols ){
+    int rc = mc_cols_to_rows(p, d->kind);
+    if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, p->k);
+    if( rc ) return rc;
+  }
   for(j=0; sign>0 && !p->wstate && j<n; j++){
     if( st[j].kind==ML_STATE_MC_W ){
       int rc = MC_STREAMS(d->kind) ? mc_stream_weigh(p, d->kind) : mc_uncount(p, d, zErr, nErr);
@@ -1787,7 +1918,7 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     mc_auroc_ci_result(ctx, p, weighted);
   }else{
     McRank *R = ml_malloc(sizeof(*R));
-    int rc = R==0 ? ML_NOMEM : p->win ? mc_win_rank(p, R) : mc_rank(p, weighted, R, 0);
+    int rc = R==0 ? ML_NOMEM : p->win ? mc_win_rank(p, R) : p->cols ? mc_rank_held(p, R) : mc_rank(p, weighted, R, 0);
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
     else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R, 1.0/sc);
     else if( rc==ML_OK ) mc_pr_auc_json(ctx, R, 1.0/sc);
@@ -1807,6 +1938,13 @@ static void mc_result(sqlite3_context *ctx, McAgg *p, int isFinal){
 static void mc_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   McAgg *p = sqlite3_aggregate_context(ctx, 0);
+  int rc;
+  if( p && !p->failed && p->cols && (rc = mc_cols_to_rows(p, d->kind))!=ML_OK ){
+    mc_add_failed(ctx, d, p, rc);
+    mc_clear(p);
+    p->failed = 1;
+    return;
+  }
   if( p && !p->failed && !p->win && d->kind==MC_AUROC && !(d->flags & ML_FN_TWIN) && !p->counted && !p->wstate
    && p->k>=2 && p->n>0 ) mc_win_start(p);
   mc_result(ctx, p, 0);
