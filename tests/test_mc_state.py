@@ -373,7 +373,7 @@ def check_ci_w_reproduction(ck, con):
         yc, Pc, wc = y[canon], P[canon], w[canon]
         want, red = test_uncertainty.boot_reference(
             lambda kk: test_multiclass.ovr_ovo_weighted(yc, Pc, k, kk * wc), len(canon), reps, seed, level, None)
-        got = json.loads(q(con, "SELECT mc_auroc_ci_w(y, w, probs, %r, %d, %d) FROM t" % (level, reps, seed)))
+        got = json.loads(q(con, "SELECT mc_auroc_ci_w(y, probs, w, %r, %d, %d) FROM t" % (level, reps, seed)))
         what = "mc_auroc_ci_w reproduction %d (k %d n %d reps %d seed %d)" % (trial, k, len(canon), reps, seed)
         for key, iv in (("ovr_macro", want[0]), ("ovo_macro", want[1])):
             for f in ("estimate", "se", "lo", "hi"):
