@@ -230,7 +230,7 @@ typedef struct McBin { ml_i64 n, npos; MlXsum *x; } McBin;
 
 /* What a streaming kind keeps (rule 7). */
 typedef struct McStream {
-  MlXsum num, den;                        /* means: the exact sums of w t and of w */
+  MlXsum num, den;                        /* means: the exact sums of w t and of w (den: wmode only) */
   ml_i64 cnt[MC_MAX_K*MC_MAX_K];          /* rows: top k [above][tied-1]; confusion [y][pred] */
   MlXsum *x[MC_MAX_K*MC_MAX_K];           /* weights: top k's x[0] (all) and x[m] (top-m hits);
                                           ** confusion's cells; allocated on first use */
@@ -490,6 +490,7 @@ static int mc_stream_weigh(McAgg *p, int kind){
   if( p->wmode ) return ML_OK;
   p->wmode = 1;
   if( ss==0 ) return ML_OK;
+  ml_xsum_add_n(&ss->den, 1.0, p->n, 1);         /* the means' rows so far, each of weight 1 */
   if( kind==MC_TOP_K && (ss->x[0] = mc_xsums(k))==0 ) return ML_NOMEM;
   for(a=0; kind==MC_TOP_K && a<k; a++){
     for(t=1; t<=k; t++){
@@ -548,10 +549,7 @@ static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, m
   p->n += sign*c;
   if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
     double t = mc_term(kind, k, y, s);
-    if( !p->wmode ){
-      ml_xsum_add_n(&ss->num, t, c, sign);
-      ml_xsum_add_n(&ss->den, 1.0, c, sign);
-    }
+    if( !p->wmode ) ml_xsum_add_n(&ss->num, t, c, sign);      /* den: the count n */
     for(i=0; i<nw; i++){
       ml_xsum_add_product(&ss->num, wp[i], t, sign);
       ml_xsum_add(&ss->den, wp[i], sign);
@@ -1489,7 +1487,7 @@ static void mc_calib_json(sqlite3_context *ctx, const McAgg *p){
 static void mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind){
   const McStream *ss = p->ss;
   if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
-    sqlite3_result_double(ctx, ml_xsum_round(&ss->num) / ml_xsum_round(&ss->den));
+    sqlite3_result_double(ctx, ml_xsum_round(&ss->num) / (p->wmode ? ml_xsum_round(&ss->den) : (double)p->n));
   }else if( kind==MC_TOP_K ){
     mc_top_k_json(ctx, p);
   }else if( kind==MC_CALIB ){
