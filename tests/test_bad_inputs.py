@@ -374,7 +374,7 @@ NOT_A_STATE = "state: the blob is not an mleval state (no MLST header; make one 
 TWO_ROWS = "FROM (SELECT 0 AS y, 0.5 AS s UNION ALL SELECT 1, 0.6)"
 EXTRA_ERRORS = [
     ("SELECT pr_auc(st) FROM (SELECT ml_state_ordinal(1, 0.5, 0.5) AS st)",
-     "pr_auc(): expects a binary state (made by ml_state(y, s)), got an ordinal (m = 2) state"),
+     "pr_auc(): expects a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got an ordinal (m = 2) state"),
     ("SELECT reliability(y, s, 5, CASE WHEN y = 0 THEN 'uniform' ELSE 'quantile' END) " + TWO_ROWS,
      "reliability(): strategy must be the same in every row of a group, got 'uniform' and then 'quantile'"),
     ("SELECT operating_point(y, s, CASE WHEN y = 0 THEN 'youden' ELSE 'max_f1' END) " + TWO_ROWS,
@@ -405,11 +405,11 @@ EXTRA_ERRORS = [
     ("SELECT net_benefit(y, 1.5, 0.2) " + TWO_ROWS, "net_benefit(): p must be a probability in [0, 1], got 1.5"),
     ("SELECT decision_curve(y, -0.5) " + TWO_ROWS, "decision_curve(): p must be a probability in [0, 1], got -0.5"),
     # auroc_test with two arguments is a scalar over two states
-    ("SELECT auroc_test(1, 2)", "auroc_test(): st_a must be a state made by ml_state(y, s), got 1"),
+    ("SELECT auroc_test(1, 2)", "auroc_test(): st_a must be a state made by ml_state(y, s) or ml_state(y, s, strat), got 1"),
     ("SELECT auroc_test(ml_state(y, s), 0.5) " + TWO_ROWS,
-     "auroc_test(): st_b must be a state made by ml_state(y, s), got 0.5"),
+     "auroc_test(): st_b must be a state made by ml_state(y, s) or ml_state(y, s, strat), got 0.5"),
     ("SELECT auroc_test(x'01', NULL)", "auroc_test(): st_a: " + NOT_A_STATE.split(": ", 1)[1]),
-    ("SELECT auroc_test(y, s) " + TWO_ROWS, "auroc_test(): st_a must be a state made by ml_state(y, s), got 0"),
+    ("SELECT auroc_test(y, s) " + TWO_ROWS, "auroc_test(): st_a must be a state made by ml_state(y, s) or ml_state(y, s, strat), got 0"),
     ("SELECT auroc_test(y, s, 1, 1) " + TWO_ROWS, "auroc_test(): expects (y, s, g | st_a, st_b), got 4 arguments"),
 ]
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """An interrupted statement says "interrupted" (issue 39, items 3 and 4).
 
-1. Every function that takes states (from the records: "state_args"), given
+1. Every state form of every function (from the records: "forms", one state or two), given
    its first state in the very row whose argument calls sqlite3_interrupt(),
    fails with SQLITE_INTERRUPT -- not out of memory (the state wrapper once
    prepared "SELECT NULL" on the interrupted connection to make its NULL
@@ -40,14 +40,27 @@ def state_sources(con):
                 " FROM (SELECT id, y, s, z, w, y + (s > 0.5) AS o FROM t WHERE id <= 2000)")
 
 
-def state_column(f):
-    if "strat" in f["data"]:
-        return "sz"
-    if f["family"] == "ordinal":
-        return "so"
-    if f["family"] == "multiclass":
-        return "sm"
-    return "b"
+KIND_COLUMN = {"binary": "b", "binary+strat": "sz", "weighted": "bw", "ordinal": "so", "multiclass": "sm"}
+
+
+def form_call(f, form):
+    """The call of a state form (mleval_functions()' "forms"): each state
+    argument the column of table st holding the first kind the form reads
+    (the family's kind order: a stratifier's form reads binary+strat first),
+    a group 'a', each parameter its example."""
+    kinds = [k for k in form["kinds"] if k in KIND_COLUMN]
+    if "strat" in f["data"] and "binary+strat" in kinds:
+        kinds = ["binary+strat"]
+    col = KIND_COLUMN[kinds[0]]
+    ex = {ps["name"]: ps["example"] for ps in f["params"]}
+    args = []
+    for a in form["signature"].replace("[", ",").replace("]", ",").split(","):
+        a = a.strip()
+        if not a:
+            continue
+        is_state = a in ("st", "state") or a.startswith("st_")      # not "strategy"
+        args.append(col if is_state else "'a'" if a == "group" else ex[a])
+    return "%s(%s)" % (f["name"], ", ".join(args))
 
 
 def check_state_interrupts(ck, con, funcs):
@@ -59,12 +72,12 @@ def check_state_interrupts(ck, con, funcs):
         return 1
 
     con.create_function("interrupt_now", 0, interrupt_now)
-    for f in funcs:
-        if not f["state_args"] or f["family"] == "plot":
-            continue
-        name, col = f["name"], state_column(f)
-        params = "".join(", " + ps["example"] for ps in f["params"][:f["state_args"][1] - 1])
-        sql = "SELECT %s(%s%s) FROM st WHERE interrupt_now()" % (name, col, params)
+    forms = [(f, fm) for f in funcs for fm in f.get("forms") or []
+             if fm["form"] in ("state", "two_states") and f["family"] != "plot" and f["name"] != "ml_merge"]
+    ck.true(sum(fm["form"] == "two_states" for _, fm in forms) >= 5, "two-state forms are interrupted too")
+    for f, fm in forms:
+        name = "%s(%s)" % (f["name"], fm["signature"])
+        sql = "SELECT %s FROM st WHERE interrupt_now()" % form_call(f, fm)
         del fired[:]
         try:
             con.execute(sql).fetchall()
@@ -72,7 +85,7 @@ def check_state_interrupts(ck, con, funcs):
         except MemoryError:
             ck.true(False, "%s: a state read while interrupted: MemoryError, want 'interrupted'" % name)
         except sqlite3.Error as e:
-            ck.equal(str(e), "interrupted", "%s(state) while interrupted: the message" % name)
+            ck.equal(str(e), "interrupted", "%s while interrupted: the message" % name)
         ck.true(len(fired) > 0, "%s: the interrupt fired" % name)
         ck.equal(con.execute("SELECT pr_auc(y, s) FROM t WHERE id <= 100").fetchone()[0] is not None, True,
                  name + ": the connection works after the interrupt")

@@ -240,18 +240,18 @@ def check_hostile(ck, con):
         "mc_auroc(): state: the state is corrupted: entries of section 1 are not in ascending order", "a repeated tuple")
     # kinds
     err(con.execute("SELECT ml_state(1, 0.5)").fetchone()[0],
-        "mc_auroc(): expects a multiclass state (made by ml_state_mc(y, p_0, ..., p_k-1)), got a binary state",
+        "mc_auroc(): expects a state made by ml_state_mc(y, p_0, ..., p_k-1) or ml_state_mc_w(y, p_0, ..., p_k-1, w), got a binary state",
         "a binary state to mc_auroc")
     ck.error(con, "SELECT pr_auc(?)", (good,),
-             "pr_auc(): expects a binary state (made by ml_state(y, s)), got a multiclass (k = 3) state",
+             "pr_auc(): expects a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got a multiclass (k = 3) state",
              "an mc state to pr_auc")
     for call, who in (("psi(?, ?)", "psi(): st_ref"), ("auroc_test(?, ?)", "auroc_test(): st_a")):
-        ck.error(con, "SELECT " + call, (good, good), "%s must be a binary state (made by ml_state(y, s)), got a "
+        ck.error(con, "SELECT " + call, (good, good), "%s must be a state made by ml_state(y, s) or ml_state(y, s, strat), got a "
                  "multiclass (k = 3) state" % who, "an mc state to " + call)
-    ck.error(con, "SELECT ece(?, 5)", (goodw,), "ece(): expects a binary state (made by ml_state(y, s)), got a "
+    ck.error(con, "SELECT ece(?, 5)", (goodw,), "ece(): expects a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got a "
              "multiclass weighted (k = 3) state", "a weighted mc state to ece")
     ck.error(con, "SELECT ordinal_auprc(?)", (goodw,),
-             "ordinal_auprc(): expects an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m)), got a "
+             "ordinal_auprc(): expects a state made by ml_state_ordinal(y, s_1, ..., s_m), got a "
              "multiclass weighted (k = 3) state", "a weighted mc state to an ordinal function")
     other = con.execute("SELECT ml_state_mc(1, 0.5, 0.5)").fetchone()[0]
     ck.error(con, "SELECT mc_auroc(x) FROM (SELECT ? AS x UNION ALL SELECT ?)", (good, other),

@@ -212,7 +212,7 @@ def check_errors(ck, con):
         flipped = bytearray(good)
         flipped[len(good) // 2] ^= 1
         ck.error(con, q, (bytes(flipped),), "%s(): state: the state is corrupted (checksum mismatch)" % f)
-        ck.error(con, q, (ordst,), "%s(): expects a binary state (made by ml_state(y, s)), got an ordinal (m = 2) state" % f)
+        ck.error(con, q, (ordst,), "%s(): expects a state made by ml_state(y, s) or ml_state(y, s, strat), got an ordinal (m = 2) state" % f)
         ck.error(con, q, (wst,), "%s(): takes no weighted state (made by ml_state_w): %s has no weighted twin;"
                  " give it a state made by ml_state(y, p)" % (f, f))
         ck.error(con, q, (badp,), "%s(): p must be a probability in [0, 1], got 1.5 in a state" % f)
@@ -239,14 +239,14 @@ def check_errors(ck, con):
     # group_disparity's state form
     g = "group_disparity"
     ck.error(con, "SELECT group_disparity(1, 'a', 0.5)", (),
-             g + "(): st must be a state made by ml_state(y, s) or ml_state_w(y, s, w), got 1")
+             g + "(): st must be a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got 1")
     ck.error(con, "SELECT group_disparity('x', 'a', 0.5)", (),
-             g + "(): st must be a state made by ml_state(y, s) or ml_state_w(y, s, w), got text 'x'")
+             g + "(): st must be a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got text 'x'")
     ck.error(con, "SELECT group_disparity(?, 'a', 0.5)", (b"\x00",), g + "(): st: " + notst)
     ck.error(con, "SELECT group_disparity(?, 'a', 0.5)", (good[:-1],),
              g + "(): st: the state is truncated (%d bytes, shorter than its sections announce)" % (len(good) - 1))
     ck.error(con, "SELECT group_disparity(?, 'a', 0.5)", (ordst,),
-             g + "(): st must be a binary state (made by ml_state(y, s) or ml_state_w(y, s, w)), got an ordinal (m = 2) state")
+             g + "(): st must be a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got an ordinal (m = 2) state")
     ck.error(con, "SELECT group_disparity(?, 2.5, 0.5)", (good,), g + "(): group must be an integer or text, got 2.5")
     ck.error(con, "SELECT group_disparity(?, ?, 0.5)", (good, b"\x01"), g + "(): group must be an integer or text, got a blob")
     ck.error(con, "SELECT group_disparity(?, 'a', 'x')", (good,),

@@ -123,9 +123,11 @@ def main():
         ck.true(call.search(fuzz) is not None, f["name"] + " is in a fuzz target")
         # the SQL target's corpus seeds every function (tests/fuzz/seed_sql.py)
         ck.true(call.search(fuzz_sql) is not None, f["name"] + " is called by the SQL fuzz corpus (run tests/fuzz/seed_sql.py)")
-        if f.get("state_args"):
-            ck.true(re.search(r"^%s\(b\b" % re.escape(f["name"]), fuzz_state, re.M) is not None,
-                    f["name"] + " takes states: in the state fuzz target (fuzz_state_replay --list)")
+        for form in f.get("forms") or []:       # every state form, one state or two (issue 45)
+            if form["form"] in ("state", "two_states"):
+                two = r"b, \(SELECT ml_merge\(b\) FROM f\)" if form["form"] == "two_states" else r"b\b"
+                ck.true(re.search(r"^%s\(%s" % (re.escape(f["name"]), two), fuzz_state, re.M) is not None,
+                        "%s(%s): in the state fuzz target (fuzz_state_replay --list)" % (f["name"], form["signature"]))
         ck.true(call.search(docs) is not None, f["name"] + " is documented under docs/")
 
     # 3. arity errors name the signature

@@ -273,11 +273,11 @@ def hostile(ck, con):
     ck.true(got is not None and got.startswith(pre + "the state is corrupted"), "repeated score: %r" % got)
     # kinds
     ck.error(con, "SELECT strat_pr_auc(?)", (good,),
-             "strat_pr_auc(): expects a state with a stratifier (made by ml_state(y, s, strat)), got a binary state")
+             "strat_pr_auc(): expects a state made by ml_state(y, s, strat), got a binary state")
     ck.error(con, "SELECT pr_auc(?)", (ordst,),
-             "pr_auc(): expects a binary state (made by ml_state(y, s)), got an ordinal (m = 2) state")
+             "pr_auc(): expects a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got an ordinal (m = 2) state")
     ck.error(con, "SELECT ordinal_auprc(?)", (good,),
-             "ordinal_auprc(): expects an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m)), got a binary state")
+             "ordinal_auprc(): expects a state made by ml_state_ordinal(y, s_1, ..., s_m), got a binary state")
     ck.error(con, "SELECT auprc_ge(?, 3)", (ordst,), "auprc_ge(): k must be at most the state's m = 2, got 3")
     ck.error(con, "SELECT ml_merge(x) FROM (SELECT ? x UNION ALL SELECT ?)", (good, strat),
              "ml_merge(): states of different kinds in one group: binary and then binary+strat")
@@ -294,7 +294,7 @@ def hostile(ck, con):
     ck.error(con, "SELECT tpr_at_fpr(?)", (good,), "tpr_at_fpr(): expects (y, s, target_fpr), got 1 argument")   # no registration: the catch-all
     ck.error(con, "SELECT strat_report(?, 0.1, 0.2, 0.3, 0.4)", (strat,),
              "strat_report(): a state takes (state [, ql, qh [, gap_threshold]]), got 5 arguments")
-    ck.error(con, "SELECT pr_auc(y) FROM t", (), "pr_auc(): state must be a BLOB made by ml_state(y, s), got 1")
+    ck.error(con, "SELECT pr_auc(y) FROM t", (), "pr_auc(): state must be a BLOB made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got 1")
     scores = con.execute("SELECT ml_state(y, s * 3 - 1) FROM t").fetchone()[0]
     ck.error(con, "SELECT ece(?)", (scores,), "ece(): p must be a probability in [0, 1], got -1.0 in a state")
     ck.error(con, "SELECT ece_l2_kumar(?)", (scores,), "ece_l2_kumar(): p must be a probability in [0, 1], got -1.0 in a state")

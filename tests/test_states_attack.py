@@ -451,8 +451,8 @@ def text_state(ck, con):
     """Item 7: a one-argument call given a non-BLOB says a state was expected."""
     h = con.execute("SELECT hex(ml_state(1, 0.5))").fetchone()[0]
     ck.error(con, "SELECT pr_auc(h) FROM (SELECT hex(ml_state(1, 0.5)) h)", (),
-             "pr_auc(): state must be a BLOB made by ml_state(y, s), got text '%s'" % h[:40])
-    ck.error(con, "SELECT ece(42)", (), "ece(): state must be a BLOB made by ml_state(y, s), got 42")
+             "pr_auc(): state must be a BLOB made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got text '%s'" % h[:40])
+    ck.error(con, "SELECT ece(42)", (), "ece(): state must be a BLOB made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got 42")
     ck.error(con, "SELECT strat_report('x')", (),
              "strat_report(): state must be a BLOB made by ml_state(y, s, strat), got text 'x'")
     ck.error(con, "SELECT ordinal_auprc(1.5)", (),

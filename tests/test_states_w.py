@@ -351,9 +351,9 @@ def check_errors(ck, con):
                  "%s(): takes no weighted state (made by ml_state_w): it has no weighted definition"
                  " (docs/weights.md)" % f)
     ck.error(con, "SELECT strat_pr_auc(?)", (st,),
-             "strat_pr_auc(): expects a state with a stratifier (made by ml_state(y, s, strat)), got a weighted state")
+             "strat_pr_auc(): expects a state made by ml_state(y, s, strat), got a weighted state")
     ck.error(con, "SELECT ordinal_auprc(?)", (st,),
-             "ordinal_auprc(): expects an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m)),"
+             "ordinal_auprc(): expects a state made by ml_state_ordinal(y, s_1, ..., s_m),"
              " got a weighted state")
     sz = one(con, "SELECT ml_state(y, p, p) FROM t")
     ck.error(con, "SELECT ml_merge(b) FROM (SELECT ? b UNION ALL SELECT ?)", (st, sz),

@@ -402,13 +402,13 @@ def check_test_cases(ck, con):
     # states: NULL state, errors
     ck.equal(con.execute("SELECT auroc_test(NULL, (SELECT ml_state(y, s) FROM t))").fetchone()[0], None,
              "a NULL state: NULL")
-    ck.error(con, "SELECT auroc_test(1, 2)", (), "auroc_test(): st_a must be a state made by ml_state(y, s), got 1")
+    ck.error(con, "SELECT auroc_test(1, 2)", (), "auroc_test(): st_a must be a state made by ml_state(y, s) or ml_state(y, s, strat), got 1")
     ck.error(con, "SELECT auroc_test((SELECT ml_state(y, s) FROM t), 'x')", (),
-             "auroc_test(): st_b must be a state made by ml_state(y, s), got text 'x'")
+             "auroc_test(): st_b must be a state made by ml_state(y, s) or ml_state(y, s, strat), got text 'x'")
     ck.error(con, "SELECT auroc_test(x'00', x'00')", (),
              "auroc_test(): st_a: the blob is not an mleval state (no MLST header; make one with ml_state())")
     ck.error(con, "SELECT auroc_test((SELECT ml_state_ordinal(y, s) FROM t), (SELECT ml_state(y, s) FROM t))", (),
-             "auroc_test(): st_a must be a binary state (made by ml_state(y, s)), got an ordinal (m = 1) state")
+             "auroc_test(): st_a must be a state made by ml_state(y, s) or ml_state(y, s, strat), got an ordinal (m = 1) state")
     # a state with a stratifier is read without it
     mltest.load(con, ["y", "s", "g"], [(i % 2, (i * 7) % 5, i % 3 == 0) for i in range(40)])
     a = con.execute("SELECT auroc_test((SELECT ml_state(y, s, id % 4) FROM t WHERE g = 0),"

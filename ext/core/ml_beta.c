@@ -8,7 +8,9 @@
 ** hi = Q(1 - alpha/2; x + 1, n - x).
 **
 ** Provides: ml_beta_cdf, ml_beta_sf (the lower and the upper tail),
-** ml_beta_quantile, ml_beta_isf (their inverses).  Pure C, libm only.
+** ml_beta_quantile, ml_beta_isf (their inverses), and ml_beta_cf (the
+** continued fraction, which ml_dist.c's Student-t tail shares).  Pure C,
+** libm only.
 **
 ** Rules:
 **   1. I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * CF, the continued fraction
@@ -100,8 +102,10 @@ static double log_front(double x, double a, double b){
   return a*lx + b*l1x - log_beta_small(a, b);
 }
 
-/* The continued fraction of I_x(a, b) (modified Lentz), x < (a+1)/(a+b+2). */
-static double beta_cf(double x, double a, double b){
+/* The continued fraction of I_x(a, b) (modified Lentz), x < (a+1)/(a+b+2):
+** until a step moves it by at most DBL_EPSILON, or 1000 + 50 sqrt(max(a, b))
+** steps.  Also ml_t_sf's (ml_dist.c). */
+double ml_beta_cf(double x, double a, double b){
   const double tiny = 1e-300;
   double qab = a + b, qap = a + 1.0, qam = a - 1.0, c = 1.0, d, h;
   double m, mMax = 1000.0 + 50.0*sqrt(a > b ? a : b);
@@ -147,7 +151,7 @@ static double beta_tail(double x, double a, double b, int upper){
   if( !(x>0.0) ) return upper ? 1.0 : 0.0;
   if( !(x<1.0) ) return upper ? 0.0 : 1.0;
   if( x < (a + 1.0)/(a + b + 2.0) ){
-    t = exp(log_front(x, a, b)) * beta_cf(x, a, b) / a;       /* the lower tail */
+    t = exp(log_front(x, a, b)) * ml_beta_cf(x, a, b) / a;       /* the lower tail */
     return upper ? 1.0 - t : t;
   }
   if( x<0.5 && a==floor(a) ){
@@ -159,7 +163,7 @@ static double beta_tail(double x, double a, double b, int upper){
   }
   /* the front is symmetric, x^a (1-x)^b / B(a, b) = y^b (1-y)^a / B(b, a):
   ** taken at x itself, as 1 - x may be rounded */
-  t = exp(log_front(x, a, b)) * beta_cf(1.0 - x, b, a) / b;       /* the upper tail */
+  t = exp(log_front(x, a, b)) * ml_beta_cf(1.0 - x, b, a) / b;       /* the upper tail */
   return upper ? t : 1.0 - t;
 }
 

@@ -25,7 +25,8 @@
 **               ml_parse_double).
 **   MlJson      a small JSON writer: escaping, shortest round-trip doubles,
 **               null for NaN/Inf.
-**   MlRng, MlBoot   the bootstrap (ml_boot.c): a seeded xoshiro256** stream
+**   MlRng, MlBootSpec, MlBootResult   the bootstrap (ml_boot.c, ml_boot_run):
+**               a seeded xoshiro256** stream
 **               per replicate, multinomial row weights over the canonical
 **               order, the metric folded over a weighted sweep; BCa and
 **               percentile intervals.
@@ -939,5 +940,8 @@ double ml_beta_cdf(double x, double a, double b);
 double ml_beta_sf(double x, double a, double b);
 double ml_beta_quantile(double p, double a, double b);
 double ml_beta_isf(double q, double a, double b);
+/* The continued fraction of I_x(a, b) = x^a (1-x)^b / (a B(a, b)) * CF,
+** for x < (a + 1)/(a + b + 2) (modified Lentz; ml_beta.c, ml_t_sf's too). */
+double ml_beta_cf(double x, double a, double b);
 
 #endif /* ML_CORE_H */

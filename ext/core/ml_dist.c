@@ -22,7 +22,7 @@
 **         z = -(df/2 - 1/4) ln x, the normal tail it tends to.  Two to a
 **         dozen terms; when it does not settle in 30 (t far beyond
 **         sqrt(df)), (b).
-**      b. the continued fraction of I_x(a, b) (Numerical Recipes' betacf,
+**      b. the continued fraction of I_x(a, b) (ml_beta_cf, ml_beta.c's:
 **         modified Lentz), and 1 - I_{1-x}(1/2, df/2) on the other side of
 **         the mean.
 **      ln B(df/2, 1/2): tgamma's ratio below df = 20, above it the Stirling
@@ -146,31 +146,6 @@ static double bgrat_half(double a, double lnx){
   return -1.0;
 }
 
-/* Continued fraction of I_x(a, b) (Numerical Recipes' betacf, modified Lentz). */
-static double betacf(double a, double b, double x){
-  const double FPMIN = 1e-300, EPS = 1e-16;
-  double qab = a + b, qap = a + 1.0, qam = a - 1.0, c = 1.0, d = 1.0 - qab*x/qap, h;
-  int m;
-  if( fabs(d)<FPMIN ) d = FPMIN;
-  d = 1.0/d;
-  h = d;
-  for(m=1; m<=100000; m++){
-    double m2 = 2.0*m, aa = m*(b - m)*x/((qam + m2)*(a + m2)), del;
-    d = 1.0 + aa*d; if( fabs(d)<FPMIN ) d = FPMIN;
-    c = 1.0 + aa/c; if( fabs(c)<FPMIN ) c = FPMIN;
-    d = 1.0/d;
-    h *= d*c;
-    aa = -(a + m)*(qab + m)*x/((a + m2)*(qap + m2));
-    d = 1.0 + aa*d; if( fabs(d)<FPMIN ) d = FPMIN;
-    c = 1.0 + aa/c; if( fabs(c)<FPMIN ) c = FPMIN;
-    d = 1.0/d;
-    del = d*c;
-    h *= del;
-    if( fabs(del - 1.0) < EPS ) break;
-  }
-  return h;
-}
-
 double ml_t_sf(double t, double df){
   double a = 0.5*df, u, lnx, x, xc, front;
   if( isnan(t) ) return NAN;
@@ -194,9 +169,9 @@ double ml_t_sf(double t, double df){
   /* x^a (1-x)^(1/2) / B(a, 1/2) */
   front = exp(a*lnx + 0.5*log(xc) - lbeta_half(a));
   if( x < (a + 1.0)/(a + 2.5) ){
-    return 0.5 * front * betacf(a, 0.5, x) / a;                 /* the tail */
+    return 0.5 * front * ml_beta_cf(x, a, 0.5) / a;                 /* the tail */
   }
-  return 0.5 * (1.0 - front * betacf(0.5, a, xc) / 0.5);        /* near the middle */
+  return 0.5 * (1.0 - front * ml_beta_cf(xc, 0.5, a) / 0.5);        /* near the middle */
 }
 
 /* Density of t. */

@@ -111,6 +111,23 @@ int ml_state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, int nE
 /* "binary", "binary+strat" or "ordinal (m = 2)". */
 const char *ml_state_kind_name(const MlState *st, char *buf, int nBuf);
 
+/* The state kinds, one row each: the one list from which every reader's
+** refusal ("st must be a state made by ml_state(y, s) or ..., got a
+** multiclass (k = 3) state"), mleval_functions()' "forms" and
+** mleval_build_info()'s "state_kinds" are derived, so that a new kind is
+** refused by name everywhere it is not read.  ml_state_kinds ends with a
+** row whose kind is 0. */
+typedef struct MlStateKind {
+  int kind;                 /* ML_STATE_* */
+  const char *name;         /* "binary", "multiclass weighted", ... */
+  const char *maker;        /* the call that makes it: "ml_state(y, s)" */
+} MlStateKind;
+extern const MlStateKind ml_state_kinds[];
+/* A mask that reads every kind in the list (ml_merge). */
+#define ML_STATE_ANY 0xFFFFFFFEu
+/* The row of a kind, or 0 for a kind this build does not know. */
+const MlStateKind *ml_state_kind_info(int kind);
+
 /* Forward reader over a validated section. */
 typedef struct MlReader {
   const MlSection *sec;

@@ -145,7 +145,8 @@ static inline int get3_small(const unsigned char *p, const unsigned char *end,
 /* Does any of the 24 bytes at p have its top bit set?  When none does,
 ** the next 8 entries of a section without stratifier are 3 one-byte
 ** varints each (the common case of rounded probabilities, whose deltas
-** and counts are small): the loops below take them 8 at a time. */
+** and counts are small): verify_scaled_fast (ml_state.c) and
+** merger_counting (ml_state_merge.c) take them 8 at a time. */
 static inline int top_bit_24(const unsigned char *p){
   uint64_t a, b, c;
   memcpy(&a, p, 8); memcpy(&b, p+8, 8); memcpy(&c, p+16, 8);

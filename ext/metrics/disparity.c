@@ -181,32 +181,9 @@ static int disp_state(sqlite3_context *ctx, const MlFuncDesc *d, DispAgg *a, sql
   MlEntry e;
   DispGroup k;
   ml_i64 at, rows;
-  int rc, t0 = sqlite3_value_type(argv[0]), weighted;
-  char zErr[200];
-  if( t0==SQLITE_NULL ) return ML_ROW_SKIP;
-  if( t0!=SQLITE_BLOB ){
-    char *zv = ml_describe(argv[0]);
-    if( zv==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-    ml_error(ctx, d->name, "st must be a state made by ml_state(y, s) or ml_state_w(y, s, w), got %s", zv);
-    sqlite3_free(zv);
-    return ML_ROW_ERR;
-  }
-  {
-    const void *z = sqlite3_value_blob(argv[0]);
-    int n = sqlite3_value_bytes(argv[0]);
-    if( z==0 && n>0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-    if( ml_state_parse(z ? z : "", (uint64_t)n, &st, zErr, sizeof(zErr)) ){
-      ml_error(ctx, d->name, "st: %s", zErr);
-      return ML_ROW_ERR;
-    }
-  }
-  if( st.kind==ML_STATE_ORDINAL ){
-    char buf[32];
-    const char *zKind = ml_state_kind_name(&st, buf, sizeof(buf));
-    ml_error(ctx, d->name, "st must be a binary state (made by ml_state(y, s) or ml_state_w(y, s, w)), got %s %s state",
-             ml_article(zKind), zKind);
-    return ML_ROW_ERR;
-  }
+  int rc, weighted;
+  rc = ml_state_arg(ctx, d->name, argv[0], "st", d->fam->formKinds, &st);   /* any other kind refused by name */
+  if( rc!=ML_ROW_OK ) return rc;
   rc = disp_key(ctx, d->name, argv[1], &k);
   if( rc!=ML_ROW_OK ) return rc;
   at = disp_group(ctx, d, a, &k, sign);
@@ -440,7 +417,8 @@ static void dispFinal(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famDisparity = { "monitoring", dispStep, dispFinal, dispValue, dispInverse, 0,
-                                       dispStepW, dispInverseW };
+                                       dispStepW, dispInverseW,
+                                       (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED) };
 
 const MlFuncDesc ml_disparity_functions[] = {
   { "group_disparity",    "y, s, group, threshold | st, group, threshold", 3, 4, &famDisparity, 0, 0, ML_FN_JSON,

@@ -128,7 +128,7 @@ static int mon_states(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
   MlState st[2];
   int g, rc;
   for(g=0; g<2; g++){
-    rc = ml_read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
+    rc = ml_state_arg(ctx, d->name, argv[g], azName[g], d->fam->formKinds, &st[g]);
     if( rc!=ML_ROW_OK ) return rc;
   }
   for(g=0; g<2; g++){
@@ -758,16 +758,17 @@ static void monFinal(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValue, monInverse, 0,
-                                        monStepW, monInverseW };
+                                        monStepW, monInverseW,
+                                       (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) };
 
 const MlFuncDesc ml_drift_functions[] = {
-  { "psi",          "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
+  { "psi",          "g, x [, bins] | st_ref, st_cur [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
                     ML_FN_WEIGHTED, ML_PARAMS(&psMonBins) },
-  { "ks_test",      "g, x",                   2, 2, &famMonitoring, 0, MON_KS,
+  { "ks_test",      "g, x | st_ref, st_cur",  2, 2, &famMonitoring, 0, MON_KS,
                     ML_FN_JSON, 0 },
-  { "wasserstein",  "g, x",                   2, 2, &famMonitoring, 0, MON_WASS,
+  { "wasserstein",  "g, x | st_ref, st_cur",  2, 2, &famMonitoring, 0, MON_WASS,
                     ML_FN_WEIGHTED, 0 },
-  { "drift_report", "g, x [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
+  { "drift_report", "g, x [, bins] | st_ref, st_cur [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
                     ML_FN_JSON, ML_PARAMS(&psMonBins) },
   { 0 }
 };

@@ -208,7 +208,7 @@ static int exp_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, 
   return rc;
 }
 static const MlStateHooks expStates = {
-  sizeof(ExpAgg), 1, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), exp_absorb
+  sizeof(ExpAgg), 1, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT), exp_absorb   /* not weighted: no twin */
 };
 
 /* The expected confusion matrix (rule 1): exact sums over the halves. */
@@ -356,7 +356,7 @@ static void expFinal(sqlite3_context *ctx){
 
 /* ------------------------------------------------------------- records */
 
-static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, &expStates, 0, 0 };
+static const MlFamily famExpected = { "monitoring", expStep, expFinal, expValue, expInverse, &expStates, 0, 0, 0 };
 
 const MlFuncDesc ml_expected_functions[] = {
   { "expected_auroc",     "p",               1, 1, &famExpected, 0, EXP_AUROC, 0, 0 },

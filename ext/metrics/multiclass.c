@@ -1957,7 +1957,7 @@ static void mc_final(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, &mcStates,
-                                mc_step_w, mc_inverse_w };
+                                mc_step_w, mc_inverse_w, 0 };
 
 #define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */
 #define MC_SIG_P   "y, p_0, ..., p_k-1 | y, probs"        /* probabilities */

@@ -282,7 +282,7 @@ static const MlStateHooks ml_ord_states = { sizeof(OrdAgg), 0, 1u<<ML_STATE_ORDI
 static const MlParamSpec psK = ML_PARAM_INT("k", 1, ORD_MAX_K, 0, "1");
 
 static const MlFamily famOrd = { "ordinal", ml_ord_step, ml_ord_final, ml_ord_value, ml_ord_inverse,
-                                 &ml_ord_states, 0, 0 };
+                                 &ml_ord_states, 0, 0, 0 };
 
 /* y and one score per cut, m = 1..16 */
 const MlFuncDesc ml_ordinal_functions[] = {

@@ -866,7 +866,7 @@ static const MlParamSpec psYlabel = ML_PARAM_TEXT("ylabel", "'y'", "'auroc'");
 static const MlParamSpec psSmooth = ML_PARAM_TEXT("smooth", "NULL", "'{\"curve\":[[0.1,0.2],[0.9,0.8]]}'");
 
 /* Aggregates only: no xValue/xInverse, so SQLite refuses them with OVER (...). */
-static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0, 0, 0 };
+static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0, 0, 0, 0 };
 
 const MlFuncDesc ml_plot_functions[] = {
   { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0, ML_PARAMS(&psTitle) },

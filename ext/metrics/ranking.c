@@ -1,7 +1,11 @@
 /*
 ** SPDX-License-Identifier: MIT
 **
-** ranking.c -- the ranking family: binary labels, real-valued scores.
+** ranking.c -- the ranking family: binary labels, real-valued scores.  The
+** family's records (all of them, in mleval_functions() order) and its
+** sorted metrics are here; the counters at one threshold (confusion,
+** precision_at_prior, mcc, f_beta, confusion_ci, net_benefit) are
+** confusion.c's (ranking.h).
 **
 ** SQL functions (all aggregate and window functions):
 **   pr_auc(y, s)                    average precision, as sklearn
@@ -97,20 +101,14 @@
 ** group's rows join when its first state arrives), O(entries) to absorb and
 ** O(distinct scores) per result, whatever rows the states claim.
 ** confusion, precision_at_prior, mcc, f_beta, confusion_ci and net_benefit
-** keep four counters: O(1) state, no buffer.
+** keep four counters (confusion.c): O(1) state, no buffer.
 */
 #include <math.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
-
-/* Which metric a record asks of the family's shared callbacks (MlFuncDesc.kind). */
-enum { RK_PR_AUC, RK_AUROC, RK_NAP, RK_YOUDEN, RK_TPR_AT_FPR, RK_SENS_AT_SPEC,
-       RK_PARTIAL_AUROC, RK_PR_CURVE, RK_ROC_CURVE, RK_OPERATING_POINT,
-       RK_KS, RK_PRECISION_AT_K, RK_RECALL_AT_K, RK_GAINS, RK_DECISION_CURVE,   /* ml_rank */
-       RK_CONFUSION, RK_PRECISION_AT_PRIOR,
-       RK_MCC, RK_F_BETA, RK_CONFUSION_CI, RK_NET_BENEFIT };                      /* ml_confusion */
+#include "ranking.h"
 
 typedef struct RankAgg {
   MlSamples smp;
@@ -395,8 +393,6 @@ static void rank_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 /* The weighted twins' curves: the unweighted writers' points on weight sums. */
 static void write_curve(MlJson *j, const MlSamples *smp, int roc);
 
-static void wratio(MlJson *j, const char *k, double num, double den);
-
 /* operating_point's JSON: the chosen point's threshold, counts (or sums of
 ** weights) and rates; write_operating_point and the weighted twin's. */
 static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o){
@@ -522,11 +518,6 @@ static void write_curve(MlJson *j, const MlSamples *smp, int roc){
   ml_json_end_array(j);
 }
 
-static void ratio(MlJson *j, const char *k, ml_i64 num, ml_i64 den){
-  ml_json_key(j, k);
-  if( den==0 ) ml_json_null(j); else ml_json_double(j, (double)num/(double)den);
-}
-
 /* operating_point's JSON: the chosen point's threshold, counts and rates. */
 static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o);
 
@@ -629,63 +620,63 @@ static int needs_both_classes(int kind){
   return kind!=RK_PRECISION_AT_K && kind!=RK_RECALL_AT_K && kind!=RK_GAINS && kind!=RK_DECISION_CURVE;
 }
 
-/* The one compute routine behind xValue and xFinal. */
-static void rank_compute(sqlite3_context *ctx, RankAgg *p){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
+/* The result when the group cannot have one (no rows, one class, too few
+** rows for gains, a parameter that disagrees): 1 with it set; else 0 with
+** the positives and negatives in *pP, *pN. */
+static int rank_undefined(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p, ml_i64 *pP, ml_i64 *pN){
   ml_i64 P, N;
   if( p==0 || !p->init ){
     ml_result_null(ctx, d->name, "no rows");
-    return;
+    return 1;
   }
-  if( rank_params_check(ctx, d, p) ) return;
+  if( rank_params_check(ctx, d, p) ) return 1;
   if( p->smp.weighted && ml_samples_count(&p->smp)==0 ){
     ml_result_null(ctx, d->name, "no rows of positive weight");
-    return;
+    return 1;
   }
-  P = p->live ? p->rs[1].n : p->smp.n[1];
-  N = p->live ? p->rs[0].n : p->smp.n[0];
+  P = *pP = p->live ? p->rs[1].n : p->smp.n[1];
+  N = *pN = p->live ? p->rs[0].n : p->smp.n[0];
   if( P+N==0 ){
     ml_result_null(ctx, d->name, "no rows");
-    return;
+    return 1;
   }
   if( (P==0 || N==0) && needs_both_classes(d->kind) ){
     ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
                    (long long)P, (long long)N);
-    return;
+    return 1;
   }
   if( P==0 && (d->kind==RK_RECALL_AT_K || d->kind==RK_GAINS) ){
     ml_result_null(ctx, d->name, "no positives in the group (%lld negatives)", (long long)N);
-    return;
+    return 1;
   }
   if( d->kind==RK_GAINS && !p->smp.weighted && P+N < (ml_i64)ml_param_value(&p->k, 10) ){
     ml_result_null(ctx, d->name, "%lld rows, fewer than bins = %lld", (long long)(P+N),
                    (long long)ml_param_value(&p->k, 10));
-    return;
+    return 1;
   }
-  if( p->live ){        /* auroc over a window frame: the count is up to date */
-    sqlite3_result_double(ctx, (double)p->u2 / (2.0 * (double)P * (double)N));
-    return;
+  return 0;
+}
+
+/* precision_at_k, recall_at_k over unsorted rows: the top k selected, not
+** sorted (k small against the rows; a k near the rows sorts, as the heap
+** would cost more).  1 when it set the result, 0 to sort instead. */
+static int rank_top_k_select(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p, ml_i64 P, ml_i64 N){
+  double kd = ml_param_value(&p->k, 1.0);
+  ml_i64 k = kd >= (double)(P+N) ? P+N : (ml_i64)kd;
+  if( k>=1 && k <= (P+N)/8 ){
+    ml_key *heap = ml_malloc(sizeof(ml_key) * (uint64_t)k);
+    double tp;
+    if( heap==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
+    tp = ml_top_k_select(&p->smp, k, heap);
+    ml_free(heap);
+    sqlite3_result_double(ctx, tp / (double)(d->kind==RK_PRECISION_AT_K ? k : P));
+    return 1;
   }
-  if( (d->kind==RK_PRECISION_AT_K || d->kind==RK_RECALL_AT_K) && !p->smp.sorted && !p->smp.run && !p->smp.weighted ){
-    /* top k of unsorted rows: select, do not sort (k small against the
-    ** rows; a k near the rows sorts, as the heap would cost more) */
-    double kd = ml_param_value(&p->k, 1.0);
-    ml_i64 k = kd >= (double)(P+N) ? P+N : (ml_i64)kd;
-    if( k>=1 && k <= (P+N)/8 ){
-      ml_key *heap = ml_malloc(sizeof(ml_key) * (uint64_t)k);
-      double tp;
-      if( heap==0 ){ sqlite3_result_error_nomem(ctx); return; }
-      tp = ml_top_k_select(&p->smp, k, heap);
-      ml_free(heap);
-      sqlite3_result_double(ctx, tp / (double)(d->kind==RK_PRECISION_AT_K ? k : P));
-      return;
-    }
-  }
-  if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  if( p->smp.weighted && (d->kind==RK_PRECISION_AT_K || d->kind==RK_RECALL_AT_K || d->kind==RK_GAINS) ){
-    rank_cut_w(ctx, d, p);
-    return;
-  }
+  return 0;
+}
+
+/* The metric of the sorted sample (rule 4: every distinct score a threshold). */
+static void rank_fold(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p, ml_i64 P, ml_i64 N){
   switch( d->kind ){
     case RK_PR_AUC:
       sqlite3_result_double(ctx, ml_fold_average_precision(&p->smp, 0));
@@ -749,6 +740,25 @@ static void rank_compute(sqlite3_context *ctx, RankAgg *p){
       break;
     }
   }
+}
+
+/* The one compute routine behind xValue and xFinal. */
+static void rank_compute(sqlite3_context *ctx, RankAgg *p){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  ml_i64 P, N;
+  if( rank_undefined(ctx, d, p, &P, &N) ) return;
+  if( p->live ){        /* auroc over a window frame: the count is up to date */
+    sqlite3_result_double(ctx, (double)p->u2 / (2.0 * (double)P * (double)N));
+    return;
+  }
+  if( (d->kind==RK_PRECISION_AT_K || d->kind==RK_RECALL_AT_K) && !p->smp.sorted && !p->smp.run && !p->smp.weighted
+   && rank_top_k_select(ctx, d, p, P, N) ) return;
+  if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
+  if( p->smp.weighted && (d->kind==RK_PRECISION_AT_K || d->kind==RK_RECALL_AT_K || d->kind==RK_GAINS) ){
+    rank_cut_w(ctx, d, p);
+    return;
+  }
+  rank_fold(ctx, d, p, P, N);
 }
 
 static void rank_result(sqlite3_context *ctx, RankAgg *p, int isFinal){
@@ -840,479 +850,6 @@ static const MlStateHooks ml_rank_states = {
   sizeof(RankAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), rank_absorb
 };
 
-/* ------------------------------------- confusion, precision_at_prior,
-** mcc, f_beta, confusion_ci, net_benefit: counts at one threshold */
-
-typedef struct ConfAgg {
-  ml_i64 c[2][2];          /* c[y][predicted] */
-  MlParam threshold;       /* net_benefit: pt */
-  MlParam prior;           /* precision_at_prior */
-  MlParam beta;            /* f_beta */
-  MlParam level;           /* confusion_ci */
-  MlParam method;          /* confusion_ci: CI_* */
-  int weighted;            /* a weighted twin, or a weighted state met: the cells are cw's
-                           ** sums of weights, plus a weight of 1 for each row c holds
-                           ** beyond cr */
-  MlXsum *cw;              /* weighted: cw[2 y + predicted], exact; allocated on the first row */
-  ml_i64 cr[2][2];         /* weighted: the rows of c whose weights are in cw */
-} ConfAgg;
-
-/* confusion_ci's methods, in CI_* order. */
-enum { CI_WILSON, CI_CLOPPER_PEARSON };
-static const char *const azMethod[] = {"wilson", "clopper-pearson", 0};
-
-/* The parameters after (y, s) of a row, each the same in every row. */
-static int confusion_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
-                            ConfAgg *p, double *t){
-  double v;
-  int c;
-  /* the threshold (net_benefit's pt) */
-  if( ml_param_real(ctx, d->name, d->aParam[0], argv[2], &p->threshold, t) ) return ML_ROW_ERR;
-  switch( d->kind ){
-    case RK_PRECISION_AT_PRIOR:
-      return ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->prior, &v);
-    case RK_F_BETA:
-      return ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->beta, &v);
-    case RK_CONFUSION_CI:
-      if( argc>3 && ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->level, &v) ){
-        return ML_ROW_ERR;
-      }
-      if( argc>4 ) return ml_param_choice(ctx, d->name, d->aParam[2], argv[4], &p->method, &c);
-      return ML_ROW_OK;
-    default:
-      return ML_ROW_OK;
-  }
-}
-
-/*
-** SQL function: confusion(y, s, threshold), precision_at_prior(y, s, threshold, prior),
-**   mcc(y, s, threshold), f_beta(y, s, threshold, beta),
-**   confusion_ci(y, s, threshold [, level [, method]]), net_benefit(y, p, pt)
-** Counts at "positive when s >= threshold" and what is derived from them;
-** a ratio whose denominator is zero is null.
-*/
-static void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p;
-  int y, t0 = sqlite3_value_type(argv[0]);
-  double s, t;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( confusion_params(ctx, d, argc, argv, p, &t) ) return;
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK ) return;
-  p->c[y][s>=t]++;
-}
-
-static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p;
-  int y, t0 = sqlite3_value_type(argv[0]);
-  double s, t;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ) return;
-  ml_param_drop(&p->threshold, argv[2]);
-  if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
-  if( d->kind==RK_F_BETA ) ml_param_drop(&p->beta, argv[3]);
-  if( d->kind==RK_CONFUSION_CI ){
-    if( argc>3 ) ml_param_drop(&p->level, argv[3]);
-    if( argc>4 ) ml_param_choice_drop(&p->method, argv[4], d->aParam[2]);
-  }
-  t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 0, &y, &s)!=ML_ROW_OK ) return;
-  p->c[y][s>=t]--;
-}
-
-/* The weighted twins' xStep and xInverse: a row's weight goes to the exact
-** sum of its cell (c[y][predicted] becomes a sum of weights); weight 0 or
-** NULL drops the row. */
-static void confusion_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, i;
-  double s, t;
-  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
-  p->weighted = 1;
-  if( w<0.0 ) return;                        /* the driver set the error */
-  if( sign>0 ){
-    if( confusion_params(ctx, d, argc, argv, p, &t) ) return;
-  }else{
-    ml_param_drop(&p->threshold, argv[2]);
-    if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
-    if( d->kind==RK_F_BETA ) ml_param_drop(&p->beta, argv[3]);
-    t = sqlite3_value_double(argv[2]);
-  }
-  if( ml_arg_binary_row(ctx, d->name, argv, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK || w==0.0 ) return;
-  if( p->cw==0 ){
-    if( sign<0 || (p->cw = ml_malloc(4*sizeof(MlXsum)))==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
-    for(i=0; i<4; i++) ml_xsum_init(&p->cw[i]);
-  }
-  ml_xsum_add(&p->cw[2*y + (s>=t)], w, sign);
-  p->c[y][s>=t] += sign;                     /* rows, for "no rows" */
-  p->cr[y][s>=t] += sign;
-}
-static void confusion_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  confusion_row_w(ctx, argc, argv, w, +1);
-}
-static void confusion_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  confusion_row_w(ctx, argc, argv, w, -1);
-}
-
-/* Precision at prevalence pi from the rates: tpr pi / (tpr pi + fpr (1 - pi)),
-** null when nothing is predicted positive (tpr = fpr = 0). */
-static void precision_at(MlJson *j, const char *k, double tpr, double fpr, double pi){
-  double den = tpr*pi + fpr*(1.0 - pi);
-  ml_json_key(j, k);
-  if( den==0.0 ) ml_json_null(j); else ml_json_double(j, tpr*pi/den);
-}
-
-/* precision_at_prior's JSON from the rates and the evaluation prevalence
-** (counts, or a weighted twin's sums of weights). */
-static void prior_json(sqlite3_context *ctx, const ConfAgg *p, double tpr, double fpr, double pe){
-  double prior = ml_param_value(&p->prior, NAN);
-  MlJson j;
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  ml_json_key(&j, "tpr");           ml_json_double(&j, tpr);
-  ml_json_key(&j, "fpr");           ml_json_double(&j, fpr);
-  ml_json_key(&j, "eval_prior");    ml_json_double(&j, pe);
-  ml_json_key(&j, "assumed_prior"); ml_json_double(&j, prior);
-  precision_at(&j, "precision_at_eval_prior", tpr, fpr, pe);
-  precision_at(&j, "precision_at_assumed_prior", tpr, fpr, prior);
-  ml_json_key(&j, "threshold");     ml_json_double(&j, ml_param_value(&p->threshold, NAN));
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
-}
-
-/* precision_at_prior: needs both classes (tpr and fpr). */
-static void prior_value(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
-  ml_i64 P = p->c[1][0] + p->c[1][1], N = p->c[0][0] + p->c[0][1];
-  if( P==0 || N==0 ){
-    ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
-                   (long long)P, (long long)N);
-    return;
-  }
-  prior_json(ctx, p, (double)p->c[1][1]/(double)P, (double)p->c[0][1]/(double)N, (double)P/(double)(P+N));
-}
-
-/* Exact products of counts (below 2^53 each): the numerators and
-** denominators of mcc, kappa and the likelihood ratios are formed in
-** integers and rounded once. */
-__extension__ typedef __int128 ml_i128;
-
-/* num/den with both rounded once, null when den is zero. */
-static void ratio128(MlJson *j, const char *k, ml_i128 num, ml_i128 den){
-  ml_json_key(j, k);
-  if( den==0 ) ml_json_null(j); else ml_json_double(j, (double)num/(double)den);
-}
-
-/* Matthews correlation (tp tn - fp fn) / sqrt((tp+fp)(tp+fn)(tn+fp)(tn+fn));
-** NaN when a factor of the denominator is zero. */
-static double mcc_of(ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i64 fn){
-  ml_i128 num = (ml_i128)tp*tn - (ml_i128)fp*fn;
-  double den;
-  if( tp+fp==0 || tp+fn==0 || tn+fp==0 || tn+fn==0 ) return NAN;
-  den = sqrt((double)((ml_i128)(tp+fp)*(tp+fn))) * sqrt((double)((ml_i128)(tn+fp)*(tn+fn)));
-  return (double)num/den;
-}
-
-/* F-beta = (1 + b2) tp / ((1 + b2) tp + b2 fn + fp), b2 = beta^2, written as
-** tp / (tp + c fn + a fp) with a = 1/(1 + b2) and c = b2/(1 + b2), each
-** formed without cancellation and finite for any finite beta (b2 may
-** overflow to Inf: c = 1).  NaN when tp = fn = fp = 0. */
-static double f_beta_of(double tp, double fp, double fn, double beta){
-  double b2 = beta*beta, a = 1.0/(1.0 + b2), c = isinf(b2) ? 1.0 : b2*a, den;
-  if( tp+fp+fn==0.0 ) return NAN;
-  den = tp + c*fn + a*fp;
-  return den>0.0 ? tp/den : 0.0;      /* den = 0: tp = 0, beta^2 underflowed */
-}
-
-/* confusion's JSON: the counts and every ratio at the threshold. */
-static void write_confusion(MlJson *j, ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i64 fn){
-  ml_i64 P = tp + fn, N = tn + fp;
-  ml_json_begin_object(j);
-  ml_json_key(j, "tp"); ml_json_int(j, tp);
-  ml_json_key(j, "fp"); ml_json_int(j, fp);
-  ml_json_key(j, "tn"); ml_json_int(j, tn);
-  ml_json_key(j, "fn"); ml_json_int(j, fn);
-  ratio(j, "sensitivity", tp, P);
-  ratio(j, "specificity", tn, N);
-  ratio(j, "ppv", tp, tp+fp);
-  ratio(j, "npv", tn, tn+fn);
-  ratio(j, "f1", 2*tp, 2*tp+fp+fn);
-  ratio(j, "accuracy", tp+tn, tp+tn+fp+fn);
-  ml_json_key(j, "mcc"); ml_json_double(j, mcc_of(tp, fp, tn, fn));      /* NaN writes null */
-  ml_json_key(j, "balanced_accuracy");
-  if( P==0 || N==0 ) ml_json_null(j);
-  else ml_json_double(j, ((double)tp/(double)P + (double)tn/(double)N) / 2.0);
-  /* Cohen's kappa: 2 (tp tn - fn fp) / ((tp+fp)(fp+tn) + (tp+fn)(fn+tn)) */
-  ratio128(j, "kappa", 2*((ml_i128)tp*tn - (ml_i128)fn*fp),
-           (ml_i128)(tp+fp)*(fp+tn) + (ml_i128)(tp+fn)*(fn+tn));
-  /* LR+ = sensitivity / (1 - specificity), LR- = (1 - sensitivity) / specificity */
-  ratio128(j, "lr_pos", (ml_i128)tp*N, P==0 ? 0 : (ml_i128)fp*P);
-  ratio128(j, "lr_neg", (ml_i128)fn*N, P==0 ? 0 : (ml_i128)tn*P);
-  ml_json_end_object(j);
-}
-
-/* One proportion x/n and its interval at level: Wilson's score interval,
-** computed as statsmodels' proportion_confint(method='wilson') writes it,
-** or Clopper-Pearson's, the beta quantiles (method='beta').  The bound at
-** x = 0 is 0 and at x = n is 1, exactly; null when n = 0. */
-static void write_interval(MlJson *j, const char *k, ml_i64 x, ml_i64 n, double level, int method){
-  double q, alpha = 1.0 - level, lo, hi, dn = (double)n;
-  ml_json_key(j, k);
-  if( n==0 ){ ml_json_null(j); return; }
-  q = (double)x/dn;
-  if( method==CI_WILSON ){
-    double crit = -ml_norm_quantile(alpha/2.0), crit2 = crit*crit;
-    double denom = 1.0 + crit2/dn, center = (q + crit2/(2.0*dn))/denom;
-    double dist = crit*sqrt(q*(1.0 - q)/dn + crit2/(4.0*dn*dn))/denom;
-    lo = center - dist;
-    hi = center + dist;
-    if( lo<0.0 ) lo = 0.0;
-    if( hi>1.0 ) hi = 1.0;
-  }else{
-    lo = x>0 ? ml_beta_quantile(0.5*alpha, (double)x, (double)(n - x + 1)) : 0.0;
-    hi = x<n ? ml_beta_isf(0.5*alpha, (double)(x + 1), (double)(n - x)) : 1.0;
-  }
-  if( x==0 ) lo = 0.0;
-  if( x==n ) hi = 1.0;
-  ml_json_begin_object(j);
-  ml_json_key(j, "estimate"); ml_json_double(j, q);
-  ml_json_key(j, "lo");       ml_json_double(j, lo);
-  ml_json_key(j, "hi");       ml_json_double(j, hi);
-  ml_json_end_object(j);
-}
-
-/* confusion_ci's JSON. */
-static void write_confusion_ci(MlJson *j, ml_i64 tp, ml_i64 fp, ml_i64 tn, ml_i64 fn,
-                               double level, int method){
-  ml_json_begin_object(j);
-  ml_json_key(j, "level");  ml_json_double(j, level);
-  ml_json_key(j, "method"); ml_json_string(j, azMethod[method]);
-  ml_json_key(j, "tp"); ml_json_int(j, tp);
-  ml_json_key(j, "fp"); ml_json_int(j, fp);
-  ml_json_key(j, "tn"); ml_json_int(j, tn);
-  ml_json_key(j, "fn"); ml_json_int(j, fn);
-  write_interval(j, "sensitivity", tp, tp+fn, level, method);
-  write_interval(j, "specificity", tn, tn+fp, level, method);
-  write_interval(j, "ppv", tp, tp+fp, level, method);
-  write_interval(j, "npv", tn, tn+fn, level, method);
-  write_interval(j, "accuracy", tp+tn, tp+tn+fp+fn, level, method);
-  ml_json_end_object(j);
-}
-
-/* A weighted twin's result from sums of weights that are not all integers:
-** the counts' formulas in doubles. */
-static void wratio(MlJson *j, const char *k, double num, double den){
-  ml_json_key(j, k);
-  if( den==0.0 ) ml_json_null(j); else ml_json_double(j, num/den);
-}
-static double mcc_w(double tp, double fp, double tn, double fn){
-  if( tp+fp==0.0 || tp+fn==0.0 || tn+fp==0.0 || tn+fn==0.0 ) return NAN;
-  return (tp*tn - fp*fn) / (sqrt((tp+fp)*(tp+fn)) * sqrt((tn+fp)*(tn+fn)));
-}
-static void confusion_value_w(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p,
-                              double tp, double fp, double tn, double fn){
-  /* the cells as given (the JSON's tp, fp, tn, fn), then scaled by one power
-  ** of two for every ratio and product: the same bits for c.w as for w, no
-  ** product underflowing or overflowing (issue 38; ml_pow2_scale) */
-  const double cell[4] = {tp, fp, tn, fn};
-  double mx = fmax(fmax(tp, fp), fmax(tn, fn)), sc = ml_pow2_scale(mx);
-  double P, N, n, v;
-  MlJson j;
-  tp *= sc; fp *= sc; tn *= sc; fn *= sc;
-  P = tp + fn; N = tn + fp; n = P + N;
-  switch( d->kind ){
-    case RK_MCC:
-      v = mcc_w(tp, fp, tn, fn);
-      if( isnan(v) ) ml_result_null(ctx, d->name, "undefined: a zero margin");
-      else sqlite3_result_double(ctx, v);
-      return;
-    case RK_F_BETA:
-      v = f_beta_of(tp, fp, fn, ml_param_value(&p->beta, 1.0));
-      if( isnan(v) ) ml_result_null(ctx, d->name, "undefined: no positives and none predicted");
-      else sqlite3_result_double(ctx, v);
-      return;
-    case RK_PRECISION_AT_PRIOR: {
-      if( P==0.0 || N==0.0 ){
-        ml_result_null(ctx, d->name, "only one class in the group (positive weight %s, negative weight %s)",
-                       P==0.0 ? "0" : "> 0", N==0.0 ? "0" : "> 0");
-        return;
-      }
-      prior_json(ctx, p, tp/P, fp/N, P/n);
-      return;
-    }
-    default:            /* RK_CONFUSION */
-      ml_json_init(&j);
-      ml_json_begin_object(&j);
-      ml_json_key(&j, "tp"); ml_json_double(&j, cell[0]);
-      ml_json_key(&j, "fp"); ml_json_double(&j, cell[1]);
-      ml_json_key(&j, "tn"); ml_json_double(&j, cell[2]);
-      ml_json_key(&j, "fn"); ml_json_double(&j, cell[3]);
-      wratio(&j, "sensitivity", tp, P);
-      wratio(&j, "specificity", tn, N);
-      wratio(&j, "ppv", tp, tp+fp);
-      wratio(&j, "npv", tn, tn+fn);
-      wratio(&j, "f1", 2*tp, 2*tp+fp+fn);
-      wratio(&j, "accuracy", tp+tn, n);
-      ml_json_key(&j, "mcc"); ml_json_double(&j, mcc_w(tp, fp, tn, fn));
-      ml_json_key(&j, "balanced_accuracy");
-      if( P==0.0 || N==0.0 ) ml_json_null(&j); else ml_json_double(&j, (tp/P + tn/N) / 2.0);
-      wratio(&j, "kappa", 2.0*(tp*tn - fn*fp), (tp+fp)*(fp+tn) + (tp+fn)*(fn+tn));
-      wratio(&j, "lr_pos", tp*N, P==0.0 ? 0.0 : fp*P);
-      wratio(&j, "lr_neg", fn*N, P==0.0 ? 0.0 : tn*P);
-      ml_json_end_object(&j);
-      ml_result_json(ctx, &j);
-      return;
-  }
-}
-
-/* At a result: the rows agree on every parameter. */
-static int confusion_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const ConfAgg *p){
-  if( ml_param_check(ctx, d->name, d->aParam[0]->name, &p->threshold) ) return ML_ROW_ERR;
-  switch( d->kind ){
-    case RK_PRECISION_AT_PRIOR: return ml_param_check(ctx, d->name, d->aParam[1]->name, &p->prior);
-    case RK_F_BETA:             return ml_param_check(ctx, d->name, d->aParam[1]->name, &p->beta);
-    case RK_CONFUSION_CI:
-      return ml_param_check(ctx, d->name, d->aParam[1]->name, &p->level)
-          || ml_param_choice_check(ctx, d->name, d->aParam[2], &p->method);
-    default:                    return ML_ROW_OK;
-  }
-}
-
-static void ml_confusion_value(sqlite3_context *ctx){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = sqlite3_aggregate_context(ctx, 0), q;
-  ml_i64 tp, fp, tn, fn;
-  double v;
-  MlJson j;
-  if( p && confusion_params_check(ctx, d, p) ) return;
-  if( p==0 || p->c[0][0]+p->c[0][1]+p->c[1][0]+p->c[1][1]==0 ){
-    ml_result_null(ctx, d->name, p && p->weighted ? "no rows of positive weight" : "no rows");
-    return;
-  }
-  if( p->weighted ){
-    /* sums of weights: integral ones (integer weights) take the counts'
-    ** exact path below, so they give the rows repeated bit for bit */
-    double v[4];
-    int i, integral = 1;
-    for(i=0; i<4; i++){
-      MlXsum a = p->cw[i];         /* rows of a weighted state's group beside it weigh 1 */
-      ml_xsum_add_n(&a, 1.0, p->c[i>>1][i&1] - p->cr[i>>1][i&1], +1);
-      v[i] = ml_xsum_round(&a);
-      integral &= v[i]==floor(v[i]) && v[i]<=9007199254740992.0;
-    }
-    if( d->kind==RK_NET_BENEFIT ){
-      sqlite3_result_double(ctx, ml_net_benefit_w(v[3], v[1], v[0], v[2], ml_param_value(&p->threshold, NAN)));
-      return;
-    }
-    if( !integral ){ confusion_value_w(ctx, d, p, v[3], v[1], v[0], v[2]); return; }
-    q = *p;                   /* the sums as counts, in a copy: c counts the frame's rows */
-    for(i=0; i<4; i++) q.c[i>>1][i&1] = (ml_i64)v[i];
-    p = &q;
-  }
-  if( d->kind==RK_PRECISION_AT_PRIOR ){ prior_value(ctx, d, p); return; }
-  tp = p->c[1][1]; fn = p->c[1][0]; fp = p->c[0][1]; tn = p->c[0][0];
-  switch( d->kind ){
-    case RK_MCC:
-      v = mcc_of(tp, fp, tn, fn);
-      if( isnan(v) ){
-        ml_result_null(ctx, d->name, "undefined: a zero margin (tp %lld, fp %lld, tn %lld, fn %lld)",
-                       (long long)tp, (long long)fp, (long long)tn, (long long)fn);
-      }else{
-        sqlite3_result_double(ctx, v);
-      }
-      return;
-    case RK_F_BETA:
-      v = f_beta_of((double)tp, (double)fp, (double)fn, ml_param_value(&p->beta, 1.0));
-      if( isnan(v) ){
-        ml_result_null(ctx, d->name, "undefined: no positives and none predicted (%lld true negatives)",
-                       (long long)tn);
-      }else{
-        sqlite3_result_double(ctx, v);
-      }
-      return;
-    case RK_NET_BENEFIT:
-      sqlite3_result_double(ctx, ml_net_benefit((double)tp, (double)fp, (double)(tp+fp+tn+fn), ml_param_value(&p->threshold, NAN)));
-      return;
-    case RK_CONFUSION_CI:
-      ml_json_init(&j);
-      write_confusion_ci(&j, tp, fp, tn, fn, ml_param_value(&p->level, 0.95),
-                         (int)ml_param_value(&p->method, CI_WILSON));
-      ml_result_json(ctx, &j);
-      return;
-    default:
-      ml_json_init(&j);
-      write_confusion(&j, tp, fp, tn, fn);
-      ml_result_json(ctx, &j);
-      return;
-  }
-}
-
-static void ml_confusion_final(sqlite3_context *ctx){
-  ConfAgg *p = sqlite3_aggregate_context(ctx, 0);
-  ml_confusion_value(ctx);
-  if( p ){ ml_free(p->cw); p->cw = 0; }
-}
-
-/* States: each entry's counts go to their side of the threshold. */
-static int confusion_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
-  ml_i64 held[2];
-  int j, rc;
-  if( p==0 ) return ML_NOMEM;
-  if( p->threshold.n[0]==0 ) return ML_OK;  /* xStep rejected the parameters */
-  held[0] = p->c[0][0] + p->c[0][1];
-  held[1] = p->c[1][0] + p->c[1][1];
-  if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=ML_OK ) return rc;
-  /* net_benefit's scores are probabilities, in a state as in a row */
-  if( d->kind==RK_NET_BENEFIT && (rc = ml_state_probabilities(st, n, zErr, nErr))!=ML_OK ) return rc;
-  if( p->weighted || ml_states_weighted(st, n) ){
-    /* rule 12: each entry's c rows of weight w add c w to their cell,
-    ** exactly (the product split by fma); the rows held weigh 1 */
-    if( p->cw==0 ){
-      int i;
-      if( sign<0 || (p->cw = ml_malloc(4*sizeof(MlXsum)))==0 ) return ML_NOMEM;
-      for(i=0; i<4; i++) ml_xsum_init(&p->cw[i]);
-    }
-    p->weighted = 1;
-    for(j=0; j<n; j++){
-      MlReader r;
-      MlEntry e;
-      int y, w8 = st[j].kind==ML_STATE_WEIGHTED;
-      ml_reader_init(&r, &st[j].sec[0]);
-      while( ml_reader_next(&r, &e) ){
-        int pred = ml_double_of(e.key) >= p->threshold.v[0];
-        double w = w8 ? ml_double_of_zkey(e.zkey) : 1.0;
-        for(y=0; y<2; y++){
-          if( e.n[y]==0 ) continue;
-          ml_xsum_add_product(&p->cw[2*y + pred], (double)e.n[y], w, sign);
-          p->c[y][pred] += sign * e.n[y];
-          p->cr[y][pred] += sign * e.n[y];
-        }
-      }
-    }
-    return ML_OK;
-  }
-  for(j=0; j<n; j++){
-    MlReader r;
-    MlEntry e;
-    ml_reader_init(&r, &st[j].sec[0]);
-    while( ml_reader_next(&r, &e) ){
-      int pred = ml_double_of(e.key) >= p->threshold.v[0];   /* xStep set the threshold */
-      p->c[0][pred] += sign * e.n[0];
-      p->c[1][pred] += sign * e.n[1];
-    }
-  }
-  return ML_OK;
-}
-static const MlStateHooks ml_confusion_states = {
-  sizeof(ConfAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), confusion_absorb
-};
-
 /* ------------------------------------------------------------- records */
 
 /* The parameters of the family's functions (ml_sql.h, "parameters are data"). */
@@ -1328,13 +865,10 @@ static const MlParamSpec psThreshold = ML_PARAM_REAL("threshold", -INFINITY, 0, 
 static const MlParamSpec psPrior = ML_PARAM_REAL("prior", 0.0, 1, 1.0, 1, 0, "0.1");
 static const MlParamSpec psBeta = ML_PARAM_REAL("beta", 0.0, 1, INFINITY, 1, 0, "2");
 static const MlParamSpec psLevel = ML_PARAM_REAL("level", 0.0, 1, 1.0, 1, "0.95", "0.9");
-static const MlParamSpec psMethod = ML_PARAM_CHOICE("method", azMethod, "'wilson'", "'clopper-pearson'");
+static const MlParamSpec psMethod = ML_PARAM_CHOICE("method", ml_ci_methods, "'wilson'", "'clopper-pearson'");
 
 static const MlFamily famRank = { "ranking", ml_rank_step, ml_rank_final, ml_rank_value, ml_rank_inverse,
-                                  &ml_rank_states, rank_step_w, rank_inverse_w };
-static const MlFamily famConfusion = { "ranking", ml_confusion_step, ml_confusion_final, ml_confusion_value,
-                                       ml_confusion_inverse, &ml_confusion_states,
-                                       confusion_step_w, confusion_inverse_w };
+                                  &ml_rank_states, rank_step_w, rank_inverse_w, 0 };
 
 /* The family's functions: name, signature, argument counts, callbacks,
 ** kind, flags, parameters (mleval.c registers them).  W: the function has a
@@ -1352,17 +886,17 @@ const MlFuncDesc ml_ranking_functions[] = {
   { "partial_auroc",   "y, s, max_fpr",            3,  3, &famRank, 0, RK_PARTIAL_AUROC, W, ML_PARAMS(&psMaxFpr) },
   { "operating_point", "y, s, criterion [, target]", 3, 4, &famRank, 0, RK_OPERATING_POINT, ML_FN_JSON | W,
                                                              ML_PARAMS(&psCriterion, &psTarget) },
-  { "confusion",       "y, s, threshold",          3,  3, &famConfusion, 0, RK_CONFUSION, ML_FN_JSON | W,
+  { "confusion",       "y, s, threshold",          3,  3, &ml_confusion_family, 0, RK_CONFUSION, ML_FN_JSON | W,
                                                              ML_PARAMS(&psThreshold) },
-  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &famConfusion, 0, RK_PRECISION_AT_PRIOR, ML_FN_JSON | W,
+  { "precision_at_prior", "y, s, threshold, prior", 4, 4, &ml_confusion_family, 0, RK_PRECISION_AT_PRIOR, ML_FN_JSON | W,
                                                              ML_PARAMS(&psThreshold, &psPrior) },
   /* threshold and clinical-validation metrics (docs/clinical.md) */
-  { "mcc",             "y, s, threshold",          3,  3, &famConfusion, 0, RK_MCC, W, ML_PARAMS(&psThreshold) },
-  { "f_beta",          "y, s, threshold, beta",    4,  4, &famConfusion, 0, RK_F_BETA, W,
+  { "mcc",             "y, s, threshold",          3,  3, &ml_confusion_family, 0, RK_MCC, W, ML_PARAMS(&psThreshold) },
+  { "f_beta",          "y, s, threshold, beta",    4,  4, &ml_confusion_family, 0, RK_F_BETA, W,
                                                              ML_PARAMS(&psThreshold, &psBeta) },
-  { "confusion_ci",    "y, s, threshold [, level [, method]]", 3, 5, &famConfusion, 0, RK_CONFUSION_CI, ML_FN_JSON,
+  { "confusion_ci",    "y, s, threshold [, level [, method]]", 3, 5, &ml_confusion_family, 0, RK_CONFUSION_CI, ML_FN_JSON,
                                                              ML_PARAMS(&psThreshold, &psLevel, &psMethod) },
-  { "net_benefit",     "y, p, pt",                 3,  3, &famConfusion, 0, RK_NET_BENEFIT, W, ML_PARAMS(&ml_ps_pt) },
+  { "net_benefit",     "y, p, pt",                 3,  3, &ml_confusion_family, 0, RK_NET_BENEFIT, W, ML_PARAMS(&ml_ps_pt) },
   { "ks",              "y, s",                     2,  2, &famRank, 0, RK_KS, W, 0 },
   { "precision_at_k",  "y, s, k",                  3,  3, &famRank, 0, RK_PRECISION_AT_K, W, ML_PARAMS(&psK) },
   { "recall_at_k",     "y, s, k",                  3,  3, &famRank, 0, RK_RECALL_AT_K, W, ML_PARAMS(&psK) },

@@ -422,7 +422,7 @@ static const MlStateHooks ml_strat_states = { sizeof(StratAgg), 3, 1u<<ML_STATE_
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famStrat = { "stratified", ml_strat_step, ml_strat_final, ml_strat_value,
-                                   ml_strat_inverse, &ml_strat_states, strat_step_w, strat_inverse_w };
+                                   ml_strat_inverse, &ml_strat_states, strat_step_w, strat_inverse_w, 0 };
 #define W ML_FN_WEIGHTED
 
 const MlFuncDesc ml_stratified_functions[] = {

@@ -773,7 +773,7 @@ static void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value *
   int g, rc[2];
   (void)argc;
   for(g=0; g<2; g++){
-    rc[g] = ml_read_binary_state(ctx, d->name, argv[g], azName[g], &st[g]);
+    rc[g] = ml_state_arg(ctx, d->name, argv[g], azName[g], d->fam->formKinds, &st[g]);
     if( rc[g]==ML_ROW_ERR ) return;
   }
   if( rc[0]==ML_ROW_SKIP || rc[1]==ML_ROW_SKIP ){
@@ -797,7 +797,8 @@ static void ml_auroc_test_states(sqlite3_context *ctx, int argc, sqlite3_value *
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famAurocTest = { "uncertainty", ml_aurt_step, ml_aurt_final, ml_aurt_value,
-                                       ml_aurt_inverse, 0, 0, 0 };
+                                       ml_aurt_inverse, 0, 0, 0,
+                                       (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) };
 
 /* calibration_summary's record is calibration.c's (its rows are that
 ** family's sorted sample); with 2 arguments auroc_test is a scalar over two

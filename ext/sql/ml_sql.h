@@ -332,11 +332,14 @@ int ml_calib_smooth(const MlSamples *smp, MlSmooth *out);
 /*
 ** Partial states (ml_state_sql.c): what a family supplies so that each of
 ** its functions takes a state BLOB in place of its data arguments.  The
-** registration wraps the family's callbacks: a BLOB first argument is
-** decoded and validated there; the family's own xStep then runs with NULL
-** in the data slots, so it sets up and checks the parameters exactly as for
-** a row and skips the (NULL) row; the states of a group are collected and,
-** when a result is due, xAbsorb feeds them to the family's buffers.
+** driver registers the family's own xStep; the step hands a BLOB first
+** argument to ml_state_divert (ML_STATE_DIVERT), which decodes and
+** validates it; the family's xStep then runs with NULL in the data slots,
+** so it sets up and checks the parameters exactly as for a row and skips
+** the (NULL) row; the states of a group are collected and, when a result
+** is due, xAbsorb feeds them to the family's buffers.  Only the argument
+** counts the state form alone has are registered with the wrappers
+** (ml_state_xstep & co.), and every count's xFinal/xValue.
 */
 struct MlState;
 /* A family that takes states allocates its aggregate context with
@@ -378,6 +381,12 @@ typedef struct MlFamily {
   ** failed).  0: the family has no weighted twins. */
   void (*xStepW)(sqlite3_context*, int, sqlite3_value**, double w);
   void (*xInverseW)(sqlite3_context*, int, sqlite3_value**, double w);
+  /* The state kinds (bits 1 << ML_STATE_*) its records' explicit state
+  ** forms read -- the forms a signature writes after " | " whose first
+  ** argument is a state (st, st_a, st_ref): "g, x [, bins] | st_ref, st_cur
+  ** [, bins]" -- through ml_state_arg; 0: no such form.  (The one-state form
+  ** of a family with state hooks reads state->kinds.) */
+  unsigned formKinds;
 } MlFamily;
 
 /* Flags of a table row. */
@@ -403,6 +412,9 @@ typedef struct MlFamily {
                                ** f_w(y, p_0, ..., p_k-1, w), argv[2] of the JSON form
                                ** f_w(y, probs, w [, params]) (argv[1] a JSON array,
                                ** ml_value_is_array) */
+#define ML_FN_STATE_UNWEIGHTED 0x400 /* its state form reads no weighted state though its
+                               ** family's does: no weighted definition (ece_l2_debiased,
+                               ** ece_l2_kumar); the records' "forms" leave the kind out */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and
@@ -425,6 +437,11 @@ typedef struct MlFuncDesc {
 } MlFuncDesc;
 /* ML_PARAMS(&psA, &psB): a record's parameter list. */
 #define ML_PARAMS(...) ((const MlParamSpec *const[]){ __VA_ARGS__, 0 })
+
+/* The most arguments a registered call is handed on with (a twin's argv
+** without its weight, mleval.c; a state's call of the family's step,
+** ml_state_sql.c): above every record's nMax. */
+#define ML_MAX_ARGS 40
 
 /* Each family's records, each list ending with a record whose name is 0. */
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
@@ -486,6 +503,10 @@ void ml_state_xinverse(sqlite3_context*, int, sqlite3_value**);
 void ml_state_xvalue(sqlite3_context*);
 void ml_state_xfinal(sqlite3_context*);
 int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
+/* The one-state form's signature (a family with state hooks): the row
+** signature with its data arguments replaced by "state": "y, p [, bins]"
+** -> "state [, bins]". */
+void ml_state_signature(const MlFuncDesc *d, char *buf, int nBuf);
 /*
 ** The state form inside a family's own step (docs/ARCHITECTURE.md, "the
 ** path of a state").  The driver registers the family's xStep and xInverse
@@ -519,12 +540,16 @@ int ml_stop_end(void);
 int ml_state_probabilities(const struct MlState *st, int n, char *zErr, int nErr);
 /* The same check on the lowest and highest score of merged states. */
 int ml_state_probability_range(double lo, double hi, char *zErr, int nErr);
-/* ml_state_sql.c: reads v, argument `name` of fn, as a binary state (ml_state
-** or ml_state with a stratifier): ML_ROW_OK (parsed into *st), ML_ROW_SKIP
-** (NULL) or ML_ROW_ERR (the error set).  auroc_test's and the monitoring
-** family's two-state forms. */
-int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
-                         struct MlState *st);
+/* ml_state_sql.c: reads v, argument `name` of fn, as a state of one of the
+** kinds in mask (bits 1 << ML_STATE_*; the family's formKinds): ML_ROW_OK
+** (parsed into *st), ML_ROW_SKIP (NULL) or ML_ROW_ERR (the error set; any
+** other kind refused by name).  The explicit state forms' one reader
+** (auroc_test's and the drift functions' two states, group_disparity's st). */
+int ml_state_arg(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
+                 unsigned kinds, struct MlState *st);
+/* "ml_state(y, s) or ml_state_w(y, s, w)": the makers of the kinds in mask
+** (what a reader of them wants), from the kinds' one list (ml_state_kinds). */
+void ml_state_wanted(char *buf, int nBuf, unsigned kinds);
 #define ML_ERROR 2                 /* xAbsorb: zErr says what */
 
 #endif /* ML_SQL_H */

@@ -30,8 +30,9 @@
 **      need a stratifier; ordinal functions an ordinal state.
 **   3. A group's states are collected (their own bytes) and merged at once
 **      when a result is due: one k-way merge straight into the family's
-**      buffers, no re-sort.  A window frame's xInverse removes the state's
-**      rows in one linear pass.
+**      buffers, no re-sort -- but for weighted states, whose records
+**      (ml_absorb_weighted) are appended and sorted with the buffer.  A
+**      window frame's xInverse removes the state's rows in one linear pass.
 **   4. NULL states are skipped, as avg() skips NULLs (ml_state over no rows
 **      is NULL, so an empty shard adds nothing).
 **   5. ml_merge returns NULL for a group without states.
@@ -56,7 +57,6 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 
-#define ML_MAX_ARGS 24
 
 /* The wrapper's own part of the aggregate context, after the family's. */
 typedef struct StatePending {
@@ -98,7 +98,7 @@ int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi){
 
 /* The signature of the state form: the row signature with its data
 ** arguments replaced by "state": "y, p [, bins]" -> "state [, bins]". */
-static void state_signature(const MlFuncDesc *d, char *buf, int nBuf){
+void ml_state_signature(const MlFuncDesc *d, char *buf, int nBuf){
   const char *z = d->signature, *br = strstr(z, " ["), *end = z + strlen(z), *rest = z;
   int nData = (d->flags & ML_FN_STATE_YS) ? 2 : d->fam->state->nData, i, afterComma = 0;
   if( nData<=0 ){
@@ -114,20 +114,19 @@ static void state_signature(const MlFuncDesc *d, char *buf, int nBuf){
   snprintf(buf, (size_t)nBuf, "state%s%s", afterComma ? ", " : "", rest);
 }
 
-static const char *kind_wanted(unsigned kinds){
-  if( kinds & (1u<<ML_STATE_MC) ) return "a multiclass state (made by ml_state_mc(y, p_0, ..., p_k-1))";
-  if( kinds & (1u<<ML_STATE_BINARY) ) return "a binary state (made by ml_state(y, s))";
-  if( kinds & (1u<<ML_STATE_STRAT) ) return "a state with a stratifier (made by ml_state(y, s, strat))";
-  return "an ordinal state (made by ml_state_ordinal(y, s_1, ..., s_m))";
-}
-
-/* The call that makes the state a function reads. */
-static const char *state_maker(const MlFuncDesc *d){
-  unsigned k = d->fam->state->kinds;
-  if( k & (1u<<ML_STATE_MC) ) return "ml_state_mc(y, p_0, ..., p_k-1)";
-  if( k & (1u<<ML_STATE_BINARY) ) return "ml_state(y, s)";
-  if( k & (1u<<ML_STATE_STRAT) ) return "ml_state(y, s, strat)";
-  return "ml_state_ordinal(y, s_1, ..., s_m)";
+/* The makers of the kinds in mask, from the kinds' one list
+** (ml_state_kinds): "ml_state(y, s), ml_state(y, s, strat) or
+** ml_state_w(y, s, w)".  Written into buf (always terminated). */
+void ml_state_wanted(char *buf, int nBuf, unsigned kinds){
+  const MlStateKind *k;
+  int n = 0, i = 0, at = 0;   /* at: bytes written */
+  for(k=ml_state_kinds; k->kind; k++) if( kinds & (1u<<k->kind) ) n++;
+  buf[0] = 0;
+  for(k=ml_state_kinds; k->kind && at>=0 && at<nBuf; k++){
+    if( !(kinds & (1u<<k->kind)) ) continue;
+    at += snprintf(buf + at, (size_t)(nBuf - at), "%s%s", i==0 ? "" : i==n-1 ? " or " : ", ", k->maker);
+    i++;
+  }
 }
 
 /* Parses argv[0] as a state; ML_ROW_OK or ML_ROW_ERR (error set). */
@@ -141,27 +140,39 @@ static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
     ml_error(ctx, d->name, "state: %s", zErr);
     return ML_ROW_ERR;
   }
+  if( st->kind==ML_STATE_WEIGHTED && (d->flags & ML_FN_STATE_UNWEIGHTED) ){
+    ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): it has no weighted"
+             " definition (docs/weights.md)");
+    return ML_ROW_ERR;
+  }
   if( d->fam->state && st->kind==ML_STATE_WEIGHTED && (d->fam->state->kinds & (1u<<ML_STATE_BINARY))
    && !(d->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ){
     /* the uncertainty family: its bootstrap resamples rows and DeLong
-    ** ranks them; a weighted state keeps sums of weights (docs/states.md) */
-    ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): its interval needs the rows"
-             " themselves, and a weighted state keeps only their weights summed; give the rows to %s_w",
-             d->name);
+    ** ranks them; a weighted state keeps sums of weights (docs/states.md);
+    ** the label-free estimates (expected_*) have no weighted twin */
+    if( strcmp(d->fam->name, "uncertainty")==0 ){
+      ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): its interval needs the rows"
+               " themselves, and a weighted state keeps only their weights summed; give the rows to %s_w",
+               d->name);
+    }else{
+      ml_error(ctx, d->name, "takes no weighted state (made by ml_state_w): %s has no weighted twin;"
+               " give it a state made by ml_state(y, p)", d->name);
+    }
     return ML_ROW_ERR;
   }
   if( d->fam->state && !(d->fam->state->kinds & (1u<<st->kind)) ){
-    char buf[32];
+    char buf[32], zWant[400];
     const char *zKind = ml_state_kind_name(st, buf, sizeof(buf));
-    ml_error(ctx, d->name, "expects %s, got %s %s state", kind_wanted(d->fam->state->kinds), ml_article(zKind), zKind);
+    ml_state_wanted(zWant, sizeof(zWant), d->fam->state->kinds);
+    ml_error(ctx, d->name, "expects a state made by %s, got %s %s state", zWant, ml_article(zKind), zKind);
     return ML_ROW_ERR;
   }
   *pz = z; *pn = n;
   return ML_ROW_OK;
 }
 
-/* A protected NULL value, made once per group from "SELECT NULL" (SQLite
-** offers no other way to make one); freed by xFinal. */
+/* A protected NULL value for the family's data slots, made once per group
+** (a copy of SQLite's own static NULL, below); freed by xFinal. */
 static sqlite3_value *null_value(StatePending *q){
   /* SQLite's own static NULL -- what sqlite3_column_value() returns for no
   ** statement (columnMem: "if( pVm==0 ) return columnNullValue()") -- made
@@ -245,7 +256,7 @@ static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   argc2 = argc - 1 + nData;
   if( argc2<d->nMin || argc2>d->nMax || argc2>ML_MAX_ARGS || (d->fam->state->nData<0 && !state_count_ok(d, argc)) ){
     char sig[160];
-    state_signature(d, sig, sizeof(sig));
+    ml_state_signature(d, sig, sizeof(sig));
     ml_error(ctx, d->name, "a state takes (%s), got %d argument%s", sig, argc, argc==1 ? "" : "s");
     return;
   }
@@ -278,9 +289,10 @@ void ml_state_xstep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( argc<d->nMin || argc>d->nMax ){
       /* one argument is only ever a state: say a state was expected */
       if( argc==1 && lo==1 ){
-        char *zv = ml_describe(argv[0]);
+        char *zv = ml_describe(argv[0]), zWant[400];
         if( zv==0 ){ sqlite3_result_error_nomem(ctx); return; }
-        ml_error(ctx, d->name, "state must be a BLOB made by %s, got %s", state_maker(d), zv);
+        ml_state_wanted(zWant, sizeof(zWant), d->fam->state->kinds);
+        ml_error(ctx, d->name, "state must be a BLOB made by %s, got %s", zWant, zv);
         sqlite3_free(zv);
         return;
       }
@@ -352,20 +364,24 @@ int ml_state_divert(sqlite3_context *ctx, int argc, sqlite3_value **argv, int t0
   return 1;
 }
 
-/* Reads v, argument `name` of fn (st_a, st_b), as a binary state:
-** ML_ROW_OK, ML_ROW_SKIP (NULL) or ML_ROW_ERR (error set).  The two-state
-** forms' reader (auroc_test, the monitoring family), beside the one-state
-** form's (ml_state_divert). */
-int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
-                         MlState *st){
-  char zErr[200];
+/* Reads v, argument `name` of fn (st_a, st_ref, st, ...), as a state of
+** one of the kinds in mask: ML_ROW_OK, ML_ROW_SKIP (NULL) or ML_ROW_ERR
+** (error set: not a BLOB, not a valid state, or a kind outside mask,
+** refused by name).  The explicit state forms' reader (two-state forms,
+** group_disparity's st), beside the one-state form's (ml_state_divert);
+** mask is the family's formKinds, so a kind added to ml_state_kinds is
+** refused here until a family says it reads it. */
+int ml_state_arg(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
+                 unsigned kinds, MlState *st){
+  char zErr[200], zWant[400];
   const void *z;
   int n;
   if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
+  ml_state_wanted(zWant, sizeof(zWant), kinds);
   if( sqlite3_value_type(v)!=SQLITE_BLOB ){
     char *zv = ml_describe(v);
     if( zv==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-    ml_error(ctx, fn, "%s must be a state made by ml_state(y, s), got %s", name, zv);
+    ml_error(ctx, fn, "%s must be a state made by %s, got %s", name, zWant, zv);
     sqlite3_free(zv);
     return ML_ROW_ERR;
   }
@@ -376,11 +392,10 @@ int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
     ml_error(ctx, fn, "%s: %s", name, zErr);
     return ML_ROW_ERR;
   }
-  if( st->kind!=ML_STATE_BINARY && st->kind!=ML_STATE_STRAT ){
+  if( !(kinds & (1u<<st->kind)) ){
     char buf[32];
     const char *zKind = ml_state_kind_name(st, buf, sizeof(buf));
-    ml_error(ctx, fn, "%s must be a binary state (made by ml_state(y, s)), got %s %s state",
-             name, ml_article(zKind), zKind);
+    ml_error(ctx, fn, "%s must be a state made by %s, got %s %s state", name, zWant, ml_article(zKind), zKind);
     return ML_ROW_ERR;
   }
   return ML_ROW_OK;
@@ -598,8 +613,9 @@ static void ml_make_final(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famMake = { "state", ml_make_step, ml_make_final, ml_make_value, ml_make_inverse, 0,
-                                  ml_make_step_w, ml_make_inverse_w };
-static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0, 0, 0 };
+                                  ml_make_step_w, ml_make_inverse_w, 0 };
+static const MlFamily famMerge = { "state", ml_merge_step, ml_merge_final, ml_merge_value, ml_merge_inverse, 0, 0, 0,
+                                   ML_STATE_ANY };     /* ml_merge reads every kind */
 
 /* The binary partial states (ml_state_ordinal is ordinal.c's). */
 const MlFuncDesc ml_state_functions[] = {

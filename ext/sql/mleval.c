@@ -157,7 +157,11 @@ static void make_twins(void){
       signature_next(&e, zName, sizeof(zName));
       signature_next(&e, zName, sizeof(zName));
       sqlite3_snprintf(sizeof(azTwinName[i]), azTwinName[i], "%s_w", d->name);
-      sqlite3_snprintf(sizeof(azTwinSignature[i]), azTwinSignature[i], "%.*s, w%s", (int)(e - z), z, e);
+      {  /* the twins take no state: their signature stops before a state form */
+        const char *st = strstr(e, " | st");
+        int nTail = st ? (int)(st - e) : (int)strlen(e);
+        sqlite3_snprintf(sizeof(azTwinSignature[i]), azTwinSignature[i], "%.*s, w%.*s", (int)(e - z), z, nTail, e);
+      }
       aTwin[i] = *d;
       aTwin[i].name = azTwinName[i];
       aTwin[i].signature = azTwinSignature[i];
@@ -179,7 +183,6 @@ static void make_twins(void){
 ** JSON array -- read, checked and taken out of argv, then the family's
 ** weighted step (MlFamily.xStepW).  A variadic row whose argv[1] is NULL
 ** is skipped whatever its form; its weight is read as the wide form's. */
-#define ML_MAX_ARGS 40
 static int twin_weight_arg(const MlFuncDesc *d, int argc, sqlite3_value **argv){
   if( d->flags & ML_FN_TWIN_WLAST ) return argc>=3 && !ml_value_is_array(argv[1]) ? argc-1 : 2;
   return (d->flags & ML_FN_TWIN_W3) ? 3 : 2;
@@ -329,6 +332,18 @@ static void buildInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 #else
   ml_json_key(&j, "cuda");           ml_json_bool(&j, 0);
 #endif
+  {  /* the state kinds this build reads and makes (ml_state_kinds, the one list) */
+    const MlStateKind *k;
+    ml_json_key(&j, "state_kinds");
+    ml_json_begin_array(&j);
+    for(k=ml_state_kinds; k->kind; k++){
+      ml_json_begin_object(&j);
+      ml_json_key(&j, "kind");  ml_json_string(&j, k->name);
+      ml_json_key(&j, "maker"); ml_json_string(&j, k->maker);
+      ml_json_end_object(&j);
+    }
+    ml_json_end_array(&j);
+  }
   ml_json_key(&j, "backends");       ml_svd_backends_json(&j);
   ml_json_end_object(&j);
   ml_result_json(ctx, &j);
@@ -397,11 +412,59 @@ static const char *twin_base_name(const MlFuncDesc *d, char *zBuf, int nBuf){
   return zBuf;
 }
 
+/* The kinds in mask as a JSON array of their names (ml_state_kinds). */
+static void kinds_json(MlJson *j, unsigned mask){
+  const MlStateKind *k;
+  ml_json_begin_array(j);
+  for(k=ml_state_kinds; k->kind; k++) if( mask & (1u<<k->kind) ) ml_json_string(j, k->name);
+  ml_json_end_array(j);
+}
+
+/* Every form a record takes, as a JSON array of {"form","signature"[,
+** "kinds"]}: the alternatives its signature separates by " | " -- "rows"
+** (the data as rows: y, s ...; multiclass's JSON form y, scores too),
+** "state" or "two_states" (an alternative whose first one or two
+** arguments are states, st / st_a, st_b / st_ref, st_cur: the family's
+** formKinds) -- then a family's one-state form through its state hooks
+** ("state", its signature derived, the hooks' kinds).  The tests, the
+** state fuzz target and the bad-input matrix derive their calls from it. */
+static void forms_json(MlJson *j, const MlFuncDesc *d){
+  const char *z = d->signature;
+  int lo, hi;
+  ml_json_begin_array(j);
+  while( z ){
+    const char *bar = strstr(z, " | ");
+    int n = bar ? (int)(bar - z) : (int)strlen(z), nSt = 0;
+    const char *p = z;
+    char zName[32], zSig[160];
+    while( p < z + n && signature_next(&p, zName, sizeof(zName)) && p <= z + n
+        && (strcmp(zName, "st")==0 || strcmp(zName, "state")==0 || strncmp(zName, "st_", 3)==0) ) nSt++;
+    sqlite3_snprintf(sizeof(zSig), zSig, "%.*s", n, z);
+    ml_json_begin_object(j);
+    ml_json_key(j, "form");      ml_json_string(j, nSt==0 ? "rows" : nSt==1 ? "state" : "two_states");
+    ml_json_key(j, "signature"); ml_json_string(j, zSig);
+    if( nSt>0 ){ ml_json_key(j, "kinds"); kinds_json(j, d->fam ? d->fam->formKinds : 0); }
+    ml_json_end_object(j);
+    z = bar ? bar + 3 : 0;
+  }
+  if( ml_state_arity(d, &lo, &hi) ){
+    char zSig[160];
+    ml_state_signature(d, zSig, sizeof(zSig));
+    ml_json_begin_object(j);
+    ml_json_key(j, "form");      ml_json_string(j, "state");
+    ml_json_key(j, "signature"); ml_json_string(j, zSig);
+    ml_json_key(j, "kinds");
+    kinds_json(j, d->fam->state->kinds & ~((d->flags & ML_FN_STATE_UNWEIGHTED) ? 1u<<ML_STATE_WEIGHTED : 0u));
+    ml_json_end_object(j);
+  }
+  ml_json_end_array(j);
+}
+
 /*
 ** SQL function: mleval_functions()
 ** The registration table as JSON, one object per function:
 ** {"name","signature","min_args","max_args","family","json","deterministic",
-** "data","params","state_args"}; family is "scalar" for plain functions,
+** "data","params","state_args","forms"}; family is "scalar" for plain functions,
 ** data the data arguments' names, params the parameter specs.  The tests compare it with
 ** pragma_function_list and with their own lists.
 */
@@ -434,6 +497,7 @@ static void functionsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         ml_json_null(&j);
       }
     }
+    ml_json_key(&j, "forms");     forms_json(&j, d);
     ml_json_end_object(&j);
   }
   ml_json_end_array(&j);

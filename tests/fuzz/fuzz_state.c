@@ -6,7 +6,7 @@
 ** GROUP BY, nested (a function over ml_merge's result) and over a window.
 **
 ** Byte 0 and byte 1's top two bits pick the call (the calls are derived
-** from the records: every function that takes states, fuzz_build_calls), byte 1's
+** from the records: every state form of every function, fuzz_build_calls), byte 1's
 ** low bits the flags: bit 0 reseals every blob with a correct CRC-32C, so
 ** that mutations of the committed valid states get past the checksum and
 ** reach the entry decoder; bits 1-3 the window size.  Then
@@ -20,36 +20,75 @@
 
 uint32_t ml_crc32c(const void *p, uint64_t n);
 
-/* Calls beyond the records': the merge itself, a two-state comparison and
-** a few parameter combinations. */
+/* Calls beyond the records': the merge's bytes and a few parameter
+** combinations. */
 static const char *azFixed[] = {
-  "hex(ml_merge(b))", "auroc_test(b, (SELECT ml_merge(b) FROM f))",
-  "log_loss(b, 0.01)", "ece(b, 7)", "reliability(b, 4, 'quantile')", "strat_gap(b, 0.1, 0.9)",
-  "strat_report(b, 0.2, 0.8, 0.01)", "auprc_ge(b, 2)",
-  /* the monitoring family's forms whose states stand beside other data */
-  "group_disparity(b, g, 0.5)", "drift_report((SELECT ml_merge(b) FROM f), b)",
+  "hex(ml_merge(b))", "log_loss(b, 0.01)", "ece(b, 7)", "reliability(b, 4, 'quantile')",
+  "strat_gap(b, 0.1, 0.9)", "strat_report(b, 0.2, 0.8, 0.01)", "auprc_ge(b, 2)",
 };
 
-/* Fills fuzzCall (fuzz_common.h): the fixed calls, then for every record that takes states
-** ("state_args": [fewest, most]) its state form at its fewest arguments and,
-** where it takes more, with every parameter at its spec's example.  So every
-** state-taking function is fuzzed from its record on (issue 40). */
+/* The call of one state form from its signature ("st_ref, st_cur [, bins]",
+** "st, group, threshold", "state [, level, reps, seed]"): the first state
+** argument the fuzzed blobs b, a second one their merge, group the column g,
+** each parameter its spec's example (zEx: the record's params JSON); the
+** optional part only when full.  0 when an argument has no value. */
+static char *form_call(sqlite3 *db, const char *zName, const char *zSig, const char *zParams, int full){
+  sqlite3_stmt *ex = 0;
+  char *zCall = sqlite3_mprintf("%s(", zName);
+  const char *z = zSig;
+  int nArg = 0, nSt = 0, optional = 0;
+  if( sqlite3_prepare_v2(db, "SELECT p.value->>'example' FROM json_each(?1) AS p WHERE p.value->>'name' = ?2",
+                         -1, &ex, 0)!=SQLITE_OK ){ sqlite3_free(zCall); return 0; }
+  while( zCall && *z ){
+    char zArg[32];
+    int n = 0;
+    const char *zVal = 0;
+    while( *z==' ' || *z==',' || *z==']' ) z++;
+    if( *z=='[' ){ optional = 1; z++; continue; }
+    if( *z==0 ) break;
+    while( z[n] && z[n]!=',' && z[n]!=' ' && z[n]!='[' && z[n]!=']' ) n++;
+    snprintf(zArg, sizeof(zArg), "%.*s", n, z);
+    z += n;
+    if( optional && !full ) break;
+    if( strcmp(zArg, "st")==0 || strcmp(zArg, "state")==0 || strncmp(zArg, "st_", 3)==0 ){   /* not strategy */
+      zVal = nSt++==0 ? "b" : "(SELECT ml_merge(b) FROM f)";
+    }else if( strcmp(zArg, "group")==0 ){
+      zVal = "g";
+    }else{
+      sqlite3_reset(ex);
+      sqlite3_bind_text(ex, 1, zParams, -1, SQLITE_STATIC);
+      sqlite3_bind_text(ex, 2, zArg, -1, SQLITE_STATIC);
+      if( sqlite3_step(ex)==SQLITE_ROW ) zVal = (const char*)sqlite3_column_text(ex, 0);
+      if( zVal==0 ){ sqlite3_free(zCall); zCall = 0; break; }
+    }
+    zCall = sqlite3_mprintf("%z%s%s", zCall, nArg++ ? ", " : "", zVal);
+  }
+  sqlite3_finalize(ex);
+  return zCall ? sqlite3_mprintf("%z)", zCall) : 0;
+}
+
+/* Fills fuzzCall (fuzz_common.h): the fixed calls, then every state form of
+** every record (mleval_functions()' "forms": one state, two states, a state
+** beside a group column), at its required arguments and with every
+** parameter.  So every state-taking form is fuzzed from its record on
+** (issues 40, 45). */
 static void fuzz_build_calls(sqlite3 *db){
   static const char *zGen =
-    "WITH f AS (SELECT value AS v FROM json_each(mleval_functions()) WHERE value->'state_args' IS NOT NULL"
-    "            AND json_array_length(value->'state_args') = 2),"
-    " k AS (SELECT 0 AS variant UNION ALL SELECT 1)"
-    " SELECT v->>'name', (SELECT group_concat(p.value->>'example', ', ') FROM json_each(v->'params') AS p"
-    "   WHERE p.key < iif(variant = 0, v->'state_args'->>0, v->'state_args'->>1) - 1)"
-    " FROM f, k WHERE variant = 0 OR v->'state_args'->>1 > v->'state_args'->>0";
+    "SELECT r.value->>'name', fm.value->>'signature', r.value->>'params'"
+    " FROM json_each(mleval_functions()) AS r, json_each(r.value->'forms') AS fm"
+    " WHERE fm.value->>'form' IN ('state', 'two_states')";
   sqlite3_stmt *st = 0;
   size_t i;
   for(i=0; i<sizeof(azFixed)/sizeof(azFixed[0]); i++) fuzz_add_call(sqlite3_mprintf("%s", azFixed[i]));
   if( sqlite3_prepare_v2(db, zGen, -1, &st, 0)==SQLITE_OK ){
     while( sqlite3_step(st)==SQLITE_ROW ){
-      const char *zParams = (const char*)sqlite3_column_text(st, 1);
-      char *z = sqlite3_mprintf("%s(b%s%s)", sqlite3_column_text(st, 0), zParams ? ", " : "", zParams ? zParams : "");
-      fuzz_add_call(z);                   /* a variant equal to another is dropped */
+      const char *zName = (const char*)sqlite3_column_text(st, 0);
+      const char *zSig = (const char*)sqlite3_column_text(st, 1);
+      const char *zParams = (const char*)sqlite3_column_text(st, 2);
+      int full;
+      for(full=0; full<2 && zName && zSig; full++){
+        fuzz_add_call(form_call(db, zName, zSig, zParams ? zParams : "[]", full));   /* a repeat is dropped */
+      }
     }
   }
   sqlite3_finalize(st);

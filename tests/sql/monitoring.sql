@@ -41,3 +41,8 @@ SELECT ks_test(x'01', x'02');
 SELECT ks_test(st, 0.5) FROM (SELECT ml_state(1, 0.5) AS st);
 SELECT psi(1, 0.5, 3, 4);
 SELECT ks_test(1, 0.5, 3);
+-- a state of a kind group_disparity does not read is refused by name (issue 44 item 1: a multiclass
+-- state was read as a binary one, n = 3.6e16 and an invented AUROC)
+SELECT group_disparity(st, 'a', 0.5) FROM (SELECT ml_state_mc(c, 0.2, 0.3, 0.5) AS st FROM (SELECT 0 AS c UNION ALL SELECT 1 UNION ALL SELECT 2));
+SELECT group_disparity(st, 'a', 0.5) FROM (SELECT ml_state_mc_w(c, 0.2, 0.3, 0.5, 2.0) AS st FROM (SELECT 0 AS c UNION ALL SELECT 1 UNION ALL SELECT 2));
+SELECT psi(st, st) FROM (SELECT ml_state_ordinal(c % 2, 0.2, 0.3) AS st FROM (SELECT 0 AS c UNION ALL SELECT 1 UNION ALL SELECT 2));
