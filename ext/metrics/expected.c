@@ -32,9 +32,18 @@
 **      weighted sweep's exact tie sums give the rows' bits; O(entries).
 **   3. Window frames: the rows (records) are kept; xInverse removes the
 **      row, so a frame equals the aggregate over its rows.
+**   4. expected_auroc keeps one key a row, not its halves (issue 48 item
+**      6): a run of c rows at p is the halves' tie group, weighing c p and
+**      c (1 - p) (each one correctly rounded product, as the exact sum of
+**      the halves' weights), so one sweep over the sorted p with running
+**      sums of p and 1 - p gives ml_wfold_auroc's number over the halves
+**      bit for bit (its trapezoids unscaled: ml_pow2_scale's factors cancel
+**      exactly; a second, scaled pass only when a term nears underflow).  A state in the group turns the
+**      keys into halves (rule 2's path) for the rest of it.
 **
 ** Cost: 16 bytes per half-row (two per row with 0 < p < 1); a result sorts
-** (O(n) radix) and sweeps once.  A state costs 16-32 bytes per entry and
+** (O(n) radix) and sweeps once.  expected_auroc: 8 bytes a row, a sort of
+** n keys and one pass over them (bench/RESULTS.md, "Multiclass at scale").  A state costs 16-32 bytes per entry and
 ** class, whatever its counts.
 */
 #include <math.h>
@@ -60,9 +69,12 @@ enum { EXP_AUROC = 1, EXP_PR_AUC, EXP_CONFUSION };
 
 typedef struct ExpAgg {
   MlSamples smp;      /* a[1]: (p, weight p), a[0]: (p, weight 1 - p) */
+  MlSamples keys;     /* expected_auroc's rows (rule 4): a[0] the keys of p */
   MlParam thr;
   ml_i64 nRow;
   int init, failed;
+  int kinit;          /* keys is initialised */
+  int halves;         /* expected_auroc holds halves in smp (a state came): keys unused */
 } ExpAgg;
 
 static const MlParamSpec psExpThreshold = ML_PARAM_REAL("threshold", 0.0, 0, 1.0, 0, 0, "0.5");
@@ -89,6 +101,16 @@ static void exp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int si
   if( rc==ML_ROW_ERR ){ a->failed = 1; return; }
   if( rc!=ML_ROW_OK ) return;
   p += 0.0;
+  if( d->kind==EXP_AUROC && !a->halves ){          /* one key a row (rule 4) */
+    if( !a->kinit ){ ml_samples_init(&a->keys, 8); a->kinit = 1; }
+    if( sign>0 ){
+      if( ml_add_row(ctx, &a->keys, 0, p, 0.0) ){ a->failed = 1; return; }
+      a->nRow++;
+    }else if( ml_samples_remove(&a->keys, 0, p, 0.0) ){
+      a->nRow--;
+    }
+    return;
+  }
   if( sign>0 ){
     if( p>0.0 && ml_add_row(ctx, &a->smp, 1, p, p) ){ a->failed = 1; return; }
     if( p<1.0 && ml_add_row(ctx, &a->smp, 0, p, 1.0 - p) ){ a->failed = 1; return; }
@@ -104,7 +126,18 @@ static void exp_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int si
 ** SQL function: expected_auroc(p), expected_pr_auc(p), expected_confusion(p, threshold)
 ** -- xStep, xInverse
 */
-static void expStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, 1); }
+static void expStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  /* expected_auroc's common row (rule 4): a REAL p in [0, 1] appended to
+  ** the unsorted keys; anything else through exp_row, which checks it */
+  if( argc==1 && sqlite3_value_type(argv[0])==SQLITE_FLOAT ){
+    ExpAgg *a = sqlite3_aggregate_context(ctx, 0);
+    if( a && a->kinit && !a->halves && !a->failed ){
+      double p = sqlite3_value_double(argv[0]);
+      if( p>=0.0 && p<=1.0 && ml_samples_append8(&a->keys, 0, p) ){ a->nRow++; return; }
+    }
+  }
+  exp_row(ctx, argc, argv, 1);
+}
 static void expInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ exp_row(ctx, argc, argv, -1); }
 
 /* The halves of c rows at probability p (rule 2): class 1 weighing c p,
@@ -144,6 +177,15 @@ static int exp_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int sig
     return ML_ERROR;
   }
   if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
+  if( !a->halves ){
+    /* expected_auroc's keys become halves, as the rows' (rule 4) */
+    ml_i64 i;
+    for(i=0; a->kinit && i<a->keys.n[0]; i++){
+      if( exp_entry(&a->smp, ml_double_of(ml_samples_key(&a->keys, 0, i)), 1, 1) ) return ML_NOMEM;
+    }
+    if( a->kinit ) ml_samples_clear(&a->keys);
+    a->halves = 1;
+  }
   held[0] = sign>0 ? a->nRow : 0;
   held[1] = 0;
   if( (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=0 ) return rc;
@@ -204,6 +246,67 @@ static void exp_confusion(sqlite3_context *ctx, const ExpAgg *a, double t){
   ml_result_json(ctx, &j);
 }
 
+/* expected_auroc over the sorted keys (rule 4): a run of c rows at p is the
+** weighted sweep's tie group of positives weighing c p and negatives
+** weighing c (1 - p) -- one product each, correctly rounded as the exact
+** sum of the halves' weights is -- so a sweep from the highest p with
+** running sums of p and 1 - p (tp, fp; at the end P and N as ml_wsweep.c's
+** class_total adds them) gives ml_wfold_auroc's trapezoids over the halves,
+** and their bits (rule 4).
+** *pP: P (0 when every p is 0; N 0 when every p is 1, the result NaN). */
+static double exp_auroc_keys(const MlSamples *s, double *pP, double *pN){
+  const ml_key *k = (const ml_key*)s->a[0];
+  ml_i64 i, j, n = s->n[0];
+  double P = 0.0, N = 0.0, tp = 0.0, fp = 0.0, sp, sn;
+  unsigned g = 0;
+  int safe = 1;
+  MlXsum a;
+  /* one pass, the trapezoids unscaled: the same bits as the scaled ones
+  ** (sp sn times each exact term, the ratio unchanged) unless a term is
+  ** so small that its fma residual could fall below the normal range;
+  ** then the second pass below, with the totals first */
+  ml_xsum_init(&a);
+  for(i=n; i>0; i=j){
+    double p = ml_double_of(k[i-1]), c, dtp, dfp;
+    for(j=i-1; j>0 && k[j-1]==k[i-1]; j--){}
+    c = (double)(i - j);
+    dtp = c*p;
+    dfp = c*(1.0 - p);
+    tp += dtp;
+    fp += dfp;
+    if( dfp>0.0 ){
+      double b = 2.0*tp - dtp, hi = dfp*b, lo = fma(dfp, b, -hi);
+      if( hi!=0.0 && fabs(hi)<0x1p-900 ) safe = 0;
+      ml_xsum_add(&a, hi, 1);
+      ml_xsum_add(&a, lo, 1);
+    }
+    if( (++g & 0xFFFFF)==0 && ml_stop_requested() ) break;
+  }
+  *pP = P = tp;                           /* class_total's sums: the same adds, in the same order */
+  *pN = N = fp;
+  if( P==0.0 || N==0.0 ) return NAN;
+  if( safe && P>=0x1p-900 && N>=0x1p-900 ) return ml_xsum_round(&a) / (2.0 * P * N);
+  sp = ml_pow2_scale(P); sn = ml_pow2_scale(N);
+  ml_xsum_init(&a);
+  tp = fp = 0.0;
+  for(i=n; i>0; i=j){
+    double p = ml_double_of(k[i-1]), c, dtp, dfp;
+    for(j=i-1; j>0 && k[j-1]==k[i-1]; j--){}
+    c = (double)(i - j);
+    dtp = c*p;
+    dfp = c*(1.0 - p);
+    tp += dtp;
+    fp += dfp;
+    if( dfp>0.0 ){
+      double b = (2.0*tp - dtp)*sp, f = dfp*sn, hi = f*b, lo = fma(f, b, -hi);
+      ml_xsum_add(&a, hi, 1);
+      ml_xsum_add(&a, lo, 1);
+    }
+    if( (++g & 0xFFFFF)==0 && ml_stop_requested() ) break;
+  }
+  return ml_xsum_round(&a) / (2.0 * (P*sp) * (N*sn));
+}
+
 static void exp_result(sqlite3_context *ctx, ExpAgg *a, int isFinal){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   if( a && a->failed ) return;
@@ -211,6 +314,22 @@ static void exp_result(sqlite3_context *ctx, ExpAgg *a, int isFinal){
   if( a==0 || !a->init || a->nRow==0 ){ ml_result_null(ctx, d->name, "no rows"); return; }
   if( d->kind==EXP_CONFUSION ){
     exp_confusion(ctx, a, ml_param_value(&a->thr, 0.5));
+    return;
+  }
+  if( d->kind==EXP_AUROC && !a->halves ){
+    double v, P, N;
+    if( ml_compute_begin(ctx, isFinal, a->keys.n[0]) ) return;
+    if( ml_samples_sort(&a->keys) ){
+      sqlite3_result_error_nomem(ctx);
+    }else{
+      v = exp_auroc_keys(&a->keys, &P, &N);
+      if( P==0.0 || N==0.0 ){
+        ml_result_null(ctx, d->name, "every p is %s: the expected AUROC needs both classes", P==0.0 ? "0" : "1");
+      }else if( !ml_stop_happened() ){
+        sqlite3_result_double(ctx, v);
+      }
+    }
+    ml_compute_end(ctx);
     return;
   }
   if( a->smp.n[0]==0 || a->smp.n[1]==0 ){
@@ -232,6 +351,7 @@ static void expFinal(sqlite3_context *ctx){
   ExpAgg *a = sqlite3_aggregate_context(ctx, 0);
   exp_result(ctx, a, 1);
   if( a && a->init ) ml_samples_clear(&a->smp);
+  if( a && a->kinit ) ml_samples_clear(&a->keys);
 }
 
 /* ------------------------------------------------------------- records */

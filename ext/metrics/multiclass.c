@@ -63,9 +63,16 @@
 **      weight; log_loss and brier sum exactly, ml_xsum), so a result does
 **      not depend on the rows' order, a window frame equals the aggregate
 **      over its rows, and integer weights equal repeated rows bit for bit.
-**   7. Window frames: the rows are kept in arrival order; xInverse removes
-**      the leaving row (the oldest, found from the front); each result is
-**      computed afresh from the rows.
+**   7. Streaming kinds (mc_log_loss, mc_brier, ordinal_rps, mc_top_k,
+**      mc_confusion, mc_calibration) keep no row: exact sums (ml_xsum)
+**      of the rows' terms and weights, or integer counts -- the means' sum
+**      of w t and of w; top k's rows by (classes above, ties) or, weighted,
+**      k sums; the confusion cells; mc_calibration's (k + 1) bins per bin
+**      count: rows, positives and the exact sums of w, w 1[lab], w p --
+**      so xInverse subtracts exactly, O(k) a row, and a window frame equals
+**      the aggregate over its rows bit for bit.  The other kinds keep the
+**      rows in arrival order; xInverse removes the leaving row (the oldest,
+**      found from the front); each result is computed afresh from them.
 **   8. mc_confusion: the predicted class is the first index of the highest
 **      score (numpy.argmax), or with two arguments whose second is not a
 **      JSON array, pred, an integer class 0..15 (a row of k = 1 here); the
@@ -110,7 +117,9 @@
 **      this one and cannot be told from it (docs/multiclass.md).
 **  15. Scale (docs/weights.md, "Scale"): a weighted group's weights are
 **      multiplied by one power of two (ml_pow2_scale of the largest) while
-**      a result is computed and restored after it (exact both ways), so
+**      a result is computed and restored after it (exact both ways) -- the
+**      streaming kinds hold each weight as w 2^-e0, e0 the exponent of the
+**      group's first weight (exact, and a power of two like the other) -- so
 **      that no product of weight sums (P N, the Mann-Whitney sums, kappa's
 **      and mcc's margins, w p in the means) underflows or overflows,
 **      whatever the weights' scale; c w gives w's result, bit for bit when
@@ -119,8 +128,42 @@
 **  16. A class holding every row of a group has no OvR per-class value:
 **      its AUROC and average precision are null, as auroc and pr_auc over
 **      one class are, and "reason" says so.
+**  17. mc_auroc over a window frame (unweighted rows, no state): from its
+**      first xValue the frame's keys also live in counted sets
+**      (ml_rankset.c), one per (column, class) and micro's two, and every
+**      Mann-Whitney count of the result (twice, an integer) is updated as a
+**      row enters or leaves: O(k^2 log n) a row, and the frame's result is
+**      the aggregate's bit for bit (the sweep's sums are of integers and
+**      halves, exact).  Out of memory there drops the sets (each frame is
+**      then computed afresh); a state in the frame does too.
+**  18. Row limit: the kinds that keep rows hold them, and their result's
+**      scratch, in one block each, and SQLite allocates at most 2 GiB at
+**      once: a group holds at most (2^31 - 2^20) / b rows, b the bytes a
+**      row of the largest block (mc_block_bytes: 8 (k + 2) for the rows,
+**      16 (k + 1) for mc_auroc's and mc_pr_auc's columns, 16 + 8 (k + 2) +
+**      16 (k + 1) for mc_auroc_ci); one more row is an error "more than N
+**      rows in one group", not "out of memory" (issue 44 item 3).  A
+**      weighted state's entries, and any that mc_auroc_ci reads, count
+**      as their rows.
+**  19. The columns form: mc_auroc and mc_pr_auc (unweighted, until a
+**      window's first result or a state) keep no rows but their k score
+**      columns as the sort's records (key of s_j, the class in aux: 16 k
+**      bytes a row, each column its own block), in arrival order; the
+**      final result shrinks each to its rows (no growth slack kept),
+**      sorts it in place with one column of scratch and sweeps it (the
+**      sweeps read only the class: every weight is 1), so its peak is
+**      16 (k + 1) bytes a row and a group holds up to (2^31 - 2^20) / 16
+**      rows (134 M) whatever k.  A window's first xValue, its first
+**      xInverse, or a state turns the columns back into rows (exact: the
+**      key of a score gives the score back, -0.0 as +0.0, which rows
+**      compare as equal).
 **
-** Cost: 8 (k + 2) bytes per row (y, weight, k scores), at most 16 k; over
+** Cost: the streaming kinds (rule 7) hold no row: O(k) a row entering or
+** leaving, O(k^2) (mc_calibration O(k B)) a result; 2 exact sums (1.1 KB)
+** for a mean, 16^2 counts (+ k or up to 256 exact sums weighted) for top k
+** and the matrix, (k + 1) B bins of 24 bytes (+ 568 or 1704 per bin used)
+** for mc_calibration.  The others: 8 (k + 2) bytes per row (y, weight, k
+** scores), at most 16 k (mc_auroc and mc_pr_auc: 16 k, rule 19); over
 ** unweighted states the same per distinct tuple of their merge (O(entries
 ** log states)), whatever the counts.
 ** ml_state_mc: a merge sort of the rows, O(n log n), then one pass; its
@@ -131,14 +174,14 @@
 ** (its OvR terms and the OvO pairs of its class), then micro by a k-way merge
 ** of the sorted columns (no sort of the n k pairs): O(n k) time for the sorts
 ** and sweeps, O(n k^2) for the merge's choice of column, and 16 (k + 1) n
-** bytes of scratch.  Measured (bench/RESULTS.md, "Multiclass"; callgrind,
+** bytes of scratch (the columns form: the held columns and 16 n).  Measured (bench/RESULTS.md, "Multiclass"; callgrind,
 ** k = 3, 10^6 rows): mc_auroc 1994 Ir/row, 1.96x the no-op floor4 of the
 ** same four columns, of which the k sorts ~390, the micro merge ~185, the
 ** sweeps ~95, the row step above the floor's ~250; the JSON form 2258
 ** (3.21x floor_text, which parses nothing).  O(n k) and nothing allocated
 ** for mc_log_loss / mc_brier / ordinal_rps; O(n k) and k^2 doubles (a
-** weighted matrix: k^2 exact sums) for mc_confusion; k exact sums for
-** mc_top_k.
+** weighted matrix: k^2 exact sums) for mc_confusion; one pass over the k
+** scores for mc_top_k (the true class's place, no sort).
 */
 #include <float.h>
 #include <math.h>
@@ -166,11 +209,52 @@ typedef struct McAgg {
                        ** mc_auroc_ci's level, reps, seed */
   int counted;         /* rows from a state: w is a count of equal rows (rule 12) */
   int wstate;          /* rows from a weighted state: the results are weighted */
+  struct McStream *ss; /* the streaming kinds' sums (rule 7): no row kept */
+  int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
+  int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
+  struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
+  MlRec16 *col[MC_MAX_K];  /* the columns form (rule 19): column j's (key of s_j, class), */
+  ml_i64 capcol;           /* in arrival order, n of capcol held */
+  int cols;                /* the columns form holds the rows (a is then empty) */
 } McAgg;
+
+/* The kinds that keep sums, not rows (rule 7). */
+#define MC_STREAMS(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_TOP_K \
+                          || (kind)==MC_CONFUSION || (kind)==MC_CALIB)
+
+/* A bin of one mc_calibration column: its rows (a count, whatever their
+** weight: the bin is empty at 0) and positives, and x: unweighted, one
+** exact sum (of p); weighted, three (of w, w 1[lab], w p); allocated on
+** the bin's first row. */
+typedef struct McBin { ml_i64 n, npos; MlXsum *x; } McBin;
+
+/* What a streaming kind keeps (rule 7). */
+typedef struct McStream {
+  MlXsum num, den;                        /* means: the exact sums of w t and of w (den: wmode only) */
+  ml_i64 cnt[MC_MAX_K*MC_MAX_K];          /* rows: top k [above][tied-1]; confusion [y][pred] */
+  MlXsum *x[MC_MAX_K*MC_MAX_K];           /* weights: top k's x[0] (all) and x[m] (top-m hits);
+                                          ** confusion's cells; allocated on first use */
+  ml_i64 B;                               /* mc_calibration: bins */
+  McBin *bin;                             /* (k + 1) B bins, column c's at c B */
+} McStream;
 
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
 
+static void mc_stream_free(McAgg *p);
+static void mc_win_free(McAgg *p);
+static int mc_win_row(struct McWin *v, int k, int y, const double *s, int sign);
+
+static void mc_cols_free(McAgg *p){
+  int j;
+  for(j=0; j<MC_MAX_K; j++){ ml_free(p->col[j]); p->col[j] = 0; }
+  p->capcol = 0;
+  if( p->cols ){ p->cols = 0; p->n = 0; }
+}
+
 static void mc_clear(McAgg *p){
+  mc_stream_free(p);
+  mc_win_free(p);
+  mc_cols_free(p);
   ml_free(p->a);
   p->a = 0;
   p->head = p->n = p->cap = 0;
@@ -248,8 +332,37 @@ static int mc_row(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_v
   return ml_arg_label(ctx, d->name, argv[0], *k-1, y);
 }
 
-/* Appends a row; ML_OK or ML_NOMEM (the buffer is kept as it was). */
-static int mc_append(McAgg *p, int y, double w, const double *s){
+/* SQLite allocates at most 2^31 - 257 bytes at once (its default
+** SQLITE_MAX_ALLOCATION_SIZE), and the kinds that keep rows keep them, and
+** their result's scratch, in one block each: the most rows a group of
+** k scores can hold is the largest block's limit (rule 18), minus a margin
+** for the sort's extra. */
+#define MC_MAX_BLOCK (((ml_i64)1<<31) - ((ml_i64)1<<20))
+
+/* Bytes a row of the largest block a kind allocates: the rows (8 (k + 2));
+** mc_auroc's and mc_pr_auc's k sorted columns and one column's scratch
+** (16 (k + 1)); mc_auroc_ci's canonical order, drawn rows and that scratch
+** in one block. */
+static ml_i64 mc_block_bytes(int kind, int k){
+  ml_i64 rows = 8*((ml_i64)k + 2), cols = 16*((ml_i64)k + 1);
+  if( kind==MC_AUROC || kind==MC_PR_AUC ) return cols>rows ? cols : rows;
+  if( kind==MC_AUROC_CI ) return 16 + rows + cols;
+  return rows;
+}
+
+/* The most rows a group of kind and k holds (rule 18). */
+static ml_i64 mc_max_rows(int kind, int k){ return MC_MAX_BLOCK / mc_block_bytes(kind, k); }
+
+/* "more than N rows in one group" (rule 18) into zErr. */
+static void mc_too_many(char *zErr, int nErr, const char *zName, int kind, int k){
+  sqlite3_snprintf(nErr, zErr, "more than %lld rows in one group (k = %d): %s holds %lld bytes a row in one "
+                   "block, and SQLite allocates at most 2 GiB at once", (long long)mc_max_rows(kind, k), k, zName,
+                   (long long)mc_block_bytes(kind, k));
+}
+
+/* Appends a row; ML_OK, ML_NOMEM (the buffer is kept as it was), or
+** ML_ERROR past the kind's row limit (mc_max_rows). */
+static int mc_append(McAgg *p, int y, double w, const double *s, int kind){
   size_t st = MC_STRIDE(p);
   double *r;
   if( p->head + p->n >= p->cap ){
@@ -257,8 +370,11 @@ static int mc_append(McAgg *p, int y, double w, const double *s){
       memmove(p->a, p->a + p->head*st, (size_t)p->n*st*sizeof(double));
       p->head = 0;
     }else{
-      ml_i64 cNew = p->cap ? p->cap*2 : 16;
-      double *a = ml_realloc(p->a, (uint64_t)cNew * st * sizeof(double));
+      ml_i64 cNew = p->cap ? p->cap*2 : 16, mx = mc_max_rows(kind, p->k);
+      double *a;
+      if( p->n>=mx ) return ML_ERROR;
+      if( cNew>mx ) cNew = mx;
+      a = ml_realloc(p->a, (uint64_t)cNew * st * sizeof(double));
       if( a==0 ) return ML_NOMEM;
       p->a = a;
       p->cap = cNew;
@@ -279,7 +395,9 @@ static void mc_remove(McAgg *p, int y, double w, const double *s){
   ml_i64 i;
   for(i=0; i<p->n; i++){
     const double *r = p->a + (size_t)(p->head + i)*st;
-    if( r[0]==(double)y && r[1]==w && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
+    int j;
+    for(j=0; j<p->k && r[2 + j]==s[j]; j++){}     /* == : -0.0 and +0.0 are one score (ml_key_of) */
+    if( r[0]==(double)y && r[1]==w && j==p->k ){
       if( i==0 ){
         p->head++;
       }else{
@@ -293,6 +411,370 @@ static void mc_remove(McAgg *p, int y, double w, const double *s){
   }
 }
 
+/* ------------------------------------------------------ streaming sums */
+
+/* The predicted class of a row's scores s: pred itself (k = 1 rows), else
+** the first index of the highest score (numpy.argmax). */
+static int mc_argmax(const double *s, int k){
+  int j, b = 0;
+  if( k==1 ) return (int)s[0];
+  for(j=1; j<k; j++) if( s[j]>s[b] ) b = j;
+  return b;
+}
+
+/* A row's term of mc_log_loss, mc_brier or ordinal_rps (rule 2). */
+static double mc_term(int kind, int k, int y, const double *s){
+  double t = 0.0;
+  int j;
+  if( kind==MC_LOG_LOSS ){
+    double q = s[y];
+    return -log(q<MC_EPS ? MC_EPS : q);
+  }
+  if( kind==MC_RPS ){                        /* cumulative over the first k-1 classes */
+    double F = 0.0;
+    for(j=0; j<k-1; j++){
+      double e;
+      F += s[j];
+      e = F - (y<=j ? 1.0 : 0.0);
+      t += e*e;
+    }
+    return t / (double)(k - 1);
+  }
+  for(j=0; j<k; j++){
+    double e = (j==y ? 1.0 : 0.0) - s[j];
+    t += e*e;
+  }
+  return t;
+}
+
+/* top_k_accuracy's hit of a row whose true class has `above` classes
+** scoring higher and `tied` equal (itself included), at m places: 1 when
+** its ties fit in the first m, else the share of its tied places there. */
+static double mc_hit(int m, int above, int tied){
+  return m>=above + tied ? 1.0 : (double)(m - above) / (double)tied;
+}
+
+/* n exact sums, initialised; 0 when out of memory. */
+static MlXsum *mc_xsums(int n){
+  MlXsum *x = ml_malloc((uint64_t)n*sizeof(MlXsum));
+  int i;
+  for(i=0; x && i<n; i++) ml_xsum_init(&x[i]);
+  return x;
+}
+
+static void mc_stream_free(McAgg *p){
+  McStream *ss = p->ss;
+  ml_i64 i;
+  int c;
+  if( ss==0 ) return;
+  for(c=0; c<MC_MAX_K*MC_MAX_K; c++) ml_free(ss->x[c]);
+  for(i=0; ss->bin && i<(ml_i64)(p->k + 1)*ss->B; i++) ml_free(ss->bin[i].x);
+  ml_free(ss->bin);
+  ml_free(ss);
+  p->ss = 0;
+}
+
+/* The weight w (> 0) as the sums hold it: w 2^-e0, e0 the exponent of the
+** group's first weight (rule 15), or 0 once a row of weight 1 is counted. */
+static double mc_wscaled(McAgg *p, double w){
+  if( !p->e0set ){ p->e0 = ilogb(w); p->e0set = 1; }
+  return p->e0==0 ? w : ldexp(w, -p->e0);
+}
+
+/* The sums turn from counts to weights (a weighted state joins an
+** unweighted function's group): each count c becomes the exact sum of c
+** weights 1 (e0 is then 0).  ML_OK or ML_NOMEM. */
+static int mc_stream_weigh(McAgg *p, int kind){
+  McStream *ss = p->ss;
+  int k = p->k, a, t, m;
+  if( p->wmode ) return ML_OK;
+  p->wmode = 1;
+  if( ss==0 ) return ML_OK;
+  ml_xsum_add_n(&ss->den, 1.0, p->n, 1);         /* the means' rows so far, each of weight 1 */
+  if( kind==MC_TOP_K && (ss->x[0] = mc_xsums(k))==0 ) return ML_NOMEM;
+  for(a=0; kind==MC_TOP_K && a<k; a++){
+    for(t=1; t<=k; t++){
+      ml_i64 c = ss->cnt[a*MC_MAX_K + t-1];
+      if( c==0 ) continue;
+      ml_xsum_add_n(ss->x[0], 1.0, c, 1);
+      for(m=a+1; m<k; m++) ml_xsum_add_n(&ss->x[0][m], mc_hit(m, a, t), c, 1);
+    }
+  }
+  for(a=0; kind==MC_CONFUSION && a<MC_MAX_K*MC_MAX_K; a++){
+    if( ss->cnt[a]==0 ) continue;
+    if( (ss->x[a] = mc_xsums(1))==0 ) return ML_NOMEM;
+    ml_xsum_add_n(ss->x[a], 1.0, ss->cnt[a], 1);
+  }
+  if( kind==MC_CALIB && ss->bin ){
+    ml_i64 i;
+    for(i=0; i<(ml_i64)(k + 1)*ss->B; i++){
+      McBin *b = &ss->bin[i];
+      MlXsum *x;
+      if( b->x==0 ) continue;
+      if( (x = mc_xsums(3))==0 ) return ML_NOMEM;
+      ml_xsum_add_n(&x[0], 1.0, b->n, 1);
+      ml_xsum_add_n(&x[1], 1.0, b->npos, 1);
+      x[2] = b->x[0];
+      ml_free(b->x);
+      b->x = x;
+    }
+  }
+  return ML_OK;
+}
+
+/* Adds (sign +1) or removes (-1) c rows (y, s) of weight w each to the
+** streaming sums (rule 7): counts, or (wmode) exact sums of the weights
+** w 2^-e0, c w split into two exact parts.  ML_OK or ML_NOMEM. */
+static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, ml_i64 c, int sign){
+  McStream *ss = p->ss;
+  double wp[2];
+  int k = p->k, nw = 0, i, j;
+  if( ss==0 ){
+    if( sign<0 ) return ML_OK;
+    if( (ss = ml_malloc(sizeof(*ss)))==0 ) return ML_NOMEM;
+    memset(ss, 0, sizeof(*ss));
+    ml_xsum_init(&ss->num);
+    ml_xsum_init(&ss->den);
+    p->ss = ss;
+  }
+  if( p->wmode ){
+    double v = mc_wscaled(p, w);
+    wp[0] = (double)c*v;
+    wp[1] = fma((double)c, v, -wp[0]);
+    nw = wp[1]!=0.0 ? 2 : 1;
+  }else if( !p->e0set ){
+    p->e0set = 1;                            /* rows of weight 1: 2^0 */
+    p->e0 = 0;
+  }
+  p->n += sign*c;
+  if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
+    double t = mc_term(kind, k, y, s);
+    if( !p->wmode ) ml_xsum_add_n(&ss->num, t, c, sign);      /* den: the count n */
+    for(i=0; i<nw; i++){
+      ml_xsum_add_product(&ss->num, wp[i], t, sign);
+      ml_xsum_add(&ss->den, wp[i], sign);
+    }
+  }else if( kind==MC_TOP_K ){
+    /* the true class's place: the classes above it and its ties, one pass
+    ** over the k scores, no sort (rule 9) */
+    double sy = s[y];
+    int above = 0, tied = 0, m;
+    for(j=0; j<k; j++){
+      above += s[j]>sy;
+      tied += s[j]==sy;
+    }
+    if( !p->wmode ){
+      ss->cnt[above*MC_MAX_K + tied-1] += sign*c;
+      return ML_OK;
+    }
+    if( ss->x[0]==0 && (ss->x[0] = mc_xsums(k))==0 ) return ML_NOMEM;
+    for(i=0; i<nw; i++){
+      ml_xsum_add(ss->x[0], wp[i], sign);
+      for(m=above+1; m<k; m++) ml_xsum_add_product(&ss->x[0][m], wp[i], mc_hit(m, above, tied), sign);
+    }
+  }else if( kind==MC_CONFUSION ){
+    int cell = y*MC_MAX_K + mc_argmax(s, k);
+    ss->cnt[cell] += sign*c;
+    if( !p->wmode ) return ML_OK;
+    if( ss->x[cell]==0 && (ss->x[cell] = mc_xsums(1))==0 ) return ML_NOMEM;
+    for(i=0; i<nw; i++) ml_xsum_add(ss->x[cell], wp[i], sign);
+  }else{                                     /* MC_CALIB: k columns and the top label's */
+    int top = mc_argmax(s, k);
+    if( ss->bin==0 ){
+      ss->B = (ml_i64)ml_param_value(&p->par[0], 10.0);
+      ss->bin = ml_malloc((uint64_t)(k + 1)*ss->B*sizeof(McBin));
+      if( ss->bin==0 ) return ML_NOMEM;
+      memset(ss->bin, 0, (size_t)(k + 1)*ss->B*sizeof(McBin));
+    }
+    for(j=0; j<=k; j++){
+      int lab = j<k ? y==j : y==top;
+      double v = s[j<k ? j : top];
+      McBin *b = &ss->bin[j*ss->B + ml_calib_bin(v, ss->B)];
+      if( b->x==0 && (b->x = mc_xsums(p->wmode ? 3 : 1))==0 ) return ML_NOMEM;
+      b->n += sign*c;
+      if( lab ) b->npos += sign*c;
+      if( !p->wmode ){ ml_xsum_add_n(&b->x[0], v, c, sign); continue; }
+      for(i=0; i<nw; i++){
+        ml_xsum_add(&b->x[0], wp[i], sign);
+        if( lab ) ml_xsum_add(&b->x[1], wp[i], sign);
+        ml_xsum_add_product(&b->x[2], wp[i], v, sign);
+      }
+    }
+  }
+  return ML_OK;
+}
+
+/* ---------------------------------------------------- the columns form */
+
+/* Rule 19: the most rows the columns form holds (one column, then its
+** sort's scratch, each one block of 16 bytes a row). */
+#define MC_MAX_COL_ROWS (MC_MAX_BLOCK / 16)
+
+/* Appends a row to the columns form.  ML_OK, ML_NOMEM (unchanged) or
+** ML_ERROR (past MC_MAX_COL_ROWS). */
+static int mc_col_append(McAgg *p, int y, const double *s){
+  int j, k = p->k;
+  if( p->n>=p->capcol ){
+    ml_i64 cNew = p->capcol ? p->capcol*2 : 64;
+    if( p->n>=MC_MAX_COL_ROWS ) return ML_ERROR;
+    if( cNew>MC_MAX_COL_ROWS ) cNew = MC_MAX_COL_ROWS;
+    for(j=0; j<k; j++){
+      MlRec16 *c = ml_realloc(p->col[j], (uint64_t)cNew*16);
+      if( c==0 ) return ML_NOMEM;               /* the columns grown so far keep their rows */
+      p->col[j] = c;
+    }
+    p->capcol = cNew;
+  }
+  for(j=0; j<k; j++){
+    p->col[j][p->n].key = ml_key_of(s[j]);
+    p->col[j][p->n].aux = (double)y;
+  }
+  p->n++;
+  p->cols = 1;
+  return ML_OK;
+}
+
+/* The columns form back to rows (weight 1), in arrival order: what a window
+** frame or a state needs (rule 19).  ML_OK, ML_NOMEM or ML_ERROR (the row
+** limit: mc_too_many), the columns then kept. */
+static int mc_cols_to_rows(McAgg *p, int kind){
+  ml_i64 t, n = p->n;
+  int j, rc;
+  double s[MC_MAX_K];
+  if( !p->cols ) return ML_OK;
+  p->n = 0;
+  p->cols = 0;
+  for(t=0; t<n; t++){
+    for(j=0; j<p->k; j++) s[j] = ml_double_of(p->col[j][t].key);
+    if( (rc = mc_append(p, (int)p->col[0][t].aux, 1.0, s, kind))!=ML_OK ){
+      ml_free(p->a);
+      p->a = 0;
+      p->head = p->cap = 0;
+      p->n = n;
+      p->cols = 1;
+      return rc;
+    }
+  }
+  mc_cols_free(p);
+  return ML_OK;
+}
+
+/* A row enters: the sums of a streaming kind, the kept rows of any other.
+** ML_OK, ML_NOMEM, or ML_ERROR (past the row limit: mc_too_many). */
+static int mc_add(McAgg *p, const MlFuncDesc *d, int y, double w, const double *s){
+  int kind = d->kind, rc;
+  if( MC_STREAMS(kind) ) return mc_stream_add(p, kind, y, s, w, 1, 1);
+  if( p->cols || ((kind==MC_AUROC || kind==MC_PR_AUC) && !(d->flags & ML_FN_TWIN) && p->a==0 && p->n==0
+                  && !p->counted && !p->wstate) ){
+    return mc_col_append(p, y, s);            /* the columns form (rule 19) */
+  }
+  rc = mc_append(p, y, w, s, kind);
+  if( rc ) return rc;
+  if( p->win && mc_win_row(p->win, p->k, y, s, 1) ) mc_win_free(p);
+  return ML_OK;
+}
+
+/* ------------------------------------------------------ mc_auroc window */
+
+/* mc_auroc over a window frame (rule 17): the frame's keys in counted sets
+** (ml_rankset.c, as the binary auroc's window) and every Mann-Whitney count
+** of the result kept up to date row by row, twice each (ties count 1). */
+typedef struct McWin {
+  MlRankSet rs[MC_MAX_K][MC_MAX_K];   /* rs[a][c]: p_a of the rows of class c */
+  MlRankSet mpos, mneg;               /* micro: each row's p_y; its p_j, j != y */
+  ml_i64 u2[MC_MAX_K][MC_MAX_K];      /* u2[a][c]: rows of class a above class c in column a */
+  ml_i64 mu2;                         /* micro's positive pairs above negative ones */
+  ml_i64 W[MC_MAX_K];                 /* rows of each class */
+} McWin;
+
+static void mc_win_free(McAgg *p){
+  McWin *v = p->win;
+  int a, c;
+  if( v==0 ) return;
+  for(a=0; a<MC_MAX_K; a++) for(c=0; c<MC_MAX_K; c++) ml_rankset_clear(&v->rs[a][c]);
+  ml_rankset_clear(&v->mpos);
+  ml_rankset_clear(&v->mneg);
+  ml_free(v);
+  p->win = 0;
+}
+
+/* Twice the pairs of a key against the set o, the key above: 2 per key of
+** o below it, 1 per tie; below: 2 per key above it, 1 per tie. */
+static ml_i64 mc_above2(const MlRankSet *o, ml_key key){
+  ml_i64 lt, le;
+  ml_rankset_count(o, key, &lt, &le);
+  return lt + le;
+}
+static ml_i64 mc_below2(const MlRankSet *o, ml_key key){
+  ml_i64 lt, le;
+  ml_rankset_count(o, key, &lt, &le);
+  return 2*o->n - lt - le;
+}
+
+/* The row (y, s) enters (sign +1) or leaves (-1) the sets: O(k log n).
+** Its pairs with the other rows are counted against sets that do not hold
+** it (its keys leave before, enter after); its own micro pairs apart.  ML_OK or ML_NOMEM
+** (the sets are then inconsistent: the caller drops them). */
+static int mc_win_keys(McWin *v, int k, int y, const ml_key *key, int sign){
+  int a;
+  for(a=0; a<k; a++){
+    MlRankSet *m = a==y ? &v->mpos : &v->mneg;
+    if( sign>0 ){
+      if( ml_rankset_insert(&v->rs[a][y], key[a]) || ml_rankset_insert(m, key[a]) ) return ML_NOMEM;
+    }else if( !ml_rankset_remove(&v->rs[a][y], key[a]) || !ml_rankset_remove(m, key[a]) ){
+      return ML_NOMEM;                   /* not held: cannot happen */
+    }
+  }
+  return ML_OK;
+}
+
+static int mc_win_row(McWin *v, int k, int y, const double *s, int sign){
+  ml_key key[MC_MAX_K] = {0};
+  ml_i64 d = 0;
+  int a, c;
+  for(a=0; a<k; a++) key[a] = ml_key_of(s[a]);
+  if( sign<0 && mc_win_keys(v, k, y, key, sign) ) return ML_NOMEM;
+  for(a=0; a<k; a++){
+    if( a==y ){
+      for(c=0; c<k; c++) if( c!=y ) v->u2[y][c] += sign*mc_above2(&v->rs[y][c], key[y]);
+      d += mc_above2(&v->mneg, key[y]);
+    }else{
+      v->u2[a][y] += sign*mc_below2(&v->rs[a][a], key[a]);
+      d += mc_below2(&v->mpos, key[a]);
+      d += key[y]>key[a] ? 2 : key[y]==key[a];      /* the row's own pair */
+    }
+  }
+  v->mu2 += sign*d;
+  v->W[y] += sign;
+  return sign>0 ? mc_win_keys(v, k, y, key, sign) : ML_OK;
+}
+
+/* Moves an mc_auroc window's rows into the sets (first xValue); drops
+** them when out of memory (each frame then computed afresh). */
+static void mc_win_start(McAgg *p){
+  ml_i64 i;
+  if( (p->win = ml_malloc(sizeof(McWin)))==0 ) return;
+  memset(p->win, 0, sizeof(McWin));
+  for(i=0; i<p->n; i++){
+    const double *r = p->a + (size_t)(p->head + i)*MC_STRIDE(p);
+    if( mc_win_row(p->win, p->k, (int)r[0], r + 2, 1) ){ mc_win_free(p); return; }
+  }
+}
+
+/* Reports mc_add's failure: out of memory, or the row limit (rule 18). */
+static void mc_add_failed(sqlite3_context *ctx, const MlFuncDesc *d, const McAgg *p, int rc){
+  char z[200];
+  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return; }
+  if( p->cols ){
+    ml_error(ctx, d->name, "more than %lld rows in one group (k = %d): %s holds 16 bytes a row in each of "
+             "%d blocks, and SQLite allocates at most 2 GiB at once", (long long)MC_MAX_COL_ROWS, p->k, d->name,
+             p->k);
+  }else{
+    mc_too_many(z, sizeof(z), d->name, d->kind, p->k);
+    ml_error(ctx, d->name, "%s", z);
+  }
+}
+
 /* The step of a row of weight w (1 for the unweighted functions; 0: the
 ** row is checked and skipped; < 0: the driver set the weight's error). */
 static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
@@ -303,6 +785,7 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( p->failed ) return;
   if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
+  if( d->flags & ML_FN_TWIN ) p->wmode = 1;
   for(k=0; k<mc_has_param(ctx, d, argc, argv); k++){
     const MlParamSpec *ps = d->aParam[k];
     ml_i64 iv;
@@ -331,10 +814,10 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
       }
       if( j==p->k && isProb && ml_prob_row_check(s, p->k, &sum)>=0 ) j = 0;
       if( j==p->k ){
-        if( w!=0.0 && mc_append(p, (int)yv, w, s) ){
+        if( w!=0.0 && (rc = mc_add(p, d, (int)yv, w, s))!=ML_OK ){
+          mc_add_failed(ctx, d, p, rc);
           mc_clear(p);
           p->failed = 1;
-          sqlite3_result_error_nomem(ctx);
         }
         return;
       }
@@ -354,10 +837,10 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( rc==ML_ROW_ERR ){ p->failed = 1; mc_clear(p); return; }
   if( rc!=ML_ROW_OK || w==0.0 ) return;
   p->k = k;
-  if( mc_append(p, y, w, s) ){
+  if( (rc = mc_add(p, d, y, w, s))!=ML_OK ){
+    mc_add_failed(ctx, d, p, rc);
     mc_clear(p);
     p->failed = 1;
-    sqlite3_result_error_nomem(ctx);
   }
 }
 
@@ -370,7 +853,19 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   for(k=0; k<mc_has_param(ctx, d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
   if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
-  mc_remove(p, y, w, s);
+  if( p->cols && mc_cols_to_rows(p, d->kind) ){
+    /* out of memory (or the row limit) turning the columns into rows:
+    ** the group fails */
+    sqlite3_result_error_nomem(ctx);
+    mc_clear(p);
+    p->failed = 1;
+    return;
+  }
+  if( MC_STREAMS(d->kind) ) mc_stream_add(p, d->kind, y, s, w, 1, -1);   /* removes: no allocation */
+  else{
+    mc_remove(p, y, w, s);
+    if( p->win && mc_win_row(p->win, p->k, y, s, -1) ) mc_win_free(p);
+  }
 }
 
 /*
@@ -385,46 +880,6 @@ static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static void mc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 1) ) return;
   mc_inverse_w(ctx, argc, argv, 1.0);
-}
-
-/* ----------------------------------------------------- log loss, brier */
-
-/* The weighted mean of the rows' terms, both sums exact (rule 6). */
-static double mc_mean_term(const McAgg *p, int kind){
-  MlXsum num, den;
-  size_t st = MC_STRIDE(p);
-  ml_i64 i;
-  int j;
-  ml_xsum_init(&num);
-  ml_xsum_init(&den);
-  for(i=0; i<p->n; i++){
-    const double *r = p->a + (size_t)(p->head + i)*st;
-    int y = (int)r[0];
-    double t;
-    if( kind==MC_LOG_LOSS ){
-      double q = r[2 + y];
-      t = -log(q<MC_EPS ? MC_EPS : q);
-    }else if( kind==MC_RPS ){               /* cumulative over the first k-1 classes */
-      double F = 0.0;
-      t = 0.0;
-      for(j=0; j<p->k-1; j++){
-        double e;
-        F += r[2 + j];
-        e = F - (y<=j ? 1.0 : 0.0);
-        t += e*e;
-      }
-      t /= (double)(p->k - 1);
-    }else{
-      t = 0.0;
-      for(j=0; j<p->k; j++){
-        double e = (j==y ? 1.0 : 0.0) - r[2 + j];
-        t += e*e;
-      }
-    }
-    ml_xsum_add_product(&num, r[1], t, 1);
-    ml_xsum_add(&den, r[1], 1);
-  }
-  return ml_xsum_round(&num) / ml_xsum_round(&den);
 }
 
 /* ------------------------------------------------------ ranking sweeps */
@@ -628,7 +1083,7 @@ static int mc_sweep_micro(const McAgg *p, const MlRec16 *col, int weighted, int 
 ** and a run ends where the score changes.  A column's key 0 marks it used
 ** up (no score has key 0: only a NaN would).  unit: the counts are counted
 ** as integers and turned to doubles at the end of each run (exact). */
-static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, double *pU, double *pAp,
+static void mc_sweep_micro_counts(const McAgg *p, MlRec16 *const *col, int unit, double *pU, double *pAp,
                                   double *pP, double *pN){
   double posAbove = 0.0, negAbove = 0.0, u = 0.0, ap = 0.0, gp = 0.0, gn = 0.0;
   const MlRec16 *at[MC_MAX_K], *first[MC_MAX_K];
@@ -636,7 +1091,7 @@ static void mc_sweep_micro_counts(const McAgg *p, const MlRec16 *col, int unit, 
   ml_key hk[MC_MAX_K], key = 0;
   int k = p->k, j, b;
   for(j=0; j<k; j++){
-    first[j] = col + j*n;
+    first[j] = col[j];
     at[j] = first[j] + n - 1;
     hk[j] = at[j]->key;
     if( hk[j]>key ) key = hk[j];
@@ -698,27 +1153,20 @@ static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*(k + 1)*16 
 ** (key of p_j, row and class) made in one pass over the rows), sweeps each,
 ** then merges the k sorted columns for micro.  In mem (mc_rank_scratch
 ** bytes; 0: allocated here).  ML_OK, ML_NOMEM or ML_STOPPED. */
-static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
-  ml_i64 n = p->n, t, nBuf = 0;
-  int k = p->k, i, c, unit = 1, rc;
-  MlRec16 *col, *buf = 0;
-  void *scratch;
+/* Sorts each column col[i] (n records; scratch: one column's and the
+** sort's extra) and sweeps it, then micro (weighted: the columns must be
+** one block, col[i] = col[0] + i n).  ML_OK, ML_NOMEM or ML_STOPPED. */
+static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, int unit, void *scratch, McRank *R){
+  ml_i64 nBuf = 0;
+  int k = p->k, i, c, rc;
+  MlRec16 *buf = 0;
   McCol cs;
   double U, AP, P, N;
-  col = mem ? mem : ml_malloc(mc_rank_scratch(n, k));
-  if( col==0 ) return ML_NOMEM;
-  scratch = col + (size_t)n*k;
-  for(t=0; t<n; t++){                      /* the keys, made once */
-    const double *r = mc_at(p, t);
-    double tag = (double)(t*MC_TAG + (int)r[0]);
-    if( r[1]!=1.0 ) unit = 0;
-    for(i=0; i<k; i++){ col[i*n + t].key = ml_key_of(r[2 + i]); col[i*n + t].aux = tag; }
-  }
   R->k = k;
   R->absent = -1;
   for(i=0; i<k; i++){
-    if( ml_radix_sort(col + i*n, n, 16, scratch) ){ if( !mem ) ml_free(col); return ML_STOPPED; }
-    mc_sweep_column(p, i, col + i*n, weighted, unit, scratch, &cs);
+    if( ml_radix_sort(col[i], p->n, 16, scratch) ) return ML_STOPPED;
+    mc_sweep_column(p, i, col[i], weighted, unit, scratch, &cs);
     if( i==0 ){
       R->n = 0.0;
       for(c=0; c<k; c++){ R->W[c] = cs.W[c]; R->n += cs.W[c]; }
@@ -737,13 +1185,80 @@ static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
     if( R->W[c]==R->n ) R->full = c;
   }
   rc = ML_OK;
-  if( weighted ) rc = mc_sweep_micro(p, col, weighted, unit, &buf, &nBuf, &U, &AP, &P, &N);
+  if( weighted ) rc = mc_sweep_micro(p, col[0], weighted, unit, &buf, &nBuf, &U, &AP, &P, &N);
   else mc_sweep_micro_counts(p, col, unit, &U, &AP, &P, &N);
   ml_free(buf);
-  if( !mem ) ml_free(col);
   if( rc!=ML_OK ) return rc;
   R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
   R->microAp = P>0.0 ? AP / P : NAN;
+  return ML_OK;
+}
+
+static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
+  ml_i64 n = p->n, t;
+  int k = p->k, i, unit = 1, rc;
+  MlRec16 *col, *cols[MC_MAX_K];
+  col = mem ? mem : ml_malloc(mc_rank_scratch(n, k));
+  if( col==0 ) return ML_NOMEM;
+  for(t=0; t<n; t++){                      /* the keys, made once */
+    const double *r = mc_at(p, t);
+    double tag = (double)(t*MC_TAG + (int)r[0]);
+    if( r[1]!=1.0 ) unit = 0;
+    for(i=0; i<k; i++){ col[i*n + t].key = ml_key_of(r[2 + i]); col[i*n + t].aux = tag; }
+  }
+  for(i=0; i<k; i++) cols[i] = col + (size_t)i*n;
+  rc = mc_rank_columns(p, cols, weighted, unit, col + (size_t)n*k, R);
+  if( !mem ) ml_free(col);
+  return rc;
+}
+
+/* The columns form's result (rule 19): each column shrunk to its rows (no
+** growth slack kept), then sorted in place with one column of scratch. */
+static int mc_rank_held(McAgg *p, McRank *R){
+  void *scratch;
+  int i, rc;
+  for(i=0; i<p->k; i++){
+    MlRec16 *c = ml_realloc(p->col[i], (uint64_t)p->n*16);
+    if( c ) p->col[i] = c;
+  }
+  p->capcol = p->n;
+  scratch = ml_malloc((uint64_t)p->n*16 + ML_RADIX_EXTRA);
+  if( scratch==0 ) return ML_NOMEM;
+  rc = mc_rank_columns(p, p->col, 0, 1, scratch, R);
+  ml_free(scratch);
+  return rc;
+}
+
+/* mc_auroc's McRank from a window's counts (rule 17): each sum the sweep
+** would take is a sum of integers and halves, exact, so the frame's result
+** is the aggregate's bit for bit. */
+static int mc_win_rank(const McAgg *p, McRank *R){
+  const McWin *v = p->win;
+  int k = p->k, i, c;
+  double n = 0.0, P, N;
+  R->k = k;
+  for(c=0; c<k; c++){ R->W[c] = (double)v->W[c]; n += R->W[c]; }
+  R->n = n;
+  for(i=0; i<k; i++){
+    ml_i64 u = 0;
+    for(c=0; c<k; c++) if( c!=i ) u += v->u2[i][c];
+    P = R->W[i];
+    N = n - P;
+    R->auc[i] = P>0.0 && N>0.0 ? ((double)u/2.0) / (P*N) : NAN;
+    R->ap[i] = NAN;
+    for(c=0; c<k; c++){
+      R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? ((double)v->u2[i][c]/2.0) / (P*R->W[c]) : NAN;
+    }
+  }
+  R->absent = R->full = -1;
+  for(c=k-1; c>=0; c--){
+    if( R->W[c]==0.0 ) R->absent = c;
+    if( R->W[c]==R->n ) R->full = c;
+  }
+  P = n;
+  N = n*(double)(k - 1);
+  R->microAuc = P>0.0 && N>0.0 ? ((double)v->mu2/2.0) / (P*N) : NAN;
+  R->microAp = NAN;
   return ML_OK;
 }
 
@@ -827,52 +1342,8 @@ static void mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale
 
 /* ------------------------------------------------- confusion, top k */
 
-/* The predicted class of a row: pred itself (k = 1 rows), else the first
-** index of the highest score (numpy.argmax). */
-static int mc_pred(const McAgg *p, const double *r){
-  int j, b = 0;
-  if( p->k==1 ) return (int)r[2];
-  for(j=1; j<p->k; j++) if( r[2 + j]>r[2 + b] ) b = j;
-  return b;
-}
-
 /* A ratio, NaN (JSON null) when the denominator is 0. */
 static double mc_ratio(double a, double b){ return b!=0.0 ? a / b : NAN; }
-
-/* The matrix C (K x K, rows the true class), each cell an exact sum of the
-** rows' weights (rule 6); K the scores' k, or for pred rows one more than
-** the largest class seen (at least 2).  ML_OK or ML_NOMEM. */
-static int mc_matrix(const McAgg *p, int weighted, double *C, int *pK){
-  size_t st = MC_STRIDE(p);
-  ml_i64 i;
-  int K = p->k, c;
-  MlXsum *x = 0;
-  if( K==1 ){
-    K = 2;
-    for(i=0; i<p->n; i++){
-      const double *r = p->a + (size_t)(p->head + i)*st;
-      if( (int)r[0] + 1>K ) K = (int)r[0] + 1;
-      if( (int)r[2] + 1>K ) K = (int)r[2] + 1;
-    }
-  }
-  *pK = K;
-  memset(C, 0, (size_t)K*K*sizeof(double));
-  if( weighted ){
-    x = ml_malloc((uint64_t)K*K*sizeof(MlXsum));
-    if( x==0 ) return ML_NOMEM;
-    for(c=0; c<K*K; c++) ml_xsum_init(&x[c]);
-  }
-  for(i=0; i<p->n; i++){
-    const double *r = p->a + (size_t)(p->head + i)*st;
-    int cell = (int)r[0]*K + mc_pred(p, r);
-    if( x ) ml_xsum_add(&x[cell], r[1], 1); else C[cell] += 1.0;
-  }
-  if( x ){
-    for(c=0; c<K*K; c++) C[c] = ml_xsum_round(&x[c]);
-    ml_free(x);
-  }
-  return ML_OK;
-}
 
 /* cohen_kappa_score's 1 - sum(w C) / sum(w E), E the outer product of the
 ** margins over n; wk 0: w = 1 off the diagonal, 1: |i - j|, 2: (i - j)^2. */
@@ -943,110 +1414,108 @@ static void mc_confusion_json(sqlite3_context *ctx, const double *C, int K, doub
   ml_result_json(ctx, &js);
 }
 
-/* top_k_accuracy for m = 1..k-1: a row's true class counts 1 when fewer
-** than m classes score above it and all its ties fit in the top m, else
-** the share of its tied places inside the top m (order-independent). */
+/* --------------------------------------------------- streaming results */
+
+/* mc_top_k: top-m accuracy for m = 1..k-1 from the sums (exact, so the
+** order in which rows came and left does not matter). */
 static void mc_top_k_json(sqlite3_context *ctx, const McAgg *p){
-  size_t st = MC_STRIDE(p);
-  MlXsum *x;
+  const McStream *ss = p->ss;
+  MlXsum *x = 0;
   MlJson js;
-  ml_i64 i;
-  int k = p->k, m, j;
-  x = ml_malloc((uint64_t)k*sizeof(MlXsum));      /* x[0]: the weight; x[m]: top-m hits */
-  if( x==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  for(m=0; m<k; m++) ml_xsum_init(&x[m]);
-  for(i=0; i<p->n; i++){
-    const double *r = p->a + (size_t)(p->head + i)*st;
-    double sy = r[2 + (int)r[0]];
-    int above = 0, tied = 0;
-    for(j=0; j<k; j++){
-      if( r[2 + j]>sy ) above++;
-      else if( r[2 + j]==sy ) tied++;
-    }
-    ml_xsum_add(&x[0], r[1], 1);
-    for(m=above+1; m<k; m++){
-      double hit = m>=above + tied ? 1.0 : (double)(m - above) / (double)tied;
-      ml_xsum_add_product(&x[m], r[1], hit, 1);
+  int k = p->k, m, a, t;
+  if( !p->wmode ){
+    if( (x = mc_xsums(k))==0 ){ sqlite3_result_error_nomem(ctx); return; }
+    for(a=0; a<k; a++){
+      for(t=1; t<=k; t++){
+        ml_i64 c = ss->cnt[a*MC_MAX_K + t-1];
+        if( c==0 ) continue;
+        ml_xsum_add_n(&x[0], 1.0, c, 1);
+        for(m=a+1; m<k; m++) ml_xsum_add_n(&x[m], mc_hit(m, a, t), c, 1);
+      }
     }
   }
   ml_json_init(&js);
   ml_json_begin_array(&js);
-  for(m=1; m<k; m++) ml_json_double(&js, ml_xsum_round(&x[m]) / ml_xsum_round(&x[0]));
+  for(m=1; m<k; m++){
+    const MlXsum *h = x ? &x[m] : &ss->x[0][m], *all = x ? &x[0] : ss->x[0];
+    ml_json_double(&js, ml_xsum_round(h) / ml_xsum_round(all));
+  }
   ml_json_end_array(&js);
   ml_free(x);
   ml_result_json(ctx, &js);
 }
 
-/* --------------------------------------------------------- calibration */
-
-/* Column c of a row for mc_calibration: c < k, (p_c, 1[y = c]); c = k, the
-** top label (max p, argmax == y). */
-static double mc_calib_value(const McAgg *p, const double *r, int c, int *lab){
-  if( c<p->k ){ *lab = (int)r[0]==c; return r[2 + c]; }
-  c = mc_pred(p, r);
-  *lab = (int)r[0]==c;
-  return r[2 + c];
-}
-
-/* The binary ece (and mce) of column c over B equal-width bins: the rows
-** sorted by value, so that the bins come one after another; each bin's
-** weight, positive weight and sum of w p are exact sums (xs[0..3), the
-** caller's), so that integer weights give the rows repeated bit for bit and
-** no sum depends on the rows' order; ece = sum_b |W y_b - W p_b| / W. */
-static void mc_calib_column(const McAgg *p, int c, ml_i64 B, MlRec16 *rec, void *scratch, MlXsum *xs,
-                            double *pEce, double *pMce){
-  ml_i64 t, lo, n = p->n;
-  double ece = 0.0, mce = 0.0, W = 0.0;
-  int lab;
-  for(t=0; t<n; t++){ rec[t].key = ml_key_of(mc_calib_value(p, mc_at(p, t), c, &lab)); rec[t].aux = (double)t; }
-  ml_radix_sort(rec, n, 16, scratch);
-  for(lo=0; lo<n; lo=t){
-    const double *r = mc_at(p, (ml_i64)rec[lo].aux);
-    ml_i64 b = ml_calib_bin(mc_calib_value(p, r, c, &lab), B);
-    double wb, wy, wp;
-    ml_xsum_init(&xs[0]); ml_xsum_init(&xs[1]); ml_xsum_init(&xs[2]);
-    for(t=lo; t<n; t++){
-      double v;
-      r = mc_at(p, (ml_i64)rec[t].aux);
-      v = mc_calib_value(p, r, c, &lab);
-      if( ml_calib_bin(v, B)!=b ) break;
-      ml_xsum_add(&xs[0], r[1], 1);
-      if( lab ) ml_xsum_add(&xs[1], r[1], 1);
-      ml_xsum_add_product(&xs[2], r[1], v, 1);
-    }
-    wb = ml_xsum_round(&xs[0]); wy = ml_xsum_round(&xs[1]); wp = ml_xsum_round(&xs[2]);
-    ece += fabs(wy - wp);
-    if( fabs(wy/wb - wp/wb)>mce ) mce = fabs(wy/wb - wp/wb);
-    W += wb;
-  }
-  *pEce = ece / W;
-  *pMce = mce;
-}
-
-static void mc_calib_json(sqlite3_context *ctx, const McAgg *p, ml_i64 B){
-  double per[MC_MAX_K], top, mce, sum = 0.0, ignore;
-  MlRec16 *rec = ml_malloc((uint64_t)p->n*32 + ML_RADIX_EXTRA + 3*sizeof(MlXsum));
-  MlXsum *xs;
+/* mc_calibration: the binary ece over each column's bins, in ascending
+** order of the bins (rule 7: ece = sum_b |W y_b - W p_b| / W). */
+static void mc_calib_json(sqlite3_context *ctx, const McAgg *p){
+  const McStream *ss = p->ss;
+  double per[MC_MAX_K], top = 0.0, mce = 0.0, sum = 0.0;
   MlJson js;
+  ml_i64 b;
   int c;
-  if( rec==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  xs = (MlXsum*)((unsigned char*)(rec + 2*p->n) + ML_RADIX_EXTRA);
-  for(c=0; c<p->k; c++){
-    mc_calib_column(p, c, B, rec, rec + p->n, xs, &per[c], &ignore);
-    sum += per[c];
+  for(c=0; c<=p->k; c++){
+    double ece = 0.0, W = 0.0;
+    for(b=0; b<ss->B; b++){
+      const McBin *q = &ss->bin[c*ss->B + b];
+      double wb, wy, wp;
+      if( q->n==0 ) continue;
+      if( p->wmode ){
+        wb = ml_xsum_round(&q->x[0]); wy = ml_xsum_round(&q->x[1]); wp = ml_xsum_round(&q->x[2]);
+      }else{
+        wb = (double)q->n; wy = (double)q->npos; wp = ml_xsum_round(&q->x[0]);
+      }
+      ece += fabs(wy - wp);
+      if( c==p->k && fabs(wy/wb - wp/wb)>mce ) mce = fabs(wy/wb - wp/wb);
+      W += wb;
+    }
+    if( c<p->k ){ per[c] = ece / W; sum += per[c]; }
+    else top = ece / W;
   }
-  mc_calib_column(p, p->k, B, rec, rec + p->n, xs, &top, &mce);
-  ml_free(rec);
   ml_json_init(&js);
   ml_json_begin_object(&js);
   ml_json_key(&js, "k");             ml_json_int(&js, p->k);
-  ml_json_key(&js, "bins");          ml_json_int(&js, B);
+  ml_json_key(&js, "bins");          ml_json_int(&js, ss->B);
   ml_json_key(&js, "top_label_ece"); ml_json_double(&js, top);
   ml_json_key(&js, "classwise_ece"); ml_json_double(&js, sum / p->k);
   ml_json_key(&js, "per_class_ece"); mc_json_array(&js, per, p->k, 1.0);
   ml_json_key(&js, "mce");           ml_json_double(&js, mce);
   ml_json_end_object(&js);
   ml_result_json(ctx, &js);
+}
+
+/* The result of a streaming kind from its sums. */
+static void mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind){
+  const McStream *ss = p->ss;
+  if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
+    sqlite3_result_double(ctx, ml_xsum_round(&ss->num) / (p->wmode ? ml_xsum_round(&ss->den) : (double)p->n));
+  }else if( kind==MC_TOP_K ){
+    mc_top_k_json(ctx, p);
+  }else if( kind==MC_CALIB ){
+    mc_calib_json(ctx, p);
+  }else{
+    /* the matrix: K the scores' k, or for pred rows one more than the
+    ** largest class held (at least 2); cells the counts, or the exact sums
+    ** of w 2^-e0, reported times 2^e0 (rule 15) */
+    double C[MC_MAX_K*MC_MAX_K];
+    int K = p->k, i, j;
+    if( K==1 ){
+      K = 2;
+      for(i=0; i<MC_MAX_K; i++){
+        for(j=0; j<MC_MAX_K; j++){
+          if( ss->cnt[i*MC_MAX_K + j]==0 ) continue;
+          if( i + 1>K ) K = i + 1;
+          if( j + 1>K ) K = j + 1;
+        }
+      }
+    }
+    for(i=0; i<K; i++){
+      for(j=0; j<K; j++){
+        int cell = i*MC_MAX_K + j;
+        C[i*K + j] = !p->wmode ? (double)ss->cnt[cell] : ss->x[cell] ? ml_xsum_round(ss->x[cell]) : 0.0;
+      }
+    }
+    mc_confusion_json(ctx, C, K, ldexp(1.0, p->e0));
+  }
 }
 
 /* ------------------------------------------------------------ bootstrap */
@@ -1201,15 +1670,17 @@ static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighte
 ** beside fractional weights must be its rows).  Every row is then a row or
 ** a counted row (a group with states takes no weights of its own).  ML_OK,
 ** ML_NOMEM, ML_ERROR (zErr: too many rows). */
-static int mc_uncount(McAgg *p, char *zErr, int nErr){
+static int mc_uncount(McAgg *p, const MlFuncDesc *d, char *zErr, int nErr){
   size_t st = MC_STRIDE(p);
   ml_i64 i, c, total = 0, at = 0;
   double *a;
   if( !p->counted ) return ML_OK;
   for(i=0; i<p->n; i++) total += (ml_i64)p->a[(size_t)(p->head + i)*st + 1];
-  if( total > ((ml_i64)1<<32) ){
-    sqlite3_snprintf(nErr, zErr, "state: %lld rows, more than a group with a weighted state takes (2^32)",
-                     (long long)total);
+  if( total > mc_max_rows(d->kind, p->k) ){
+    int n;
+    sqlite3_snprintf(nErr, zErr, "state: %lld rows (a weighted state's group holds each row): ", (long long)total);
+    n = (int)strlen(zErr);
+    mc_too_many(zErr + n, nErr - n, d->name, d->kind, p->k);
     return ML_ERROR;
   }
   a = ml_malloc((uint64_t)(total ? total : 1) * st * sizeof(double));
@@ -1258,20 +1729,23 @@ static void mc_remove_count(McAgg *p, int y, ml_i64 count, const double *s){
 
 static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr);
 
-static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+static int mc_absorb_in(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  McAgg *p = ml_agg_context(ctx, sizeof(*p));
   int j;
-  if( p==0 ) return ML_NOMEM;
-  if( p->failed ) return ML_OK;
+  mc_win_free(p);                           /* states: each frame computed afresh */
+  if( p->cols ){
+    int rc = mc_cols_to_rows(p, d->kind);
+    if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, p->k);
+    if( rc ) return rc;
+  }
   for(j=0; sign>0 && !p->wstate && j<n; j++){
     if( st[j].kind==ML_STATE_MC_W ){
-      int rc = mc_uncount(p, zErr, nErr);
+      int rc = MC_STREAMS(d->kind) ? mc_stream_weigh(p, d->kind) : mc_uncount(p, d, zErr, nErr);
       if( rc ) return rc;
       p->wstate = 1;
     }
   }
-  if( sign>0 && n>1 && !p->wstate && d->kind!=MC_AUROC_CI ){
+  if( sign>0 && n>1 && !p->wstate && d->kind!=MC_AUROC_CI && !MC_STREAMS(d->kind) ){
     /* counted rows: the states merged first (one k-way merge), so that a
     ** tuple repeated across states is one row */
     MlBuf b;
@@ -1286,13 +1760,26 @@ static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
   return mc_absorb_states(ctx, p, st, n, sign, zErr, nErr);
 }
 
+/* A streaming kind's sums left half updated by an error are not read: the
+** group fails (its statement fails with the error anyway). */
+static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = ml_agg_context(ctx, sizeof(*p));
+  int rc;
+  if( p==0 ) return ML_NOMEM;
+  if( p->failed ) return ML_OK;
+  rc = mc_absorb_in(ctx, p, st, n, sign, zErr, nErr);
+  if( rc!=ML_OK && MC_STREAMS(d->kind) ){ p->failed = 1; mc_clear(p); }
+  return rc;
+}
+
 static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   int j, c, i;
   ml_i64 done = 0;
   for(j=0; j<n; j++){
     int k = st[j].m, weighted = st[j].kind==ML_STATE_MC_W;
-    int expand = p->wstate || d->kind==MC_AUROC_CI;
+    int expand = (p->wstate || d->kind==MC_AUROC_CI) && !MC_STREAMS(d->kind);
     if( sign<0 && p->k==0 ) return ML_OK;
     if( p->k!=0 && p->k!=k ){
       if( p->k==1 ){
@@ -1307,9 +1794,12 @@ static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, i
     if( expand ){
       ml_i64 rows = 0;
       for(c=0; c<k; c++) rows += st[j].sec[c].n[1];
-      if( rows > ((ml_i64)1<<32) ){
-        sqlite3_snprintf(nErr, zErr, "state: %lld rows, more than %s takes from one state (2^32)",
-                         (long long)rows, d->kind==MC_AUROC_CI ? "a bootstrap" : "a group with a weighted state");
+      if( sign>0 && p->n + rows > mc_max_rows(d->kind, k) ){
+        int m;
+        sqlite3_snprintf(nErr, zErr, "state: %lld rows (%s holds each row): ", (long long)rows,
+                         d->kind==MC_AUROC_CI ? "a bootstrap" : "a weighted state's group");
+        m = (int)strlen(zErr);
+        mc_too_many(zErr + m, nErr - m, d->name, d->kind, k);
         return ML_ERROR;
       }
     }
@@ -1338,10 +1828,16 @@ static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, i
             return ML_ERROR;
           }
         }
+        if( MC_STREAMS(d->kind) ){                /* c rows of weight w (1: counted) */
+          if( mc_stream_add(p, d->kind, c, s, w, e.n, sign) ) return ML_NOMEM;
+          continue;
+        }
         if( !expand ){ w = (double)e.n; p->counted = 1; }
         for(t=0; t<copies; t++){
           if( sign>0 ){
-            if( mc_append(p, c, w, s) ) return ML_NOMEM;
+            int rc = mc_append(p, c, w, s, d->kind);
+            if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, k);
+            if( rc ) return rc;
           }else if( expand ){
             mc_remove(p, c, w, s);
           }else{
@@ -1412,24 +1908,16 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     mc_state_result(ctx, p, weighted);            /* the weights as given */
     return;
   }
+  if( MC_STREAMS(d->kind) ){
+    mc_stream_result(ctx, p, d->kind);
+    return;
+  }
   if( weighted ) sc = mc_weights_scale(p);
-  if( d->kind==MC_LOG_LOSS || d->kind==MC_BRIER || d->kind==MC_RPS ){
-    sqlite3_result_double(ctx, mc_mean_term(p, d->kind));
-  }else if( d->kind==MC_CONFUSION ){
-    double *C = ml_malloc((uint64_t)MC_MAX_K*MC_MAX_K*sizeof(double));
-    int K;
-    if( C==0 || mc_matrix(p, weighted || p->counted, C, &K) ) sqlite3_result_error_nomem(ctx);
-    else mc_confusion_json(ctx, C, K, 1.0/sc);
-    ml_free(C);
-  }else if( d->kind==MC_TOP_K ){
-    mc_top_k_json(ctx, p);
-  }else if( d->kind==MC_CALIB ){
-    mc_calib_json(ctx, p, (ml_i64)ml_param_value(&p->par[0], 10.0));
-  }else if( d->kind==MC_AUROC_CI ){
+  if( d->kind==MC_AUROC_CI ){
     mc_auroc_ci_result(ctx, p, weighted);
   }else{
     McRank *R = ml_malloc(sizeof(*R));
-    int rc = R ? mc_rank(p, weighted, R, 0) : ML_NOMEM;
+    int rc = R==0 ? ML_NOMEM : p->win ? mc_win_rank(p, R) : p->cols ? mc_rank_held(p, R) : mc_rank(p, weighted, R, 0);
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
     else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R, 1.0/sc);
     else if( rc==ML_OK ) mc_pr_auc_json(ctx, R, 1.0/sc);
@@ -1440,13 +1928,25 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
 
 static void mc_result(sqlite3_context *ctx, McAgg *p, int isFinal){
   if( p && p->failed ) return;
-  if( ml_compute_begin(ctx, isFinal, p ? p->n * (p->k + 1) : 0) ) return;
+  if( ml_compute_begin(ctx, isFinal, p && !MC_STREAMS(((const MlFuncDesc*)sqlite3_user_data(ctx))->kind)
+                                     ? p->n * (p->k + 1) : 0) ) return;
   mc_compute(ctx, p);
   ml_compute_end(ctx);
 }
 
 static void mc_value(sqlite3_context *ctx){
-  mc_result(ctx, sqlite3_aggregate_context(ctx, 0), 0);
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = sqlite3_aggregate_context(ctx, 0);
+  int rc;
+  if( p && !p->failed && p->cols && (rc = mc_cols_to_rows(p, d->kind))!=ML_OK ){
+    mc_add_failed(ctx, d, p, rc);
+    mc_clear(p);
+    p->failed = 1;
+    return;
+  }
+  if( p && !p->failed && !p->win && d->kind==MC_AUROC && !(d->flags & ML_FN_TWIN) && !p->counted && !p->wstate
+   && p->k>=2 && p->n>0 ) mc_win_start(p);
+  mc_result(ctx, p, 0);
 }
 
 static void mc_final(sqlite3_context *ctx){
