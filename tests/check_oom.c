@@ -174,6 +174,8 @@ static const char *aCase[] = {
   " FROM svd_bench(12, 8, 3, 0, 1)",
   "SELECT method, printf('%.2e', recon_rel_error), sv_rel_error < 1e-4"
   " FROM svd_bench(16, 9, 4, 0, 1, 'cpu', 'float32', 5, 'decay')",
+  /* the survival family's scalar: censoring_km()'s curve read back */
+  "SELECT sum(ipcw(c, z, y, 5)) FROM t, (SELECT censoring_km(z, y) AS c FROM t)",
   /* arguments from a join, read back from the hidden columns */
   "SELECT t.g, s.method, s.arg_rank, s.arg_device FROM (SELECT DISTINCT g FROM t) AS t,"
   " svd_bench(6, 5, t.g + 1, 0, 1) AS s ORDER BY 1, 2",
@@ -199,6 +201,7 @@ static void build_cases(void){
     "     WHEN 'p_b' THEN 'p * p' WHEN 'x' THEN 's' WHEN 'g' THEN 'o % 2' WHEN 's_1' THEN 's'"
     "     WHEN '...' THEN NULL WHEN 's_m' THEN 'p' WHEN 'w' THEN 'z / 4'"
     "     WHEN 's_0' THEN 's' WHEN 's_k-1' THEN 'p' WHEN 'p_0' THEN 'p' WHEN 'p_k-1' THEN '1 - p' WHEN 'group' THEN 'o'"
+    "     WHEN 'time' THEN 'z' WHEN 'event' THEN 'y' WHEN 'risk' THEN 's' WHEN 'horizon' THEN '1 + o % 2'"
     "     END, ', ') FROM json_each(v->'data') AS r)"
     "   || coalesce((SELECT group_concat(', ' || (p.value->>'example'), '') FROM json_each(v->'params') AS p), '')"
     "   AS args FROM f)"

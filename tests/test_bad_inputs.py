@@ -180,6 +180,8 @@ SPECIAL_BAD = {
 #   mcs = (y, s_0, ..., s_k-1), mcp = (y, p_0, ..., p_k-1): the multiclass family, called
 #   here with k = 2 (p_1 = 1 - p_0, so that a row's probabilities sum to 1); wmcs, wmcp:
 #   their twins (y, w, ...), the weight right after y
+#   te = the survival family's (time, event [, risk | p | horizon, p] [, w]): check_surv;
+#   ipcw = ipcw(curve, time, event, t), a scalar: check_ipcw
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s", "w"): "wscore", ("y", "p", "w"): "wprob", ("y", "s", "w", "strat"): "wstrat",
           ("y", "s_1", "...", "s_m"): "ord", ("y", "s_a", "s_b"): "pair", ("y", "p_a", "p_b"): "ppair",
@@ -188,7 +190,12 @@ SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "w", "s_0", "...", "s_k-1"): "wmcs", ("y", "w", "p_0", "...", "p_k-1"): "wmcp",
           ("x",): "mean", ("state",): "state", (): "scalar",
           ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone",
-          ("y", "s", "group"): "group", ("y", "s", "w", "group"): "wgroup"}
+          ("y", "s", "group"): "group", ("y", "s", "w", "group"): "wgroup",
+          ("time", "event"): "te", ("time", "event", "w"): "te",
+          ("time", "event", "risk"): "te", ("time", "event", "risk", "w"): "te",
+          ("time", "event", "p"): "te", ("time", "event", "p", "w"): "te",
+          ("time", "event", "horizon", "p"): "te", ("time", "event", "horizon", "p", "w"): "te",
+          ("curve", "time", "event"): "ipcw"}
 MC_SHAPES = ("mcs", "mcp", "wmcs", "wmcp")
 PROB_SHAPES = ("prob", "ppair", "wprob", "wppair", "mcp", "wmcp")
 TWIN_SHAPES = ("wscore", "wprob", "wstrat", "wpair", "wppair", "wmcs", "wmcp", "wgx", "wgroup")
@@ -280,6 +287,9 @@ def functions(con):
         data = tuple(f["data"])
         if data == ("y", "s", "g"):          # auroc_test: the group g rides where a parameter would
             out[name] = ("score", ", 1", SPECIAL_BAD.get(name, []), None)
+            continue
+        if data in SHAPES and SHAPES[data] == "te":   # the survival family: its own checks (check_surv)
+            out[name] = ("te", data, [p["example"] for p in params], params)
             continue
         if data not in SHAPES:
             raise ValueError("%s: data arguments %r have a role test_bad_inputs.py does not know" % (name, data))
@@ -470,6 +480,67 @@ def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False
              (None,), name + " empty group: NULL")
 
 
+SURV_DATA = {"time": "3", "event": "1", "risk": "0.5", "p": "0.5", "horizon": "5", "w": "1"}
+
+
+def check_surv(ck, con, name, data, examples, params, after_error):
+    """The survival family (time, event [, risk | p | horizon, p] [, w], params): each data
+    argument's bad values with their messages, each parameter's from its spec, a parameter
+    that varies, NULL rows, the empty group."""
+    def call(over, pars=None):
+        args = [over.get(a, SURV_DATA[a]) for a in data] + list(examples if pars is None else pars)
+        return "%s(%s)" % (name, ", ".join(args))
+    bad = {"time": [("-1", "-1"), ("1e999", "Inf"), ("'x'", "text 'x'"), ("x'00'", "a blob")],
+           "event": [("2", "2"), ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")],
+           "risk": [("'x'", "text 'x'"), ("x'00'", "a blob")],
+           "p": [("1.5", "1.5"), ("-0.1", "-0.1"), ("'x'", "text 'x'"), ("x'00'", "a blob")],
+           "horizon": [("0", "0"), ("-2", "-2"), ("1e999", "Inf"), ("'x'", "text 'x'")],
+           "w": [("-2", "-2"), ("'x'", "text 'x'"), ("1e999", "Inf")]}
+    what = {"time": "a non-negative finite number", "event": "0 or 1", "risk": "a number",
+            "p": "a probability in [0, 1]", "horizon": "a positive finite number",
+            "w": "a non-negative finite number"}
+    for a in data:
+        for sqlv, shown in bad[a]:
+            ck.error(con, "SELECT " + call({a: sqlv}), (), "%s(): %s must be %s, got %s" % (name, a, what[a], shown),
+                     name + " bad " + a)
+            after_error(name + " bad " + a)
+    for i, ps in enumerate(params):
+        w = spec_what(ps)
+        for sqlv, shown in spec_bad(ps):
+            pars = examples[:i] + [sqlv] + examples[i + 1:]
+            ck.error(con, "SELECT " + call({}, pars), (), "%s(): %s must be %s, got %s" % (name, ps["name"], w, shown),
+                     name + " bad " + ps["name"])
+            after_error(name + " bad param")
+    if params:
+        other, shown = spec_other(params[0])
+        pars = ["CASE WHEN time = 3 THEN %s ELSE %s END" % (examples[0], other)] + examples[1:]
+        ck.error(con, "SELECT %s FROM (SELECT 3 AS time UNION ALL SELECT 4)" % call({"time": "time"}, pars), (),
+                 "%s(): %s must be the same in every row of a group, got %s and then %s" % (
+                     name, params[0]["name"], fmt(float(examples[0])), shown), name + " varying param")
+        after_error(name + " varying param")
+    nulls = "SELECT %s FROM (SELECT NULL AS time, 1 AS event UNION ALL SELECT 2, NULL)" % call(
+        {"time": "time", "event": "event"})
+    ck.equal(con.execute(nulls).fetchone(), (None,), name + " NULL rows only: NULL")
+    ck.equal(con.execute("SELECT %s FROM (SELECT 1 AS time) WHERE 0" % call({"time": "time"})).fetchone(),
+             (None,), name + " empty group: NULL")
+
+
+def check_ipcw(ck, con, after_error):
+    """ipcw(curve, time, event, t): a scalar over censoring_km()'s JSON."""
+    g = "'{\"time\":[1,2],\"surv\":[0.5,0.25]}'"
+    for sql, msg in [("ipcw(%s, -1, 1, 2)" % g, "time must be a non-negative finite number, got -1"),
+                     ("ipcw(%s, 1, 2, 2)" % g, "event must be 0 or 1, got 2"),
+                     ("ipcw(%s, 1, 1, 0)" % g, "t must be a number in (0, Inf), got 0"),
+                     ("ipcw(%s, 1, 1, NULL)" % g, "t must be a number in (0, Inf), got NULL"),
+                     ("ipcw(3, 1, 1, 2)", "curve must be the JSON of censoring_km(), got 3"),
+                     ("ipcw('[1]', 1, 1, 2)", "curve must be the JSON of censoring_km(), got text "
+                                              "(expected an object at byte 0)")]:
+        ck.error(con, "SELECT " + sql, (), "ipcw(): " + msg, "ipcw bad input")
+        after_error("ipcw bad input")
+    ck.equal(con.execute("SELECT ipcw(%s, 1.5, 1, 2), ipcw(%s, 3, 0, 2), ipcw(%s, 2, 0, 2), ipcw(NULL, 1, 1, 2), "
+                         "ipcw(%s, NULL, 1, 2)" % (g, g, g, g)).fetchone(), (2.0, 4.0, 0.0, None, None), "ipcw values")
+
+
 def registered():
     """Names the extension adds to a connection (pragma function_list)."""
     plain = sqlite3.connect(":memory:")
@@ -531,6 +602,12 @@ def main():
             continue
         if shape == "scalar":
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
+            continue
+        if shape == "te":
+            check_surv(ck, con, name, extra, badparams, varying, after_error)
+            continue
+        if shape == "ipcw":
+            check_ipcw(ck, con, after_error)
             continue
         if shape in ("mean", "pone"):
             check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone",

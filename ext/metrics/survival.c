@@ -166,8 +166,10 @@ static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
   if( sv_params(ctx, d, argc, argv, p, sign<0)==ML_ROW_ERR ){ p->failed = 1; return; }
   rc = ml_arg_time_event(ctx, d->name, argv, &time, &event);
   if( rc==ML_ROW_OK && kind==SV_IBS ){
-    rc = ml_arg_score(ctx, d->name, "horizon", argv[2], &h);
-    if( rc==ML_ROW_OK && !(h>0.0 && h<INFINITY) ){
+    int th = ml_value_type(argv[2]);
+    rc = th==SQLITE_NULL ? ML_ROW_SKIP : ML_ROW_OK;
+    if( th==SQLITE_INTEGER || th==SQLITE_FLOAT ) h = sqlite3_value_double(argv[2]);
+    if( th!=SQLITE_NULL && !(h>0.0 && h<INFINITY) ){
       char *z = ml_describe(argv[2]);
       if( z==0 ){ sqlite3_result_error_nomem(ctx); p->failed = 1; return; }
       ml_error(ctx, d->name, "horizon must be a positive finite number, got %s", z);
@@ -553,15 +555,13 @@ static void ipcwFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   c = sqlite3_get_auxdata(ctx, 0);
   cached = c!=0;
   if( c==0 && (c = sv_curve_read(ctx, d, argv[0]))==0 ) return;
-  rc = ml_arg_time_event(ctx, d->name, argv + 1, &time, &event);
-  if( rc==ML_ROW_OK ) rc = ml_arg_score(ctx, d->name, "t", argv[3], &tt);
-  if( rc==ML_ROW_OK && !(tt>0.0 && tt<INFINITY) ){
-    char *z = ml_describe(argv[3]);
-    if( z==0 ) sqlite3_result_error_nomem(ctx);
-    else ml_error(ctx, d->name, "t must be a number in (0, Inf), got %s", z);
-    sqlite3_free(z);
-    rc = ML_ROW_ERR;
+  /* t: a parameter (an error when NULL), checked as the aggregates' t */
+  {
+    MlParam slot;
+    memset(&slot, 0, sizeof(slot));
+    rc = ml_param_real(ctx, d->name, &psSvT, argv[3], &slot, &tt);
   }
+  if( rc==ML_ROW_OK ) rc = ml_arg_time_event(ctx, d->name, argv + 1, &time, &event);
   if( rc==ML_ROW_OK ){
     switch( ml_surv_class(event, time, tt) ){
       case 1:  g = ml_surv_step_at(c->t, c->g, c->m, time, 1); break;
@@ -585,7 +585,7 @@ const MlFuncDesc ml_survival_functions[] = {
   { "km",           "time, event [, t]",           2, 3, &famSurvival, 0, SV_KM, ML_FN_JSON | ML_FN_WEIGHTED,
                     ML_PARAMS(&psSvT) },
   { "censoring_km", "time, event",                 2, 2, &famSurvival, 0, SV_CENS, ML_FN_JSON | ML_FN_WEIGHTED, 0 },
-  { "ipcw",         "curve, time, event, t",       4, 4, 0, ipcwFunc, 0, 0, 0 },
+  { "ipcw",         "curve, time, event, t",       4, 4, 0, ipcwFunc, 0, 0, ML_PARAMS(&psSvT) },
   { "surv_auroc",   "time, event, risk, t",        4, 4, &famSurvival, 0, SV_AUROC, SV_W3, ML_PARAMS(&psSvT) },
   { "surv_brier",   "time, event, p, t",           4, 4, &famSurvival, 0, SV_BRIER, SV_W3, ML_PARAMS(&psSvT) },
   { "surv_summary", "time, event, p, t",           4, 4, &famSurvival, 0, SV_SUMMARY, ML_FN_JSON | SV_W3,

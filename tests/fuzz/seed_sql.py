@@ -15,7 +15,8 @@ import sqlite3
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROLE = {"y": "y", "s": "s", "p": "p", "strat": "z", "s_a": "s", "s_b": "p", "p_a": "p", "p_b": "p * p",
         "x": "s", "g": "o % 2", "s_1": "s", "...": None, "s_m": "p", "w": "z / 4",
-        "group": "o", "s_0": "s", "s_k-1": "p", "p_0": "p", "p_k-1": "1 - p"}
+        "group": "o", "s_0": "s", "s_k-1": "p", "p_0": "p", "p_k-1": "1 - p",
+        "time": "z", "event": "y", "risk": "s", "horizon": "1 + g", "curve": None}
 STATE = {"stratified": "ml_state(y, s, z)", "ordinal": "ml_state_ordinal(o, s, p)",
          "multiclass": "ml_state_mc(y, p, 1 - p)"}
 PLOT = {
@@ -31,6 +32,8 @@ def seed(f):
     name = f["name"]
     if f["family"] == "plot":
         return PLOT[name]
+    if name == "ipcw":
+        return "SELECT ipcw(c, z, y, 5) FROM t, (SELECT censoring_km(z, y) AS c FROM t);\n"
     if f["family"] == "scalar":
         return "SELECT %s();\n" % name
     if f["name"] == "ml_merge":

@@ -1,0 +1,2 @@
+SELECT g, censoring_km(z, y) FROM t GROUP BY g;
+SELECT censoring_km(z, y) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

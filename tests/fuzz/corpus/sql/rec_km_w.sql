@@ -1,0 +1,2 @@
+SELECT g, km_w(z, y, z / 4, 5) FROM t GROUP BY g;
+SELECT km_w(z, y, z / 4, 5) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

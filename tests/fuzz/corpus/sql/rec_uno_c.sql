@@ -1,0 +1,2 @@
+SELECT g, uno_c(z, y, s, 10) FROM t GROUP BY g;
+SELECT uno_c(z, y, s, 10) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
