@@ -202,6 +202,7 @@ static void build_cases(void){
     "     WHEN '...' THEN NULL WHEN 's_m' THEN 'p' WHEN 'w' THEN 'z / 4'"
     "     WHEN 's_0' THEN 's' WHEN 's_k-1' THEN 'p' WHEN 'p_0' THEN 'p' WHEN 'p_k-1' THEN '1 - p' WHEN 'group' THEN 'o'"
     "     WHEN 'time' THEN 'z' WHEN 'event' THEN 'y' WHEN 'risk' THEN 's' WHEN 'horizon' THEN '1 + o % 2'"
+    "     WHEN 'risk_a' THEN 's' WHEN 'risk_b' THEN 'p'"
     "     END, ', ') FROM json_each(v->'data') AS r)"
     "   || coalesce((SELECT group_concat(', ' || (p.value->>'example'), '') FROM json_each(v->'params') AS p), '')"
     "   AS args FROM f)"

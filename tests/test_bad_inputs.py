@@ -195,6 +195,7 @@ SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("time", "event", "risk"): "te", ("time", "event", "risk", "w"): "te",
           ("time", "event", "p"): "te", ("time", "event", "p", "w"): "te",
           ("time", "event", "horizon", "p"): "te", ("time", "event", "horizon", "p", "w"): "te",
+          ("time", "event", "risk_a", "risk_b"): "te", ("time", "event", "risk_a", "risk_b", "w"): "te",
           ("curve", "time", "event"): "ipcw"}
 MC_SHAPES = ("mcs", "mcp", "wmcs", "wmcp")
 PROB_SHAPES = ("prob", "ppair", "wprob", "wppair", "mcp", "wmcp")
@@ -480,7 +481,8 @@ def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False
              (None,), name + " empty group: NULL")
 
 
-SURV_DATA = {"time": "3", "event": "1", "risk": "0.5", "p": "0.5", "horizon": "5", "w": "1"}
+SURV_DATA = {"time": "3", "event": "1", "risk": "0.5", "p": "0.5", "horizon": "5", "w": "1", "risk_a": "0.5",
+             "risk_b": "0.2"}
 
 
 def check_surv(ck, con, name, data, examples, params, after_error):
@@ -493,10 +495,13 @@ def check_surv(ck, con, name, data, examples, params, after_error):
     bad = {"time": [("-1", "-1"), ("1e999", "Inf"), ("'x'", "text 'x'"), ("x'00'", "a blob")],
            "event": [("2", "2"), ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")],
            "risk": [("'x'", "text 'x'"), ("x'00'", "a blob")],
+           "risk_a": [("'x'", "text 'x'"), ("x'00'", "a blob")],
+           "risk_b": [("'x'", "text 'x'"), ("x'00'", "a blob")],
            "p": [("1.5", "1.5"), ("-0.1", "-0.1"), ("'x'", "text 'x'"), ("x'00'", "a blob")],
            "horizon": [("0", "0"), ("-2", "-2"), ("1e999", "Inf"), ("'x'", "text 'x'")],
            "w": [("-2", "-2"), ("'x'", "text 'x'"), ("1e999", "Inf")]}
-    what = {"time": "a non-negative finite number", "event": "0 or 1", "risk": "a number",
+    what = {"time": "a non-negative finite number", "event": "0 or 1", "risk": "a number", "risk_a": "a number",
+            "risk_b": "a number",
             "p": "a probability in [0, 1]", "horizon": "a positive finite number",
             "w": "a non-negative finite number"}
     for a in data:

@@ -28,6 +28,7 @@
 #             influence = 1 [, ymax = tau], timefix = FALSE) and the same for
 #             risk_b: c_a, c_b, se = sqrt(sum((dfbeta_a - dfbeta_b)^2))
 suppressMessages({ library(survival); library(riskRegression); library(prodlim) })
+pdf(NULL)   # plotCalibration(plot = FALSE) still opens a device: no Rplots.pdf
 
 args <- commandArgs(trailingOnly = TRUE)
 dir <- args[1]
