@@ -132,6 +132,7 @@ static const char *aCase[] = {
   "SELECT plot_reliability(g, r, NULL, sm) FROM (SELECT g, reliability(y, p, 5) AS r, calibration_smooth(y, p) AS sm"
   " FROM t GROUP BY g)",
   "SELECT plot_bars(g, o, s, 'cost', 'ms'), plot_lines(g, id, s) FROM t",
+  "SELECT plot_km('group ' || g, c, 'KM') FROM (SELECT g, km(z, y) AS c FROM t GROUP BY g)",
   "SELECT plot_curves('a', '[{\"recall\":2,\"precision\":1}]')",
   /* partial states: making, merging (ml_merge and every state-taking
   ** function's k-way merge into its buffer), windows of states */

@@ -366,7 +366,17 @@ PLOT_BAD = {
         ("plot_lines('s', 1, 2, 't', 'x', x'00')", "plot_lines(): ylabel must be text, got a blob"),
     ],
 }
+KMC = "plot_km(): curve must be km() JSON, got "
+PLOT_BAD["plot_km"] = [
+    ("plot_km('a', 2)", KMC + "2"),
+    ("plot_km('a', '{\"time\":[1,2]}')", KMC + "'{\"time\":[1,2]}': no \"n_risk\" field"),
+    ("plot_km('a', '{\"time\":[2,1],\"n_risk\":[2,1],\"n_censor\":[0,0],\"surv\":[0.5,0]}')",
+     KMC + "'{\"time\":[2,1],\"n_risk\":[2,1],\"n_censor\":': not a Kaplan-Meier curve at element 1"),
+    ("plot_km('a', '{\"time\":[1],\"n_risk\":[1],\"n_censor\":[0],\"surv\":[0]}', 4)",
+     "plot_km(): title must be text, got 4"),
+]
 PLOT_NULL = {
+    "plot_km": "plot_km(y, s)",
     "plot_curves": "plot_curves(y, s)",
     "plot_reliability": "plot_reliability(y, s)",
     "plot_bars": "plot_bars(y, y, s)",

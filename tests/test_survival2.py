@@ -29,7 +29,10 @@ times.
 7. Windows over every frame shape of mltest.FRAMES, and GROUP BY, equal the
    aggregate over the same rows bit for bit.
 8. Bad inputs: the exact error texts (tests/sql/survival2.sql holds more).
-9. Every record of survival_clinical.c and survival_boot.c (the functions
+9. plot_km draws km()'s numbers: a drop per event time at the curve's
+   values, a censoring tick per censored time, the number at risk at each
+   x tick (n_risk of the first time at or after it), the same bytes twice.
+10. Every record of survival_clinical.c and survival_boot.c (the functions
    of family "survival" named below, and their twins) is tested here: the
    suite fails when mleval_functions() shows one that is not in its list.
 
@@ -52,6 +55,7 @@ import mltest
 HERE = os.path.dirname(os.path.abspath(__file__))
 FUNCS = ["surv_calibration", "surv_net_benefit", "surv_decision_curve", "surv_auroc_ci", "surv_brier_ci",
          "c_index_diff"]
+PLOTS = ["plot_km"]
 REL, ABS = 1e-10, 1e-13
 GRID = (0.05, 0.95, 0.05)
 MAXDIFF = {}
@@ -320,12 +324,71 @@ def check_errors(ck, con):
     ck.equal(one(con, "SELECT surv_net_benefit(NULL, 1, 0.5, 2, 0.3) FROM e"), None, "a NULL time skips the row")
 
 
+def check_plot_km(ck, con):
+    """plot_km draws km()'s numbers: each event time's drop, the censoring
+    ticks, the number at risk at the x ticks; valid XML, the same bytes twice."""
+    import xml.etree.ElementTree as ET
+    rng = np.random.default_rng(7)
+    n = 80
+    rows = [(float(rng.integers(0, 20)) / 2, int(rng.random() < 0.6), "abc"[i % 3], float(rng.integers(1, 4)))
+            for i in range(n)]
+    mltest.load(con, ["time", "event", "grp", "w"], rows, "k")
+    for fn in ("km", "km_w"):
+        wa = ", w" if fn == "km_w" else ""
+        q = ("SELECT plot_km('risk ' || grp, c, 'KM') FROM (SELECT grp, %s(time, event%s) AS c FROM k GROUP BY grp "
+             "ORDER BY grp)" % (fn, wa))
+        svg = one(con, q)
+        ck.equal(one(con, q), svg, "plot_km: the same bytes twice")
+        root = ET.fromstring(svg)
+        ns = "{http://www.w3.org/2000/svg}"
+        curves = {g: json.loads(c) for g, c in con.execute(
+            "SELECT grp, %s(time, event%s) FROM k GROUP BY grp ORDER BY grp" % (fn, wa))}
+        polys = [e for e in root.iter(ns + "polyline") if e.get("class") == "curve"]
+        ck.equal(len(polys), 3, "plot_km %s: one curve per series" % fn)
+        xt = [float(t.text) for g in root.iter(ns + "g") if g.get("class") == "xtick" for t in g.iter(ns + "text")]
+        x1 = max(xt)
+        px = lambda t: 72 + t * 380 / x1
+        py = lambda v: 44 + (1 - v) * 300
+        ticks = [e for e in root.iter(ns + "line") if e.get("class") == "censor"]
+        for (g, c), poly in zip(sorted(curves.items()), polys):
+            pts = [tuple(map(float, xy.split(","))) for xy in poly.get("points").split()]
+            vert = [(a, b) for a, b in zip(pts, pts[1:]) if abs(a[0] - b[0]) < 1e-9 and abs(a[1] - b[1]) > 1e-9]
+            prev, want = 1.0, []
+            for t, ne, sv in zip(c["time"], c["n_event"], c["surv"]):
+                if ne > 0 and sv != prev:
+                    want.append((px(t), py(prev), py(sv)))
+                prev = sv
+            ck.equal(len(vert), len(want), "plot_km %s %s: a drop per event time" % (fn, g))
+            for (a, b), (x, y0, y1) in zip(vert, want):
+                ck.true(abs(a[0] - x) < 0.006 and abs(a[1] - y0) < 0.006 and abs(b[1] - y1) < 0.006,
+                        "plot_km %s %s: the drop at %r is km()'s" % (fn, g, (x, y0, y1)))
+            col = poly.get("stroke")
+            mine = sorted(round(float(e.get("x1")), 2) for e in ticks if e.get("stroke") == col)
+            ck.equal(mine, sorted(round(px(t), 2) for t, nc in zip(c["time"], c["n_censor"]) if nc > 0),
+                     "plot_km %s %s: a censoring tick per censored time" % (fn, g))
+        atrisk = [e for e in root.iter(ns + "text") if e.get("class") == "atrisk"]
+        rowsy = sorted({float(e.get("y")) for e in atrisk})
+        ck.equal(len(rowsy), 3, "plot_km %s: a number-at-risk line per series" % fn)
+        for (g, c), y in zip(sorted(curves.items()), rowsy):
+            nums = [float(e.text) for e in atrisk if float(e.get("y")) == y and e.get("text-anchor") == "middle"]
+            want = []
+            for t in xt:
+                later = [nr for tt, nr in zip(c["time"], c["n_risk"]) if tt >= t]
+                want.append(later[0] if later else 0.0)
+            ck.equal(nums, want, "plot_km %s %s: the number at risk at the ticks" % (fn, g))
+    ck.error(con, "SELECT plot_km('a', c) FROM (SELECT km(time, event) AS c FROM k UNION ALL SELECT km(time, event) FROM k)",
+             (), "plot_km(): series 'a' appears in two rows; a plot takes one row per series")
+    ck.equal(one(con, "SELECT plot_km('a', NULL)"), None, "plot_km: a NULL curve is skipped; nothing to draw: NULL")
+
+
 def check_records(ck, con):
     table = json.loads(one(con, "SELECT mleval_functions()"))
     names = {f["name"]: f for f in table}
     for f in FUNCS:
         ck.true(f in names, "%s is registered" % f)
         ck.true(f + "_w" in names, "%s has its twin" % f)
+    for f in PLOTS:
+        ck.true(f in names and names[f]["family"] == "plot", "%s is registered in the plot family" % f)
     # every survival-family function not in part 1's list is tested here
     part1 = {"km", "censoring_km", "ipcw", "surv_auroc", "surv_brier", "surv_summary", "surv_ibs", "c_index",
              "c_index_ci", "uno_c", "ml_state_surv", "ml_state_surv_w"}
@@ -340,6 +403,7 @@ def main():
     con = mltest.connect()
     check_records(ck, con)
     check_errors(ck, con)
+    check_plot_km(ck, con)
     rng = np.random.default_rng(20261207)
     sets = [cohort(rng, k) for k in range(24)]
     ok, why = r_available()

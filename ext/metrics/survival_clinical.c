@@ -72,7 +72,7 @@ SQLITE_EXTENSION_INIT3
 
 #define SX_MAX_BINS 10000
 
-const MlParamSpec ml_ps_surv_t = ML_PARAM_REAL("t", 0.0, 1, INFINITY, 1, 0, "5");
+const MlParamSpec ml_ps_surv_t = ML_PARAM_REAL("t", 0.0, 1, INFINITY, 1, 0, "1");
 static const MlParamSpec psSxBins = ML_PARAM_INT("bins", 1, SX_MAX_BINS, "10", "4");
 
 /* ---------------------------------------------------------------- rows */

@@ -27,7 +27,7 @@
 **                    pr_auc_delta_ci pr_auc_diff_delta tpr_at_fpr_ci sens_at_spec_ci
 **                    net_benefit_ci net_benefit_diff_ci decision_curve_ci
 **     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
-**     plot.c         plot_curves plot_reliability plot_bars plot_lines
+**     plot.c         plot_curves plot_reliability plot_bars plot_lines plot_km
 **     monitoring.c   psi ks_test wasserstein drift_report group_disparity expected_auroc
 **                    expected_pr_auc expected_confusion
 **     survival.c     km censoring_km ipcw surv_auroc surv_brier surv_summary surv_ibs
@@ -104,7 +104,7 @@ static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
   ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_multiclass_functions,
   ml_state_functions, ml_monitoring_functions, ml_survival_functions,
-  ml_survival_clinical_functions, ml_survival_boot_functions, aTwin, aScalar
+  ml_survival_clinical_functions, ml_survival_boot_functions, ml_plot_km_functions, aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
 

@@ -52,6 +52,7 @@ static const char *azFixed[] = {
   "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
+  "plot_km(a, b)", "plot_km(g, (SELECT km(b, a) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g), NULL,"
   " (SELECT calibration_smooth(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)", "ml_state_w(a, b, d)",

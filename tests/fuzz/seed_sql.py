@@ -26,6 +26,7 @@ PLOT = {
     "plot_reliability": "SELECT plot_reliability(g, r, 'fuzz') FROM (SELECT g, reliability(y, p, 5) AS r FROM t GROUP BY g);\n",
     "plot_bars": "SELECT plot_bars(g, o, s, 'fuzz', 'ms') FROM t;\n",
     "plot_lines": "SELECT plot_lines(g, id, s, 'fuzz') FROM t;\n",
+    "plot_km": "SELECT plot_km(g, c, 'fuzz') FROM (SELECT g, km(z, y) AS c FROM t GROUP BY g);\n",
 }
 
 

@@ -1,2 +1,2 @@
-SELECT g, surv_calibration(z, y, p, 5, 4) FROM t GROUP BY g;
-SELECT surv_calibration(z, y, p, 5, 4) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
+SELECT g, surv_calibration(z, y, p, 1, 4) FROM t GROUP BY g;
+SELECT surv_calibration(z, y, p, 1, 4) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;

@@ -1,2 +1,2 @@
-SELECT g, surv_net_benefit(z, y, p, 5, 0.2) FROM t GROUP BY g;
-SELECT surv_net_benefit(z, y, p, 5, 0.2) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
+SELECT g, surv_net_benefit(z, y, p, 1, 0.2) FROM t GROUP BY g;
+SELECT surv_net_benefit(z, y, p, 1, 0.2) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
