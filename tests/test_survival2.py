@@ -43,6 +43,7 @@ import csv
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -381,6 +382,53 @@ def check_plot_km(ck, con):
     ck.equal(one(con, "SELECT plot_km('a', NULL)"), None, "plot_km: a NULL curve is skipped; nothing to draw: NULL")
 
 
+def load_gbsg(con):
+    """tests/data/gbsg2_valid.csv into table gbsg; the same rows as a cohort."""
+    with open(os.path.join(HERE, "data", "gbsg2_valid.csv")) as f:
+        rows = [(int(r["pid"]), float(r["time"]), int(r["event"]), float(r["risk_full"]), float(r["p5_full"]),
+                 float(r["risk_small"]), float(r["p5_small"])) for r in csv.DictReader(f)]
+    con.execute("DROP TABLE IF EXISTS gbsg")
+    con.execute("CREATE TABLE gbsg(pid, time, event, risk_full, p5_full, risk_small, p5_small)")
+    con.executemany("INSERT INTO gbsg VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    a = np.array([r[1:] for r in rows])
+    return dict(set=99, time=a[:, 0], event=a[:, 1].astype(int), p=a[:, 3], risk=a[:, 2], risk_b=a[:, 4],
+                w=np.ones(len(rows)), t=5.0, bins=5, tau=math.inf)
+
+
+def shell_text(v):
+    """A value as the sqlite3 shell prints it in list mode."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        z = "%.15g" % v
+        return z if any(c in z for c in ".eni") else z + ".0"
+    return str(v)
+
+
+def check_gbsg_doc(ck, con):
+    """docs/survival2.md's worked example: every statement's output is the
+    text the doc shows, and the picture is docs/img/km_gbsg.svg."""
+    doc = open(os.path.join(HERE, "..", "docs", "survival2.md"), encoding="utf-8").read()
+    block = doc.split("<!-- gbsg example -->")[1].split("<!-- /gbsg example -->")[0]
+    stmts, cur = [], None
+    for line in block.strip().strip("`").strip().split("\n"):
+        if line.startswith("sqlite> "):
+            cur = [line[8:], []]
+            stmts.append(cur)
+        elif line.startswith("   ...> "):
+            cur[0] += "\n" + line[8:]
+        elif cur is not None:
+            cur[1].append(line)
+    ck.true(len(stmts) >= 5, "the worked example has its statements")
+    for sql, want in stmts:
+        got = ["|".join(shell_text(v) for v in r) for r in con.execute(sql).fetchall()]
+        ck.equal(got, want, "docs/survival2.md gbsg: " + sql.split("\n")[0])
+    m = re.search(r"SELECT writefile\('km_gbsg.svg', (.*?)\)\s*\nFROM (.*?);", doc, re.S)
+    svg = one(con, "SELECT %s FROM %s" % (m.group(1), m.group(2)))
+    with open(os.path.join(HERE, "..", "docs", "img", "km_gbsg.svg"), encoding="utf-8") as f:
+        ck.equal(svg, f.read(), "docs/img/km_gbsg.svg is plot_km's picture of the example")
+
+
 def check_records(ck, con):
     table = json.loads(one(con, "SELECT mleval_functions()"))
     names = {f["name"]: f for f in table}
@@ -406,6 +454,9 @@ def main():
     check_plot_km(ck, con)
     rng = np.random.default_rng(20261207)
     sets = [cohort(rng, k) for k in range(24)]
+    gbsg = load_gbsg(con)
+    check_gbsg_doc(ck, con)
+    sets.append(gbsg)                       # the worked example's rows against R too
     ok, why = r_available()
     if ok:
         with tempfile.TemporaryDirectory() as d:
