@@ -64,7 +64,7 @@ typedef struct SxBoot {
   MlSamples s;          /* a replicate's rows: width 24, sorted by time */
   double tt;
   unsigned what;        /* ML_SURV_AUROC or ML_SURV_BRIER */
-  int nomem;
+  int rc;               /* ML_NOMEM or ML_STOPPED once a replicate's fit failed */
 } SxBoot;
 
 /* MlBootStat: the metric over the rows drawn (rule 2). */
@@ -85,8 +85,9 @@ static int sx_boot_stat(void *arg, const MlCanon *c, const ml_weight *wc, double
     rec->aux2 = c->aux2[r];
   }
   b->s.sorted = 1;
-  if( ml_surv_fit(&b->s, &f)!=ML_OK ){ b->nomem = 1; return 0; }
-  if( ml_surv_at(&b->s, &f, b->tt, b->what, &at)!=ML_OK ){ ml_surv_fit_free(&f); b->nomem = 1; return 0; }
+  if( b->rc!=ML_OK ) return 0;          /* failed before: redraw until the run ends */
+  if( (b->rc = ml_surv_fit(&b->s, &f))!=ML_OK ) return 0;
+  if( (b->rc = ml_surv_at(&b->s, &f, b->tt, b->what, &at))!=ML_OK ){ ml_surv_fit_free(&f); return 0; }
   ml_surv_fit_free(&f);
   out[0] = b->what==ML_SURV_AUROC ? at.auroc : at.brier;
   return !isnan(out[0]);
@@ -134,7 +135,8 @@ void ml_sx_boot_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p, cons
     spec.stop = sx_stop;
     spec.stopArg = sqlite3_context_db_handle(ctx);
     rc = ml_boot_run(&c, &spec, &r);
-    if( b.nomem ) rc = ML_NOMEM;
+    if( b.rc==ML_NOMEM ) rc = ML_NOMEM;
+    else if( b.rc==ML_STOPPED ) rc = ML_BOOT_STOPPED;
   }
   ml_samples_clear(&b.s);
   ml_canon_free(&c);
