@@ -347,8 +347,8 @@ PLOT_BAD = {
     "plot_reliability": [
         ("plot_reliability('a', 1)", REL + "1"),
         ("plot_reliability('a', '[{\"lo\":0}')", REL + "'[{\"lo\":0}': expected ',' or ']' at byte 9"),
-        ("plot_reliability('a', '[{\"lo\":0,\"hi\":0.5,\"n\":1.5,\"mean_p\":0.2,\"frac_pos\":0}]')",
-         REL + "a bin 0 with lo 0, hi 0.5, n 1.5, mean_p 0.2, frac_pos 0"),
+        ("plot_reliability('a', '[{\"lo\":0,\"hi\":0.5,\"n\":-1.5,\"mean_p\":0.2,\"frac_pos\":0}]')",
+         REL + "a bin 0 with lo 0, hi 0.5, n -1.5, mean_p 0.2, frac_pos 0"),
         ("plot_reliability('a', '[]', x'01')", "plot_reliability(): title must be text, got a blob"),
     ],
     "plot_bars": [
@@ -358,7 +358,7 @@ PLOT_BAD = {
         ("plot_bars('c', 's', 1, 't', 5)", "plot_bars(): unit must be text, got 5"),
     ],
     "plot_lines": [
-        ("plot_lines('s', 'x', 1)", "plot_lines(): x must be a number, got text 'x'"),
+        ("plot_lines('s', x'01', 1)", "plot_lines(): x must be a number, got a blob"),
         ("plot_lines('s', 1, x'00')", "plot_lines(): y must be a number, got a blob"),
         ("plot_lines('s', 1, -1e999)", "plot_lines(): y must be a finite number, got -Inf"),
         ("plot_lines('s', 1, 2, 0.5)", "plot_lines(): title must be text, got 0.5"),

@@ -39,8 +39,12 @@ The goldens: tests/golden/clinical_r.json is the script's output over these
 datasets (and the CSVs' SHA-256, so a change of the data is seen).  With
 Rscript on PATH the test runs R (the 400 pROC bootstraps only for the first 8
 sets: 0.65 s each) and compares mleval with live R, and live R with the
-goldens (1e-12: drift in R, rms or pROC shows); without it, it says SKIP for
-the live run and compares with the goldens.  Regenerate (R needed):
+goldens (drift in R, rms or pROC shows) at the tolerance R itself reproduces
+across BLAS builds: 1e-10 relative plus 1e-12 absolute (R_DRIFT_REL/ABS below;
+R on the reference BLAS and on OpenBLAS 0.3.21 differ by at most 9.8e-15
+absolute on these numbers, and by 4% relative on the fitted values that are
+zero up to rounding, ~1e-14, so no relative bound alone can hold); without it,
+it says SKIP for the live run and compares with the goldens.  Regenerate (R needed):
     MLEVAL_LIB=ext/.libs/mleval /usr/bin/python3 tests/test_clinical_r.py --update
 """
 import hashlib
@@ -153,8 +157,16 @@ def one(con, sql, *args):
     return con.execute(sql, args).fetchone()[0]
 
 
+# What R reproduces across BLAS builds (reference BLAS vs OpenBLAS, measured on
+# these datasets: at most 9.8e-15 absolute); the mleval-vs-live-R comparisons
+# below keep their own, stricter-where-it-can-be tolerances.
+R_DRIFT_REL, R_DRIFT_ABS = 1e-10, 1e-12
+
+
 def drift(ck, live, gold, path=""):
-    """Live R against the goldens: every number to 1e-12 relative."""
+    """Live R against the goldens: every number to R_DRIFT_REL relative plus
+    R_DRIFT_ABS absolute (a value zero up to rounding moves by its own size
+    from one BLAS to another)."""
     if isinstance(live, dict):
         for k, v in live.items():
             if not isinstance(gold, dict) or k not in gold:
@@ -168,7 +180,7 @@ def drift(ck, live, gold, path=""):
     elif isinstance(live, str) or live is None:
         ck.equal(live, gold, "R drift " + path)
     else:
-        ck.close(float(live), gold, "R drift " + path, rel=1e-12, abs_=1e-300)
+        ck.close(float(live), gold, "R drift " + path, rel=R_DRIFT_REL, abs_=R_DRIFT_ABS)
 
 
 def check_calibration(ck, con, y, p, r, what):

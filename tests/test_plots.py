@@ -29,6 +29,7 @@ import json
 import math
 import random
 import re
+import sqlite3
 import sys
 import xml.etree.ElementTree as ET
 
@@ -287,6 +288,50 @@ def test_reliability(con, rng):
         chk.equal(len(d), 1, "reliability has a diagonal")
 
 
+def test_reliability_weighted(con, rng):
+    """Issue 44 item 4: reliability_w JSON, whose n are weight sums (0.5,
+    1, 2 per row): drawn, the legend gives ece_w, each histogram bar's top
+    is its bin's weight sum, and the histogram's axis says weight."""
+    n_frac = 0
+    for it in range(6):
+        k = int(rng.integers(1, 4))
+        bins = int(rng.choice([3, 10]))
+        load(con, {"m%d" % i: dataset(rng, int(rng.choice([50, 300])), 0.3, ties=bool(it % 2)) for i in range(k)})
+        con.execute("ALTER TABLE t ADD COLUMN w REAL")
+        con.execute("UPDATE t SET w = CASE (rowid * 7 + %d) %% 3 WHEN 0 THEN 0.5 WHEN 1 THEN 1 ELSE 2 END" % it)
+        rows = con.execute("SELECT g, reliability_w(y, p, w, ?), ece_w(y, p, w, ?) FROM t GROUP BY g ORDER BY g",
+                           (bins, bins)).fetchall()
+        svg = con.execute("SELECT plot_reliability(g, r) FROM (SELECT g, reliability_w(y, p, w, ?) AS r FROM t"
+                          " GROUP BY g ORDER BY g)", (bins,)).fetchone()[0]
+        root = parse(svg)
+        hist = axes(root, 1)
+        ns = [q["n"] for _, r, _ in rows for q in json.loads(r)]
+        frac = any(n != int(n) for n in ns)
+        n_frac += frac
+        for (name, r, e), text in zip(rows, legend(root)):
+            chk.equal(text, "%s (ECE %.3f)" % (name, e), "weighted reliability legend gives ece_w()")
+        hb = iter(by_class(root, "hist"))
+        ax, bx, ay, by = hist
+        for n in ns:
+            rect = next(hb)
+            chk.true(abs((float(rect.get("y")) - ay) / by - n) * abs(by) <= 0.5,
+                     "weighted histogram bar top at its weight sum %g" % n)
+        chk.equal([e.text for e in by_class(root, "ylabel")], ["fraction of positives", "weight" if frac else "count"],
+                  "the weighted histogram's axis says weight when a bin's n is not an integer")
+    chk.true(n_frac >= 3, "weighted reliability: bins whose n is a weight sum in most plots (%d of 6)" % n_frac)
+    svg = con.execute("SELECT plot_reliability('a', (SELECT reliability(y, p, 5) FROM t))").fetchone()[0]
+    chk.equal([e.text for e in by_class(parse(svg), "ylabel")], ["fraction of positives", "count"],
+              "an unweighted histogram's axis still says count")
+    for bad in ("-0.5", "1e999"):
+        try:
+            con.execute("SELECT plot_reliability('a', '[{\"lo\":0,\"hi\":0.5,\"n\":%s,\"mean_p\":0.2,"
+                        "\"frac_pos\":0}]')" % bad).fetchall()
+            chk.true(False, "plot_reliability: n %s is refused" % bad)
+        except sqlite3.Error as e:
+            chk.true(str(e).startswith("plot_reliability(): bins must be reliability() JSON, got a bin 0"),
+                     "n %s: %s" % (bad, e))
+
+
 def test_bars(con, rng):
     for it in range(20):
         ncat = int(rng.integers(1, 7))
@@ -368,6 +413,79 @@ def test_lines(con, rng):
         chk.true(False, "plot_lines: xlabel must agree across rows")
     except sqlite3.Error as e:
         chk.true(str(e).startswith("plot_lines(): xlabel must be the same in every row"), str(e))
+
+
+def text_axis(root):
+    """plot_lines with text x: [(label, px)] of the x axis and (ay, by) of y."""
+    xs = []
+    for g in by_class(root, "xtick"):
+        t = [e for e in g if e.tag == NS + "text"][0]
+        xs.append((t.text, float(t.get("x"))))
+    ys = []
+    for g in by_class(root, "ytick"):
+        line = [l for l in g if l.tag == NS + "line" and "grid" not in cls(l)][0]
+        ys.append((float([e for e in g if e.tag == NS + "text"][0].text), float(line.get("y1"))))
+    return xs, fit(ys)
+
+
+def test_lines_text(con):
+    """Issue 46 item 5: text x is a label axis.  Labels in order of first
+    appearance (a row with a NULL y places one), one pitch apart, each
+    point drawn at its label; the image grows with the labels, the legend
+    inside it; numbers and text do not mix."""
+    months = ["2024-%02d" % m for m in range(1, 13)] + ["2025-%02d" % m for m in range(1, 13)]
+    widths = {}
+    for n in (3, 12, 24):
+        rows = [(None, months[i], None) for i in range(n)]         # the axis' order
+        rows += [("psi " + c, months[i], round(0.01 * i + 0.1 * j, 4)) for j, c in enumerate("ab")
+                 for i in range(n) if (i + j) % 5 != 4]            # gaps: not every label in every series
+        con.execute("DROP TABLE IF EXISTS lt")
+        con.execute("CREATE TABLE lt(s TEXT, x TEXT, y REAL)")
+        con.executemany("INSERT INTO lt VALUES (?,?,?)", rows)
+        svg = con.execute("SELECT plot_lines(s, x, y, 'PSI', 'month', 'PSI') FROM (SELECT * FROM lt ORDER BY rowid)"
+                          ).fetchone()[0]
+        root = parse(svg)
+        xs, (ay, by) = text_axis(root)
+        chk.equal([t for t, _ in xs], months[:n], "text x: every label, in order (%d)" % n)
+        gaps = np.diff([px for _, px in xs])
+        chk.true(len(gaps) == 0 or (gaps.min() > 40 and gaps.max() - gaps.min() < 0.02),
+                 "text x: labels one pitch apart, room for the text (%r)" % (gaps[:3],))
+        pos = dict(xs)
+        for j, c in enumerate("ab"):
+            poly = [p for p, name in zip(by_class(root, "curve"), legend(root)) if name == "psi " + c][0]
+            want = [(pos[x], ay + by * y) for s_, x, y in rows if s_ == "psi " + c]
+            got = points(poly)
+            chk.equal(len(got), len(want), "text x: every point drawn (%s, %d labels)" % (c, n))
+            chk.true(all(math.hypot(a[0] - b[0], a[1] - b[1]) <= 0.01 for a, b in zip(got, want)),
+                     "text x: each point at its label and value (%s, %d labels)" % (c, n))
+        w = float(root.get("width"))
+        widths[n] = w
+        lx = max(float(l.get("x2")) for l in by_class(root, "swatch"))
+        chk.true(lx < w and lx > max(px for _, px in xs), "text x: the legend right of the panel, inside the image")
+        chk.equal([e.text for e in by_class(root, "xlabel")], ["month"], "text x: the x axis label")
+    chk.true(widths[3] <= widths[12] < widths[24], "text x: the image grows with the labels: %r" % widths)
+    # many labels: the panel stops growing, every k-th label drawn
+    con.execute("DROP TABLE IF EXISTS lt")
+    con.execute("CREATE TABLE lt(s TEXT, x TEXT, y REAL)")
+    con.executemany("INSERT INTO lt VALUES ('a', ?, ?)", [("2024-01-%04d" % i, i % 7) for i in range(1500)])
+    root = parse(con.execute("SELECT plot_lines(s, x, y) FROM (SELECT * FROM lt ORDER BY rowid)").fetchone()[0])
+    xs, _ = text_axis(root)
+    chk.true(float(root.get("width")) < 4800 and 20 < len(xs) < 1500 and xs[0][0] == "2024-01-0000",
+             "1500 labels: a bounded image, every k-th label (%d drawn)" % len(xs))
+    chk.equal(len(points(by_class(root, "curve")[0])) > 100, True, "1500 labels: the line is drawn")
+    for sql, msg in (
+        ("SELECT plot_lines('s', x, 1) FROM (SELECT 1 AS x UNION ALL SELECT 'b')",
+         "plot_lines(): x must be all numbers or all text in one plot, got text 'b' after numbers"),
+        ("SELECT plot_lines('s', x, 1) FROM (SELECT 'b' AS x UNION ALL SELECT 2.5)",
+         "plot_lines(): x must be all numbers or all text in one plot, got 2.5 after text"),
+        ("SELECT plot_lines('s', x, 1) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<2001)"
+         " SELECT 'p' || x AS x FROM c)", "plot_lines(): at most 2000 x labels (text x) in one plot, got more"),
+    ):
+        try:
+            con.execute(sql).fetchall()
+            chk.true(False, "refused: " + msg)
+        except sqlite3.Error as e:
+            chk.equal(str(e), msg, "text x error")
 
 
 def test_rules(con):
@@ -551,8 +669,10 @@ def main():
     test_curves(con, rng)
     test_large_curve(con, rng)
     test_reliability(con, rng)
+    test_reliability_weighted(con, rng)
     test_bars(con, rng)
     test_lines(con, rng)
+    test_lines_text(con)
     chk.finish()
 
 

@@ -373,10 +373,48 @@ def check_thinning(tmp):
     ck.close(auc, got["auroc"]["s"]["all"], "the thinned ROC's area is the AUROC", rel=0, abs_=2e-3)
 
 
+def check_comments():
+    """Issue 45 item 5: the report's sources say what the code has.  The
+    header comment of tools/mleval-report.c names every option --help names
+    and counts neither options nor sections (a count went stale: "16
+    options" of 19, "7 sections" of 8); every file a comment of the report's
+    sources names exists (options.c pointed to a drift.c there never was)."""
+    src = os.path.abspath(os.environ.get("srcdir", os.path.join(HERE, "..")))
+    main_c = open(os.path.join(src, "tools", "mleval-report.c"), encoding="utf-8").read()
+    head = re.match(r"/\*.*?\*/", main_c, re.S).group(0)
+    r = run(["--help"])
+    opts = sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-o)(?![\w-])", r.stdout)))
+    ck.true(len(opts) >= 19, "--help names the options (%d)" % len(opts))
+    ck.equal([o for o in opts if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(o), head)], [],
+             "every option --help names is in mleval-report.c's header comment")
+    ck.equal(re.findall(r"(?:Options|Sections) \(\d+\)", head), [], "the header comment counts nothing")
+    flat = " ".join(re.sub(r"^\s*\*\*", " ", head, flags=re.M).split())
+    for sec in ("AUROC", "PR curves", "Calibration", "Compare models", "Operating points", "Drift", "SVD cost"):
+        ck.true(sec in flat, "the header comment names the section %s" % sec)
+    have = set()
+    for root, _, files in os.walk(src):
+        if "/." in root[len(src):] or "/_" in root[len(src):]:
+            continue
+        for f in files:
+            have.add(f)
+            have.add(os.path.relpath(os.path.join(root, f), src))
+    missing = []
+    sources = [os.path.join(src, "tools", "mleval-report.c")] + sorted(
+        os.path.join(src, "tools", "report", f) for f in os.listdir(os.path.join(src, "tools", "report"))
+        if f.endswith((".c", ".h")))
+    for path in sources:
+        for c in re.findall(r"/\*.*?\*/", open(path, encoding="utf-8").read(), re.S):
+            for name in re.findall(r"(?<![\w/.-])([\w/.-]+\.(?:c|h|md|sql|py))\b", c):
+                if name not in have:
+                    missing.append("%s: %s" % (os.path.basename(path), name))
+    ck.equal(missing, [], "every file the report's comments name exists")
+
+
 def main():
     if not os.path.exists(REPORT):
         print("SKIP: %s is not built" % REPORT)
         sys.exit(77)
+    check_comments()
     rng = np.random.default_rng(11)
     rows = make_data(rng)
     tmp = tempfile.mkdtemp(prefix="mleval-report-test")

@@ -21,6 +21,13 @@
      option and the value.
   4. A --by of more than 24 periods reports (the per-group plots say they
      are not drawn: a plot draws at most 24 series) instead of failing.
+  5. The report as a monitoring page (issue 46): the PSI plot's x axis is
+     the periods' labels and grows with them (check_period_axis);
+     --feature COL is drifted and nothing else (check_features); the
+     summary's drift line gives each column's largest PSI, flag and period,
+     the header the reference (check_summary_line); --max-groups bounds
+     --by, progress lines on request (check_max_groups); the drift table
+     fits its box at 1280 px in chromium (check_drift_fits).
 """
 import json
 import os
@@ -165,6 +172,243 @@ def check_page(page, got, cols, what):
                 what + ": the plot has the 0.1 and 0.25 lines")
 
 
+def drift_body(page):
+    i = page.index('<details id="drift">')
+    return page[i:page.index("</details>", i)]
+
+
+def check_period_axis(tmp):
+    """Issue 46 item 5: the PSI plot's x axis is the compared periods' labels
+    (their values as text, in order: 2026-04, or 5 for a day), not
+    "day (position)" with ticks 2.0, 2.5; its width grows with the number of
+    periods, and the page lets a wide one scroll instead of shrinking it."""
+    widths = {}
+    for n, by, ref, want in ((10, "day", "0..2", [str(d) for d in range(3, 10)]),
+                             (10, "mon", "2026-01..2026-03", ["2026-%02d" % m for m in range(4, 11)]),
+                             (40, "mon", "2026-01..2026-03", ["2026-%02d" % m for m in range(4, 41)])):
+        db = os.path.join(tmp, "axis%d.db" % n)
+        if not os.path.exists(db):
+            make_db(db, n, 46)
+        out = os.path.join(tmp, "axis.html")
+        r = run([db, "preds", "--label", "y", "--score", "s", "--score", "s2", "--by", by, "--drift-ref", ref,
+                 "--reps", "0", "-o", out])
+        ck.equal((r.returncode, r.stderr), (0, ""), "axis %s x %d: the report runs" % (by, n))
+        if r.returncode:
+            continue
+        body = drift_body(open(out, encoding="utf-8").read())
+        svg = re.findall(r"<svg.*?</svg>", body, re.S)
+        if not svg:
+            ck.true(False, "axis %s x %d: a PSI plot" % (by, n))
+            continue
+        ticks = re.findall(r'<g class="xtick">.*?<text[^>]*>([^<]*)</text>', svg[0], re.S)
+        ck.equal(ticks, want, "axis %s x %d: the x axis is the periods' labels" % (by, n))
+        ck.true("(position)" not in svg[0], "axis %s x %d: no position axis" % (by, n))
+        ck.true(re.search(r'class="xlabel"[^>]*>%s<' % by, svg[0]) is not None, "axis %s: named %s" % (by, by))
+        ck.true('<figure class="wide"><svg' in body, "axis: the PSI plot keeps its width and scrolls")
+        widths[(by, n)] = float(re.search(r'<svg[^>]* width="([0-9.]+)"', svg[0]).group(1))
+    if len(widths) == 3:
+        ck.true(widths[("mon", 40)] > widths[("mon", 10)] + 1000,
+                "the plot grows with the periods: %r" % widths)
+
+
+def feature_db(tmp):
+    """make_db's table with two features: age drifts upwards from day 7,
+    flat does not; a row or two without a label."""
+    db = os.path.join(tmp, "feat.db")
+    make_db(db, 10, 46)
+    con = sqlite3.connect(db)
+    con.execute("ALTER TABLE preds ADD COLUMN age REAL")
+    con.execute("ALTER TABLE preds ADD COLUMN flat REAL")
+    con.execute("ALTER TABLE preds ADD COLUMN word TEXT")
+    rnd = random.Random(7)
+    for rowid, day in con.execute("SELECT rowid, day FROM preds").fetchall():
+        con.execute("UPDATE preds SET age = ?, flat = ?, word = 'x' WHERE rowid = ?",
+                    (round(40 + rnd.gauss(0, 8) + (12 if day >= 7 else 0), 1), round(rnd.gauss(0, 1), 2), rowid))
+    con.commit()
+    con.close()
+    ref = mltest.connect()
+    ref.execute("ATTACH ? AS d", (db,))
+    ref.execute("CREATE TEMP VIEW preds AS SELECT * FROM d.preds")
+    return db, ref
+
+
+def check_features(tmp):
+    """Issue 46 item 4: --feature COL (repeatable) is drifted and nothing
+    else: its drift_report per period is the rows' (as a score's), and it
+    has no AUROC, PR-AUC, curve, operating point or comparison; the header
+    names it; it needs --drift-ref, may not be a score, must be a column of
+    numbers."""
+    db, ref = feature_db(tmp)
+    out, js = os.path.join(tmp, "feat.html"), os.path.join(tmp, "feat.json")
+    r = run([db, "preds", "--label", "y", "--score", "s", "--feature", "age", "--feature", "flat", "--by", "day",
+             "--drift-ref", "0..2", "--reps", "0", "-o", out, "--json", js])
+    ck.equal((r.returncode, r.stderr), (0, ""), "--feature: the report runs")
+    if r.returncode:
+        return
+    got = json.load(open(js))
+    page = open(out, encoding="utf-8").read()
+    check_numbers(ref, got, "day", ["0", "1", "2"], ["s", "age", "flat"], "--feature")
+    check_page(page, got, ["s", "age", "flat"], "--feature")
+    ck.equal(got["drift"]["features"], ["age", "flat"], "--feature: the JSON lists the features")
+    ck.equal((sorted(got["auroc"]), sorted(got["pr_auc"]), sorted(got["curves"]), sorted(got["summary"]["scores"])),
+             (["s"], ["s"], ["s"], ["s"]), "--feature: no AUROC, PR-AUC, curve or summary row of a feature")
+    ck.equal(sorted({o["score"] for o in got["operating_points"]}), ["s"], "--feature: no operating point of a feature")
+    ck.true("compare" not in got and 'id="compare"' not in page, "--feature: no model comparison")
+    for sec in ("auroc", "pr", "operating"):
+        i = page.index('<details id="%s">' % sec)
+        body = page[i:page.index("</details>", i)]
+        ck.true("<td>age</td>" not in body and "<td>flat</td>" not in body, "--feature: not in the %s section" % sec)
+    head = page[page.index("<h1>"):page.index('<section id="summary">')]
+    ck.true("features <code>age</code>, <code>flat</code> (<code>--feature</code>: drift only)" in head,
+            "--feature: the header names the features")
+    age = got["drift"]["columns"]["age"]
+    late = min(e["drift_report"]["psi"] for e in age if e["period"] in ("7", "8", "9"))
+    early = max(e["drift_report"]["psi"] for e in age if e["period"] in ("3", "4", "5", "6"))
+    ck.true(late >= 0.25 and late > 3 * early, "--feature: age drifts from day 7, not before (%r, %r)" % (late, early))
+    # errors
+    base = [db, "preds", "--label", "y", "--score", "s", "-o", out]
+    for extra, code, msg in (
+        (["--feature", "age"], 2, "mleval-report: --feature age needs --drift-ref: a feature is drifted and nothing "
+                                  "else (its only section is Drift)\nTry 'mleval-report --help'.\n"),
+        (["--by", "day", "--drift-ref", "0", "--feature", "s"], 2,
+         "mleval-report: --feature s is also a --score (a score's drift is in the Drift section already)\n"
+         "Try 'mleval-report --help'.\n"),
+        (["--by", "day", "--drift-ref", "0", "--feature", "age", "--feature", "age"], 2,
+         "mleval-report: --feature age is given twice\nTry 'mleval-report --help'.\n"),
+        (["--by", "day", "--drift-ref", "0", "--feature", "nosuch"], 1,
+         "mleval-report: --feature nosuch: no such column in preds (its columns: day, mon, y, s, s2, p, w, age, flat, "
+         "word)\n"),
+        (["--by", "day", "--drift-ref", "0", "--feature", "word"], 1,
+         "mleval-report: --feature word: ml_state(): s must be a number, got text 'x'\n"),
+    ):
+        r = run(base + extra)
+        ck.equal((r.returncode, r.stderr), (code, msg), "--feature error: %s" % " ".join(extra))
+
+
+def check_summary_line(tmp):
+    """Issue 46 item 6: the always-open summary has a drift line -- each
+    column's largest PSI, its flag (moderate from 0.1, major from 0.25) and
+    the period that has it -- and the page's header names the reference."""
+    db = os.path.join(tmp, "feat.db")
+    out, js = os.path.join(tmp, "sl.html"), os.path.join(tmp, "sl.json")
+    r = run([db, "preds", "--label", "y", "--score", "s", "--score", "s2", "--prob", "p", "--feature", "age",
+             "--by", "mon", "--drift-ref", "2026-01..2026-03", "--reps", "0", "-o", out, "--json", js])
+    ck.equal((r.returncode, r.stderr), (0, ""), "summary line: the report runs")
+    if r.returncode:
+        return
+    got = json.load(open(js))
+    page = open(out, encoding="utf-8").read()
+    i = page.index('<section id="summary">')
+    summary = page[i:page.index("</section>", i)]
+    tab = re.search(r'<table class="summary drift-worst">.*?</table>', summary, re.S)
+    ck.true(tab is not None, "summary line: a drift table in the summary")
+    if tab is None:
+        return
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", tab.group(0), re.S)]
+    rows = [r_ for r_ in rows if r_]
+    want = []
+    for col in ("s", "s2", "p", "age"):
+        es = [e for e in got["drift"]["columns"][col] if e["drift_report"]]
+        best = max(es, key=lambda e: e["drift_report"]["psi"])
+        psi = best["drift_report"]["psi"]
+        mark = " (major)" if psi >= 0.25 else " (moderate)" if psi >= 0.1 else ""
+        want.append([col, "%.3f%s" % (psi, mark), best["period"]])
+        flag = "major" if psi >= 0.25 else "moderate" if psi >= 0.1 else None
+        ck.equal(got["drift"]["worst"][col], {"period": best["period"], "psi": psi, "flag": flag},
+                 "summary line: JSON worst of %s" % col)
+    ck.equal(rows, want, "summary line: each column's largest PSI, flagged, and its period")
+    ck.true(any(w[1].endswith("(major)") for w in want), "summary line: the data has a major shift")
+    head = page[page.index("<h1>"):i]
+    ck.true("drift against the reference <code>--drift-ref 2026-01..2026-03</code> (3 periods, 2026-01, 2026-02, "
+            "2026-03)" in head, "summary line: the header names the reference")
+    ck.true("<code>--drift-ref 2026-01..2026-03</code>: 3 periods" in summary, "summary line: it names the reference")
+
+
+def check_max_groups(tmp):
+    """Issue 46 item 7: a --by of more than --max-groups groups (default
+    1000) is an error naming the count and the option; progress lines on
+    stderr with MLEVAL_REPORT_PROGRESS=1 (a terminal gets them by itself),
+    none otherwise."""
+    db = os.path.join(tmp, "many.db")
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t(ts INT, y INT, s REAL)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)", [(i, i % 3 == 0, (i * 13 % 101) / 101.0) for i in range(2500)])
+    con.commit()
+    con.close()
+    out, js = os.path.join(tmp, "many.html"), os.path.join(tmp, "many.json")
+    base = [db, "t", "--label", "y", "--score", "s", "--by", "ts", "--reps", "0", "-o", out]
+    r = run(base)
+    ck.equal((r.returncode, r.stderr), (1, "mleval-report: --by ts: more than 1000 groups (--max-groups 1000): a "
+             "group per timestamp or per row is rarely meant; group by a coarser column (day, week), or raise "
+             "--max-groups\n"), "2500 groups: an error at the default bound")
+    r = run(base[:-2] + ["--max-groups", "2000", "-o", out])
+    ck.equal(r.returncode, 1, "2500 groups over --max-groups 2000: an error")
+    ck.true("more than 2000 groups (--max-groups 2000)" in r.stderr, "the message names the raised bound")
+    env = dict(os.environ, MLEVAL_LIB=mltest.LIB, MLEVAL_REPORT_PROGRESS="1")
+    r = subprocess.run([REPORT] + base + ["--max-groups", "2500", "--json", js], capture_output=True, text=True, env=env)
+    ck.equal(r.returncode, 0, "2500 groups under --max-groups 2500: the report runs")
+    lines = r.stderr.splitlines()
+    ck.true(len(lines) >= 5 and all(re.match(r"mleval-report: \[\d+ s\] ", l) for l in lines),
+            "progress lines on stderr: %r" % lines[:3])
+    ck.true(any("scan: 2000 groups read" in l for l in lines) and lines[-1].endswith("writing the report"),
+            "progress: the scan's groups, then each stage, the last writing")
+    if r.returncode == 0:
+        ck.equal(len(json.load(open(js))["groups"]), 2500, "2500 groups reported")
+    r = run(base + ["--max-groups", "2500"])
+    ck.equal((r.returncode, r.stderr), (0, ""), "no progress line unless asked or on a terminal")
+    r = run(base + ["--max-groups", "2500", "--drift-ref", "0..99"])
+    ck.equal((r.returncode, r.stderr), (0, ""), "2400 compared periods: the report runs")
+    if r.returncode == 0:
+        body = drift_body(open(out, encoding="utf-8").read())
+        ck.true("more than 2000 periods: no PSI plot" in body and "<svg" not in body,
+                "2400 compared periods: no PSI plot, and the page says why")
+    r = run(base + ["--max-groups", "0"])
+    ck.equal((r.returncode, r.stderr.splitlines()[0] if r.stderr else ""),
+             (2, "mleval-report: --max-groups must be an integer in 1..10000000, got '0'"), "--max-groups 0: usage")
+
+
+def check_drift_fits(tmp):
+    """Issue 46 item 8: the drift table fits its box at 1280 px, as Debian's
+    chromium renders it (skipped, with a note, where there is no chromium)."""
+    import shutil
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        print("note: no chromium: the 1280 px check is skipped")
+        return
+    db = os.path.join(tmp, "feat.db")
+    out = os.path.join(tmp, "fit.html")
+    r = run([db, "preds", "--label", "y", "--score", "s", "--score", "s2", "--prob", "p", "--feature", "age",
+             "--by", "mon", "--drift-ref", "2026-01", "--reps", "0", "-o", out])
+    if r.returncode:
+        ck.true(False, "fit: the report runs: %s" % r.stderr)
+        return
+    script = ("<script>document.querySelectorAll('details').forEach(function(d){d.open=true;});"
+              "var o=[];document.querySelectorAll('table').forEach(function(t){var b=t.parentElement"
+              ".getBoundingClientRect(),r=t.getBoundingClientRect();o.push([t.className||'-',r.right,b.right]"
+              ".join('|'));});var p=document.createElement('pre');p.id='measured';p.textContent=o.join('\\n');"
+              "document.body.appendChild(p);</script>")
+    page = os.path.join(tmp, "fit_measure.html")
+    open(page, "w", encoding="utf-8").write(open(out, encoding="utf-8").read().replace("</body>", script + "</body>"))
+    profile = tempfile.mkdtemp(prefix="mleval-chromium")
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
+    try:
+        c = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                            "--user-data-dir=" + profile, "--hide-scrollbars", "--dump-dom", "--window-size=1280,1000",
+                            "file://" + page], capture_output=True, text=True, timeout=120, env=env)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print("note: chromium cannot run (%s): the 1280 px check is skipped" % e)
+        return
+    m = re.search(r'<pre id="measured">(.*?)</pre>', c.stdout, re.S)
+    if c.returncode or not m:
+        print("note: chromium cannot render here (exit %d): the 1280 px check is skipped" % c.returncode)
+        return
+    rows = [l.split('|') for l in m.group(1).strip().splitlines()]
+    drift = [(float(r_), float(b)) for name, r_, b in rows if name == "drift"]
+    ck.true(len(drift) == 1 and drift[0][0] <= drift[0][1] + 0.5,
+            "the drift table fits its box at 1280 px (right edge %r)" % drift)
+
+
 def main():
     if not os.path.exists(REPORT):
         print("SKIP: %s is not built" % REPORT)
@@ -269,6 +513,11 @@ def main():
         i = page.index('<details id="drift">')
         ck.equal(len(re.findall(r"<svg", page[i:page.index("</details>", i)])), 1, "30 periods: the PSI plot is drawn")
         ck.equal(len(json.load(open(js))["drift"]["columns"]["s"]), 25, "30 periods: 25 compared")
+    check_period_axis(tmp)
+    check_features(tmp)
+    check_summary_line(tmp)
+    check_max_groups(tmp)
+    check_drift_fits(tmp)
     ck.finish()
 
 

@@ -162,6 +162,54 @@ def test_bom(tmp):
     expect_error_at(tmp, path, "--label z: no such column in t (its columns: y, s)", ["--label", "z"])
 
 
+def test_line_ends(tmp):
+    """Issue 44 item 6: a CSV with CR-only line ends (old Mac files) is read
+    as records, not one header line; LF, CRLF and CR give the same report;
+    a quoted field keeps its line end."""
+    recs = [b"y,s,fold,note"] + [b'%d,%r,%d,"a\r\nb"' % (i % 3 == 0, (i * 37 % 101) / 101.0 + 0.3 * (i % 3 == 0), i % 2)
+                                 for i in range(40)]
+    outs = {}
+    for name, end in (("lf.csv", b"\n"), ("crlf.csv", b"\r\n"), ("cr.csv", b"\r")):
+        path = write(tmp, name, end.join(recs) + end)
+        js = os.path.join(tmp, name + ".json")
+        r = run([path, "t", "--label", "y", "--score", "s", "--by", "fold", "-o", os.path.join(tmp, name + ".html"),
+                 "--json", js])
+        clean(r, name)
+        ck.equal((r.returncode, first_err(r)), (0, ""), "%s: the report is written" % name)
+        outs[name] = open(js, "rb").read() if r.returncode == 0 else None
+    ck.true(outs["cr.csv"] is not None and outs["cr.csv"] == outs["lf.csv"] == outs["crlf.csv"],
+            "CR, LF and CRLF line ends give the same report")
+    if outs["cr.csv"]:
+        ck.equal(json.loads(outs["cr.csv"])["rows"], 40, "CR line ends: 40 rows, not one header line")
+
+
+def test_not_decimal(tmp):
+    """Issue 44 item 6: a CSV number is a decimal one.  0x10 (hex), inf and
+    nan are text, never 16: a score column holding one is refused as a
+    number, with a message naming the option and the column; as a group's
+    value it is the text itself."""
+    for bad in (b"0x10", b"inf", b"nan", b"1e", b"+"):
+        body = b"y,s\n0,0.1\n1,%s\n0,0.3\n1,0.7\n" % bad
+        expect_error(tmp, "hex.csv", body, "--score s: ml_state(): s must be a number, got text '%s'" % bad.decode())
+    body = b"y,s,src\n" + b"".join(b"%d,%r,%s\n" % (i % 2, i / 20.0, [b"0x10", b"16", b"1e1"][i % 3])
+                                     for i in range(30))
+    path = write(tmp, "hexgroup.csv", body)
+    js = os.path.join(tmp, "hexgroup.json")
+    r = run([path, "t", "--label", "y", "--score", "s", "--by", "src", "-o", os.path.join(tmp, "hexgroup.html"),
+             "--json", js])
+    clean(r, "hexgroup")
+    ck.equal((r.returncode, first_err(r)), (0, ""), "a hex group value: the report is written")
+    if r.returncode == 0:
+        ck.equal(sorted(g["name"] for g in json.load(open(js))["groups"]), ["0x10", "16", "1e1"],
+                 "0x10 is a group of its own, the text 0x10 (not 16)")
+    # decimal forms are numbers: sign, leading dot, exponent, spaces
+    body = b"y,s\n0, 0.1\n1,+.9\n0,-1e-1\n1,2E0 \n"
+    path = write(tmp, "dec.csv", body)
+    js = os.path.join(tmp, "dec.json")
+    r = run([path, "t", "--label", "y", "--score", "s", "-o", os.path.join(tmp, "dec.html"), "--json", js])
+    ck.equal((r.returncode, first_err(r)), (0, ""), "decimal numbers in every form are numbers")
+
+
 def main():
     if not os.path.exists(REPORT):
         print("SKIP: %s is not built" % REPORT)
@@ -171,6 +219,8 @@ def main():
     test_locked(tmp)
     test_header_only(tmp)
     test_bom(tmp)
+    test_line_ends(tmp)
+    test_not_decimal(tmp)
     ck.finish()
 
 

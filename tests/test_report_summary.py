@@ -176,6 +176,46 @@ def check_p_values(page, got, reps):
     ck.equal(bad[7][1], "&lt; 0.001", "calibration: Spiegelhalter's tiny p shows as < 0.001")
 
 
+def check_no_negative_zero(tmp):
+    """Issue 46 item 8: a CITL of -0.0002 (rounds to zero) prints 0.000,
+    never -0.000, in the summary and everywhere on the page; the JSON keeps
+    the exact value.  The probabilities are shifted on the logit scale so
+    that calibration-in-the-large is -0.0002 by construction (the intercept
+    of logit P(y) = a + logit p moves by exactly the shift)."""
+    import math
+    rnd = random.Random(46)
+    rows = []
+    for i in range(600):
+        t = min(0.95, max(0.05, rnd.random()))
+        rows.append((i % 2, 1 if rnd.random() < t else 0, t + rnd.gauss(0, 0.1), t))
+    con = mltest.connect()
+    con.execute("CREATE TABLE t(g INT, y INT, s REAL, p REAL)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", rows)
+    a = json.loads(con.execute("SELECT calibration_summary(y, p) FROM t").fetchone()[0])["citl"]
+    c = a + 0.0002
+    rows = [(g, y, s, 1 / (1 + math.exp(-(math.log(p / (1 - p)) + c)))) for g, y, s, p in rows]
+    db = os.path.join(tmp, "negzero.db")
+    dc = sqlite3.connect(db)
+    dc.execute("CREATE TABLE preds(g INT, y INT, s REAL, p REAL)")
+    dc.executemany("INSERT INTO preds VALUES (?, ?, ?, ?)", rows)
+    dc.commit()
+    dc.close()
+    out, js = os.path.join(tmp, "negzero.html"), os.path.join(tmp, "negzero.json")
+    r = run([db, "preds", "--label", "y", "--score", "s", "--prob", "p", "--reps", "0", "-o", out, "--json", js])
+    ck.equal((r.returncode, r.stderr), (0, ""), "negative zero: the report runs")
+    if r.returncode:
+        return
+    got = json.load(open(js))
+    citl = got["summary"]["probability"]["all"]["citl"]
+    ck.true(-0.0005 < citl < 0, "negative zero: the CITL is a tiny negative number (%r)" % citl)
+    page = open(out, encoding="utf-8").read()
+    ck.equal(re.findall(r"(?:-|\u2212|&#8722;)0\.000\b", page), [], "no -0.000 on the page")
+    i = page.index('<section id="summary">')
+    summary = page[i:page.index("</section>", i)]
+    ck.true(re.search(r'<td>0\.000 <span class="ci">\[-0\.\d\d\d, 0\.\d\d\d\]</span></td>', summary) is not None,
+            "the summary's CITL prints 0.000 with its interval")
+
+
 def main():
     if not os.path.exists(REPORT):
         print("SKIP: %s is not built" % REPORT)
@@ -200,6 +240,7 @@ def main():
             check_summary(ref, page, got)
             check_overlay(ref, page)
         check_p_values(page, got, reps)
+    check_no_negative_zero(tmp)
     ck.finish()
 
 

@@ -206,6 +206,33 @@ def test_repeated(tmp):
     ck.equal((cells[4], cells[7]), ("n/a", "n/a"), "its cells are n/a, not an unweighted number")
 
 
+def test_real_weights(tmp):
+    """Issue 44 item 4: weights 0.5/1/2 with --prob.  The weighted
+    reliability bins carry weight sums (n 84.5): the report runs, its
+    reliability per group is reliability_w's over the rows, and the diagram
+    is drawn with a weight histogram."""
+    rnd = random.Random(44)
+    rows = [r[:5] + (rnd.choice([0.5, 1.0, 2.0]),) for r in rows_of(8)]
+    db = os.path.join(tmp, "real.db")
+    make_db(db, ["fold", "y", "s", "s2", "p", "w"], rows)
+    page, got = report(db, ["--weight", "w", "--reps", "0"], tmp, "real_w")
+    if not got:
+        return
+    con = sqlite3.connect(db)
+    con.enable_load_extension(True)
+    con.load_extension(mltest.LIB)
+    want = dict(con.execute("SELECT fold, reliability_w(y, p, w, 10) FROM preds GROUP BY fold"))
+    ns = []
+    for g, rel in sorted(got["reliability"]["p"].items()):
+        ck.equal(rel, json.loads(want[int(g)]), "real weights: fold %s's reliability is reliability_w's" % g)
+        ns += [b["n"] for b in rel]
+    ck.true(any(n != int(n) for n in ns), "real weights: some bin's n is a weight sum, not a count: %r" % ns[:5])
+    i = page.index('<details id="calibration">')
+    body = page[i:page.index("</details>", i)]
+    ck.true(body.count('class="hist"') > 0 and ">weight</text>" in body,
+            "real weights: the reliability diagram is drawn, its histogram in weight")
+
+
 def test_errors(tmp):
     db = os.path.join(tmp, "bad.db")
     make_db(db, ["fold", "y", "s", "w"], [(1, i % 2, i / 10.0, -1.0 if i == 3 else 1.0) for i in range(10)])
@@ -226,6 +253,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="mleval-report-weight")
     test_weight_one(tmp)
     test_repeated(tmp)
+    test_real_weights(tmp)
     test_errors(tmp)
     ck.finish()
 

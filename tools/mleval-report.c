@@ -6,26 +6,26 @@
 ** them; docs/ARCHITECTURE.md draws the path of a run).
 ** SPDX-License-Identifier: MIT
 **
-**   mleval-report DB TABLE --label y --score s [--score s2 ...] [--prob p]
-**                 [--weight w] [--by fold] [--bins 10] [--operating LIST] [--reps 1000]
-**                 [--boot-rows 20000] [--svd] [--svd-dims W,D]
-**                 [--svd-iters 20] [-o|--output report.html]
-**                 [--json result.json] [--force] [--help]
+**   mleval-report DB TABLE --label y --score s [OPTION ...]
 **
-** Options (16): --label, --score, --prob, --weight, --by, --bins,
-** --operating, --reps, --boot-rows, --svd, --svd-dims, --svd-iters,
-** -o/--output, --json, --force, --help (options.c says what each takes;
-** --help prints it).
+** Options: --label, --score, --prob, --weight, --by, --bins, --operating,
+** --reps, --boot-rows, --svd, --svd-dims, --svd-iters, --drift-ref,
+** --feature, --max-groups, -o/--output, --json, --force, --help.  The list
+** that counts is options.c's (parse_args, and zUsage, which --help prints);
+** tests/test_report.py checks that each option --help names is named here.
 **
-** Sections (7), in order: the summary (always open), then each a <details>
+** Sections, in order: the summary (always open), then each a <details>
 ** collapsed by default: AUROC, PR curves, Calibration, Compare models (two
-** scores or more), Operating points, SVD cost (only with --svd).
+** scores or more), Operating points, Drift (only with --drift-ref), SVD
+** cost (only with --svd).  sections.c computes them, html_sections.c and
+** json.c write them (report.h lists the stages).
 **
 ** Rules:
 **   1. DB is a SQLite database (recognised by its header) or a CSV file with
 **      a header row, imported into an in-memory database as TABLE; a CSV
-**      column whose every non-empty field is a number is typed INTEGER or
-**      REAL, an empty field is NULL.  A leading UTF-8 byte-order mark is
+**      column whose every non-empty field is a decimal number is typed
+**      INTEGER or REAL (0x10, inf, nan are text), an empty field is NULL;
+**      records end at LF, CRLF or a CR alone.  A leading UTF-8 byte-order mark is
 **      skipped; a NUL byte, an unclosed quote or a record whose field count
 **      differs from the header's is an error naming the record (csv.c).
 **   2. Every number comes from mleval's SQL functions and every picture from
@@ -70,6 +70,7 @@ int main(int argc, char **argv){
   int i;
   memset(&r, 0, sizeof(r));
   parse_args(&r.o, argc, argv);   /* options.c: argv -> Opts */
+  progress_start(&r);             /* sql.c: progress lines of a long run */
   check_outputs(&r.o);
   open_db(&r);                    /* input.c: DB -> a database with TABLE */
   load_mleval(&r);
@@ -78,6 +79,7 @@ int main(int argc, char **argv){
   drift_resolve(&r);              /*         --drift-ref -> the reference periods */
   compute(&r);                    /*         states -> results */
   sections_compute(&r, &s);       /* sections.c: results -> section structs */
+  progress(&r, "writing the report");
   zJson = json_write(&r, &s);     /* json.c, html.c: structs -> outputs */
   zHtml = html_write(&r, &s);
   write_file(r.o.zOut, zHtml);

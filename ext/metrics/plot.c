@@ -13,8 +13,10 @@
 **      Used with OVER (...), SQLite refuses them ("may not be used as a
 **      window function"); plot a window query's output instead
 **      (docs/decisions.md).
-**   2. curve is pr_curve() or roc_curve() JSON, bins is reliability() JSON,
-**      read by the strict reader of ml_json_read.c; anything else is an error
+**   2. curve is pr_curve() or roc_curve() JSON, bins is reliability() or
+**      reliability_w() JSON (a bin's n a count or a sum of weights: any
+**      finite n >= 0; the histogram's axis says "weight" when an n is not
+**      an integer), read by the strict reader of ml_json_read.c; anything else is an error
 **      naming the function, the argument and what is wrong.  The kind of a
 **      curve is read from its fields (recall/precision or fpr/tpr); all rows
 **      of one plot must be of one kind.
@@ -44,6 +46,16 @@
 **      at 28 bytes ("..." added) and its value (AP, AUROC, ECE) kept after
 **      it; the image is made wider (the plot panel unchanged) when its
 **      longest entry would not fit in 640, so no entry is clipped.
+**   8. plot_lines' x is numbers or text, one kind in one plot (mixing is
+**      an error).  Text x is a label (a date, a month, a period's value as
+**      text): the labels are placed on the x axis one pitch apart in the
+**      order they first appear, each point at its label; a row with a text
+**      x and a NULL y places its label and draws nothing (so a query can
+**      set the axis' order before the points).  The pitch is the widest
+**      label's (a label over 16 bytes is cut, "..." added), so the image
+**      grows wider with the labels (the legend moves right with the panel);
+**      past 4000 px of panel the pitch shrinks and every k-th label is
+**      drawn.  At most 2000 labels.
 **
 ** Cost: the JSON of each row is parsed once in xStep and kept as doubles
 ** (16 bytes a curve point, 40 a reliability bin, 24 a bar or line point);
@@ -62,6 +74,11 @@ enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES, PK_KM };
 
 #define PLOT_MAX_SERIES 24
 #define PLOT_MAX_CATEGORIES 60
+/* plot_lines with text x: the most labels on its x axis (rule 8), and the
+** widest its panel grows before labels are thinned out. */
+#define PLOT_MAX_XLABELS 2000
+#define XLABEL_PANEL_MAX 4000
+#define XLABEL_MAX 16           /* bytes of a label drawn under the axis */
 #define PLOT_W 640
 #define PLOT_H 480
 
@@ -88,6 +105,9 @@ typedef struct PlotAgg {
   int nSeries;
   char *azCat[PLOT_MAX_CATEGORIES];
   int nCat;
+  char **azX;               /* plot_lines with text x: the labels, in order of first appearance */
+  int nX, capX;
+  int xKind;                /* plot_lines: 0 no row yet, 1 numbers, 2 text (rule 8) */
   char *title, *unit, *xlabel, *ylabel;
   int titleSet, unitSet, xlabelSet, ylabelSet;
 } PlotAgg;
@@ -130,6 +150,8 @@ static void plot_clear(PlotAgg *p){
   ml_free(p->a);
   for(k=0; k<p->nSeries; k++) ml_free(p->azSeries[k]);
   for(k=0; k<p->nCat; k++) ml_free(p->azCat[k]);
+  for(k=0; k<p->nX; k++) ml_free(p->azX[k]);
+  ml_free(p->azX);
   ml_free(p->title);
   ml_free(p->unit);
   ml_free(p->xlabel);
@@ -210,6 +232,28 @@ static PlotRow *new_row(sqlite3_context *ctx, PlotAgg *p){
   memset(r, 0, sizeof(*r));
   r->order = p->n;
   return r;
+}
+
+/* plot_lines' text x (rule 8): the index of its label, added in order of
+** first appearance; -1 on an error (reported). */
+static int intern_x(sqlite3_context *ctx, PlotAgg *p, sqlite3_value *v){
+  const char *z = (const char*)sqlite3_value_text(v);
+  int k;
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return -1; }
+  for(k=p->nX-1; k>=0; k--) if( strcmp(p->azX[k], z)==0 ) return k;
+  if( p->nX>=PLOT_MAX_XLABELS ){
+    ml_error(ctx, "plot_lines", "at most %d x labels (text x) in one plot, got more", PLOT_MAX_XLABELS);
+    return -1;
+  }
+  if( p->nX==p->capX ){
+    int cNew = p->capX ? p->capX*2 : 16;
+    char **a = ml_realloc(p->azX, (uint64_t)cNew * sizeof(char*));
+    if( a==0 ){ sqlite3_result_error_nomem(ctx); return -1; }
+    p->azX = a; p->capX = cNew;
+  }
+  p->azX[p->nX] = dup_text(z);
+  if( p->azX[p->nX]==0 ){ sqlite3_result_error_nomem(ctx); return -1; }
+  return p->nX++;
 }
 
 /* Reads a JSON argument; on error sets "fn(): name must be WHAT JSON, got
@@ -333,7 +377,9 @@ static int step_reliability(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
     double *b = a + 5*i;
     int ok = 1, f;
     for(f=0; f<5; f++) if( !(b[f]>=0.0) ) ok = 0;
-    if( !(b[0]<=b[1] && b[1]<=1.0 && b[3]<=1.0 && b[4]<=1.0 && b[2]==floor(b[2])) ) ok = 0;
+    /* n is a count (reliability) or a sum of weights (reliability_w): any
+    ** finite n >= 0 (rule 2) */
+    if( !(b[0]<=b[1] && b[1]<=1.0 && b[3]<=1.0 && b[4]<=1.0 && isfinite(b[2])) ) ok = 0;
     if( !ok ){
       ml_error(ctx, fn, "bins must be reliability() JSON, got a bin %lld with lo %g, hi %g, n %g, "
                "mean_p %g, frac_pos %g", (long long)i, b[0], b[1], b[2], b[3], b[4]);
@@ -452,8 +498,29 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     default: {
       double x, y;
       int s;
-      if( number_arg(ctx, fn, "x", argv[1], &x)!=ML_ROW_OK ) return;
+      if( sqlite3_value_type(argv[1])==SQLITE_TEXT ){      /* rule 8: a label */
+        int xi;
+        if( p->xKind==1 ){
+          char *e = excerpt((const char*)sqlite3_value_text(argv[1]));
+          ml_error(ctx, fn, "x must be all numbers or all text in one plot, got text '%s' after numbers", e);
+          excerpt_free(e);
+          return;
+        }
+        if( (xi = intern_x(ctx, p, argv[1]))<0 ) return;
+        p->xKind = 2;
+        x = xi;
+        if( sqlite3_value_type(argv[2])==SQLITE_NULL ) return;   /* the label placed, nothing drawn */
+      }else{
+        if( number_arg(ctx, fn, "x", argv[1], &x)!=ML_ROW_OK ) return;
+        if( p->xKind==2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+          char v[32];
+          ml_format_double(v, x);
+          ml_error(ctx, fn, "x must be all numbers or all text in one plot, got %s after text", v);
+          return;
+        }
+      }
       if( number_arg(ctx, fn, "y", argv[2], &y)!=ML_ROW_OK ) return;
+      if( p->xKind==0 ) p->xKind = 1;
       if( (s = intern(ctx, p, d->kind, argv[0], 0, 0))<0 ) return;
       if( (r = new_row(ctx, p))==0 ) return;
       r->series = s; r->x = x; r->y = y;
@@ -512,21 +579,23 @@ static double text_em(const char *z){
 
 /* The image's width: PLOT_W, or more when the longest legend entry (as
 ** draw_legend writes them), estimated 5 % wide, would run past it. */
-static int plot_width(PlotAgg *p, const char *label, int perRow){
-  int k, n = perRow ? (int)p->n : p->nSeries, w = PLOT_W;
+static int plot_width_at(PlotAgg *p, const char *label, int perRow, int shift){
+  int k, n = perRow ? (int)p->n : p->nSeries, w = PLOT_W + shift;
   for(k=0; k<n; k++){
     char *z = legend_text(p->azSeries[perRow ? p->a[k].series : k], label, perRow ? p->a[k].stat : 0);
     double need;
     if( z==0 ) continue;                  /* draw_legend reports the NOMEM */
-    need = LEGEND_X + LEGEND_TEXT_X + 1.05 * LEGEND_FONT * text_em(z) + 8;
+    need = shift + LEGEND_X + LEGEND_TEXT_X + 1.05 * LEGEND_FONT * text_em(z) + 8;
     if( need>w ) w = (int)ceil(need);
     sqlite3_free(z);
   }
   return w;
 }
 
-/* The legend: one entry per row (curves, reliability) or series. */
-static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, double y, int boxes){
+static int plot_width(PlotAgg *p, const char *label, int perRow){ return plot_width_at(p, label, perRow, 0); }
+
+/* The legend: one entry per row (curves, reliability) or series, at x. */
+static int draw_legend_at(MlStr *s, PlotAgg *p, const char *label, int perRow, double x, double y, int boxes){
   char *az[PLOT_MAX_SERIES];
   int ac[PLOT_MAX_SERIES];
   int k, n = perRow ? (int)p->n : p->nSeries, rc = ML_OK;
@@ -536,9 +605,12 @@ static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, doub
     ac[k] = sidx;
     if( az[k]==0 ) rc = ML_NOMEM;
   }
-  if( rc==ML_OK ) ml_svg_legend(s, LEGEND_X, y, n, (const char *const*)az, ac, boxes);
+  if( rc==ML_OK ) ml_svg_legend(s, x, y, n, (const char *const*)az, ac, boxes);
   for(k=0; k<n; k++) sqlite3_free(az[k]);
   return rc;
+}
+static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, double y, int boxes){
+  return draw_legend_at(s, p, label, perRow, LEGEND_X, y, boxes);
 }
 
 static int draw_curves(MlStr *s, PlotAgg *p){
@@ -571,15 +643,19 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
   MlPlotBox hist = {0, 1, 0, 1, 72, 330, 380, 82};
   double maxN = 0;
   ml_i64 i, j, nSmooth = 0;
-  int K = p->nSeries;
+  int K = p->nSeries, weighted = 0;
   for(i=0; i<p->n; i++){
-    for(j=0; j<p->a[i].nPts; j++) if( p->a[i].pts[5*j+2] > maxN ) maxN = p->a[i].pts[5*j+2];
+    for(j=0; j<p->a[i].nPts; j++){
+      double n = p->a[i].pts[5*j+2];
+      if( n > maxN ) maxN = n;
+      if( n!=floor(n) ) weighted = 1;
+    }
   }
   ml_nice_range(0, maxN>0 ? maxN : 1, 4, &hist.y0, &hist.y1);
   hist.y0 = 0;
   ml_svg_begin(s, plot_width(p, "ECE", 1), PLOT_H, p->title ? p->title : "Reliability diagram");
   ml_svg_axes(s, &top, 0, "fraction of positives", 6, 6);
-  ml_svg_axes(s, &hist, "predicted probability", "count", 6, 3);
+  ml_svg_axes(s, &hist, "predicted probability", weighted ? "weight" : "count", 6, 3);
   ml_svg_line(s, &top, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
   for(i=0; i<p->n; i++){
     PlotRow *r = &p->a[i];
@@ -590,7 +666,8 @@ static int draw_reliability(MlStr *s, PlotAgg *p){
       char tip[200], sn[32], sm[32], sf[32];
       const char *name = p->azSeries[r->series];
       ml_format_fixed(sm, bin[3], 3); ml_format_fixed(sf, bin[4], 3);
-      snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
+      if( bin[2]==floor(bin[2]) ) snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
+      else ml_format_double(sn, bin[2]);      /* reliability_w: a sum of weights */
       snprintf(tip, sizeof(tip), "%.*s: n %s, mean p %s, fraction positive %s",
                (int)ml_utf8_cut(name, 60), name, sn, sm, sf);
       xy[2*j] = bin[3]; xy[2*j+1] = bin[4];
@@ -672,12 +749,54 @@ static int cmp_lines(const void *a, const void *b){
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* plot_lines' x axis of text labels (rule 8): label i at x = i, one
+** pitch apart, the pitch the widest drawn label's; the panel grows with the
+** labels up to XLABEL_PANEL_MAX px, past which the pitch shrinks and every
+** step-th label is drawn.  Sets b's x range and width. */
+static void xlabel_layout(PlotAgg *p, MlPlotBox *b, int *pStep){
+  double wLabel = 0, pitch;
+  int k;
+  for(k=0; k<p->nX; k++){
+    size_t n = strlen(p->azX[k]);
+    double w;
+    char buf[XLABEL_MAX + 8];
+    if( n>XLABEL_MAX ){ n = ml_utf8_cut(p->azX[k], XLABEL_MAX - 3); memcpy(buf, p->azX[k], n); memcpy(buf+n, "...", 4); }
+    else memcpy(buf, p->azX[k], n+1);
+    w = 1.05 * 11 * text_em(buf) + 10;
+    if( w>wLabel ) wLabel = w;
+  }
+  pitch = wLabel;
+  if( p->nX*pitch > XLABEL_PANEL_MAX ) pitch = (double)XLABEL_PANEL_MAX / p->nX;
+  *pStep = (int)ceil(wLabel / pitch - 1e-9);
+  if( *pStep<1 ) *pStep = 1;
+  b->x0 = -0.5; b->x1 = p->nX - 0.5;
+  b->width = fmax(kBox.width, ceil(p->nX * pitch));
+}
+
+/* The text labels under the axis (rule 8), each a tick and a grid line, in
+** <g class="xtick"> as the number ticks are. */
+static void draw_xlabels(MlStr *s, PlotAgg *p, const MlPlotBox *b, int step){
+  int k;
+  for(k=0; k<p->nX; k+=step){
+    char buf[XLABEL_MAX + 8];
+    size_t n = strlen(p->azX[k]);
+    double px = ml_svg_px(b, k);
+    if( n>XLABEL_MAX ){ n = ml_utf8_cut(p->azX[k], XLABEL_MAX - 3); memcpy(buf, p->azX[k], n); memcpy(buf+n, "...", 4); }
+    else memcpy(buf, p->azX[k], n+1);
+    ml_str_appendz(s, "<g class=\"xtick\">\n");
+    ml_svg_line(s, b, "grid", k, b->y0, k, b->y1, "#e5e5e5", 0, 1);
+    ml_svg_line(s, b, 0, k, b->y0, k, b->y0 - 5*(b->y1 - b->y0)/b->height, "#333333", 0, 1);
+    ml_svg_text(s, 0, px, b->top + b->height + 18, "middle", 11, buf);
+    ml_str_appendz(s, "</g>\n");
+  }
+}
+
 static int draw_lines(MlStr *s, PlotAgg *p){
   MlPlotBox b = kBox;
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   double *xy;
   ml_i64 i, j;
-  int k;
+  int k, step = 1, shift = 0;
   for(i=0; i<p->n; i++){
     PlotRow *r = &p->a[i];
     if( r->x<xlo ) xlo = r->x;
@@ -685,13 +804,19 @@ static int draw_lines(MlStr *s, PlotAgg *p){
     if( r->y<ylo ) ylo = r->y;
     if( r->y>yhi ) yhi = r->y;
   }
-  ml_nice_range(xlo, xhi, 6, &b.x0, &b.x1);
   ml_nice_range(ylo, yhi, 6, &b.y0, &b.y1);
+  if( p->xKind==2 ){
+    xlabel_layout(p, &b, &step);
+    shift = (int)(b.width - kBox.width);
+  }else{
+    ml_nice_range(xlo, xhi, 6, &b.x0, &b.x1);
+  }
   qsort(p->a, (size_t)p->n, sizeof(PlotRow), cmp_lines);
   xy = ml_malloc((uint64_t)p->n * 16 + 16);
   if( xy==0 ) return ML_NOMEM;
-  ml_svg_begin(s, plot_width(p, 0, 0), PLOT_H, p->title ? p->title : "Line chart");
-  ml_svg_axes(s, &b, p->xlabel, p->ylabel, 6, 6);
+  ml_svg_begin(s, plot_width_at(p, 0, 0, shift), PLOT_H, p->title ? p->title : "Line chart");
+  if( p->xKind==2 ) draw_xlabels(s, p, &b, step);
+  ml_svg_axes(s, &b, p->xlabel, p->ylabel, p->xKind==2 ? 0 : 6, 6);
   for(k=0, i=0; k<p->nSeries; k++){
     ml_i64 n = 0;
     for(j=i; j<p->n && p->a[j].series==k; j++){
@@ -701,7 +826,7 @@ static int draw_lines(MlStr *s, PlotAgg *p){
     i = j;
   }
   ml_free(xy);
-  if( draw_legend(s, p, 0, 0, LEGEND_Y, 0) ) return ML_NOMEM;
+  if( draw_legend_at(s, p, 0, 0, LEGEND_X + shift, LEGEND_Y, 0) ) return ML_NOMEM;
   ml_svg_end(s);
   return ML_OK;
 }

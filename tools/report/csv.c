@@ -11,8 +11,9 @@
 **
 ** Rules:
 **   1. RFC 4180 as spreadsheets write it: fields separated by ',', records
-**      by '\n' ('\r' outside quotes is dropped), a field in double quotes may
-**      hold ',', '\n' and '""' (one quote).  A leading UTF-8 byte-order mark
+**      by a line end outside quotes -- LF, CRLF or a CR alone (old Mac
+**      files: CR-only ends are records, not one header line) -- a field in
+**      double quotes may hold ',', line ends and '""' (one quote).  A leading UTF-8 byte-order mark
 **      (a spreadsheet's "CSV UTF-8") is skipped.
 **   2. The first record is the header: the column names.  No header (an
 **      empty file) is an error; a header alone is a table of 0 rows.  More
@@ -23,10 +24,13 @@
 **   4. A NUL byte anywhere is an error (a binary file is not a CSV file:
 **      the field would be cut there); so is a quoted field still open at the
 **      end of the file.
-**   5. Types: a column whose every non-empty field is an integer (strtoll,
-**      in range) is INTEGER; else, whose every non-empty field is a number
-**      (strtod) is REAL; else TEXT.  An empty field is NULL.  Numbers are read
-**      without a locale ('.' is the decimal point).
+**   5. Types: a column whose every non-empty field is an integer (decimal
+**      digits with an optional sign, in range of strtoll) is INTEGER; else,
+**      whose every non-empty field is a decimal number (digits with an
+**      optional sign, '.' and exponent: 1.5, -.5, 2e-3) is REAL; else TEXT,
+**      so 0x10, inf, nan or 1,5 make a column text, never 16.  An empty
+**      field is NULL.  Numbers are read without a locale ('.' is the
+**      decimal point).
 **   6. Memory: sqlite3_malloc64 / sqlite3_realloc64 only; out of memory is
 **      SQLITE_NOMEM with "out of memory", nothing leaked.
 **
@@ -88,8 +92,14 @@ static int csv_field(Csv *c, char **pz, int *pQuoted){
     }
   }
   while( ch!=',' && ch!='\n' && ch!=EOF ){
+    if( ch=='\r' ){                /* CR or CRLF ends the record (rule 1) */
+      int nx = fgetc(c->f);
+      if( nx!='\n' && nx!=EOF ) ungetc(nx, c->f);
+      ch = '\n';
+      break;
+    }
     if( ch==0 ) c->nul = 1;
-    if( ch!='\r' && ok ) ok = field_put(&z, &n, &cap, ch);
+    if( ok ) ok = field_put(&z, &n, &cap, ch);
     ch = fgetc(c->f);
   }
   if( ok ) z[n] = 0;
@@ -135,19 +145,40 @@ static int csv_record(Csv *c, char ***paz, int **paQuoted){
   return n;
 }
 
-/* 0: not a number, 1: an integer, 2: a real. */
+/* 0: not a number, 1: an integer, 2: a real (rule 5).  A number is a
+** decimal one: [+-] digits [. digits] [e|E [+-] digits], or .digits, with
+** spaces around it; hexadecimal (0x10), inf, nan and the other forms
+** strtod would also take are text. */
 static int numeric_kind(const char *z){
+  const char *p;
   char *end;
+  int nDig = 0, real = 0;
   while( *z==' ' ) z++;
-  if( *z==0 ) return 0;
-  errno = 0;
-  (void)strtoll(z, &end, 10);
-  while( *end==' ' ) end++;
-  if( *end==0 && errno==0 ) return 1;
-  (void)strtod(z, &end);
-  while( *end==' ' ) end++;
-  if( *end==0 && end!=z ) return 2;
-  return 0;
+  p = z;
+  if( *p=='+' || *p=='-' ) p++;
+  while( *p>='0' && *p<='9' ){ p++; nDig++; }
+  if( *p=='.' ){
+    real = 1;
+    p++;
+    while( *p>='0' && *p<='9' ){ p++; nDig++; }
+  }
+  if( nDig==0 ) return 0;
+  if( *p=='e' || *p=='E' ){
+    const char *q = p + 1;
+    if( *q=='+' || *q=='-' ) q++;
+    if( !(*q>='0' && *q<='9') ) return 0;
+    while( *q>='0' && *q<='9' ) q++;
+    p = q;
+    real = 1;
+  }
+  while( *p==' ' ) p++;
+  if( *p ) return 0;
+  if( !real ){
+    errno = 0;
+    (void)strtoll(z, &end, 10);
+    if( errno==0 ) return 1;
+  }
+  return 2;
 }
 
 static void table_free(CsvTable *t){

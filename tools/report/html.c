@@ -10,7 +10,8 @@
 **   2. Text is escaped (& < > " '), and ill-formed UTF-8 and characters XML
 **      1.0 forbids are written as U+FFFD (html_text), whatever the names.
 **   3. Deterministic: no date, no path other than TABLE's name.
-**   4. Numbers are shown to 3 decimals ("n/a" when not finite); an interval
+**   4. Numbers are shown to 3 decimals ("n/a" when not finite; never
+**      "-0.000": what rounds to zero is "0.000"); an interval
 **      by the delta method is marked with a superscript delta.
 **
 ** Cost: O(size of the page).
@@ -49,9 +50,12 @@ void html_text(sqlite3_str *s, const char *z){
   }
 }
 
+/* d to 3 decimals; a value that rounds to zero is "0.000", never "-0.000"
+** (a CITL of -1e-15 is no sign of anything). */
 void fmt3(char *buf, double d){
-  if( isfinite(d) ) snprintf(buf, 32, "%.3f", d);
-  else snprintf(buf, 32, "n/a");
+  if( !isfinite(d) ){ snprintf(buf, 32, "n/a"); return; }
+  snprintf(buf, 32, "%.3f", d);
+  if( strcmp(buf, "-0.000")==0 ) memmove(buf, buf+1, strlen(buf));
 }
 
 /* A count (a sum of weights with --weight): an integer as %lld writes it,
@@ -61,15 +65,18 @@ void fmt_count(char *buf, double d){
   else snprintf(buf, 32, "%.6g", d);
 }
 
-/* Appends an SVG without its XML declaration (inline SVG in HTML). */
-void html_svg(sqlite3_str *s, const char *zSvg){
+/* Appends an SVG without its XML declaration (inline SVG in HTML), in a
+** <figure> that scales it down to the page's width; a wide one (wide: the
+** PSI plot, as wide as its periods need) keeps its size and scrolls. */
+void html_svg_in(sqlite3_str *s, const char *zSvg, int wide){
   const char *p;
   if( zSvg==0 ) return;
   p = strstr(zSvg, "<svg");
-  sqlite3_str_appendall(s, "<figure>");
+  sqlite3_str_appendall(s, wide ? "<figure class=\"wide\">" : "<figure>");
   sqlite3_str_appendall(s, p ? p : zSvg);
   sqlite3_str_appendall(s, "</figure>\n");
 }
+void html_svg(sqlite3_str *s, const char *zSvg){ html_svg_in(s, zSvg, 0); }
 
 /* <h3>zTitle</h3> */
 void html_h3(sqlite3_str *h, const char *zTitle){
@@ -137,12 +144,36 @@ static const char *const zCss =
   ".pseudo{background:#fff8e0;padding:.4em .6em;border-left:4px solid #E69F00}"
   "#summary{border:2px solid #0072B2;border-radius:4px;padding:0 .8em .5em;margin:.8em 0;overflow-x:auto}"
   "table.summary th,table.summary td{padding:.25em .4em}table.drift td{white-space:nowrap}"
+  "table.drift{font-size:.9em}table.drift th,table.drift td{padding:.25em .35em}"
   "h2{font-size:1.25em;margin:.5em 0}.ci{color:#555;font-size:.9em;white-space:nowrap}"
   "tr.overall td{font-weight:bold}tr.mean td{font-style:italic}"
   "figure{margin:.5em 0}figure svg{max-width:100%;height:auto}"
+  "figure.wide{overflow-x:auto}figure.wide svg{max-width:none}details>.body{overflow-x:auto}"
   "footer{margin-top:2em;font-size:.85em;color:#555;border-top:1px solid #ccc;padding-top:.5em}";
 
-static void html_head(Report *r, sqlite3_str *h){
+/* The reference periods of --drift-ref as the page names them: "--drift-ref
+** R: 2 periods, 0, 1" (the first 8 and the last of more than 10). */
+void html_ref_periods(sqlite3_str *h, const DriftSec *s){
+  int i;
+  sqlite3_str_appendf(h, "%d period%s, ", s->nRef, s->nRef==1 ? "" : "s");
+  for(i=0; i<s->nRef; i++){
+    if( i==8 && s->nRef>10 ){ sqlite3_str_appendf(h, ", ... (%d more), ", s->nRef - 9); i = s->nRef - 1; }
+    else if( i ) sqlite3_str_appendall(h, ", ");
+    html_text(h, s->azRef[i]);
+  }
+}
+
+/* A PSI cell, flagged as the Drift section reads it: "0.412 (major)" from
+** 0.25, "0.130 (moderate)" from 0.1 (class "worse"). */
+void html_flag_psi(sqlite3_str *h, double psi){
+  char b[32];
+  fmt3(b, psi);
+  if( psi>=0.25 ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (major)</td>", b);
+  else if( psi>=0.1 ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (moderate)</td>", b);
+  else sqlite3_str_appendf(h, "<td>%s</td>", b);
+}
+
+static void html_head(Report *r, sqlite3_str *h, const Sections *sec){
   int k;
   sqlite3_str_appendall(h, azOurHead[0]);
   sqlite3_str_appendall(h, "<title>");
@@ -162,6 +193,23 @@ static void html_head(Report *r, sqlite3_str *h){
     sqlite3_str_appendall(h, "; grouped by <code>");
     html_text(h, r->o.zBy);
     sqlite3_str_appendf(h, "</code> (%d groups)", r->nGroup);
+  }
+  if( r->o.nFeature ){
+    sqlite3_str_appendall(h, "; feature");
+    sqlite3_str_appendall(h, r->o.nFeature>1 ? "s" : "");
+    for(k=0; k<r->o.nFeature; k++){
+      sqlite3_str_appendall(h, k ? ", <code>" : " <code>");
+      html_text(h, r->o.azFeature[k]);
+      sqlite3_str_appendall(h, "</code>");
+    }
+    sqlite3_str_appendall(h, " (<code>--feature</code>: drift only)");
+  }
+  if( sec->drift.on ){
+    sqlite3_str_appendall(h, "; drift against the reference <code>--drift-ref ");
+    html_text(h, r->o.zDriftRef);
+    sqlite3_str_appendall(h, "</code> (");
+    html_ref_periods(h, &sec->drift);
+    sqlite3_str_appendall(h, ")");
   }
   sqlite3_str_appendall(h, ". The summary is below; each section after it opens with a click.</p>\n");
   if( r->o.zWeight ){
@@ -202,8 +250,8 @@ static void html_footer(Report *r, sqlite3_str *h, const char *zVersion){
 /* The whole page (sqlite3_free it): the sections in their order. */
 char *html_write(Report *r, const Sections *s){
   sqlite3_str *h = sqlite3_str_new(r->db);
-  html_head(r, h);
-  html_summary(r, h, &s->sum);
+  html_head(r, h, s);
+  html_summary(r, h, &s->sum, &s->drift);
   html_auroc(r, h, &s->auroc);
   html_pr(r, h, &s->pr);
   html_calibration(r, h, &s->cal);

@@ -151,7 +151,37 @@ static void summary_prob(Report *r, sqlite3_str *h, const Summary *s){
 /* The always-open summary: per score, the overall and per-group AUROC and
 ** PR-AUC with 95 % intervals, the mean across groups with its t interval,
 ** the no-skill baselines and, with --prob, Brier and log loss. */
-void html_summary(Report *r, sqlite3_str *h, const Summary *s){
+/* With --drift-ref: the drift line of the summary, each column's worst
+** period by PSI, flagged as the Drift section flags it. */
+static void summary_drift(Report *r, sqlite3_str *h, const DriftSec *d){
+  int i;
+  sqlite3_str_appendall(h, "<p>Drift against the reference (<code>--drift-ref ");
+  html_text(h, r->o.zDriftRef);
+  sqlite3_str_appendall(h, "</code>: ");
+  html_ref_periods(h, d);
+  sqlite3_str_appendall(h, "): each column's largest PSI over the periods of <code>");
+  html_text(h, r->o.zBy);
+  sqlite3_str_appendall(h, "</code> and the period that has it, <span class=\"worse\">moderate</span> from 0.1, "
+                        "<span class=\"worse\">major</span> from 0.25 (the Drift section has every period).</p>\n"
+                        "<table class=\"summary drift-worst\">\n<thead><tr><th>column</th><th>largest PSI</th><th>");
+  html_text(h, r->o.zBy);
+  sqlite3_str_appendall(h, "</th></tr></thead>\n<tbody>\n");
+  for(i=0; i<d->nWorst; i++){
+    const DriftWorst *w = &d->aWorst[i];
+    sqlite3_str_appendall(h, "<tr>");
+    td_name(h, w->zCol);
+    if( w->zPeriod==0 ){
+      sqlite3_str_appendall(h, "<td class=\"na\" colspan=\"2\">no period with rows</td></tr>\n");
+      continue;
+    }
+    html_flag_psi(h, w->psi);
+    td_name(h, w->zPeriod);
+    sqlite3_str_appendall(h, "</tr>\n");
+  }
+  sqlite3_str_appendall(h, "</tbody>\n</table>\n");
+}
+
+void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d){
   int k;
   summary_intro(r, h);
   table_open(r, h, "summary", "<th>score</th>", "<th>rows</th><th>prevalence (no-skill PR-AUC)</th>"
@@ -159,6 +189,7 @@ void html_summary(Report *r, sqlite3_str *h, const Summary *s){
   for(k=0; k<r->o.nScore; k++) summary_score(r, h, r->o.azScore[k], &s->aScore[k]);
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
   if( r->o.zProb ) summary_prob(r, h, s);
+  if( d->on ) summary_drift(r, h, d);
   sqlite3_str_appendall(h, "</section>\n");
 }
 
@@ -447,16 +478,14 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
   int i;
   if( !s->on ) return;
   sqlite3_str_appendall(h, "<details id=\"drift\">\n<summary>Drift</summary>\n<div class=\"body\">\n"
-                        "<p>Each score's (and the probability's) distribution in every period of <code>");
+                        "<p>Each score's (and the probability's");
+  if( r->o.nFeature ) sqlite3_str_appendall(h, ", and each <code>--feature</code> column's");
+  sqlite3_str_appendall(h, ") distribution in every period of <code>");
   html_text(h, r->o.zBy);
   sqlite3_str_appendall(h, "</code> against the reference (<code>--drift-ref ");
   html_text(h, r->o.zDriftRef);
-  sqlite3_str_appendf(h, "</code>: %d period%s, ", s->nRef, s->nRef==1 ? "" : "s");
-  for(i=0; i<s->nRef; i++){
-    if( i==8 && s->nRef>10 ){ sqlite3_str_appendf(h, ", ... (%d more), ", s->nRef - 9); i = s->nRef - 1; }
-    else if( i ) sqlite3_str_appendall(h, ", ");
-    html_text(h, s->azRef[i]);
-  }
+  sqlite3_str_appendall(h, "</code>: ");
+  html_ref_periods(h, s);
   sqlite3_str_appendall(h, "), the periods in ascending order of their values, over the rows with a label: "
     "<code>drift_report(st_ref, st)</code> of the reference's state (its periods' <code>ml_state</code>s "
     "merged) and the period's. PSI over 10 bins at the reference's deciles (a share of 0 counts as "
@@ -480,10 +509,7 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
       sqlite3_str_appendall(h, "<td class=\"na\" colspan=\"6\">no rows in the reference or the period</td></tr>\n");
       continue;
     }
-    fmt3(b, d->psi);
-    if( d->psi>=0.25 ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (major)</td>", b);
-    else if( d->psi>=0.1 ) sqlite3_str_appendf(h, "<td class=\"worse\">%s (moderate)</td>", b);
-    else sqlite3_str_appendf(h, "<td>%s</td>", b);
+    html_flag_psi(h, d->psi);
     fmt3(b, d->ks);
     sqlite3_str_appendf(h, "<td>%s</td>", b);
     td_p(h, d->ksP, 0, NAN);
@@ -499,7 +525,10 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
     char *zT = sqlite3_mprintf("PSI against the reference, per %s", r->o.zBy);
     html_h3(h, zT);
     sqlite3_free(zT);
-    html_svg(h, s->zSvg);
+    html_svg_in(h, s->zSvg, 1);
+  }else if( s->tooMany ){
+    sqlite3_str_appendf(h, "<p class=\"na\">more than %d periods: no PSI plot (a plot's x axis holds at most %d "
+                        "labels); the table has every period</p>\n", PLOT_MAX_XLABELS, PLOT_MAX_XLABELS);
   }
   sqlite3_str_appendall(h, "</div>\n</details>\n");
 }

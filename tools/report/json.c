@@ -281,8 +281,10 @@ static void json_operating(sqlite3_str *j, const OpSec *s){
   sqlite3_str_appendall(j, "]");
 }
 
-/* ,"drift":{"by","reference":[periods],"bins":10,"columns":{col:[{"period",
-** "rows","drift_report"}]}} with --drift-ref. */
+/* ,"drift":{"by","drift_ref","reference":[periods],"features":[--feature
+** columns],"worst":{col:{"period","psi","flag"}},"bins":10,"columns":{col:
+** [{"period","rows","drift_report"}]}} with --drift-ref ("worst": the
+** summary's drift line, flag null, "moderate" or "major"). */
 static void json_drift(Report *r, sqlite3_str *j, const DriftSec *s){
   int i;
   const char *zPrev = 0;
@@ -296,7 +298,23 @@ static void json_drift(Report *r, sqlite3_str *j, const DriftSec *s){
     if( i ) sqlite3_str_appendchar(j, 1, ',');
     json_str(j, s->azRef[i]);
   }
-  sqlite3_str_appendall(j, "],\"bins\":10,\"columns\":{");
+  sqlite3_str_appendall(j, "],\"features\":[");
+  for(i=0; i<r->o.nFeature; i++){
+    if( i ) sqlite3_str_appendchar(j, 1, ',');
+    json_str(j, r->o.azFeature[i]);
+  }
+  sqlite3_str_appendall(j, "],\"worst\":{");
+  for(i=0; i<s->nWorst; i++){
+    const DriftWorst *w = &s->aWorst[i];
+    if( i ) sqlite3_str_appendchar(j, 1, ',');
+    json_str(j, w->zCol);
+    sqlite3_str_appendall(j, ":{\"period\":");
+    if( w->zPeriod ) json_str(j, w->zPeriod); else sqlite3_str_appendall(j, "null");
+    sqlite3_str_appendall(j, ",\"psi\":");
+    json_num(j, w->psi);
+    sqlite3_str_appendf(j, ",\"flag\":%s}", !(w->psi>=0.1) ? "null" : w->psi>=0.25 ? "\"major\"" : "\"moderate\"");
+  }
+  sqlite3_str_appendall(j, "},\"bins\":10,\"columns\":{");
   for(i=0; i<s->nRow; i++){
     const DriftRow *d = &s->aRow[i];
     if( zPrev==0 || strcmp(zPrev, d->zCol)!=0 ){

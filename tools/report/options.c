@@ -19,7 +19,12 @@
 **   4. Every other error is exit 1 with "mleval-report: MESSAGE" on stderr.
 **   5. --drift-ref needs --by (its values are the periods) and refuses
 **      --weight (drift_report has no weighted twin): both usage errors; its
-**      value is checked against the periods after the scan (drift.c, exit 1).
+**      value is checked against the periods after the scan (drift_resolve
+**      in scan.c, exit 1; what the drift functions compute:
+**      docs/monitoring.md).  --feature needs --drift-ref and may not name a
+**      --score or --prob column (usage errors).
+**   6. --max-groups N (default 1000): a --by of more groups is exit 1 after
+**      the scan, naming the count and the option (scan.c).
 **
 ** Cost: nothing but argv and two stat() per output.
 */
@@ -41,6 +46,7 @@ static const char *const zUsage =
   "                     [--operating LIST]\n"
   "                     [--reps N] [--boot-rows M] [--svd] [--svd-dims W,D]\n"
   "                     [--svd-iters N] [--drift-ref VALUE|LO..HI]\n"
+  "                     [--feature COL ...] [--max-groups N]\n"
   "                     [-o report.html] [--json result.json]\n"
   "                     [--force]\n"
   "\n"
@@ -83,6 +89,12 @@ static const char *const zUsage =
   "                  each score's and --prob's drift_report (PSI, KS, Wasserstein)\n"
   "                  of every other period against the reference R, a value of\n"
   "                  --by, or LO..HI, the periods from LO to HI inclusive\n"
+  "  --feature COL   with --drift-ref, a column drifted and nothing else (no\n"
+  "                  AUROC, operating points or comparison): its rows in the\n"
+  "                  Drift section; repeat for several (at most 64)\n"
+  "  --max-groups N  the most groups --by may make, 1..10000000 (default 1000):\n"
+  "                  more is an error (a --by ts of one group per row is a\n"
+  "                  mistake more often than a plan)\n"
   "  -o FILE         the HTML report (default report.html)\n"
   "  --json FILE     also write the numbers as JSON\n"
   "  --force         replace an existing -o or --json file that mleval-report\n"
@@ -178,6 +190,7 @@ static void parse_operating(Opts *o, char *z){
 void parse_args(Opts *o, int argc, char **argv){
   int i, nPos = 0;
   memset(o, 0, sizeof(*o));
+  o->maxGroups = DEFAULT_MAX_GROUPS;
   o->bins = 10; o->reps = 1000; o->bootRows = 20000; o->zOut = "report.html"; o->zOutOpt = "-o"; o->svdW = 128; o->svdD = 512; o->svdIters = 20;
   for(i=1; i<argc; i++){
     const char *a = argv[i];
@@ -209,6 +222,15 @@ void parse_args(Opts *o, int argc, char **argv){
       if( v[0]==0 ) die(2, "--drift-ref needs a value of --by or a range LO..HI, got ''");
       o->zDriftRef = v;
     }
+    else if( strcmp(a, "--feature")==0 ){
+      NEEDV();
+      if( o->nFeature>=MAX_FEATURES ) die(2, "at most %d --feature options", MAX_FEATURES);
+      for(int k=0; k<o->nFeature; k++){
+        if( strcmp(o->azFeature[k], v)==0 ) die(2, "--feature %s is given twice", v);
+      }
+      o->azFeature[o->nFeature++] = v;
+    }
+    else if( strcmp(a, "--max-groups")==0 ){ NEEDV(); o->maxGroups = parse_int(a, v, 1, 10000000); }
     else if( strcmp(a, "--svd")==0 ){ o->svd = 1; }
     else if( strcmp(a, "--svd-dims")==0 ){
       char *comma;
@@ -238,6 +260,20 @@ void parse_args(Opts *o, int argc, char **argv){
   if( o->zLabel==0 ) die(2, "--label is required");
   if( o->nScore==0 ) die(2, "at least one --score is required");
   if( o->zDriftRef && o->zBy==0 ) die(2, "--drift-ref needs --by, the period column whose values it names");
+  if( o->nFeature && o->zDriftRef==0 ){
+    die(2, "--feature %s needs --drift-ref: a feature is drifted and nothing else (its only section is Drift)",
+        o->azFeature[0]);
+  }
+  for(i=0; i<o->nFeature; i++){
+    for(int k=0; k<o->nScore; k++){
+      if( sqlite3_stricmp(o->azFeature[i], o->azScore[k])==0 ){
+        die(2, "--feature %s is also a --score (a score's drift is in the Drift section already)", o->azFeature[i]);
+      }
+    }
+    if( o->zProb && sqlite3_stricmp(o->azFeature[i], o->zProb)==0 ){
+      die(2, "--feature %s is also --prob (its drift is in the Drift section already)", o->azFeature[i]);
+    }
+  }
   if( o->zDriftRef && o->zWeight ){
     die(2, "--drift-ref cannot be used with --weight: drift_report has no weighted twin (the KS p-value needs counts)");
   }

@@ -41,6 +41,9 @@
 #endif
 
 #define MAX_SCORES 16
+#define MAX_FEATURES 64
+/* --max-groups' default: more groups than this is an error (issue 46). */
+#define DEFAULT_MAX_GROUPS 1000
 #define MAX_OPS 16
 /* Curves of a group with at least this many rows are drawn (and written to
 ** --json) at this many equal-mass cuts of its ranked rows: gains(y, s, 500). */
@@ -48,6 +51,9 @@
 /* The most series a plot aggregate draws (plot.c's PLOT_MAX_SERIES): a plot
 ** of more groups is left out, and the page says so. */
 #define PLOT_MAX_SERIES 24
+/* The most text labels plot_lines puts on an x axis (plot.c's
+** PLOT_MAX_XLABELS): a PSI plot of more periods is left out. */
+#define PLOT_MAX_XLABELS 2000
 
 /* The report's own tables live in the temp schema under names of their own,
 ** and the user's table is always read as main."TABLE": a predictions table
@@ -68,6 +74,9 @@ typedef struct Opts {
   const char *zDriftRef; /* --drift-ref: a --by value or LO..HI, NULL: no Drift section */
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
+  const char *azFeature[MAX_FEATURES];  /* --feature: columns drifted and nothing else */
+  int nFeature;
+  int maxGroups;         /* --max-groups: the most groups --by may make */
   int nScore, svd, bins, svdW, svdD, svdIters, force, reps;
   sqlite3_int64 bootRows;  /* --boot-rows: the largest group the PR-AUC bootstrap runs on */
   /* --operating: criteria and targets (NAN: none) */
@@ -93,6 +102,9 @@ typedef struct Report {
   int nGroup;
   char *zGroupExpr;      /* SQL expression of the group, e.g. "fold" */
   sqlite3_int64 nRow;    /* rows in the table */
+  double t0, tLast;      /* progress(): the run's start and the last line's time (s) */
+  int progress;          /* progress(): 1 stderr is a terminal (or MLEVAL_REPORT_PROGRESS=1) */
+  char zStage[160];      /* progress(): the stage the run is in, for the SQL progress handler */
 } Report;
 
 /* ------------------------------------------------------------ section structs */
@@ -203,12 +215,19 @@ typedef struct DriftRow {
   char *zKsMethod;
   char *zJson;               /* drift_report's JSON (NULL: a period without rows) */
 } DriftRow;
+/* The summary's drift line: per state column, its worst period. */
+typedef struct DriftWorst {
+  char *zCol;
+  char *zPeriod;             /* NULL: no period with a PSI */
+  double psi;                /* the largest PSI over the periods (NAN: none) */
+} DriftWorst;
 typedef struct DriftSec {
   int on;
   char **azRef; int nRef;    /* the reference periods */
   DriftRow *aRow; int nRow;
-  char *zSvg;                /* PSI over the periods, with the 0.1 and 0.25 lines */
-  int numeric;               /* the periods' values are numbers: the plot's x is the value */
+  DriftWorst *aWorst; int nWorst;  /* per state column, in the table's order */
+  char *zSvg;                /* PSI over the periods (their labels on x), with the 0.1 and 0.25 lines */
+  int tooMany;               /* more than PLOT_MAX_XLABELS compared periods: no plot */
 } DriftSec;
 
 /* SVD cost (--svd). */
@@ -255,6 +274,8 @@ double col_double(sqlite3_stmt *st, int i);
 const char *col_text(sqlite3_stmt *st, int i);
 char *col_dup(sqlite3_stmt *st, int i);
 const char *too_few(double pos, double neg);
+void progress_start(Report *r);
+void progress(Report *r, const char *fmt, ...);
 int group_index(Report *r, const char *g);
 
 /* ------------------------------------------------------------ csv.c */
@@ -272,6 +293,7 @@ void drift_resolve(Report *r);
 int prob_score(Report *r);
 int n_state_cols(Report *r);
 const char *state_col(Report *r, int k);
+const char *state_opt(Report *r, int k);
 
 /* ------------------------------------------------------------ sections.c */
 void sections_compute(Report *r, Sections *s);

@@ -59,9 +59,19 @@ int prob_score(Report *r){
 }
 
 /* The columns the report keeps a state of: the scores, then --prob (index
-** nScore) unless it is one of the scores, whose state it shares. */
-int n_state_cols(Report *r){ return r->o.nScore + (r->o.zProb && prob_score(r)<0 ? 1 : 0); }
-const char *state_col(Report *r, int k){ return k<r->o.nScore ? r->o.azScore[k] : r->o.zProb; }
+** nScore) unless it is one of the scores, whose state it shares, then the
+** --feature columns (drifted and nothing else); state_opt names the option
+** that gave column k, for a message. */
+static int n_base_cols(Report *r){ return r->o.nScore + (r->o.zProb && prob_score(r)<0 ? 1 : 0); }
+int n_state_cols(Report *r){ return n_base_cols(r) + r->o.nFeature; }
+const char *state_col(Report *r, int k){
+  if( k<r->o.nScore ) return r->o.azScore[k];
+  if( k<n_base_cols(r) ) return r->o.zProb;
+  return r->o.azFeature[k - n_base_cols(r)];
+}
+const char *state_opt(Report *r, int k){
+  return k<r->o.nScore ? "--score" : k<n_base_cols(r) ? "--prob" : "--feature";
+}
 
 /* The scan's columns: per group, its labelled rows, then the count (or
 ** weight) of them, of their positives and negatives; per state column x,
@@ -115,6 +125,7 @@ void scan_table(Report *r){
   sqlite3_finalize(st);
   scan_columns(r, q, nCol);
   zSql = sqlite3_str_finish(q);
+  progress(r, "scan: reading and sorting %lld rows", (long long)r->nRow);
   if( sqlite3_prepare_v2(r->db, zSql, -1, &st, 0)!=SQLITE_OK ) die(1, "%s\n  in: %s", sqlite3_errmsg(r->db), zSql);
   exec(r, "CREATE TABLE " T_GRP "(g TEXT PRIMARY KEY, idx INT, n INT, v, ref INT DEFAULT 0)");
   exec(r, "CREATE TABLE " T_ST "(k INT, g TEXT, gn INT, n INT, pos INT, neg INT, st BLOB, rows INT)");
@@ -123,6 +134,12 @@ void scan_table(Report *r){
   r->aGroup = xmalloc(sizeof(Group)*cap);
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     Group *g;
+    if( r->nGroup>=r->o.maxGroups ){
+      die(1, "--by %s: more than %d groups (--max-groups %d): a group per timestamp or per row is rarely "
+          "meant; group by a coarser column (day, week), or raise --max-groups", r->o.zBy, r->o.maxGroups,
+          r->o.maxGroups);
+    }
+    if( r->nGroup>0 && r->nGroup%1000==0 ) progress(r, "scan: %d groups read", r->nGroup);
     if( r->nGroup==cap ){ cap *= 2; r->aGroup = realloc(r->aGroup, sizeof(Group)*cap); if( !r->aGroup ) die(1, "out of memory"); }
     g = &r->aGroup[r->nGroup];
     g->zName = xstrdup((const char*)sqlite3_column_text(st, 0));
@@ -158,7 +175,7 @@ void scan_table(Report *r){
       char *zFrom = base_from(r, state_col(r, k));
       char *zOne = sqlite3_mprintf("SELECT %s FROM %s GROUP BY g", r->o.zWeight ? "ml_state_w(y, x, w)" : "ml_state(y, x)",
                                    zFrom);
-      exec_cols(r, zOne, k<r->o.nScore ? "--score" : "--prob", state_col(r, k));
+      exec_cols(r, zOne, state_opt(r, k), state_col(r, k));
       sqlite3_free(zOne);
       sqlite3_free(zFrom);
     }
@@ -530,13 +547,17 @@ void compute(Report *r){
           " brier REAL, log_loss REAL, summary TEXT, dcurve TEXT, smooth TEXT)");
   exec(r, "CREATE TABLE " T_CMP "(a TEXT, b TEXT, g TEXT, n INT, pos INT, neg INT, auroc_diff TEXT, pr_diff TEXT)");
   for(i=0; i<r->nGroup; i++) nAll += r->aGroup[i].rows;
-  for(k=0; k<r->o.nScore; k++) compute_score(r, k, nAll);
+  for(k=0; k<r->o.nScore; k++){
+    progress(r, "score %s (%d of %d): AUROC, PR-AUC, curves, operating points", r->o.azScore[k], k+1, r->o.nScore);
+    compute_score(r, k, nAll);
+  }
   curves_from_gains(r);
   /* pairs of scores: the rows themselves (a state holds one score) */
   for(k=0; k<r->o.nScore; k++) for(j=k+1; j<r->o.nScore; j++){
     int overall;
     for(overall=0; overall<=(r->o.zBy ? 1 : 0); overall++){
       int whole = overall || !r->o.zBy;
+      progress(r, "compare %s and %s", r->o.azScore[k], r->o.azScore[j]);
       char *zFrom = pair_from(r, r->o.azScore[k], r->o.azScore[j]);
       char *zSmall = small_sql(r, whole, nAll), *zTests = pair_tests_sql(r, zSmall);
       char *zSql = sqlite3_mprintf("INSERT INTO " T_CMP " SELECT %Q, %Q, %s, %s FROM %s %s", r->o.azScore[k],
@@ -545,5 +566,8 @@ void compute(Report *r){
       sqlite3_free(zSql); sqlite3_free(zFrom); sqlite3_free(zTests); sqlite3_free(zSmall);
     }
   }
-  if( r->o.zProb ) compute_calibration(r);
+  if( r->o.zProb ){
+    progress(r, "calibration of %s", r->o.zProb);
+    compute_calibration(r);
+  }
 }

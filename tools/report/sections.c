@@ -481,10 +481,11 @@ static void operating_compute(Report *r, OpSec *s){
 ** period's state (the two-state form: O(entries) a call, no row read), 10
 ** bins at the reference's deciles; then PSI over the periods as plot_lines,
 ** one line per column, with flat lines at PSI 0.1 and 0.25.  The x axis is
-** the period's value when every period is a number, else its position. */
+** the periods' labels (their values as text, plot_lines' text x), in their
+** order, the image as wide as they need. */
 static void drift_compute(Report *r, DriftSec *s){
   sqlite3_stmt *st;
-  char *zSql, *zTitle, *zX;
+  char *zSql, *zTitle;
   int k, rc, cap = 0;
   s->on = r->o.zDriftRef!=0;
   if( !s->on ) return;
@@ -494,23 +495,17 @@ static void drift_compute(Report *r, DriftSec *s){
     s->azRef[s->nRef++] = xstrdup(col_text(st, 0));
   }
   sqlite3_finalize(st);
-  st = prep(r, "SELECT min(typeof(v) IN ('integer', 'real')) FROM " T_GRP " WHERE v IS NOT NULL");
-  s->numeric = sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
-  zX = s->numeric ? sqlite3_mprintf("grp.v")
-                  : sqlite3_mprintf("(SELECT count(*) FROM " T_GRP " p WHERE p.v IS NOT NULL AND p.idx <= grp.idx)");
-  exec(r, "CREATE TABLE " T_DRIFT "(k INT, col TEXT, g TEXT, idx INT, x REAL, n INT, rep TEXT)");
+  exec(r, "CREATE TABLE " T_DRIFT "(k INT, col TEXT, g TEXT, idx INT, n INT, rep TEXT)");
   for(k=0; k<n_state_cols(r); k++){
     zSql = sqlite3_mprintf(
       "WITH ref(st) AS (SELECT ml_merge(s.st) FROM " T_ST " s JOIN " T_GRP " grp USING (g) WHERE s.k = %d AND grp.ref)"
-      " INSERT INTO " T_DRIFT " SELECT %d, %Q, s.g, grp.idx, %s, s.n, drift_report(ref.st, s.st)"
+      " INSERT INTO " T_DRIFT " SELECT %d, %Q, s.g, grp.idx, s.n, drift_report(ref.st, s.st)"
       " FROM " T_ST " s JOIN " T_GRP " grp USING (g), ref WHERE s.k = %d AND grp.v IS NOT NULL AND NOT grp.ref"
       " GROUP BY s.rowid ORDER BY grp.idx",
-      k, k, state_col(r, k), zX, k);
-    exec_cols(r, zSql, k<r->o.nScore ? "--score" : "--prob", state_col(r, k));
+      k, k, state_col(r, k), k);
+    exec_cols(r, zSql, state_opt(r, k), state_col(r, k));
     sqlite3_free(zSql);
   }
-  sqlite3_free(zX);
   st = prep(r, "SELECT col, g, n, rep, rep ->> 'n_ref', rep ->> 'psi', rep ->> 'ks', rep ->> 'ks_p_value',"
                " rep ->> 'ks_method', rep ->> 'wasserstein', rep ->> 'mean_ref', rep ->> 'mean_cur',"
                " rep ->> 'auroc_period' FROM " T_DRIFT " ORDER BY k, idx");
@@ -534,21 +529,46 @@ static void drift_compute(Report *r, DriftSec *s){
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
+  /* the summary's drift line: per column its largest PSI and the first
+  ** period that has it */
+  s->aWorst = xmalloc(sizeof(DriftWorst)*(n_state_cols(r)+1));
+  for(k=0; k<n_state_cols(r); k++){
+    DriftWorst *w = &s->aWorst[s->nWorst++];
+    int i;
+    w->zCol = xstrdup(state_col(r, k));
+    w->zPeriod = 0;
+    w->psi = NAN;
+    for(i=0; i<s->nRow; i++){
+      const DriftRow *d = &s->aRow[i];
+      if( strcmp(d->zCol, w->zCol)==0 && isfinite(d->psi) && !(d->psi <= w->psi) ){
+        w->psi = d->psi;
+        w->zPeriod = d->zPeriod;
+      }
+    }
+    if( w->zPeriod ) w->zPeriod = xstrdup(w->zPeriod);
+  }
+  /* the x axis: the compared periods' values as text, in their order (a
+  ** row of NULL y per period places its label first: plot_lines' text x),
+  ** the 0.1 and 0.25 lines from the first period to the last */
   zTitle = sqlite3_mprintf("PSI against the reference, per %s", r->o.zBy);
-  zX = s->numeric ? sqlite3_mprintf("%s", r->o.zBy) : sqlite3_mprintf("%s (position)", r->o.zBy);
   zSql = sqlite3_mprintf(
-    "SELECT plot_lines(series, x, y, %Q, %Q, 'PSI') FROM ("
-    " SELECT col AS series, 0 AS o, k, idx, x, rep ->> 'psi' AS y FROM " T_DRIFT
-    " UNION ALL SELECT 'PSI 0.1: moderate shift', 1, 0, e.i, e.x, 0.1 FROM"
-    "  (SELECT 0 AS i, min(x) AS x FROM " T_DRIFT " UNION ALL SELECT 1, max(x) FROM " T_DRIFT ") e"
-    " UNION ALL SELECT 'PSI 0.25: major shift', 2, 0, e.i, e.x, 0.25 FROM"
-    "  (SELECT 0 AS i, min(x) AS x FROM " T_DRIFT " UNION ALL SELECT 1, max(x) FROM " T_DRIFT ") e"
-    " ORDER BY o, k, idx)",
-    zTitle, zX);
+    "WITH per(g, idx) AS (SELECT g, idx FROM " T_GRP " WHERE v IS NOT NULL AND NOT ref),"
+    " ends(i, g) AS (SELECT 0, (SELECT g FROM per ORDER BY idx LIMIT 1)"
+    "  UNION ALL SELECT 1, (SELECT g FROM per ORDER BY idx DESC LIMIT 1))"
+    " SELECT iif((SELECT count(*) FROM per) > %d, NULL,"
+    " (SELECT plot_lines(series, x, y, %Q, %Q, 'PSI') FROM ("
+    " SELECT NULL AS series, -1 AS o, 0 AS k, idx, g AS x, NULL AS y FROM per"
+    " UNION ALL SELECT col, 0, k, idx, g, rep ->> 'psi' FROM " T_DRIFT
+    " UNION ALL SELECT 'PSI 0.1: moderate shift', 1, 0, i, g, 0.1 FROM ends"
+    " UNION ALL SELECT 'PSI 0.25: major shift', 2, 0, i, g, 0.25 FROM ends"
+    " ORDER BY o, k, idx)))",
+    PLOT_MAX_XLABELS, zTitle, r->o.zBy);
   s->zSvg = query_text(r, zSql);
   sqlite3_free(zSql);
-  sqlite3_free(zX);
   sqlite3_free(zTitle);
+  st = prep(r, "SELECT count(*) FROM " T_GRP " WHERE v IS NOT NULL AND NOT ref");
+  s->tooMany = sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int64(st, 0) > PLOT_MAX_XLABELS;
+  sqlite3_finalize(st);
 }
 
 /* ------------------------------------------------------------- SVD cost */
@@ -599,12 +619,16 @@ static void svd_compute(Report *r, SvdSec *s){
 void sections_compute(Report *r, Sections *s){
   memset(s, 0, sizeof(*s));
   s->zVersion = query_text(r, "SELECT mleval_version()");
+  progress(r, "sections: summary");
   summary_compute(r, &s->sum);
+  progress(r, "sections: AUROC and PR curves");
   curves_compute(r, &s->auroc, 0);
   curves_compute(r, &s->pr, 1);
+  progress(r, "sections: calibration, comparison, operating points");
   calibration_compute(r, &s->cal);
   compare_compute(r, &s->cmp);
   operating_compute(r, &s->op);
+  progress(r, "sections: drift");
   drift_compute(r, &s->drift);
   svd_compute(r, &s->svd);
 }
@@ -647,6 +671,8 @@ void sections_free(Report *r, Sections *s){
     DriftRow *d = &s->drift.aRow[i];
     free(d->zCol); free(d->zPeriod); free(d->zJson); free(d->zKsMethod);
   }
+  for(i=0; i<s->drift.nWorst; i++){ free(s->drift.aWorst[i].zCol); free(s->drift.aWorst[i].zPeriod); }
+  free(s->drift.aWorst);
   free(s->drift.azRef); free(s->drift.aRow); free(s->drift.zSvg);
   for(i=0; i<s->svd.nRow; i++){ free(s->svd.aRow[i].zTarget); free(s->svd.aRow[i].zShape); free(s->svd.aRow[i].zMethod); }
   free(s->svd.aRow); free(s->svd.zSvg);
