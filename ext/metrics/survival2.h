@@ -27,6 +27,8 @@ typedef struct SxAgg {
   SxRow *aRow;                /* c_index_diff: its rows */
   ml_i64 nRow, capRow;
   MlParam prm[SX_MAX_PARAMS]; /* the record's parameters, in its order */
+  ml_i64 iprm[SX_MAX_PARAMS]; /* an integer parameter exactly (the slot holds a double: seed
+                              ** may need 63 bits), as the group's first row gave it */
   int init;
   int failed;                 /* a step set an error: results only free */
 } SxAgg;
@@ -37,6 +39,8 @@ extern const MlFamily ml_fam_survival2;
 /* The value of parameter i of d in the group: the rows' value, else the
 ** spec's default (NaN when it has none). */
 double ml_sx_param(const SxAgg *p, const MlFuncDesc *d, int i);
+/* The same for an integer parameter (reps, seed, bins): exact. */
+ml_i64 ml_sx_iparam(const SxAgg *p, const MlFuncDesc *d, int i);
 
 /* survival_boot.c: surv_auroc_ci, surv_brier_ci (f: the group's fit) and
 ** c_index_diff (rows in p->aRow). */

@@ -97,7 +97,7 @@ static int sx_stop(void *db){ return ml_interrupted((sqlite3*)db); }
 
 void ml_sx_boot_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p, const MlSurvFit *f){
   double tt = ml_sx_param(p, d, 0), level = ml_sx_param(p, d, 1);
-  ml_i64 reps = (ml_i64)ml_sx_param(p, d, 2), seed = (ml_i64)ml_sx_param(p, d, 3);
+  ml_i64 reps = ml_sx_iparam(p, d, 2), seed = ml_sx_iparam(p, d, 3);
   MlSurvAt at;
   MlCanon c;
   MlBootSpec spec;

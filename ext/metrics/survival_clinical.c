@@ -99,6 +99,12 @@ double ml_sx_param(const SxAgg *p, const MlFuncDesc *d, int i){
   return ml_param_value(&p->prm[i], ps->zDefault ? ml_parse_double(ps->zDefault, 0) : NAN);
 }
 
+ml_i64 ml_sx_iparam(const SxAgg *p, const MlFuncDesc *d, int i){
+  double v = ml_sx_param(p, d, i);
+  if( p->prm[i].n[0]>0 && (double)p->iprm[i]==v ) return p->iprm[i];
+  return v>=9223372036854775807.0 ? INT64_MAX : (ml_i64)v;   /* a default, or a later frame's value */
+}
+
 /* The parameters after the data (rule 2): ML_ROW_*. */
 static int sx_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite3_value **argv,
                      SxAgg *p, int inverse){
@@ -109,7 +115,15 @@ static int sx_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite
     ml_i64 v;
     if( inverse ){ ml_param_drop(&p->prm[i], argv[nd+i]); continue; }
     if( ps->type==ML_PT_INT ){
+      int first = p->prm[i].n[0]==0 && p->prm[i].n[1]==0;
       if( ml_param_int(ctx, d->name, ps, argv[nd+i], &p->prm[i], &v)!=ML_ROW_OK ) return ML_ROW_ERR;
+      if( first ){
+        p->iprm[i] = v;
+      }else if( (double)v==(double)p->iprm[i] && v!=p->iprm[i] ){   /* equal as doubles only */
+        ml_error(ctx, d->name, "%s must be the same in every row of a group, got %lld and then %lld",
+                 ps->name, (long long)p->iprm[i], (long long)v);
+        return ML_ROW_ERR;
+      }
     }else if( ml_param_real(ctx, d->name, ps, argv[nd+i], &p->prm[i], &x)!=ML_ROW_OK ){
       return ML_ROW_ERR;
     }
@@ -242,7 +256,7 @@ static double sx_mean_p(const MlCanon *c, ml_i64 i0, ml_i64 i1, double *pW){
 /* surv_calibration (rule 5). */
 static void sx_cal_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p, const MlSurvFit *f){
   double tt = ml_sx_param(p, d, 0), *v = 0, *wv = 0, *brk = 0, W;
-  int q = (int)ml_sx_param(p, d, 1), weighted = 0, rc;
+  int q = (int)ml_sx_iparam(p, d, 1), weighted = 0, rc;
   ml_i64 n, nb, i, i0, j;
   MlCanon c;
   MlSamples bs;

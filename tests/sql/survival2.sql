@@ -55,3 +55,6 @@ SELECT surv_brier_ci(1, 1, 'x', 2);
 SELECT c_index_diff(1, 1, 0.5, 'x');
 SELECT c_index_diff(1, 1, 0.5, 0.5, -1);
 SELECT c_index_diff_w(1, 1, 0.5, 0.5, -1);
+-- seed keeps its 63 bits; two seeds equal only as doubles are two seeds
+SELECT json_extract(surv_auroc_ci(time, event, risk, 4, 0.9, 10, 9223372036854775807), '$.seed') FROM d;
+SELECT surv_auroc_ci(time, event, risk, 4, 0.9, 10, CASE WHEN rowid = 1 THEN 9223372036854775807 ELSE 9223372036854775806 END) FROM d;
