@@ -259,6 +259,7 @@ char *html_write(Report *r, const Sections *s){
   html_operating(r, h, &s->op);
   html_drift(r, h, &s->drift);
   html_svd(r, h, &s->svd);
+  html_survival(r, h, &s->surv);
   html_footer(r, h, s->zVersion);
   if( sqlite3_str_errcode(h) ) die(1, "out of memory");
   return sqlite3_str_finish(h);

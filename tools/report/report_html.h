@@ -28,5 +28,6 @@ void html_compare(Report *r, sqlite3_str *h, const CmpSec *s);
 void html_operating(Report *r, sqlite3_str *h, const OpSec *s);
 void html_drift(Report *r, sqlite3_str *h, const DriftSec *s);
 void html_svd(Report *r, sqlite3_str *h, const SvdSec *s);
+void html_survival(Report *r, sqlite3_str *h, const SurvSec *s);
 
 #endif
