@@ -98,6 +98,11 @@ def check_numbers(ck, d, weighted):
     sec = sec[:sec.index("</details>")]
     ck.equal(sec.count("<title>Kaplan-Meier by tertile of"), 3, "a Kaplan-Meier picture per column")
     ck.true("Decision curve at t = 5" in sec and "Calibration at t = 5" in sec, "the --prob pictures")
+    summ = html[html.index("<p class=\"survival\">"):]
+    summ = summ[:summ.index("</p>")]
+    for c in s["columns"]:
+        want = "<code>%s</code> C %.3f, AUC(t) %.3f" % (c["column"], c["c_index_ci"]["estimate"], c["surv_auroc_ci"]["estimate"])
+        ck.true(want in summ, "the summary's survival line shows %r: %r" % (want, summ))
 
 
 def check_absent(ck, d):

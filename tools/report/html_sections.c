@@ -181,7 +181,21 @@ static void summary_drift(Report *r, sqlite3_str *h, const DriftSec *d){
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
 }
 
-void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d){
+/* The summary's survival line (--time): each column's C and AUC(t). */
+static void summary_survival(Report *r, sqlite3_str *h, const SurvSec *s){
+  int k;
+  sqlite3_str_appendf(h, "<p class=\"survival\">Survival at t = %g, all rows (Harrell's C, AUC(t)):", r->o.horizon);
+  for(k=0; k<s->nCol; k++){
+    char c[32], a[32];
+    fmt3(c, s->aCol[k].c.est); fmt3(a, s->aCol[k].auc.est);
+    sqlite3_str_appendall(h, k ? "; <code>" : " <code>");
+    html_text(h, s->aCol[k].zCol);
+    sqlite3_str_appendf(h, "</code> C %s, AUC(t) %s", c, a);
+  }
+  sqlite3_str_appendall(h, " (<a href=\"#survival\">Survival</a>).</p>\n");
+}
+
+void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d, const SurvSec *sv){
   int k;
   summary_intro(r, h);
   table_open(r, h, "summary", "<th>score</th>", "<th>rows</th><th>prevalence (no-skill PR-AUC)</th>"
@@ -190,6 +204,7 @@ void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
   if( r->o.zProb ) summary_prob(r, h, s);
   if( d->on ) summary_drift(r, h, d);
+  if( sv->on ) summary_survival(r, h, sv);
   sqlite3_str_appendall(h, "</section>\n");
 }
 

@@ -18,7 +18,7 @@ void td_name(sqlite3_str *h, const char *z);
 void html_ci(sqlite3_str *h, const Ci *c);
 void html_missing(Report *r, sqlite3_str *h, const Counts *cnt);
 
-void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d);
+void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d, const SurvSec *sv);
 void html_flag_psi(sqlite3_str *h, double psi);
 void html_ref_periods(sqlite3_str *h, const DriftSec *s);
 void html_auroc(Report *r, sqlite3_str *h, const CurveSec *s);
