@@ -72,7 +72,8 @@ def check_numbers(ck, d, weighted):
     tw = "_w" if weighted else ""
     wa = ", w" if weighted else ""
     one = lambda sql: con.execute(sql + " FROM g.gbsg").fetchone()[0]
-    ck.equal((s["time"], s["event"], s["horizon"], s["weighted"]), ("time", "event", 5, weighted), "the section's head")
+    ck.equal((s["time"], s["event"], s["horizon"], s["weighted"], s["rows"], s["bootstrap"]),
+             ("time", "event", 5, weighted, 686, True), "the section's head")
     ck.equal([c["column"] for c in s["columns"]], ["risk_full", "risk_small", "p5_full"], "one entry per column")
     for c in s["columns"]:
         col = c["column"]
@@ -103,6 +104,23 @@ def check_numbers(ck, d, weighted):
     for c in s["columns"]:
         want = "<code>%s</code> C %.3f, AUC(t) %.3f" % (c["column"], c["c_index_ci"]["estimate"], c["surv_auroc_ci"]["estimate"])
         ck.true(want in summ, "the summary's survival line shows %r: %r" % (want, summ))
+
+
+def check_no_boot(ck, d):
+    """Over more than --boot-rows rows the point values alone (as the PR-AUC's delta rule)."""
+    db = os.path.join(d, "g.db")
+    out = os.path.join(d, "b.json")
+    p = run([db, "gbsg"] + BASE + SURV + ["--boot-rows", "100", "-o", out + ".html", "--json", out])
+    ck.equal(p.returncode, 0, "report with --boot-rows 100")
+    s = json.load(open(out))["survival"]
+    ck.equal((s["rows"], s["bootstrap"]), (686, False), "686 rows, no bootstrap")
+    con = mltest.connect()
+    con.execute("ATTACH ? AS g", (db,))
+    for c in s["columns"]:
+        ck.true("surv_auroc_ci" not in c, "no interval over more than --boot-rows rows")
+        ck.equal(c["surv_auroc"], con.execute("SELECT surv_auroc(time, event, %s, 5) FROM g.gbsg" % c["column"]).fetchone()[0],
+                 "surv_auroc of " + c["column"])
+    ck.equal(s["prob"]["surv_brier_ci"], None, "no Brier interval over more than --boot-rows rows")
 
 
 def check_absent(ck, d):
@@ -152,6 +170,7 @@ def main():
         make_db(os.path.join(d, "g.db"))
         check_numbers(ck, d, False)
         check_numbers(ck, d, True)
+        check_no_boot(ck, d)
         check_absent(ck, d)
         check_errors(ck, d)
     ck.finish()

@@ -589,8 +589,11 @@ void html_survival(Report *r, sqlite3_str *h, const SurvSec *s){
   html_text(h, r->o.zEvent);
   sqlite3_str_appendf(h, "</code>, all rows%s: Harrell's C with its infinitesimal-jackknife interval "
                       "(<code>c_index_ci</code>), Uno's C (<code>uno_c</code>), the cumulative/dynamic AUC at t "
-                      "(<code>surv_auroc_ci</code>, %d BCa replicates, seed 0); higher score = earlier event "
-                      "(docs/survival.md).</p>\n", r->o.zWeight ? " (weighted)" : "", r->o.reps);
+                      "(<code>surv_auroc_ci</code>", r->o.zWeight ? " (weighted)" : "");
+  if( s->boot ) sqlite3_str_appendf(h, ", %d BCa replicates, seed 0", r->o.reps);
+  else sqlite3_str_appendf(h, "; no interval: %lld rows, more than --boot-rows %lld, or --reps 0",
+                           (long long)s->rows, (long long)r->o.bootRows);
+  sqlite3_str_appendall(h, "); higher score = earlier event (docs/survival.md).</p>\n");
   sqlite3_str_appendall(h, "<table>\n<thead><tr><th>column</th><th>Harrell's C [95 % CI]</th><th>Uno's C</th>"
                         "<th>AUC(t) [95 % CI]</th></tr></thead>\n<tbody>\n");
   for(k=0; k<s->nCol; k++){

@@ -358,7 +358,8 @@ static void json_svd(sqlite3_str *j, const SvdSec *s){
 }
 
 /* ,"survival":{"time","event","horizon","columns":[{"column","c_index_ci",
-** "uno_c","surv_auroc_ci" (or "surv_auroc" with --reps 0)}],"prob":{"column",
+** "uno_c","surv_auroc_ci" (or "surv_auroc" with --reps 0 or more than
+** --boot-rows rows)}],"prob":{"column",
 ** "surv_summary","surv_brier_ci","surv_calibration","surv_decision_curve"}
 ** or null,"c_index_diff":{"a","b","result"} or null}: the functions' texts. */
 static void json_survival(Report *r, sqlite3_str *j, const SurvSec *s){
@@ -370,7 +371,8 @@ static void json_survival(Report *r, sqlite3_str *j, const SurvSec *s){
   json_str(j, r->o.zEvent);
   sqlite3_str_appendall(j, ",\"horizon\":");
   json_num(j, r->o.horizon);
-  sqlite3_str_appendf(j, ",\"weighted\":%s,\"columns\":[", r->o.zWeight ? "true" : "false");
+  sqlite3_str_appendf(j, ",\"weighted\":%s,\"rows\":%lld,\"bootstrap\":%s,\"columns\":[",
+                      r->o.zWeight ? "true" : "false", (long long)s->rows, s->boot ? "true" : "false");
   for(k=0; k<s->nCol; k++){
     const SurvCol *c = &s->aCol[k];
     if( k ) sqlite3_str_appendchar(j, 1, ',');
@@ -378,7 +380,7 @@ static void json_survival(Report *r, sqlite3_str *j, const SurvSec *s){
     json_str(j, c->zCol);
     sqlite3_str_appendf(j, ",\"c_index_ci\":%s,\"uno_c\":", c->c.zJson ? c->c.zJson : "null");
     json_num(j, c->uno);
-    if( r->o.reps ) sqlite3_str_appendf(j, ",\"surv_auroc_ci\":%s}", c->auc.zJson ? c->auc.zJson : "null");
+    if( s->boot ) sqlite3_str_appendf(j, ",\"surv_auroc_ci\":%s}", c->auc.zJson ? c->auc.zJson : "null");
     else{ sqlite3_str_appendall(j, ",\"surv_auroc\":"); json_num(j, c->auc.est); sqlite3_str_appendall(j, "}"); }
   }
   sqlite3_str_appendall(j, "],\"prob\":");

@@ -255,6 +255,8 @@ typedef struct SurvCol {
 } SurvCol;
 typedef struct SurvSec {
   int on;
+  int boot;                  /* the intervals are the bootstrap's (rows <= --boot-rows, --reps > 0) */
+  sqlite3_int64 rows;        /* rows with a time and an event */
   SurvCol *aCol; int nCol;
   char *zSummary, *zCal, *zDc, *zCalSvg, *zDcSvg;   /* --prob */
   Ci brier;                  /* surv_brier_ci (--prob) */

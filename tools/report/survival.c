@@ -9,7 +9,8 @@
 **   1. Over every row of the table (not per --by group): for each --score
 **      and --prob column, Harrell's C with its interval (c_index_ci), Uno's
 **      C (uno_c), AUC(t) with its bootstrap interval (surv_auroc_ci, --reps
-**      replicates, seed 0; surv_auroc when --reps is 0) and Kaplan-Meier
+**      replicates, seed 0; over more than --boot-rows rows, or with --reps
+**      0, the point value alone: surv_auroc, surv_brier) and Kaplan-Meier
 **      curves by tertile of the column (ntile(3) over it, km, plot_km); for
 **      --prob also surv_summary (Brier, IPA, O/E at t), surv_brier_ci,
 **      surv_calibration (--bins groups) and surv_decision_curve (drawn with
@@ -131,7 +132,7 @@ void survival_compute(Report *r, SurvSec *s){
   s->on = 1;
   progress(r, "survival: checking --time and --event");
   /* rule 3: the follow-up times */
-  z = sqlite3_mprintf("SELECT min(\"%w\"), max(\"%w\") FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL",
+  z = sqlite3_mprintf("SELECT min(\"%w\"), max(\"%w\"), count(*) FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL",
                       r->o.zTime, r->o.zTime, r->o.zTable, r->o.zTime, r->o.zEvent);
   {
     sqlite3_stmt *st = prep(r, z);
@@ -139,6 +140,7 @@ void survival_compute(Report *r, SurvSec *s){
     step_done(r, st, rc);
     tmin = rc==SQLITE_ROW ? col_double(st, 0) : NAN;
     tmax = rc==SQLITE_ROW ? col_double(st, 1) : NAN;
+    s->rows = rc==SQLITE_ROW ? sqlite3_column_int64(st, 2) : 0;
     sqlite3_finalize(st);
   }
   sqlite3_free(z);
@@ -147,6 +149,7 @@ void survival_compute(Report *r, SurvSec *s){
   if( tmax<r->o.horizon ){
     die(1, "--horizon %g is after every follow-up: the last --time %s is %g", r->o.horizon, r->o.zTime, tmax);
   }
+  s->boot = r->o.reps>0 && s->rows<=r->o.bootRows;
   s->aCol = xmalloc(sizeof(SurvCol) * (size_t)(n ? n : 1));
   memset(s->aCol, 0, sizeof(SurvCol) * (size_t)(n ? n : 1));
   for(k=0; k<n; k++){
@@ -155,7 +158,7 @@ void survival_compute(Report *r, SurvSec *s){
     progress(r, "survival: %s", c->zCol);
     surv_ci(r, &c->c, surv_call(r, "c_index_ci", c->zCol, ""));
     c->zUno = surv_call_d(r, "uno_c", c->zCol, "", &c->uno);
-    if( r->o.reps ){
+    if( s->boot ){
       snprintf(zArgs, sizeof(zArgs), ", %.17g, 0.95, %d, 0", r->o.horizon, r->o.reps);
       surv_ci(r, &c->auc, surv_call(r, "surv_auroc_ci", c->zCol, zArgs));
     }else{
@@ -169,7 +172,7 @@ void survival_compute(Report *r, SurvSec *s){
     progress(r, "survival: --prob %s at t", r->o.zProb);
     snprintf(zArgs, sizeof(zArgs), ", %.17g", r->o.horizon);
     s->zSummary = surv_call(r, "surv_summary", r->o.zProb, zArgs);
-    if( r->o.reps ){
+    if( s->boot ){
       snprintf(zArgs, sizeof(zArgs), ", %.17g, 0.95, %d, 0", r->o.horizon, r->o.reps);
       surv_ci(r, &s->brier, surv_call(r, "surv_brier_ci", r->o.zProb, zArgs));
     }
