@@ -98,6 +98,20 @@ def check_numbers(ck, d, weighted):
     sec = html[html.index('<details id="survival">'):]
     sec = sec[:sec.index("</details>")]
     ck.equal(sec.count("<title>Kaplan-Meier by tertile of"), 3, "a Kaplan-Meier picture per column")
+    if not weighted:
+        # the tertiles: numpy's linear quantiles of the column at 1/3 and 2/3, ties together
+        import numpy as np
+        for c in s["columns"]:
+            col = c["column"]
+            v = np.array([x for (x,) in con.execute("SELECT %s FROM g.gbsg WHERE time IS NOT NULL AND event IS NOT NULL"
+                                                    % col)])
+            q1, q2 = np.quantile(v, 1 / 3), np.quantile(v, 2 / 3)
+            svg = con.execute("SELECT plot_km(n, c, 'Kaplan-Meier by tertile of %s') FROM ("
+                              "SELECT 1 AS o, 'tertile 1' AS n, km(time, event) AS c FROM g.gbsg WHERE %s <= ?1"
+                              " UNION ALL SELECT 2, 'tertile 2', km(time, event) FROM g.gbsg WHERE %s > ?1 AND %s <= ?2"
+                              " UNION ALL SELECT 3, 'tertile 3', km(time, event) FROM g.gbsg WHERE %s > ?2 ORDER BY o)"
+                              % (col, col, col, col, col), (float(q1), float(q2))).fetchone()[0]
+            ck.true(svg[svg.index("<svg"):] in sec, "the KM picture of %s is plot_km of km() by its tertiles" % col)
     ck.true("Decision curve at t = 5" in sec and "Calibration at t = 5" in sec, "the --prob pictures")
     summ = html[html.index("<p class=\"survival\">"):]
     summ = summ[:summ.index("</p>")]

@@ -11,7 +11,8 @@
 **      C (uno_c), AUC(t) with its bootstrap interval (surv_auroc_ci, --reps
 **      replicates, seed 0; over more than --boot-rows rows, or with --reps
 **      0, the point value alone: surv_auroc, surv_brier) and Kaplan-Meier
-**      curves by tertile of the column (ntile(3) over it, km, plot_km); for
+**      curves by tertile of the column (cut at its 1/3 and 2/3 quantiles,
+**      ties together; km, plot_km); for
 **      --prob also surv_summary (Brier, IPA, O/E at t), surv_brier_ci,
 **      surv_calibration (--bins groups) and surv_decision_curve (drawn with
 **      treat-all and treat-none by plot_lines); with two --score columns or
@@ -26,7 +27,7 @@
 **      and nothing else of the report changes.
 **
 ** Cost: each function's own (a sort of the rows per call; the bootstraps
-** O(reps n)); the KM curves one window sort per column.
+** O(reps n)); the KM curves one quantile selection and one scan per column.
 */
 #include "config.h"
 #include <math.h>
@@ -79,19 +80,38 @@ static void surv_ci(Report *r, Ci *c, char *zJson){
   c->hi = zJson ? query_double(r, zJson, "$.hi") : NAN;
 }
 
-/* Kaplan-Meier curves by tertile of zCol (rows with the column and the
-** weight present). */
+/* Kaplan-Meier curves by tertile of zCol: the rows with s <= Q(1/3), Q(1/3)
+** < s <= Q(2/3), s > Q(2/3) (ties stay together), Q numpy's linear quantile
+** of the column over the rows with a time and an event (strat_report's
+** stratifier window, with the event as its label); the three curves from
+** one scan (FILTER), no sort of the rows. */
 static char *surv_km_svg(Report *r, const char *zCol){
   const char *zW = r->o.zWeight;
-  char *zSql = sqlite3_mprintf(
-    "SELECT plot_km('tertile ' || k, c, 'Kaplan-Meier by tertile of %q') FROM ("
-    "SELECT k, km%s(t, e%s) AS c FROM (SELECT \"%w\" AS t, \"%w\" AS e%s%w%s, ntile(3) OVER (ORDER BY \"%w\") AS k"
-    " FROM main.\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL%s%w%s)"
-    " GROUP BY k ORDER BY k)",
-    zCol, zW ? "_w" : "", zW ? ", w" : "", r->o.zTime, r->o.zEvent, zW ? ", \"" : "", zW ? zW : "",
-    zW ? "\" AS w" : "", zCol, r->o.zTable, r->o.zTime, r->o.zEvent, zCol,
-    zW ? " AND \"" : "", zW ? zW : "", zW ? "\" IS NOT NULL" : "");
-  char *z = surv_query(r, zSql);
+  double q1 = NAN, q2 = NAN;
+  char *zSql, *zJ, *z;
+  zSql = sqlite3_mprintf("SELECT strat_report(\"%w\" = 1, \"%w\", \"%w\", 1.0/3, 2.0/3) FROM main.\"%w\""
+                         " WHERE \"%w\" IS NOT NULL%s%w%s", r->o.zEvent, zCol, zCol, r->o.zTable, r->o.zTime,
+                         zW ? " AND \"" : "", zW ? zW : "", zW ? "\" IS NOT NULL" : "");
+  zJ = surv_query(r, zSql);
+  sqlite3_free(zSql);
+  if( zJ ){
+    q1 = query_double(r, zJ, "$.stratifier_low");
+    q2 = query_double(r, zJ, "$.stratifier_high");
+    free(zJ);
+  }
+  if( !(q1<=q2) ) return 0;
+  zSql = sqlite3_mprintf(
+    "WITH k AS MATERIALIZED (SELECT"
+    " km%s(\"%w\", \"%w\"%s%w%s) FILTER (WHERE \"%w\" <= %.17g) AS c1,"
+    " km%s(\"%w\", \"%w\"%s%w%s) FILTER (WHERE \"%w\" > %.17g AND \"%w\" <= %.17g) AS c2,"
+    " km%s(\"%w\", \"%w\"%s%w%s) FILTER (WHERE \"%w\" > %.17g) AS c3 FROM main.\"%w\")"
+    " SELECT plot_km(n, c, 'Kaplan-Meier by tertile of %q') FROM (SELECT 1 AS o, 'tertile 1' AS n, c1 AS c FROM k"
+    " UNION ALL SELECT 2, 'tertile 2', c2 FROM k UNION ALL SELECT 3, 'tertile 3', c3 FROM k ORDER BY o)",
+    zW ? "_w" : "", r->o.zTime, r->o.zEvent, zW ? ", \"" : "", zW ? zW : "", zW ? "\"" : "", zCol, q1,
+    zW ? "_w" : "", r->o.zTime, r->o.zEvent, zW ? ", \"" : "", zW ? zW : "", zW ? "\"" : "", zCol, q1, zCol, q2,
+    zW ? "_w" : "", r->o.zTime, r->o.zEvent, zW ? ", \"" : "", zW ? zW : "", zW ? "\"" : "", zCol, q2,
+    r->o.zTable, zCol);
+  z = surv_query(r, zSql);
   sqlite3_free(zSql);
   return z;
 }
