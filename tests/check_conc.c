@@ -13,13 +13,16 @@
 **   - against an O(n^2) pair count and the influence differentiated from
 **     the definition, on 600 random tied sets (no / integer / real
 **     weights, Harrell and Uno, tau at an event time, between times, before
-**     every time) and a few large ones that take the radix sort's paths;
+**     every time) and a few large ones that take the radix sort's paths,
+**     some of them with the rows in time order (no second sort);
 **   - integer weights = repeated rows, bit for bit (rule 5);
-**   - the undefined cases (no comparable pair), ml_conc_var, and the stop.
+**   - the undefined cases (no comparable pair), ml_conc_var, the stop, and
+**     out of memory at each allocation.
 ** tests/r/conc_check.R compares hundreds more sets with live R.
 */
 #include <math.h>
 #include <stdlib.h>
+#include <sqlite3.h>
 #include "check_suites.h"
 #include "ml_conc.h"
 
@@ -211,9 +214,33 @@ static Data data_make(int n, int nt, double pe, int nx, int wkind){
     d.e[i] = test_rand01() < pe;
     d.x[i] = nx ? floor(test_rand01()*nx) - 2.0 : test_rand01() - 0.5;
     d.w[i] = wkind==1 ? 1.0 + floor(test_rand01()*4) : 0.1 + 2.9*test_rand01();
+    d.g[i] = 1.0;
   }
   if( wkind==0 ){ free(d.w); d.w = 0; }
   return d;
+}
+
+/* The rows of d in ascending time (ties in a scrambled order): the path
+** that skips the second sort. */
+static Data data_by_time(const Data *d){
+  Data o;
+  int *ix = malloc(sizeof(int)*(d->n+1)), i, j;
+  for(i=0; i<d->n; i++) ix[i] = (i*7919) % d->n;     /* a permutation when gcd = 1 ... */
+  if( d->n % 7919==0 ) for(i=0; i<d->n; i++) ix[i] = i;
+  for(i=1; i<d->n; i++){                              /* ... then insertion sort by time */
+    int v = ix[i];
+    for(j=i; j>0 && d->t[ix[j-1]]>d->t[v]; j--) ix[j] = ix[j-1];
+    ix[j] = v;
+  }
+  o.n = d->n;
+  o.t = malloc(8*(o.n+1)); o.x = malloc(8*(o.n+1)); o.g = malloc(8*(o.n+1));
+  o.e = malloc(sizeof(int)*(o.n+1)); o.w = d->w ? malloc(8*(o.n+1)) : 0;
+  for(i=0; i<o.n; i++){
+    o.t[i] = d->t[ix[i]]; o.x[i] = d->x[ix[i]]; o.g[i] = d->g[ix[i]]; o.e[i] = d->e[ix[i]];
+    if( d->w ) o.w[i] = d->w[ix[i]];
+  }
+  free(ix);
+  return o;
 }
 
 /* A tau: +Inf, an event's time, between two grid times, or before all. */
@@ -274,6 +301,11 @@ START_TEST(test_conc_matches_pairs){
       else for(i=0; i<n; i++) d.g[i] = 1.0/(1.0 + 0.15*d.t[i]);
     }
     check_against_brute(&d, uno ? d.g : 0, tau, uno ? "uno" : "harrell");
+    if( k % 3==0 ){
+      Data o = data_by_time(&d);
+      check_against_brute(&o, uno ? o.g : 0, tau, uno ? "uno, by time" : "harrell, by time");
+      data_free(&o);
+    }
     data_free(&d);
   }
 }
@@ -291,8 +323,13 @@ START_TEST(test_conc_large_sets){
     if( k==4 ) for(i=0; i<n; i++) d.t[i] = ldexp(d.t[i], -1040);   /* subnormal times */
     check_against_brute(&d, 0, k==5 ? 20.0 : INFINITY, "large");
     if( k<3 ){
+      Data o;
       ref_g_left(n, d.t, d.e, d.w, d.g);
       check_against_brute(&d, d.g, INFINITY, "large uno");
+      o = data_by_time(&d);
+      check_against_brute(&o, 0, INFINITY, "large, by time");
+      check_against_brute(&o, o.g, INFINITY, "large uno, by time");
+      data_free(&o);
     }
     data_free(&d);
   }
@@ -394,6 +431,37 @@ START_TEST(test_conc_var_of_differences){
 }
 END_TEST
 
+/* Out of memory at each of the core's allocations (SQLite's hard heap
+** limit, since ml_malloc is sqlite3_malloc64): ML_NOMEM, nothing leaked,
+** and the same answer once memory is back. */
+START_TEST(test_conc_out_of_memory){
+  int n = 5000, k, nNomem = 0;
+  Data d;
+  MlConc c, want;
+  double *df = malloc(8*5000), *dwant = malloc(8*5000);
+  sqlite3_int64 base, old;
+  test_seed(8);
+  d = data_make(n, 50, 0.5, 0, 2);
+  ref_g_left(n, d.t, d.e, d.w, d.g);
+  ck_assert_int_eq(ml_concordance(n, d.t, d.e, d.x, d.w, d.g, INFINITY, &want, dwant), ML_OK);
+  base = sqlite3_memory_used();
+  old = sqlite3_hard_heap_limit64(-1);
+  for(k=0; k<=12; k++){
+    int rc;
+    sqlite3_hard_heap_limit64(base + (sqlite3_int64)k*40000 + 1);
+    rc = ml_concordance(n, d.t, d.e, d.x, d.w, d.g, INFINITY, &c, df);
+    sqlite3_hard_heap_limit64(old);
+    ck_assert_msg(rc==ML_OK || rc==ML_NOMEM, "limit %d: rc %d", k, rc);
+    ck_assert_msg(sqlite3_memory_used()==base, "limit %d: %lld bytes left", k, (long long)(sqlite3_memory_used() - base));
+    if( rc==ML_NOMEM ){ nNomem++; continue; }
+    ck_assert(memcmp(&c.estimate, &want.estimate, 8)==0 && memcmp(&c.var, &want.var, 8)==0);
+  }
+  ck_assert_int_ge(nNomem, 3);            /* each of the three allocations failed once */
+  data_free(&d);
+  free(df); free(dwant);
+}
+END_TEST
+
 static int always_stop(void *arg){ (void)arg; return 1; }
 
 /* A statement being abandoned: the sorts and walks ask, and stop. */
@@ -423,6 +491,7 @@ Suite *suite_conc(void){
   tcase_add_test(tc, test_conc_undefined);
   tcase_add_test(tc, test_conc_var_of_differences);
   tcase_add_test(tc, test_conc_stops_when_asked);
+  tcase_add_test(tc, test_conc_out_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }

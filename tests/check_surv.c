@@ -13,6 +13,7 @@
 #include <string.h>
 #include "check_suites.h"
 #include "ml_surv.h"
+#include "ml_state.h"
 
 static void same_bits(double got, double want, const char *what){
   ck_assert_msg(memcmp(&got, &want, 8)==0, "%s: got %.17g, want %.17g", what, got, want);
@@ -187,6 +188,61 @@ START_TEST(empty_fit){
 }
 END_TEST
 
+/* The survival state kinds (ml_state_surv.c): rows -> state -> entries,
+** counted; merged with a weighted one it turns weighted; a negative time
+** is refused by the validator; a multiclass state does not join it. */
+START_TEST(state_round_trip){
+  /* rows: [event, w, time, risk] */
+  static const double rows[5*4] = {1, 1, 11, -0.02,  0, 1, 11, 1.2,  1, 1, 11, -0.02,  0, 1, 26, -0.56,  1, 1, 89, -1.33};
+  static const double roww[4] = {1, 2.5, 89, -1.33};
+  MlBuf b, bw, bm, bad;
+  MlState st, sw, two[2];
+  MlMcReader r;
+  MlMcEntry e;
+  char zErr[200];
+  ml_i64 rows1 = 0;
+  ck_assert_int_eq(ml_state_encode_tuples(rows, 5, 2, ML_STATE_SURV, &b), ML_OK);
+  ck_assert_int_eq(ml_state_parse(b.z, b.n, &st, zErr, sizeof(zErr)), ML_OK);
+  ck_assert_int_eq(st.kind, ML_STATE_SURV);
+  ck_assert_str_eq(ml_state_kind_name(&st, zErr, sizeof(zErr)), "survival");
+  ck_assert_int_eq((int)st.sec[1].nEntry, 2);                 /* (11, -0.02) twice, (89, -1.33) */
+  ml_mc_reader_init(&r, &st.sec[1], 2, 0);
+  while( ml_mc_reader_next(&r, &e)==1 ) rows1 += e.n;
+  ck_assert_int_eq((int)rows1, 3);
+  /* merged with a weighted state: weighted, the unweighted rows weighing 1 */
+  ck_assert_int_eq(ml_state_encode_tuples(roww, 1, 2, ML_STATE_SURV_W, &bw), ML_OK);
+  ck_assert_int_eq(ml_state_parse(bw.z, bw.n, &sw, zErr, sizeof(zErr)), ML_OK);
+  two[0] = st; two[1] = sw;
+  ck_assert_int_eq(ml_state_kmerge(two, 2, &bm, zErr, sizeof(zErr)), ML_OK);
+  ck_assert_int_eq(ml_state_parse(bm.z, bm.n, &two[0], zErr, sizeof(zErr)), ML_OK);
+  ck_assert_int_eq(two[0].kind, ML_STATE_SURV_W);
+  ck_assert_int_eq((int)two[0].sec[1].n[1], 4);
+  /* a negative time: written (the encoder trusts its rows), refused on reading */
+  {
+    static const double neg[4] = {1, 1, -1, 0.5};
+    ck_assert_int_eq(ml_state_encode_tuples(neg, 1, 2, ML_STATE_SURV, &bad), ML_OK);
+    ck_assert_int_eq(ml_state_parse(bad.z, bad.n, &st, zErr, sizeof(zErr)), ML_STATE_BAD);
+    ck_assert_msg(strstr(zErr, "negative time")!=0, "%s", zErr);
+  }
+  /* a multiclass state does not join a survival one */
+  {
+    MlBuf bmc, bx;
+    MlState mc;
+    static const double mcrow[4] = {1, 1, 0.25, 0.75};
+    ck_assert_int_eq(ml_state_encode_mc(mcrow, 1, 2, 0, &bmc), ML_OK);
+    ck_assert_int_eq(ml_state_parse(bmc.z, bmc.n, &mc, zErr, sizeof(zErr)), ML_OK);
+    ck_assert(!ml_state_kinds_join(ML_STATE_SURV, mc.kind));
+    ml_state_parse(b.z, b.n, &two[0], zErr, sizeof(zErr));
+    two[1] = mc;
+    ck_assert_int_eq(ml_state_kmerge(two, 2, &bx, zErr, sizeof(zErr)), ML_STATE_BAD);
+    ck_assert_msg(strstr(zErr, "survival")!=0 && strstr(zErr, "multiclass")!=0, "%s", zErr);
+    ml_buf_free(&bx);
+    ml_buf_free(&bmc);
+  }
+  ml_buf_free(&b); ml_buf_free(&bw); ml_buf_free(&bm); ml_buf_free(&bad);
+}
+END_TEST
+
 Suite *suite_surv(void){
   Suite *s = suite_create("surv");
   TCase *tc = tcase_create("core");
@@ -196,6 +252,7 @@ Suite *suite_surv(void){
   tcase_add_test(tc, weights_equal_repeats);
   tcase_add_test(tc, integrate_c11);
   tcase_add_test(tc, empty_fit);
+  tcase_add_test(tc, state_round_trip);
   suite_add_tcase(s, tc);
   return s;
 }

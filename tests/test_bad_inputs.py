@@ -290,7 +290,7 @@ def functions(con):
             out[name] = ("score", ", 1", SPECIAL_BAD.get(name, []), None)
             continue
         if data in SHAPES and SHAPES[data] == "te":   # the survival family: its own checks (check_surv)
-            out[name] = ("te", data, [p["example"] for p in params], params)
+            out[name] = ("te", (data, [p["example"] for p in params]), params, None)
             continue
         if data not in SHAPES:
             raise ValueError("%s: data arguments %r have a role test_bad_inputs.py does not know" % (name, data))
@@ -456,6 +456,9 @@ def call(name, shape, y, x, extra):
         return "%s(%s, %s, %s%s)" % (name, y, x, x, extra)
     if shape in ("wpair", "wppair"):
         return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
+    if shape == "te":             # survival: extra is (data roles, parameter examples); time = |x|
+        roles = {"time": "abs(%s)" % x, "event": y, "risk": x, "p": x, "horizon": "5", "w": "1"}
+        return "%s(%s)" % (name, ", ".join([roles[r] for r in extra[0]] + list(extra[1])))
     if shape in MC_SHAPES:
         if extra:                 # parameters exist only in the JSON form, after the array
             return "%s(%s, %s'[0.25, 0.75]'%s)" % (name, y, "1, " if shape[0] == "w" else "", extra)
@@ -495,7 +498,7 @@ SURV_DATA = {"time": "3", "event": "1", "risk": "0.5", "p": "0.5", "horizon": "5
              "risk_b": "0.2"}
 
 
-def check_surv(ck, con, name, data, examples, params, after_error):
+def check_surv(ck, con, name, data, examples, params, after_error, takes_states=(), twin_state=None):
     """The survival family (time, event [, risk | p | horizon, p] [, w], params): each data
     argument's bad values with their messages, each parameter's from its spec, a parameter
     that varies, NULL rows, the empty group."""
@@ -516,8 +519,12 @@ def check_surv(ck, con, name, data, examples, params, after_error):
             "w": "a non-negative finite number"}
     for a in data:
         for sqlv, shown in bad[a]:
-            ck.error(con, "SELECT " + call({a: sqlv}), (), "%s(): %s must be %s, got %s" % (name, a, what[a], shown),
-                     name + " bad " + a)
+            msg = "%s(): %s must be %s, got %s" % (name, a, what[a], shown)
+            if sqlv.startswith("x'") and a == "time" and name in takes_states:   # a BLOB first argument is a state
+                msg = "%s(): %s" % (name, NOT_A_STATE)
+            elif sqlv.startswith("x'") and a in ("time", "event") and twin_state and name in twin_state:
+                msg = twin_state[name]
+            ck.error(con, "SELECT " + call({a: sqlv}), (), msg, name + " bad " + a)
             after_error(name + " bad " + a)
     for i, ps in enumerate(params):
         w = spec_what(ps)
@@ -590,7 +597,8 @@ def main():
             continue
         b = f["name"]
         params = "".join(", " + ps["example"] for ps in f["params"][:f["state_args"][1] - 1])
-        maker = "ml_state_mc_w(1, 2, 0.5, 0.5)" if f["family"] == "multiclass" else "ml_state_w(1, 0.5, 2)"
+        maker = {"multiclass": "ml_state_mc_w(1, 2, 0.5, 0.5)",
+                 "survival": "ml_state_surv_w(1, 1, 0.5, 2)"}.get(f["family"], "ml_state_w(1, 0.5, 2)")
         try:
             con.execute("SELECT %s(st%s) FROM (SELECT %s AS st)" % (b, params, maker)).fetchall()
             weighted_ok[b] = maker
@@ -619,7 +627,7 @@ def main():
             ck.true(con.execute("SELECT %s()" % name).fetchone()[0] is not None, name + " returns a value")
             continue
         if shape == "te":
-            check_surv(ck, con, name, extra, badparams, varying, after_error)
+            check_surv(ck, con, name, extra[0], extra[1], badparams, after_error, takes_states, twin_state)
             continue
         if shape == "ipcw":
             check_ipcw(ck, con, after_error)

@@ -197,8 +197,8 @@ def check_hostile(ck, con):
     err(bytes(flipped), "mc_auroc(): state: the state is corrupted (checksum mismatch)", "bit flip")
     ck.equal(q(con, "SELECT mc_auroc(?)", (good + b"\x00",))[1][:60],
              "mc_auroc(): state: the state is corrupted: 1 bytes after its", "trailing byte")
-    newer = bytearray(good); newer[4] = 4
-    err(reseal(newer), "mc_auroc(): state: the state has format version 4, newer than this mleval reads (3): upgrade mleval",
+    newer = bytearray(good); newer[4] = 5          # 4 is the survival kinds' (ml_state_surv)
+    err(reseal(newer), "mc_auroc(): state: the state has format version 5, newer than this mleval reads (4): upgrade mleval",
         "a future version")
     kind = bytearray(good); kind[4] = 1
     err(reseal(kind), "mc_auroc(): state: the state is inconsistent: kind 5 in format version 1", "kind vs version")

@@ -141,7 +141,7 @@ def main():
             elif shape == "te":               # survival: an event at 1 before a censoring at 2
                 roles = {"time": "3 - c", "event": "a", "risk": "b", "p": "b", "horizon": "5", "w": "c",
                          "risk_a": "b", "risk_b": "1 - b"}
-                args = ", ".join([roles[r] for r in extra] + funcs[f["name"]][2])
+                args = ", ".join([roles[r] for r in extra[0]] + list(extra[1]))
             else:
                 args = test_bad_inputs.call(f["name"], shape, "a", "b", extra)
                 args = args[args.index("(") + 1:-1]

@@ -258,14 +258,17 @@ def main():
     twins = {f["weighted_of"]: f for f in table if f["weighted_of"]}
     # the calibration family's binned twins are test_weights_calibration.py's,
     # the weighted bootstrap's (*_ci_w) test_weights_boot.py's, the monitoring
-    # family's (psi_w, wasserstein_w, group_disparity_w) test_monitoring.py's
+    # family's (psi_w, wasserstein_w, group_disparity_w) test_monitoring.py's, the
+    # survival family's (f_w(time, event, risk, w, ...)) test_survival.py's
     elsewhere = set(test_weights_calibration.CASES) | set(test_weights_strat.CASES) \
         | set(test_weights_calsum.CASES) | set(test_weights_topk.CASES) | set(test_calsmooth_w.CASES) \
-        | {b for b, f in twins.items() if f["family"] in ("uncertainty", "monitoring", "multiclass")} | {"ml_state"}
+        | {b for b, f in twins.items() if f["family"] in ("uncertainty", "monitoring", "multiclass", "survival")} \
+        | {"ml_state"}
     # the multiclass twins (y, w, s_0, ...) are test_multiclass.py's: scikit-learn's
     # sample_weight, integer weights = rows repeated, row order, frames, bad weights
     ck.equal(sorted(set(twins) - elsewhere), sorted(CASES),
              "every weighted twin has a case here, in test_weights_calibration.py, test_weights_strat.py, "
+             "test_survival.py, "
              "test_weights_calsum.py, test_weights_topk.py, test_calsmooth_w.py, test_weights_boot.py, test_monitoring.py, "
              "test_multiclass.py or (ml_state_w) test_states_w.py")
     for base, f in twins.items():

@@ -12,9 +12,10 @@
 ** Rules (SPEC "Round 5", conventions 1, 2, 3, 6, 7, 8; ml_conc.h says them
 ** per pair):
 **   1. The rows are sorted twice: by risk, to give each row its dense rank
-**      among the m distinct risks, then by time.  A time group (the rows of
-**      one time) is walked as survival walks it: its censorings are at risk
-**      for its events, its events are not compared with one another
+**      among the m distinct risks, then by time (a scatter back to row
+**      order when the caller's times are ascending).  A time group (the
+**      rows of one time) is walked as survival walks it: its censorings are
+**      at risk for its events, its events are not compared with one another
 **      (tied_time / tied_both; a row of weight w is w rows tied in both,
 **      w (w - 1)/2 pairs: tied_self).
 **   2. Counts: one walk from the latest time to the earliest over a Fenwick
@@ -115,27 +116,40 @@ static double group_weight(const MlRec16 *rec, ml_i64 lo, ml_i64 hi,
   return 0.0;
 }
 
-/* Sorts the rows by risk, then by time (rule 1): rec[0..n) ends in time
-** order with each row's rank, row and event in its payload; *pm = the
-** number of distinct risks.  Returns 1 when stopped. */
+/* Whether time[] is ascending already (the caller's rows sorted by time):
+** the second sort is then a scatter. */
+static int times_ascending(ml_i64 n, const double *time){
+  ml_i64 i;
+  for(i=1; i<n; i++) if( time[i]<time[i-1] ) return 0;
+  return 1;
+}
+
+/* Sorts the rows by risk, then by time (rule 1), in a (n records) with b
+** as scratch (n records + ML_RADIX_EXTRA bytes).  The records end in time
+** order, each with its rank, row and event in its payload: in b when the
+** times were ascending (ordered: scattered back to row order, no second
+** sort), else in a.  *pRec = that array; *pm = the number of distinct
+** risks.  Returns 1 when stopped. */
 static int conc_sort(ml_i64 n, const double *time, const int *event, const double *risk,
-                     MlRec16 *rec, void *scratch, ml_i64 *pm){
+                     int ordered, MlRec16 *a, MlRec16 *b, MlRec16 **pRec, ml_i64 *pm){
   ml_i64 i, m = 0;
   ml_key prev = 0;
   for(i=0; i<n; i++){
-    rec[i].key = ml_key_of(risk[i]);
-    rec_set_v(rec+i, (uint64_t)i);
+    a[i].key = ml_key_of(risk[i]);
+    rec_set_v(a+i, (uint64_t)i);
   }
-  if( ml_radix_sort(rec, n, 16, scratch) ) return 1;
+  if( ml_radix_sort(a, n, 16, b) ) return 1;
   for(i=0; i<n; i++){
-    ml_i64 row = (ml_i64)rec_v(rec+i);
-    if( i>0 && rec[i].key!=prev ) m++;
-    prev = rec[i].key;
-    rec[i].key = ml_key_of(time[row]);
-    rec_set_v(rec+i, (uint64_t)m<<33 | (uint64_t)row<<1 | (uint64_t)(event[row]!=0));
+    ml_i64 row = (ml_i64)rec_v(a+i);
+    MlRec16 *r = ordered ? b + row : a + i;
+    if( i>0 && a[i].key!=prev ) m++;
+    prev = a[i].key;
+    r->key = ml_key_of(time[row]);
+    rec_set_v(r, (uint64_t)m<<33 | (uint64_t)row<<1 | (uint64_t)(event[row]!=0));
   }
   *pm = n>0 ? m+1 : 0;
-  return ml_radix_sort(rec, n, 16, scratch);
+  *pRec = ordered ? b : a;
+  return ordered ? 0 : ml_radix_sort(a, n, 16, b);
 }
 
 /* Walk 2 (rule 2), latest time first: the counts into out, and (a, nn not
@@ -265,13 +279,13 @@ static int weights_integral(ml_i64 n, const double *w){
 int ml_concordance(ml_i64 n, const double *time, const int *event,
                    const double *risk, const double *w, const double *g_left,
                    double tau, MlConc *out, double *dfbeta){
-  MlRec16 *rec = 0;
-  unsigned char *scratch = 0;
+  unsigned char *a = 0, *b = 0;
+  MlRec16 *rec;
   double *nn = 0;
-  uint64_t nScratch, nTree;
+  uint64_t nA, nB, nTree;
   ConcTree f;
   ml_i64 m = 0;
-  int rc = ML_OK, exact, needU;
+  int rc = ML_OK, exact, needU, ordered;
   memset(out, 0, sizeof(*out));
   out->var = NAN;
   if( n<=0 ){
@@ -281,17 +295,24 @@ int ml_concordance(ml_i64 n, const double *time, const int *event,
   if( n>=CONC_MAX_ROWS ) return ML_NOMEM;
   exact = weights_integral(n, w);
   needU = !exact || (dfbeta && g_left);   /* Uno's later walk is not exact */
-  /* the sort's scratch, then the trees' (3 or 4) m + 2 doubles (m <= n) */
+  ordered = times_ascending(n, time);
+  /* a: the records, b: the sort's scratch; then the trees' (3 or 4) m + 2
+  ** doubles (m <= n) in whichever the records did not end in */
   nTree = ((uint64_t)n*(needU ? 4 : 3) + 2)*8;
-  nScratch = (uint64_t)n*16 + ML_RADIX_EXTRA;
-  if( nScratch < nTree ) nScratch = nTree;
-  rec = ml_malloc((uint64_t)n*16);
-  scratch = ml_malloc(nScratch);
+  nA = (uint64_t)n*16;
+  nB = nA + ML_RADIX_EXTRA;
+  if( ordered ){ if( nA<nTree ) nA = nTree; }
+  else if( nB<nTree ) nB = nTree;
+  a = ml_malloc(nA);
+  b = ml_malloc(nB);
   if( dfbeta ) nn = ml_malloc((uint64_t)n*8);
-  if( rec==0 || scratch==0 || (dfbeta && nn==0) ){ rc = ML_NOMEM; goto done; }
-  if( conc_sort(n, time, event, risk, rec, scratch, &m) ){ rc = ML_STOPPED; goto done; }
+  if( a==0 || b==0 || (dfbeta && nn==0) ){ rc = ML_NOMEM; goto done; }
+  if( conc_sort(n, time, event, risk, ordered, (MlRec16*)a, (MlRec16*)b, &rec, &m) ){
+    rc = ML_STOPPED;
+    goto done;
+  }
   f.m = m;
-  f.t = (double*)scratch;
+  f.t = (double*)(ordered ? a : b);
   f.u = f.t + m + 1;
   f.eq = f.u + (needU ? m + 1 : 0);
   f.grp = f.eq + m;
@@ -309,8 +330,8 @@ int ml_concordance(ml_i64 n, const double *time, const int *event,
   conc_finish(n, out, dfbeta, nn);
   if( dfbeta ) out->var = ml_conc_var(n, dfbeta, 0, w);
 done:
-  ml_free(rec);
-  ml_free(scratch);
+  ml_free(a);
+  ml_free(b);
   ml_free(nn);
   return rc;
 }

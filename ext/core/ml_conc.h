@@ -70,6 +70,8 @@ typedef struct MlConc {
 ** (Harrell), as long as each count stays below 2^53.
 ** Returns ML_OK, ML_NOMEM (out and dfbeta undefined) or ML_STOPPED
 ** (ml_stop_requested said stop; out and dfbeta are garbage).
+** Rows in ascending time order (any order within a time) save the second
+** sort (about a fifth of the cost).
 ** Cost: O(n log n) time (two radix sorts of 16-byte records, then one or
 ** two passes with O(log m) Fenwick steps per row, m distinct risks);
 ** scratch of 40 bytes per row (48 with non-integer weights or Uno's dfbeta;

@@ -71,6 +71,16 @@
 #define ML_STATE_MC_W       6
 #define ML_STATE_MAX_K      16           /* classes of a multiclass state */
 #define ML_STATE_IS_MC(kind) ((kind)==ML_STATE_MC || (kind)==ML_STATE_MC_W)
+/* The survival kinds (version 4, ml_state_surv.c): laid out as the
+** multiclass kinds with k = 2 -- section c the rows of event c, columns
+** (time, risk) [, weight] -- and merging only with each other. */
+#define ML_STATE_VERSION_SURV 4          /* the newest read */
+#define ML_STATE_SURV       7
+#define ML_STATE_SURV_W     8
+#define ML_STATE_IS_SURV(kind) ((kind)==ML_STATE_SURV || (kind)==ML_STATE_SURV_W)
+/* The kinds of tuples with counts (multiclass, survival), and their weighted ones. */
+#define ML_STATE_IS_TUPLE(kind) (ML_STATE_IS_MC(kind) || ML_STATE_IS_SURV(kind))
+#define ML_STATE_TUPLE_W(kind) ((kind)==ML_STATE_MC_W || (kind)==ML_STATE_SURV_W)
 #define ML_STATE_MAX_CUTS   16
 #define ML_STATE_MAX_SEC    (ML_STATE_MAX_CUTS+1)
 #define ML_STATE_MAX_SCALE  12
@@ -246,12 +256,51 @@ int ml_mc_reader_next(MlMcReader *r, MlMcEntry *e);
 ** w > 0; w ignored unless weighted) as a multiclass state of kind 5 or 6:
 ** sorted and counted here.  ML_OK / ML_NOMEM. */
 int ml_state_encode_mc(const double *rows, ml_i64 n, int k, int weighted, MlBuf *out);
+/* The same for a kind of tuples (ML_STATE_IS_TUPLE): the survival kinds
+** are k = 2, y the event, (p_0, p_1) = (time, risk). */
+int ml_state_encode_tuples(const double *rows, ml_i64 n, int k, int kind, MlBuf *out);
+/* ml_state_surv.c: a survival section's times are >= 0 (after the
+** multiclass checks): ML_OK or ML_STATE_BAD with zErr. */
+int ml_surv_verify_section(const MlSection *s, int weighted, char *zErr, int nErr, int iSec);
 
 /* n validated states of one kind (binary with weighted, or multiclass of
 ** one k) merged into one, as ml_acc_collapse does.  ML_OK, ML_NOMEM,
 ** ML_STATE_BAD (zErr). */
 int ml_state_kmerge(const MlState *st, int n, MlBuf *out, char *zErr, int nErr);
 
+/* ml_state_absorb.c: what the families' xAbsorb calls. */
+/* Absorbs section iSec of n states into smp (sign +1) or removes it (-1);
+** any failure clears smp.  ML_OK, ML_NOMEM, ML_ERROR (counts overflow,
+** zErr) or ML_STOPPED. */
+int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, char *zErr, int nErr);
+/* The same without expanding a state into rows: smp (width 8) turns into
+** counted runs (ml_samples_absorb_counts), O(entries) whatever the counts.
+** For the functions whose folds all read runs (the ranking family). */
+int ml_absorb_section_counts(MlSamples *smp, const MlState *st, int n, int iSec, int sign,
+                             char *zErr, int nErr);
+/* The same for a family whose weighted twins' folds give the rows' bits
+** with integer weights (stratified, sorting calibration): smp takes each
+** entry as one record weighing its count (ml_samples_absorb_counted),
+** held[2] the rows it stands for.  At the first state (*counted 0) smp is
+** widened to weighted records (ml_samples_widen: its rows weigh 1) and
+** *counted set; rows added later are records of weight 1. */
+int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], const MlState *st, int n,
+                              int iSec, int sign, char *zErr, int nErr);
+/* Its first step alone: at the first state (*counted 0) smp is widened to
+** weighted records whose rows weigh 1, held set to them and *counted set;
+** afterwards nothing.  ML_OK or ML_NOMEM. */
+int ml_samples_counted_begin(MlSamples *smp, int *counted, ml_i64 held[2]);
+/* True when one of the n states is weighted (ml_state_w). */
+int ml_states_weighted(const MlState *st, int n);
+/* The n states' rows into a weighted width-16 buffer (ml_samples_weigh
+** first): each entry's c rows of class y as records weighing c w (binary
+** and stratified states weigh 1), each state's own, which sign -1
+** removes; held[y] += the rows.  Any failure clears smp.  ML_OK,
+** ML_NOMEM or ML_ERROR (zErr). */
+int ml_absorb_weighted(MlSamples *smp, ml_i64 held[2], const MlState *st, int n, int sign, char *zErr, int nErr);
+/* held[y] += the class-y rows of section iSec of n states, checked against
+** 2^53 (ml_state_add_counts): ML_OK, ML_NOMEM, or ML_ERROR with zErr. */
+int ml_state_rows(const MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr);
 /* CRC-32C of n bytes (exposed for the tests and the fuzz target). */
 uint32_t ml_crc32c(const void *p, uint64_t n);
 

@@ -22,6 +22,15 @@
 */
 static inline void ml_surv_init(MlSamples *s){ ml_samples_init(s, 24); }
 static inline int ml_surv_add(MlSamples *s, int event, double time, double w, double x){
+  ml_i64 n = s->n[event];
+  if( !s->sorted && n<s->cap[event] ){        /* the row path: append in place */
+    MlRec24 *r = (MlRec24*)s->a[event] + n;
+    r->key = ml_key_of(time + 0.0);
+    r->aux = w;
+    r->aux2 = x + 0.0;
+    s->n[event] = n + 1;
+    return ML_OK;
+  }
   return ml_samples_add2(s, event, time + 0.0, w, x + 0.0);
 }
 static inline int ml_surv_remove(MlSamples *s, int event, double time, double w, double x){

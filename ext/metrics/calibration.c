@@ -540,7 +540,7 @@ static int calib_absorb_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, 
   if( !sums && !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
   if( !sums ){
     ml_i64 held[2] = {0, 0};
-    if( (rc = ml_absorb_weighted(ctx, &p->smp, held, st, n, sign, zErr, nErr))!=ML_OK ) return rc;
+    if( (rc = ml_absorb_weighted(&p->smp, held, st, n, sign, zErr, nErr))!=ML_OK ) return rc;
     p->n += held[0] + held[1];           /* the rows added, or minus the rows removed */
     return ML_OK;
   }
@@ -1510,7 +1510,7 @@ static int calsort_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int
     }
     if( ml_samples_counted_begin(&p->smp, &p->counted, p->held) ) return ML_NOMEM;
     p->wstate = 1;
-    return ml_absorb_weighted(ctx, &p->smp, p->held, st, n, sign, zErr, nErr);
+    return ml_absorb_weighted(&p->smp, p->held, st, n, sign, zErr, nErr);
   }
   return ml_absorb_section_counted(&p->smp, &p->counted, p->held, st, n, 0, sign, zErr, nErr);
 }

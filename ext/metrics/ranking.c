@@ -831,7 +831,7 @@ static int rank_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign,
     ** added later then goes in as (s, 1) (ml_rank_step). */
     ml_i64 held[2] = {0, 0};
     if( ml_samples_weigh(&p->smp) ) return ML_NOMEM;
-    if( (rc = ml_absorb_weighted(ctx, &p->smp, held, st, n, sign, zErr, nErr))!=ML_OK ) return rc;
+    if( (rc = ml_absorb_weighted(&p->smp, held, st, n, sign, zErr, nErr))!=ML_OK ) return rc;
     return ml_samples_sort(&p->smp) ? ML_NOMEM : ML_OK;
   }
   return ml_absorb_section_counts(&p->smp, st, n, 0, sign, zErr, nErr);

@@ -19,6 +19,10 @@
 **   c_index_ci(time, event, risk [, tau [, level]])   JSON {"estimate","se","lo","hi","level",
 **                                   "concordant","discordant","tied_risk","tied_time"}
 **   uno_c(time, event, risk [, tau])               Uno's C (timewt = "n/G2")
+**   ml_state_surv(time, event, risk), ml_state_surv_w(time, event, risk, w)
+**                                   BLOB: the rows as a state (rule 9)
+**   f(state, ...)                   every function above but surv_ibs over a state
+**                                   in place of (time, event [, risk | p])
 **
 ** Rules:
 **   1. time a non-negative finite number, event 0 or 1 (the label rules),
@@ -49,6 +53,17 @@
 **   8. c_index, c_index_ci, uno_c: ml_concordance (ml_conc.c) over the rows;
 **      uno_c passes G(T_i-) of the fit (C2, C3) per row; the interval is
 **      estimate -+ z se with se^2 the infinitesimal-jackknife variance.
+**   9. States (ml_state_surv.c: kinds 7 and 8, the multiclass layout with
+**      k = 2): ml_state_surv keeps the distinct (time, event, risk) with
+**      their counts (the twin: (time, event, risk, w)); a state BLOB first
+**      argument stands for the data arguments (km, censoring_km: time,
+**      event; the others: time, event, risk or p -- a state's risk column
+**      read as p must lie in [0, 1] as rows must); the family's step
+**      diverts it (ML_STATE_DIVERT) and sv_absorb adds each entry as one
+**      record weighing its count (times its weight, as the one or two
+**      doubles whose sum it is exactly), so every sum a result takes is the
+**      rows' sum: the rows' results bit for bit, O(entries).  surv_ibs
+**      takes no state (its horizon rides on each row).
 **
 ** Cost: 24 bytes a row held; a result sorts the rows (radix) and walks them
 ** once (km, Brier), sorts the cases and controls by risk (AUC(t): 16 bytes a
@@ -57,16 +72,18 @@
 */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 #include "ml_surv.h"
 #include "ml_conc.h"
 
-enum { SV_KM = 1, SV_CENS, SV_AUROC, SV_BRIER, SV_SUMMARY, SV_IBS, SV_CINDEX, SV_CINDEX_CI, SV_UNO };
+enum { SV_KM = 1, SV_CENS, SV_AUROC, SV_BRIER, SV_SUMMARY, SV_IBS, SV_CINDEX, SV_CINDEX_CI, SV_UNO, SV_STATE };
 
 #define SV_MAX_HORIZONS 10000
 
@@ -87,7 +104,7 @@ typedef struct SvAgg {
 } SvAgg;
 
 static SvAgg *sv_agg(sqlite3_context *ctx){
-  SvAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  SvAgg *p = ml_agg_context(ctx, sizeof(*p));     /* room for a state's part (rule 9) */
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return 0; }
   if( !p->init ){ ml_surv_init(&p->smp); p->init = 1; }
   return p;
@@ -104,7 +121,7 @@ static void sv_clear(SvAgg *p){
 
 /* The data arguments of a kind. */
 static int sv_ndata(int kind){
-  return kind<=SV_CENS ? 2 : kind==SV_IBS ? 4 : 3;
+  return kind<=SV_CENS ? 2 : kind==SV_IBS ? 4 : 3;    /* SV_STATE: time, event, risk */
 }
 static int sv_is_prob(int kind){
   return kind==SV_BRIER || kind==SV_SUMMARY || kind==SV_IBS;
@@ -162,6 +179,7 @@ static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
   if( p==0 ) return;
   if( sign>0 && p->failed ) return;
   if( w<0.0 ){ p->failed = 1; return; }      /* the twin's weight was invalid */
+  if( argc>0 && ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), sign<0) ) return;   /* rule 9 */
   if( argc<sv_ndata(kind) ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
   if( sv_params(ctx, d, argc, argv, p, sign<0)==ML_ROW_ERR ){ p->failed = 1; return; }
   rc = ml_arg_time_event(ctx, d->name, argv, &time, &event);
@@ -208,7 +226,39 @@ static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
 ** SQL function: km, censoring_km, surv_auroc, surv_brier, surv_summary,
 ** surv_ibs, c_index, c_index_ci, uno_c -- xStep, xInverse
 */
-static void svStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ sv_row(ctx, argc, argv, 1.0, 1); }
+static void svStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  /* The common row inline: time a number >= 0, event an INTEGER 0 or 1, the
+  ** risk or p a number (p in [0, 1]), at most one parameter (t or tau);
+  ** anything else -- a state, NULLs, text, surv_ibs -- goes to sv_row */
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int kind = d->kind, nd = sv_ndata(kind), t0;
+  if( kind!=SV_IBS && argc>=nd && argc<=nd+1 && ((t0 = sqlite3_value_type(argv[0]))==SQLITE_FLOAT || t0==SQLITE_INTEGER)
+   && sqlite3_value_type(argv[1])==SQLITE_INTEGER ){
+    double time = sqlite3_value_double(argv[0]), x = 0.0;
+    sqlite3_int64 e = sqlite3_value_int64(argv[1]);
+    int ok = time>=0.0 && time<INFINITY && (e & ~(sqlite3_int64)1)==0;
+    if( ok && nd==3 ){
+      int t2 = sqlite3_value_type(argv[2]);
+      ok = t2==SQLITE_FLOAT || t2==SQLITE_INTEGER;
+      if( ok ){
+        x = sqlite3_value_double(argv[2]);
+        if( sv_is_prob(kind) ) ok = x>=0.0 && x<=1.0;
+      }
+    }
+    if( ok ){
+      SvAgg *p = sv_agg(ctx);
+      double v;
+      if( p==0 || p->failed ) return;
+      if( argc>nd && ml_param_real(ctx, d->name, kind>=SV_CINDEX ? &psSvTau : &psSvT, argv[nd], &p->t, &v)!=ML_ROW_OK ){
+        p->failed = 1;
+        return;
+      }
+      if( ml_surv_add(&p->smp, (int)e, time, 1.0, x)!=ML_OK ){ sqlite3_result_error_nomem(ctx); p->failed = 1; }
+      return;
+    }
+  }
+  sv_row(ctx, argc, argv, 1.0, 1);
+}
 static void svInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ sv_row(ctx, argc, argv, 1.0, -1); }
 /*
 ** SQL function: the twins f_w(time, event, [risk | p | horizon, p,] w, ...)
@@ -442,6 +492,68 @@ static void sv_at_result(sqlite3_context *ctx, const MlFuncDesc *d, SvAgg *p, co
   }
 }
 
+/* ml_state_surv(_w)'s BLOB: the rows as tuples (rule 9). */
+static void sv_state_result(sqlite3_context *ctx, const MlFuncDesc *d, SvAgg *p){
+  ml_i64 n = ml_samples_count(&p->smp), i, r = 0;
+  double *rows = ml_malloc((uint64_t)n * 4 * sizeof(double) + 8);
+  int y, weighted = (d->flags & ML_FN_TWIN)!=0;
+  MlBuf b;
+  if( rows==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  for(y=0; y<2; y++){
+    for(i=0; i<p->smp.n[y]; i++, r++){
+      rows[4*r] = (double)y;
+      rows[4*r+1] = ml_samples_aux(&p->smp, y, i);
+      rows[4*r+2] = ml_double_of(ml_samples_key(&p->smp, y, i));
+      rows[4*r+3] = ml_samples_aux2(&p->smp, y, i);
+    }
+  }
+  if( ml_state_encode_tuples(rows, n, 2, weighted ? ML_STATE_SURV_W : ML_STATE_SURV, &b) ){
+    ml_free(rows);
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  ml_free(rows);
+  sqlite3_result_blob64(ctx, b.z, b.n, sqlite3_free);
+}
+
+/* MlStateHooks.xAbsorb: n survival states' entries join (sign +1) or leave
+** (-1) the rows, each entry one record weighing its count (times its
+** weight: the one or two doubles whose sum it is exactly, ml_count_weight),
+** so every sum the results take equals the rows' (rule 9).  surv_ibs takes
+** no state. */
+static int sv_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  SvAgg *p = sv_agg(ctx);
+  int j, c, isProb = sv_is_prob(d->kind);
+  if( p==0 ) return ML_NOMEM;
+  for(j=0; j<n; j++){
+    for(c=0; c<2; c++){
+      MlMcReader r;
+      MlMcEntry e;
+      ml_i64 k = 0;
+      ml_mc_reader_init(&r, &st[j].sec[c], 2, st[j].kind==ML_STATE_SURV_W);
+      while( ml_mc_reader_next(&r, &e)==1 ){
+        double part[2], t = ml_double_of(e.p[0]), x = ml_double_of(e.p[1]);
+        double w = st[j].kind==ML_STATE_SURV_W ? ml_double_of(e.w) : 1.0;
+        int np = ml_count_weight(e.n, w, part), i;
+        /* a failure marks the group failed: its result is the error alone */
+        if( isProb && sign>0 && ml_state_probability_range(x, x, zErr, nErr) ){ p->failed = 1; return ML_ERROR; }
+        for(i=0; i<np; i++){
+          if( sign>0 ){
+            if( ml_surv_add(&p->smp, c, t, part[i], x)!=ML_OK ){ p->failed = 1; return ML_NOMEM; }
+          }else if( !ml_surv_remove(&p->smp, c, t, part[i], x) ){
+            snprintf(zErr, (size_t)nErr, "the state removed holds rows the frame does not");
+            p->failed = 1;
+            return ML_ERROR;
+          }
+        }
+        if( (++k & 0xFFFF)==0 && ml_stop_requested() ) return ML_STOPPED;
+      }
+    }
+  }
+  return ML_OK;
+}
+
 static void sv_result(sqlite3_context *ctx, SvAgg *p, int isFinal){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   MlSurvFit f;
@@ -454,10 +566,21 @@ static void sv_result(sqlite3_context *ctx, SvAgg *p, int isFinal){
     n = ml_samples_count(&p->smp);
     for(i=0; i<p->nH; i++) n += ml_samples_count(&p->aH[i].smp);
   }
-  if( n==0 ){ ml_result_null(ctx, d->name, "no rows"); return; }
+  if( n==0 ){
+    if( d->kind==SV_STATE ) return;            /* no rows: NULL, as ml_state's (an empty shard adds nothing) */
+    ml_result_null(ctx, d->name, "no rows");
+    return;
+  }
+  if( d->kind==SV_STATE ){ sv_state_result(ctx, d, p); return; }
   if( ml_compute_begin(ctx, isFinal, n) ) return;
   if( d->kind==SV_IBS ){
     sv_ibs_result(ctx, d, p);
+    ml_compute_end(ctx);
+    return;
+  }
+  if( d->kind==SV_CINDEX || d->kind==SV_CINDEX_CI ){   /* Harrell's C needs no curve */
+    if( ml_samples_sort(&p->smp)!=ML_OK ){ sqlite3_result_error_nomem(ctx); ml_compute_end(ctx); return; }
+    sv_cindex_result(ctx, d, p, 0);
     ml_compute_end(ctx);
     return;
   }
@@ -577,24 +700,28 @@ static void ipcwFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( !cached ) sqlite3_set_auxdata(ctx, 0, c, sv_curve_free);
 }
 
-static const MlFamily famSurvival = { "survival", svStep, svFinal, svValue, svInverse, 0,
+static const MlStateHooks svStates = { sizeof(SvAgg), 3, (1u<<ML_STATE_SURV) | (1u<<ML_STATE_SURV_W), sv_absorb };
+static const MlFamily famSurvival = { "survival", svStep, svFinal, svValue, svInverse, &svStates,
                                       svStepW, svInverseW };
 
 #define SV_W3 (ML_FN_WEIGHTED | ML_FN_TWIN_W3)
 const MlFuncDesc ml_survival_functions[] = {
-  { "km",           "time, event [, t]",           2, 3, &famSurvival, 0, SV_KM, ML_FN_JSON | ML_FN_WEIGHTED,
-                    ML_PARAMS(&psSvT) },
-  { "censoring_km", "time, event",                 2, 2, &famSurvival, 0, SV_CENS, ML_FN_JSON | ML_FN_WEIGHTED, 0 },
+  { "km",           "time, event [, t]",           2, 3, &famSurvival, 0, SV_KM,
+                    ML_FN_JSON | ML_FN_WEIGHTED | ML_FN_STATE_YS, ML_PARAMS(&psSvT) },
+  { "censoring_km", "time, event",                 2, 2, &famSurvival, 0, SV_CENS,
+                    ML_FN_JSON | ML_FN_WEIGHTED | ML_FN_STATE_YS, 0 },
   { "ipcw",         "curve, time, event, t",       4, 4, 0, ipcwFunc, 0, 0, ML_PARAMS(&psSvT) },
   { "surv_auroc",   "time, event, risk, t",        4, 4, &famSurvival, 0, SV_AUROC, SV_W3, ML_PARAMS(&psSvT) },
   { "surv_brier",   "time, event, p, t",           4, 4, &famSurvival, 0, SV_BRIER, SV_W3, ML_PARAMS(&psSvT) },
   { "surv_summary", "time, event, p, t",           4, 4, &famSurvival, 0, SV_SUMMARY, ML_FN_JSON | SV_W3,
                     ML_PARAMS(&psSvT) },
   { "surv_ibs",     "time, event, horizon, p",     4, 4, &famSurvival, 0, SV_IBS,
-                    ML_FN_JSON | ML_FN_WEIGHTED | ML_FN_TWIN_W4, 0 },
+                    ML_FN_JSON | ML_FN_WEIGHTED | ML_FN_TWIN_W4 | ML_FN_NO_STATE, 0 },
   { "c_index",      "time, event, risk [, tau]",   3, 4, &famSurvival, 0, SV_CINDEX, SV_W3, ML_PARAMS(&psSvTau) },
   { "c_index_ci",   "time, event, risk [, tau [, level]]", 3, 5, &famSurvival, 0, SV_CINDEX_CI,
                     ML_FN_JSON | SV_W3, ML_PARAMS(&psSvTau, &ml_ps_level) },
   { "uno_c",        "time, event, risk [, tau]",   3, 4, &famSurvival, 0, SV_UNO, SV_W3, ML_PARAMS(&psSvTau) },
+  { "ml_state_surv", "time, event, risk",          3, 3, &famSurvival, 0, SV_STATE,
+                    ML_FN_BLOB | ML_FN_NO_STATE | SV_W3, 0 },
   { 0 }
 };

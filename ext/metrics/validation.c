@@ -757,38 +757,6 @@ static int state_runs(const MlSection *sec, MlRun **pr, ml_i64 *pn){
   return ML_OK;
 }
 
-/* Reads argument i (st_a, st_b) as a binary state: ML_ROW_OK, ML_ROW_SKIP
-** (NULL) or ML_ROW_ERR (error set). */
-int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
-                         MlState *st){
-  char zErr[200];
-  const void *z;
-  int n;
-  if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
-  if( sqlite3_value_type(v)!=SQLITE_BLOB ){
-    char *zv = ml_describe(v);
-    if( zv==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-    ml_error(ctx, fn, "%s must be a state made by ml_state(y, s), got %s", name, zv);
-    sqlite3_free(zv);
-    return ML_ROW_ERR;
-  }
-  z = sqlite3_value_blob(v);
-  n = sqlite3_value_bytes(v);
-  if( z==0 && n>0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-  if( ml_state_parse(z ? z : "", (uint64_t)n, st, zErr, sizeof(zErr)) ){
-    ml_error(ctx, fn, "%s: %s", name, zErr);
-    return ML_ROW_ERR;
-  }
-  if( st->kind!=ML_STATE_BINARY && st->kind!=ML_STATE_STRAT ){
-    char buf[32];
-    const char *zKind = ml_state_kind_name(st, buf, sizeof(buf));
-    ml_error(ctx, fn, "%s must be a binary state (made by ml_state(y, s)), got %s %s state",
-             name, ml_article(zKind), zKind);
-    return ML_ROW_ERR;
-  }
-  return ML_ROW_OK;
-}
-
 /*
 ** SQL function: auroc_test(st_a, st_b)
 ** The unpaired test over two states (rule 7).

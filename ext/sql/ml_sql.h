@@ -73,7 +73,7 @@ int ml_arg_binary_row_checked(sqlite3_context *ctx, const char *fn, sqlite3_valu
 ** reads it once for the state check, ML_STATE_DIVERT, and the row). */
 /* The common row alone: 1 and *y, *x when it is one, else 0 (nothing read
 ** that a checker would miss): the one test behind ml_arg_binary_row_t and
-** the steps that keep their own messages for other rows (monitoring.c's g). */
+** the steps that keep their own messages for other rows (drift.c's g). */
 static inline int ml_binary_row_common(sqlite3_value **argv, int t0, int isProb, int *y, double *x){
   if( t0==SQLITE_INTEGER ){
     int t1 = sqlite3_value_type(argv[1]);
@@ -355,7 +355,7 @@ typedef struct MlStateHooks {
                             ** -1: every data argument, the parameters after the
                             ** state (multiclass: the family's step sees the JSON
                             ** form (y, probs, params) with NULL y and probs) */
-  unsigned char kinds;      /* states accepted: bits 1 << ML_STATE_* */
+  unsigned short kinds;     /* states accepted: bits 1 << ML_STATE_* */
   /* Adds (sign +1) or removes (sign -1) the rows of n states of one kind.
   ** Sets no error itself (xFinal must still free the family's buffers):
   ** returns ML_OK, ML_NOMEM, or ML_ERROR with the message in zErr. */
@@ -432,8 +432,8 @@ typedef struct MlFuncDesc {
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
   ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
   ml_validation_functions[], ml_plot_functions[], ml_multiclass_functions[],
-  ml_state_functions[], ml_monitoring_functions[], ml_survival_functions[],
-  ml_survival_clinical_functions[], ml_survival_boot_functions[], ml_plot_km_functions[];
+  ml_state_functions[], ml_drift_functions[], ml_disparity_functions[], ml_expected_functions[],
+  ml_survival_functions[], ml_survival_clinical_functions[], ml_survival_boot_functions[], ml_plot_km_functions[];
 
 /* Sets "fn(): expects (<signature>), got N arguments" (argc < 0: the count
 ** is unknown, "got a different number of arguments"): the one arity error,
@@ -511,39 +511,6 @@ int ml_state_nested(sqlite3_context *ctx);
 /* Encodes the buffers as a state BLOB result: kind ML_STATE_BINARY (one
 ** width-8 buffer), ML_STATE_STRAT (one width-16), ML_STATE_ORDINAL (m + 1). */
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind);
-/* Absorbs section iSec of n states into smp (sign +1) or removes it (-1);
-** any failure clears smp.  ML_OK, ML_NOMEM, ML_ERROR (counts overflow,
-** zErr) or ML_STOPPED. */
-int ml_absorb_section(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign, char *zErr, int nErr);
-/* The same without expanding a state into rows: smp (width 8) turns into
-** counted runs (ml_samples_absorb_counts), O(entries) whatever the counts.
-** For the functions whose folds all read runs (the ranking family). */
-int ml_absorb_section_counts(MlSamples *smp, const struct MlState *st, int n, int iSec, int sign,
-                             char *zErr, int nErr);
-/* The same for a family whose weighted twins' folds give the rows' bits
-** with integer weights (stratified, sorting calibration): smp takes each
-** entry as one record weighing its count (ml_samples_absorb_counted),
-** held[2] the rows it stands for.  At the first state (*counted 0) smp is
-** widened to weighted records (ml_samples_widen: its rows weigh 1) and
-** *counted set; rows added later are records of weight 1. */
-int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], const struct MlState *st, int n,
-                              int iSec, int sign, char *zErr, int nErr);
-/* Its first step alone: at the first state (*counted 0) smp is widened to
-** weighted records whose rows weigh 1, held set to them and *counted set;
-** afterwards nothing.  ML_OK or ML_NOMEM. */
-int ml_samples_counted_begin(MlSamples *smp, int *counted, ml_i64 held[2]);
-/* True when one of the n states is weighted (ml_state_w). */
-int ml_states_weighted(const struct MlState *st, int n);
-/* The n states' rows into a weighted width-16 buffer (ml_samples_weigh
-** first): each entry's c rows of class y as records weighing c w (binary
-** and stratified states weigh 1), each state's own, which sign -1
-** removes; held[y] += the rows.  Any failure clears smp.  ML_OK,
-** ML_NOMEM or ML_ERROR (zErr). */
-int ml_absorb_weighted(sqlite3_context *ctx, MlSamples *smp, ml_i64 held[2], const struct MlState *st, int n,
-                       int sign, char *zErr, int nErr);
-/* held[y] += the class-y rows of section iSec of n states, checked against
-** 2^53 (ml_state_add_counts): ML_OK, ML_NOMEM, or ML_ERROR with zErr. */
-int ml_state_rows(const struct MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr);
 /* Around an absorb: installs the stop check of ctx's statement (loops whose
 ** trip count comes from a blob ask it every 2^16 rows); ml_stop_end
 ** uninstalls it and returns 1 when it said stop. */
@@ -555,7 +522,7 @@ int ml_stop_end(void);
 int ml_state_probabilities(const struct MlState *st, int n, char *zErr, int nErr);
 /* The same check on the lowest and highest score of merged states. */
 int ml_state_probability_range(double lo, double hi, char *zErr, int nErr);
-/* validation.c: reads v, argument `name` of fn, as a binary state (ml_state
+/* ml_state_sql.c: reads v, argument `name` of fn, as a binary state (ml_state
 ** or ml_state with a stratifier): ML_ROW_OK (parsed into *st), ML_ROW_SKIP
 ** (NULL) or ML_ROW_ERR (the error set).  auroc_test's and the monitoring
 ** family's two-state forms. */

@@ -115,6 +115,7 @@ static void state_signature(const MlFuncDesc *d, char *buf, int nBuf){
 }
 
 static const char *kind_wanted(unsigned kinds){
+  if( kinds & (1u<<ML_STATE_SURV) ) return "a survival state (made by ml_state_surv(time, event, risk))";
   if( kinds & (1u<<ML_STATE_MC) ) return "a multiclass state (made by ml_state_mc(y, p_0, ..., p_k-1))";
   if( kinds & (1u<<ML_STATE_BINARY) ) return "a binary state (made by ml_state(y, s))";
   if( kinds & (1u<<ML_STATE_STRAT) ) return "a state with a stratifier (made by ml_state(y, s, strat))";
@@ -124,6 +125,7 @@ static const char *kind_wanted(unsigned kinds){
 /* The call that makes the state a function reads. */
 static const char *state_maker(const MlFuncDesc *d){
   unsigned k = d->fam->state->kinds;
+  if( k & (1u<<ML_STATE_SURV) ) return "ml_state_surv(time, event, risk)";
   if( k & (1u<<ML_STATE_MC) ) return "ml_state_mc(y, p_0, ..., p_k-1)";
   if( k & (1u<<ML_STATE_BINARY) ) return "ml_state(y, s)";
   if( k & (1u<<ML_STATE_STRAT) ) return "ml_state(y, s, strat)";
@@ -352,6 +354,40 @@ int ml_state_divert(sqlite3_context *ctx, int argc, sqlite3_value **argv, int t0
   return 1;
 }
 
+/* Reads v, argument `name` of fn (st_a, st_b), as a binary state:
+** ML_ROW_OK, ML_ROW_SKIP (NULL) or ML_ROW_ERR (error set).  The two-state
+** forms' reader (auroc_test, the monitoring family), beside the one-state
+** form's (ml_state_divert). */
+int ml_read_binary_state(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
+                         MlState *st){
+  char zErr[200];
+  const void *z;
+  int n;
+  if( sqlite3_value_type(v)==SQLITE_NULL ) return ML_ROW_SKIP;
+  if( sqlite3_value_type(v)!=SQLITE_BLOB ){
+    char *zv = ml_describe(v);
+    if( zv==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+    ml_error(ctx, fn, "%s must be a state made by ml_state(y, s), got %s", name, zv);
+    sqlite3_free(zv);
+    return ML_ROW_ERR;
+  }
+  z = sqlite3_value_blob(v);
+  n = sqlite3_value_bytes(v);
+  if( z==0 && n>0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  if( ml_state_parse(z ? z : "", (uint64_t)n, st, zErr, sizeof(zErr)) ){
+    ml_error(ctx, fn, "%s: %s", name, zErr);
+    return ML_ROW_ERR;
+  }
+  if( st->kind!=ML_STATE_BINARY && st->kind!=ML_STATE_STRAT ){
+    char buf[32];
+    const char *zKind = ml_state_kind_name(st, buf, sizeof(buf));
+    ml_error(ctx, fn, "%s must be a binary state (made by ml_state(y, s)), got %s %s state",
+             name, ml_article(zKind), zKind);
+    return ML_ROW_ERR;
+  }
+  return ML_ROW_OK;
+}
+
 void ml_state_xvalue(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   char zErr[200];
@@ -389,82 +425,6 @@ int ml_state_probabilities(const MlState *st, int n, char *zErr, int nErr){
     if( ml_state_probability_range(lo, hi, zErr, nErr) ) return ML_ERROR;
   }
   return ML_OK;
-}
-
-/* ml_absorb_section, _counts and _counted: mode picks the absorb (0 rows,
-** 1 counted runs, 2 counted records with held). */
-static int absorb_section(MlSamples *smp, ml_i64 *held, const MlState *st, int n, int iSec, int sign, int mode,
-                          char *zErr, int nErr){
-  const MlSection *one[1] = {0}, **secs = one;
-  int j, rc;
-  if( n>1 ){
-    secs = ml_malloc(sizeof(*secs) * (uint64_t)n);
-    if( secs==0 ){ ml_samples_clear(smp); return ML_NOMEM; }
-  }
-  for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
-  rc = mode==1 ? ml_samples_absorb_counts(smp, secs, n, sign, zErr, nErr)
-     : mode==2 ? ml_samples_absorb_counted(smp, held, secs, n, sign, zErr, nErr)
-     : ml_samples_absorb(smp, secs, n, sign, zErr, nErr);
-  if( secs!=one ) ml_free(secs);
-  if( rc ) ml_samples_clear(smp);
-  return rc;
-}
-
-int ml_absorb_section(MlSamples *smp, const MlState *st, int n, int iSec, int sign, char *zErr, int nErr){
-  return absorb_section(smp, 0, st, n, iSec, sign, 0, zErr, nErr);
-}
-
-int ml_absorb_section_counts(MlSamples *smp, const MlState *st, int n, int iSec, int sign,
-                             char *zErr, int nErr){
-  return absorb_section(smp, 0, st, n, iSec, sign, 1, zErr, nErr);
-}
-
-int ml_samples_counted_begin(MlSamples *smp, int *counted, ml_i64 held[2]){
-  if( *counted ) return ML_OK;
-  if( ml_samples_widen(smp, 1.0) ) return ML_NOMEM;
-  held[0] = smp->n[0];
-  held[1] = smp->n[1];
-  *counted = 1;
-  return ML_OK;
-}
-
-int ml_absorb_section_counted(MlSamples *smp, int *counted, ml_i64 held[2], const MlState *st, int n, int iSec,
-                              int sign, char *zErr, int nErr){
-  if( ml_samples_counted_begin(smp, counted, held) ) return ML_NOMEM;
-  return absorb_section(smp, held, st, n, iSec, sign, 2, zErr, nErr);
-}
-
-int ml_absorb_weighted(sqlite3_context *ctx, MlSamples *smp, ml_i64 held[2], const MlState *st, int n,
-                       int sign, char *zErr, int nErr){
-  int j, rc = ML_OK;
-  (void)ctx;
-  /* Each state's own records, so that a window can remove them.  (Merging
-  ** equal (score, weight) entries across states first costs a heap merge
-  ** more than the records it saves: measured, bench/RESULTS.md.) */
-  for(j=0; j<n && rc==ML_OK; j++){
-    rc = ml_samples_absorb_weighted(smp, held, &st[j].sec[0], st[j].kind==ML_STATE_WEIGHTED, sign, zErr, nErr);
-  }
-  if( rc ) ml_samples_clear(smp);
-  return rc;
-}
-
-int ml_states_weighted(const MlState *st, int n){
-  int j;
-  for(j=0; j<n; j++) if( st[j].kind==ML_STATE_WEIGHTED ) return 1;
-  return 0;
-}
-
-int ml_state_rows(const MlState *st, int n, int iSec, ml_i64 held[2], char *zErr, int nErr){
-  const MlSection *one[1] = {0}, **secs = one;
-  int j, rc;
-  if( n>1 ){
-    secs = ml_malloc(sizeof(*secs) * (uint64_t)n);
-    if( secs==0 ) return ML_NOMEM;
-  }
-  for(j=0; j<n; j++) secs[j] = &st[j].sec[iSec];
-  rc = ml_state_add_counts(held, secs, n, zErr, nErr);
-  if( secs!=one ) ml_free(secs);
-  return rc;
 }
 
 void ml_result_state(sqlite3_context *ctx, MlSamples *const *smp, int nSmp, int kind){

@@ -19,7 +19,7 @@ ROLE = {"y": "y", "s": "s", "p": "p", "strat": "z", "s_a": "s", "s_b": "p", "p_a
         "time": "z", "event": "y", "risk": "s", "horizon": "1 + g", "curve": None,
         "risk_a": "s", "risk_b": "p"}
 STATE = {"stratified": "ml_state(y, s, z)", "ordinal": "ml_state_ordinal(o, s, p)",
-         "multiclass": "ml_state_mc(y, p, 1 - p)"}
+         "multiclass": "ml_state_mc(y, p, 1 - p)", "survival": "ml_state_surv(z, y, s)"}
 PLOT = {
     "plot_curves": "SELECT plot_curves(g, c, 'fuzz') FROM (SELECT g, pr_curve(y, s) AS c FROM t GROUP BY g);\n"
                    "SELECT plot_curves(g, c) FROM (SELECT g, roc_curve(y, s) AS c FROM t GROUP BY g);\n",
