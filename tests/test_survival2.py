@@ -293,6 +293,26 @@ def check_repeated(ck, con, s):
         ck.equal(a, b, "set %d %s_w with integer weights = the rows repeated" % (s["set"], f))
 
 
+@mltest.covers("surv_calibration", "surv_net_benefit", "surv_decision_curve", "surv_auroc_ci", "surv_brier_ci")
+def check_states(ck, con, s):
+    """ml_state_surv (and _w) in place of the three data arguments gives the
+    rows' text; ml_merge of the groups' states gives all rows'."""
+    t = s["t"]
+    calls = [("surv_calibration", "p", ", %r, %d" % (t, s["bins"])), ("surv_net_benefit", "p", ", %r, 0.3" % t),
+             ("surv_decision_curve", "p", ", %r, 0.1, 0.9, 0.1" % t), ("surv_auroc_ci", "risk", ", %r, 0.9, 20, 3" % t),
+             ("surv_brier_ci", "p", ", %r, 0.9, 20, 3" % t)]
+    for f, x, par in calls:
+        rows = one(con, "SELECT %s(time, event, %s%s) FROM t" % (f, x, par))
+        st = one(con, "SELECT %s(st%s) FROM (SELECT ml_state_surv(time, event, %s) AS st FROM t)" % (f, par, x))
+        ck.equal(st, rows, "set %d %s(state) = the rows" % (s["set"], f))
+        merged = one(con, "SELECT %s(m%s) FROM (SELECT ml_merge(st) AS m FROM (SELECT ml_state_surv(time, event, %s) AS st"
+                     " FROM t GROUP BY g))" % (f, par, x))
+        ck.equal(merged, rows, "set %d %s(ml_merge of the groups' states) = the rows" % (s["set"], f))
+        wrows = one(con, "SELECT %s_w(time, event, %s, w%s) FROM t" % (f, x, par))
+        wst = one(con, "SELECT %s(st%s) FROM (SELECT ml_state_surv_w(time, event, %s, w) AS st FROM t)" % (f, par, x))
+        ck.equal(wst, wrows, "set %d %s(weighted state) = %s_w over the rows" % (s["set"], f, f))
+
+
 def check_windows(ck, con):
     rng = np.random.default_rng(49)
     n = 36
@@ -486,6 +506,7 @@ def main():
         load_set(con, s)
         check_boot(ck, con, s)
         check_repeated(ck, con, s)
+        check_states(ck, con, s)
     check_windows(ck, con)
     ck.finish()
 

@@ -49,4 +49,10 @@ void ml_sx_cdiff_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p);
 
 extern const MlParamSpec ml_ps_surv_t;
 
+/* survival.c: n survival states' entries into (sign +1) or out of (-1) the
+** rows smp, each one record weighing its count (the rows' sums exactly). */
+struct MlState;
+int ml_surv_absorb(MlSamples *smp, const struct MlState *st, int n, int sign, int isProb, int expand,
+                   char *zErr, int nErr);
+
 #endif /* ML_SURVIVAL2_H */

@@ -246,6 +246,6 @@ const MlFuncDesc ml_survival_boot_functions[] = {
   { "surv_brier_ci", "time, event, p, t [, level, reps, seed]",    4, 7, &ml_fam_survival2, 0, SX_BRIER_CI,
                      ML_FN_JSON | SX_W3, SX_BOOT },
   { "c_index_diff",  "time, event, risk_a, risk_b [, tau]",        4, 5, &ml_fam_survival2, 0, SX_CDIFF,
-                     ML_FN_JSON | ML_FN_WEIGHTED | ML_FN_TWIN_W4, ML_PARAMS(&psSxTau) },
+                     ML_FN_JSON | ML_FN_WEIGHTED | ML_FN_TWIN_W4 | ML_FN_NO_STATE, ML_PARAMS(&psSxTau) },
   { 0 }
 };

@@ -54,6 +54,12 @@
 **      treat_none 0.
 **   8. Windows: xInverse removes the row; every result recomputes from the
 **      frame's rows, so a frame equals the aggregate over them.
+**   9. States: ml_state_surv(time, event, p or risk) (and _w) in place of
+**      the three data arguments, part 1's absorb (ml_surv_absorb: each
+**      entry one record weighing its count; the bootstraps' entries are
+**      their rows, since they resample rows), so a state gives its rows'
+**      result bit for bit; c_index_diff, whose rows carry two risks, takes
+**      none.
 **
 ** Cost: 24 bytes a row held.  A result sorts the rows by time (radix, the
 ** fit) and by p (the canonical sort, 25 bytes a row flattened); calibration
@@ -68,6 +74,7 @@
 #include <string.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
+#include "ml_state.h"
 #include "survival2.h"
 
 #define SX_MAX_BINS 10000
@@ -78,7 +85,7 @@ static const MlParamSpec psSxBins = ML_PARAM_INT("bins", 1, SX_MAX_BINS, "10", "
 /* ---------------------------------------------------------------- rows */
 
 static SxAgg *sx_agg(sqlite3_context *ctx){
-  SxAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  SxAgg *p = ml_agg_context(ctx, sizeof(*p));      /* room for a state's part (rule 9) */
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return 0; }
   if( !p->init ){ ml_surv_init(&p->smp); p->init = 1; }
   return p;
@@ -161,6 +168,7 @@ static void sx_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
   double time, x = 0.0, x2 = 0.0;
   int event, rc, kind = d->kind;
   if( p==0 ) return;
+  if( kind!=SX_CDIFF && argc>0 && ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), sign<0) ) return;
   if( sign>0 && p->failed ) return;
   if( w<0.0 ){ p->failed = 1; return; }      /* the twin's weight was invalid */
   if( argc<sx_ndata(kind) ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
@@ -430,7 +438,21 @@ static void sxFinal(sqlite3_context *ctx){
   sx_clear(p);
 }
 
-const MlFamily ml_fam_survival2 = { "survival", sxStep, sxFinal, sxValue, sxInverse, 0, sxStepW, sxInverseW };
+/* MlStateHooks.xAbsorb (rule 9): part 1's absorb into the same rows. */
+static int sx_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  SxAgg *p = sx_agg(ctx);
+  int rc;
+  if( p==0 ) return ML_NOMEM;
+  /* the bootstraps resample rows: a state's entry is its count of rows there */
+  rc = ml_surv_absorb(&p->smp, st, n, sign, sx_is_prob(d->kind), d->kind==SX_AUROC_CI || d->kind==SX_BRIER_CI,
+                      zErr, nErr);
+  if( rc==ML_ERROR || rc==ML_NOMEM ) p->failed = 1;    /* the group's result is the error alone */
+  return rc;
+}
+
+static const MlStateHooks sxStates = { sizeof(SxAgg), 3, (1u<<ML_STATE_SURV) | (1u<<ML_STATE_SURV_W), sx_absorb };
+const MlFamily ml_fam_survival2 = { "survival", sxStep, sxFinal, sxValue, sxInverse, &sxStates, sxStepW, sxInverseW };
 
 #define SX_W3 (ML_FN_WEIGHTED | ML_FN_TWIN_W3)
 const MlFuncDesc ml_survival_clinical_functions[] = {
