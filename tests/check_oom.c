@@ -133,6 +133,10 @@ static const char *aCase[] = {
   " FROM t GROUP BY g)",
   "SELECT plot_bars(g, o, s, 'cost', 'ms'), plot_lines(g, id, s) FROM t",
   "SELECT plot_km('group ' || g, c, 'KM') FROM (SELECT g, km(z, y) AS c FROM t GROUP BY g)",
+  /* the survival family's part 2 over survival states (entries as records; the bootstraps' as rows) */
+  "WITH st AS (SELECT g, ml_state_surv(z, y, p) a, ml_state_surv_w(z, y, s, 1 + o % 3) b FROM t GROUP BY g)"
+  " SELECT surv_calibration(a, 1, 3), surv_decision_curve(a, 1, 0.2, 0.8, 0.2), surv_net_benefit(a, 1, 0.3),"
+  " surv_auroc_ci(b, 1, 0.9, 10, 1), surv_brier_ci(a, 1, 0.9, 10, 1) FROM st",
   "SELECT plot_curves('a', '[{\"recall\":2,\"precision\":1}]')",
   /* partial states: making, merging (ml_merge and every state-taking
   ** function's k-way merge into its buffer), windows of states */
