@@ -457,7 +457,8 @@ def call(name, shape, y, x, extra):
     if shape in ("wpair", "wppair"):
         return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
     if shape == "te":             # survival: extra is (data roles, parameter examples); time = |x|
-        roles = {"time": "abs(%s)" % x, "event": y, "risk": x, "p": x, "horizon": "5", "w": "1"}
+        roles = {"time": "abs(%s)" % x, "event": y, "risk": x, "p": x, "horizon": "5", "w": "1", "risk_a": x,
+                 "risk_b": "-%s" % x}
         return "%s(%s)" % (name, ", ".join([roles[r] for r in extra[0]] + list(extra[1])))
     if shape in MC_SHAPES:
         if extra:                 # parameters exist only in the JSON form, after the array

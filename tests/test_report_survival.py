@@ -7,7 +7,7 @@
    replicates, seed 0) per --score and --prob column; surv_summary,
    surv_brier_ci, surv_calibration (--bins), surv_decision_curve for --prob;
    c_index_diff of the first two scores; with --weight their twins.  The
-   data: docs/survival2.md's gbsg example (tests/data/gbsg2_valid.csv).
+   data: docs/survival.md's gbsg example (tests/data/gbsg2_valid.csv).
 2. The page has the section, with one Kaplan-Meier picture per column.
 3. Without --time the report has no "survival" key and no section.
 4. Errors naming the option: --horizon without --time/--event and the

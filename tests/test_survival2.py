@@ -436,9 +436,9 @@ def shell_text(v):
 
 
 def check_gbsg_doc(ck, con):
-    """docs/survival2.md's worked example: every statement's output is the
+    """docs/survival.md's worked example: every statement's output is the
     text the doc shows, and the picture is docs/img/km_gbsg.svg."""
-    doc = open(os.path.join(HERE, "..", "docs", "survival2.md"), encoding="utf-8").read()
+    doc = open(os.path.join(HERE, "..", "docs", "survival.md"), encoding="utf-8").read()
     block = doc.split("<!-- gbsg example -->")[1].split("<!-- /gbsg example -->")[0]
     stmts, cur = [], None
     for line in block.strip().strip("`").strip().split("\n"):
@@ -452,7 +452,7 @@ def check_gbsg_doc(ck, con):
     ck.true(len(stmts) >= 5, "the worked example has its statements")
     for sql, want in stmts:
         got = ["|".join(shell_text(v) for v in r) for r in con.execute(sql).fetchall()]
-        ck.equal(got, want, "docs/survival2.md gbsg: " + sql.split("\n")[0])
+        ck.equal(got, want, "docs/survival.md gbsg: " + sql.split("\n")[0])
     m = re.search(r"SELECT writefile\('km_gbsg.svg', (.*?)\)\s*\nFROM (.*?);", doc, re.S)
     svg = one(con, "SELECT %s FROM %s" % (m.group(1), m.group(2)))
     with open(os.path.join(HERE, "..", "docs", "img", "km_gbsg.svg"), encoding="utf-8") as f:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# survival2_gbsg.R -- the worked example of docs/survival2.md: the survival
+# survival2_gbsg.R -- the worked example of docs/survival.md: the survival
 # package's own external validation (Royston & Altman 2013, BMC Med Res
 # Methodol 13:33), a Cox model for recurrence-free survival fitted on the
 # node-positive patients of `rotterdam` and validated on `gbsg` -- and a

@@ -1,7 +1,7 @@
 /*
 ** survival.c -- the report's Survival section (--time COL --event COL
 ** --horizon T): its computation, one room for the
-** section (the survival family's part 2, issue 49; docs/survival2.md); its
+** section (the survival family's part 2, issue 49; docs/survival.md); its
 ** writers are json.c's json_survival and html_sections.c's html_survival.
 ** SPDX-License-Identifier: MIT
 **
