@@ -45,6 +45,7 @@ int main(void){
   srunner_add_suite(sr, suite_beta());
   srunner_add_suite(sr, suite_conc());
   srunner_add_suite(sr, suite_surv());
+  srunner_add_suite(sr, suite_surv2());
   srunner_set_fork_status(sr, CK_NOFORK);
   srunner_run_all(sr, CK_NORMAL);
   nFail = srunner_ntests_failed(sr);

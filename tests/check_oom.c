@@ -132,6 +132,11 @@ static const char *aCase[] = {
   "SELECT plot_reliability(g, r, NULL, sm) FROM (SELECT g, reliability(y, p, 5) AS r, calibration_smooth(y, p) AS sm"
   " FROM t GROUP BY g)",
   "SELECT plot_bars(g, o, s, 'cost', 'ms'), plot_lines(g, id, s) FROM t",
+  "SELECT plot_km('group ' || g, c, 'KM') FROM (SELECT g, km(z, y) AS c FROM t GROUP BY g)",
+  /* the survival family's part 2 over survival states (entries as records; the bootstraps' as rows) */
+  "WITH st AS (SELECT g, ml_state_surv(z, y, p) a, ml_state_surv_w(z, y, s, 1 + o % 3) b FROM t GROUP BY g)"
+  " SELECT surv_calibration(a, 1, 3), surv_decision_curve(a, 1, 0.2, 0.8, 0.2), surv_net_benefit(a, 1, 0.3),"
+  " surv_auroc_ci(b, 1, 0.9, 10, 1), surv_brier_ci(a, 1, 0.9, 10, 1) FROM st",
   "SELECT plot_curves('a', '[{\"recall\":2,\"precision\":1}]')",
   /* partial states: making, merging (ml_merge and every state-taking
   ** function's k-way merge into its buffer), windows of states */
@@ -202,6 +207,7 @@ static void build_cases(void){
     "     WHEN '...' THEN NULL WHEN 's_m' THEN 'p' WHEN 'w' THEN 'z / 4'"
     "     WHEN 's_0' THEN 's' WHEN 's_k-1' THEN 'p' WHEN 'p_0' THEN 'p' WHEN 'p_k-1' THEN '1 - p' WHEN 'group' THEN 'o'"
     "     WHEN 'time' THEN 'z' WHEN 'event' THEN 'y' WHEN 'risk' THEN 's' WHEN 'horizon' THEN '1 + o % 2'"
+    "     WHEN 'risk_a' THEN 's' WHEN 'risk_b' THEN 'p'"
     "     END, ', ') FROM json_each(v->'data') AS r)"
     "   || coalesce((SELECT group_concat(', ' || (p.value->>'example'), '') FROM json_each(v->'params') AS p), '')"
     "   AS args FROM f)"

@@ -16,6 +16,7 @@ Suite *suite_logit(void);
 Suite *suite_beta(void);
 Suite *suite_conc(void);
 Suite *suite_surv(void);
+Suite *suite_surv2(void);
 /* SQLITE_CONFIG_LOG callback of check_log.c, installed by check_main.c. */
 void log_capture(void *arg, int code, const char *msg);
 /* A deterministic generator for test data (xorshift64*). */

@@ -195,6 +195,7 @@ SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("time", "event", "risk"): "te", ("time", "event", "risk", "w"): "te",
           ("time", "event", "p"): "te", ("time", "event", "p", "w"): "te",
           ("time", "event", "horizon", "p"): "te", ("time", "event", "horizon", "p", "w"): "te",
+          ("time", "event", "risk_a", "risk_b"): "te", ("time", "event", "risk_a", "risk_b", "w"): "te",
           ("curve", "time", "event"): "ipcw"}
 MC_SHAPES = ("mcs", "mcp", "wmcs", "wmcp")
 PROB_SHAPES = ("prob", "ppair", "wprob", "wppair", "mcp", "wmcp")
@@ -365,7 +366,17 @@ PLOT_BAD = {
         ("plot_lines('s', 1, 2, 't', 'x', x'00')", "plot_lines(): ylabel must be text, got a blob"),
     ],
 }
+KMC = "plot_km(): curve must be km() JSON, got "
+PLOT_BAD["plot_km"] = [
+    ("plot_km('a', 2)", KMC + "2"),
+    ("plot_km('a', '{\"time\":[1,2]}')", KMC + "'{\"time\":[1,2]}': no \"n_risk\" field"),
+    ("plot_km('a', '{\"time\":[2,1],\"n_risk\":[2,1],\"n_censor\":[0,0],\"surv\":[0.5,0]}')",
+     KMC + "'{\"time\":[2,1],\"n_risk\":[2,1],\"n_censor\":': not a Kaplan-Meier curve at element 1"),
+    ("plot_km('a', '{\"time\":[1],\"n_risk\":[1],\"n_censor\":[0],\"surv\":[0]}', 4)",
+     "plot_km(): title must be text, got 4"),
+]
 PLOT_NULL = {
+    "plot_km": "plot_km(y, s)",
     "plot_curves": "plot_curves(y, s)",
     "plot_reliability": "plot_reliability(y, s)",
     "plot_bars": "plot_bars(y, y, s)",
@@ -446,7 +457,8 @@ def call(name, shape, y, x, extra):
     if shape in ("wpair", "wppair"):
         return "%s(%s, %s, %s, 1%s)" % (name, y, x, x, extra)
     if shape == "te":             # survival: extra is (data roles, parameter examples); time = |x|
-        roles = {"time": "abs(%s)" % x, "event": y, "risk": x, "p": x, "horizon": "5", "w": "1"}
+        roles = {"time": "abs(%s)" % x, "event": y, "risk": x, "p": x, "horizon": "5", "w": "1", "risk_a": x,
+                 "risk_b": "-%s" % x}
         return "%s(%s)" % (name, ", ".join([roles[r] for r in extra[0]] + list(extra[1])))
     if shape in MC_SHAPES:
         if extra:                 # parameters exist only in the JSON form, after the array (and w)
@@ -483,7 +495,8 @@ def check_mean(ck, con, name, extra, badparams, varying, after_error, prob=False
              (None,), name + " empty group: NULL")
 
 
-SURV_DATA = {"time": "3", "event": "1", "risk": "0.5", "p": "0.5", "horizon": "5", "w": "1"}
+SURV_DATA = {"time": "3", "event": "1", "risk": "0.5", "p": "0.5", "horizon": "5", "w": "1", "risk_a": "0.5",
+             "risk_b": "0.2"}
 
 
 def check_surv(ck, con, name, data, examples, params, after_error, takes_states=(), twin_state=None):
@@ -496,10 +509,13 @@ def check_surv(ck, con, name, data, examples, params, after_error, takes_states=
     bad = {"time": [("-1", "-1"), ("1e999", "Inf"), ("'x'", "text 'x'"), ("x'00'", "a blob")],
            "event": [("2", "2"), ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")],
            "risk": [("'x'", "text 'x'"), ("x'00'", "a blob")],
+           "risk_a": [("'x'", "text 'x'"), ("x'00'", "a blob")],
+           "risk_b": [("'x'", "text 'x'"), ("x'00'", "a blob")],
            "p": [("1.5", "1.5"), ("-0.1", "-0.1"), ("'x'", "text 'x'"), ("x'00'", "a blob")],
            "horizon": [("0", "0"), ("-2", "-2"), ("1e999", "Inf"), ("'x'", "text 'x'")],
            "w": [("-2", "-2"), ("'x'", "text 'x'"), ("1e999", "Inf")]}
-    what = {"time": "a non-negative finite number", "event": "0 or 1", "risk": "a number",
+    what = {"time": "a non-negative finite number", "event": "0 or 1", "risk": "a number", "risk_a": "a number",
+            "risk_b": "a number",
             "p": "a probability in [0, 1]", "horizon": "a positive finite number",
             "w": "a non-negative finite number"}
     for a in data:

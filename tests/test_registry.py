@@ -165,7 +165,8 @@ def main():
             if shape in ("mean", "pone"):     # one data argument: x, or a probability p
                 args = "b" + extra
             elif shape == "te":               # survival: an event at 1 before a censoring at 2
-                roles = {"time": "3 - c", "event": "a", "risk": "b", "p": "b", "horizon": "5", "w": "c"}
+                roles = {"time": "3 - c", "event": "a", "risk": "b", "p": "b", "horizon": "5", "w": "c",
+                         "risk_a": "b", "risk_b": "1 - b"}
                 args = ", ".join([roles[r] for r in extra[0]] + list(extra[1]))
             else:
                 args = test_bad_inputs.call(f["name"], shape, "a", "b", extra)

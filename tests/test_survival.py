@@ -778,9 +778,11 @@ def test_records(ck, table, con):
     if names:
         mltest.has_twins(ck, con, sorted(TESTED - {"ipcw", "ml_state_surv"}))
     base = {f["name"]: f["weighted_of"] for f in table}
+    import test_survival2             # part 2's records (issue 49) are that suite's
     for n in names:
         root = base.get(n) or n
-        ck.true(root in TESTED, "the survival record %s has a differential test in test_survival.py" % n)
+        ck.true(root in TESTED or root in test_survival2.FUNCS,
+                "the survival record %s has a differential test in test_survival.py (part 2: test_survival2.py)" % n)
     return names
 
 

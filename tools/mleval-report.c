@@ -10,14 +10,16 @@
 **
 ** Options: --label, --score, --prob, --weight, --by, --bins, --operating,
 ** --reps, --boot-rows, --svd, --svd-dims, --svd-iters, --drift-ref,
-** --feature, --max-groups, -o/--output, --json, --force, --help.  The list
+** --feature, --max-groups, --time, --event, --horizon, -o/--output, --json,
+** --force, --help.  The list
 ** that counts is options.c's (parse_args, and zUsage, which --help prints);
 ** tests/test_report.py checks that each option --help names is named here.
 **
 ** Sections, in order: the summary (always open), then each a <details>
 ** collapsed by default: AUROC, PR curves, Calibration, Compare models (two
 ** scores or more), Operating points, Drift (only with --drift-ref), SVD
-** cost (only with --svd).  sections.c computes them, html_sections.c and
+** cost (only with --svd), Survival (only with --time, --event and
+** --horizon; survival.c).  sections.c computes them, html_sections.c and
 ** json.c write them (report.h lists the stages).
 **
 ** Rules:

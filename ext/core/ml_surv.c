@@ -218,3 +218,88 @@ double ml_surv_integrate(const double *h, const double *B, ml_i64 K){
   for(k=0; k+1<K; k++) ml_sum_add(&a, B[k] * (h[k+1] - h[k]));
   return ml_sum_value(&a) / h[K-1];
 }
+
+/* ------------------------------------------------------------------------
+** Part 2 (ml_surv.h's second block): the quantile breaks of
+** surv_calibration and the Kaplan-Meier risk above a threshold of
+** surv_net_benefit and surv_decision_curve (ext/metrics/survival_clinical.c).
+**   9. Breaks: R 4.2's quantile(type = 7) of seq(0, 1, 1/q) on the
+**      cumulative weight (ml_surv.h), sorted, duplicates merged (cut()
+**      then reads them as right-closed intervals, the lowest closed).
+**  10. Risk above pt: rows join in descending p; per time <= tt their
+**      events and censorings are summed in the order they join, those
+**      beyond tt into one tail; n_k is the tail plus the sums from the last
+**      time <= tt back (ml_surv_fit's order), S(tt) its forward product.
+*/
+#include <stdlib.h>
+
+/* The value at 0-based rank r of v on the weight axis (cursor *pi, *pBelow
+** moved forward: ranks asked ascending). */
+static double rank_value(const double *v, const double *w, ml_i64 n, double r, ml_i64 *pi, double *pBelow){
+  if( w==0 ){
+    ml_i64 j = r<(double)(n-1) ? (ml_i64)r : n-1;
+    return v[j];
+  }
+  while( *pi<n-1 && *pBelow + w[*pi]<=r ){ *pBelow += w[*pi]; (*pi)++; }
+  return v[*pi];
+}
+
+static int cmp_double(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+ml_i64 ml_surv_breaks(const double *v, const double *w, ml_i64 n, double W, int q, double *out){
+  double by = 1.0/(double)q, below = 0.0;
+  ml_i64 kmax = (ml_i64)(1.0/by + 1e-10), k, nb = 0, i = 0, j;
+  if( n<=0 ) return 0;
+  if( kmax>q ) kmax = q;
+  for(k=0; k<=kmax; k++){
+    double prob = (double)k*by, index, lo, hi, x, xh;
+    if( prob>1.0 ) prob = 1.0;
+    index = 1.0 + (W>1.0 ? W - 1.0 : 0.0)*prob;
+    lo = floor(index); hi = ceil(index);
+    x = rank_value(v, w, n, lo - 1.0, &i, &below);
+    if( index>lo ){
+      ml_i64 i2 = i;
+      double below2 = below;
+      xh = rank_value(v, w, n, hi - 1.0, &i2, &below2);
+      if( xh!=x ){ double h = index - lo; x = (1.0 - h)*x + h*xh; }
+    }
+    out[nb++] = x;
+  }
+  qsort(out, (size_t)nb, sizeof(double), cmp_double);
+  for(i=0, j=0; i<nb; i++) if( j==0 || out[i]!=out[j-1] ) out[j++] = out[i];
+  return j;
+}
+
+int ml_surv_risk_above(const MlSurvFit *f, const ml_i64 *k, const double *w, const unsigned char *ev,
+                       const double *p, ml_i64 n, double tt, const double *pt, ml_i64 T,
+                       double *pos, double *risk){
+  ml_i64 mt = ml_surv_index(f, tt) + 1, i = 0, j, kk;
+  double *d, *c, *nn, tail = 0.0, wsub = 0.0, last = -1.0;
+  d = ml_malloc((uint64_t)(mt ? mt : 1) * 3 * sizeof(double));
+  if( d==0 ) return ML_NOMEM;
+  c = d + mt; nn = c + mt;
+  memset(d, 0, (size_t)mt * 2 * sizeof(double));
+  for(j=0; j<T; j++){
+    while( i<n && p[i]>=pt[j] ){
+      if( k[i]<mt ){ if( ev[i] ) d[k[i]] += w[i]; else c[k[i]] += w[i]; }
+      else tail += w[i];
+      wsub += w[i];
+      if( f->t[k[i]]>last ) last = f->t[k[i]];
+      i++;
+    }
+    pos[j] = wsub / f->W;
+    if( wsub<=0.0 || last<tt ){
+      risk[j] = NAN;
+    }else{
+      double nk = tail, S = 1.0;
+      for(kk=mt-1; kk>=0; kk--){ nk += d[kk] + c[kk]; nn[kk] = nk; }
+      for(kk=0; kk<mt; kk++) if( d[kk]>0.0 ) S = S * (nn[kk] - d[kk]) / nn[kk];
+      risk[j] = 1.0 - S;
+    }
+  }
+  ml_free(d);
+  return ML_OK;
+}

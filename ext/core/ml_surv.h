@@ -104,4 +104,42 @@ int ml_surv_at(const MlSamples *s, const MlSurvFit *f, double tt, unsigned what,
 ** sum_{k<K-1} B_k (h_{k+1} - h_k) / h_{K-1}.  h ascending, h_0 > 0. */
 double ml_surv_integrate(const double *h, const double *B, ml_i64 K);
 
+
+/* ------------------------------------------------------------------------
+** Part 2 (surv_calibration, surv_net_benefit, surv_decision_curve: the
+** block at the end of ml_surv.c).
+*/
+
+/* R's quantile(v, seq(0, 1, 1/q), type = 7) on a cumulative-weight axis,
+** its duplicates merged: v[0..n) ascending, w[i] the weight of v[i] (NULL:
+** every weight 1), W their sum.  The probabilities are R's seq(): k (1/q),
+** k = 0..q, capped at 1; the index 1 + (W - 1) prob (W < 1: 1), lo and hi
+** its floor and ceiling, the value at 1-based rank r the one whose weight
+** interval [below_i, below_i + w_i) holds r - 1 (the last when r - 1 >= W),
+** and (1 - h) x_lo + h x_hi where index > lo and x_hi != x_lo (R 4.2's
+** expression).  Unit weights give R's doubles; integer weights, the values
+** repeated.  Writes the distinct breaks ascending to out (room for q + 1)
+** and returns how many (>= 1 when n > 0). */
+ml_i64 ml_surv_breaks(const double *v, const double *w, ml_i64 n, double W, int q, double *out);
+
+/* Kaplan-Meier at tt among the rows with p >= pt, for thresholds pt[0..T)
+** descending, in one pass (surv_net_benefit, surv_decision_curve):
+**   f        the group's fit (its distinct times f->t[0..m))
+**   k, w, ev, p   the rows in descending p (ties in a fixed order: the
+**            caller's canonical one), each row's time index into f->t,
+**            its weight and event
+** Rows join the subset as the threshold falls; at each threshold the
+** subset's events and censorings per time give S(tt) = prod over t_k <= tt
+** of (n_k - d_k)/n_k (ml_surv_fit's expression), n_k the subset's weight
+** at risk at t_k (its rows beyond tt summed as they join, in row order:
+** integer weights are exact, any weights give the same double whatever the
+** thresholds asked).  Out, per threshold: pos[j] the subset's weight / W;
+** risk[j] = 1 - S(tt), NaN when the subset is empty or its last time
+** (event or censoring) is before tt (follow-up ends before t).  ML_OK or
+** ML_NOMEM.  Cost: O(n + T m_tt), m_tt the distinct times <= tt; 16
+** bytes per distinct time <= tt. */
+int ml_surv_risk_above(const MlSurvFit *f, const ml_i64 *k, const double *w, const unsigned char *ev,
+                       const double *p, ml_i64 n, double tt, const double *pt, ml_i64 T,
+                       double *pos, double *risk);
+
 #endif /* ML_SURV_H */

@@ -541,16 +541,18 @@ static void sv_state_result(sqlite3_context *ctx, const MlFuncDesc *d, SvAgg *p)
   sqlite3_result_blob64(ctx, b.z, b.n, sqlite3_free);
 }
 
-/* MlStateHooks.xAbsorb: n survival states' entries join (sign +1) or leave
-** (-1) the rows, each entry one record weighing its count (times its
-** weight: the one or two doubles whose sum it is exactly, ml_count_weight),
-** so every sum the results take equals the rows' (rule 9).  surv_ibs takes
-** no state. */
-static int sv_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  SvAgg *p = sv_agg(ctx);
-  int j, c, isProb = sv_is_prob(d->kind);
-  if( p==0 ) return ML_NOMEM;
+/* n survival states' entries join (sign +1) or leave (-1) the rows smp,
+** each entry one record weighing its count (times its weight: the one or
+** two doubles whose sum it is exactly, ml_count_weight), so every sum the
+** results take equals the rows' (rule 9); isProb: the risk column read as
+** p must lie in [0, 1]; expand: an entry's count c is c records of its
+** weight instead (the rows themselves, for a bootstrap that resamples
+** rows).  ML_OK, ML_NOMEM, ML_ERROR (zErr) or ML_STOPPED.
+** The family's xAbsorb (sv_absorb) and part 2's (survival_clinical.c)
+** call it.  surv_ibs takes no state. */
+int ml_surv_absorb(MlSamples *smp, const MlState *st, int n, int sign, int isProb, int expand,
+                   char *zErr, int nErr){
+  int j, c;
   for(j=0; j<n; j++){
     for(c=0; c<2; c++){
       MlMcReader r;
@@ -560,15 +562,15 @@ static int sv_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
       while( ml_mc_reader_next(&r, &e)==1 ){
         double part[2], t = ml_double_of(e.p[0]), x = ml_double_of(e.p[1]);
         double w = st[j].kind==ML_STATE_SURV_W ? ml_double_of(e.w) : 1.0;
-        int np = ml_count_weight(e.n, w, part), i;
-        /* a failure marks the group failed: its result is the error alone */
-        if( isProb && sign>0 && ml_state_probability_range(x, x, zErr, nErr) ){ p->failed = 1; return ML_ERROR; }
-        for(i=0; i<np; i++){
+        int np = expand ? 1 : ml_count_weight(e.n, w, part);
+        ml_i64 i, nRec = expand ? (ml_i64)e.n : np;
+        if( expand ) part[0] = w;
+        if( isProb && sign>0 && ml_state_probability_range(x, x, zErr, nErr) ) return ML_ERROR;
+        for(i=0; i<nRec; i++){
           if( sign>0 ){
-            if( ml_surv_add(&p->smp, c, t, part[i], x)!=ML_OK ){ p->failed = 1; return ML_NOMEM; }
-          }else if( !ml_surv_remove(&p->smp, c, t, part[i], x) ){
+            if( ml_surv_add(smp, c, t, part[expand ? 0 : i], x)!=ML_OK ) return ML_NOMEM;
+          }else if( !ml_surv_remove(smp, c, t, part[expand ? 0 : i], x) ){
             snprintf(zErr, (size_t)nErr, "the state removed holds rows the frame does not");
-            p->failed = 1;
             return ML_ERROR;
           }
         }
@@ -577,6 +579,15 @@ static int sv_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
     }
   }
   return ML_OK;
+}
+static int sv_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  SvAgg *p = sv_agg(ctx);
+  int rc;
+  if( p==0 ) return ML_NOMEM;
+  rc = ml_surv_absorb(&p->smp, st, n, sign, sv_is_prob(d->kind), 0, zErr, nErr);
+  if( rc==ML_ERROR || rc==ML_NOMEM ) p->failed = 1;    /* the group's result is the error alone */
+  return rc;
 }
 
 static void sv_result(sqlite3_context *ctx, SvAgg *p, int isFinal){

@@ -27,12 +27,14 @@
 **                    pr_auc_delta_ci pr_auc_diff_delta tpr_at_fpr_ci sens_at_spec_ci
 **                    net_benefit_ci net_benefit_diff_ci decision_curve_ci
 **     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
-**     plot.c         plot_curves plot_reliability plot_bars plot_lines
+**     plot.c         plot_curves plot_reliability plot_bars plot_lines plot_km
 **     drift.c        psi ks_test wasserstein drift_report (the monitoring family)
 **     disparity.c    group_disparity (the monitoring family)
 **     expected.c     expected_auroc expected_pr_auc expected_confusion (the monitoring family)
 **     survival.c     km censoring_km ipcw surv_auroc surv_brier surv_summary surv_ibs
 **                    c_index c_index_ci uno_c ml_state_surv
+**     survival_clinical.c  surv_calibration surv_net_benefit surv_decision_curve
+**     survival_boot.c      surv_auroc_ci surv_brier_ci c_index_diff
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
 **                    mc_calibration mc_auroc_ci ml_state_mc
 **   ext/svd/       the svd_bench table-valued function (its back ends are
@@ -102,7 +104,8 @@ static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
 static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
   ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_multiclass_functions,
-  ml_state_functions, ml_drift_functions, ml_disparity_functions, ml_expected_functions, ml_survival_functions, aTwin, aScalar
+  ml_state_functions, ml_drift_functions, ml_disparity_functions, ml_expected_functions, ml_survival_functions,
+  ml_survival_clinical_functions, ml_survival_boot_functions, ml_plot_km_functions, aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))
 

@@ -52,6 +52,7 @@ static const char *azFixed[] = {
   "plot_curves(g, (SELECT pr_curve(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "plot_curves(g, (SELECT roc_curve(a, b) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g))",
+  "plot_km(a, b)", "plot_km(g, (SELECT km(b, a) FROM f AS f2 WHERE f2.g = f.g), c)",
   "plot_reliability(g, (SELECT reliability(a, b, 4) FROM f AS f2 WHERE f2.g = f.g), NULL,"
   " (SELECT calibration_smooth(a, b) FROM f AS f2 WHERE f2.g = f.g))",
   "ml_state(a, b)", "ml_state(a, b, c)", "ml_state_ordinal(a, b, c)", "ml_merge(a)", "ml_state_w(a, b, d)",
@@ -77,6 +78,7 @@ static const char *zRoleSql =
   " WHEN 'g' THEN 'd' WHEN 'state' THEN 'a' WHEN 's_1' THEN 'b' WHEN '...' THEN 'c' WHEN 's_m' THEN 'd'"
   " WHEN 'w' THEN 'd' WHEN 'group' THEN 'c' WHEN 's_0' THEN 'b' WHEN 's_k-1' THEN 'c' WHEN 'p_0' THEN 'b' WHEN 'p_k-1' THEN 'c'"
   " WHEN 'time' THEN 'b' WHEN 'event' THEN 'a' WHEN 'risk' THEN 'c' WHEN 'horizon' THEN 'd'"
+  " WHEN 'risk_a' THEN 'c' WHEN 'risk_b' THEN 'd'"
   " ELSE NULL END";
 
 /* Fills fuzzCall (fuzz_common.h): the fixed calls, then three per aggregate record. */

@@ -16,7 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROLE = {"y": "y", "s": "s", "p": "p", "strat": "z", "s_a": "s", "s_b": "p", "p_a": "p", "p_b": "p * p",
         "x": "s", "g": "o % 2", "s_1": "s", "...": None, "s_m": "p", "w": "z / 4",
         "group": "o", "s_0": "s", "s_k-1": "p", "p_0": "p", "p_k-1": "1 - p",
-        "time": "z", "event": "y", "risk": "s", "horizon": "1 + g", "curve": None}
+        "time": "z", "event": "y", "risk": "s", "horizon": "1 + g", "curve": None,
+        "risk_a": "s", "risk_b": "p"}
 STATE = {"stratified": "ml_state(y, s, z)", "ordinal": "ml_state_ordinal(o, s, p)",
          "multiclass": "ml_state_mc(y, p, 1 - p)", "survival": "ml_state_surv(z, y, s)"}
 PLOT = {
@@ -25,6 +26,7 @@ PLOT = {
     "plot_reliability": "SELECT plot_reliability(g, r, 'fuzz') FROM (SELECT g, reliability(y, p, 5) AS r FROM t GROUP BY g);\n",
     "plot_bars": "SELECT plot_bars(g, o, s, 'fuzz', 'ms') FROM t;\n",
     "plot_lines": "SELECT plot_lines(g, id, s, 'fuzz') FROM t;\n",
+    "plot_km": "SELECT plot_km(g, c, 'fuzz') FROM (SELECT g, km(z, y) AS c FROM t GROUP BY g);\n",
 }
 
 

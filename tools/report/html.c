@@ -251,7 +251,7 @@ static void html_footer(Report *r, sqlite3_str *h, const char *zVersion){
 char *html_write(Report *r, const Sections *s){
   sqlite3_str *h = sqlite3_str_new(r->db);
   html_head(r, h, s);
-  html_summary(r, h, &s->sum, &s->drift);
+  html_summary(r, h, &s->sum, &s->drift, &s->surv);
   html_auroc(r, h, &s->auroc);
   html_pr(r, h, &s->pr);
   html_calibration(r, h, &s->cal);
@@ -259,6 +259,7 @@ char *html_write(Report *r, const Sections *s){
   html_operating(r, h, &s->op);
   html_drift(r, h, &s->drift);
   html_svd(r, h, &s->svd);
+  html_survival(r, h, &s->surv);
   html_footer(r, h, s->zVersion);
   if( sqlite3_str_errcode(h) ) die(1, "out of memory");
   return sqlite3_str_finish(h);

@@ -181,7 +181,21 @@ static void summary_drift(Report *r, sqlite3_str *h, const DriftSec *d){
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
 }
 
-void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d){
+/* The summary's survival line (--time): each column's C and AUC(t). */
+static void summary_survival(Report *r, sqlite3_str *h, const SurvSec *s){
+  int k;
+  sqlite3_str_appendf(h, "<p class=\"survival\">Survival at t = %g, all rows (Harrell's C, AUC(t)):", r->o.horizon);
+  for(k=0; k<s->nCol; k++){
+    char c[32], a[32];
+    fmt3(c, s->aCol[k].c.est); fmt3(a, s->aCol[k].auc.est);
+    sqlite3_str_appendall(h, k ? "; <code>" : " <code>");
+    html_text(h, s->aCol[k].zCol);
+    sqlite3_str_appendf(h, "</code> C %s, AUC(t) %s", c, a);
+  }
+  sqlite3_str_appendall(h, " (<a href=\"#survival\">Survival</a>).</p>\n");
+}
+
+void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d, const SurvSec *sv){
   int k;
   summary_intro(r, h);
   table_open(r, h, "summary", "<th>score</th>", "<th>rows</th><th>prevalence (no-skill PR-AUC)</th>"
@@ -190,6 +204,7 @@ void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
   if( r->o.zProb ) summary_prob(r, h, s);
   if( d->on ) summary_drift(r, h, d);
+  if( sv->on ) summary_survival(r, h, sv);
   sqlite3_str_appendall(h, "</section>\n");
 }
 
@@ -558,5 +573,72 @@ void html_svd(Report *r, sqlite3_str *h, const SvdSec *s){
   }
   sqlite3_str_appendall(h, "</tbody>\n</table>\n");
   html_svg(h, s->zSvg);
+  sqlite3_str_appendall(h, "</div>\n</details>\n");
+}
+
+/* The Survival section (--time, --event, --horizon; survival.c computes it). */
+void html_survival(Report *r, sqlite3_str *h, const SurvSec *s){
+  int k;
+  char b[32], b2[32];
+  if( !s->on ) return;
+  sqlite3_str_appendf(h, "<details id=\"survival\">\n<summary>Survival at t = %g</summary>\n<div class=\"body\">\n",
+                      r->o.horizon);
+  sqlite3_str_appendall(h, "<p>Follow-up <code>");
+  html_text(h, r->o.zTime);
+  sqlite3_str_appendall(h, "</code>, event <code>");
+  html_text(h, r->o.zEvent);
+  sqlite3_str_appendf(h, "</code>, all rows%s: Harrell's C with its infinitesimal-jackknife interval "
+                      "(<code>c_index_ci</code>), Uno's C (<code>uno_c</code>), the cumulative/dynamic AUC at t "
+                      "(<code>surv_auroc_ci</code>", r->o.zWeight ? " (weighted)" : "");
+  if( s->boot ) sqlite3_str_appendf(h, ", %d BCa replicates, seed 0", r->o.reps);
+  else sqlite3_str_appendf(h, "; no interval: %lld rows, more than --boot-rows %lld, or --reps 0",
+                           (long long)s->rows, (long long)r->o.bootRows);
+  sqlite3_str_appendall(h, "); higher score = earlier event (docs/survival.md).</p>\n");
+  sqlite3_str_appendall(h, "<table>\n<thead><tr><th>column</th><th>Harrell's C [95 % CI]</th><th>Uno's C</th>"
+                        "<th>AUC(t) [95 % CI]</th></tr></thead>\n<tbody>\n");
+  for(k=0; k<s->nCol; k++){
+    const SurvCol *c = &s->aCol[k];
+    sqlite3_str_appendall(h, "<tr>");
+    td_name(h, c->zCol);
+    html_ci(h, &c->c);
+    fmt3(b, c->uno);
+    sqlite3_str_appendf(h, "<td>%s</td>", b);
+    html_ci(h, &c->auc);
+    sqlite3_str_appendall(h, "</tr>\n");
+  }
+  sqlite3_str_appendall(h, "</tbody>\n</table>\n");
+  if( r->o.nScore>=2 && s->zDiff ){
+    double d = query_double(r, s->zDiff, "$.diff"), se = query_double(r, s->zDiff, "$.se");
+    double p = query_double(r, s->zDiff, "$.p_value");
+    sqlite3_str_appendall(h, "<p>Paired difference of Harrell's C, <code>");
+    html_text(h, r->o.azScore[0]);
+    sqlite3_str_appendall(h, "</code> &#8722; <code>");
+    html_text(h, r->o.azScore[1]);
+    fmt3(b, d); fmt3(b2, se);
+    sqlite3_str_appendf(h, "</code> (<code>c_index_diff</code>): %s, se %s, p %.3g.</p>\n", b, b2, p);
+  }
+  if( r->o.zProb && s->zSummary ){
+    Ci ipa = {NAN, NAN, NAN, 0, 0}, oe = {NAN, NAN, NAN, 0, 0};
+    ipa.est = query_double(r, s->zSummary, "$.ipa");
+    oe.est = query_double(r, s->zSummary, "$.oe");
+    sqlite3_str_appendall(h, "<p><code>");
+    html_text(h, r->o.zProb);
+    sqlite3_str_appendall(h, "</code> at t: Brier(t) (<code>surv_brier_ci</code>), IPA and O/E "
+                          "(<code>surv_summary</code>).</p>\n<table>\n<thead><tr><th>Brier(t) [95 % CI]</th>"
+                          "<th>IPA</th><th>O/E</th></tr></thead>\n<tbody>\n<tr>");
+    if( s->brier.zJson ) html_ci(h, &s->brier);
+    else{ fmt3(b, query_double(r, s->zSummary, "$.brier")); sqlite3_str_appendf(h, "<td>%s</td>", b); }
+    html_ci(h, &ipa);
+    html_ci(h, &oe);
+    sqlite3_str_appendall(h, "</tr>\n</tbody>\n</table>\n");
+    sqlite3_str_appendall(h, "<h3>Calibration at t: 1 &#8722; Kaplan&#8211;Meier in quantile groups of p "
+                          "(surv_calibration)</h3>\n");
+    if( s->zCalSvg ) html_svg(h, s->zCalSvg);
+    sqlite3_str_appendall(h, "<h3>Decision curve at t (surv_decision_curve)</h3>\n");
+    if( s->zDcSvg ) html_svg(h, s->zDcSvg);
+  }
+  for(k=0; k<s->nCol; k++){
+    if( s->aCol[k].zKmSvg ) html_svg(h, s->aCol[k].zKmSvg);
+  }
   sqlite3_str_appendall(h, "</div>\n</details>\n");
 }

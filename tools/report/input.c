@@ -119,8 +119,8 @@ loaded:
 }
 
 void check_columns(Report *r){
-  const char *azCol[MAX_SCORES+MAX_FEATURES+4];
-  const char *azRole[MAX_SCORES+MAX_FEATURES+4];
+  const char *azCol[MAX_SCORES+MAX_FEATURES+6];
+  const char *azRole[MAX_SCORES+MAX_FEATURES+6];
   int n = 0, i;
   sqlite3_stmt *st;
   int found = 0;
@@ -134,6 +134,8 @@ void check_columns(Report *r){
   if( r->o.zProb ){ azCol[n] = r->o.zProb; azRole[n++] = "--prob"; }
   if( r->o.zWeight ){ azCol[n] = r->o.zWeight; azRole[n++] = "--weight"; }
   if( r->o.zBy ){ azCol[n] = r->o.zBy; azRole[n++] = "--by"; }
+  if( r->o.zTime ){ azCol[n] = r->o.zTime; azRole[n++] = "--time"; }
+  if( r->o.zEvent ){ azCol[n] = r->o.zEvent; azRole[n++] = "--event"; }
   for(i=0; i<r->o.nFeature; i++){ azCol[n] = r->o.azFeature[i]; azRole[n++] = "--feature"; }
   for(i=0; i<n; i++){
     int ok = 0;

@@ -357,6 +357,56 @@ static void json_svd(sqlite3_str *j, const SvdSec *s){
   sqlite3_str_appendall(j, "]");
 }
 
+/* ,"survival":{"time","event","horizon","columns":[{"column","c_index_ci",
+** "uno_c","surv_auroc_ci" (or "surv_auroc" with --reps 0 or more than
+** --boot-rows rows)}],"prob":{"column",
+** "surv_summary","surv_brier_ci","surv_calibration","surv_decision_curve"}
+** or null,"c_index_diff":{"a","b","result"} or null}: the functions' texts. */
+static void json_survival(Report *r, sqlite3_str *j, const SurvSec *s){
+  int k;
+  if( !s->on ) return;
+  sqlite3_str_appendall(j, ",\"survival\":{\"time\":");
+  json_str(j, r->o.zTime);
+  sqlite3_str_appendall(j, ",\"event\":");
+  json_str(j, r->o.zEvent);
+  sqlite3_str_appendall(j, ",\"horizon\":");
+  json_num(j, r->o.horizon);
+  sqlite3_str_appendf(j, ",\"weighted\":%s,\"rows\":%lld,\"bootstrap\":%s,\"columns\":[",
+                      r->o.zWeight ? "true" : "false", (long long)s->rows, s->boot ? "true" : "false");
+  for(k=0; k<s->nCol; k++){
+    const SurvCol *c = &s->aCol[k];
+    if( k ) sqlite3_str_appendchar(j, 1, ',');
+    sqlite3_str_appendall(j, "{\"column\":");
+    json_str(j, c->zCol);
+    sqlite3_str_appendf(j, ",\"c_index_ci\":%s,\"uno_c\":", c->c.zJson ? c->c.zJson : "null");
+    json_num(j, c->uno);
+    if( s->boot ) sqlite3_str_appendf(j, ",\"surv_auroc_ci\":%s}", c->auc.zJson ? c->auc.zJson : "null");
+    else{ sqlite3_str_appendall(j, ",\"surv_auroc\":"); json_num(j, c->auc.est); sqlite3_str_appendall(j, "}"); }
+  }
+  sqlite3_str_appendall(j, "],\"prob\":");
+  if( r->o.zProb ){
+    sqlite3_str_appendall(j, "{\"column\":");
+    json_str(j, r->o.zProb);
+    sqlite3_str_appendf(j, ",\"surv_summary\":%s,\"surv_brier_ci\":%s,\"surv_calibration\":%s,"
+                        "\"surv_decision_curve\":%s}", s->zSummary ? s->zSummary : "null",
+                        s->brier.zJson ? s->brier.zJson : "null", s->zCal ? s->zCal : "null",
+                        s->zDc ? s->zDc : "null");
+  }else{
+    sqlite3_str_appendall(j, "null");
+  }
+  sqlite3_str_appendall(j, ",\"c_index_diff\":");
+  if( r->o.nScore>=2 ){
+    sqlite3_str_appendall(j, "{\"a\":");
+    json_str(j, r->o.azScore[0]);
+    sqlite3_str_appendall(j, ",\"b\":");
+    json_str(j, r->o.azScore[1]);
+    sqlite3_str_appendf(j, ",\"result\":%s}", s->zDiff ? s->zDiff : "null");
+  }else{
+    sqlite3_str_appendall(j, "null");
+  }
+  sqlite3_str_appendall(j, "}");
+}
+
 /* The whole --json text (sqlite3_free it). */
 char *json_write(Report *r, const Sections *s){
   sqlite3_str *j = sqlite3_str_new(r->db);
@@ -367,6 +417,7 @@ char *json_write(Report *r, const Sections *s){
   json_operating(j, &s->op);
   json_drift(r, j, &s->drift);
   json_svd(j, &s->svd);
+  json_survival(r, j, &s->surv);
   sqlite3_str_appendall(j, "}\n");
   if( sqlite3_str_errcode(j) ) die(1, "out of memory");
   return sqlite3_str_finish(j);

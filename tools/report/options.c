@@ -47,6 +47,7 @@ static const char *const zUsage =
   "                     [--reps N] [--boot-rows M] [--svd] [--svd-dims W,D]\n"
   "                     [--svd-iters N] [--drift-ref VALUE|LO..HI]\n"
   "                     [--feature COL ...] [--max-groups N]\n"
+  "                     [--time COL --event COL --horizon T]\n"
   "                     [-o report.html] [--json result.json]\n"
   "                     [--force]\n"
   "\n"
@@ -95,6 +96,14 @@ static const char *const zUsage =
   "  --max-groups N  the most groups --by may make, 1..10000000 (default 1000):\n"
   "                  more is an error (a --by ts of one group per row is a\n"
   "                  mistake more often than a plan)\n"
+  "  --time COL      with --event and --horizon, the Survival section: the\n"
+  "                  follow-up time column (>= 0, any unit)\n"
+  "  --event COL     1 for an event seen at the time, 0 for a censoring there\n"
+  "  --horizon T     the time t of the Survival section (> 0, at most the last\n"
+  "                  follow-up): each score's Harrell's C, Uno's C and AUC(t)\n"
+  "                  with intervals and KM curves by tertile; --prob's Brier(t),\n"
+  "                  IPA, O/E, calibration and decision curve at t; the paired\n"
+  "                  C difference of the first two scores\n"
   "  -o FILE         the HTML report (default report.html)\n"
   "  --json FILE     also write the numbers as JSON\n"
   "  --force         replace an existing -o or --json file that mleval-report\n"
@@ -230,6 +239,17 @@ void parse_args(Opts *o, int argc, char **argv){
       }
       o->azFeature[o->nFeature++] = v;
     }
+    else if( strcmp(a, "--time")==0 ){ NEEDV(); o->zTime = v; }
+    else if( strcmp(a, "--event")==0 ){ NEEDV(); o->zEvent = v; }
+    else if( strcmp(a, "--horizon")==0 ){
+      char *end;
+      NEEDV();
+      errno = 0;
+      o->horizon = strtod(v, &end);
+      if( errno || end==v || *end || !(o->horizon>0 && o->horizon<HUGE_VAL) ){
+        die(2, "--horizon must be a positive finite number, got '%s'", v);
+      }
+    }
     else if( strcmp(a, "--max-groups")==0 ){ NEEDV(); o->maxGroups = parse_int(a, v, 1, 10000000); }
     else if( strcmp(a, "--svd")==0 ){ o->svd = 1; }
     else if( strcmp(a, "--svd-dims")==0 ){
@@ -260,6 +280,13 @@ void parse_args(Opts *o, int argc, char **argv){
   if( o->zLabel==0 ) die(2, "--label is required");
   if( o->nScore==0 ) die(2, "at least one --score is required");
   if( o->zDriftRef && o->zBy==0 ) die(2, "--drift-ref needs --by, the period column whose values it names");
+  if( (o->zTime==0)!=(o->zEvent==0) ) die(2, "--time and --event go together");
+  if( o->horizon>0 && (o->zTime==0 || o->zEvent==0) ){
+    die(2, "--horizon needs --time and --event (the follow-up time and event columns)");
+  }
+  if( (o->zTime || o->zEvent) && !(o->horizon>0) ){
+    die(2, "%s needs --horizon (the time t at which the Survival section evaluates)", o->zTime ? "--time" : "--event");
+  }
   if( o->nFeature && o->zDriftRef==0 ){
     die(2, "--feature %s needs --drift-ref: a feature is drifted and nothing else (its only section is Drift)",
         o->azFeature[0]);

@@ -72,6 +72,8 @@ typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
   const char *zWeight;   /* --weight: the weight column, NULL: none */
   const char *zDriftRef; /* --drift-ref: a --by value or LO..HI, NULL: no Drift section */
+  const char *zTime, *zEvent;  /* --time, --event: the Survival section's columns, NULL: none */
+  double horizon;        /* --horizon: the time t of the Survival section (> 0) */
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
   const char *azScore[MAX_SCORES];
   const char *azFeature[MAX_FEATURES];  /* --feature: columns drifted and nothing else */
@@ -242,6 +244,25 @@ typedef struct SvdSec {
   char *zSvg;
 } SvdSec;
 
+/* The Survival section (--time, --event, --horizon; survival.c): each
+** function's text as it wrote it, the intervals read from them. */
+typedef struct SurvCol {
+  const char *zCol;          /* a --score or the --prob column */
+  Ci c, auc;                 /* c_index_ci, surv_auroc_ci (zJson their texts) */
+  double uno;
+  char *zUno, *zAuc;         /* uno_c's value, surv_auroc's (--reps 0) as text */
+  char *zKmSvg;              /* plot_km by tertile of the column */
+} SurvCol;
+typedef struct SurvSec {
+  int on;
+  int boot;                  /* the intervals are the bootstrap's (rows <= --boot-rows, --reps > 0) */
+  sqlite3_int64 rows;        /* rows with a time and an event */
+  SurvCol *aCol; int nCol;
+  char *zSummary, *zCal, *zDc, *zCalSvg, *zDcSvg;   /* --prob */
+  Ci brier;                  /* surv_brier_ci (--prob) */
+  char *zDiff;               /* c_index_diff of the first two --score columns */
+} SurvSec;
+
 /* Everything the writers read. */
 typedef struct Sections {
   char *zVersion;
@@ -252,6 +273,7 @@ typedef struct Sections {
   OpSec op;
   DriftSec drift;
   SvdSec svd;
+  SurvSec surv;
 } Sections;
 
 /* ------------------------------------------------------------ options.c */
@@ -298,6 +320,10 @@ const char *state_opt(Report *r, int k);
 /* ------------------------------------------------------------ sections.c */
 void sections_compute(Report *r, Sections *s);
 void sections_free(Report *r, Sections *s);
+
+/* ------------------------------------------------------------ survival.c */
+void survival_compute(Report *r, SurvSec *s);
+void survival_free(SurvSec *s);
 
 /* ------------------------------------------------------------ writers */
 char *html_write(Report *r, const Sections *s);

@@ -18,7 +18,7 @@ void td_name(sqlite3_str *h, const char *z);
 void html_ci(sqlite3_str *h, const Ci *c);
 void html_missing(Report *r, sqlite3_str *h, const Counts *cnt);
 
-void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d);
+void html_summary(Report *r, sqlite3_str *h, const Summary *s, const DriftSec *d, const SurvSec *sv);
 void html_flag_psi(sqlite3_str *h, double psi);
 void html_ref_periods(sqlite3_str *h, const DriftSec *s);
 void html_auroc(Report *r, sqlite3_str *h, const CurveSec *s);
@@ -28,5 +28,6 @@ void html_compare(Report *r, sqlite3_str *h, const CmpSec *s);
 void html_operating(Report *r, sqlite3_str *h, const OpSec *s);
 void html_drift(Report *r, sqlite3_str *h, const DriftSec *s);
 void html_svd(Report *r, sqlite3_str *h, const SvdSec *s);
+void html_survival(Report *r, sqlite3_str *h, const SurvSec *s);
 
 #endif

@@ -631,6 +631,7 @@ void sections_compute(Report *r, Sections *s){
   progress(r, "sections: drift");
   drift_compute(r, &s->drift);
   svd_compute(r, &s->svd);
+  survival_compute(r, &s->surv);
 }
 
 static void curves_free(Report *r, CurveSec *s){
@@ -644,6 +645,7 @@ static void curves_free(Report *r, CurveSec *s){
 
 void sections_free(Report *r, Sections *s){
   int k, i;
+  survival_free(&s->surv);
   for(k=0; k<r->o.nScore; k++){
     SumScore *ss = &s->sum.aScore[k];
     for(i=0; i<ss->nRow; i++){ free(ss->aRow[i].zGroup); free(ss->aRow[i].auroc.zJson); free(ss->aRow[i].prAuc.zJson); }
