@@ -1059,7 +1059,7 @@ static void ml_plot_km_final(sqlite3_context *ctx){
   sqlite3_result_text64(ctx, z, n, ml_free, SQLITE_UTF8);
 }
 
-static const MlFamily famPlotKm = { "plot", ml_plot_km_step, ml_plot_km_final, 0, 0, 0, 0, 0 };
+static const MlFamily famPlotKm = { "plot", ml_plot_km_step, ml_plot_km_final, 0, 0, 0, 0, 0, 0 };
 
 const MlFuncDesc ml_plot_km_functions[] = {
   { "plot_km", "series, curve [, title]", 2, 3, &famPlotKm, 0, PK_KM, 0, ML_PARAMS(&psTitle) },

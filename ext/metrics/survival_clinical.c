@@ -452,7 +452,7 @@ static int sx_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, c
 }
 
 static const MlStateHooks sxStates = { sizeof(SxAgg), 3, (1u<<ML_STATE_SURV) | (1u<<ML_STATE_SURV_W), sx_absorb };
-const MlFamily ml_fam_survival2 = { "survival", sxStep, sxFinal, sxValue, sxInverse, &sxStates, sxStepW, sxInverseW };
+const MlFamily ml_fam_survival2 = { "survival", sxStep, sxFinal, sxValue, sxInverse, &sxStates, sxStepW, sxInverseW, 0 };
 
 #define SX_W3 (ML_FN_WEIGHTED | ML_FN_TWIN_W3)
 const MlFuncDesc ml_survival_clinical_functions[] = {
