@@ -228,12 +228,14 @@ typedef struct McAgg {
 ** the bin's first row. */
 typedef struct McBin { ml_i64 n, npos; MlXsum *x; } McBin;
 
-/* What a streaming kind keeps (rule 7). */
+/* What a streaming kind keeps (rule 7), in one allocation sized by kind:
+** the means' two sums, or top k's and the matrix's counts; the weighted
+** sums of those two (x) allocated when a weight first comes. */
 typedef struct McStream {
-  MlXsum num, den;                        /* means: the exact sums of w t and of w (den: wmode only) */
-  ml_i64 cnt[MC_MAX_K*MC_MAX_K];          /* rows: top k [above][tied-1]; confusion [y][pred] */
-  MlXsum *x[MC_MAX_K*MC_MAX_K];           /* weights: top k's x[0] (all) and x[m] (top-m hits);
-                                          ** confusion's cells; allocated on first use */
+  MlXsum *sum;                            /* means: the exact sums of w t and of w (den: wmode only) */
+  ml_i64 *cnt;                            /* rows: top k [above][tied-1]; confusion [y][pred] (MC_MAX_K^2) */
+  MlXsum **x;                             /* weights: top k's x[0] (k sums: all, then top-m hits);
+                                          ** confusion's cells; MC_MAX_K^2, each made on first use */
   ml_i64 B;                               /* mc_calibration: bins */
   McBin *bin;                             /* (k + 1) B bins, column c's at c B */
 } McStream;
@@ -467,7 +469,8 @@ static void mc_stream_free(McAgg *p){
   ml_i64 i;
   int c;
   if( ss==0 ) return;
-  for(c=0; c<MC_MAX_K*MC_MAX_K; c++) ml_free(ss->x[c]);
+  for(c=0; ss->x && c<MC_MAX_K*MC_MAX_K; c++) ml_free(ss->x[c]);
+  ml_free(ss->x);
   for(i=0; ss->bin && i<(ml_i64)(p->k + 1)*ss->B; i++) ml_free(ss->bin[i].x);
   ml_free(ss->bin);
   ml_free(ss);
@@ -481,6 +484,14 @@ static double mc_wscaled(McAgg *p, double w){
   return p->e0==0 ? w : ldexp(w, -p->e0);
 }
 
+/* The weighted sums' pointers (top k, confusion), made on first use. */
+static int mc_stream_x(McStream *ss){
+  if( ss->x ) return ML_OK;
+  if( (ss->x = ml_malloc(MC_MAX_K*MC_MAX_K*sizeof(MlXsum*)))==0 ) return ML_NOMEM;
+  memset(ss->x, 0, MC_MAX_K*MC_MAX_K*sizeof(MlXsum*));
+  return ML_OK;
+}
+
 /* The sums turn from counts to weights (a weighted state joins an
 ** unweighted function's group): each count c becomes the exact sum of c
 ** weights 1 (e0 is then 0).  ML_OK or ML_NOMEM. */
@@ -490,7 +501,8 @@ static int mc_stream_weigh(McAgg *p, int kind){
   if( p->wmode ) return ML_OK;
   p->wmode = 1;
   if( ss==0 ) return ML_OK;
-  ml_xsum_add_n(&ss->den, 1.0, p->n, 1);         /* the means' rows so far, each of weight 1 */
+  if( ss->sum ) ml_xsum_add_n(&ss->sum[1], 1.0, p->n, 1);   /* the means' rows so far, each weighing 1 */
+  if( (kind==MC_TOP_K || kind==MC_CONFUSION) && mc_stream_x(ss) ) return ML_NOMEM;
   if( kind==MC_TOP_K && (ss->x[0] = mc_xsums(k))==0 ) return ML_NOMEM;
   for(a=0; kind==MC_TOP_K && a<k; a++){
     for(t=1; t<=k; t++){
@@ -530,11 +542,17 @@ static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, m
   double wp[2];
   int k = p->k, nw = 0, i, j;
   if( ss==0 ){
+    int mean = kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS, cnt = kind==MC_TOP_K || kind==MC_CONFUSION;
+    size_t sz = sizeof(*ss) + (mean ? 2*sizeof(MlXsum) : 0) + (cnt ? MC_MAX_K*MC_MAX_K*sizeof(ml_i64) : 0);
     if( sign<0 ) return ML_OK;
-    if( (ss = ml_malloc(sizeof(*ss)))==0 ) return ML_NOMEM;
-    memset(ss, 0, sizeof(*ss));
-    ml_xsum_init(&ss->num);
-    ml_xsum_init(&ss->den);
+    if( (ss = ml_malloc(sz))==0 ) return ML_NOMEM;
+    memset(ss, 0, sz);
+    if( mean ){
+      ss->sum = (MlXsum*)(ss + 1);
+      ml_xsum_init(&ss->sum[0]);
+      ml_xsum_init(&ss->sum[1]);
+    }
+    if( cnt ) ss->cnt = (ml_i64*)(ss + 1);
     p->ss = ss;
   }
   if( p->wmode ){
@@ -549,10 +567,10 @@ static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, m
   p->n += sign*c;
   if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
     double t = mc_term(kind, k, y, s);
-    if( !p->wmode ) ml_xsum_add_n(&ss->num, t, c, sign);      /* den: the count n */
+    if( !p->wmode ) ml_xsum_add_n(&ss->sum[0], t, c, sign);   /* den: the count n */
     for(i=0; i<nw; i++){
-      ml_xsum_add_product(&ss->num, wp[i], t, sign);
-      ml_xsum_add(&ss->den, wp[i], sign);
+      ml_xsum_add_product(&ss->sum[0], wp[i], t, sign);
+      ml_xsum_add(&ss->sum[1], wp[i], sign);
     }
   }else if( kind==MC_TOP_K ){
     /* the true class's place: the classes above it and its ties, one pass
@@ -567,7 +585,7 @@ static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, m
       ss->cnt[above*MC_MAX_K + tied-1] += sign*c;
       return ML_OK;
     }
-    if( ss->x[0]==0 && (ss->x[0] = mc_xsums(k))==0 ) return ML_NOMEM;
+    if( mc_stream_x(ss) || (ss->x[0]==0 && (ss->x[0] = mc_xsums(k))==0) ) return ML_NOMEM;
     for(i=0; i<nw; i++){
       ml_xsum_add(ss->x[0], wp[i], sign);
       for(m=above+1; m<k; m++) ml_xsum_add_product(&ss->x[0][m], wp[i], mc_hit(m, above, tied), sign);
@@ -576,7 +594,7 @@ static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, m
     int cell = y*MC_MAX_K + mc_argmax(s, k);
     ss->cnt[cell] += sign*c;
     if( !p->wmode ) return ML_OK;
-    if( ss->x[cell]==0 && (ss->x[cell] = mc_xsums(1))==0 ) return ML_NOMEM;
+    if( mc_stream_x(ss) || (ss->x[cell]==0 && (ss->x[cell] = mc_xsums(1))==0) ) return ML_NOMEM;
     for(i=0; i<nw; i++) ml_xsum_add(ss->x[cell], wp[i], sign);
   }else{                                     /* MC_CALIB: k columns and the top label's */
     int top = mc_argmax(s, k);
@@ -1487,7 +1505,7 @@ static void mc_calib_json(sqlite3_context *ctx, const McAgg *p){
 static void mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind){
   const McStream *ss = p->ss;
   if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
-    sqlite3_result_double(ctx, ml_xsum_round(&ss->num) / (p->wmode ? ml_xsum_round(&ss->den) : (double)p->n));
+    sqlite3_result_double(ctx, ml_xsum_round(&ss->sum[0]) / (p->wmode ? ml_xsum_round(&ss->sum[1]) : (double)p->n));
   }else if( kind==MC_TOP_K ){
     mc_top_k_json(ctx, p);
   }else if( kind==MC_CALIB ){
@@ -1511,7 +1529,7 @@ static void mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind){
     for(i=0; i<K; i++){
       for(j=0; j<K; j++){
         int cell = i*MC_MAX_K + j;
-        C[i*K + j] = !p->wmode ? (double)ss->cnt[cell] : ss->x[cell] ? ml_xsum_round(ss->x[cell]) : 0.0;
+        C[i*K + j] = !p->wmode ? (double)ss->cnt[cell] : ss->x && ss->x[cell] ? ml_xsum_round(ss->x[cell]) : 0.0;
       }
     }
     mc_confusion_json(ctx, C, K, ldexp(1.0, p->e0));
