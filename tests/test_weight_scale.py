@@ -71,7 +71,7 @@ def same(a, b, c, exact):
 
 # The data arguments by role: a binary form's and a multiclass form's (k = 3).
 BINARY = {"y": "y", "s": "s", "p": "p", "x": "s", "g": "y", "s_a": "s", "s_b": "p", "p_a": "p", "p_b": "p * p",
-          "strat": "z", "group": "z % 3", "time": "t", "event": "y", "risk": "s", "horizon": "5", "w": "w * ?"}
+          "strat": "z", "group": "z % 3", "time": "t", "event": "y", "risk": "s", "risk_a": "s", "risk_b": "p", "horizon": "5", "w": "w * ?"}
 MULTI = {"y": "c", "s_0": "q0", "...": "q1", "s_k-1": "q2", "p_0": "q0", "p_k-1": "q2", "scores": "qj",
          "probs": "qj", "pred": "pr", "w": "w * ?"}
 

@@ -195,7 +195,7 @@ static int cmp_row(const void *x, const void *y){
 void ml_sx_cdiff_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p){
   ml_i64 n = p->nRow, i;
   double tau = p->prm[0].n[0]>0 ? p->prm[0].v[0] : INFINITY;
-  double *time, *ra, *rb, *w, *dfa, *dfb, diff, se, z, pv;
+  double *time, *ra, *rb, *w, *dfa, *dfb, diff, se, z, pv, sc;
   int *ev, weighted = 0, rc;
   MlConc ca, cb;
   MlJson j;
@@ -207,6 +207,14 @@ void ml_sx_cdiff_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p){
     const SxRow *r = &p->aRow[i];
     time[i] = r->time; ra[i] = r->a; rb[i] = r->b; w[i] = r->w; ev[i] = r->event;
     if( r->w!=1.0 ) weighted = 1;
+  }
+  {  /* weights beyond 2^+-400 run on a power-of-two scale (as survival.c's
+     ** sv_conc): the pair products would overflow or go subnormal; the
+     ** frequency-rule variance is then scaled back by sc below */
+    double wmax = 0.0;
+    for(i=0; i<n; i++) if( w[i]>wmax ) wmax = w[i];
+    sc = weighted ? ml_pow2_scale(wmax) : 1.0;
+    if( sc > 0x1p400 || sc < 0x1p-400 ){ for(i=0; i<n; i++) w[i] *= sc; }else sc = 1.0;
   }
   rc = ml_concordance(n, time, ev, ra, weighted ? w : 0, 0, tau, &ca, dfa);
   if( rc==ML_OK ) rc = ml_concordance(n, time, ev, rb, weighted ? w : 0, 0, tau, &cb, dfb);
@@ -221,7 +229,7 @@ void ml_sx_cdiff_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p){
                    isinf(tau) ? "" : " within tau");
     return;
   }
-  se = sqrt(ml_conc_var(n, dfa, dfb, weighted ? w : 0));
+  se = sqrt(ml_conc_var(n, dfa, dfb, weighted ? w : 0) * sc);
   ml_free(time);
   diff = ca.estimate - cb.estimate;
   if( se>0.0 ){ z = diff/se; pv = erfc(fabs(z)/1.41421356237309504880); }
