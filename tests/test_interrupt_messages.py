@@ -36,7 +36,8 @@ TRIALS = 1 if "libasan" in os.environ.get("LD_PRELOAD", "") else 2
 def state_sources(con):
     """The states each kind of state-taking function reads, as SQL columns of table st."""
     con.execute("CREATE TABLE st AS SELECT ml_state(y, s) AS b, ml_state(y, s, z) AS sz,"
-                " ml_state_w(y, s, w) AS bw, ml_state_ordinal(o, s, s) AS so, ml_state_mc(o, s / 2, s / 2, 1 - s) AS sm"
+                " ml_state_w(y, s, w) AS bw, ml_state_ordinal(o, s, s) AS so, ml_state_mc(o, s / 2, s / 2, 1 - s) AS sm,"
+                " ml_state_surv(abs(z), y, s) AS sv"
                 " FROM (SELECT id, y, s, z, w, y + (s > 0.5) AS o FROM t WHERE id <= 2000)")
 
 
@@ -47,6 +48,8 @@ def state_column(f):
         return "so"
     if f["family"] == "multiclass":
         return "sm"
+    if f["family"] == "survival":
+        return "sv"
     return "b"
 
 
