@@ -734,6 +734,9 @@ void ml_json_int(MlJson *j, ml_i64 v);
 void ml_json_bool(MlJson *j, int b);
 void ml_json_null(MlJson *j);
 void ml_json_string(MlJson *j, const char *s);   /* NULL -> null */
+/* The n bytes at s as a JSON string, a NUL among them written \u0000 (a
+** SQL TEXT value's bytes, which may hold one). */
+void ml_json_string_n(MlJson *j, const char *s, size_t n);
 
 /* Reads a JSON array of flat objects (ml_json_read.c): *paOut gets, for each
 ** element i, the value of field f at [i*nField + f] (NaN for null or

@@ -69,11 +69,13 @@ void ml_json_end_object(MlJson *j){ json_close(j, "}"); }
 void ml_json_begin_array(MlJson *j){ json_open(j, "["); }
 void ml_json_end_array(MlJson *j){ json_close(j, "]"); }
 
-static void json_quoted(MlJson *j, const char *s){
+/* s's n bytes quoted (a NUL among them written \u0000: text keys that
+** differ only after a NUL stay apart) */
+static void json_quoted_n(MlJson *j, const char *s, size_t n){
   static const char hex[] = "0123456789abcdef";
-  const char *run = s;
+  const char *run = s, *end = s + n;
   json_append(j, "\"", 1);
-  for(; *s; s++){
+  for(; s<end; s++){
     unsigned char c = (unsigned char)*s;
     char esc[7];
     int ne = 0;
@@ -103,6 +105,7 @@ static void json_quoted(MlJson *j, const char *s){
   json_append(j, run, (size_t)(s-run));
   json_append(j, "\"", 1);
 }
+static void json_quoted(MlJson *j, const char *s){ json_quoted_n(j, s, strlen(s)); }
 
 void ml_json_key(MlJson *j, const char *k){
   json_sep(j);
@@ -131,6 +134,11 @@ void ml_json_bool(MlJson *j, int b){
 void ml_json_null(MlJson *j){
   json_sep(j);
   json_append(j, "null", 4);
+}
+
+void ml_json_string_n(MlJson *j, const char *s, size_t n){
+  json_sep(j);
+  json_quoted_n(j, s, n);
 }
 
 void ml_json_string(MlJson *j, const char *s){

@@ -308,7 +308,7 @@ static int disp_stats(DispGroup *g, double t, DispStats *o){
 }
 
 static void disp_group_value(MlJson *j, const DispGroup *g){
-  if( g->isText ) ml_json_string(j, g->z); else ml_json_int(j, g->i);
+  if( g->isText ) ml_json_string_n(j, g->z, (size_t)g->nz); else ml_json_int(j, g->i);   /* a NUL as \u0000 */
 }
 
 /* max - min and min / max (NaN when max is not > 0) of the field at offset
@@ -339,6 +339,13 @@ static void disp_emit(sqlite3_context *ctx, DispAgg *a, DispStats *st){
   disp_range(st, a->n, offsetof(DispStats, tpr), &dTpr, &rTpr);
   disp_range(st, a->n, offsetof(DispStats, fpr), &dFpr, &rFpr);
   disp_range(st, a->n, offsetof(DispStats, auroc), &dAuc, &rAuc);
+  if( a->n>0 && !(rSel==rSel) && dSel==0.0 ){
+    /* no row at or above the threshold in any group: every ratio is null;
+    ** most often a threshold on another scale (20 for 20 %; issue 44) */
+    const MlFuncDesc *d = sqlite3_user_data(ctx);
+    sqlite3_log(SQLITE_WARNING, "%s(): no row is predicted positive (s >= %g) in any group, so the ratios are"
+                " null: is threshold on the scores' scale?", d->name, ml_param_value(&a->thr, 0.5));
+  }
   ml_json_init(&j);
   ml_json_begin_object(&j);
   ml_json_key(&j, "groups");

@@ -46,3 +46,8 @@ SELECT ks_test(1, 0.5, 3);
 SELECT group_disparity(st, 'a', 0.5) FROM (SELECT ml_state_mc(c, 0.2, 0.3, 0.5) AS st FROM (SELECT 0 AS c UNION ALL SELECT 1 UNION ALL SELECT 2));
 SELECT group_disparity(st, 'a', 0.5) FROM (SELECT ml_state_mc_w(c, 0.2, 0.3, 0.5, 2.0) AS st FROM (SELECT 0 AS c UNION ALL SELECT 1 UNION ALL SELECT 2));
 SELECT psi(st, st) FROM (SELECT ml_state_ordinal(c % 2, 0.2, 0.3) AS st FROM (SELECT 0 AS c UNION ALL SELECT 1 UNION ALL SELECT 2));
+-- text groups that differ only after a NUL stay two groups, printed apart (issue 44 item 6)
+SELECT instr(r, '"group":"a\u0000x"') > 0, instr(r, '"group":"a\u0000y"') > 0
+FROM (SELECT group_disparity(y, s, g, 0.5) AS r FROM (SELECT 1 y, 0.9 s, 'a' || char(0) || 'x' g UNION ALL SELECT 0, 0.2, 'a' || char(0) || 'y' UNION ALL SELECT 1, 0.4, 'a' || char(0) || 'x' UNION ALL SELECT 0, 0.7, 'a' || char(0) || 'y'));
+-- a threshold in percent: no row predicted positive anywhere, a warning says why the ratios are null
+SELECT group_disparity(y, s, g, 20) ->> '$.demographic_parity_ratio' IS NULL FROM (SELECT 1 y, 0.9 s, 'a' g UNION ALL SELECT 0, 0.2, 'b');
