@@ -254,41 +254,18 @@ static void exp_confusion(sqlite3_context *ctx, const ExpAgg *a, double t){
 ** class_total adds them) gives ml_wfold_auroc's trapezoids over the halves,
 ** and their bits (rule 4).
 ** *pP: P (0 when every p is 0; N 0 when every p is 1, the result NaN). */
-static double exp_auroc_keys(const MlSamples *s, double *pP, double *pN){
-  const ml_key *k = (const ml_key*)s->a[0];
-  ml_i64 i, j, n = s->n[0];
-  double P = 0.0, N = 0.0, tp = 0.0, fp = 0.0, sp, sn;
+/* One sweep of exp_auroc_keys from the highest p: the exact sum of the
+** trapezoids (twice their area) with tp scaled by sp and fp by sn (1.0, 1.0:
+** unscaled, the same bits), *pTp and *pFp the totals unscaled; *pSafe 0
+** when an unscaled term could have lost its fma residual below the normal
+** range. */
+static double exp_auroc_pass(const ml_key *k, ml_i64 n, double sp, double sn,
+                             double *pTp, double *pFp, int *pSafe){
+  ml_i64 i, j;
+  double tp = 0.0, fp = 0.0, v;
   unsigned g = 0;
-  int safe = 1;
   MlXsum a;
-  /* one pass, the trapezoids unscaled: the same bits as the scaled ones
-  ** (sp sn times each exact term, the ratio unchanged) unless a term is
-  ** so small that its fma residual could fall below the normal range;
-  ** then the second pass below, with the totals first */
   ml_xsum_init(&a);
-  for(i=n; i>0; i=j){
-    double p = ml_double_of(k[i-1]), c, dtp, dfp;
-    for(j=i-1; j>0 && k[j-1]==k[i-1]; j--){}
-    c = (double)(i - j);
-    dtp = c*p;
-    dfp = c*(1.0 - p);
-    tp += dtp;
-    fp += dfp;
-    if( dfp>0.0 ){
-      double b = 2.0*tp - dtp, hi = dfp*b, lo = fma(dfp, b, -hi);
-      if( hi!=0.0 && fabs(hi)<0x1p-900 ) safe = 0;
-      ml_xsum_add(&a, hi, 1);
-      ml_xsum_add(&a, lo, 1);
-    }
-    if( (++g & 0xFFFFF)==0 && ml_stop_requested() ) break;
-  }
-  *pP = P = tp;                           /* class_total's sums: the same adds, in the same order */
-  *pN = N = fp;
-  if( P==0.0 || N==0.0 ) return NAN;
-  if( safe && P>=0x1p-900 && N>=0x1p-900 ) return ml_xsum_round(&a) / (2.0 * P * N);
-  sp = ml_pow2_scale(P); sn = ml_pow2_scale(N);
-  ml_xsum_init(&a);
-  tp = fp = 0.0;
   for(i=n; i>0; i=j){
     double p = ml_double_of(k[i-1]), c, dtp, dfp;
     for(j=i-1; j>0 && k[j-1]==k[i-1]; j--){}
@@ -299,12 +276,34 @@ static double exp_auroc_keys(const MlSamples *s, double *pP, double *pN){
     fp += dfp;
     if( dfp>0.0 ){
       double b = (2.0*tp - dtp)*sp, f = dfp*sn, hi = f*b, lo = fma(f, b, -hi);
+      if( hi!=0.0 && fabs(hi)<0x1p-900 ) *pSafe = 0;
       ml_xsum_add(&a, hi, 1);
       ml_xsum_add(&a, lo, 1);
     }
     if( (++g & 0xFFFFF)==0 && ml_stop_requested() ) break;
   }
-  return ml_xsum_round(&a) / (2.0 * (P*sp) * (N*sn));
+  *pTp = tp;                              /* class_total's sums: the same adds, in the same order */
+  *pFp = fp;
+  v = ml_xsum_round(&a);
+  return v;
+}
+
+static double exp_auroc_keys(const MlSamples *s, double *pP, double *pN){
+  const ml_key *k = (const ml_key*)s->a[0];
+  double P, N, sum, sp, sn;
+  int safe = 1;
+  /* one pass, the trapezoids unscaled: the same bits as the scaled ones
+  ** (sp sn times each exact term, the ratio unchanged) unless a term is
+  ** so small that its fma residual could fall below the normal range;
+  ** then a second pass on the totals' power-of-two scales */
+  sum = exp_auroc_pass(k, s->n[0], 1.0, 1.0, &P, &N, &safe);
+  *pP = P;
+  *pN = N;
+  if( P==0.0 || N==0.0 ) return NAN;
+  if( safe && P>=0x1p-900 && N>=0x1p-900 ) return sum / (2.0 * P * N);
+  sp = ml_pow2_scale(P); sn = ml_pow2_scale(N);
+  sum = exp_auroc_pass(k, s->n[0], sp, sn, &P, &N, &safe);
+  return sum / (2.0 * (P*sp) * (N*sn));
 }
 
 static void exp_result(sqlite3_context *ctx, ExpAgg *a, int isFinal){
