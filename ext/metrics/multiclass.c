@@ -890,7 +890,7 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( p->failed ) return;
   if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
   if( d->flags & ML_FN_TWIN ) p->wmode = 1;
-  for(k=0; k<mc_has_param(ctx, d, argc, argv); k++){
+  for(k=0; d->aParam && k<mc_has_param(ctx, d, argc, argv); k++){
     const MlParamSpec *ps = d->aParam[k];
     ml_i64 iv;
     double v;
@@ -917,6 +917,19 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
         s[j] = sqlite3_value_double(argv[1+j]);
       }
       if( j==p->k && isProb && ml_prob_row_check(s, p->k, &sum)>=0 ) j = 0;
+      if( j==p->k && d->kind==MC_TOP_K && !p->wmode && p->ss ){
+        /* mc_top_k's row counted here, as mc_stream_add counts it: the
+        ** true class's place (rule 9) */
+        double sy = s[yv];
+        int above = 0, tied = 0;
+        for(j=0; j<p->k; j++){
+          above += s[j]>sy;
+          tied += s[j]==sy;
+        }
+        p->ss->cnt[above*MC_MAX_K + tied-1]++;
+        p->n++;
+        return;
+      }
       if( j==p->k ){
         if( w!=0.0 && (rc = mc_add(p, d, (int)yv, w, s))!=ML_OK ){
           mc_add_failed(ctx, d, p, rc);
