@@ -313,6 +313,15 @@ ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper);
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 int ml_samples_remove2(MlSamples *s, int y, double score, double aux, double aux2);
 
+/* m keys (ascending, m <= ML_SAMPLES_MAX_KEYS) added to, or removed from,
+** class y of a sorted width-8 buffer in rows form in one pass of memmoves:
+** the buffer ml_samples_add / ml_samples_remove would leave, moving each
+** key once rather than m times.  add: ML_OK or ML_NOMEM (the buffer is left
+** as it was); remove: 1, or 0 when a key is not held (nothing removed). */
+#define ML_SAMPLES_MAX_KEYS 16
+int ml_samples_add_keys(MlSamples *s, int y, const ml_key *k, int m);
+int ml_samples_remove_keys(MlSamples *s, int y, const ml_key *k, int m);
+
 /* Sorts both arrays by key if not already sorted.  ML_OK or ML_NOMEM (the
 ** scratch buffer is max(n0, n1) records, freed before returning). */
 int ml_samples_sort(MlSamples *s);

@@ -827,19 +827,36 @@ static void mc_srt_free(McAgg *p){
   p->srt = 0;
 }
 
-/* The row (y, s) enters (sign +1) or leaves (-1) the sorted buffers: 2 k
-** binary searches and memmoves of O(n) keys.  ML_OK or ML_NOMEM (the
-** buffers are then inconsistent: the caller drops them). */
+/* The row (y, s) enters (sign +1) or leaves (-1) the sorted buffers: a key
+** in each column, and micro's k - 1 negative keys in one pass
+** (ml_samples_add_keys): O(k log n) binary searches and k + 2 memmoves of
+** O(n) keys.  Unsorted buffers (the first xValue's) append.  ML_OK or
+** ML_NOMEM (the buffers are then inconsistent: the caller drops them). */
 static int mc_srt_row(McSorted *v, int k, int y, const double *s, int sign){
-  int j;
+  ml_key neg[MC_MAX_K];
+  int j, m = 0;
   for(j=0; j<k; j++){
     if( sign>0 ){
-      if( ml_samples_add(&v->col[j], j==y, s[j], 0.0) || ml_samples_add(&v->micro, j==y, s[j], 0.0) ){
-        return ML_NOMEM;
-      }
-    }else if( !ml_samples_remove(&v->col[j], j==y, s[j], 0.0) || !ml_samples_remove(&v->micro, j==y, s[j], 0.0) ){
+      if( ml_samples_add(&v->col[j], j==y, s[j], 0.0) ) return ML_NOMEM;
+    }else if( !ml_samples_remove(&v->col[j], j==y, s[j], 0.0) ){
       return ML_NOMEM;                   /* not held: cannot happen */
     }
+    if( j!=y ){                          /* micro's negatives, ascending */
+      ml_key key = ml_key_of(s[j]);
+      int i = m++;
+      while( i>0 && neg[i-1]>key ){ neg[i] = neg[i-1]; i--; }
+      neg[i] = key;
+    }
+  }
+  if( sign>0 ){
+    if( ml_samples_add(&v->micro, 1, s[y], 0.0) ) return ML_NOMEM;
+    if( !v->micro.sorted ){
+      for(j=0; j<m; j++) if( ml_samples_add(&v->micro, 0, ml_double_of(neg[j]), 0.0) ) return ML_NOMEM;
+    }else if( ml_samples_add_keys(&v->micro, 0, neg, m) ){
+      return ML_NOMEM;
+    }
+  }else if( !ml_samples_remove(&v->micro, 1, s[y], 0.0) || !ml_samples_remove_keys(&v->micro, 0, neg, m) ){
+    return ML_NOMEM;
   }
   v->W[y] += sign;
   return ML_OK;
