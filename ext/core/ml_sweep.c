@@ -5,12 +5,14 @@
 **
 ** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes, the
 ** weighted AP by plan (ml_ap_plan, ml_fold_ap_plan) and the folds
-** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
+** ml_fold_average_precision (and ml_fold_ap_sum_plain, its terms summed
+** plainly: multiclass.c's windows), ml_fold_auroc, ml_fold_youden_j,
 ** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point,
 ** ml_fold_ks, ml_fold_top_k, ml_fold_gains, and ml_count_at_least.
 ** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
 ** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve, ks,
-** precision_at_k, recall_at_k, gains, decision_curve), stratified.c (the same AP
+** precision_at_k, recall_at_k, gains, decision_curve), multiclass.c
+** (mc_pr_auc's window frames), stratified.c (the same AP
 ** with a filter on the stratifier), ordinal.c (AP per cut), calibration.c
 ** (the debiased ECEs walk the sorted probabilities through it).
 **
@@ -180,6 +182,36 @@ double ml_fold_ap_plan(const MlApGroup *a, ml_i64 m, const MlCanon *c, const ml_
 ** order, are those of the general sweep, so the sum is the same bit for bit;
 ** but the loop over the negatives is a bare comparison (a sliding window
 ** runs this fold once per row). */
+/* The rows form's sweep of ap_unfiltered: the sum of the terms d tp /
+** (tp + fp), compensated (MlSum) or, plain, in plain double additions from
+** the highest score (ml_fold_ap_sum_plain). */
+static inline double ap_rows(const MlSamples *s, int plain){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  const ml_i64 n0 = s->n[0];
+  ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
+  MlSum ap = {0.0, 0.0};
+  double sum = 0.0;
+  unsigned nThr = 0;
+  while( i1>0 ){
+    ml_key k = a1[(i1-1)*st];
+    ml_i64 d = 0, fp;
+    double t;
+    do{ i1--; d++; }while( i1>0 && a1[(i1-1)*st]==k );
+    tp += d;
+    if( st==1 ){
+      while( i0>0 && a0[i0-1]>=k ) i0--;
+    }else{
+      while( i0>0 && a0[(i0-1)*st]>=k ) i0--;
+    }
+    fp = n0 - i0;
+    t = (double)d * ((double)tp / (double)(tp + fp));
+    if( plain ) sum += t; else ml_sum_add(&ap, t);
+    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
+  }
+  return plain ? sum : ml_sum_value(&ap);
+}
+
 static double ap_unfiltered(const MlSamples *s){
   if( s->run ){
     /* runs: each run holding positives adds a term, fp the negatives at
@@ -195,30 +227,10 @@ static double ap_unfiltered(const MlSamples *s){
     }
     return ml_sum_value(&ap) / (double)s->n[1];
   }
-  {
-  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
-  const size_t st = s->width/8;
-  const ml_i64 n0 = s->n[0];
-  ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
-  MlSum ap = {0.0, 0.0};
-  unsigned nThr = 0;
-  while( i1>0 ){
-    ml_key k = a1[(i1-1)*st];
-    ml_i64 d = 0, fp;
-    do{ i1--; d++; }while( i1>0 && a1[(i1-1)*st]==k );
-    tp += d;
-    if( st==1 ){
-      while( i0>0 && a0[i0-1]>=k ) i0--;
-    }else{
-      while( i0>0 && a0[(i0-1)*st]>=k ) i0--;
-    }
-    fp = n0 - i0;
-    ml_sum_add(&ap, (double)d * ((double)tp / (double)(tp + fp)));
-    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
-  }
-  return ml_sum_value(&ap) / (double)s->n[1];
-  }
+  return ap_rows(s, 0) / (double)s->n[1];
 }
+
+double ml_fold_ap_sum_plain(const MlSamples *s){ return ap_rows(s, 1); }
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
