@@ -76,6 +76,10 @@
 **      is ece_w over their rows bit for bit; rows and unweighted states
 **      beside it weigh 1.  ece_l2_debiased and ece_l2_kumar take none (no
 **      weighted definition).
+**  12. One row model: xStep, xInverse and the twins' xStepW, xInverseW are
+**      one function (calib_row) compiled four times, the weight and the
+**      direction constants; the unweighted instances read no weight
+**      (docs/decisions.md, "one source compiled twice").
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -417,63 +421,6 @@ static CalOcc *occupied_bins(CalBins *s, ml_i64 *pn){
   return o;
 }
 
-/*
-** SQL function: brier(y, p), log_loss(y, p [, eps]), ece(y, p [, bins]),
-**   mce(y, p [, bins]), reliability(y, p [, bins [, strategy]])   -- xStep
-** reliability with strategy 'quantile' keeps the rows instead of bins.
-*/
-static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p;
-  int y, st = STRATEGY_UNIFORM, t0 = sqlite3_value_type(argv[0]);
-  double pr, param;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  /* The row paths of brier, log_loss, ece and mce, inline: what cal_update
-  ** does for them, without its dispatch (cal_update stays the one update
-  ** for the other kinds, xInverse and the buffered binnings). */
-  if( d->kind==CAL_BRIER ){
-    if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
-    { double e = pr - y; ml_xsum_add(&p->sum, e*e, +1); }    /* ml_calib_brier_term */
-    p->n++;
-    return;
-  }
-  if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
-  if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( d->kind==CAL_LOGLOSS ){
-    ml_xsum_add(&p->sum, log_loss_term(y, pr, param), +1);
-    p->n++;
-    return;
-  }
-  if( (d->kind==CAL_ECE || d->kind==CAL_MCE) && p->set[0].nBin==(ml_i64)param && p->set[1].n==0
-   && !p->set[0].buffered ){
-    CalBins *b = &p->set[0];                    /* bins_for's common case */
-    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); return; }
-    b->n++;
-    p->n++;
-    return;
-  }
-  if( p->weighted ){                /* beside a weighted state: a row of weight 1 */
-    if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
-    if( ml_add_row(ctx, &p->smp, y, pr, 1.0)==ML_OK ) p->n++;
-    else p->failed = 1;
-    return;
-  }
-  if( st==STRATEGY_QUANTILE ){
-    if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
-    if( ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0)==ML_OK ){   /* beside states: count 1 */
-      p->n++;
-      if( p->counted ) p->held[y]++;
-    }else{
-      p->failed = 1;
-    }
-    return;
-  }
-  if( cal_update(p, d->kind, y, pr, param, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
-}
-
 /* A weighted state (rule 11): the group turns into its weighted twin's --
 ** brier and log_loss add c w t and c w exactly (c w split by fma, each
 ** piece times t split again), the binned functions keep weighted records
@@ -598,17 +545,47 @@ static const MlStateHooks ml_calib_states = {
   sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), calib_absorb
 };
 
-static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p;
-  int y, st, t0 = sqlite3_value_type(argv[0]);
-  double pr, param;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ) return;
-  param = cal_param_drop(d, argc, argv, &p->param);
-  st = cal_strategy_drop(d, argc, argv, &p->strategy);
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+/* An unweighted row added (xStep's data part, after its checks).  The row
+** paths of brier, log_loss, ece and mce inline: what cal_update does for
+** them, without its dispatch (cal_update stays the one update for the
+** other kinds, xInverse and the buffered binnings); reliability 'quantile'
+** keeps the rows instead of bins. */
+static ML_ALWAYS_INLINE void calib_add(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, int y, double pr,
+                                       double param, int st){
+  if( d->kind==CAL_LOGLOSS ){
+    ml_xsum_add(&p->sum, log_loss_term(y, pr, param), +1);
+    p->n++;
+    return;
+  }
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE) && p->set[0].nBin==(ml_i64)param && p->set[1].n==0
+   && !p->set[0].buffered ){
+    CalBins *b = &p->set[0];                    /* bins_for's common case */
+    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); return; }
+    b->n++;
+    p->n++;
+    return;
+  }
+  if( p->weighted ){                /* beside a weighted state: a row of weight 1 */
+    if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
+    if( ml_add_row(ctx, &p->smp, y, pr, 1.0)==ML_OK ) p->n++;
+    else p->failed = 1;
+    return;
+  }
+  if( st==STRATEGY_QUANTILE ){
+    if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
+    if( ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0)==ML_OK ){   /* beside states: count 1 */
+      p->n++;
+      if( p->counted ) p->held[y]++;
+    }else{
+      p->failed = 1;
+    }
+    return;
+  }
+  if( cal_update(p, d->kind, y, pr, param, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
+}
+
+/* An unweighted row removed (xInverse's data part). */
+static void calib_remove(CalAgg *p, const MlFuncDesc *d, int y, double pr, double param, int st){
   if( p->weighted && d->kind!=CAL_BRIER && d->kind!=CAL_LOGLOSS ){
     if( p->qinit && ml_samples_remove(&p->smp, y, pr, 1.0) ) p->n--;
     return;
@@ -623,6 +600,98 @@ static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **arg
   cal_update(p, d->kind, y, pr, param, -1);
 }
 
+/* A twin's row of weight w > 0 added (sign +1) or removed (-1).  brier and
+** log_loss keep two exact sums, of w t (each product split by fma into two
+** doubles, so the sum is exact) and of w; the others keep the rows (p, w)
+** and, at a result, walk them sorted by p, one bin at a time, summing each
+** bin's weight, positive weight and w p exactly.  So the results do not
+** depend on row order (a window frame gives the aggregate's bits) and
+** integer weights give the rows repeated: the unweighted sums are exact too. */
+static ML_ALWAYS_INLINE void calib_row_weight(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, int y, double pr,
+                                              double param, double w, int sign){
+  if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
+    if( p->wsum==0 ){
+      if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){
+        if( sign>0 ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
+        return;
+      }
+      ml_xsum_init(p->wsum);
+    }
+    ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
+    ml_xsum_add(p->wsum, w, sign);
+    p->n += sign;
+    p->nw += sign;
+    return;
+  }
+  if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
+  if( sign>0 ){
+    if( ml_add_row(ctx, &p->smp, y, pr, w)==ML_OK ) p->n++;
+    else p->failed = 1;
+  }else{
+    p->n -= ml_samples_remove(&p->smp, y, pr, w);
+  }
+}
+
+/* One row, written once for famCalib's four row callbacks (rule 12): sign
+** +1 adds it (xStep), -1 removes it (xInverse, a row xStep accepted);
+** weighted is a constant at each call, so the unweighted instances
+** (weighted 0, w the literal 1.0) read and test no weight.  The checks
+** (state, parameters, row) are one code for both; a twin's weight 0 or
+** NULL drops the row after them, w < 0 follows the driver's error. */
+static ML_ALWAYS_INLINE void calib_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                                       double w, int sign, int weighted){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  CalAgg *p;
+  int y, st = STRATEGY_UNIFORM, t0 = sqlite3_value_type(argv[0]);
+  double pr, param;
+  if( !weighted && ML_STATE_DIVERT(ctx, argc, argv, t0, sign<0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
+  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+  if( weighted ){
+    p->weighted = 1;
+    if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
+  }
+  if( !weighted && sign>0 && d->kind==CAL_BRIER ){  /* no parameter: the row alone */
+    if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+    { double e = pr - y; ml_xsum_add(&p->sum, e*e, +1); }    /* ml_calib_brier_term */
+    p->n++;
+    return;
+  }
+  if( sign>0 ){
+    if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
+    if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
+  }else{
+    param = cal_param_drop(d, argc, argv, &p->param);
+    st = cal_strategy_drop(d, argc, argv, &p->strategy);
+  }
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( weighted ){
+    if( w!=0.0 ) calib_row_weight(ctx, d, p, y, pr, param, w, sign);
+  }else if( sign>0 ){
+    calib_add(ctx, d, p, y, pr, param, st);
+  }else{
+    calib_remove(p, d, y, pr, param, st);
+  }
+}
+
+/*
+** SQL function: brier(y, p), log_loss(y, p [, eps]), ece(y, p [, bins]),
+**   mce(y, p [, bins]), reliability(y, p [, bins [, strategy]]): xStep and
+**   xInverse, and their weighted twins' (brier_w, log_loss_w, ece_w, mce_w,
+**   reliability_w; MlFamily.xStepW, xInverseW): calib_row.
+*/
+static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  calib_row(ctx, argc, argv, 1.0, +1, 0);
+}
+static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  calib_row(ctx, argc, argv, 1.0, -1, 0);
+}
+static void calib_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calib_row(ctx, argc, argv, w, +1, 1);
+}
+static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calib_row(ctx, argc, argv, w, -1, 1);
+}
 /* Mean p of a non-empty bin. */
 static double bin_mean_p(const CalOcc *c){
   return c->sp/(double)c->n;
@@ -737,62 +806,6 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
   if( ml_compute_begin(ctx, isFinal, p && p->qinit ? ml_samples_count(&p->smp) : 0) ) return;
   calib_compute(ctx, p);
   ml_compute_end(ctx);
-}
-
-/*
-** The weighted twins of famCalib (brier_w, log_loss_w, ece_w, mce_w,
-** reliability_w).  brier and
-** log_loss keep two exact sums, of w t (each product split by fma into two
-** doubles, so the sum is exact) and of w; the others keep the rows (p, w)
-** and, at a result, walk them sorted by p, one bin at a time, summing each
-** bin's weight, positive weight and w p exactly.  So the results do not
-** depend on row order (a window frame gives the aggregate's bits) and
-** integer weights give the rows repeated: the unweighted sums are exact too.
-*/
-static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
-  double pr, param;
-  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
-  p->weighted = 1;
-  if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
-  if( sign>0 ){
-    int st;
-    if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
-    if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
-  }else{
-    param = cal_param_drop(d, argc, argv, &p->param);
-    cal_strategy_drop(d, argc, argv, &p->strategy);
-  }
-  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK || w==0.0 ) return;
-  if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
-    if( p->wsum==0 ){
-      if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){
-        if( sign>0 ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
-        return;
-      }
-      ml_xsum_init(p->wsum);
-    }
-    ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
-    ml_xsum_add(p->wsum, w, sign);
-    p->n += sign;
-    p->nw += sign;
-    return;
-  }
-  if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
-  if( sign>0 ){
-    if( ml_add_row(ctx, &p->smp, y, pr, w)==ML_OK ) p->n++;
-    else p->failed = 1;
-  }else{
-    p->n -= ml_samples_remove(&p->smp, y, pr, w);
-  }
-}
-static void calib_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  calib_row_w(ctx, argc, argv, w, +1);
-}
-static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  calib_row_w(ctx, argc, argv, w, -1);
 }
 
 /* ---------------------------------------------- weighted bins (the twins) */
