@@ -6,7 +6,8 @@
 ** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes, the
 ** weighted AP by plan (ml_ap_plan, ml_fold_ap_plan) and the folds
 ** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
-** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point,
+** ml_fold_tpr_at_fpr (and ml_wfold_youden_j, _ks, _tpr_at_fpr, the same
+** folds over ml_wsweep.c's weighted sweep), ml_fold_partial_auroc, ml_fold_operating_point,
 ** ml_fold_ks, ml_fold_top_k, ml_fold_gains, and ml_count_at_least.
 ** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
 ** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve, ks,
@@ -62,6 +63,14 @@
 **      sweep's term at any other score is dtp = 0 times a precision, an
 **      exact +0.0, which leaves a compensated sum's bits as they are, so
 **      the value is ml_fold_ap_sweep's double (tests/check_sweep.c).
+**  11. One fold, two sweeps: youden_j, ks and tpr_at_fpr are written once
+**      (rate_gap_sweep, tpr_at_fpr_sweep) over either sweep's thresholds as
+**      doubles (sweep_next_d) and compiled once per sweep, the other sweep
+**      a constant 0: the counts' instance converts its integers as it did,
+**      the weighted instance (ml_wfold_youden_j, _ks, _tpr_at_fpr) reads
+**      ml_wsweep.c's sums; so both are the expressions they were, bit for
+**      bit.  (Over rows, youden_j and ks keep max_rate_gap, which counts
+**      by index and has no weighted form.)
 **
 ** Cost: O(n) for one sweep over sorted samples (O(runs) in runs form),
 ** O(1) extra memory; a plan 24 bytes per score that holds a positive.
@@ -317,37 +326,75 @@ static double max_rate_gap(const MlSamples *s, int c){
   return best;
 }
 
-double ml_fold_youden_j(const MlSamples *s){
-  MlSweep w;
-  double best = 0.0;      /* the all-negative point: TPR = FPR = 0 */
-  if( s->weighted ) return ml_wfold_youden_j(s);
-  if( !s->run ) return max_rate_gap(s, 1);
-  ml_sweep_init(&w, s, 0);
-  while( ml_sweep_next(&w) ){
-    double j = (double)w.tp/(double)w.P - (double)w.fp/(double)w.N;
+/* The next threshold of the sweep u or, given one, of the weighted sweep w
+** (ml_wsweep.c), its counts or sums of weights as doubles (rule 11).  Each
+** caller passes one of the two as a constant 0, so the test folds away. */
+static ML_ALWAYS_INLINE int sweep_next_d(MlSweep *u, MlWSweep *w, double *tp, double *fp, double *P, double *N){
+  if( w ){
+    if( !ml_wsweep_next(w) ) return 0;
+    *tp = w->tp; *fp = w->fp; *P = w->P; *N = w->N;
+  }else{
+    if( !ml_sweep_next(u) ) return 0;
+    *tp = (double)u->tp; *fp = (double)u->fp; *P = (double)u->P; *N = (double)u->N;
+  }
+  return 1;
+}
+
+/* The largest TPR - FPR (absolute 0: youden_j) or |TPR - FPR| (1: ks) over
+** the sweep's thresholds and 0 (the all-negative point). */
+static ML_ALWAYS_INLINE double rate_gap_sweep(MlSweep *u, MlWSweep *w, int absolute){
+  double best = 0.0, tp, fp, P, N;
+  while( sweep_next_d(u, w, &tp, &fp, &P, &N) ){
+    double j = tp/P - fp/N;
+    if( absolute ) j = fabs(j);
     if( j>best ) best = j;
   }
   return best;
+}
+
+/* The TPR at the last threshold whose FPR <= target (bySpec: 1 - FPR >=
+** target); the all-negative point always qualifies.  The test is written
+** as the reference writes it so that a point on the boundary is decided
+** the same way; fp only grows along the sweep: once over, it stays over. */
+static ML_ALWAYS_INLINE double tpr_at_fpr_sweep(MlSweep *u, MlWSweep *w, double target, int bySpec){
+  double best = 0.0, tp, fp, P, N;
+  while( sweep_next_d(u, w, &tp, &fp, &P, &N) ){
+    double fpr = fp/N;
+    if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
+    best = tp/P;
+  }
+  return best;
+}
+
+double ml_wfold_youden_j(const MlSamples *s){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  return rate_gap_sweep(0, &w, 0);
+}
+
+double ml_fold_youden_j(const MlSamples *s){
+  MlSweep w;
+  if( s->weighted ) return ml_wfold_youden_j(s);
+  if( !s->run ) return max_rate_gap(s, 1);
+  ml_sweep_init(&w, s, 0);
+  return rate_gap_sweep(&w, 0, 0);
+}
+
+double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  return tpr_at_fpr_sweep(0, &w, target, bySpec);
 }
 
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
   MlSweep w;
   if( s->weighted ) return ml_wfold_tpr_at_fpr(s, target, bySpec);
   ml_sweep_init(&w, s, 0);
-  return ml_fold_tpr_at_fpr_sweep(&w, target, bySpec);
+  return tpr_at_fpr_sweep(&w, 0, target, bySpec);
 }
 
 double ml_fold_tpr_at_fpr_sweep(MlSweep *w, double target, int bySpec){
-  double best = 0.0;      /* the all-negative point always qualifies */
-  while( ml_sweep_next(w) ){
-    double fpr = (double)w->fp/(double)w->N;
-    /* The test is written as the reference writes it (fpr <= target, or
-    ** 1 - fpr >= target) so that a point on the boundary is decided the same
-    ** way.  fp only grows along the sweep: once over, it stays over. */
-    if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
-    best = (double)w->tp/(double)w->P;
-  }
-  return best;
+  return tpr_at_fpr_sweep(w, 0, target, bySpec);
 }
 
 double ml_fold_partial_auroc(const MlSamples *s, double max_fpr){
@@ -425,20 +472,21 @@ void ml_fold_operating_point(const MlSamples *s, int criterion, double target, M
   }
 }
 
+double ml_wfold_ks(const MlSamples *s){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  return rate_gap_sweep(0, &w, 1);
+}
+
 double ml_fold_ks(const MlSamples *s){
   MlSweep w;
-  double best = 0.0;      /* the all-negative and all-positive points: 0 */
   if( s->weighted ) return ml_wfold_ks(s);
   if( !s->run ){
     double up = max_rate_gap(s, 1), down = max_rate_gap(s, 0);
     return up>down ? up : down;
   }
   ml_sweep_init(&w, s, 0);
-  while( ml_sweep_next(&w) ){
-    double j = fabs((double)w.tp/(double)w.P - (double)w.fp/(double)w.N);
-    if( j>best ) best = j;
-  }
-  return best;
+  return rate_gap_sweep(&w, 0, 1);
 }
 
 double ml_fold_top_k(const MlSamples *s, ml_i64 k){

@@ -4,8 +4,9 @@
 ** ml_wsweep.c -- the threshold sweep over weighted rows, and its folds.
 **
 ** Provides: ml_wsweep_init/begin/next, ml_wfold_ap, ml_wfold_auroc,
-** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks, ml_wfold_partial_auroc,
-** ml_wfold_top_k, ml_wfold_gains.
+** ml_wfold_partial_auroc, ml_wfold_top_k, ml_wfold_gains,
+** ml_wfold_operating_point (youden_j, ks and tpr_at_fpr are written once
+** for both sweeps: ml_sweep.c rule 11, ml_wfold_youden_j & co.).
 ** Callers: ranking.c's weighted twins (pr_auc_w, nap_w, auroc_w,
 ** youden_j_w, tpr_at_fpr_w, sens_at_spec_w, ks_w, partial_auroc_w,
 ** pr_curve_w, roc_curve_w, precision_at_k_w, recall_at_k_w, gains_w).
@@ -178,40 +179,6 @@ double ml_wfold_auroc(const MlSamples *s){
     if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
   }
   return ml_xsum_round(&a) / (2.0 * (w.P*sp) * (w.N*sn));
-}
-
-double ml_wfold_youden_j(const MlSamples *s){
-  MlWSweep w;
-  double best = 0.0;
-  ml_wsweep_init(&w, s);
-  while( ml_wsweep_next(&w) ){
-    double j = w.tp/w.P - w.fp/w.N;
-    if( j>best ) best = j;
-  }
-  return best;
-}
-
-double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
-  MlWSweep w;
-  double best = 0.0;
-  ml_wsweep_init(&w, s);
-  while( ml_wsweep_next(&w) ){
-    double fpr = w.fp/w.N;
-    if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
-    best = w.tp/w.P;
-  }
-  return best;
-}
-
-double ml_wfold_ks(const MlSamples *s){
-  MlWSweep w;
-  double best = 0.0;
-  ml_wsweep_init(&w, s);
-  while( ml_wsweep_next(&w) ){
-    double j = fabs(w.tp/w.P - w.fp/w.N);
-    if( j>best ) best = j;
-  }
-  return best;
 }
 
 double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
