@@ -111,7 +111,7 @@ static void json_head(Report *r, sqlite3_str *j, const Sections *s){
   sqlite3_str_appendall(j, ",\"table\":");
   json_str(j, r->o.zTable);
   sqlite3_str_appendf(j, ",\"rows\":%lld,\"label\":", r->nRow);
-  json_str(j, r->o.zLabel);
+  json_str_or_null(j, r->o.zLabel);
   sqlite3_str_appendall(j, ",\"by\":");
   json_str_or_null(j, r->o.zBy);
   sqlite3_str_appendall(j, ",\"prob\":");
@@ -411,6 +411,12 @@ static void json_survival(Report *r, sqlite3_str *j, const SurvSec *s){
 char *json_write(Report *r, const Sections *s){
   sqlite3_str *j = sqlite3_str_new(r->db);
   json_head(r, j, s);
+  if( r->o.driftOnly ){           /* no --label: the drift alone */
+    json_drift(r, j, &s->drift);
+    sqlite3_str_appendall(j, "}\n");
+    if( sqlite3_str_errcode(j) ) die(1, "out of memory");
+    return sqlite3_str_finish(j);
+  }
   json_groups(r, j, s);
   json_summary(r, j, &s->sum);
   json_compare(j, &s->cmp);
