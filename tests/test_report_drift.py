@@ -277,6 +277,10 @@ def check_unlabelled(tmp):
             for e in cols[col]:
                 ck.equal(e["drift_report"], json.loads(want[col, e["period"]]),
                          what + ": %s %s is drift_report over every row" % (col, e["period"]))
+                n, nl = ref.execute("SELECT count(%s), count(%s) FILTER (WHERE y IS NOT NULL) FROM d.preds WHERE day = ?"
+                                    % (col, col), (int(e["period"]),)).fetchone()
+                ck.equal((e["rows"], e["labelled"]), (n, nl if label else None),
+                         what + ": %s %s says both counts: every row and the labelled" % (col, e["period"]))
         page = open(out, encoding="utf-8").read()
         if not label:
             ck.equal(got["label"], None, what + ": JSON label null")

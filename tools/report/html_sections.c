@@ -520,7 +520,12 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
     td_name(h, d->zCol);
     td_name(h, d->zPeriod);
     fmt_count(b, d->n);
-    sqlite3_str_appendf(h, "<td>%s</td>", b);
+    if( isfinite(d->nLabelled) && d->nLabelled!=d->n ){   /* both counts: the drift's and the labelled */
+      fmt_count(c, d->nLabelled);
+      sqlite3_str_appendf(h, "<td>%s (%s labelled)</td>", b, c);
+    }else{
+      sqlite3_str_appendf(h, "<td>%s</td>", b);
+    }
     if( d->zJson==0 ){
       sqlite3_str_appendall(h, "<td class=\"na\" colspan=\"6\">no rows in the reference or the period</td></tr>\n");
       continue;

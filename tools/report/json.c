@@ -283,7 +283,7 @@ static void json_operating(sqlite3_str *j, const OpSec *s){
 
 /* ,"drift":{"by","drift_ref","reference":[periods],"features":[--feature
 ** columns],"worst":{col:{"period","psi","flag"}},"bins":10,"columns":{col:
-** [{"period","rows","drift_report"}]}} with --drift-ref ("worst": the
+** [{"period","rows","labelled","drift_report"}]}} with --drift-ref ("worst": the
 ** summary's drift line, flag null, "moderate" or "major"). */
 static void json_drift(Report *r, sqlite3_str *j, const DriftSec *s){
   int i;
@@ -329,6 +329,8 @@ static void json_drift(Report *r, sqlite3_str *j, const DriftSec *s){
     json_str(j, d->zPeriod);
     sqlite3_str_appendall(j, ",\"rows\":");
     json_count(j, d->n);
+    sqlite3_str_appendall(j, ",\"labelled\":");     /* null: a drift-only run */
+    if( isfinite(d->nLabelled) ) json_count(j, d->nLabelled); else sqlite3_str_appendall(j, "null");
     sqlite3_str_appendf(j, ",\"drift_report\":%s}", d->zJson ? d->zJson : "null");
   }
   if( zPrev ) sqlite3_str_appendall(j, "]");

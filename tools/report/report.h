@@ -217,7 +217,8 @@ typedef struct OpSec { OpRow *aRow; int nRow; } OpSec;
 ** other than the reference, drift_report(reference state, period state). */
 typedef struct DriftRow {
   char *zCol, *zPeriod;
-  double n;                  /* the period's rows of the column */
+  double n;                  /* the period's rows of the column, labelled or not */
+  double nLabelled;          /* those with a label (NaN: a drift-only run) */
   double nRef, psi, ks, ksP, wass, meanRef, meanCur, aurocPeriod;
   char *zKsMethod;
   char *zJson;               /* drift_report's JSON (NULL: a period without rows) */

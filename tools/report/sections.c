@@ -495,20 +495,21 @@ static void drift_compute(Report *r, DriftSec *s){
     s->azRef[s->nRef++] = xstrdup(col_text(st, 0));
   }
   sqlite3_finalize(st);
-  exec(r, "CREATE TABLE " T_DRIFT "(k INT, col TEXT, g TEXT, idx INT, n INT, rep TEXT)");
+  exec(r, "CREATE TABLE " T_DRIFT "(k INT, col TEXT, g TEXT, idx INT, n INT, rep TEXT, lab INT)");
   for(k=0; k<n_state_cols(r); k++){
     zSql = sqlite3_mprintf(
       "WITH ref(st) AS (SELECT ml_merge(s.st) FROM " T_DST " s JOIN " T_DGRP " grp USING (g) WHERE s.k = %d AND grp.ref)"
-      " INSERT INTO " T_DRIFT " SELECT %d, %Q, s.g, grp.idx, s.n, drift_report(ref.st, s.st)"
+      " INSERT INTO " T_DRIFT " SELECT %d, %Q, s.g, grp.idx, s.n, drift_report(ref.st, s.st), %s"
       " FROM " T_DST " s JOIN " T_DGRP " grp USING (g), ref WHERE s.k = %d AND grp.v IS NOT NULL AND NOT grp.ref"
       " GROUP BY s.rowid ORDER BY grp.idx",
-      k, k, state_col(r, k), k);
+      k, k, state_col(r, k),
+      r->o.driftOnly ? "NULL" : "coalesce((SELECT t.n FROM " T_ST " t WHERE t.k = s.k AND t.g = s.g), 0)", k);
     exec_cols(r, zSql, state_opt(r, k), state_col(r, k));
     sqlite3_free(zSql);
   }
   st = prep(r, "SELECT col, g, n, rep, rep ->> 'n_ref', rep ->> 'psi', rep ->> 'ks', rep ->> 'ks_p_value',"
                " rep ->> 'ks_method', rep ->> 'wasserstein', rep ->> 'mean_ref', rep ->> 'mean_cur',"
-               " rep ->> 'auroc_period' FROM " T_DRIFT " ORDER BY k, idx");
+               " rep ->> 'auroc_period', lab FROM " T_DRIFT " ORDER BY k, idx");
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     DriftRow *w;
     if( s->nRow==cap ){ cap = cap ? 2*cap : 16; s->aRow = xrealloc(s->aRow, sizeof(DriftRow)*cap); }
@@ -526,6 +527,7 @@ static void drift_compute(Report *r, DriftSec *s){
     w->meanRef = col_double(st, 10);
     w->meanCur = col_double(st, 11);
     w->aurocPeriod = col_double(st, 12);
+    w->nLabelled = col_double(st, 13);
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
