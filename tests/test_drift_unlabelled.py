@@ -22,6 +22,9 @@ missing (issue 46 item 2; docs/monitoring.md, "Daily states"):
    and bit for bit to psi_w / wasserstein_w over the rows; weights 1 give
    the unweighted state's numbers; a dist state merges with a weighted one.
 4. A day with no rows: its state is NULL and psi(ref, NULL) is NULL.
+5. Windows: the makers over every frame shape equal the aggregate over the
+   frame's rows byte for byte; ml_merge over a frame of daily states is the
+   state of those days' rows.
 Fails on round 4's main: ml_state_dist does not exist there.
 """
 import json
@@ -205,6 +208,25 @@ def check_empty_day(ck, con):
              "got a distribution state")
 
 
+@mltest.covers("ml_state_dist", "ml_state_dist_w")
+def check_windows(ck, con, rng):
+    """The makers over window frames (xInverse removes a row) equal the
+    aggregate over the frame's rows, byte for byte, GROUP BY too; ml_merge
+    over a frame of daily states is the state of the frame's days."""
+    n = 40
+    con.execute("DROP TABLE IF EXISTS t")
+    rows = [(int(i % 3), float(np.round(rng.random(), 1)) if i % 7 else None, float(rng.choice([0.0, 0.5, 2.0])), i // 5)
+            for i in range(n)]
+    mltest.load(con, ["g", "s", "w", "day"], rows)
+    for expr in ("ml_state_dist(s)", "ml_state_dist_w(s, w)"):
+        mltest.same_as_aggregate(ck, con, expr, "id", "(windows)")
+    con.execute("DROP TABLE IF EXISTS dd")
+    con.execute("CREATE TABLE dd AS SELECT day, ml_state_dist(s) AS st FROM t GROUP BY day")
+    for day, got in con.execute("SELECT day, hex(ml_merge(st) OVER (ORDER BY day ROWS 2 PRECEDING)) FROM dd"):
+        want = con.execute("SELECT hex(ml_state_dist(s)) FROM t WHERE day BETWEEN ? AND ?", (day - 2, day)).fetchone()[0]
+        ck.equal(got, want, "ml_merge of days %d..%d = the rows' state" % (day - 2, day))
+
+
 def main():
     ck = mltest.Checker("test_drift_unlabelled")
     con = mltest.connect()
@@ -215,6 +237,7 @@ def main():
     for n in (50, 2500):
         check_all_labelled(ck, con, rng, n)
     check_empty_day(ck, con)
+    check_windows(ck, con, rng)
     ck.finish()
 
 
