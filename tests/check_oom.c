@@ -179,6 +179,14 @@ static const char *aCase[] = {
   "WITH st AS (SELECT g, ml_state(y, p) b FROM t GROUP BY g)"
   " SELECT expected_auroc(b) OVER (ORDER BY g ROWS 1 PRECEDING), expected_confusion(b, 0.5) OVER (ORDER BY g ROWS 1 PRECEDING),"
   " group_disparity(b, g % 2, 0.5) OVER (ORDER BY g ROWS 1 PRECEDING) FROM st",
+  /* the distribution states (labels or not): made, merged, drifted, over windows */
+  "WITH st AS (SELECT g, ml_state_dist(s) d, ml_state_dist_w(p, z + 0.5) dw FROM t GROUP BY g)"
+  " SELECT hex(ml_merge(d)), hex(ml_merge(dw)), psi((SELECT ml_merge(d) FROM st), d), ks_test((SELECT d FROM st WHERE g = 0), d),"
+  " wasserstein((SELECT dw FROM st WHERE g = 0), dw), drift_report((SELECT d FROM st WHERE g = 1), d, 4) FROM st",
+  "SELECT hex(ml_state_dist(s)" W "), hex(ml_state_dist_w(p, z)" W ") FROM t",
+  "WITH st AS (SELECT g, ml_state_dist(s) d FROM t GROUP BY g)"
+  " SELECT psi((SELECT d FROM st WHERE g = 0), d) OVER (ORDER BY g ROWS 1 PRECEDING) FROM st",
+  "SELECT psi(ml_state_dist(s), NULL) FROM t",       /* the empty period's warning under OOM */
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",

@@ -143,6 +143,8 @@ def check_random_interrupts(ck, con, rng, funcs):
             continue
         if shape in ("mean", "pone"):      # one data argument: x, or a probability p
             sql = "SELECT %s(%s%s) FROM t" % (name, "p" if shape == "pone" else "s", extra)
+        elif shape == "wmean":             # x and its weight (ml_state_dist_w)
+            sql = "SELECT %s(s, w%s) FROM t" % (name, extra)
         else:
             x = "p" if shape in ("prob", "ppair", "wprob", "wppair") else "s"
             sql = "SELECT " + test_bad_inputs.call(name, shape, "o" if shape in ("ord", "ge") else "y", x, extra) + " FROM t"
