@@ -27,7 +27,7 @@ Jobs (make targets in parentheses):
   survival     bench_survival.py (issue 47): part 1's functions from the records
                against their floor (callgrind, 2·10^5 rows), CPU at 10^5 and
                10^6 rows, bytes held a row, and survival::concordance and
-               riskRegression::Score on the same rows
+               riskRegression::Score on the same rows          (make bench-survival)
   survival2    bench_survival2.py (issue 49): surv_decision_curve in one pass
                against 99 surv_net_benefit, part 2's costs at 10^6 rows, and the
                coverage of surv_auroc_ci / surv_brier_ci over 200 cohorts
