@@ -39,12 +39,9 @@ import ctypes
 import ctypes.util
 import json
 import os
-import re
-import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -242,7 +239,8 @@ def main():
                           "`c_index` %.4f s" % c, "%.0f×" % (r[1] / c)])
             lim = a.score_limit if n == a.rows else 600
             r = r_peer(csvs[n], "score", lim)
-            c = res["surv_auroc(time, event, risk, 10)"]["cpu%d" % n] + res["surv_brier(time, event, p, 10)"]["cpu%d" % n]
+            c = (res["surv_auroc(time, event, risk, 10)"]["cpu%d" % n]
+                 + res["surv_brier(time, event, p, 10)"]["cpu%d" % n])
             if r is None:
                 say("  riskRegression::Score n=%d: stopped after %.0f s of wall time" % (n, lim))
                 peers.append(["`riskRegression::Score` (AUC(10) and Brier(10))", "%d" % n,
@@ -274,7 +272,7 @@ def main():
                          "%.1f" % r["mem"]])
         mlbench.markdown("survival-ir", ["query", "Ir a row (%d rows)" % a.ir_rows, "floor, Ir a row", "× floor",
                                          "goal (issue 47)", "CPU, %d rows" % small, "CPU, %d rows" % a.rows,
-                                         "bytes a row held (%d rows)" % a.rows], rows)
+                                         "bytes a row, high-water (%d rows)" % a.rows], rows)
         if peers:
             mlbench.markdown("survival-peers", ["peer (CPU inside R, the CSV read not counted)", "rows",
                                                 "peer's CPU", "mleval's CPU (its scan included)", "peer / mleval"],
