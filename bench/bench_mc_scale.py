@@ -125,6 +125,18 @@ def memory_part(libs, say, rows_out):
             b = peak(st, con, cte.format(f=f))
             say("memory %-6s n=10^7 %-16s %8.2f bytes/row (CTE)" % (name, f, b / 10 ** 7))
             rows_out.append(("memory", name, 10 ** 7, f, b / 10 ** 7))
+        # the columns form at 10^5..10^7 rows of distinct scores (a CTE): peak and CPU a row
+        spread = ("WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < {n}) "
+                  "SELECT {f}(i % 3, ((i * 7919) % 1000003) / 1000003.0, ((i * 104729) % 999983) / 999983.0,"
+                  " ((i * 1299709) % 1000033) / 1000033.0) FROM c")
+        for f in ("mc_auroc", "mc_pr_auc") if name == "after" else ():
+            for e in (5, 6, 7):
+                c0 = time.process_time()
+                b = peak(st, con, spread.format(f=f, n=10 ** e - 1))
+                c0 = time.process_time() - c0
+                say("memory %-6s n=10^%d %-16s %8.2f bytes/row (CTE, distinct scores), %.3f us/row CPU"
+                    % (name, e, f, b / 10 ** e, c0 / 10 ** e * 1e6))
+                rows_out.append(("memory", name, 10 ** e, f + " (distinct)", b / 10 ** e))
 
 
 def topk_part(libs, floor, say, rows_out):
