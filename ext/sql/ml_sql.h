@@ -427,6 +427,10 @@ typedef struct MlFamily {
                                ** On a record flagged ML_FN_WEIGHTED, TWIN_W3 or TWIN_W4
                                ** places its made twin's weight there (the survival
                                ** family's f_w(time, event, risk, w, ...)) */
+#define ML_FN_BASE_NO_STATE 0x1000 /* a twin record whose function (its name less "_w")
+                               ** takes no state though the family does: the driver sets
+                               ** it on the twins it makes, a family's own twin record
+                               ** says it itself (ml_twin_state_error reads it) */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and
@@ -467,7 +471,8 @@ extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
 ** for the catch-all registration and for the families' own count checks. */
 void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc);
 /* A state BLOB v given to a weighted twin d (pr_auc_w(st)): sets the error
-** that sends it to the unweighted name (pr_auc(st)) and returns 1; else 0. */
+** that sends it to the unweighted name (pr_auc(st)) and returns 1; else 0.
+** From the record alone (ml_args.c): the family's, flags and name. */
 int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v);
 
 /* True when the statement running on db has been interrupted
