@@ -521,6 +521,13 @@ void ml_state_xinverse(sqlite3_context*, int, sqlite3_value**);
 void ml_state_xvalue(sqlite3_context*);
 void ml_state_xfinal(sqlite3_context*);
 int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
+/* The NULL a state's call of its family's step puts in the data slots
+** (ml_state_sql.c): each load holds it (ml_state_null_hold: prepares
+** "SELECT NULL" on db once, SQLITE_OK or the prepare's code) and hands the
+** hold to a registration's xDestroy (ml_state_null_release), so the last
+** connection's close frees it. */
+int ml_state_null_hold(sqlite3 *db);
+void ml_state_null_release(void *pUnused);
 /* The one-state form's signature (a family with state hooks): the row
 ** signature with its data arguments replaced by "state": "y, p [, bins]"
 ** -> "state [, bins]". */

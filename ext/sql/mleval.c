@@ -524,6 +524,15 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
     if( d->fam && !(n==d->nMin && (d->flags & ML_FN_SCALAR_MIN)) ){
       rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, d->fam->xStep,
                                           d->fam->xFinal, d->fam->xValue, d->fam->xInverse, 0);
+    }else if( d==&aScalar[0] ){
+      /* mleval_version's registration carries this load's hold on the
+      ** state form's NULL: SQLite calls ml_state_null_release when the
+      ** connection closes, or at once when the registration fails */
+      rc = ml_state_null_hold(db);
+      if( rc==SQLITE_OK ){
+        rc = sqlite3_create_function_v2(db, d->name, n, flags, (void*)d, d->xFunc, 0, 0,
+                                        ml_state_null_release);
+      }
     }else{
       rc = sqlite3_create_function(db, d->name, n, flags, (void*)d, d->xFunc, 0, 0);
     }
