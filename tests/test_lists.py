@@ -17,7 +17,8 @@ function fails here until it is listed:
   5. tests/README.md's rooms: every test make check runs (Makefile.am's
      TESTS) named once;
   6. docs/ARCHITECTURE.md's file list: every ext/*/*.c named by its path,
-     and no ext/ path, nor a bare file name, that does not exist;
+     and no ext/ path, nor a bare file name, that does not exist; "The
+     report" names every section struct of tools/report/report.h;
   7. docs/ARCHITECTURE.md's families: every family of the records named
      ("the ranking family"), every function a family file's entry lists is
      a record, and every record that is not a twin is listed under one;
@@ -136,6 +137,12 @@ def check_architecture(ck, records):
     bare = set(os.path.basename(p) for p in glob.glob(os.path.join(SRC, "**", "*.[ch]"), recursive=True))
     for f in sorted(set(re.findall(r"(?<![\w/.-])([a-z][\w]*\.[ch])\b", arch))):
         ck.true(f in bare, "docs/ARCHITECTURE.md names %s, a file of the tree" % f)
+    # the report's sections: report.h's *Sec structs, the ones "The report" names
+    rep = read("tools", "report", "report.h")
+    secs = set(re.findall(r"^\}\s*(\w+Sec)\s*;", rep, re.M)) | set(re.findall(r"typedef struct (\w+Sec)\b", rep))
+    ck.true(len(secs) >= 5, "tools/report/report.h's section structs read (%s)" % sorted(secs))
+    ck.equal(sorted(set(re.findall(r"\b([A-Z]\w+Sec)\b", arch))), sorted(secs),
+             "docs/ARCHITECTURE.md's report names each section struct of report.h")
     # 7. the families and their functions
     fams = {f["family"] for f in records if f["family"] not in ("scalar", "state")}
     for fam in sorted(fams):
