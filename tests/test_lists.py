@@ -49,7 +49,7 @@ def header_lists(text):
     out, cur = {}, None
     for line in text.split("*/", 1)[0].splitlines():
         body = re.sub(r"\([^)]*\)", "", line.lstrip("*").strip())
-        m = re.match(r"([a-z]+)\.c\s+(.*)$", body)
+        m = re.match(r"([a-z_]+)\.c\s+(.*)$", body)
         if m and os.path.exists(os.path.join(SRC, "ext", "metrics", m.group(1) + ".c")):
             cur = m.group(1)
             out[cur] = set(m.group(2).split())

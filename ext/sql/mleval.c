@@ -27,7 +27,8 @@
 **                    pr_auc_delta_ci pr_auc_diff_delta tpr_at_fpr_ci sens_at_spec_ci
 **                    net_benefit_ci net_benefit_diff_ci decision_curve_ci
 **     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
-**     plot.c         plot_curves plot_reliability plot_bars plot_lines plot_km
+**     plot.c         plot_curves plot_reliability plot_bars plot_lines (drawn by plot_draw.c)
+**     plot_km.c      plot_km
 **     drift.c        psi ks_test wasserstein drift_report (the monitoring family)
 **     disparity.c    group_disparity (the monitoring family)
 **     expected.c     expected_auroc expected_pr_auc expected_confusion (the monitoring family)
