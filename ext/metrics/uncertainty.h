@@ -1,10 +1,11 @@
 /*
 ** SPDX-License-Identifier: MIT
 **
-** uncertainty.h -- what the uncertainty family's two files share: the kinds
-** of its records, its aggregate context and the parameters a result uses
-** (uncertainty.c), and the bootstrap's results (uncertainty_boot.c).
-** Private to ext/metrics/uncertainty.c and uncertainty_boot.c.
+** uncertainty.h -- what the uncertainty family's three files share: the
+** kinds of its records, its aggregate context and the parameters a result
+** uses (uncertainty.c), the results without resampling
+** (uncertainty_normal.c) and the bootstrap's (uncertainty_boot.c).
+** Private to ext/metrics/uncertainty*.c.
 **
 ** Rules:
 **   1. uncertainty.c reads rows, parameters and states into UncAgg and sets
@@ -41,6 +42,13 @@ typedef struct UncAgg {
 /* uncertainty_boot.c: the bootstrap's result for every bootstrapped kind but
 ** decision_curve_ci's, and decision_curve_ci's (one bootstrap, a curve). */
 void ml_unc_boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p);
+/* uncertainty_normal.c: the results without resampling (rules 6, 10, 11,
+** mean_ci), from the group's rows or states in p, both classes present
+** (mean_ci: at least one value). */
+void ml_unc_delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p);
+void ml_unc_delta_ap_result(sqlite3_context *ctx, UncAgg *p);
+void ml_unc_delta_diff_result(sqlite3_context *ctx, UncAgg *p);
+void ml_unc_mean_result(sqlite3_context *ctx, UncAgg *p);
 void ml_unc_decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p);
 
 #endif /* ML_UNCERTAINTY_H */
