@@ -410,50 +410,26 @@ static int stat_strat_gap_w(void *arg, const MlCanon *c, const ml_weight *wc, do
 
 /* ------------------------------------------------------------- results */
 
-static void json_interval(MlJson *j, const MlBootInterval *iv, int withEstimate){
-  if( withEstimate ){ ml_json_key(j, "estimate"); ml_json_double(j, iv->estimate); }
-  ml_json_key(j, "lo"); ml_json_double(j, iv->lo);
-  ml_json_key(j, "hi"); ml_json_double(j, iv->hi);
-  ml_json_key(j, "se"); ml_json_double(j, iv->se);
-}
-
-static void json_percentile(MlJson *j, const MlBootInterval *iv){
-  ml_json_key(j, "percentile");
-  ml_json_begin_array(j);
-  ml_json_double(j, iv->plo);
-  ml_json_double(j, iv->phi);
-  ml_json_end_array(j);
-}
-
-static void json_run(MlJson *j, const UncAgg *p, const MlBootResult *r){
-  ml_json_key(j, "level");   ml_json_double(j, p->q.level);
-  ml_json_key(j, "reps");    ml_json_int(j, p->q.reps);
-  ml_json_key(j, "seed");    ml_json_int(j, p->q.seed);
-  ml_json_key(j, "method");  ml_json_string(j, "bca");
-  ml_json_key(j, "redrawn"); ml_json_int(j, r->redrawn);
-  ml_json_key(j, "n");       ml_json_int(j, ml_samples_count(&p->smp));
-}
-
 static void write_boot_json(MlJson *j, int kind, const UncAgg *p, const MlBootResult *r){
   ml_json_begin_object(j);
   if( kind==UN_PR_AUC_DIFF || kind==UN_ECE_DIFF || kind==UN_AUROC_DIFF_W || kind==UN_NET_BENEFIT_DIFF ){
     ml_json_key(j, "a");       ml_json_double(j, r->iv[1].estimate);
     ml_json_key(j, "b");       ml_json_double(j, r->iv[2].estimate);
     ml_json_key(j, "diff");    ml_json_double(j, r->iv[0].estimate);
-    json_interval(j, &r->iv[0], 0);
+    ml_boot_json_interval(j, &r->iv[0], 0);
     ml_json_key(j, "p_value"); ml_json_double(j, r->iv[0].p_value);
   }else{
-    json_interval(j, &r->iv[0], 1);
+    ml_boot_json_interval(j, &r->iv[0], 1);
   }
-  json_run(j, p, r);
-  json_percentile(j, &r->iv[0]);
+  ml_boot_json_run(j, p->q.level, p->q.reps, p->q.seed, r->redrawn, ml_samples_count(&p->smp));
+  ml_boot_json_percentile(j, &r->iv[0]);
   if( kind==UN_STRAT_GAP ){
     int k;
     for(k=1; k<3; k++){
       ml_json_key(j, k==1 ? "full_ci" : "trimmed_ci");
       ml_json_begin_object(j);
-      json_interval(j, &r->iv[k], 1);
-      json_percentile(j, &r->iv[k]);
+      ml_boot_json_interval(j, &r->iv[k], 1);
+      ml_boot_json_percentile(j, &r->iv[k]);
       ml_json_end_object(j);
     }
   }
@@ -619,20 +595,15 @@ void ml_unc_decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, 
     }
     ml_json_init(&j);
     ml_json_begin_object(&j);
-    ml_json_key(&j, "level");   ml_json_double(&j, p->q.level);
-    ml_json_key(&j, "reps");    ml_json_int(&j, p->q.reps);
-    ml_json_key(&j, "seed");    ml_json_int(&j, p->q.seed);
-    ml_json_key(&j, "method");  ml_json_string(&j, "bca");
-    ml_json_key(&j, "redrawn"); ml_json_int(&j, redrawn);
-    ml_json_key(&j, "n");       ml_json_int(&j, n);
+    ml_boot_json_run(&j, p->q.level, p->q.reps, p->q.seed, redrawn, n);
     ml_json_key(&j, "curve");
     ml_json_begin_array(&j);
     for(k=0; k<T; k++){
       ml_json_begin_object(&j);
       ml_json_key(&j, "threshold");   ml_json_double(&j, grid[k]);
       ml_json_key(&j, "net_benefit"); ml_json_double(&j, iv[k].estimate);
-      json_interval(&j, &iv[k], 0);
-      json_percentile(&j, &iv[k]);
+      ml_boot_json_interval(&j, &iv[k], 0);
+      ml_boot_json_percentile(&j, &iv[k]);
       ml_json_key(&j, "treat_all");   ml_json_double(&j, ml_net_benefit(P, N, P + N, grid[k]));
       ml_json_key(&j, "treat_none");  ml_json_double(&j, 0.0);
       ml_json_end_object(&j);
@@ -794,26 +765,19 @@ static void boot_emit(sqlite3_context *ctx, const MlFuncDesc *d, const UncAgg *p
       ml_result_json(ctx, &j);
       break;
     }
-    case ML_NOMEM:
-      sqlite3_result_error_nomem(ctx);
-      break;
-    case ML_BOOT_STOPPED:
-      ml_result_interrupted(ctx);
-      break;
-    case ML_BOOT_UNDEFINED:
+    default: {
+      char zWhy[160];
       if( d->kind==UN_STRAT_GAP && p->weighted ){
-        ml_result_null(ctx, d->name, "%s", u->sr.zReason);   /* strat_gap_w's reason */
+        sqlite3_snprintf(sizeof(zWhy), zWhy, "%s", u->sr.zReason);   /* strat_gap_w's reason */
       }else if( d->kind==UN_STRAT_GAP ){
-        ml_result_null(ctx, d->name, "fewer than 10 positives or negatives in the window");
+        sqlite3_snprintf(sizeof(zWhy), zWhy, "fewer than 10 positives or negatives in the window");
       }else{
-        ml_result_null(ctx, d->name, "only one class in the group (%lld positives, %lld negatives)",
-                       (long long)s->n[1], (long long)s->n[0]);
+        sqlite3_snprintf(sizeof(zWhy), zWhy, "only one class in the group (%lld positives, %lld negatives)",
+                         (long long)s->n[1], (long long)s->n[0]);
       }
+      ml_result_boot_failed(ctx, d->name, rc, zWhy);
       break;
-    default:
-      ml_result_null(ctx, d->name, "more than %d redraws for one replicate (the metric is undefined on most resamples)",
-                     ML_BOOT_MAX_REDRAW);
-      break;
+    }
   }
 }
 

@@ -77,6 +77,42 @@ void ml_result_json(sqlite3_context *ctx, MlJson *j){
   sqlite3_result_subtype(ctx, 'J');
 }
 
+void ml_boot_json_interval(MlJson *j, const MlBootInterval *iv, int withEstimate){
+  if( withEstimate ){ ml_json_key(j, "estimate"); ml_json_double(j, iv->estimate); }
+  ml_json_key(j, "lo"); ml_json_double(j, iv->lo);
+  ml_json_key(j, "hi"); ml_json_double(j, iv->hi);
+  ml_json_key(j, "se"); ml_json_double(j, iv->se);
+}
+
+void ml_boot_json_percentile(MlJson *j, const MlBootInterval *iv){
+  ml_json_key(j, "percentile");
+  ml_json_begin_array(j);
+  ml_json_double(j, iv->plo);
+  ml_json_double(j, iv->phi);
+  ml_json_end_array(j);
+}
+
+void ml_boot_json_run(MlJson *j, double level, ml_i64 reps, ml_i64 seed, ml_i64 redrawn, ml_i64 n){
+  ml_json_key(j, "level");   ml_json_double(j, level);
+  ml_json_key(j, "reps");    ml_json_int(j, reps);
+  ml_json_key(j, "seed");    ml_json_int(j, seed);
+  ml_json_key(j, "method");  ml_json_string(j, "bca");
+  ml_json_key(j, "redrawn"); ml_json_int(j, redrawn);
+  ml_json_key(j, "n");       ml_json_int(j, n);
+}
+
+void ml_result_boot_failed(sqlite3_context *ctx, const char *fn, int rc, const char *zUndefined){
+  switch( rc ){
+    case ML_NOMEM:          sqlite3_result_error_nomem(ctx); break;
+    case ML_BOOT_STOPPED:   ml_result_interrupted(ctx); break;
+    case ML_BOOT_UNDEFINED: ml_result_null(ctx, fn, "%s", zUndefined); break;
+    default:
+      ml_result_null(ctx, fn, "more than %d redraws for one replicate (the metric is undefined on most resamples)",
+                     ML_BOOT_MAX_REDRAW);
+      break;
+  }
+}
+
 const char *ml_num(char *buf, double d){
   if( isinf(d) ) memcpy(buf, d>0 ? "Inf" : "-Inf", d>0 ? 4 : 5);
   else if( isnan(d) ) memcpy(buf, "NaN", 4);

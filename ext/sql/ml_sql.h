@@ -35,6 +35,17 @@ void ml_error(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
 void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
 /* Hands a finished JSON writer's text to SQLite with subtype 'J'. */
 void ml_result_json(sqlite3_context *ctx, MlJson *j);
+/* A bootstrap's JSON (ml_boot.c's results), one writer for every family:
+** ml_boot_json_interval writes "estimate" (withEstimate), "lo", "hi", "se";
+** ml_boot_json_percentile "percentile": [plo, phi]; ml_boot_json_run
+** "level", "reps", "seed", "method": "bca", "redrawn", "n". */
+void ml_boot_json_interval(MlJson *j, const MlBootInterval *iv, int withEstimate);
+void ml_boot_json_percentile(MlJson *j, const MlBootInterval *iv);
+void ml_boot_json_run(MlJson *j, double level, ml_i64 reps, ml_i64 seed, ml_i64 redrawn, ml_i64 n);
+/* Sets the result of a bootstrap that did not end ML_OK (ml_boot_run's
+** code): out of memory, interrupted, ML_BOOT_UNDEFINED a NULL saying
+** zUndefined, else (too many redraws) a NULL saying so. */
+void ml_result_boot_failed(sqlite3_context *ctx, const char *fn, int rc, const char *zUndefined);
 /* A short description of a value for error messages: 2, 0.5, text 'abc', a blob, NULL. */
 char *ml_describe(sqlite3_value *v);
 
