@@ -26,7 +26,7 @@
 **                    auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
 **                    pr_auc_delta_ci pr_auc_diff_delta tpr_at_fpr_ci sens_at_spec_ci
 **                    net_benefit_ci net_benefit_diff_ci decision_curve_ci
-**     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
+**     auroc_test.c   auroc_test (validation.c: calibration_summary's and calibration_smooth's results)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines (drawn by plot_draw.c)
 **     plot_km.c      plot_km
 **     drift.c        psi ks_test wasserstein drift_report (the monitoring family)
