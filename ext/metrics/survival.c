@@ -83,6 +83,7 @@ SQLITE_EXTENSION_INIT3
 #include "ml_surv.h"
 #include "ml_conc.h"
 #include "survival.h"
+#include "survival2.h"
 
 static const MlParamSpec psSvT = ML_PARAM_REAL("t", 0.0, 1, INFINITY, 1, 0, "5");
 static const MlParamSpec psSvTau = ML_PARAM_REAL("tau", 0.0, 1, INFINITY, 1, 0, "10");
@@ -129,6 +130,19 @@ static int sv_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite
   return ML_ROW_OK;
 }
 
+int ml_surv_arg_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int what,
+                    double *time, int *event, double *x){
+  int rc = ml_arg_time_event(ctx, fn, argv, time, event);
+  if( rc!=ML_ROW_OK || what==ML_SURV_ROW_TE ) return rc;
+  return what==ML_SURV_ROW_P ? ml_arg_prob(ctx, fn, "p", argv[2], x) : ml_arg_score(ctx, fn, "risk", argv[2], x);
+}
+
+int ml_surv_apply(MlSamples *smp, int event, double time, double w, double x, int sign){
+  if( sign>0 ) return ml_surv_add(smp, event, time, w, x);
+  ml_surv_remove(smp, event, time, w, x);
+  return ML_OK;
+}
+
 /* One row of weight w; sign -1 removes it (rules 1, 5, 6). */
 static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
@@ -142,7 +156,8 @@ static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
   if( argc>0 && ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), sign<0) ) return;   /* rule 9 */
   if( argc<sv_ndata(kind) ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
   if( sv_params(ctx, d, argc, argv, p, sign<0)==ML_ROW_ERR ){ p->failed = 1; return; }
-  rc = ml_arg_time_event(ctx, d->name, argv, &time, &event);
+  rc = ml_surv_arg_row(ctx, d->name, argv, kind==SV_IBS || kind<SV_AUROC ? ML_SURV_ROW_TE
+                       : sv_is_prob(kind) ? ML_SURV_ROW_P : ML_SURV_ROW_RISK, &time, &event, &x);
   if( rc==ML_ROW_OK && kind==SV_IBS ){
     int th = ml_value_type(argv[2]);
     rc = th==SQLITE_NULL ? ML_ROW_SKIP : ML_ROW_OK;
@@ -155,9 +170,6 @@ static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
       rc = ML_ROW_ERR;
     }
     if( rc==ML_ROW_OK ) rc = ml_arg_prob(ctx, d->name, "p", argv[3], &x);
-  }else if( rc==ML_ROW_OK && kind>=SV_AUROC ){
-    rc = sv_is_prob(kind) ? ml_arg_prob(ctx, d->name, "p", argv[2], &x)
-                          : ml_arg_score(ctx, d->name, "risk", argv[2], &x);
   }
   if( rc==ML_ROW_ERR ){ p->failed = 1; return; }
   if( rc!=ML_ROW_OK || w==0.0 ) return;
@@ -175,11 +187,7 @@ static void sv_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
   }else{
     smp = &p->smp;
   }
-  if( sign>0 ){
-    if( ml_surv_add(smp, event, time, w, x)!=ML_OK ){ sqlite3_result_error_nomem(ctx); p->failed = 1; }
-  }else{
-    ml_surv_remove(smp, event, time, w, x);
-  }
+  if( ml_surv_apply(smp, event, time, w, x, sign)!=ML_OK ){ sqlite3_result_error_nomem(ctx); p->failed = 1; }
 }
 
 /*

@@ -32,6 +32,7 @@ SQLITE_EXTENSION_INIT3
 #include "ml_surv.h"
 #include "ml_conc.h"
 #include "survival.h"
+#include "survival2.h"
 
 /* km()'s curve, or censoring_km()'s (cens: G's own counts: at risk n - d,
 ** its events the censorings, its censorings the events; Greenwood's se of G). */
