@@ -217,20 +217,26 @@ static int intern_x(sqlite3_context *ctx, PlotAgg *p, sqlite3_value *v){
 
 /* Reads a JSON argument; on error sets "fn(): name must be WHAT JSON, got
 ** ...: reason".  ML_OK, ML_NOMEM (reported) or ML_ERROR (reported). */
-static int read_json_arg(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
-                         sqlite3_value *v, int nField, const char *const *az,
-                         double **pa, ml_i64 *pn, ml_i64 *anPresent){
-  char zErr[96];
-  int rc;
-  const char *z;
+int plot_json_text(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
+                   sqlite3_value *v, const char **pz){
   if( sqlite3_value_type(v)!=SQLITE_TEXT ){
     char *d = ml_describe(v);
     ml_error(ctx, fn, "%s must be %s JSON, got %s", name, what, d ? d : "?");
     sqlite3_free(d);
     return ML_ERROR;
   }
-  z = (const char*)sqlite3_value_text(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  *pz = (const char*)sqlite3_value_text(v);
+  if( *pz==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  return ML_OK;
+}
+
+static int read_json_arg(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
+                         sqlite3_value *v, int nField, const char *const *az,
+                         double **pa, ml_i64 *pn, ml_i64 *anPresent){
+  char zErr[96];
+  int rc;
+  const char *z;
+  if( (rc = plot_json_text(ctx, fn, name, what, v, &z))!=ML_OK ) return rc;
   rc = ml_json_read_rows(z, nField, az, pa, pn, anPresent, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
   if( rc==ML_ERROR ){
@@ -363,14 +369,7 @@ static int step_smooth(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
   double *a = 0;
   ml_i64 n = 0, i;
   int rc;
-  if( sqlite3_value_type(v)!=SQLITE_TEXT ){
-    char *d = ml_describe(v);
-    ml_error(ctx, fn, "smooth must be calibration_smooth() JSON, got %s", d ? d : "?");
-    sqlite3_free(d);
-    return ML_ERROR;
-  }
-  z = (const char*)sqlite3_value_text(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  if( (rc = plot_json_text(ctx, fn, "smooth", "calibration_smooth()", v, &z))!=ML_OK ) return rc;
   rc = ml_json_read_pairs(z, "curve", &a, &n, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
   for(i=0; rc==ML_OK && i<n; i++){

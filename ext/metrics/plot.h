@@ -76,6 +76,10 @@ int plot_text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_va
 /* Room for one more row (not yet counted in p->n); 0 with the error set. */
 PlotRow *plot_new_row(sqlite3_context *ctx, PlotAgg *p);
 extern const MlParamSpec ml_plot_ps_title;
+/* v's text as *pz when v is TEXT: ML_OK; else "name must be what JSON,
+** got <v>" (ML_ERROR) or out of memory (ML_NOMEM), the error set. */
+int plot_json_text(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
+                   sqlite3_value *v, const char **pz);
 
 /* plot_draw.c: each picture into s; ML_OK or ML_NOMEM. */
 int plot_draw_curves(MlStr *s, PlotAgg *p);

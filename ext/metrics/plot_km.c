@@ -37,14 +37,7 @@ static int step_km(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
   double *f[4] = {0, 0, 0, 0}, *a;
   ml_i64 n[4], i;
   int k, rc = ML_OK;
-  if( sqlite3_value_type(v)!=SQLITE_TEXT ){
-    char *d = ml_describe(v);
-    ml_error(ctx, fn, "curve must be km() JSON, got %s", d ? d : "?");
-    sqlite3_free(d);
-    return ML_ERROR;
-  }
-  z = (const char*)sqlite3_value_text(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  if( (rc = plot_json_text(ctx, fn, "curve", "km()", v, &z))!=ML_OK ) return rc;
   zErr[0] = 0;
   for(k=0; k<4 && rc==ML_OK; k++) rc = ml_json_read_field(z, az[k], &f[k], &n[k], zErr, sizeof(zErr));
   if( rc==ML_OK && (n[1]!=n[0] || n[2]!=n[0] || n[3]!=n[0]) ){
