@@ -5,7 +5,7 @@
 ** Provides ml_delong_components(), behind auroc_ci (one score) and
 ** auroc_diff (two scores on the same rows) in uncertainty.c, and
 ** ml_delong_runs(), the same over distinct-score runs with counts, behind
-** auroc_test (validation.c), whose state form has only the runs.
+** auroc_test (auroc_test.c), whose state form has only the runs.
 **
 ** Rules (DeLong, DeLong & Clarke-Pearson 1988, computed as Sun & Xu 2014):
 **   1. For positive i, v10[i] = (#negatives below + #negatives tied / 2)/N:

@@ -1,12 +1,14 @@
 /*
-** plot.c -- SVG images drawn by aggregates: the plot family.
+** plot.c -- SVG images drawn by aggregates: the plot family.  This file
+** reads the rows (each row's JSON parsed once) and holds the records;
+** plot_draw.c draws the pictures, plot_km.c is plot_km's own block.
 ** SPDX-License-Identifier: MIT
 **
 **   plot_curves(series, curve [, title])          PR or ROC curves, one line a row
 **   plot_reliability(series, bins [, title [, smooth]])  reliability diagram + histogram
 **   plot_bars(category, series, value [, title [, unit]])   grouped bar chart
 **   plot_lines(series, x, y [, title [, xlabel [, ylabel]]])   line chart, one line a series
-**   plot_km(series, curve [, title])              Kaplan-Meier curves (the block at the end)
+**   plot_km(series, curve [, title])              Kaplan-Meier curves (plot_km.c)
 **
 ** Rules:
 **   1. Aggregates only: a plot is drawn once, from every row of its group.
@@ -66,53 +68,10 @@
 #include <stdlib.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
-#include "ml_sql.h"
-
-/* Which picture a record asks of the family's shared callbacks (MlFuncDesc.kind). */
-enum { PK_CURVES, PK_RELIABILITY, PK_BARS, PK_LINES, PK_KM };
+#include "plot.h"
 #include "ml_utf8.h"
 
-#define PLOT_MAX_SERIES 24
-#define PLOT_MAX_CATEGORIES 60
-/* plot_lines with text x: the most labels on its x axis (rule 8), and the
-** widest its panel grows before labels are thinned out. */
-#define PLOT_MAX_XLABELS 2000
-#define XLABEL_PANEL_MAX 4000
-#define XLABEL_MAX 16           /* bytes of a label drawn under the axis */
-#define PLOT_W 640
-#define PLOT_H 480
-
-enum { CURVE_NONE, CURVE_PR, CURVE_ROC };
-
-typedef struct PlotRow {
-  int series;               /* index into PlotAgg.azSeries */
-  int cat;                  /* plot_bars: index into azCat */
-  double x, y;              /* bars: y is the value; lines: the point */
-  double *pts;              /* curves: (x, y) pairs; reliability: 5 per bin */
-  ml_i64 nPts;
-  double *sm;               /* reliability: the smoothed curve's (p, curve) pairs, or NULL */
-  ml_i64 nSm;
-  double stat, base;        /* AP / AUROC / ECE; PR baseline (prevalence) */
-  ml_i64 order;             /* row number, for a stable sort */
-} PlotRow;
-
-typedef struct PlotAgg {
-  int init;
-  int curve;                /* CURVE_PR or CURVE_ROC once known */
-  PlotRow *a;
-  ml_i64 n, cap;
-  char *azSeries[PLOT_MAX_SERIES];
-  int nSeries;
-  char *azCat[PLOT_MAX_CATEGORIES];
-  int nCat;
-  char **azX;               /* plot_lines with text x: the labels, in order of first appearance */
-  int nX, capX;
-  int xKind;                /* plot_lines: 0 no row yet, 1 numbers, 2 text (rule 8) */
-  char *title, *unit, *xlabel, *ylabel;
-  int titleSet, unitSet, xlabelSet, ylabelSet;
-} PlotAgg;
-
-static const char *fn_name(int kind){
+const char *plot_fn_name(int kind){
   switch( kind ){
     case PK_CURVES: return "plot_curves";
     case PK_RELIABILITY: return "plot_reliability";
@@ -126,7 +85,7 @@ static const char *fn_name(int kind){
 ** UTF-8 as U+FFFD (a message is text that leaves the process); the caller
 ** ml_free()s it.  "?" (static: the caller must compare) when out of memory. */
 static char zNoMem[] = "?";
-static char *excerpt(const char *z){
+char *plot_excerpt(const char *z){
   MlStr s;
   char *r;
   ml_str_init(&s);
@@ -134,7 +93,7 @@ static char *excerpt(const char *z){
   r = ml_str_finish(&s, 0);
   return r ? r : zNoMem;
 }
-static void excerpt_free(char *z){ if( z!=zNoMem ) ml_free(z); }
+void plot_excerpt_free(char *z){ if( z!=zNoMem ) ml_free(z); }
 
 static char *dup_text(const char *z){
   size_t n = strlen(z);
@@ -143,7 +102,7 @@ static char *dup_text(const char *z){
   return p;
 }
 
-static void plot_clear(PlotAgg *p){
+void plot_clear(PlotAgg *p){
   ml_i64 i;
   int k;
   for(i=0; i<p->n; i++){ ml_free(p->a[i].pts); ml_free(p->a[i].sm); }
@@ -160,9 +119,9 @@ static void plot_clear(PlotAgg *p){
 }
 
 /* The text of a series or category value ("NULL" for NULL); -1 on OOM. */
-static int intern(sqlite3_context *ctx, PlotAgg *p, int kind, sqlite3_value *v, int isCat,
+int plot_intern(sqlite3_context *ctx, PlotAgg *p, int kind, sqlite3_value *v, int isCat,
                   int mustBeNew){
-  const char *fn = fn_name(kind);
+  const char *fn = plot_fn_name(kind);
   const char *z = sqlite3_value_type(v)==SQLITE_NULL ? "NULL" : (const char*)sqlite3_value_text(v);
   char **az = isCat ? p->azCat : p->azSeries;
   int *pn = isCat ? &p->nCat : &p->nSeries;
@@ -172,9 +131,9 @@ static int intern(sqlite3_context *ctx, PlotAgg *p, int kind, sqlite3_value *v, 
   for(k=0; k<*pn; k++){
     if( strcmp(az[k], z)==0 ){
       if( mustBeNew ){
-        char *e = excerpt(z);
+        char *e = plot_excerpt(z);
         ml_error(ctx, fn, "series '%s' appears in two rows; a plot takes one row per series", e);
-        excerpt_free(e);
+        plot_excerpt_free(e);
         return -1;
       }
       return k;
@@ -190,9 +149,9 @@ static int intern(sqlite3_context *ctx, PlotAgg *p, int kind, sqlite3_value *v, 
 }
 
 /* title / unit: text (or NULL), the same in every row. */
-static int text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_value *v,
+int plot_text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_value *v,
                       char **pz, int *pSet){
-  const char *fn = fn_name(kind);
+  const char *fn = plot_fn_name(kind);
   const char *z;
   int t = sqlite3_value_type(v);
   if( t!=SQLITE_TEXT && t!=SQLITE_NULL ){
@@ -205,9 +164,9 @@ static int text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_
   if( t==SQLITE_TEXT && z==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
   if( *pSet ){
     if( (z==0) != (*pz==0) || (z && strcmp(z, *pz)!=0) ){
-      char *e1 = excerpt(z ? z : "NULL"), *e2 = excerpt(*pz ? *pz : "NULL");
+      char *e1 = plot_excerpt(z ? z : "NULL"), *e2 = plot_excerpt(*pz ? *pz : "NULL");
       ml_error(ctx, fn, "%s must be the same in every row, got '%s' after '%s'", name, e1, e2);
-      excerpt_free(e1); excerpt_free(e2);
+      plot_excerpt_free(e1); plot_excerpt_free(e2);
       return 1;
     }
     return 0;
@@ -220,7 +179,7 @@ static int text_param(sqlite3_context *ctx, int kind, const char *name, sqlite3_
   return 0;
 }
 
-static PlotRow *new_row(sqlite3_context *ctx, PlotAgg *p){
+PlotRow *plot_new_row(sqlite3_context *ctx, PlotAgg *p){
   PlotRow *r;
   if( p->n==p->cap ){
     ml_i64 cNew = p->cap ? p->cap*2 : 16;
@@ -258,26 +217,32 @@ static int intern_x(sqlite3_context *ctx, PlotAgg *p, sqlite3_value *v){
 
 /* Reads a JSON argument; on error sets "fn(): name must be WHAT JSON, got
 ** ...: reason".  ML_OK, ML_NOMEM (reported) or ML_ERROR (reported). */
-static int read_json_arg(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
-                         sqlite3_value *v, int nField, const char *const *az,
-                         double **pa, ml_i64 *pn, ml_i64 *anPresent){
-  char zErr[96];
-  int rc;
-  const char *z;
+int plot_json_text(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
+                   sqlite3_value *v, const char **pz){
   if( sqlite3_value_type(v)!=SQLITE_TEXT ){
     char *d = ml_describe(v);
     ml_error(ctx, fn, "%s must be %s JSON, got %s", name, what, d ? d : "?");
     sqlite3_free(d);
     return ML_ERROR;
   }
-  z = (const char*)sqlite3_value_text(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  *pz = (const char*)sqlite3_value_text(v);
+  if( *pz==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  return ML_OK;
+}
+
+static int read_json_arg(sqlite3_context *ctx, const char *fn, const char *name, const char *what,
+                         sqlite3_value *v, int nField, const char *const *az,
+                         double **pa, ml_i64 *pn, ml_i64 *anPresent){
+  char zErr[96];
+  int rc;
+  const char *z;
+  if( (rc = plot_json_text(ctx, fn, name, what, v, &z))!=ML_OK ) return rc;
   rc = ml_json_read_rows(z, nField, az, pa, pn, anPresent, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
   if( rc==ML_ERROR ){
-    char *e = excerpt(z);
+    char *e = plot_excerpt(z);
     ml_error(ctx, fn, "%s must be %s JSON, got '%s': %s", name, what, e, zErr);
-    excerpt_free(e);
+    plot_excerpt_free(e);
   }
   return rc;
 }
@@ -296,10 +261,10 @@ static int step_curve(sqlite3_context *ctx, PlotAgg *p, PlotRow *r, sqlite3_valu
   if( n>0 && pres[0]==n && pres[1]==n ) kind = CURVE_PR;
   else if( n>0 && pres[2]==n && pres[3]==n ) kind = CURVE_ROC;
   else{
-    char *e = excerpt((const char*)sqlite3_value_text(v));
+    char *e = plot_excerpt((const char*)sqlite3_value_text(v));
     ml_error(ctx, fn, "curve must be %s JSON, got '%s': %s", what, e,
              n==0 ? "no points" : "its points lack recall/precision or fpr/tpr");
-    excerpt_free(e);
+    plot_excerpt_free(e);
     ml_free(a);
     return ML_ERROR;
   }
@@ -359,17 +324,17 @@ static int step_reliability(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
   if( rc ) return rc;
   for(i=0; i<5 && n>0; i++){
     if( pres[i]!=n ){
-      char *e = excerpt((const char*)sqlite3_value_text(v));
+      char *e = plot_excerpt((const char*)sqlite3_value_text(v));
       ml_error(ctx, fn, "bins must be reliability() JSON, got '%s': a bin has no \"%s\"", e, az[i]);
-      excerpt_free(e);
+      plot_excerpt_free(e);
       ml_free(a);
       return ML_ERROR;
     }
   }
   if( n==0 ){
-    char *e = excerpt((const char*)sqlite3_value_text(v));
+    char *e = plot_excerpt((const char*)sqlite3_value_text(v));
     ml_error(ctx, fn, "bins must be reliability() JSON, got '%s': no bins", e);
-    excerpt_free(e);
+    plot_excerpt_free(e);
     ml_free(a);
     return ML_ERROR;
   }
@@ -404,14 +369,7 @@ static int step_smooth(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
   double *a = 0;
   ml_i64 n = 0, i;
   int rc;
-  if( sqlite3_value_type(v)!=SQLITE_TEXT ){
-    char *d = ml_describe(v);
-    ml_error(ctx, fn, "smooth must be calibration_smooth() JSON, got %s", d ? d : "?");
-    sqlite3_free(d);
-    return ML_ERROR;
-  }
-  z = (const char*)sqlite3_value_text(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
+  if( (rc = plot_json_text(ctx, fn, "smooth", "calibration_smooth()", v, &z))!=ML_OK ) return rc;
   rc = ml_json_read_pairs(z, "curve", &a, &n, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
   for(i=0; rc==ML_OK && i<n; i++){
@@ -421,9 +379,9 @@ static int step_smooth(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
     }
   }
   if( rc==ML_ERROR ){
-    char *e = excerpt(z);
+    char *e = plot_excerpt(z);
     ml_error(ctx, fn, "smooth must be calibration_smooth() JSON, got '%s': %s", e, zErr);
-    excerpt_free(e);
+    plot_excerpt_free(e);
     ml_free(a);
     return rc;
   }
@@ -458,11 +416,11 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PlotRow *r;
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   p->init = 1;
-  if( argc>nData && text_param(ctx, d->kind, "title", argv[nData], &p->title, &p->titleSet) ) return;
+  if( argc>nData && plot_text_param(ctx, d->kind, "title", argv[nData], &p->title, &p->titleSet) ) return;
   if( d->kind==PK_LINES ){
-    if( argc>nData+1 && text_param(ctx, d->kind, "xlabel", argv[nData+1], &p->xlabel, &p->xlabelSet) ) return;
-    if( argc>nData+2 && text_param(ctx, d->kind, "ylabel", argv[nData+2], &p->ylabel, &p->ylabelSet) ) return;
-  }else if( d->kind==PK_BARS && argc>nData+1 && text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ){
+    if( argc>nData+1 && plot_text_param(ctx, d->kind, "xlabel", argv[nData+1], &p->xlabel, &p->xlabelSet) ) return;
+    if( argc>nData+2 && plot_text_param(ctx, d->kind, "ylabel", argv[nData+2], &p->ylabel, &p->ylabelSet) ) return;
+  }else if( d->kind==PK_BARS && argc>nData+1 && plot_text_param(ctx, d->kind, "unit", argv[nData+1], &p->unit, &p->unitSet) ){
     return;
   }
   switch( d->kind ){
@@ -470,7 +428,7 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     case PK_RELIABILITY: {
       int s;
       if( sqlite3_value_type(argv[1])==SQLITE_NULL ) return;
-      r = new_row(ctx, p);
+      r = plot_new_row(ctx, p);
       if( r==0 ) return;
       if( (d->kind==PK_CURVES ? step_curve(ctx, p, r, argv[1]) : step_reliability(ctx, r, argv[1])) ) return;
       if( d->kind==PK_RELIABILITY && argc>3 && sqlite3_value_type(argv[3])!=SQLITE_NULL
@@ -478,7 +436,7 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         ml_free(r->pts);
         return;
       }
-      s = intern(ctx, p, d->kind, argv[0], 0, 1);
+      s = plot_intern(ctx, p, d->kind, argv[0], 0, 1);
       if( s<0 ){ ml_free(r->pts); ml_free(r->sm); return; }
       r->series = s;
       p->n++;
@@ -488,9 +446,9 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       double v;
       int c, s;
       if( number_arg(ctx, fn, "value", argv[2], &v)!=ML_ROW_OK ) return;
-      if( (c = intern(ctx, p, d->kind, argv[0], 1, 0))<0 ) return;
-      if( (s = intern(ctx, p, d->kind, argv[1], 0, 0))<0 ) return;
-      if( (r = new_row(ctx, p))==0 ) return;
+      if( (c = plot_intern(ctx, p, d->kind, argv[0], 1, 0))<0 ) return;
+      if( (s = plot_intern(ctx, p, d->kind, argv[1], 0, 0))<0 ) return;
+      if( (r = plot_new_row(ctx, p))==0 ) return;
       r->cat = c; r->series = s; r->y = v;
       p->n++;
       break;
@@ -501,9 +459,9 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       if( sqlite3_value_type(argv[1])==SQLITE_TEXT ){      /* rule 8: a label */
         int xi;
         if( p->xKind==1 ){
-          char *e = excerpt((const char*)sqlite3_value_text(argv[1]));
+          char *e = plot_excerpt((const char*)sqlite3_value_text(argv[1]));
           ml_error(ctx, fn, "x must be all numbers or all text in one plot, got text '%s' after numbers", e);
-          excerpt_free(e);
+          plot_excerpt_free(e);
           return;
         }
         if( (xi = intern_x(ctx, p, argv[1]))<0 ) return;
@@ -521,314 +479,13 @@ static void ml_plot_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       }
       if( number_arg(ctx, fn, "y", argv[2], &y)!=ML_ROW_OK ) return;
       if( p->xKind==0 ) p->xKind = 1;
-      if( (s = intern(ctx, p, d->kind, argv[0], 0, 0))<0 ) return;
-      if( (r = new_row(ctx, p))==0 ) return;
+      if( (s = plot_intern(ctx, p, d->kind, argv[0], 0, 0))<0 ) return;
+      if( (r = plot_new_row(ctx, p))==0 ) return;
       r->series = s; r->x = x; r->y = y;
       p->n++;
       break;
     }
   }
-}
-
-/* ------------------------------------------------------------- drawing */
-
-/* The plot panel left of the legend. */
-static const MlPlotBox kBox = {0, 1, 0, 1, 72, 44, 380, 368};
-#define LEGEND_X 472
-#define LEGEND_Y 56
-
-#define LEGEND_NAME_MAX 28      /* bytes of a series name in the legend */
-#define LEGEND_TEXT_X 28        /* the entries' text, right of LEGEND_X */
-#define LEGEND_FONT 11          /* px */
-
-/* "name (AP 0.812)"; a name over LEGEND_NAME_MAX bytes is cut at a
-** character boundary with "..." added, the value kept. */
-static char *legend_text(const char *name, const char *label, double v){
-  char buf[64];
-  size_t n = strlen(name);
-  int cut = n > LEGEND_NAME_MAX;
-  if( cut ) n = ml_utf8_cut(name, LEGEND_NAME_MAX);
-  if( label==0 ) return sqlite3_mprintf("%.*s%s", (int)n, name, cut ? "..." : "");
-  if( isfinite(v) ) ml_format_fixed(buf, v, 3);
-  else memcpy(buf, "n/a", 4);
-  return sqlite3_mprintf("%.*s%s (%s %s)", (int)n, name, cut ? "..." : "", label, buf);
-}
-
-/* The advance widths of DejaVu Sans (the font the image asks for first),
-** in 1/2048 em, of ' ' to '~'. */
-static const unsigned short kAdvance[95] = {
-  651,821,942,1716,1303,1946,1597,563,799,799,1024,1716,651,739,651,690,1303,1303,1303,1303,1303,1303,1303,1303,
-  1303,1303,690,690,1716,1716,1716,1087,2048,1401,1405,1430,1577,1294,1178,1587,1540,604,604,1343,1141,1767,1532,
-  1612,1235,1612,1423,1300,1251,1499,1401,2025,1403,1251,1403,799,690,799,1716,1024,1024,1255,1300,1126,1300,1260,
-  721,1300,1298,569,569,1186,569,1995,1298,1253,1300,1300,842,1067,803,1298,1212,1675,1212,1212,1075,1303,690,1303,
-  1716,
-};
-
-/* The width of z in em: DejaVu Sans' for ASCII, 1 em for any other
-** character. */
-static double text_em(const char *z){
-  double w = 0;
-  while( *z ){
-    unsigned char c = (unsigned char)*z;
-    if( c>=32 && c<127 ){ w += kAdvance[c-32] / 2048.0; z++; continue; }
-    if( (c & 0xC0)!=0x80 ) w += 1.0;      /* a lead byte or a control: one character */
-    z++;
-  }
-  return w;
-}
-
-/* The image's width: PLOT_W, or more when the longest legend entry (as
-** draw_legend writes them), estimated 5 % wide, would run past it. */
-static int plot_width_at(PlotAgg *p, const char *label, int perRow, int shift){
-  int k, n = perRow ? (int)p->n : p->nSeries, w = PLOT_W + shift;
-  for(k=0; k<n; k++){
-    char *z = legend_text(p->azSeries[perRow ? p->a[k].series : k], label, perRow ? p->a[k].stat : 0);
-    double need;
-    if( z==0 ) continue;                  /* draw_legend reports the NOMEM */
-    need = shift + LEGEND_X + LEGEND_TEXT_X + 1.05 * LEGEND_FONT * text_em(z) + 8;
-    if( need>w ) w = (int)ceil(need);
-    sqlite3_free(z);
-  }
-  return w;
-}
-
-static int plot_width(PlotAgg *p, const char *label, int perRow){ return plot_width_at(p, label, perRow, 0); }
-
-/* The legend: one entry per row (curves, reliability) or series, at x. */
-static int draw_legend_at(MlStr *s, PlotAgg *p, const char *label, int perRow, double x, double y, int boxes){
-  char *az[PLOT_MAX_SERIES];
-  int ac[PLOT_MAX_SERIES];
-  int k, n = perRow ? (int)p->n : p->nSeries, rc = ML_OK;
-  for(k=0; k<n; k++){
-    int sidx = perRow ? p->a[k].series : k;
-    az[k] = legend_text(p->azSeries[sidx], label, perRow ? p->a[k].stat : 0);
-    ac[k] = sidx;
-    if( az[k]==0 ) rc = ML_NOMEM;
-  }
-  if( rc==ML_OK ) ml_svg_legend(s, x, y, n, (const char *const*)az, ac, boxes);
-  for(k=0; k<n; k++) sqlite3_free(az[k]);
-  return rc;
-}
-static int draw_legend(MlStr *s, PlotAgg *p, const char *label, int perRow, double y, int boxes){
-  return draw_legend_at(s, p, label, perRow, LEGEND_X, y, boxes);
-}
-
-static int draw_curves(MlStr *s, PlotAgg *p){
-  MlPlotBox b = kBox;
-  int isPr = p->curve==CURVE_PR;
-  ml_i64 i;
-  ml_svg_begin(s, plot_width(p, isPr ? "AP" : "AUROC", 1), PLOT_H,
-               p->title ? p->title : isPr ? "Precision-recall curves" : "ROC curves");
-  ml_svg_axes(s, &b, isPr ? "recall" : "false positive rate", isPr ? "precision" : "true positive rate", 6, 6);
-  if( !isPr ) ml_svg_line(s, &b, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    if( isPr && isfinite(r->base) ){
-      ml_svg_line(s, &b, "baseline", 0, r->base, 1, r->base, ml_svg_color(r->series), "5 4", 1.2);
-    }
-  }
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    ml_svg_polyline(s, &b, "curve", r->pts, r->nPts, ml_svg_color(r->series), ml_svg_dash(r->series), 2);
-  }
-  if( draw_legend(s, p, isPr ? "AP" : "AUROC", 1, LEGEND_Y, 0) ) return ML_NOMEM;
-  ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 8, 0, 10,
-              isPr ? "dashed: no skill (prevalence)" : "dashed: chance (AUROC 0.5)");
-  ml_svg_end(s);
-  return ML_OK;
-}
-
-static int draw_reliability(MlStr *s, PlotAgg *p){
-  MlPlotBox top = {0, 1, 0, 1, 72, 44, 380, 250};
-  MlPlotBox hist = {0, 1, 0, 1, 72, 330, 380, 82};
-  double maxN = 0;
-  ml_i64 i, j, nSmooth = 0;
-  int K = p->nSeries, weighted = 0;
-  for(i=0; i<p->n; i++){
-    for(j=0; j<p->a[i].nPts; j++){
-      double n = p->a[i].pts[5*j+2];
-      if( n > maxN ) maxN = n;
-      if( n!=floor(n) ) weighted = 1;
-    }
-  }
-  ml_nice_range(0, maxN>0 ? maxN : 1, 4, &hist.y0, &hist.y1);
-  hist.y0 = 0;
-  ml_svg_begin(s, plot_width(p, "ECE", 1), PLOT_H, p->title ? p->title : "Reliability diagram");
-  ml_svg_axes(s, &top, 0, "fraction of positives", 6, 6);
-  ml_svg_axes(s, &hist, "predicted probability", weighted ? "weight" : "count", 6, 3);
-  ml_svg_line(s, &top, "diagonal", 0, 0, 1, 1, "#888888", "4 4", 1);
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    double *xy = ml_malloc((uint64_t)r->nPts * 16 + 16);
-    if( xy==0 ) return ML_NOMEM;
-    for(j=0; j<r->nPts; j++){
-      double *bin = r->pts + 5*j;
-      char tip[200], sn[32], sm[32], sf[32];
-      const char *name = p->azSeries[r->series];
-      ml_format_fixed(sm, bin[3], 3); ml_format_fixed(sf, bin[4], 3);
-      if( bin[2]==floor(bin[2]) ) snprintf(sn, sizeof(sn), "%lld", (long long)bin[2]);
-      else ml_format_double(sn, bin[2]);      /* reliability_w: a sum of weights */
-      snprintf(tip, sizeof(tip), "%.*s: n %s, mean p %s, fraction positive %s",
-               (int)ml_utf8_cut(name, 60), name, sn, sm, sf);
-      xy[2*j] = bin[3]; xy[2*j+1] = bin[4];
-      ml_svg_rect(s, &hist, "hist", bin[0] + (bin[1]-bin[0])*r->series/K, 0,
-                  bin[0] + (bin[1]-bin[0])*(r->series+1)/K, bin[2],
-                  ml_svg_color(r->series), 0.75, tip);
-    }
-    ml_svg_polyline(s, &top, "curve", xy, r->nPts, ml_svg_color(r->series), ml_svg_dash(r->series), 2);
-    ml_free(xy);
-    if( r->sm ){                    /* rule 6a: the smoothed curve, clamped to the panel */
-      double *c = ml_malloc((uint64_t)r->nSm * 16 + 16);
-      if( c==0 ) return ML_NOMEM;
-      for(j=0; j<r->nSm; j++){
-        c[2*j] = r->sm[2*j];
-        c[2*j+1] = fmin(1.0, fmax(0.0, r->sm[2*j+1]));
-      }
-      ml_svg_polyline(s, &top, "smooth", c, r->nSm, ml_svg_color(r->series), 0, 1);
-      ml_free(c);
-      nSmooth++;
-    }
-  }
-  if( draw_legend(s, p, "ECE", 1, LEGEND_Y, 0) ) return ML_NOMEM;
-  ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 8, 0, 10, "dashed: perfect calibration");
-  if( nSmooth ) ml_svg_text(s, "note", LEGEND_X, LEGEND_Y + 18*(int)p->n + 22, 0, 10, "thin: smoothed (lowess)");
-  ml_svg_text(s, "note", LEGEND_X, hist.top + 12, 0, 10, "below: predictions per bin");
-  ml_svg_end(s);
-  return ML_OK;
-}
-
-static int draw_bars(MlStr *s, PlotAgg *p){
-  MlPlotBox b = kBox;
-  double lo = 0, hi = 0;
-  ml_i64 i;
-  int c;
-  for(i=0; i<p->n; i++){
-    if( p->a[i].y < lo ) lo = p->a[i].y;
-    if( p->a[i].y > hi ) hi = p->a[i].y;
-  }
-  if( hi==lo ) hi = lo + 1;
-  ml_nice_range(lo, hi, 6, &b.y0, &b.y1);
-  if( lo>=0 ) b.y0 = 0;
-  if( hi<=0 ) b.y1 = 0;
-  b.x0 = 0; b.x1 = p->nCat;
-  b.height = 340;
-  ml_svg_begin(s, plot_width(p, 0, 0), PLOT_H, p->title ? p->title : "Bar chart");
-  ml_svg_axes(s, &b, 0, p->unit ? p->unit : "value", 0, 6);
-  for(c=0; c<p->nCat; c++){
-    char buf[64];
-    size_t len = strlen(p->azCat[c]);
-    if( len>18 ){
-      len = ml_utf8_cut(p->azCat[c], 15);
-      memcpy(buf, p->azCat[c], len); memcpy(buf+len, "...", 4);
-    }else{
-      memcpy(buf, p->azCat[c], len+1);
-    }
-    ml_svg_text(s, "xcat", ml_svg_px(&b, c + 0.5), b.top + b.height + 18, "middle", 11, buf);
-  }
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    double w = 0.8 / p->nSeries, x = r->cat + 0.1 + w*r->series;
-    char v[64], *tip;
-    ml_format_double(v, r->y);
-    tip = sqlite3_mprintf("%s / %s: %s%s%s", p->azCat[r->cat], p->azSeries[r->series], v,
-                          p->unit ? " " : "", p->unit ? p->unit : "");
-    if( tip==0 ) return ML_NOMEM;
-    ml_svg_rect(s, &b, "bar", x, 0, x + w, r->y, ml_svg_color(r->series), 1, tip);
-    sqlite3_free(tip);
-  }
-  if( b.y0<0 ) ml_svg_line(s, &b, "zero", 0, 0, b.x1, 0, "#333333", 0, 1);
-  if( draw_legend(s, p, 0, 0, LEGEND_Y, 1) ) return ML_NOMEM;
-  ml_svg_end(s);
-  return ML_OK;
-}
-
-static int cmp_lines(const void *a, const void *b){
-  const PlotRow *x = a, *y = b;
-  if( x->series != y->series ) return x->series < y->series ? -1 : 1;
-  if( x->x != y->x ) return x->x < y->x ? -1 : 1;
-  return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* plot_lines' x axis of text labels (rule 8): label i at x = i, one
-** pitch apart, the pitch the widest drawn label's; the panel grows with the
-** labels up to XLABEL_PANEL_MAX px, past which the pitch shrinks and every
-** step-th label is drawn.  Sets b's x range and width. */
-static void xlabel_layout(PlotAgg *p, MlPlotBox *b, int *pStep){
-  double wLabel = 0, pitch;
-  int k;
-  for(k=0; k<p->nX; k++){
-    size_t n = strlen(p->azX[k]);
-    double w;
-    char buf[XLABEL_MAX + 8];
-    if( n>XLABEL_MAX ){ n = ml_utf8_cut(p->azX[k], XLABEL_MAX - 3); memcpy(buf, p->azX[k], n); memcpy(buf+n, "...", 4); }
-    else memcpy(buf, p->azX[k], n+1);
-    w = 1.05 * 11 * text_em(buf) + 10;
-    if( w>wLabel ) wLabel = w;
-  }
-  pitch = wLabel;
-  if( p->nX*pitch > XLABEL_PANEL_MAX ) pitch = (double)XLABEL_PANEL_MAX / p->nX;
-  *pStep = (int)ceil(wLabel / pitch - 1e-9);
-  if( *pStep<1 ) *pStep = 1;
-  b->x0 = -0.5; b->x1 = p->nX - 0.5;
-  b->width = fmax(kBox.width, ceil(p->nX * pitch));
-}
-
-/* The text labels under the axis (rule 8), each a tick and a grid line, in
-** <g class="xtick"> as the number ticks are. */
-static void draw_xlabels(MlStr *s, PlotAgg *p, const MlPlotBox *b, int step){
-  int k;
-  for(k=0; k<p->nX; k+=step){
-    char buf[XLABEL_MAX + 8];
-    size_t n = strlen(p->azX[k]);
-    double px = ml_svg_px(b, k);
-    if( n>XLABEL_MAX ){ n = ml_utf8_cut(p->azX[k], XLABEL_MAX - 3); memcpy(buf, p->azX[k], n); memcpy(buf+n, "...", 4); }
-    else memcpy(buf, p->azX[k], n+1);
-    ml_str_appendz(s, "<g class=\"xtick\">\n");
-    ml_svg_line(s, b, "grid", k, b->y0, k, b->y1, "#e5e5e5", 0, 1);
-    ml_svg_line(s, b, 0, k, b->y0, k, b->y0 - 5*(b->y1 - b->y0)/b->height, "#333333", 0, 1);
-    ml_svg_text(s, 0, px, b->top + b->height + 18, "middle", 11, buf);
-    ml_str_appendz(s, "</g>\n");
-  }
-}
-
-static int draw_lines(MlStr *s, PlotAgg *p){
-  MlPlotBox b = kBox;
-  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-  double *xy;
-  ml_i64 i, j;
-  int k, step = 1, shift = 0;
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    if( r->x<xlo ) xlo = r->x;
-    if( r->x>xhi ) xhi = r->x;
-    if( r->y<ylo ) ylo = r->y;
-    if( r->y>yhi ) yhi = r->y;
-  }
-  ml_nice_range(ylo, yhi, 6, &b.y0, &b.y1);
-  if( p->xKind==2 ){
-    xlabel_layout(p, &b, &step);
-    shift = (int)(b.width - kBox.width);
-  }else{
-    ml_nice_range(xlo, xhi, 6, &b.x0, &b.x1);
-  }
-  qsort(p->a, (size_t)p->n, sizeof(PlotRow), cmp_lines);
-  xy = ml_malloc((uint64_t)p->n * 16 + 16);
-  if( xy==0 ) return ML_NOMEM;
-  ml_svg_begin(s, plot_width_at(p, 0, 0, shift), PLOT_H, p->title ? p->title : "Line chart");
-  if( p->xKind==2 ) draw_xlabels(s, p, &b, step);
-  ml_svg_axes(s, &b, p->xlabel, p->ylabel, p->xKind==2 ? 0 : 6, 6);
-  for(k=0, i=0; k<p->nSeries; k++){
-    ml_i64 n = 0;
-    for(j=i; j<p->n && p->a[j].series==k; j++){
-      xy[2*n] = p->a[j].x; xy[2*n+1] = p->a[j].y; n++;
-    }
-    ml_svg_polyline(s, &b, "curve", xy, n, ml_svg_color(k), ml_svg_dash(k), 2);
-    i = j;
-  }
-  ml_free(xy);
-  if( draw_legend_at(s, p, 0, 0, LEGEND_X + shift, LEGEND_Y, 0) ) return ML_NOMEM;
-  ml_svg_end(s);
-  return ML_OK;
 }
 
 static void ml_plot_final(sqlite3_context *ctx){
@@ -845,10 +502,10 @@ static void ml_plot_final(sqlite3_context *ctx){
   }
   ml_str_init(&s);
   switch( d->kind ){
-    case PK_CURVES: rc = draw_curves(&s, p); break;
-    case PK_RELIABILITY: rc = draw_reliability(&s, p); break;
-    case PK_BARS: rc = draw_bars(&s, p); break;
-    default: rc = draw_lines(&s, p); break;
+    case PK_CURVES: rc = plot_draw_curves(&s, p); break;
+    case PK_RELIABILITY: rc = plot_draw_reliability(&s, p); break;
+    case PK_BARS: rc = plot_draw_bars(&s, p); break;
+    default: rc = plot_draw_lines(&s, p); break;
   }
   plot_clear(p);
   if( rc ){ ml_str_free(&s); sqlite3_result_error_nomem(ctx); return; }
@@ -860,7 +517,7 @@ static void ml_plot_final(sqlite3_context *ctx){
 /* ------------------------------------------------------------- records */
 
 /* Text parameters, the same in every row like a title (rule 1); plot.c checks them itself. */
-static const MlParamSpec psTitle = ML_PARAM_TEXT("title", "''", "'a title'");
+const MlParamSpec ml_plot_ps_title = ML_PARAM_TEXT("title", "''", "'a title'");
 static const MlParamSpec psUnit = ML_PARAM_TEXT("unit", "''", "'ms'");
 static const MlParamSpec psXlabel = ML_PARAM_TEXT("xlabel", "'x'", "'day'");
 static const MlParamSpec psYlabel = ML_PARAM_TEXT("ylabel", "'y'", "'auroc'");
@@ -871,197 +528,12 @@ static const MlParamSpec psSmooth = ML_PARAM_TEXT("smooth", "NULL", "'{\"curve\"
 static const MlFamily famPlot = { "plot", ml_plot_step, ml_plot_final, 0, 0, 0, 0, 0, 0 };
 
 const MlFuncDesc ml_plot_functions[] = {
-  { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0, ML_PARAMS(&psTitle) },
+  { "plot_curves",      "series, curve [, title]",  2,  3, &famPlot, 0, PK_CURVES, 0, ML_PARAMS(&ml_plot_ps_title) },
   { "plot_reliability", "series, bins [, title [, smooth]]", 2, 4, &famPlot, 0, PK_RELIABILITY, 0,
-                                                    ML_PARAMS(&psTitle, &psSmooth) },
+                                                    ML_PARAMS(&ml_plot_ps_title, &psSmooth) },
   { "plot_bars",        "category, series, value [, title [, unit]]", 3, 5, &famPlot, 0, PK_BARS, 0,
-                                                    ML_PARAMS(&psTitle, &psUnit) },
+                                                    ML_PARAMS(&ml_plot_ps_title, &psUnit) },
   { "plot_lines",       "series, x, y [, title [, xlabel [, ylabel]]]", 3, 6, &famPlot, 0, PK_LINES, 0,
-                                                    ML_PARAMS(&psTitle, &psXlabel, &psYlabel) },
-  { 0 }
-};
-
-/* ------------------------------------------------------------------------
-** plot_km(series, curve [, title]) -- Kaplan-Meier step curves (the survival
-** family's picture; docs/plots.md).  A block of its own: its record list
-** (ml_plot_km_functions, family "plot"), step and final, reusing the
-** family's helpers above.
-**   1. curve is km() JSON without t ({"time","n_risk","n_event","n_censor",
-**      "surv","se"}: the whole curve), one row per series (a name seen twice
-**      is an error), at most 24 series; a NULL curve skips the row.
-**   2. Each series is drawn as the right-continuous step from (0, 1)
-**      through (t_k, S_k), censoring ticks (short vertical marks) at the
-**      times with n_censor > 0, at the curve's height there.
-**   3. Under the x axis, the number at risk at each x tick, one line per
-**      series: the n_risk of the first time >= the tick (the
-**      rows still followed then), 0 past the last time; weights print as
-**      the shortest double.
-**   4. Deterministic bytes: the drawing depends only on the rows' JSON and
-**      their order (series in the order they first appear).
-** Cost: 40 bytes a curve point; drawing O(points).
-*/
-#define KM_ROW_H 14              /* px, a line of the number-at-risk table */
-
-/* One curve: 4 doubles a point (time, n_risk, n_censor, surv). */
-static int step_km(sqlite3_context *ctx, PlotRow *r, sqlite3_value *v){
-  static const char *const az[] = {"time", "n_risk", "n_censor", "surv"};
-  const char *fn = "plot_km";
-  char zErr[96];
-  const char *z;
-  double *f[4] = {0, 0, 0, 0}, *a;
-  ml_i64 n[4], i;
-  int k, rc = ML_OK;
-  if( sqlite3_value_type(v)!=SQLITE_TEXT ){
-    char *d = ml_describe(v);
-    ml_error(ctx, fn, "curve must be km() JSON, got %s", d ? d : "?");
-    sqlite3_free(d);
-    return ML_ERROR;
-  }
-  z = (const char*)sqlite3_value_text(v);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_NOMEM; }
-  zErr[0] = 0;
-  for(k=0; k<4 && rc==ML_OK; k++) rc = ml_json_read_field(z, az[k], &f[k], &n[k], zErr, sizeof(zErr));
-  if( rc==ML_OK && (n[1]!=n[0] || n[2]!=n[0] || n[3]!=n[0]) ){
-    snprintf(zErr, sizeof(zErr), "\"time\", \"n_risk\", \"n_censor\" and \"surv\" differ in length");
-    rc = ML_ERROR;
-  }
-  if( rc==ML_OK && n[0]==0 ){ snprintf(zErr, sizeof(zErr), "no times"); rc = ML_ERROR; }
-  for(i=0; rc==ML_OK && i<n[0]; i++){
-    if( !(f[0][i]>=0.0 && isfinite(f[0][i])) || (i>0 && !(f[0][i]>f[0][i-1])) || !(f[3][i]>=0.0 && f[3][i]<=1.0)
-     || !(f[1][i]>=0.0 && isfinite(f[1][i])) || !(f[2][i]>=0.0 && isfinite(f[2][i])) ){
-      snprintf(zErr, sizeof(zErr), "not a Kaplan-Meier curve at element %lld", (long long)i);
-      rc = ML_ERROR;
-    }
-  }
-  a = rc==ML_OK ? ml_malloc((uint64_t)n[0] * 4 * sizeof(double)) : 0;
-  if( rc==ML_OK && a==0 ) rc = ML_NOMEM;
-  if( rc==ML_OK ){
-    for(i=0; i<n[0]; i++) for(k=0; k<4; k++) a[4*i+k] = f[k][i];
-    r->pts = a; r->nPts = n[0];
-  }
-  for(k=0; k<4; k++) ml_free(f[k]);
-  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return rc; }
-  if( rc==ML_ERROR ){
-    char *e = excerpt(z);
-    ml_error(ctx, fn, "curve must be km() JSON, got '%s': %s", e, zErr);
-    excerpt_free(e);
-  }
-  return rc;
-}
-
-/*
-** SQL function: plot_km(series, curve [, title]) -- xStep
-*/
-static void ml_plot_km_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  PlotAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
-  PlotRow *r;
-  int s;
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  p->init = 1;
-  if( argc>2 && text_param(ctx, PK_KM, "title", argv[2], &p->title, &p->titleSet) ) return;
-  if( sqlite3_value_type(argv[1])==SQLITE_NULL ) return;
-  if( (r = new_row(ctx, p))==0 ) return;
-  if( step_km(ctx, r, argv[1]) ) return;
-  s = intern(ctx, p, PK_KM, argv[0], 0, 1);
-  if( s<0 ){ ml_free(r->pts); return; }
-  r->series = s;
-  p->n++;
-}
-
-/* The number at risk at x: n_risk of the first time >= x, 0 past the last. */
-static double km_at_risk(const PlotRow *r, double x){
-  ml_i64 i;
-  for(i=0; i<r->nPts; i++) if( r->pts[4*i]>=x ) return r->pts[4*i+1];
-  return 0.0;
-}
-
-static int draw_km(MlStr *s, PlotAgg *p){
-  MlPlotBox b = {0, 1, 0, 1, 72, 44, 380, 300};
-  double tmax = 0, step, first, *xy;
-  ml_i64 i, j, m = 0;
-  int nT, dec, k, h;
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    if( r->pts[4*(r->nPts-1)]>tmax ) tmax = r->pts[4*(r->nPts-1)];
-    if( r->nPts>m ) m = r->nPts;
-  }
-  ml_nice_range(0, tmax>0 ? tmax : 1, 6, &b.x0, &b.x1);
-  b.x0 = 0;
-  h = (int)(b.top + b.height) + 56 + KM_ROW_H*(int)p->n + 12;
-  if( h<PLOT_H ) h = PLOT_H;
-  xy = ml_malloc((uint64_t)(2*m + 2) * 16);
-  if( xy==0 ) return ML_NOMEM;
-  ml_svg_begin(s, plot_width(p, 0, 1), h, p->title ? p->title : "Kaplan-Meier curves");
-  ml_svg_axes(s, &b, "time", "survival probability", 6, 6);
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    const char *col = ml_svg_color(r->series);
-    double prev = 1.0;
-    ml_i64 q = 0;
-    xy[0] = 0.0; xy[1] = 1.0; q = 1;
-    for(j=0; j<r->nPts; j++){
-      double t = r->pts[4*j], sv = r->pts[4*j+3];
-      xy[2*q] = t; xy[2*q+1] = prev; q++;
-      xy[2*q] = t; xy[2*q+1] = sv; q++;
-      prev = sv;
-    }
-    ml_svg_polyline(s, &b, "curve", xy, q, col, ml_svg_dash(r->series), 2);
-    for(j=0; j<r->nPts; j++){            /* rule 2: censoring ticks, 6 px tall */
-      if( r->pts[4*j+2]>0.0 ){
-        double t = r->pts[4*j], sv = r->pts[4*j+3], dy = 3.0 * (b.y1 - b.y0) / b.height;
-        ml_svg_line(s, &b, "censor", t, sv - dy, t, sv + dy, col, 0, 1.2);
-      }
-    }
-  }
-  if( draw_legend(s, p, 0, 1, LEGEND_Y, 0) ){ ml_free(xy); return ML_NOMEM; }
-  /* rule 3: the number at risk at the x ticks */
-  ml_nice_ticks(b.x0, b.x1, 6, &step, &first, &nT, &dec);
-  ml_svg_text(s, "note", 8, b.top + b.height + 56 - 4, 0, 10, "at risk");
-  for(i=0; i<p->n; i++){
-    PlotRow *r = &p->a[i];
-    double y = b.top + b.height + 56 + KM_ROW_H*(double)(i + 1) - 2;
-    for(k=0; k<nT; k++){
-      char buf[40];
-      double x = first + step*k;
-      ml_format_double(buf, km_at_risk(r, x));
-      ml_svg_text(s, "atrisk", ml_svg_px(&b, x), y, "middle", 10, buf);
-    }
-    {
-      char *zName = legend_text(p->azSeries[r->series], 0, 0);
-      if( zName==0 ){ ml_free(xy); return ML_NOMEM; }
-      ml_svg_text(s, "atrisk", 8, y, 0, 10, zName);
-      sqlite3_free(zName);
-    }
-  }
-  ml_free(xy);
-  ml_svg_end(s);
-  return ML_OK;
-}
-
-static void ml_plot_km_final(sqlite3_context *ctx){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  PlotAgg *p = sqlite3_aggregate_context(ctx, 0);
-  MlStr s;
-  size_t n;
-  char *z;
-  int rc;
-  if( p==0 || p->n==0 ){
-    ml_result_null(ctx, d->name, "no rows to draw");
-    if( p ) plot_clear(p);
-    return;
-  }
-  ml_str_init(&s);
-  rc = draw_km(&s, p);
-  plot_clear(p);
-  if( rc ){ ml_str_free(&s); sqlite3_result_error_nomem(ctx); return; }
-  z = ml_str_finish(&s, &n);
-  if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  sqlite3_result_text64(ctx, z, n, ml_free, SQLITE_UTF8);
-}
-
-static const MlFamily famPlotKm = { "plot", ml_plot_km_step, ml_plot_km_final, 0, 0, 0, 0, 0, 0 };
-
-const MlFuncDesc ml_plot_km_functions[] = {
-  { "plot_km", "series, curve [, title]", 2, 3, &famPlotKm, 0, PK_KM, 0, ML_PARAMS(&psTitle) },
+                                                    ML_PARAMS(&ml_plot_ps_title, &psXlabel, &psYlabel) },
   { 0 }
 };

@@ -49,7 +49,20 @@ void ml_sx_cdiff_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p);
 
 extern const MlParamSpec ml_ps_surv_t;
 
-/* survival.c: n survival states' entries into (sign +1) or out of (-1) the
+/* survival.c: a row's data arguments, the one reader of both parts' steps:
+** time and event (ml_arg_time_event), then (ML_SURV_ROW_RISK) argv[2] as
+** "risk", any number, or (ML_SURV_ROW_P) as "p", a probability.  ML_ROW_OK,
+** ML_ROW_SKIP or ML_ROW_ERR (the error set). */
+#define ML_SURV_ROW_TE   0
+#define ML_SURV_ROW_RISK 1
+#define ML_SURV_ROW_P    2
+int ml_surv_arg_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int what,
+                    double *time, int *event, double *x);
+/* Adds (sign +1) or removes (sign -1) a row of weight w to the rows smp:
+** ML_OK or ML_NOMEM (adding only). */
+int ml_surv_apply(MlSamples *smp, int event, double time, double w, double x, int sign);
+
+/* survival_result.c: n survival states' entries into (sign +1) or out of (-1) the
 ** rows smp, each one record weighing its count (the rows' sums exactly). */
 struct MlState;
 int ml_surv_absorb(MlSamples *smp, const struct MlState *st, int n, int sign, int isProb, int expand,

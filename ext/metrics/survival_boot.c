@@ -140,43 +140,17 @@ void ml_sx_boot_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p, cons
   }
   ml_samples_clear(&b.s);
   ml_canon_free(&c);
-  switch( rc ){
-    case ML_OK: {
-      MlJson j;
-      ml_json_init(&j);
-      ml_json_begin_object(&j);
-      ml_json_key(&j, "estimate"); ml_json_double(&j, r.iv[0].estimate);
-      ml_json_key(&j, "lo");       ml_json_double(&j, r.iv[0].lo);
-      ml_json_key(&j, "hi");       ml_json_double(&j, r.iv[0].hi);
-      ml_json_key(&j, "se");       ml_json_double(&j, r.iv[0].se);
-      ml_json_key(&j, "level");    ml_json_double(&j, level);
-      ml_json_key(&j, "reps");     ml_json_int(&j, reps);
-      ml_json_key(&j, "seed");     ml_json_int(&j, seed);
-      ml_json_key(&j, "method");   ml_json_string(&j, "bca");
-      ml_json_key(&j, "redrawn");  ml_json_int(&j, r.redrawn);
-      ml_json_key(&j, "n");        ml_json_int(&j, n);
-      ml_json_key(&j, "percentile");
-      ml_json_begin_array(&j);
-      ml_json_double(&j, r.iv[0].plo);
-      ml_json_double(&j, r.iv[0].phi);
-      ml_json_end_array(&j);
-      ml_json_end_object(&j);
-      ml_result_json(ctx, &j);
-      break;
-    }
-    case ML_NOMEM:
-      sqlite3_result_error_nomem(ctx);
-      break;
-    case ML_BOOT_STOPPED:
-      ml_result_interrupted(ctx);
-      break;
-    case ML_BOOT_UNDEFINED:
-      ml_result_null(ctx, d->name, "undefined on the rows");
-      break;
-    default:
-      ml_result_null(ctx, d->name, "more than %d redraws for one replicate (the metric is undefined on most resamples)",
-                     ML_BOOT_MAX_REDRAW);
-      break;
+  if( rc==ML_OK ){
+    MlJson j;
+    ml_json_init(&j);
+    ml_json_begin_object(&j);
+    ml_boot_json_interval(&j, &r.iv[0], 1);
+    ml_boot_json_run(&j, level, reps, seed, r.redrawn, n);
+    ml_boot_json_percentile(&j, &r.iv[0]);
+    ml_json_end_object(&j);
+    ml_result_json(ctx, &j);
+  }else{
+    ml_result_boot_failed(ctx, d->name, rc, "undefined on the rows");
   }
 }
 

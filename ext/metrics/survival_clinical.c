@@ -173,13 +173,11 @@ static void sx_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
   if( w<0.0 ){ p->failed = 1; return; }      /* the twin's weight was invalid */
   if( argc<sx_ndata(kind) ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
   if( sx_params(ctx, d, argc, argv, p, sign<0)==ML_ROW_ERR ){ p->failed = 1; return; }
-  rc = ml_arg_time_event(ctx, d->name, argv, &time, &event);
+  rc = ml_surv_arg_row(ctx, d->name, argv, kind==SX_CDIFF ? ML_SURV_ROW_TE
+                       : sx_is_prob(kind) ? ML_SURV_ROW_P : ML_SURV_ROW_RISK, &time, &event, &x);
   if( rc==ML_ROW_OK && kind==SX_CDIFF ){
     rc = ml_arg_score(ctx, d->name, "risk_a", argv[2], &x);
     if( rc==ML_ROW_OK ) rc = ml_arg_score(ctx, d->name, "risk_b", argv[3], &x2);
-  }else if( rc==ML_ROW_OK ){
-    rc = sx_is_prob(kind) ? ml_arg_prob(ctx, d->name, "p", argv[2], &x)
-                          : ml_arg_score(ctx, d->name, "risk", argv[2], &x);
   }
   if( rc==ML_ROW_ERR ){ p->failed = 1; return; }
   if( rc!=ML_ROW_OK || w==0.0 ) return;
@@ -187,10 +185,8 @@ static void sx_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double 
     SxRow r;
     r.time = time; r.event = event; r.a = x + 0.0; r.b = x2 + 0.0; r.w = w;
     if( sx_row_rec(p, &r, sign)!=ML_OK ){ sqlite3_result_error_nomem(ctx); p->failed = 1; }
-  }else if( sign>0 ){
-    if( ml_surv_add(&p->smp, event, time, w, x)!=ML_OK ){ sqlite3_result_error_nomem(ctx); p->failed = 1; }
-  }else{
-    ml_surv_remove(&p->smp, event, time, w, x);
+  }else if( ml_surv_apply(&p->smp, event, time, w, x, sign)!=ML_OK ){
+    sqlite3_result_error_nomem(ctx); p->failed = 1;
   }
 }
 

@@ -1,10 +1,12 @@
 /*
 ** SPDX-License-Identifier: MIT
 **
-** uncertainty.h -- what the uncertainty family's two files share: the kinds
-** of its records, its aggregate context and the parameters a result uses
-** (uncertainty.c), and the bootstrap's results (uncertainty_boot.c).
-** Private to ext/metrics/uncertainty.c and uncertainty_boot.c.
+** uncertainty.h -- what the uncertainty family's four files share: the
+** kinds of its records, its aggregate context and the parameters a result
+** uses (uncertainty.c), the results without resampling
+** (uncertainty_normal.c), the bootstrap's (uncertainty_boot.c) and what
+** a replicate's statistic reads (UncCtx, uncertainty_stat.c).
+** Private to ext/metrics/uncertainty*.c.
 **
 ** Rules:
 **   1. uncertainty.c reads rows, parameters and states into UncAgg and sets
@@ -38,9 +40,67 @@ typedef struct UncAgg {
   int weighted;        /* a weighted twin: smp holds (score, w) of the rows of weight w > 0 */
 } UncAgg;
 
+/* What a statistic needs besides the canonical order and the weights; every
+** per-row array is in canonical order. */
+typedef struct UncCtx {
+  int kind;
+  const double *term;           /* brier/log_loss: the row's term */
+  const uint32_t *binA, *binB;  /* ece: the row's bin by p, and by aux */
+  CalBin *bins;                 /* ece: 2 x B accumulators */
+  ml_i64 B;
+  const double *zSorted;        /* strat_gap: the stratifier ascending, */
+  const uint32_t *zPos;         /* the canonical position of each, */
+  ml_weight *zw;                /* and its weight in a replicate */
+  double ql, qh;
+  const MlCanon *cB;            /* pr_auc_diff: the rows ordered by s_b, */
+  const uint32_t *posB;         /* the canonical position of each, */
+  ml_weight *wB;                /* and its weight in a replicate */
+  MlSamples drawn;              /* weighted: a replicate's rows, each once with weight k w */
+  MlXsum *xs;                   /* weighted brier, log_loss (2), ece (4): exact sums */
+  CalWOcc *occ;                 /* weighted ece: room for min(B, n) occupied bins */
+  const ml_key *keyB;           /* weighted paired: the keys of s_b|p_b ascending, */
+  const uint32_t *orderB;       /* the canonical position of each */
+  void *stratScratch;           /* weighted strat_gap: ml_strat_compute_w's scratch, */
+  MlStratResult sr;             /* its result (the estimate's reason when undefined) */
+  const MlApGroup *apg;         /* pr_auc, nap, pr_auc_diff: the scores that hold */
+  ml_i64 nApg;                  /* a positive, ascending (ml_ap_plan), */
+  MlApGroup *apgB;              /* and pr_auc_diff's in cB */
+  ml_i64 nApgB;
+  double target;                /* tpr_at_fpr, sens_at_spec: the target; net_benefit: pt */
+  ml_i64 nT;                    /* decision_curve_ci: the thresholds grid[0..nT), */
+  const double *grid;
+  const uint32_t *bucket;       /* each row's number of thresholds <= p, */
+  ml_i64 *cnt;                  /* and a replicate's counts by bucket */
+  const unsigned char *pred;    /* net_benefit: bit 0 p (p_a) >= pt, bit 1 p_b >= pt */
+} UncCtx;
+
+/* uncertainty_stat.c: each kind's statistic of a replicate (MlBootStat). */
+int ml_unc_stat_ap_plan(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_mean_term(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_ece(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_strat_gap(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_ap_diff(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_tpr_at_fpr(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_net_benefit(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_decision_curve(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_decision_curve_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_rank_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_mean_term_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_ece_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_diff_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_net_benefit_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+int ml_unc_stat_strat_gap_w(void *arg, const MlCanon *c, const ml_weight *wc, double *out);
+
 /* uncertainty_boot.c: the bootstrap's result for every bootstrapped kind but
 ** decision_curve_ci's, and decision_curve_ci's (one bootstrap, a curve). */
 void ml_unc_boot_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p);
+/* uncertainty_normal.c: the results without resampling (rules 6, 10, 11,
+** mean_ci), from the group's rows or states in p, both classes present
+** (mean_ci: at least one value). */
+void ml_unc_delong_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p);
+void ml_unc_delta_ap_result(sqlite3_context *ctx, UncAgg *p);
+void ml_unc_delta_diff_result(sqlite3_context *ctx, UncAgg *p);
+void ml_unc_mean_result(sqlite3_context *ctx, UncAgg *p);
 void ml_unc_decision_curve_ci_result(sqlite3_context *ctx, const MlFuncDesc *d, UncAgg *p);
 
 #endif /* ML_UNCERTAINTY_H */

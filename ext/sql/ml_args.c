@@ -28,6 +28,7 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
+#include "ml_state.h"
 
 void ml_error(sqlite3_context *ctx, const char *fn, const char *fmt, ...){
   va_list ap;
@@ -74,6 +75,42 @@ void ml_result_json(sqlite3_context *ctx, MlJson *j){
   }
   sqlite3_result_text64(ctx, z, n, sqlite3_free, SQLITE_UTF8);
   sqlite3_result_subtype(ctx, 'J');
+}
+
+void ml_boot_json_interval(MlJson *j, const MlBootInterval *iv, int withEstimate){
+  if( withEstimate ){ ml_json_key(j, "estimate"); ml_json_double(j, iv->estimate); }
+  ml_json_key(j, "lo"); ml_json_double(j, iv->lo);
+  ml_json_key(j, "hi"); ml_json_double(j, iv->hi);
+  ml_json_key(j, "se"); ml_json_double(j, iv->se);
+}
+
+void ml_boot_json_percentile(MlJson *j, const MlBootInterval *iv){
+  ml_json_key(j, "percentile");
+  ml_json_begin_array(j);
+  ml_json_double(j, iv->plo);
+  ml_json_double(j, iv->phi);
+  ml_json_end_array(j);
+}
+
+void ml_boot_json_run(MlJson *j, double level, ml_i64 reps, ml_i64 seed, ml_i64 redrawn, ml_i64 n){
+  ml_json_key(j, "level");   ml_json_double(j, level);
+  ml_json_key(j, "reps");    ml_json_int(j, reps);
+  ml_json_key(j, "seed");    ml_json_int(j, seed);
+  ml_json_key(j, "method");  ml_json_string(j, "bca");
+  ml_json_key(j, "redrawn"); ml_json_int(j, redrawn);
+  ml_json_key(j, "n");       ml_json_int(j, n);
+}
+
+void ml_result_boot_failed(sqlite3_context *ctx, const char *fn, int rc, const char *zUndefined){
+  switch( rc ){
+    case ML_NOMEM:          sqlite3_result_error_nomem(ctx); break;
+    case ML_BOOT_STOPPED:   ml_result_interrupted(ctx); break;
+    case ML_BOOT_UNDEFINED: ml_result_null(ctx, fn, "%s", zUndefined); break;
+    default:
+      ml_result_null(ctx, fn, "more than %d redraws for one replicate (the metric is undefined on most resamples)",
+                     ML_BOOT_MAX_REDRAW);
+      break;
+  }
 }
 
 const char *ml_num(char *buf, double d){
@@ -148,6 +185,28 @@ int ml_value_integer(sqlite3_value *v, ml_i64 lo, ml_i64 hi, ml_i64 *out){
     return 1;
   }
   return 0;
+}
+
+/* A state given to a twin (pr_auc_w(st)): the twins read rows only, and
+** every state -- weighted (ml_state_w) or not -- goes to the unweighted
+** name, which reads both (docs/weights.md).  Says so when that function
+** takes states (the twin's family has state hooks and its record is not
+** flagged ML_FN_BASE_NO_STATE; makers, ML_FN_BLOB, take none); 0 (nothing
+** set) for other values and records.  The twin is its function's name
+** with "_w" and the same family, so the record alone says it all. */
+int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v){
+  unsigned kinds;
+  int n;
+  if( d==0 || !(d->flags & ML_FN_TWIN) || sqlite3_value_type(v)!=SQLITE_BLOB ) return 0;
+  if( d->fam==0 || d->fam->state==0 || (d->flags & (ML_FN_BASE_NO_STATE | ML_FN_BLOB)) ) return 0;
+  n = (int)strlen(d->name) - 2;
+  kinds = d->fam->state->kinds;
+  ml_error(ctx, d->name, "takes rows, not a state: %s goes to the unweighted name: %.*s(state%s)",
+           (kinds & (1u<<ML_STATE_WEIGHTED)) ? "a state, weighted (ml_state_w) or not,"
+             : (kinds & (1u<<ML_STATE_MC_W)) ? "a state, weighted (ml_state_mc_w) or not,"
+             : (kinds & (1u<<ML_STATE_SURV_W)) ? "a state, weighted (ml_state_surv_w) or not,"
+             : "a state of unweighted rows (ml_state)", n, d->name, d->aParam && d->aParam[0] ? ", ..." : "");
+  return 1;
 }
 
 int ml_arg_label_named(sqlite3_context *ctx, const char *fn, const char *name, sqlite3_value *v,

@@ -35,6 +35,17 @@ void ml_error(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
 void ml_result_null(sqlite3_context *ctx, const char *fn, const char *fmt, ...);
 /* Hands a finished JSON writer's text to SQLite with subtype 'J'. */
 void ml_result_json(sqlite3_context *ctx, MlJson *j);
+/* A bootstrap's JSON (ml_boot.c's results), one writer for every family:
+** ml_boot_json_interval writes "estimate" (withEstimate), "lo", "hi", "se";
+** ml_boot_json_percentile "percentile": [plo, phi]; ml_boot_json_run
+** "level", "reps", "seed", "method": "bca", "redrawn", "n". */
+void ml_boot_json_interval(MlJson *j, const MlBootInterval *iv, int withEstimate);
+void ml_boot_json_percentile(MlJson *j, const MlBootInterval *iv);
+void ml_boot_json_run(MlJson *j, double level, ml_i64 reps, ml_i64 seed, ml_i64 redrawn, ml_i64 n);
+/* Sets the result of a bootstrap that did not end ML_OK (ml_boot_run's
+** code): out of memory, interrupted, ML_BOOT_UNDEFINED a NULL saying
+** zUndefined, else (too many redraws) a NULL saying so. */
+void ml_result_boot_failed(sqlite3_context *ctx, const char *fn, int rc, const char *zUndefined);
 /* A short description of a value for error messages: 2, 0.5, text 'abc', a blob, NULL. */
 char *ml_describe(sqlite3_value *v);
 
@@ -427,6 +438,10 @@ typedef struct MlFamily {
                                ** On a record flagged ML_FN_WEIGHTED, TWIN_W3 or TWIN_W4
                                ** places its made twin's weight there (the survival
                                ** family's f_w(time, event, risk, w, ...)) */
+#define ML_FN_BASE_NO_STATE 0x1000 /* a twin record whose function (its name less "_w")
+                               ** takes no state though the family does: the driver sets
+                               ** it on the twins it makes, a family's own twin record
+                               ** says it itself (ml_twin_state_error reads it) */
 
 /* One record: a function mleval provides.  Each family declares its own
 ** records next to its code (ml_ranking_functions in ranking.c, ...) and
@@ -467,7 +482,8 @@ extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
 ** for the catch-all registration and for the families' own count checks. */
 void ml_arity_error(sqlite3_context *ctx, const MlFuncDesc *d, int argc);
 /* A state BLOB v given to a weighted twin d (pr_auc_w(st)): sets the error
-** that sends it to the unweighted name (pr_auc(st)) and returns 1; else 0. */
+** that sends it to the unweighted name (pr_auc(st)) and returns 1; else 0.
+** From the record alone (ml_args.c): the family's, flags and name. */
 int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v);
 
 /* True when the statement running on db has been interrupted
@@ -516,6 +532,13 @@ void ml_state_xinverse(sqlite3_context*, int, sqlite3_value**);
 void ml_state_xvalue(sqlite3_context*);
 void ml_state_xfinal(sqlite3_context*);
 int ml_state_arity(const MlFuncDesc *d, int *lo, int *hi);
+/* The NULL a state's call of its family's step puts in the data slots
+** (ml_state_sql.c): each load holds it (ml_state_null_hold: prepares
+** "SELECT NULL" on db once, SQLITE_OK or the prepare's code) and hands the
+** hold to a registration's xDestroy (ml_state_null_release), so the last
+** connection's close frees it. */
+int ml_state_null_hold(sqlite3 *db);
+void ml_state_null_release(void *pUnused);
 /* The one-state form's signature (a family with state hooks): the row
 ** signature with its data arguments replaced by "state": "y, p [, bins]"
 ** -> "state [, bins]". */

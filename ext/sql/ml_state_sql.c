@@ -30,9 +30,10 @@
 **      need a stratifier; ordinal functions an ordinal state.
 **   3. A group's states are collected (their own bytes) and merged at once
 **      when a result is due: one k-way merge straight into the family's
-**      buffers, no re-sort -- but for weighted states, whose records
-**      (ml_absorb_weighted) are appended and sorted with the buffer.  A
-**      window frame's xInverse removes the state's rows in one linear pass.
+**      buffers, already in order -- except weighted states, whose records
+**      (ml_samples_absorb_weighted) are appended and sorted with the
+**      buffer.  A window frame's xInverse removes the state's rows in one
+**      linear pass.
 **   4. NULL states are skipped, as avg() skips NULLs (ml_state over no rows
 **      is NULL, so an empty shard adds nothing).
 **   5. ml_merge returns NULL for a group without states.
@@ -61,7 +62,6 @@ SQLITE_EXTENSION_INIT3
 /* The wrapper's own part of the aggregate context, after the family's. */
 typedef struct StatePending {
   MlStateAcc acc;
-  sqlite3_value *nullv;         /* a NULL for the family's data slots */
   int nested;                   /* inside a state's call of the family's step */
 } StatePending;
 
@@ -171,17 +171,53 @@ static int read_state(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *
   return ML_ROW_OK;
 }
 
-/* A protected NULL value for the family's data slots, made once per group
-** (a copy of SQLite's own static NULL, below); freed by xFinal. */
-static sqlite3_value *null_value(StatePending *q){
-  /* SQLite's own static NULL -- what sqlite3_column_value() returns for no
-  ** statement (columnMem: "if( pVm==0 ) return columnNullValue()") -- made
-  ** a protected value of our own.  Nothing is prepared: a prepare on the
-  ** statement's connection fails once it is interrupted, and that failure
-  ** once read as out of memory (issue 39).  0 only when the copy's
-  ** allocation fails. */
-  if( q->nullv==0 ) q->nullv = sqlite3_value_dup(sqlite3_column_value(0, 0));
-  return q->nullv;
+/*
+** The NULL in the family's data slots when a state's call of its step
+** counts the parameters (step_null_data).  SQLite has no call that makes a
+** NULL sqlite3_value; the documented way is a statement's column, copied
+** (sqlite3_value_dup: a protected value of our own, usable after the
+** statement is finalized).  So each load prepares "SELECT NULL" once on
+** the loading connection, at load time -- never during a query, where a
+** prepare on an interrupted connection fails (and once read as out of
+** memory) -- and the process keeps one such NULL while any connection has
+** mleval loaded: a count of the loads holding it, under SQLite's static
+** mutex; mleval_version's registration carries each load's hold, and
+** SQLite releases it when the connection closes (or the registration
+** fails), the last release freeing the NULL.  The families only read its
+** type (it is never written), so one NULL serves every thread.
+*/
+static sqlite3_value *nullShared = 0;   /* the NULL, while nullHolds > 0 */
+static int nullHolds = 0;
+
+int ml_state_null_hold(sqlite3 *db){
+  sqlite3_stmt *st = 0;
+  sqlite3_value *v = 0;
+  sqlite3_mutex *m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
+  int rc = sqlite3_prepare_v2(db, "SELECT NULL", -1, &st, 0);
+  if( rc==SQLITE_OK && (rc = sqlite3_step(st))==SQLITE_ROW ){
+    v = sqlite3_value_dup(sqlite3_column_value(st, 0));
+    rc = v ? SQLITE_OK : SQLITE_NOMEM;
+  }else if( rc==SQLITE_OK || rc==SQLITE_DONE ){
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_finalize(st);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_mutex_enter(m);
+  if( nullShared==0 ){ nullShared = v; v = 0; }
+  nullHolds++;
+  sqlite3_mutex_leave(m);
+  sqlite3_value_free(v);                /* another load's NULL is held already */
+  return SQLITE_OK;
+}
+
+void ml_state_null_release(void *pUnused){
+  sqlite3_mutex *m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
+  sqlite3_value *v = 0;
+  (void)pUnused;
+  sqlite3_mutex_enter(m);
+  if( nullHolds>0 && --nullHolds==0 ){ v = nullShared; nullShared = 0; }
+  sqlite3_mutex_leave(m);
+  sqlite3_value_free(v);
 }
 
 /* Sets the error an xAbsorb returned. */
@@ -211,20 +247,18 @@ static int flush(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, cha
 /* Calls the family's xStep (inverse 0) or xInverse (1) with NULL in the
 ** nData data slots and the state call's parameters after them, marked as
 ** a state's own call (q->nested) so that ML_STATE_DIVERT reads it as a
-** row.  argc - 1 + nData is a row count the caller checked.  1 when out of
-** memory (the error set). */
-static int step_null_data(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, int nData,
+** row.  argc - 1 + nData is a row count the caller checked. */
+static void step_null_data(sqlite3_context *ctx, const MlFuncDesc *d, StatePending *q, int nData,
                           int argc, sqlite3_value **argv, int inverse){
   sqlite3_value *av[ML_MAX_ARGS];
   int i;
-  if( null_value(q)==0 ){ sqlite3_result_error_nomem(ctx); return 1; }
-  for(i=0; i<nData; i++) av[i] = q->nullv;
+  /* this connection's load holds the NULL (ml_state_null_hold) */
+  for(i=0; i<nData; i++) av[i] = nullShared;
   for(i=1; i<argc; i++) av[nData+i-1] = argv[i];
   q->nested = 1;
   if( inverse ) d->fam->xInverse(ctx, argc - 1 + nData, av);
   else d->fam->xStep(ctx, argc - 1 + nData, av);
   q->nested = 0;
-  return 0;
 }
 
 /* True when argc is a count of the state form (multiclass: 1 + at most
@@ -262,7 +296,7 @@ static void state_step(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
   }
   /* The family's own xStep sets up and checks the parameters, then skips
   ** the row: its data are NULL. */
-  if( step_null_data(ctx, d, q, nData, argc, argv, 0) ) return;
+  step_null_data(ctx, d, q, nData, argc, argv, 0);
   rc = ml_acc_add(&q->acc, z, (uint64_t)n, &st, zErr, sizeof(zErr));
   if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
   else if( rc ) ml_error(ctx, d->name, "%s", zErr);
@@ -419,7 +453,6 @@ void ml_state_xfinal(sqlite3_context *ctx){
   StatePending *q = pending(ctx, d->fam->state, 0);
   char zErr[200];
   int rc;
-  if( q ){ sqlite3_value_free(q->nullv); q->nullv = 0; }
   rc = flush(ctx, d, q, zErr, sizeof(zErr));
   if( q ) ml_acc_clear(&q->acc);        /* an empty one may still hold its array */
   d->fam->xFinal(ctx);                  /* frees the family's buffers */

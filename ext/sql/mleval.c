@@ -26,8 +26,9 @@
 **                    auroc_ci auroc_diff pr_auc_diff_ci ece_diff_ci mean_ci
 **                    pr_auc_delta_ci pr_auc_diff_delta tpr_at_fpr_ci sens_at_spec_ci
 **                    net_benefit_ci net_benefit_diff_ci decision_curve_ci
-**     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
-**     plot.c         plot_curves plot_reliability plot_bars plot_lines plot_km
+**     auroc_test.c   auroc_test (validation.c: calibration_summary's and calibration_smooth's results)
+**     plot.c         plot_curves plot_reliability plot_bars plot_lines (drawn by plot_draw.c)
+**     plot_km.c      plot_km
 **     drift.c        psi ks_test wasserstein drift_report (the monitoring family)
 **                    ml_state_dist ml_state_dist_w (drift_ks.c: the KS p-value)
 **     disparity.c    group_disparity (the monitoring family)
@@ -149,7 +150,7 @@ static int signature_next(const char **pz, char *zName, size_t nName){
 static void make_twins(void){
   static int done = 0;
   sqlite3_mutex *m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
-  int i = 0, f, k;
+  int i = 0, f, k, lo, hi;
   sqlite3_mutex_enter(m);
   for(f=0; !done && f<ML_NFAMILY; f++){
     const MlFuncDesc *d;
@@ -173,7 +174,8 @@ static void make_twins(void){
       aTwin[i].signature = azTwinSignature[i];
       aTwin[i].nMin = (signed char)(d->nMin + 1);
       aTwin[i].nMax = (signed char)(d->nMax + 1);
-      aTwin[i].flags = (d->flags & ~ML_FN_WEIGHTED) | ML_FN_TWIN | ML_FN_NO_STATE;
+      aTwin[i].flags = (d->flags & ~ML_FN_WEIGHTED) | ML_FN_TWIN | ML_FN_NO_STATE
+                       | (d->fam && d->fam->state && ml_state_arity(d, &lo, &hi) ? 0u : ML_FN_BASE_NO_STATE);
       aTwinBase[i] = d;
       i++;
     }
@@ -209,27 +211,6 @@ static int twin_args(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite
 }
 
 static const char *twin_base_name(const MlFuncDesc *d, char *zBuf, int nBuf);
-
-/* A state given to a twin (pr_auc_w(st)): the twins read rows only, and
-** every state -- weighted (ml_state_w) or not -- goes to the unweighted
-** name, which reads both (docs/weights.md).  Says so when the base takes
-** states; 0 (nothing set) for other values and records. */
-int ml_twin_state_error(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value *v){
-  const MlFuncDesc *b = 0;
-  char zBase[40];
-  const char *zName;
-  int i = 0, lo, hi;
-  if( d==0 || !(d->flags & ML_FN_TWIN) || sqlite3_value_type(v)!=SQLITE_BLOB ) return 0;
-  if( (zName = twin_base_name(d, zBase, sizeof(zBase)))==0 ) return 0;
-  while( (b = next_record(&i, b))!=0 && strcmp(b->name, zName)!=0 ){}
-  if( b==0 || !ml_state_arity(b, &lo, &hi) ) return 0;
-  ml_error(ctx, d->name, "takes rows, not a state: %s goes to the unweighted name: %s(state%s)",
-           (b->fam->state->kinds & (1u<<ML_STATE_WEIGHTED)) ? "a state, weighted (ml_state_w) or not,"
-             : (b->fam->state->kinds & (1u<<ML_STATE_MC_W)) ? "a state, weighted (ml_state_mc_w) or not,"
-             : (b->fam->state->kinds & (1u<<ML_STATE_SURV_W)) ? "a state, weighted (ml_state_surv_w) or not,"
-             : "a state of unweighted rows (ml_state)", zName, d->aParam && d->aParam[0] ? ", ..." : "");
-  return 1;
-}
 
 /* The weight's place in a twin record's signature is where its flags say
 ** (twin_weight_arg): else the record is wrong, and registration fails
@@ -545,6 +526,15 @@ static int register_function(sqlite3 *db, const MlFuncDesc *d){
     if( d->fam && !(n==d->nMin && (d->flags & ML_FN_SCALAR_MIN)) ){
       rc = sqlite3_create_window_function(db, d->name, n, flags, (void*)d, d->fam->xStep,
                                           d->fam->xFinal, d->fam->xValue, d->fam->xInverse, 0);
+    }else if( d==&aScalar[0] ){
+      /* mleval_version's registration carries this load's hold on the
+      ** state form's NULL: SQLite calls ml_state_null_release when the
+      ** connection closes, or at once when the registration fails */
+      rc = ml_state_null_hold(db);
+      if( rc==SQLITE_OK ){
+        rc = sqlite3_create_function_v2(db, d->name, n, flags, (void*)d, d->xFunc, 0, 0,
+                                        ml_state_null_release);
+      }
     }else{
       rc = sqlite3_create_function(db, d->name, n, flags, (void*)d, d->xFunc, 0, 0);
     }
