@@ -200,6 +200,49 @@ static void parse_operating(Opts *o, char *z){
   }
 }
 
+/* The rules between options, once all are read (parse_args): exit 2 with
+** the reason on the first one broken. */
+static void check_args(Opts *o, int nPos){
+  int i;
+  if( o->nOp==0 ){
+    static char zDefault[] = "max_f1,youden,specificity:0.95";
+    parse_operating(o, zDefault);
+  }
+  if( nPos<2 ) die(2, "DB and TABLE are required");
+  if( o->zLabel==0 && o->zDriftRef==0 ) die(2, "--label is required");
+  o->driftOnly = o->zLabel==0;      /* a table without labels: its drift alone */
+  if( o->driftOnly && (o->zTime || o->zEvent || o->svd) ){
+    die(2, "without --label the report is its Drift section alone (--drift-ref); %s needs --label",
+        o->zTime ? "--time" : o->zEvent ? "--event" : "--svd");
+  }
+  if( o->nScore==0 ) die(2, "at least one --score is required");
+  if( o->zDriftRef && o->zBy==0 ) die(2, "--drift-ref needs --by, the period column whose values it names");
+  if( (o->zTime==0)!=(o->zEvent==0) ) die(2, "--time and --event go together");
+  if( o->horizon>0 && (o->zTime==0 || o->zEvent==0) ){
+    die(2, "--horizon needs --time and --event (the follow-up time and event columns)");
+  }
+  if( (o->zTime || o->zEvent) && !(o->horizon>0) ){
+    die(2, "%s needs --horizon (the time t at which the Survival section evaluates)", o->zTime ? "--time" : "--event");
+  }
+  if( o->nFeature && o->zDriftRef==0 ){
+    die(2, "--feature %s needs --drift-ref: a feature is drifted and nothing else (its only section is Drift)",
+        o->azFeature[0]);
+  }
+  for(i=0; i<o->nFeature; i++){
+    for(int k=0; k<o->nScore; k++){
+      if( sqlite3_stricmp(o->azFeature[i], o->azScore[k])==0 ){
+        die(2, "--feature %s is also a --score (a score's drift is in the Drift section already)", o->azFeature[i]);
+      }
+    }
+    if( o->zProb && sqlite3_stricmp(o->azFeature[i], o->zProb)==0 ){
+      die(2, "--feature %s is also --prob (its drift is in the Drift section already)", o->azFeature[i]);
+    }
+  }
+  if( o->zDriftRef && o->zWeight ){
+    die(2, "--drift-ref cannot be used with --weight: drift_report has no weighted twin (the KS p-value needs counts)");
+  }
+}
+
 void parse_args(Opts *o, int argc, char **argv){
   int i, nPos = 0;
   memset(o, 0, sizeof(*o));
@@ -276,43 +319,7 @@ void parse_args(Opts *o, int argc, char **argv){
     else die(2, "unexpected argument '%s' (DB and TABLE are already given)", a);
 #undef NEEDV
   }
-  if( o->nOp==0 ){
-    static char zDefault[] = "max_f1,youden,specificity:0.95";
-    parse_operating(o, zDefault);
-  }
-  if( nPos<2 ) die(2, "DB and TABLE are required");
-  if( o->zLabel==0 && o->zDriftRef==0 ) die(2, "--label is required");
-  o->driftOnly = o->zLabel==0;      /* a table without labels: its drift alone */
-  if( o->driftOnly && (o->zTime || o->zEvent || o->svd) ){
-    die(2, "without --label the report is its Drift section alone (--drift-ref); %s needs --label",
-        o->zTime ? "--time" : o->zEvent ? "--event" : "--svd");
-  }
-  if( o->nScore==0 ) die(2, "at least one --score is required");
-  if( o->zDriftRef && o->zBy==0 ) die(2, "--drift-ref needs --by, the period column whose values it names");
-  if( (o->zTime==0)!=(o->zEvent==0) ) die(2, "--time and --event go together");
-  if( o->horizon>0 && (o->zTime==0 || o->zEvent==0) ){
-    die(2, "--horizon needs --time and --event (the follow-up time and event columns)");
-  }
-  if( (o->zTime || o->zEvent) && !(o->horizon>0) ){
-    die(2, "%s needs --horizon (the time t at which the Survival section evaluates)", o->zTime ? "--time" : "--event");
-  }
-  if( o->nFeature && o->zDriftRef==0 ){
-    die(2, "--feature %s needs --drift-ref: a feature is drifted and nothing else (its only section is Drift)",
-        o->azFeature[0]);
-  }
-  for(i=0; i<o->nFeature; i++){
-    for(int k=0; k<o->nScore; k++){
-      if( sqlite3_stricmp(o->azFeature[i], o->azScore[k])==0 ){
-        die(2, "--feature %s is also a --score (a score's drift is in the Drift section already)", o->azFeature[i]);
-      }
-    }
-    if( o->zProb && sqlite3_stricmp(o->azFeature[i], o->zProb)==0 ){
-      die(2, "--feature %s is also --prob (its drift is in the Drift section already)", o->azFeature[i]);
-    }
-  }
-  if( o->zDriftRef && o->zWeight ){
-    die(2, "--drift-ref cannot be used with --weight: drift_report has no weighted twin (the KS p-value needs counts)");
-  }
+  check_args(o, nPos);
 }
 
 /* ------------------------------------------------------------- outputs */
