@@ -189,15 +189,8 @@
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
+#include "multiclass.h"      /* the kinds (MC_AUROC ...), MC_IS_PROB, MC_MAX_K */
 
-/* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
-enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB, MC_AUROC_CI,
-       MC_STATE };
-
-/* The kinds whose scores are probabilities (ml_arg_scores' isProb). */
-#define MC_IS_PROB(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_CALIB)
-
-#define MC_MAX_K 16
 #define MC_EPS   1e-15
 
 typedef struct McAgg {
@@ -1972,6 +1965,28 @@ static void mc_final(sqlite3_context *ctx){
   mc_result(ctx, p, 1);
   if( p ) mc_clear(p);
 }
+
+/* ------------------------------------------- the long layout's entry points */
+
+/* multiclass_long.c hands each assembled id to these (multiclass.h): the
+** wide form's own row store and result, so the long form equals it. */
+size_t ml_mc_agg_bytes(void){ return sizeof(McAgg); }
+MlParam *ml_mc_param(void *agg, int i){ return &((McAgg*)agg)->par[i]; }
+void ml_mc_clear(void *agg){ mc_clear((McAgg*)agg); }
+int ml_mc_add_row(sqlite3_context *ctx, void *agg, int k, int y, double w, const double *s){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = agg;
+  int rc;
+  if( d->flags & ML_FN_TWIN ) p->wmode = 1;
+  p->k = k;
+  if( (rc = mc_add(p, d, y, w, s))!=ML_OK ){
+    mc_add_failed(ctx, d, p, rc);
+    mc_clear(p);
+    p->failed = 1;
+  }
+  return rc;
+}
+void ml_mc_result(sqlite3_context *ctx, void *agg, int isFinal){ mc_result(ctx, (McAgg*)agg, isFinal); }
 
 /* ------------------------------------------------------------- records */
 
