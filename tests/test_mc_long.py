@@ -89,7 +89,11 @@ def load_wide(con, y, P, k, w, g):
     tm.load_rows(con, y, P, k, w, g)
 
 
-@mltest.covers(*(LONG + LONG_W))
+@mltest.covers("mc_auroc_long", "mc_auroc_long_w", "mc_pr_auc_long", "mc_pr_auc_long_w", "mc_log_loss_long",
+               "mc_log_loss_long_w", "mc_brier_long", "mc_brier_long_w", "mc_confusion_long",
+               "mc_confusion_long_w", "mc_top_k_long", "mc_top_k_long_w", "ordinal_rps_long",
+               "ordinal_rps_long_w", "mc_calibration_long", "mc_calibration_long_w", "mc_auroc_ci_long",
+               "mc_auroc_ci_long_w")
 def test_equal_wide(ck, rng):
     """Each long function equals its wide form bit for bit (the weighted too),
     whatever the ids' type and the rows' order; scikit-learn to 1e-12."""

@@ -378,42 +378,57 @@ static const char *lg_wnum(char *z, double w){
 }
 
 /* Assembles the ids of the sorted records rec[0..n) and hands each to the
-** wide store mc (rules 1, 3).  ML_OK, or the error is set (ML_ERROR). */
+** wide store mc (rules 1, 3): one pass, each record decoded once.  ML_OK,
+** or the error is set (ML_ERROR). */
 static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L, const unsigned char *rec,
                        ml_i64 n, void *mc){
   const int W = L->width, isProb = MC_IS_PROB(d->kind);
   ml_i64 i = 0, firstTag = -1;
   int k0 = 0;
   char zId[96], zId2[96], zA[32], zB[32];
-  double s[MC_MAX_K];
+  double s[MC_MAX_K], wv[MC_MAX_K];
+  int cls[MC_MAX_K], yv[MC_MAX_K];
   while( i<n ){
-    ml_i64 code = lg_code(rec + (size_t)i*W), tag = code>>8, j = i + 1, m, t;
-    int skip = isnan(lg_p(rec + (size_t)i*W)), y, k;
+    ml_i64 code = lg_code(rec + (size_t)i*W), tag = code>>8, j = i, m = 0;
+    int skip = 0, y, k, t, ok = 1;
     double w;
-    while( j<n && (lg_code(rec + (size_t)j*W)>>8)==tag ){
-      skip |= isnan(lg_p(rec + (size_t)j*W));
-      j++;
+    /* the id's run: its classes, y, p and w, at most MC_MAX_K of them kept
+    ** (one more is a class repeated) */
+    for(;;){
+      const unsigned char *r = rec + (size_t)j*W;
+      double p = lg_p(r);
+      if( m<MC_MAX_K ){
+        cls[m] = (int)((code>>4) & 15);
+        yv[m] = (int)(code & 15);
+        s[m] = p;
+        wv[m] = W==24 ? lg_w(r, W) : 1.0;
+        ok &= cls[m]==(int)m;
+      }else{
+        ok = 0;
+      }
+      skip |= isnan(p);
+      m++;
+      if( ++j>=n ) break;
+      code = lg_code(rec + (size_t)j*W);
+      if( (code>>8)!=tag ) break;
     }
     if( skip ){ i = j; continue; }                  /* a NULL in a row of the id (rule 4) */
-    m = j - i;
-    for(t=0; t<m && (int)((lg_code(rec + (size_t)(i+t)*W)>>4) & 15)==t; t++){}
-    if( t<m || m<2 ){
+    if( !ok || m<2 ){
       /* the id's classes, for the message: a class repeated or missing */
       char zList[128];
-      int o = 0, c = 0;
-      ml_i64 u;
-      for(u=0; u<m && o<100; u++){
-        c = (int)((lg_code(rec + (size_t)(i+u)*W)>>4) & 15);
-        sqlite3_snprintf((int)sizeof(zList) - o, zList + o, "%s%d", u ? ", " : "", c);
+      int o = 0;
+      for(t=0; t<m && t<MC_MAX_K && o<100; t++){
+        sqlite3_snprintf((int)sizeof(zList) - o, zList + o, "%s%d", t ? ", " : "", cls[t]);
         o += (int)strlen(zList + o);
       }
+      for(t=0; t<m && t<MC_MAX_K && cls[t]==t; t++){}
       lg_describe(L, tag, zId, sizeof(zId));
-      if( t<m && (int)((lg_code(rec + (size_t)(i+t)*W)>>4) & 15)<t ){
+      if( t<m && (t>=MC_MAX_K || cls[t]<t) ){
         ml_error(ctx, d->name, "class must appear once in each id, got classes %s for id %s (class %d twice)",
-                 zList, zId, (int)t-1);
+                 zList, zId, t-1);
       }else if( t<m ){
         ml_error(ctx, d->name, "class must run over 0..k-1 in each id, got classes %s for id %s (no class %d)",
-                 zList, zId, (int)t);
+                 zList, zId, t);
       }else{
         ml_error(ctx, d->name, "class must run over 0..k-1, k at least 2, in each id, got class 0 alone for id %s",
                  zId);
@@ -429,24 +444,20 @@ static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L
                k-1, zId2, k0);
       return ML_ERROR;
     }
-    y = (int)(code & 15);
-    w = lg_w(rec + (size_t)i*W, W);
-    for(t=0; t<m; t++){
-      const unsigned char *r = rec + (size_t)(i+t)*W;
-      int yt = (int)(lg_code(r) & 15);
-      double wt = lg_w(r, W);
-      if( yt!=y ){
+    y = yv[0];
+    w = wv[0];
+    for(t=1; t<k; t++){
+      if( yv[t]!=y ){
         lg_describe(L, tag, zId, sizeof(zId));
-        ml_error(ctx, d->name, "y must be the same in every row of an id, got %d and %d for id %s", y, yt, zId);
+        ml_error(ctx, d->name, "y must be the same in every row of an id, got %d and %d for id %s", y, yv[t], zId);
         return ML_ERROR;
       }
-      if( wt!=w ){
+      if( wv[t]!=w ){
         lg_describe(L, tag, zId, sizeof(zId));
         ml_error(ctx, d->name, "w must be the same in every row of an id, got %s and %s for id %s",
-                 lg_wnum(zA, w), lg_wnum(zB, wt), zId);
+                 lg_wnum(zA, w), lg_wnum(zB, wv[t]), zId);
         return ML_ERROR;
       }
-      s[t] = lg_p(r);
     }
     if( y>=k ){
       lg_describe(L, tag, zId, sizeof(zId));
