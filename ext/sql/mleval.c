@@ -37,7 +37,9 @@
 **     survival_boot.c      surv_auroc_ci surv_brier_ci c_index_diff
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
 **                    mc_calibration mc_auroc_ci ml_state_mc
-**     multiclass_long.c  the same over long rows (id, y, class, p): mc_auroc_long ... (NAME_long)
+**     multiclass_long.c  mc_auroc_long mc_pr_auc_long mc_log_loss_long mc_brier_long
+**                    mc_confusion_long mc_top_k_long ordinal_rps_long mc_calibration_long
+**                    mc_auroc_ci_long (the family over long rows: id, y, class, p)
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
