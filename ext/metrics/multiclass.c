@@ -1565,6 +1565,7 @@ typedef struct McBoot {
   McRank R;
   void *mem;               /* mc_rank's scratch, allocated once */
   int weighted;
+  int nomem;               /* a replicate ran out of memory (the weighted micro merge's buffer) */
 } McBoot;
 
 /* The replicate's ovr_macro and ovo_macro (ml_boot_run's statistic). */
@@ -1583,7 +1584,10 @@ static int mc_boot_stat(void *arg, const MlCanon *cn, const ml_weight *wc, doubl
     m++;
   }
   b->drawn.n = m;
-  if( mc_rank(&b->drawn, b->weighted, &b->R, b->mem)!=ML_OK ) return 0;   /* (stopped: the run asks too) */
+  if( (r = mc_rank(&b->drawn, b->weighted, &b->R, b->mem))!=ML_OK ){
+    if( r==ML_NOMEM ) b->nomem = 1;                  /* not an undefined replicate: the run stops */
+    return 0;                                        /* (stopped: the run asks too) */
+  }
   for(a=0; a<b->R.k; a++){
     ovr += b->R.auc[a];
     for(c=a+1; c<b->R.k; c++){ ovo += (b->R.A[a][c] + b->R.A[c][a]) / 2.0; np++; }
@@ -1593,7 +1597,7 @@ static int mc_boot_stat(void *arg, const MlCanon *cn, const ml_weight *wc, doubl
   return !isnan(out[0]) && !isnan(out[1]);
 }
 
-static int mc_boot_stop(void *arg){ (void)arg; return ml_stop_requested(); }
+static int mc_boot_stop(void *arg){ return ((McBoot*)arg)->nomem || ml_stop_requested(); }
 
 static void mc_ci_json(MlJson *j, const char *zKey, const MlBootInterval *iv){
   ml_json_key(j, zKey);
@@ -1640,9 +1644,10 @@ static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighte
   spec.stat = mc_boot_stat;
   spec.arg = &b;
   spec.stop = mc_boot_stop;
+  spec.stopArg = &b;
   rc = ml_boot_run(&cn, &spec, &res);
   ml_free(perm);
-  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return; }
+  if( rc==ML_NOMEM || b.nomem ){ sqlite3_result_error_nomem(ctx); return; }
   if( rc==ML_BOOT_STOPPED ) return;                 /* ml_compute_end reports it */
   if( rc==ML_BOOT_UNDEFINED ){
     ml_result_null(ctx, d->name, "ovr_macro and ovo_macro need every class in the group");
