@@ -138,6 +138,10 @@ def check_random_interrupts(ck, con, rng):
             continue
         if shape in ("mean", "pone"):      # one data argument: x, or a probability p
             sql = "SELECT %s(%s%s) FROM t" % (name, "p" if shape == "pone" else "s", extra)
+        elif shape in ("long", "wlong"):   # the long layout: rows 2m, 2m + 1 are id m's classes 0 and 1
+            sql = ("SELECT %s(iif(id BETWEEN 2 AND %d, id / 2, NULL), id / 2 %% 2, id %% 2, iif(id %% 2 = 0, "
+                   "(id / 2 %% 7) / 10.0, 1 - (id / 2 %% 7) / 10.0)%s%s) FROM t"
+                   % (name, N - 1 if N % 2 == 0 else N, ", 1 + id / 2 % 3" if shape == "wlong" else "", extra))
         else:
             x = "p" if shape in ("prob", "ppair", "wprob", "wppair") else "s"
             sql = "SELECT " + test_bad_inputs.call(name, shape, "o" if shape in ("ord", "ge") else "y", x, extra) + " FROM t"
