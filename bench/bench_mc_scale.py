@@ -7,9 +7,10 @@
 beside --lib in the same process, so both see the same machine.  The machine
 is shared (2 cores, 8 sessions): every time here is CPU time
 (time.process_time, best of 3) and the sizes are kept small; the old
-library's quadratic windows are timed at 10^4 rows only.
+library's windows are timed at 10^4 rows only (its mc_pr_auc sorted each
+frame: quadratic).
 
-Parts (--only: a comma-separated subset of window,memory,topk,expected):
+Parts (--only: a comma-separated subset of window,memory,topk,expected,topkir):
   window    per-row CPU time of a running frame (UNBOUNDED PRECEDING) and a
             sliding frame (ROWS 999 PRECEDING) over 10^4 and 10^5 rows,
             k = 3, each multiclass function against the binary one in the
@@ -21,6 +22,8 @@ Parts (--only: a comma-separated subset of window,memory,topk,expected):
             top_k_accuracy_score(k = 1 and 2) on numpy arrays in memory
   expected  expected_auroc(p) against the no-op floorn(p), callgrind Ir/row
             over 10^5 rows (wall time is too noisy here)
+  topkir    mc_top_k(y, p0, p1, p2) against floor4(y, p0, p1, p2), callgrind
+            Ir/row over 10^5 rows of the table of fill
 """
 import argparse
 import ctypes
@@ -88,11 +91,6 @@ def window_part(libs, say, rows_out):
             for fname, frame in frames:
                 base = {}
                 for f, b in fns:
-                    if name == "before" and n == 10 ** 4 and f.startswith(("mc_pr_auc", "mc_calibration")) \
-                            and fname == "running":
-                        continue              # minutes each before: left out
-                    if name == "after" and n > 10 ** 4 and f.startswith("mc_pr_auc"):
-                        continue              # still recomputed per frame (issue 48 item 2: left)
                     if b not in base:
                         base[b] = cpu(con, "SELECT %s OVER (ORDER BY id %s) FROM mc" % (b, frame), 1)
                     t = cpu(con, "SELECT %s OVER (ORDER BY id %s) FROM mc" % (f, frame), 1)
@@ -183,12 +181,28 @@ def expected_part(libs, floor, say, rows_out):
             rows_out.append(("expected", name, n, ea, fl))
 
 
+def topkir_part(libs, floor, say, rows_out):
+    n = 10 ** 5
+    with tempfile.TemporaryDirectory() as d:
+        db = os.path.join(d, "t.db")
+        con = sqlite3.connect(db)
+        fill(con, n)
+        con.commit()
+        con.close()
+        for name, lib in libs:
+            start = callgrind(lib, floor, db, "SELECT 1;")
+            fl = (callgrind(lib, floor, db, "SELECT floor4(y, p0, p1, p2) FROM mc;") - start) / n
+            tk = (callgrind(lib, floor, db, "SELECT mc_top_k(y, p0, p1, p2) FROM mc;") - start) / n
+            say("topkir %-6s n=10^5 mc_top_k %.0f Ir/row, floor4 %.0f: %.2fx" % (name, tk, fl, tk / fl))
+            rows_out.append(("topkir", name, n, tk, fl))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", default=os.path.join(HERE, "..", "ext", ".libs", "mleval"))
     ap.add_argument("--before", default=None)
     ap.add_argument("--floor", default=os.path.join(HERE, ".libs", "floor"))
-    ap.add_argument("--only", default="window,memory,topk,expected")
+    ap.add_argument("--only", default="window,memory,topk,expected,topkir")
     a = ap.parse_args()
     libs = ([("before", a.before)] if a.before else []) + [("after", a.lib)]
     only = a.only.split(",")
@@ -200,6 +214,8 @@ def main():
         expected_part(libs, a.floor, say, out)
     if "topk" in only:
         topk_part(libs, a.floor, say, out)
+    if "topkir" in only:
+        topkir_part(libs, a.floor, say, out)
     if "memory" in only:
         memory_part(libs, say, out)
     if "window" in only:

@@ -24,6 +24,10 @@ Jobs (make targets in parentheses):
   multiclass-wall  bench_multiclass.py --only wall: multiclass-wall alone
   clinical     bench_clinical.py (issue 36): calibration_smooth at 10^5 and
                10^6 rows (and R's lowess), decision_curve_ci
+  survival     bench_survival.py (issue 47): part 1's functions from the records
+               against their floor (callgrind, 2·10^5 rows), CPU at 10^5 and
+               10^6 rows, bytes held a row, and survival::concordance and
+               riskRegression::Score on the same rows          (make bench-survival)
   survival2    bench_survival2.py (issue 49): surv_decision_curve in one pass
                against 99 surv_net_benefit, part 2's costs at 10^6 rows, and the
                coverage of surv_auroc_ci / surv_brier_ci over 200 cohorts
@@ -57,6 +61,7 @@ JOBS = {
     "multiclass": ("bench_multiclass.py", [], "lib floor", {}),
     "multiclass-wall": ("bench_multiclass.py", ["--only", "wall"], "lib floor", {}),
     "clinical": ("bench_clinical.py", [], "lib", {}),
+    "survival": ("bench_survival.py", [], "lib floor", {}),
     "survival2": ("bench_survival2.py", [], "lib", {}),
     "svd": ("bench_svd.py", [], "lib", {}),
     "report": ("bench_report.py", [], "", {}),     # tools/mleval-report finds the build's mleval itself

@@ -5,7 +5,7 @@
 -- an upstream change shifts its input (labels unchanged; the generator,
 -- sql/make_demo_data.py, says how).  Reference period: days 0-29.
 --   sqlite3 -cmd '.load ext/.libs/mleval' :memory: < sql/monitoring.sql
--- Functions: docs/monitoring.md, docs/states.md (ml_state, ml_merge),
+-- Functions: docs/monitoring.md, docs/states.md (ml_state, ml_state_dist, ml_merge),
 -- docs/validation.md (calibration_summary).  make check
 -- (tests/sql_scripts.sh) compares this script's whole output with
 -- sql/monitoring.expected; docs/monitoring.md quotes it.
@@ -26,11 +26,13 @@ SELECT day, round(psi, 3) AS psi, round(ks ->> '$.statistic', 3) AS ks,
 FROM drift_rows WHERE day % 7 = 1 ORDER BY day;
 
 .print
-.print 2. The same from one ml_state per day against one reference state
--- The daily states are what a monitoring job keeps (one small BLOB a day,
--- labels optional); the reference is the merge of days 0-29, each trailing
+.print 2. The same from one ml_state_dist per day against one reference state
+-- The daily states are what a monitoring job keeps (one small BLOB a day):
+-- ml_state_dist(pm) holds every row's pm, labelled or not (ml_state(y, pm)
+-- would hold the labelled rows only, and a day without labels would be no
+-- state at all); the reference is the merge of days 0-29, each trailing
 -- week the merge of its 7 days.  The results equal the row query bit for bit.
-CREATE TEMP TABLE daily AS SELECT ts AS day, ml_state(y, pm) AS st FROM preds GROUP BY ts;
+CREATE TEMP TABLE daily AS SELECT ts AS day, ml_state_dist(pm) AS st FROM preds GROUP BY ts;
 CREATE TEMP TABLE ref AS SELECT ml_merge(st) AS st FROM daily WHERE day < 30;
 CREATE TEMP TABLE trailing AS
   SELECT d.day, (SELECT ml_merge(st) FROM daily WHERE day BETWEEN d.day - 6 AND d.day) AS st

@@ -13,6 +13,15 @@
 ** Each run must end with the right answer (the text of all rows, as an
 ** unarmed run gives it) or SQLITE_NOMEM -- no other error, no crash -- and
 ** after sqlite3_close, sqlite3_memory_used() must be back where it started.
+**
+** $MLEVAL_OOM_POINTS = P (make check-sanitize sets it; unset or 0 in make
+** check) samples the failure points: in each mode, the first P/2 allocations
+** of the statement and P/2 more spread evenly over the rest (an offset that
+** moves with the statement), and its last one.  Under AddressSanitizer a run
+** costs 3-5 times more and the exhaustive loop is quadratic in a statement's
+** allocations (a 120-row window of curves makes 1 800), so the sanitized
+** build checks the same paths' memory safety on a sample while the plain
+** build checks every point.
 */
 #include <sqlite3.h>
 #include <check.h>
@@ -30,10 +39,11 @@ static int failAt = 0;        /* 0: never fail */
 static int persistent = 0;
 static int nAlloc = 0;        /* allocations since arming */
 static int nFailed = 0;
+static int nArmed = 0;        /* allocations of the last run while armed (or counted) */
 
 static int should_fail(void){
-  if( failAt==0 ) return 0;
   nAlloc++;
+  if( failAt==0 ) return 0;
   if( nAlloc==failAt || (persistent && nAlloc>failAt) ){ nFailed++; return 1; }
   return 0;
 }
@@ -169,6 +179,14 @@ static const char *aCase[] = {
   "WITH st AS (SELECT g, ml_state(y, p) b FROM t GROUP BY g)"
   " SELECT expected_auroc(b) OVER (ORDER BY g ROWS 1 PRECEDING), expected_confusion(b, 0.5) OVER (ORDER BY g ROWS 1 PRECEDING),"
   " group_disparity(b, g % 2, 0.5) OVER (ORDER BY g ROWS 1 PRECEDING) FROM st",
+  /* the distribution states (labels or not): made, merged, drifted, over windows */
+  "WITH st AS (SELECT g, ml_state_dist(s) d, ml_state_dist_w(p, z + 0.5) dw FROM t GROUP BY g)"
+  " SELECT hex(ml_merge(d)), hex(ml_merge(dw)), psi((SELECT ml_merge(d) FROM st), d), ks_test((SELECT d FROM st WHERE g = 0), d),"
+  " wasserstein((SELECT dw FROM st WHERE g = 0), dw), drift_report((SELECT d FROM st WHERE g = 1), d, 4) FROM st",
+  "SELECT hex(ml_state_dist(s)" W "), hex(ml_state_dist_w(p, z)" W ") FROM t",
+  "WITH st AS (SELECT g, ml_state_dist(s) d FROM t GROUP BY g)"
+  " SELECT psi((SELECT d FROM st WHERE g = 0), d) OVER (ORDER BY g ROWS 1 PRECEDING) FROM st",
+  "SELECT psi(ml_state_dist(s), NULL) FROM t",       /* the empty period's warning under OOM */
   "SELECT mleval_version(), mleval_build_info(), mleval_functions()",
   "SELECT pr_auc(3, 0.5)",                           /* an error text must survive OOM too */
   "SELECT method, driver, rank FROM svd_bench(12, 8, 3, 0, 1)",
@@ -247,6 +265,21 @@ static void build_cases(void){
   }
 }
 
+/* The database every run starts from: t, built once, each run given a copy
+** of its image (sqlite3_deserialize), kept to the end. */
+static unsigned char *aImage = 0;
+static sqlite3_int64 nImage = 0;
+
+static void build_image(void){
+  sqlite3 *db = 0;
+  if( sqlite3_open(":memory:", &db)!=SQLITE_OK || sqlite3_exec(db, zSchema, 0, 0, 0)!=SQLITE_OK
+   || (aImage = sqlite3_serialize(db, "main", &nImage, 0))==0 ){
+    fprintf(stderr, "check_oom: cannot build the table: %s\n", sqlite3_errmsg(db));
+    exit(EXIT_FAILURE);
+  }
+  sqlite3_close(db);
+}
+
 /* Runs zSql on a fresh database; the rows' text (or "error: msg") in zOut.
 ** Returns the final sqlite3 result code. */
 static int run_case(const char *zSql, int armAt, int persist, char *zOut, size_t nOut){
@@ -257,8 +290,14 @@ static int run_case(const char *zSql, int armAt, int persist, char *zOut, size_t
   zOut[0] = 0;
   rc = sqlite3_open(":memory:", &db);
   ck_assert_int_eq(rc, SQLITE_OK);
-  rc = sqlite3_exec(db, zSchema, 0, 0, 0);
-  ck_assert_int_eq(rc, SQLITE_OK);
+  {
+    unsigned char *a = sqlite3_malloc64(nImage);
+    ck_assert_ptr_nonnull(a);
+    memcpy(a, aImage, nImage);
+    rc = sqlite3_deserialize(db, "main", a, nImage, nImage,
+                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+    ck_assert_int_eq(rc, SQLITE_OK);
+  }
   failAt = armAt; persistent = persist; nAlloc = 0;
   rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
   while( rc==SQLITE_OK || rc==SQLITE_ROW ){
@@ -278,22 +317,38 @@ static int run_case(const char *zSql, int armAt, int persist, char *zOut, size_t
     snprintf(zOut, nOut, "error %d: %s", rc, sqlite3_errmsg(db));
   }
   sqlite3_finalize(st);
+  nArmed = nAlloc;
   failAt = 0;
   sqlite3_close(db);
   return rc;
 }
 
+static int nPoint = 0;         /* $MLEVAL_OOM_POINTS: 0, every failure point */
+
+/* The failure point after n in a sampled run of a statement making nTotal
+** allocations (case i): 1..P/2, then P/2 points evenly spread, the last.
+** Returns 0 when there is none. */
+static int next_point(int n, int nTotal, int i){
+  int half = nPoint/2, step = (nTotal - half + half - 1)/(half ? half : 1);
+  if( n >= nTotal ) return 0;
+  if( n < half ) return n + 1;
+  if( step < 1 ) step = 1;
+  n = n==half ? half + 1 + (i*7919) % step : n + step;   /* the offset moves with the case */
+  return n < nTotal ? n : nTotal;
+}
+
 START_TEST(test_every_function_under_oom){
   static char zWant[1<<20], zGot[1<<20];
   const char *zSql = azCase[_i];
-  int mode, n, nRun = 0;
+  int mode, n, nRun = 0, nTotal;
   sqlite3_int64 mem0 = sqlite3_memory_used();
   int rcWant = run_case(zSql, 0, 0, zWant, sizeof(zWant));
+  nTotal = nArmed;
   ck_assert_msg(rcWant==SQLITE_OK || strncmp(zWant, "error 1:", 8)==0, "%s: %s", zSql, zWant);
   ck_assert_msg(sqlite3_memory_used()==mem0, "%s leaks %lld bytes unarmed", zSql,
                 (long long)(sqlite3_memory_used() - mem0));
   for(mode=0; mode<2; mode++){
-    for(n=1; ; n++){
+    for(n=1; n>0; n = nPoint ? next_point(n, nTotal, _i) : n + 1){
       int rc;
       nFailed = 0;
       rc = run_case(zSql, n, mode, zGot, sizeof(zGot));
@@ -312,6 +367,7 @@ START_TEST(test_every_function_under_oom){
     }
   }
   ck_assert_int_gt(nRun, 2);
+  ck_assert_msg(nPoint || nRun >= 2*nTotal, "%s: %d runs for %d allocations", zSql, nRun, nTotal);
 }
 END_TEST
 
@@ -331,6 +387,10 @@ int main(int argc, char **argv){
   sqlite3_auto_extension((void(*)(void))sqlite3_mleval_init);
   ml_svd_backend_dir(getenv("MLEVAL_BACKEND_DIR"));
   build_cases();
+  build_image();
+  if( getenv("MLEVAL_OOM_POINTS") ) nPoint = atoi(getenv("MLEVAL_OOM_POINTS"));
+  if( nPoint<0 || nPoint==1 ){ fprintf(stderr, "check_oom: MLEVAL_OOM_POINTS must be 0 or at least 2\n"); exit(EXIT_FAILURE); }
+  if( nPoint ) printf("check_oom: sampled: %d failure points a statement and mode ($MLEVAL_OOM_POINTS)\n", nPoint);
   if( argc==2 && strcmp(argv[1], "--list")==0 ){      /* the statements, for test_registry */
     int i;
     for(i=0; i<nCase; i++) printf("%s\n", azCase[i]);

@@ -172,6 +172,63 @@ START_TEST(test_kept_sorted_insert_remove){
 }
 END_TEST
 
+/* Several keys of one class at once (ml_samples_add_keys, _remove_keys)
+** leave the buffer that one key at a time leaves: a twin buffer fed key by
+** key, heavy ties and repeated keys in one call, and a batch holding a key
+** not there removes nothing. */
+START_TEST(test_kept_sorted_keys_at_once){
+  MlSamples s, t;
+  int step, i, j;
+  test_seed(48);
+  ml_samples_init(&s, 8);
+  ml_samples_init(&t, 8);
+  ck_assert_int_eq(ml_samples_sort(&s), ML_OK);
+  ck_assert_int_eq(ml_samples_sort(&t), ML_OK);
+  for(step=0; step<1500; step++){
+    ml_key k[ML_SAMPLES_MAX_KEYS];
+    int m = 1 + (int)(test_rand01()*ML_SAMPLES_MAX_KEYS), y = test_rand01()<0.5;
+    if( m>ML_SAMPLES_MAX_KEYS ) m = ML_SAMPLES_MAX_KEYS;
+    if( test_rand01()<0.4 && t.n[y]>=m ){
+      for(i=0; i<m; i++){                  /* m held keys, ascending, repeats allowed */
+        ml_i64 at = (ml_i64)(test_rand01()*t.n[y]);
+        ml_key v = ml_samples_key(&t, y, at);
+        for(j=i; j>0 && k[j-1]>v; j--) k[j] = k[j-1];
+        k[j] = v;
+      }
+      for(i=0; i<m; i++){                  /* a repeated key must be held as often */
+        ml_i64 c = ml_samples_bound(&t, y, k[i], 1) - ml_samples_bound(&t, y, k[i], 0), r = 0;
+        for(j=0; j<m; j++) r += k[j]==k[i];
+        if( r>c ) break;
+      }
+      if( i<m ) continue;
+      ck_assert_int_eq(ml_samples_remove_keys(&s, y, k, m), 1);
+      for(i=0; i<m; i++) ck_assert_int_eq(ml_samples_remove(&t, y, ml_double_of(k[i]), 0.0), 1);
+    }else{
+      for(i=0; i<m; i++){
+        ml_key v = ml_key_of(floor(test_rand01()*30) - 15.0);
+        for(j=i; j>0 && k[j-1]>v; j--) k[j] = k[j-1];
+        k[j] = v;
+      }
+      ck_assert_int_eq(ml_samples_add_keys(&s, y, k, m), ML_OK);
+      for(i=0; i<m; i++) ck_assert_int_eq(ml_samples_add(&t, y, ml_double_of(k[i]), 0.0), ML_OK);
+    }
+    for(y=0; y<2; y++){
+      ck_assert_int_eq((int)s.n[y], (int)t.n[y]);
+      for(i=0; i<s.n[y]; i++) ck_assert(ml_samples_key(&s, y, i)==ml_samples_key(&t, y, i));
+    }
+  }
+  {
+    ml_key k[2];
+    k[0] = ml_key_of(-15.0); k[1] = ml_key_of(1234.5);
+    ml_i64 n0 = s.n[0];
+    ck_assert_int_eq(ml_samples_remove_keys(&s, 0, k, 2), 0);
+    ck_assert_int_eq((int)s.n[0], (int)n0);
+  }
+  ml_samples_clear(&s);
+  ml_samples_clear(&t);
+}
+END_TEST
+
 START_TEST(test_unsorted_remove_then_sort){
   MlSamples s;
   ml_samples_init(&s, 8);
@@ -201,6 +258,7 @@ Suite *suite_sort(void){
   tcase_add_test(tc, test_sort_width16_carries_aux);
   tcase_add_test(tc, test_kept_sorted_insert_remove);
   tcase_add_test(tc, test_unsorted_remove_then_sort);
+  tcase_add_test(tc, test_kept_sorted_keys_at_once);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -168,7 +168,8 @@ SPECIAL_BAD = {
 }
 # The shape of a function's data arguments, from their roles (mleval_functions()'s "data"):
 #   score = (y, s), prob = (y, p), strat = (y, s, z), ord = (y, s1, s2), ge = (y, s, k),
-#   pair = (y, s_a, s_b), ppair = (y, p_a, p_b), mean = (x)
+#   pair = (y, s_a, s_b), ppair = (y, p_a, p_b), mean = (x), wmean = (x, w): ml_state_dist_w,
+#   a label-free weighted state (weight 1 in the mean checks, then its bad weights)
 #   wscore = (y, s, w), wprob = (y, p, w): the weighted twins (weight 1 here;
 #   their bad weights are tests/test_weights.py's); wstrat = (y, s, w, z);
 #   wpair = (y, s_a, s_b, w), wppair = (y, p_a, p_b, w): the paired bootstrap's twins
@@ -190,7 +191,7 @@ SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("y", "s_a", "s_b", "w"): "wpair", ("y", "p_a", "p_b", "w"): "wppair",
           ("y", "s_0", "...", "s_k-1"): "mcs", ("y", "p_0", "...", "p_k-1"): "mcp",
           ("y", "s_0", "...", "s_k-1", "w"): "wmcs", ("y", "p_0", "...", "p_k-1", "w"): "wmcp",
-          ("x",): "mean", ("state",): "state", (): "scalar",
+          ("x",): "mean", ("x", "w"): "wmean", ("state",): "state", (): "scalar",
           ("g", "x"): "gx", ("g", "x", "w"): "wgx", ("p",): "pone",
           ("y", "s", "group"): "group", ("y", "s", "w", "group"): "wgroup",
           ("time", "event"): "te", ("time", "event", "w"): "te",
@@ -689,6 +690,15 @@ def main():
         if shape in ("mean", "pone"):
             check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone",
                        states=name in takes_states)
+            continue
+        if shape == "wmean":          # (x, w): the mean checks with weight 1, then bad weights
+            check_mean(ck, con, name, ", 1" + extra, badparams, varying, after_error)
+            for sqlv, shown in [("-2", "-2"), ("'x'", "text 'x'"), ("1e999", "Inf"), ("x'00'", "a blob")]:
+                ck.error(con, "SELECT %s(0.5, %s%s)" % (name, sqlv, extra), (),
+                         "%s(): w must be a non-negative finite number, got %s" % (name, shown), name + " bad w")
+                after_error(name + " bad w")
+            ck.equal(con.execute("SELECT %s(x, 0%s) FROM (SELECT 1 AS x)" % (name, extra)).fetchone(),
+                     (None,), name + " weight 0 only: NULL")
             continue
         label = "a probability in [0, 1]" if shape in PROB_SHAPES else "a number"
         xname = {"prob": "p", "wprob": "p", "ord": "s_1", "pair": "s_a", "ppair": "p_a",

@@ -2,8 +2,8 @@
 """mleval.dask on a real Dask cluster: a LocalCluster on loopback with 2
 worker processes evaluates 8 shard files (one empty, one with one class),
 and the results equal the single-database ones exactly -- binary,
-stratified, ordinal, weighted and multiclass (ml_state_mc, ml_state_mc_w)
-states, merged in a tree of fan-in 3.  Then a worker
+stratified, ordinal, weighted, multiclass (ml_state_mc, ml_state_mc_w) and
+survival (ml_state_surv, ml_state_surv_w) states, merged in a tree of fan-in 3.  Then a worker
 process is killed mid-job (the first attempt of one shard's task kills its
 own worker with SIGKILL, as a lost machine would): the scheduler reruns the
 task elsewhere and the result is still exact.
@@ -57,6 +57,20 @@ METRICS = {
             {"auroc_w": "mc_auroc(st)", "brier_w": "mc_brier(st)", "conf_w": "mc_confusion(st)"},
             "SELECT mc_auroc_w(c, q0, q1, q2, len / 8.0), mc_brier_w(c, q0, q1, q2, len / 8.0),"
             " mc_confusion_w(c, q0, q1, q2, len / 8.0) FROM preds"),
+    # survival states (ml_state_surv, ml_state_surv_w): the family's state forms, from the
+    # curve and the concordance to the horizon's calibration and its bootstrap
+    "sv": ("SELECT ml_state_surv(tt, ev, s) FROM preds",
+           {"km": "km(st, 40)", "c": "c_index(st)", "uno": "uno_c(st, 60)", "auc": "surv_auroc(st, 30)",
+            "brier": "surv_brier(st, 30)", "sum": "surv_summary(st, 30)", "cal": "surv_calibration(st, 30, 5)",
+            "dc": "surv_decision_curve(st, 30, 0.1, 0.5, 0.1)", "ci": "surv_brier_ci(st, 30, 0.9, 40, 3)"},
+           "SELECT km(tt, ev, 40), c_index(tt, ev, s), uno_c(tt, ev, s, 60), surv_auroc(tt, ev, s, 30),"
+           " surv_brier(tt, ev, s, 30), surv_summary(tt, ev, s, 30), surv_calibration(tt, ev, s, 30, 5),"
+           " surv_decision_curve(tt, ev, s, 30, 0.1, 0.5, 0.1), surv_brier_ci(tt, ev, s, 30, 0.9, 40, 3) FROM preds"),
+    "svw": ("SELECT ml_state_surv_w(tt, ev, s, len / 8.0) FROM preds",
+            {"c_w": "c_index(st)", "auc_w": "surv_auroc(st, 30)", "brier_w": "surv_brier(st, 30)",
+             "km_w": "km(st, 40)"},
+            "SELECT c_index_w(tt, ev, s, len / 8.0), surv_auroc_w(tt, ev, s, len / 8.0, 30),"
+            " surv_brier_w(tt, ev, s, len / 8.0, 30), km_w(tt, ev, len / 8.0, 40) FROM preds"),
 }
 
 
@@ -71,7 +85,7 @@ def make_shards(tmp):
     sizes = [3000, 2500, 0, 1800, 40, 2200, 900, 2600]          # shard 2 empty, shard 4 one class
     everything = sqlite3.connect(os.path.join(tmp, "all.db"))
     schema = ("CREATE TABLE preds(y INTEGER, s REAL, s2 REAL, len INTEGER, sev INTEGER,"
-              " c INTEGER, q0 REAL, q1 REAL, q2 REAL)")
+              " c INTEGER, q0 REAL, q1 REAL, q2 REAL, tt REAL, ev INTEGER)")
     everything.execute(schema)
     paths = []
     for k, n in enumerate(sizes):
@@ -84,15 +98,19 @@ def make_shards(tmp):
         cls = rng.integers(0, 3, n) if k != 4 else np.zeros(n, int)
         q = np.round(rng.dirichlet(np.ones(3), n) * 0.8 + 0.2 * np.eye(3)[cls], 3)
         q[:, 2] = np.round(1.0 - q[:, 0] - q[:, 1], 3)
-        rows = [(int(a), float(b), float(c), int(d), int(e), int(f), float(g[0]), float(g[1]), float(g[2]))
-                for a, b, c, d, e, f, g in zip(y, s, s2, ln, sev, cls, q)]
+        # a time to event or censoring (whole days: ties), shorter for high s; events 60 %
+        tt = np.ceil(rng.exponential(40.0 * (1.2 - s)) + 0.01)
+        ev = (rng.random(n) < 0.6).astype(int)
+        rows = [(int(a), float(b), float(c), int(d), int(e), int(f), float(g[0]), float(g[1]), float(g[2]),
+                 float(h), int(i))
+                for a, b, c, d, e, f, g, h, i in zip(y, s, s2, ln, sev, cls, q, tt, ev)]
         path = os.path.join(tmp, "shard_%d.db" % k)
         con = sqlite3.connect(path)
         con.execute(schema)
-        con.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        con.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         con.commit()
         con.close()
-        everything.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        everything.executemany("INSERT INTO preds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         paths.append(path)
     everything.commit()
     return paths, everything

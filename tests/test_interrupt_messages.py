@@ -12,7 +12,7 @@
    sort or sweep is long enough to be caught by an interrupt, 20 times each
    in the second half of their run (before the fix, about a third of these
    failed with a partial result as the message); then every aggregate of the records, over enough rows that its computation
-   polls for the interrupt (2^18 and more), interrupted from a timer thread at
+   polls for the interrupt (2^18 and more; a bootstrap, which asks between replicates, 10 000), interrupted from a timer thread at
    random points of its run: the statement either completes with the value of
    the uninterrupted run or fails with exactly the message "interrupted" --
    never with a partial result as the error text (an interrupted sort or sweep
@@ -29,6 +29,7 @@ import mltest
 import test_bad_inputs
 
 N = 300000            # over the core's 2^18-row polling threshold
+BOOT_N = 10000        # a bootstrap's rows
 # two interrupts per function; one under the sanitizers (3-4x slower)
 TRIALS = 1 if "libasan" in os.environ.get("LD_PRELOAD", "") else 2
 
@@ -131,21 +132,30 @@ def check_long(ck, con, rng):
     con.commit()
 
 
-def check_random_interrupts(ck, con, rng):
+def check_random_interrupts(ck, con, rng, funcs):
     hits = 0
+    # a bootstrap asks between its replicates whatever the rows: its table is
+    # BOOT_N rows (at N, auroc_diff_w's 20 replicates took a minute here)
+    boot = {f["name"] for f in funcs if any(ps["name"] == "reps" for ps in f["params"])}
+    ck.true(len(boot) >= 10, "the bootstraps are known from their records (%d)" % len(boot))
     for name, (shape, extra, _bad, _varying) in sorted(test_bad_inputs.table().items()):
         if shape in ("state", "scalar", "plot", "ipcw"):   # ipcw: a scalar, one row's weight
             continue
         if shape in ("mean", "pone"):      # one data argument: x, or a probability p
             sql = "SELECT %s(%s%s) FROM t" % (name, "p" if shape == "pone" else "s", extra)
         elif shape in ("long", "wlong"):   # the long layout: rows 2m, 2m + 1 are id m's classes 0 and 1
+            top = BOOT_N if name in boot else N          # (whole ids below the WHERE a bootstrap gets)
             sql = ("SELECT %s(iif(id BETWEEN 2 AND %d, id / 2, NULL), id / 2 %% 2, id %% 2, iif(id %% 2 = 0, "
                    "(id / 2 %% 7) / 10.0, 1 - (id / 2 %% 7) / 10.0)%s%s) FROM t"
-                   % (name, N - 1 if N % 2 == 0 else N, ", 1 + id / 2 % 3" if shape == "wlong" else "", extra))
+                   % (name, top - 1 if top % 2 == 0 else top, ", 1 + id / 2 % 3" if shape == "wlong" else "", extra))
+        elif shape == "wmean":             # x and its weight (ml_state_dist_w)
+            sql = "SELECT %s(s, w%s) FROM t" % (name, extra)
         else:
             x = "p" if shape in ("prob", "ppair", "wprob", "wppair") else "s"
             sql = "SELECT " + test_bad_inputs.call(name, shape, "o" if shape in ("ord", "ge") else "y", x, extra) + " FROM t"
             sql = sql.replace(", 1%s)" % extra, ", w%s)" % extra, 1) if shape.startswith("w") else sql
+        if name in boot:
+            sql += " WHERE id <= %d" % BOOT_N
         t0 = time.perf_counter()
         want = run(con, sql)
         took = time.perf_counter() - t0
@@ -177,7 +187,7 @@ def main():
     con.commit()          # an interrupt rolls back an open transaction, tables and all
     check_state_interrupts(ck, con, funcs)
     check_long(ck, con, rng)
-    check_random_interrupts(ck, con, rng)
+    check_random_interrupts(ck, con, rng, funcs)
     ck.finish()
 
 

@@ -199,8 +199,8 @@ def check_hostile(ck, con):
     err(bytes(flipped), "mc_auroc(): state: the state is corrupted (checksum mismatch)", "bit flip")
     ck.equal(q(con, "SELECT mc_auroc(?)", (good + b"\x00",))[1][:60],
              "mc_auroc(): state: the state is corrupted: 1 bytes after its", "trailing byte")
-    newer = bytearray(good); newer[4] = 5          # 4 is the survival kinds' (ml_state_surv)
-    err(reseal(newer), "mc_auroc(): state: the state has format version 5, newer than this mleval reads (4): upgrade mleval",
+    newer = bytearray(good); newer[4] = 6          # 5 is the distribution kinds' (ml_state_dist)
+    err(reseal(newer), "mc_auroc(): state: the state has format version 6, newer than this mleval reads (5): upgrade mleval",
         "a future version")
     kind = bytearray(good); kind[4] = 1
     err(reseal(kind), "mc_auroc(): state: the state is inconsistent: kind 5 in format version 1", "kind vs version")
@@ -245,9 +245,11 @@ def check_hostile(ck, con):
     ck.error(con, "SELECT pr_auc(?)", (good,),
              "pr_auc(): expects a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got a multiclass (k = 3) state",
              "an mc state to pr_auc")
-    for call, who in (("psi(?, ?)", "psi(): st_ref"), ("auroc_test(?, ?)", "auroc_test(): st_a")):
-        ck.error(con, "SELECT " + call, (good, good), "%s must be a state made by ml_state(y, s) or ml_state(y, s, strat), got a "
-                 "multiclass (k = 3) state" % who, "an mc state to " + call)
+    for call, who, makers in (("psi(?, ?)", "psi(): st_ref", "ml_state(y, s), ml_state(y, s, strat), ml_state_dist(x)"
+                               " or ml_state_dist_w(x, w)"),
+                              ("auroc_test(?, ?)", "auroc_test(): st_a", "ml_state(y, s) or ml_state(y, s, strat)")):
+        ck.error(con, "SELECT " + call, (good, good), "%s must be a state made by %s, got a "
+                 "multiclass (k = 3) state" % (who, makers), "an mc state to " + call)
     ck.error(con, "SELECT ece(?, 5)", (goodw,), "ece(): expects a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_w(y, s, w), got a "
              "multiclass weighted (k = 3) state", "a weighted mc state to ece")
     ck.error(con, "SELECT ordinal_auprc(?)", (goodw,),

@@ -331,7 +331,7 @@ def test_errors(ck, con):
     ck.error(con, "SELECT psi_w(per, x, -1) FROM (SELECT 1 AS per, 1.0 AS x)", (),
              "psi_w(): w must be a non-negative finite number, got -1")
     ck.error(con, "SELECT ks_test(st, 0.5) FROM (SELECT ml_state(1, 0.5) AS st)", (),
-             "ks_test(): st_cur must be a state made by ml_state(y, s) or ml_state(y, s, strat), got 0.5")
+             "ks_test(): st_cur must be a state made by ml_state(y, s), ml_state(y, s, strat) or ml_state_dist(x), got 0.5")
     ck.equal(con.execute("SELECT wasserstein(per, x) FROM (SELECT 0 AS per, 1e999 AS x UNION ALL SELECT 1, 0)")
              .fetchone()[0], None, "wasserstein with an infinite x is NULL")
 

@@ -457,6 +457,32 @@ def test_windows(ck, rng):
             mltest.same_as_aggregate(ck, con, e, "ts", "k=%d" % k)
 
 
+def test_rank_windows(ck, rng):
+    """mc_pr_auc's window frames (kept-sorted keys, rule 20) and mc_auroc's
+    (counted sets, rule 17) equal the aggregate over each frame bit for bit
+    on scores with heavy ties, signed zeros and infinities, classes missing
+    from some frames and NULL rows; so does every weighted twin's frame."""
+    con = mltest.connect()
+    for rep, k in enumerate((2, 4)):
+        n = 30
+        y = random_labels(rng, n, k, "rare")
+        S = rng.choice([-math.inf, -1.0, -0.0, 0.0, 0.25, 0.5, 1.0, math.inf], (n, k))
+        cols = ["y", "g", "ts"] + ["p%d" % j for j in range(k)]
+        rows = [[int(y[i]), int(rng.integers(0, 3)), i] + [float(v) for v in S[i]] for i in range(n)]
+        for i in rng.choice(n, 3, replace=False):
+            rows[i][0 if i % 2 else 3] = None           # a NULL y or a NULL score: skipped
+        mltest.load(con, cols, rows)
+        for e in (wide("mc_pr_auc", k), wide("mc_auroc", k)):
+            mltest.same_as_aggregate(ck, con, e, "ts", "scores, k=%d" % k)
+    k = 3
+    y = random_labels(rng, 24, k, "uniform")
+    P = random_probs(rng, 24, k, "ties")
+    w = mltest.random_weights(rng, 24, y, "steps")
+    load_rows(con, y, P, k, w, g=rng.integers(0, 3, 24))
+    for fn in FUNCS:
+        mltest.same_as_aggregate(ck, con, wide(fn, k, True), "ts", "weighted, k=%d" % k)
+
+
 def test_toy(ck):
     """scikit-learn's own toy data and expected values, computed as its tests
     compute them (test_ranking.py: test_multiclass_ovo_roc_auc_toydata,
@@ -660,6 +686,7 @@ def main():
     test_integer_weights(ck, rng)
     test_layouts(ck, rng)
     test_windows(ck, rng)
+    test_rank_windows(ck, rng)
     test_auroc_ci(ck, rng)
     mltest.require_family(ck, mltest.connect(), "multiclass", __file__)
     ck.finish()

@@ -5,8 +5,8 @@
      --by as the report shows it) or the periods LO..HI (inclusive, in
      SQLite's order, a bound that is a number compared as one); every other
      period, in ascending order, gets per score and --prob column the
-     drift_report of the reference's rows against its rows (rows with a
-     label and the column set): the JSON's drift_report is the row query's
+     drift_report of the reference's rows against its rows (every row with
+     the column set, labelled or not: issue 46, check_unlabelled): the JSON's drift_report is the row query's
      text exactly (states = rows), and its PSI, KS and Wasserstein agree
      with numpy (SPEC's PSI rule) and scipy (ks_2samp, wasserstein_distance);
      a period without rows of a column has none (null, "no rows").
@@ -28,6 +28,8 @@
      the header the reference (check_summary_line); --max-groups bounds
      --by, progress lines on request (check_max_groups); the drift table
      fits its box at 1280 px in chromium (check_drift_fits).
+  6. Every row drifts, labelled or not, and a table without a label column
+     is a drift-only run (check_unlabelled).
 """
 import json
 import os
@@ -106,7 +108,9 @@ def check_numbers(ref, got, by, ref_periods, cols, what):
     if not dr:
         return
     ck.equal(dr["reference"], ref_periods, what + ": the reference periods")
-    periods = [g["name"] for g in got["groups"] if g["name"] not in ref_periods and g["name"] != "NULL"]
+    # every period of --by, labelled or not (a drift reads every row: issue 46)
+    periods = [str(v) for (v,) in ref.execute("SELECT DISTINCT %s FROM preds WHERE %s IS NOT NULL ORDER BY %s" % (by, by, by))
+               if str(v) not in ref_periods]
     ck.equal(sorted(dr["columns"]), sorted(cols), what + ": one entry per score and --prob column")
     n_psi = n_exact = 0
     for col in cols:
@@ -116,7 +120,7 @@ def check_numbers(ref, got, by, ref_periods, cols, what):
         for e in entries:
             want = ref.execute(
                 "SELECT drift_report(CAST(%s AS TEXT) NOT IN (%s), %s) FROM preds"
-                " WHERE (CAST(%s AS TEXT) IN (%s) OR CAST(%s AS TEXT) = ?) AND y IS NOT NULL AND %s IS NOT NULL"
+                " WHERE (CAST(%s AS TEXT) IN (%s) OR CAST(%s AS TEXT) = ?) AND %s IS NOT NULL"
                 % (by, marks, col, by, marks, by, col), ref_periods + ref_periods + [e["period"]]).fetchone()[0]
             if want is None:
                 ck.equal((col, e["period"], e["rows"], e["drift_report"]),
@@ -124,9 +128,9 @@ def check_numbers(ref, got, by, ref_periods, cols, what):
                          what + ": a period without rows of the column has no drift_report")
                 continue
             ck.equal(e["drift_report"], json.loads(want), what + ": %s %s is drift_report of the rows" % (col, e["period"]))
-            x0 = [r[0] for r in ref.execute("SELECT %s FROM preds WHERE CAST(%s AS TEXT) IN (%s) AND y IS NOT NULL"
+            x0 = [r[0] for r in ref.execute("SELECT %s FROM preds WHERE CAST(%s AS TEXT) IN (%s)"
                                             " AND %s IS NOT NULL" % (col, by, marks, col), ref_periods)]
-            x1 = [r[0] for r in ref.execute("SELECT %s FROM preds WHERE CAST(%s AS TEXT) = ? AND y IS NOT NULL"
+            x1 = [r[0] for r in ref.execute("SELECT %s FROM preds WHERE CAST(%s AS TEXT) = ?"
                                             " AND %s IS NOT NULL" % (col, by, col), [e["period"]])]
             d = e["drift_report"]
             ck.equal(e["rows"], len(x1), what + ": %s %s rows" % (col, e["period"]))
@@ -230,6 +234,65 @@ def feature_db(tmp):
     ref.execute("ATTACH ? AS d", (db,))
     ref.execute("CREATE TEMP VIEW preds AS SELECT * FROM d.preds")
     return db, ref
+
+
+def check_unlabelled(tmp):
+    """Issue 46 item 2: the drift reads every row of a period, labelled or
+    not.  A log whose labels arrive first for high scores and not at all in
+    its last three days: each period's drift_report is the row query's over
+    ALL its rows (the labelled-only one differs), the unlabelled periods
+    are drifted too; and a table with no label column at all is a
+    drift-only run (no --label): the Drift section alone, the same numbers,
+    JSON "label" null; without --label and --drift-ref, or with --svd, a
+    usage error."""
+    db = os.path.join(tmp, "unlab.db")
+    make_db(db, 10, 52)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE preds SET y = NULL WHERE day >= 7 OR (day >= 3 AND p < 0.5)")
+    con.execute("CREATE TABLE nolabel AS SELECT day, s, p FROM preds")
+    con.commit()
+    con.close()
+    ref = mltest.connect()
+    ref.execute("ATTACH ? AS d", (db,))
+    out, js = os.path.join(tmp, "u.html"), os.path.join(tmp, "u.json")
+    want = {}
+    for col in ("s", "p"):
+        for day in range(3, 10):
+            want[col, str(day)] = ref.execute(
+                "SELECT drift_report(day = ?, %s) FROM d.preds WHERE day IN (0, 1, 2, ?)" % col, (day, day)).fetchone()[0]
+    lab = ref.execute("SELECT drift_report(day = 9, s) FROM d.preds WHERE day IN (0, 1, 2, 8) AND y IS NOT NULL"
+                      " OR day = 9").fetchone()[0]
+    for table, label, what in (("preds", ["--label", "y"], "labels missing"), ("nolabel", [], "no label column")):
+        r = run([db, table] + label + ["--score", "s", "--prob", "p", "--by", "day", "--drift-ref", "0..2",
+                                       "--reps", "0", "-o", out, "--json", js])
+        ck.equal((r.returncode, r.stderr), (0, ""), what + ": the report runs")
+        if r.returncode:
+            continue
+        got = json.load(open(js))
+        cols = got["drift"]["columns"]
+        ck.equal(sorted(cols), ["p", "s"], what + ": both columns drifted")
+        for col in ("s", "p"):
+            ck.equal([e["period"] for e in cols[col]], [str(d) for d in range(3, 10)],
+                     what + ": %s: every period, the unlabelled ones too" % col)
+            for e in cols[col]:
+                ck.equal(e["drift_report"], json.loads(want[col, e["period"]]),
+                         what + ": %s %s is drift_report over every row" % (col, e["period"]))
+                n, nl = ref.execute("SELECT count(%s), count(%s) FILTER (WHERE y IS NOT NULL) FROM d.preds WHERE day = ?"
+                                    % (col, col), (int(e["period"]),)).fetchone()
+                ck.equal((e["rows"], e["labelled"]), (n, nl if label else None),
+                         what + ": %s %s says both counts: every row and the labelled" % (col, e["period"]))
+        page = open(out, encoding="utf-8").read()
+        if not label:
+            ck.equal(got["label"], None, what + ": JSON label null")
+            ck.equal(re.findall(r'<details id="(\w+)"', page), ["drift"], what + ": the Drift section alone")
+            ck.true("No label" in page, what + ": the header says there is no label")
+    ck.true(json.loads(lab)["psi"] != json.loads(want["s", "9"])["psi"], "the labelled-only drift differs (the data)")
+    for extra, msg in (([], "mleval-report: --label is required\n"),
+                       (["--by", "day", "--drift-ref", "0", "--svd"],
+                        "mleval-report: without --label the report is its Drift section alone (--drift-ref); --svd needs"
+                        " --label\n")):
+        r = run([db, "nolabel", "--score", "s", "-o", out] + extra)
+        ck.equal((r.returncode, r.stderr), (2, msg + "Try 'mleval-report --help'.\n"), "no --label: " + " ".join(extra))
 
 
 def check_features(tmp):
@@ -515,6 +578,7 @@ def main():
         ck.equal(len(json.load(open(js))["drift"]["columns"]["s"]), 25, "30 periods: 25 compared")
     check_period_axis(tmp)
     check_features(tmp)
+    check_unlabelled(tmp)
     check_summary_line(tmp)
     check_max_groups(tmp)
     check_drift_fits(tmp)

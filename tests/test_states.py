@@ -231,8 +231,11 @@ def hostile(ck, con):
     flipped[len(good) // 2] ^= 1
     err(bytes(flipped), pre + "the state is corrupted (checksum mismatch)")
     future = bytearray(good)
-    future[4] = 5                   # 4 is the survival kinds' (ml_state_surv)
-    err(reseal(future), pre + "the state has format version 5, newer than this mleval reads (4): upgrade mleval")
+    future[4] = 6                   # 5 is the distribution kinds' (ml_state_dist)
+    err(reseal(future), pre + "the state has format version 6, newer than this mleval reads (5): upgrade mleval")
+    # version 5 is the distribution kinds' alone (ml_state_dist)
+    future[4] = 5
+    err(reseal(future), pre + "the state is inconsistent: kind 1 in format version 5")
     # version 3 is the multiclass kinds' alone (ml_state_mc)
     future[4] = 3
     err(reseal(future), pre + "the state is inconsistent: kind 1 in format version 3")
@@ -240,8 +243,10 @@ def hostile(ck, con):
     future[4] = 2
     err(reseal(future), pre + "the state is inconsistent: kind 1 in format version 2")
     kind = bytearray(good)
+    kind[5] = 11                    # 9 and 10 are the distribution kinds (version 5)
+    err(reseal(kind), pre + "the state has an unknown kind 11")
     kind[5] = 9
-    err(reseal(kind), pre + "the state has an unknown kind 9")
+    err(reseal(kind), pre + "the state is inconsistent: kind 9 in format version 1")
     # counts: totals above 2^53, then an entry count above its total
     big = bytearray(good)
     big[8 + 12:8 + 20] = struct.pack("<Q", 1 << 60)

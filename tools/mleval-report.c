@@ -77,9 +77,10 @@ int main(int argc, char **argv){
   open_db(&r);                    /* input.c: DB -> a database with TABLE */
   load_mleval(&r);
   check_columns(&r);
-  scan_table(&r);                 /* scan.c: one GROUP BY pass -> states */
+  if( r.o.driftOnly ) scan_drift_only(&r);   /* no --label: the Drift section alone */
+  else scan_table(&r);            /* scan.c: one GROUP BY pass -> states */
   drift_resolve(&r);              /*         --drift-ref -> the reference periods */
-  compute(&r);                    /*         states -> results */
+  if( !r.o.driftOnly ) compute(&r);   /*     states -> results */
   sections_compute(&r, &s);       /* sections.c: results -> section structs */
   progress(&r, "writing the report");
   zJson = json_write(&r, &s);     /* json.c, html.c: structs -> outputs */

@@ -313,6 +313,15 @@ ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper);
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 int ml_samples_remove2(MlSamples *s, int y, double score, double aux, double aux2);
 
+/* m keys (ascending, m <= ML_SAMPLES_MAX_KEYS) added to, or removed from,
+** class y of a sorted width-8 buffer in rows form in one pass of memmoves:
+** the buffer ml_samples_add / ml_samples_remove would leave, moving each
+** key once rather than m times.  add: ML_OK or ML_NOMEM (the buffer is left
+** as it was); remove: 1, or 0 when a key is not held (nothing removed). */
+#define ML_SAMPLES_MAX_KEYS 16
+int ml_samples_add_keys(MlSamples *s, int y, const ml_key *k, int m);
+int ml_samples_remove_keys(MlSamples *s, int y, const ml_key *k, int m);
+
 /* Sorts both arrays by key if not already sorted.  ML_OK or ML_NOMEM (the
 ** scratch buffer is max(n0, n1) records, freed before returning). */
 int ml_samples_sort(MlSamples *s);
@@ -513,6 +522,11 @@ void ml_sweep_init_weighted(MlSweep *w, const MlCanon *c, const MlFilter *f, con
 /* Folds over the sweep.  Each returns the metric; the caller has checked
 ** that both classes are present (P > 0 and N > 0). */
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
+/* The sum of AP's terms d tp / (tp + fp) (one per score holding a
+** positive, from the highest) of an unweighted sorted buffer in rows form,
+** added in plain double arithmetic and not divided by P: the multiclass
+** sweeps' sum, bit for bit (multiclass.c rule 20).  O(n). */
+double ml_fold_ap_sum_plain(const MlSamples *s);
 /* AP folded over a sweep just started with ml_sweep_init (whose P and N the
 ** caller may have looked at first). */
 double ml_fold_ap_sweep(MlSweep *w);

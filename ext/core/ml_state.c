@@ -8,7 +8,8 @@
 ** the multiclass kinds ml_state_mc.c, and absorbing a state's sections
 ** into a sample buffer ml_state_absorb.c.
 **
-** Provides: ml_state_encode (sorted samples -> blob), ml_state_parse (blob ->
+** Provides: ml_state_encode (sorted samples -> blob; every kind but the
+** tuples', the distribution kinds included), ml_state_parse (blob ->
 ** validated sections), ml_state_parse_own, ml_reader_* (entries of a
 ** section), ml_section_range, ml_state_kind_name, ml_state_kinds (the kinds' one list) and ml_state_kind_info, ml_zkey_of,
 ** ml_double_of_zkey, ml_buf_free and ml_crc32c; to the other state files
@@ -194,7 +195,8 @@ int ml_state_begin(MlBuf *b, int kind, int m, int nSec){
   if( ml_buf_reserve(b, ML_STATE_HDR) ) return ML_NOMEM;
   memcpy(b->z, "MLST", 4);
   b->z[4] = kind==ML_STATE_WEIGHTED ? ML_STATE_VERSION_W : ML_STATE_IS_MC(kind) ? ML_STATE_VERSION_MC
-          : ML_STATE_IS_SURV(kind) ? ML_STATE_VERSION_SURV : ML_STATE_VERSION;
+          : ML_STATE_IS_SURV(kind) ? ML_STATE_VERSION_SURV : ML_STATE_IS_DIST(kind) ? ML_STATE_VERSION_DIST
+          : ML_STATE_VERSION;
   b->z[5] = (unsigned char)kind;
   b->z[6] = (unsigned char)m;
   b->z[7] = (unsigned char)nSec;
@@ -231,6 +233,8 @@ const MlStateKind ml_state_kinds[] = {
   { ML_STATE_MC_W,     "multiclass weighted", "ml_state_mc_w(y, p_0, ..., p_k-1, w)" },
   { ML_STATE_SURV,     "survival",            "ml_state_surv(time, event, risk)" },
   { ML_STATE_SURV_W,   "survival weighted",   "ml_state_surv_w(time, event, risk, w)" },
+  { ML_STATE_DIST,     "distribution",        "ml_state_dist(x)" },
+  { ML_STATE_DIST_W,   "distribution weighted", "ml_state_dist_w(x, w)" },
   { 0, 0, 0 }
 };
 
@@ -245,6 +249,7 @@ const char *ml_state_kind_name(const MlState *st, char *buf, int nBuf){
   if( st->kind==ML_STATE_STRAT ) return "binary+strat";
   if( st->kind==ML_STATE_WEIGHTED ) return "weighted";
   if( ML_STATE_IS_SURV(st->kind) ) return st->kind==ML_STATE_SURV_W ? "survival weighted" : "survival";
+  if( ML_STATE_IS_DIST(st->kind) ) return st->kind==ML_STATE_DIST_W ? "distribution weighted" : "distribution";
   if( ML_STATE_IS_MC(st->kind) ){
     snprintf(buf, (size_t)nBuf, "multiclass%s (k = %d)", st->kind==ML_STATE_MC_W ? " weighted" : "", st->m);
     return buf;
@@ -503,9 +508,9 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
   }
   if( n<ML_STATE_HDR ) return ml_state_bad(zErr, nErr, "the state is truncated (%llu bytes)", (unsigned long long)n);
   version = z[4];
-  if( version>ML_STATE_VERSION_SURV ){
+  if( version>ML_STATE_VERSION_DIST ){
     return ml_state_bad(zErr, nErr, "the state has format version %d, newer than this mleval reads (%d): upgrade mleval",
-               version, ML_STATE_VERSION_SURV);
+               version, ML_STATE_VERSION_DIST);
   }
   if( version<1 ) return ml_state_bad(zErr, nErr, "the state has an unknown format version 0");
   st->kind = z[5]; st->m = z[6]; st->nSec = z[7];
@@ -519,10 +524,11 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
   /* The checksum holds: now the meaning. */
   if( (version==ML_STATE_VERSION_W) != (st->kind==ML_STATE_WEIGHTED)
    || (version==ML_STATE_VERSION_MC) != ML_STATE_IS_MC(st->kind)
-   || (version==ML_STATE_VERSION_SURV) != ML_STATE_IS_SURV(st->kind) ){
+   || (version==ML_STATE_VERSION_SURV) != ML_STATE_IS_SURV(st->kind)
+   || (version==ML_STATE_VERSION_DIST) != ML_STATE_IS_DIST(st->kind) ){
     return ml_state_bad(zErr, nErr, "the state is inconsistent: kind %d in format version %d", st->kind, version);
   }
-  if( st->kind==ML_STATE_BINARY || st->kind==ML_STATE_STRAT || st->kind==ML_STATE_WEIGHTED ){
+  if( st->kind==ML_STATE_BINARY || st->kind==ML_STATE_STRAT || st->kind==ML_STATE_WEIGHTED || ML_STATE_IS_DIST(st->kind) ){
     if( st->m!=1 || st->nSec!=1 ) return ml_state_bad(zErr, nErr, "the state is inconsistent: kind %d with m = %d and %d sections", st->kind, st->m, st->nSec);
   }else if( st->kind==ML_STATE_ORDINAL ){
     if( st->m<1 || st->m>ML_STATE_MAX_CUTS || st->nSec!=st->m+1 ){
@@ -544,7 +550,7 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     MlSection *s = &st->sec[i];
     const unsigned char *h = z + at;
     uint64_t ne = get_u64le(h+4), n0 = get_u64le(h+12), n1 = get_u64le(h+20);
-    int isStrat = st->kind==ML_STATE_STRAT || ML_STATE_TUPLE_W(st->kind) ? 1 : st->kind==ML_STATE_WEIGHTED ? 2 : 0;
+    int isStrat = st->kind==ML_STATE_STRAT || ML_STATE_TUPLE_W(st->kind) ? 1 : ML_STATE_IS_WLAYOUT(st->kind) ? 2 : 0;
     int mc = ML_STATE_IS_TUPLE(st->kind);
     s->codec[0] = h[0]; s->codec[1] = h[1];
     if( !codec_valid(s->codec[0]) || h[2] || h[3]
@@ -558,6 +564,9 @@ static int state_parse(const void *blob, uint64_t n, MlState *st, char *zErr, in
     s->nByte = get_u64le(h+28);
     if( mc && n0!=0 ){
       return ml_state_bad(zErr, nErr, "the state is inconsistent: section %d of a multiclass state counts negatives", i+1);
+    }
+    if( ML_STATE_IS_DIST(st->kind) && n1!=0 ){
+      return ml_state_bad(zErr, nErr, "the state is inconsistent: section %d of a distribution state counts positives", i+1);
     }
     if( (mc ? ne > s->nByte/(uint64_t)(st->m + 1) : ne > s->nByte/3) || (ne==0) != (n0+n1==0) || ne > n0+n1 ){
       return ml_state_bad(zErr, nErr, "the state is inconsistent: section %d has %llu entries for %llu rows",
@@ -723,8 +732,8 @@ int ml_state_encode(MlSamples *const *smp, int nSmp, int kind, MlBuf *out){
   if( ml_state_begin(out, kind, kind==ML_STATE_ORDINAL ? nSmp-1 : 1, nSmp) ) return ML_NOMEM;
   for(i=0; i<nSmp; i++){
     if( ml_samples_sort(smp[i]) ){ ml_buf_free(out); return ML_NOMEM; }
-    if( kind==ML_STATE_STRAT || kind==ML_STATE_WEIGHTED ) sort_blocks_by_aux(smp[i]);
-    if( encode_section(smp[i], kind==ML_STATE_STRAT || kind==ML_STATE_WEIGHTED, out) ){ ml_buf_free(out); return ML_NOMEM; }
+    if( kind==ML_STATE_STRAT || ML_STATE_IS_WLAYOUT(kind) ) sort_blocks_by_aux(smp[i]);
+    if( encode_section(smp[i], kind==ML_STATE_STRAT || ML_STATE_IS_WLAYOUT(kind), out) ){ ml_buf_free(out); return ML_NOMEM; }
   }
   if( ml_state_end(out) ){ ml_buf_free(out); return ML_NOMEM; }
   return ML_OK;

@@ -62,7 +62,7 @@
 
 #define ML_STATE_VERSION    1
 #define ML_STATE_VERSION_W  2            /* the weighted kind's */
-#define ML_STATE_VERSION_MC 3            /* the multiclass kinds', the newest read */
+#define ML_STATE_VERSION_MC 3            /* the multiclass kinds' */
 #define ML_STATE_BINARY     1
 #define ML_STATE_STRAT      2
 #define ML_STATE_ORDINAL    3
@@ -74,11 +74,24 @@
 /* The survival kinds (version 4, ml_state_surv.c): laid out as the
 ** multiclass kinds with k = 2 -- section c the rows of event c, columns
 ** (time, risk) [, weight] -- and merging only with each other. */
-#define ML_STATE_VERSION_SURV 4          /* the newest read */
+#define ML_STATE_VERSION_SURV 4
 #define ML_STATE_SURV       7
 #define ML_STATE_SURV_W     8
 #define ML_STATE_IS_SURV(kind) ((kind)==ML_STATE_SURV || (kind)==ML_STATE_SURV_W)
 /* The kinds of tuples with counts (multiclass, survival), and their weighted ones. */
+/* The distribution kinds (version 5, ml_state_dist(x), ml_state_dist_w(x,
+** w)): the rows of one column, labelled or not.  Laid out as the binary
+** (kind 9) and the weighted (kind 10) kinds, every row counted as a
+** negative (pos 0 in every entry and section), so that the binary codec,
+** check and merges serve them; they merge only with each other (kind 9
+** with 10: the result weighted, as binary with weighted).  Older readers
+** refuse version 5 as newer.  Read by the two-state drift forms only. */
+#define ML_STATE_VERSION_DIST 5          /* the newest read */
+#define ML_STATE_DIST       9
+#define ML_STATE_DIST_W     10
+#define ML_STATE_IS_DIST(kind) ((kind)==ML_STATE_DIST || (kind)==ML_STATE_DIST_W)
+/* The kinds laid out as the weighted kind: entries (score, weight). */
+#define ML_STATE_IS_WLAYOUT(kind) ((kind)==ML_STATE_WEIGHTED || (kind)==ML_STATE_DIST_W)
 #define ML_STATE_IS_TUPLE(kind) (ML_STATE_IS_MC(kind) || ML_STATE_IS_SURV(kind))
 #define ML_STATE_TUPLE_W(kind) ((kind)==ML_STATE_MC_W || (kind)==ML_STATE_SURV_W)
 #define ML_STATE_MAX_CUTS   16

@@ -17,7 +17,8 @@
 **      repeated keys add their counts, so merging k daily states of
 **      rounded scores stays as small as one day.
 **   2. States merge only with states of a kind they join (the same kind,
-**      or binary with weighted: the result weighted) and of the same m;
+**      binary with weighted, distribution with distribution weighted: the
+**      result weighted) and of the same m;
 **      the message names both kinds.
 **   3. Every count sum goes through ml_state_add_counts: a merged state
 **      holds at most 2^53 rows.  A subtraction of rows the state does not
@@ -38,8 +39,12 @@
 
 int ml_state_kinds_join(int a, int b){
   return a==b || (a==ML_STATE_BINARY && b==ML_STATE_WEIGHTED) || (a==ML_STATE_WEIGHTED && b==ML_STATE_BINARY)
-      || (ML_STATE_IS_MC(a) && ML_STATE_IS_MC(b)) || (ML_STATE_IS_SURV(a) && ML_STATE_IS_SURV(b));
+      || (ML_STATE_IS_MC(a) && ML_STATE_IS_MC(b)) || (ML_STATE_IS_SURV(a) && ML_STATE_IS_SURV(b))
+      || (ML_STATE_IS_DIST(a) && ML_STATE_IS_DIST(b));
 }
+
+/* The kind of a weighted merge of states of kind a: the weighted one of its pair. */
+static int weighted_kind(int a){ return ML_STATE_IS_DIST(a) ? ML_STATE_DIST_W : ML_STATE_WEIGHTED; }
 
 /* A binary section read as weighted weighs 1 (zcodec). */
 static void reader_init_as(MlReader *r, const MlSection *sec, int weighted){
@@ -86,7 +91,7 @@ static int merge_section(const MlSection *a, const MlSection *b, int sign, int c
 
 
 int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, char *zErr, int nErr){
-  int i, rc, weighted = a->kind==ML_STATE_WEIGHTED || b->kind==ML_STATE_WEIGHTED;
+  int i, rc, weighted = ML_STATE_IS_WLAYOUT(a->kind) || ML_STATE_IS_WLAYOUT(b->kind);
   memset(out, 0, sizeof(*out));
   if( ML_STATE_IS_TUPLE(a->kind) ){
     MlState *two = ml_malloc(2*sizeof(MlState));
@@ -108,7 +113,7 @@ int ml_state_merge(const MlState *a, const MlState *b, int sign, MlBuf *out, cha
       return ml_state_bad(zErr, nErr, "counts overflow: the merged state would hold more than 2^53 rows");
     }
   }
-  if( ml_state_begin(out, weighted ? ML_STATE_WEIGHTED : a->kind, a->m, a->nSec) ) return ML_NOMEM;
+  if( ml_state_begin(out, weighted ? weighted_kind(a->kind) : a->kind, a->m, a->nSec) ) return ML_NOMEM;
   for(i=0; i<a->nSec; i++){
     const MlSection *sa = &a->sec[i], *sb = &b->sec[i];
     uint64_t at = out->n;
@@ -303,8 +308,8 @@ static int kmerge_states(const MlState *st, int k, MlBuf *out, char *zErr, int n
   int i, j, rc = ML_OK, kind = st[0].kind, weighted;
   if( ML_STATE_IS_TUPLE(kind) ) return ml_mc_merge_states(st, k, 0, out, zErr, nErr);
   memset(out, 0, sizeof(*out));
-  for(j=1; j<k; j++) if( st[j].kind==ML_STATE_WEIGHTED ) kind = ML_STATE_WEIGHTED;
-  weighted = kind==ML_STATE_WEIGHTED;
+  for(j=1; j<k; j++) if( ML_STATE_IS_WLAYOUT(st[j].kind) ) kind = weighted_kind(kind);
+  weighted = ML_STATE_IS_WLAYOUT(kind);
   secs = ml_malloc(sizeof(*secs) * (uint64_t)k);
   if( secs==0 ) return ML_NOMEM;
   for(i=0; i<st[0].nSec; i++){
@@ -370,7 +375,7 @@ int ml_acc_add(MlStateAcc *acc, const void *blob, uint64_t n, const MlState *st,
   z = ml_malloc(n);
   if( z==0 ) return ML_NOMEM;
   memcpy(z, blob, n);
-  if( acc->n==0 || st->kind==ML_STATE_WEIGHTED || ML_STATE_TUPLE_W(st->kind) ) acc->kind = st->kind;   /* binary + weighted: weighted */
+  if( acc->n==0 || ML_STATE_IS_WLAYOUT(st->kind) || ML_STATE_TUPLE_W(st->kind) ) acc->kind = st->kind;   /* binary + weighted: weighted */
   acc->m = st->m;
   acc->a[acc->n].z = z;
   acc->a[acc->n].n = n;

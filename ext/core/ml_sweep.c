@@ -5,12 +5,16 @@
 **
 ** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes, the
 ** weighted AP by plan (ml_ap_plan, ml_fold_ap_plan) and the folds
-** ml_fold_average_precision, ml_fold_auroc, ml_fold_youden_j,
+** ml_fold_average_precision (and ml_fold_ap_sum_plain, its terms summed
+** plainly: multiclass.c's windows), ml_fold_auroc, ml_fold_youden_j,
 ** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point,
-** ml_fold_ks, ml_fold_top_k, ml_fold_gains, and ml_count_at_least.
+** ml_fold_ks (and ml_wfold_youden_j, _ks, _tpr_at_fpr, _partial_auroc, the
+** same folds over ml_wsweep.c's weighted sweep), ml_fold_top_k,
+** ml_fold_gains, and ml_count_at_least.
 ** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
 ** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve, ks,
-** precision_at_k, recall_at_k, gains, decision_curve), stratified.c (the same AP
+** precision_at_k, recall_at_k, gains, decision_curve), multiclass.c
+** (mc_pr_auc's window frames), stratified.c (the same AP
 ** with a filter on the stratifier), ordinal.c (AP per cut), calibration.c
 ** (the debiased ECEs walk the sorted probabilities through it).
 **
@@ -62,6 +66,17 @@
 **      sweep's term at any other score is dtp = 0 times a precision, an
 **      exact +0.0, which leaves a compensated sum's bits as they are, so
 **      the value is ml_fold_ap_sweep's double (tests/check_sweep.c).
+**  11. One fold, two sweeps: youden_j, ks, tpr_at_fpr and partial_auroc are
+**      written once (rate_gap_sweep, tpr_at_fpr_sweep, partial_auroc_sweep)
+**      over either sweep's thresholds as doubles (sweep_next_d), compiled
+**      once per sweep with the other sweep a constant 0: the counts'
+**      instance converts its integers as it did, the weighted instance
+**      (ml_wfold_youden_j, _ks, _tpr_at_fpr, _partial_auroc) reads
+**      ml_wsweep.c's sums, so both are the expressions they were, bit for
+**      bit.  Only partial_auroc's sum of whole trapezoids stays each
+**      sweep's own (an integer count, an fma-split exact sum); over rows,
+**      youden_j and ks keep max_rate_gap, which counts by index and has no
+**      weighted form.
 **
 ** Cost: O(n) for one sweep over sorted samples (O(runs) in runs form),
 ** O(1) extra memory; a plan 24 bytes per score that holds a positive.
@@ -180,6 +195,36 @@ double ml_fold_ap_plan(const MlApGroup *a, ml_i64 m, const MlCanon *c, const ml_
 ** order, are those of the general sweep, so the sum is the same bit for bit;
 ** but the loop over the negatives is a bare comparison (a sliding window
 ** runs this fold once per row). */
+/* The rows form's sweep of ap_unfiltered: the sum of the terms d tp /
+** (tp + fp), compensated (MlSum) or, plain, in plain double additions from
+** the highest score (ml_fold_ap_sum_plain). */
+static inline double ap_rows(const MlSamples *s, int plain){
+  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
+  const size_t st = s->width/8;
+  const ml_i64 n0 = s->n[0];
+  ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
+  MlSum ap = {0.0, 0.0};
+  double sum = 0.0;
+  unsigned nThr = 0;
+  while( i1>0 ){
+    ml_key k = a1[(i1-1)*st];
+    ml_i64 d = 0, fp;
+    double t;
+    do{ i1--; d++; }while( i1>0 && a1[(i1-1)*st]==k );
+    tp += d;
+    if( st==1 ){
+      while( i0>0 && a0[i0-1]>=k ) i0--;
+    }else{
+      while( i0>0 && a0[(i0-1)*st]>=k ) i0--;
+    }
+    fp = n0 - i0;
+    t = (double)d * ((double)tp / (double)(tp + fp));
+    if( plain ) sum += t; else ml_sum_add(&ap, t);
+    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
+  }
+  return plain ? sum : ml_sum_value(&ap);
+}
+
 static double ap_unfiltered(const MlSamples *s){
   if( s->run ){
     /* runs: each run holding positives adds a term, fp the negatives at
@@ -195,30 +240,10 @@ static double ap_unfiltered(const MlSamples *s){
     }
     return ml_sum_value(&ap) / (double)s->n[1];
   }
-  {
-  const ml_key *a0 = (const ml_key*)s->a[0], *a1 = (const ml_key*)s->a[1];
-  const size_t st = s->width/8;
-  const ml_i64 n0 = s->n[0];
-  ml_i64 i0 = n0, i1 = s->n[1], tp = 0;
-  MlSum ap = {0.0, 0.0};
-  unsigned nThr = 0;
-  while( i1>0 ){
-    ml_key k = a1[(i1-1)*st];
-    ml_i64 d = 0, fp;
-    do{ i1--; d++; }while( i1>0 && a1[(i1-1)*st]==k );
-    tp += d;
-    if( st==1 ){
-      while( i0>0 && a0[i0-1]>=k ) i0--;
-    }else{
-      while( i0>0 && a0[(i0-1)*st]>=k ) i0--;
-    }
-    fp = n0 - i0;
-    ml_sum_add(&ap, (double)d * ((double)tp / (double)(tp + fp)));
-    if( (++nThr & 0xFFFFF)==0 && ml_stop_requested() ) break;   /* every 2^20 thresholds */
-  }
-  return ml_sum_value(&ap) / (double)s->n[1];
-  }
+  return ap_rows(s, 0) / (double)s->n[1];
 }
+
+double ml_fold_ap_sum_plain(const MlSamples *s){ return ap_rows(s, 1); }
 
 double ml_fold_average_precision(const MlSamples *s, const MlFilter *f){
   MlSweep w;
@@ -317,64 +342,126 @@ static double max_rate_gap(const MlSamples *s, int c){
   return best;
 }
 
-double ml_fold_youden_j(const MlSamples *s){
-  MlSweep w;
-  double best = 0.0;      /* the all-negative point: TPR = FPR = 0 */
-  if( s->weighted ) return ml_wfold_youden_j(s);
-  if( !s->run ) return max_rate_gap(s, 1);
-  ml_sweep_init(&w, s, 0);
-  while( ml_sweep_next(&w) ){
-    double j = (double)w.tp/(double)w.P - (double)w.fp/(double)w.N;
+/* The next threshold of the sweep u or, given one, of the weighted sweep w
+** (ml_wsweep.c), its counts or sums of weights as doubles (rule 11).  Each
+** caller passes one of the two as a constant 0, so the test folds away. */
+static ML_ALWAYS_INLINE int sweep_next_d(MlSweep *u, MlWSweep *w, double *tp, double *fp, double *P, double *N){
+  if( w ){
+    if( !ml_wsweep_next(w) ) return 0;
+    *tp = w->tp; *fp = w->fp; *P = w->P; *N = w->N;
+  }else{
+    if( !ml_sweep_next(u) ) return 0;
+    *tp = (double)u->tp; *fp = (double)u->fp; *P = (double)u->P; *N = (double)u->N;
+  }
+  return 1;
+}
+
+/* The largest TPR - FPR (absolute 0: youden_j) or |TPR - FPR| (1: ks) over
+** the sweep's thresholds and 0 (the all-negative point). */
+static ML_ALWAYS_INLINE double rate_gap_sweep(MlSweep *u, MlWSweep *w, int absolute){
+  double best = 0.0, tp, fp, P, N;
+  while( sweep_next_d(u, w, &tp, &fp, &P, &N) ){
+    double j = tp/P - fp/N;
+    if( absolute ) j = fabs(j);
     if( j>best ) best = j;
   }
   return best;
+}
+
+/* The TPR at the last threshold whose FPR <= target (bySpec: 1 - FPR >=
+** target); the all-negative point always qualifies.  The test is written
+** as the reference writes it so that a point on the boundary is decided
+** the same way; fp only grows along the sweep: once over, it stays over. */
+static ML_ALWAYS_INLINE double tpr_at_fpr_sweep(MlSweep *u, MlWSweep *w, double target, int bySpec){
+  double best = 0.0, tp, fp, P, N;
+  while( sweep_next_d(u, w, &tp, &fp, &P, &N) ){
+    double fpr = fp/N;
+    if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
+    best = tp/P;
+  }
+  return best;
+}
+
+double ml_wfold_youden_j(const MlSamples *s){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  return rate_gap_sweep(0, &w, 0);
+}
+
+double ml_fold_youden_j(const MlSamples *s){
+  MlSweep w;
+  if( s->weighted ) return ml_wfold_youden_j(s);
+  if( !s->run ) return max_rate_gap(s, 1);
+  ml_sweep_init(&w, s, 0);
+  return rate_gap_sweep(&w, 0, 0);
+}
+
+double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  return tpr_at_fpr_sweep(0, &w, target, bySpec);
 }
 
 double ml_fold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
   MlSweep w;
   if( s->weighted ) return ml_wfold_tpr_at_fpr(s, target, bySpec);
   ml_sweep_init(&w, s, 0);
-  return ml_fold_tpr_at_fpr_sweep(&w, target, bySpec);
+  return tpr_at_fpr_sweep(&w, 0, target, bySpec);
 }
 
 double ml_fold_tpr_at_fpr_sweep(MlSweep *w, double target, int bySpec){
-  double best = 0.0;      /* the all-negative point always qualifies */
-  while( ml_sweep_next(w) ){
-    double fpr = (double)w->fp/(double)w->N;
-    /* The test is written as the reference writes it (fpr <= target, or
-    ** 1 - fpr >= target) so that a point on the boundary is decided the same
-    ** way.  fp only grows along the sweep: once over, it stays over. */
-    if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
-    best = (double)w->tp/(double)w->P;
-  }
-  return best;
+  return tpr_at_fpr_sweep(w, 0, target, bySpec);
 }
 
-double ml_fold_partial_auroc(const MlSamples *s, double max_fpr){
-  MlSweep w;
-  double area2 = 0.0, part = 0.0, N, P, pa, lo;
-  ml_i64 fp0 = 0, tp0 = 0;
-  if( s->weighted ) return ml_wfold_partial_auroc(s, max_fpr);
-  ml_sweep_init(&w, s, 0);
-  N = (double)w.N; P = (double)w.P;
-  while( ml_sweep_next(&w) ){
-    double x1 = (double)w.fp/N;
+/* Partial AUROC (rule 4) over either sweep (rule 11): the walk, the
+** crossing segment and McClish's standardisation written once; the whole
+** trapezoids summed as each sweep sums them -- counts exactly in a double,
+** in units of one (pos, neg) pair as auroc, weights split by fma into an
+** exact sum on power-of-two scaled sums (ml_wsweep.c rule 6). */
+static ML_ALWAYS_INLINE double partial_auroc_sweep(MlSweep *u, MlWSweep *w, double max_fpr){
+  MlXsum a;
+  double area2 = 0.0, part = 0.0, fp0 = 0.0, tp0 = 0.0, tp, fp, pa, lo, sp = 1.0, sn = 1.0;
+  double P = w ? w->P : (double)u->P, N = w ? w->N : (double)u->N;
+  if( w ){
+    ml_xsum_init(&a);
+    sp = ml_pow2_scale(P); sn = ml_pow2_scale(N);
+  }
+  while( sweep_next_d(u, w, &tp, &fp, &P, &N) ){
+    double x1 = fp/N;
     if( x1 > max_fpr ){
       /* the segment that crosses max_fpr: numpy.interp between its ends
       ** (the start itself when it lies on max_fpr), then one trapezoid */
-      double x0 = (double)fp0/N, y0 = (double)tp0/P, y1 = (double)w.tp/P, yi;
+      double x0 = fp0/N, y0 = tp0/P, y1 = tp/P, yi;
       if( x0==max_fpr ) yi = y0;
       else yi = (y1 - y0)/(x1 - x0) * (max_fpr - x0) + y0;
       part = (max_fpr - x0) * (yi + y0) / 2.0;
       break;
     }
-    /* a whole trapezoid, exact in units of one (pos, neg) pair, as auroc */
-    area2 += (double)w.dfp * (double)(2*w.tp - w.dtp);
-    fp0 = w.fp; tp0 = w.tp;
+    if( !w ){
+      area2 += (double)u->dfp * (double)(2*u->tp - u->dtp);     /* exact: integers */
+    }else if( w->dfp>0.0 ){
+      double b = (2.0*w->tp - w->dtp)*sp, f = w->dfp*sn, hi = f * b;
+      ml_xsum_add(&a, hi, 1);
+      ml_xsum_add(&a, fma(f, b, -hi), 1);
+    }
+    fp0 = fp; tp0 = tp;
   }
-  pa = area2 / (2.0 * P * N) + part;
+  pa = w ? ml_xsum_round(&a) / (2.0 * (P*sp) * (N*sn)) + part : area2 / (2.0 * P * N) + part;
   lo = 0.5 * max_fpr * max_fpr;            /* the diagonal's area up to max_fpr */
   return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
+}
+
+double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  return partial_auroc_sweep(0, &w, max_fpr);
+}
+
+double ml_fold_partial_auroc(const MlSamples *s, double max_fpr){
+  MlSweep w;
+  if( s->weighted ) return ml_wfold_partial_auroc(s, max_fpr);
+  ml_sweep_init(&w, s, 0);
+  return partial_auroc_sweep(&w, 0, max_fpr);
 }
 
 /* Does the all-negative point, or a point with counts (tp, fp), meet the
@@ -425,20 +512,21 @@ void ml_fold_operating_point(const MlSamples *s, int criterion, double target, M
   }
 }
 
+double ml_wfold_ks(const MlSamples *s){
+  MlWSweep w;
+  ml_wsweep_init(&w, s);
+  return rate_gap_sweep(0, &w, 1);
+}
+
 double ml_fold_ks(const MlSamples *s){
   MlSweep w;
-  double best = 0.0;      /* the all-negative and all-positive points: 0 */
   if( s->weighted ) return ml_wfold_ks(s);
   if( !s->run ){
     double up = max_rate_gap(s, 1), down = max_rate_gap(s, 0);
     return up>down ? up : down;
   }
   ml_sweep_init(&w, s, 0);
-  while( ml_sweep_next(&w) ){
-    double j = fabs((double)w.tp/(double)w.P - (double)w.fp/(double)w.N);
-    if( j>best ) best = j;
-  }
-  return best;
+  return rate_gap_sweep(&w, 0, 1);
 }
 
 double ml_fold_top_k(const MlSamples *s, ml_i64 k){

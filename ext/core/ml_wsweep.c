@@ -4,8 +4,9 @@
 ** ml_wsweep.c -- the threshold sweep over weighted rows, and its folds.
 **
 ** Provides: ml_wsweep_init/begin/next, ml_wfold_ap, ml_wfold_auroc,
-** ml_wfold_youden_j, ml_wfold_tpr_at_fpr, ml_wfold_ks, ml_wfold_partial_auroc,
-** ml_wfold_top_k, ml_wfold_gains.
+** ml_wfold_top_k, ml_wfold_gains, ml_wfold_operating_point (youden_j, ks,
+** tpr_at_fpr and partial_auroc are written once for both sweeps: ml_sweep.c
+** rule 11, ml_wfold_youden_j & co.).
 ** Callers: ranking.c's weighted twins (pr_auc_w, nap_w, auroc_w,
 ** youden_j_w, tpr_at_fpr_w, sens_at_spec_w, ks_w, partial_auroc_w,
 ** pr_curve_w, roc_curve_w, precision_at_k_w, recall_at_k_w, gains_w).
@@ -178,69 +179,6 @@ double ml_wfold_auroc(const MlSamples *s){
     if( (++k & 0xFFFFF)==0 && ml_stop_requested() ) break;
   }
   return ml_xsum_round(&a) / (2.0 * (w.P*sp) * (w.N*sn));
-}
-
-double ml_wfold_youden_j(const MlSamples *s){
-  MlWSweep w;
-  double best = 0.0;
-  ml_wsweep_init(&w, s);
-  while( ml_wsweep_next(&w) ){
-    double j = w.tp/w.P - w.fp/w.N;
-    if( j>best ) best = j;
-  }
-  return best;
-}
-
-double ml_wfold_tpr_at_fpr(const MlSamples *s, double target, int bySpec){
-  MlWSweep w;
-  double best = 0.0;
-  ml_wsweep_init(&w, s);
-  while( ml_wsweep_next(&w) ){
-    double fpr = w.fp/w.N;
-    if( bySpec ? !(1.0 - fpr >= target) : !(fpr <= target) ) break;
-    best = w.tp/w.P;
-  }
-  return best;
-}
-
-double ml_wfold_ks(const MlSamples *s){
-  MlWSweep w;
-  double best = 0.0;
-  ml_wsweep_init(&w, s);
-  while( ml_wsweep_next(&w) ){
-    double j = fabs(w.tp/w.P - w.fp/w.N);
-    if( j>best ) best = j;
-  }
-  return best;
-}
-
-double ml_wfold_partial_auroc(const MlSamples *s, double max_fpr){
-  MlWSweep w;
-  MlXsum a;
-  double part = 0.0, N, P, pa, lo, fp0 = 0.0, tp0 = 0.0, sp, sn;
-  ml_wsweep_init(&w, s);
-  ml_xsum_init(&a);
-  N = w.N; P = w.P;
-  sp = ml_pow2_scale(P); sn = ml_pow2_scale(N);        /* products of weights: scaled (rule 6) */
-  while( ml_wsweep_next(&w) ){
-    double x1 = w.fp/N;
-    if( x1 > max_fpr ){
-      double x0 = fp0/N, y0 = tp0/P, y1 = w.tp/P, yi;
-      if( x0==max_fpr ) yi = y0;
-      else yi = (y1 - y0)/(x1 - x0) * (max_fpr - x0) + y0;
-      part = (max_fpr - x0) * (yi + y0) / 2.0;
-      break;
-    }
-    if( w.dfp>0.0 ){
-      double b = (2.0*w.tp - w.dtp)*sp, f = w.dfp*sn, hi = f * b;
-      ml_xsum_add(&a, hi, 1);
-      ml_xsum_add(&a, fma(f, b, -hi), 1);
-    }
-    fp0 = w.fp; tp0 = w.tp;
-  }
-  pa = ml_xsum_round(&a) / (2.0 * (P*sp) * (N*sn)) + part;
-  lo = 0.5 * max_fpr * max_fpr;
-  return 0.5 * (1.0 + (pa - lo) / (max_fpr - lo));
 }
 
 double ml_wfold_top_k(const MlSamples *s, double k){

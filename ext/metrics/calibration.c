@@ -3,7 +3,8 @@
 **
 ** calibration.c -- the calibration family: binary labels, probabilities p.
 ** Its records and the binned sums (brier, log_loss, ece, mce, reliability
-** and their twins) are here; the estimators over the sorted sample are
+** and their twins' rows) are here; the twins' bins and weighted states
+** calibration_w.c's, the estimators over the sorted sample
 ** calibration_sorted.c's (calibration.h).
 **
 ** SQL functions (all aggregate and window functions):
@@ -76,6 +77,10 @@
 **      is ece_w over their rows bit for bit; rows and unweighted states
 **      beside it weigh 1.  ece_l2_debiased and ece_l2_kumar take none (no
 **      weighted definition).
+**  12. One row model: xStep, xInverse and the twins' xStepW, xInverseW are
+**      one function (calib_row) compiled four times, the weight and the
+**      direction constants; the unweighted instances read no weight
+**      (docs/decisions.md, "one source compiled twice").
 **
 ** Cost: brier and log_loss keep one exact sum (MlXsum, 568 bytes); ece, mce
 ** and reliability 'uniform' a count and an exact probability sum per bin
@@ -101,45 +106,6 @@ SQLITE_EXTENSION_INIT3
 #include "ml_state.h"
 #include "calibration.h"
 
-
-
-
-/* One equal-width bin of the streaming functions: rows, positives and the
-** exact sum of p. */
-typedef struct CalPBin { ml_i64 n, npos; MlPSum sp; } CalPBin;
-
-/* The equal-width binning of one bins value.  With more than CAL_DENSE_MAX
-** bins it starts buffered: the rows are kept in smp until they outnumber
-** bins/4, then replayed into the bins. */
-typedef struct CalBins {
-  ml_i64 nBin;        /* B (0: unused) */
-  ml_i64 n;           /* rows held */
-  CalPBin *a;         /* the bins; 0 while buffered */
-  MlSamples smp;      /* buffered: the rows (key p) */
-  int buffered;
-} CalBins;
-
-typedef struct CalAgg {
-  ml_i64 n;           /* rows in the group (frame) */
-  MlXsum sum;         /* brier: sum (p-y)^2; log_loss: sum of losses (exact) */
-  MlParam param;      /* eps or bins */
-  MlParam strategy;   /* reliability: STRATEGY_* */
-  CalBins set[2];     /* ece / mce / reliability 'uniform': one binning per
-                      ** bins value held (two only between two frames, see MlParam) */
-  MlSamples smp;      /* reliability 'quantile': the rows (key p); a weighted
-                      ** ece or mce: the rows (key p, aux weight), width 16 */
-  int qinit;          /* smp initialised */
-  int weighted;       /* a weighted twin (n counts its rows of positive weight) */
-  MlXsum *wsum;       /* weighted brier, log_loss: the exact sum of the weights */
-  int failed;         /* a row's update ran out of memory (the error is set):
-                      ** the buffers no longer hold what n counts, xFinal only frees */
-  int counted;        /* reliability 'quantile' over states: smp is width 16,
-                      ** each record (p, count), rows weigh 1 (rule 10) */
-  ml_i64 held[2];     /* counted: the rows of each class smp stands for */
-  ml_i64 nw;          /* weighted brier, log_loss: the rows of n whose weights are in
-                      ** wsum (the others, rows beside a weighted state, weigh 1) */
-} CalAgg;
-
 /* Up to this many bins a group allocates them at its first row; above, it
 ** keeps its rows until they outnumber bins/4. */
 #define CAL_DENSE_MAX 1024
@@ -148,28 +114,7 @@ typedef struct CalAgg {
 typedef struct CalOcc { ml_i64 b, n, npos; double sp; } CalOcc;
 
 /* reliability's strategy argument. */
-enum { STRATEGY_UNIFORM, STRATEGY_QUANTILE };
 static const char *const azStrategy[] = {"uniform", "quantile", 0};
-
-
-
-/* Bin of p in [0, 1] among B equal-width bins [e_b, e_{b+1}), p = 1 in the
-** last.  floor(p*B) can be one off near an edge; the edges themselves are
-** the doubles width_edge(), so correct against them. */
-static ml_i64 bin_of(double p, ml_i64 B){
-  double x = p * (double)B;
-  ml_i64 b = (ml_i64)x;                   /* p >= 0: truncation is floor */
-  double frac = x - (double)b;
-  if( b>=B ) return B-1;
-  /* Only a product within rounding of an integer can disagree with the
-  ** edges (which lie within a few ulps of b/B); check those against the
-  ** edges themselves. */
-  if( frac < 1e-9 || frac > 1.0 - 1e-9 ){
-    if( b+1<B && p >= width_edge(b+1, B) ) b++;
-    else if( b>0 && p < width_edge(b, B) ) b--;
-  }
-  return b;
-}
 
 /* reliability's strategy (argv[3], default 'uniform') of this row into
 ** *st, counted in its slot.  Returns ML_ROW_*. */
@@ -188,9 +133,6 @@ static int cal_strategy_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv
   z = (const char*)sqlite3_value_text(argv[3]);
   return z && sqlite3_stricmp(z, "quantile")==0 ? STRATEGY_QUANTILE : STRATEGY_UNIFORM;
 }
-
-
-
 
 /* Loss of one row for log_loss.  clip(1 - p) equals 1 - clip(p) in exact
 ** arithmetic; in doubles they differ (1 - (1 - 1e-15) is 9.99e-16), and
@@ -417,124 +359,6 @@ static CalOcc *occupied_bins(CalBins *s, ml_i64 *pn){
   return o;
 }
 
-/*
-** SQL function: brier(y, p), log_loss(y, p [, eps]), ece(y, p [, bins]),
-**   mce(y, p [, bins]), reliability(y, p [, bins [, strategy]])   -- xStep
-** reliability with strategy 'quantile' keeps the rows instead of bins.
-*/
-static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p;
-  int y, st = STRATEGY_UNIFORM, t0 = sqlite3_value_type(argv[0]);
-  double pr, param;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  /* The row paths of brier, log_loss, ece and mce, inline: what cal_update
-  ** does for them, without its dispatch (cal_update stays the one update
-  ** for the other kinds, xInverse and the buffered binnings). */
-  if( d->kind==CAL_BRIER ){
-    if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
-    { double e = pr - y; ml_xsum_add(&p->sum, e*e, +1); }    /* ml_calib_brier_term */
-    p->n++;
-    return;
-  }
-  if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
-  if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( d->kind==CAL_LOGLOSS ){
-    ml_xsum_add(&p->sum, log_loss_term(y, pr, param), +1);
-    p->n++;
-    return;
-  }
-  if( (d->kind==CAL_ECE || d->kind==CAL_MCE) && p->set[0].nBin==(ml_i64)param && p->set[1].n==0
-   && !p->set[0].buffered ){
-    CalBins *b = &p->set[0];                    /* bins_for's common case */
-    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); return; }
-    b->n++;
-    p->n++;
-    return;
-  }
-  if( p->weighted ){                /* beside a weighted state: a row of weight 1 */
-    if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
-    if( ml_add_row(ctx, &p->smp, y, pr, 1.0)==ML_OK ) p->n++;
-    else p->failed = 1;
-    return;
-  }
-  if( st==STRATEGY_QUANTILE ){
-    if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
-    if( ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0)==ML_OK ){   /* beside states: count 1 */
-      p->n++;
-      if( p->counted ) p->held[y]++;
-    }else{
-      p->failed = 1;
-    }
-    return;
-  }
-  if( cal_update(p, d->kind, y, pr, param, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
-}
-
-/* A weighted state (rule 11): the group turns into its weighted twin's --
-** brier and log_loss add c w t and c w exactly (c w split by fma, each
-** piece times t split again), the binned functions keep weighted records
-** (ml_samples_absorb_weighted) -- so the result is the twin's over the
-** rows, bit for bit.  Rows held so far weigh 1: brier's and log_loss's are
-** in sum and n already (nw counts the weighted ones), a buffered quantile
-** sample or counted records widen; rows already in equal-width bins have
-** lost their p, so they cannot join (the error says so). */
-static int calib_absorb_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, const MlState *st, int n,
-                          int sign, char *zErr, int nErr){
-  int sums = d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS, j, y, rc;
-  double eps = ml_param_value(&p->param, 1e-15);
-  (void)ctx;
-  if( (rc = ml_state_probabilities(st, n, zErr, nErr))!=0 ) return rc;
-  if( !p->weighted ){
-    if( !sums && p->n>0 ){
-      if( !p->qinit ){
-        sqlite3_snprintf(nErr, zErr, "a weighted state (made by ml_state_w) cannot join rows already"
-                         " binned in its group: give those rows as a state too");
-        return ML_ERROR;
-      }
-      /* rows or counted records, both weigh their count */
-      if( ml_samples_weigh(&p->smp) ) return ML_NOMEM;
-    }
-    p->weighted = 1;
-  }
-  if( sums && p->wsum==0 ){
-    if( (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ) return ML_NOMEM;
-    ml_xsum_init(p->wsum);
-  }
-  if( !sums && !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
-  if( !sums ){
-    ml_i64 held[2] = {0, 0};
-    if( (rc = ml_absorb_weighted(&p->smp, held, st, n, sign, zErr, nErr))!=ML_OK ) return rc;
-    p->n += held[0] + held[1];           /* the rows added, or minus the rows removed */
-    return ML_OK;
-  }
-  for(j=0; j<n; j++){
-    MlReader r;
-    MlEntry e;
-    int w8 = st[j].kind==ML_STATE_WEIGHTED;
-    ml_reader_init(&r, &st[j].sec[0]);
-    while( ml_reader_next(&r, &e) ){
-      double pr = ml_double_of(e.key), w = w8 ? ml_double_of_zkey(e.zkey) : 1.0;
-      for(y=0; y<2; y++){
-        double c, hi, lo, t;
-        if( e.n[y]==0 ) continue;
-        c = (double)e.n[y];
-        hi = c * w; lo = fma(c, w, -hi);
-        t = d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, eps);
-        ml_xsum_add_product(&p->sum, hi, t, sign);
-        ml_xsum_add(p->wsum, hi, sign);
-        if( lo!=0.0 ){ ml_xsum_add_product(&p->sum, lo, t, sign); ml_xsum_add(p->wsum, lo, sign); }
-        p->n += sign * e.n[y];
-        p->nw += sign * e.n[y];
-      }
-    }
-  }
-  return ML_OK;
-}
-
 /* States: each entry adds its rows of each class at once (a buffered group
 ** goes to its bins first); reliability 'quantile' takes each entry as one
 ** record weighing its count (rule 10). */
@@ -547,7 +371,7 @@ static int calib_absorb_do(sqlite3_context *ctx, const MlState *st, int n, int s
   if( p==0 ) return ML_NOMEM;
   held[0] = p->n; held[1] = 0;
   if( sign>0 && (rc = ml_state_rows(st, n, 0, held, zErr, nErr))!=0 ) return rc;
-  if( p->weighted || ml_states_weighted(st, n) ) return calib_absorb_w(ctx, d, p, st, n, sign, zErr, nErr);
+  if( p->weighted || ml_states_weighted(st, n) ) return ml_calib_absorb_w(d, p, st, n, sign, zErr, nErr);
   /* The wrapper ran xStep over the states' parameters first (and runs
   ** xInverse after removing one), so the slot holds them. */
   param = ml_param_value(&p->param, d->kind==CAL_LOGLOSS ? 1e-15 : default_bins(d->kind));
@@ -598,17 +422,47 @@ static const MlStateHooks ml_calib_states = {
   sizeof(CalAgg), 2, (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) | (1u<<ML_STATE_WEIGHTED), calib_absorb
 };
 
-static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p;
-  int y, st, t0 = sqlite3_value_type(argv[0]);
-  double pr, param;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ) return;
-  param = cal_param_drop(d, argc, argv, &p->param);
-  st = cal_strategy_drop(d, argc, argv, &p->strategy);
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+/* An unweighted row added (xStep's data part, after its checks).  The row
+** paths of brier, log_loss, ece and mce inline: what cal_update does for
+** them, without its dispatch (cal_update stays the one update for the
+** other kinds, xInverse and the buffered binnings); reliability 'quantile'
+** keeps the rows instead of bins. */
+static ML_ALWAYS_INLINE void calib_add(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, int y, double pr,
+                                       double param, int st){
+  if( d->kind==CAL_LOGLOSS ){
+    ml_xsum_add(&p->sum, log_loss_term(y, pr, param), +1);
+    p->n++;
+    return;
+  }
+  if( (d->kind==CAL_ECE || d->kind==CAL_MCE) && p->set[0].nBin==(ml_i64)param && p->set[1].n==0
+   && !p->set[0].buffered ){
+    CalBins *b = &p->set[0];                    /* bins_for's common case */
+    if( bin_add(&b->a[bin_of(pr, b->nBin)], y, pr, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); return; }
+    b->n++;
+    p->n++;
+    return;
+  }
+  if( p->weighted ){                /* beside a weighted state: a row of weight 1 */
+    if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
+    if( ml_add_row(ctx, &p->smp, y, pr, 1.0)==ML_OK ) p->n++;
+    else p->failed = 1;
+    return;
+  }
+  if( st==STRATEGY_QUANTILE ){
+    if( !p->qinit ){ ml_samples_init(&p->smp, 8); p->qinit = 1; }
+    if( ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0)==ML_OK ){   /* beside states: count 1 */
+      p->n++;
+      if( p->counted ) p->held[y]++;
+    }else{
+      p->failed = 1;
+    }
+    return;
+  }
+  if( cal_update(p, d->kind, y, pr, param, +1) ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
+}
+
+/* An unweighted row removed (xInverse's data part). */
+static void calib_remove(CalAgg *p, const MlFuncDesc *d, int y, double pr, double param, int st){
   if( p->weighted && d->kind!=CAL_BRIER && d->kind!=CAL_LOGLOSS ){
     if( p->qinit && ml_samples_remove(&p->smp, y, pr, 1.0) ) p->n--;
     return;
@@ -623,6 +477,98 @@ static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **arg
   cal_update(p, d->kind, y, pr, param, -1);
 }
 
+/* A twin's row of weight w > 0 added (sign +1) or removed (-1).  brier and
+** log_loss keep two exact sums, of w t (each product split by fma into two
+** doubles, so the sum is exact) and of w; the others keep the rows (p, w)
+** and, at a result, walk them sorted by p, one bin at a time, summing each
+** bin's weight, positive weight and w p exactly.  So the results do not
+** depend on row order (a window frame gives the aggregate's bits) and
+** integer weights give the rows repeated: the unweighted sums are exact too. */
+static ML_ALWAYS_INLINE void calib_row_weight(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, int y, double pr,
+                                              double param, double w, int sign){
+  if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
+    if( p->wsum==0 ){
+      if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){
+        if( sign>0 ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
+        return;
+      }
+      ml_xsum_init(p->wsum);
+    }
+    ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
+    ml_xsum_add(p->wsum, w, sign);
+    p->n += sign;
+    p->nw += sign;
+    return;
+  }
+  if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
+  if( sign>0 ){
+    if( ml_add_row(ctx, &p->smp, y, pr, w)==ML_OK ) p->n++;
+    else p->failed = 1;
+  }else{
+    p->n -= ml_samples_remove(&p->smp, y, pr, w);
+  }
+}
+
+/* One row, written once for famCalib's four row callbacks (rule 12): sign
+** +1 adds it (xStep), -1 removes it (xInverse, a row xStep accepted);
+** weighted is a constant at each call, so the unweighted instances
+** (weighted 0, w the literal 1.0) read and test no weight.  The checks
+** (state, parameters, row) are one code for both; a twin's weight 0 or
+** NULL drops the row after them, w < 0 follows the driver's error. */
+static ML_ALWAYS_INLINE void calib_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                                       double w, int sign, int weighted){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  CalAgg *p;
+  int y, st = STRATEGY_UNIFORM, t0 = sqlite3_value_type(argv[0]);
+  double pr, param;
+  if( !weighted && ML_STATE_DIVERT(ctx, argc, argv, t0, sign<0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
+  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+  if( weighted ){
+    p->weighted = 1;
+    if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
+  }
+  if( !weighted && sign>0 && d->kind==CAL_BRIER ){  /* no parameter: the row alone */
+    if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+    { double e = pr - y; ml_xsum_add(&p->sum, e*e, +1); }    /* ml_calib_brier_term */
+    p->n++;
+    return;
+  }
+  if( sign>0 ){
+    if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
+    if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
+  }else{
+    param = cal_param_drop(d, argc, argv, &p->param);
+    st = cal_strategy_drop(d, argc, argv, &p->strategy);
+  }
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+  if( weighted ){
+    if( w!=0.0 ) calib_row_weight(ctx, d, p, y, pr, param, w, sign);
+  }else if( sign>0 ){
+    calib_add(ctx, d, p, y, pr, param, st);
+  }else{
+    calib_remove(p, d, y, pr, param, st);
+  }
+}
+
+/*
+** SQL function: brier(y, p), log_loss(y, p [, eps]), ece(y, p [, bins]),
+**   mce(y, p [, bins]), reliability(y, p [, bins [, strategy]]): xStep and
+**   xInverse, and their weighted twins' (brier_w, log_loss_w, ece_w, mce_w,
+**   reliability_w; MlFamily.xStepW, xInverseW): calib_row.
+*/
+static void ml_calib_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  calib_row(ctx, argc, argv, 1.0, +1, 0);
+}
+static void ml_calib_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  calib_row(ctx, argc, argv, 1.0, -1, 0);
+}
+static void calib_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calib_row(ctx, argc, argv, w, +1, 1);
+}
+static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calib_row(ctx, argc, argv, w, -1, 1);
+}
 /* Mean p of a non-empty bin. */
 static double bin_mean_p(const CalOcc *c){
   return c->sp/(double)c->n;
@@ -654,8 +600,6 @@ static void write_reliability(MlJson *j, ml_i64 B, const CalOcc *o, ml_i64 nOcc)
   ml_json_end_array(j);
 }
 
-static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B);
-
 static void calib_compute(sqlite3_context *ctx, CalAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   ml_i64 B;
@@ -675,7 +619,7 @@ static void calib_compute(sqlite3_context *ctx, CalAgg *p){
       ml_xsum_add_n(&W, 1.0, p->n - p->nw, +1);      /* rows beside a weighted state */
       sqlite3_result_double(ctx, ml_xsum_round(&p->sum) / ml_xsum_round(&W));
     }else{
-      calib_bins_w(ctx, d, p, B);
+      ml_calib_bins_w(ctx, d, p, B);
     }
     return;
   }
@@ -737,169 +681,6 @@ static void calib_result(sqlite3_context *ctx, CalAgg *p, int isFinal){
   if( ml_compute_begin(ctx, isFinal, p && p->qinit ? ml_samples_count(&p->smp) : 0) ) return;
   calib_compute(ctx, p);
   ml_compute_end(ctx);
-}
-
-/*
-** The weighted twins of famCalib (brier_w, log_loss_w, ece_w, mce_w,
-** reliability_w).  brier and
-** log_loss keep two exact sums, of w t (each product split by fma into two
-** doubles, so the sum is exact) and of w; the others keep the rows (p, w)
-** and, at a result, walk them sorted by p, one bin at a time, summing each
-** bin's weight, positive weight and w p exactly.  So the results do not
-** depend on row order (a window frame gives the aggregate's bits) and
-** integer weights give the rows repeated: the unweighted sums are exact too.
-*/
-static void calib_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
-  double pr, param;
-  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
-  p->weighted = 1;
-  if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
-  if( sign>0 ){
-    int st;
-    if( cal_param(ctx, d, argc, argv, &p->param, &param) ) return;
-    if( d->kind==CAL_RELIABILITY && cal_strategy(ctx, d, argc, argv, &p->strategy, &st) ) return;
-  }else{
-    param = cal_param_drop(d, argc, argv, &p->param);
-    cal_strategy_drop(d, argc, argv, &p->strategy);
-  }
-  if( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)!=ML_ROW_OK || w==0.0 ) return;
-  if( d->kind==CAL_BRIER || d->kind==CAL_LOGLOSS ){
-    if( p->wsum==0 ){
-      if( sign<0 || (p->wsum = ml_malloc(sizeof(MlXsum)))==0 ){
-        if( sign>0 ){ p->failed = 1; sqlite3_result_error_nomem(ctx); }
-        return;
-      }
-      ml_xsum_init(p->wsum);
-    }
-    ml_xsum_add_product(&p->sum, w, d->kind==CAL_BRIER ? ml_calib_brier_term(y, pr) : log_loss_term(y, pr, param), sign);
-    ml_xsum_add(p->wsum, w, sign);
-    p->n += sign;
-    p->nw += sign;
-    return;
-  }
-  if( !p->qinit ){ ml_samples_init_weighted(&p->smp); p->qinit = 1; }
-  if( sign>0 ){
-    if( ml_add_row(ctx, &p->smp, y, pr, w)==ML_OK ) p->n++;
-    else p->failed = 1;
-  }else{
-    p->n -= ml_samples_remove(&p->smp, y, pr, w);
-  }
-}
-static void calib_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  calib_row_w(ctx, argc, argv, w, +1);
-}
-static void calib_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  calib_row_w(ctx, argc, argv, w, -1);
-}
-
-/* ---------------------------------------------- weighted bins (the twins) */
-
-/* The occupied equal-width bins of B over the sorted rows (p, w) of m,
-** ascending, into o (the caller's, room for min(B, rows) bins), with a[0..4)
-** the caller's exact sums as scratch (a bin's w, w y, w p; all w), so that a
-** bootstrap replicate allocates nothing; the total weight, exactly, to *pW.
-** Returns the number of bins written. */
-static ml_i64 occupied_bins_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o, double *pW){
-  ml_i64 i[2] = {0, 0}, cur = -1, k = 0;
-  ml_xsum_init(&a[3]);
-  for(;;){
-    int y = 0, done = i[0]>=m->n[0] && i[1]>=m->n[1];
-    ml_i64 b = -1;
-    double pr = 0.0, w = 0.0;
-    if( !done ){
-      y = i[0]>=m->n[0] ? 1 : i[1]>=m->n[1] ? 0
-        : ml_samples_key(m, 0, i[0]) <= ml_samples_key(m, 1, i[1]) ? 0 : 1;
-      pr = ml_double_of(ml_samples_key(m, y, i[y]));
-      w = ml_samples_aux(m, y, i[y]);
-      i[y]++;
-      b = bin_of(pr, B);
-    }
-    if( b!=cur && cur>=0 ){                    /* bin cur is complete */
-      o[k].b = cur;
-      o[k].w = ml_xsum_round(&a[0]); o[k].wy = ml_xsum_round(&a[1]); o[k].wp = ml_xsum_round(&a[2]);
-      k++;
-    }
-    if( done ) break;
-    if( b!=cur ){ ml_xsum_init(&a[0]); ml_xsum_init(&a[1]); ml_xsum_init(&a[2]); cur = b; }
-    ml_xsum_add(&a[0], w, 1);
-    ml_xsum_add(&a[3], w, 1);
-    if( y ) ml_xsum_add(&a[1], w, 1);
-    ml_xsum_add_product(&a[2], w, pr, 1);
-  }
-  *pW = ml_xsum_round(&a[3]);
-  return k;
-}
-
-/* ece_w's fold of the occupied bins: sum_b |sum_b w y - sum_b w p| / W,
-** the sum exact, rounded once. */
-static double ece_fold_w(const CalWOcc *o, ml_i64 nOcc, double W){
-  MlXsum e;
-  ml_i64 i;
-  ml_xsum_init(&e);
-  for(i=0; i<nOcc; i++) ml_xsum_add(&e, fabs(o[i].wy - o[i].wp), 1);
-  return ml_xsum_round(&e) / W;
-}
-
-/* ece_w of the sorted weighted sample m (key p, aux w, at least one row),
-** B equal-width bins: occupied_bins_w and ece_fold_w, the one computation of
-** the twin and of the weighted bootstrap (uncertainty.c's ece_ci_w, once per
-** replicate).  a[0..4) and o[0..min(B, rows)) are the caller's scratch. */
-double ml_calib_ece_w(const MlSamples *m, ml_i64 B, MlXsum *a, CalWOcc *o){
-  double W;
-  ml_i64 nOcc = occupied_bins_w(m, B, a, o, &W);
-  return ece_fold_w(o, nOcc, W);
-}
-
-/* ece_w, mce_w and reliability_w over the sorted rows (p, w) of p->smp, B
-** bins: equal-width from exact bin sums (as ece, mce and reliability
-** 'uniform' make theirs), or reliability's 'quantile'. */
-static void calib_bins_w(sqlite3_context *ctx, const MlFuncDesc *d, CalAgg *p, ml_i64 B){
-  ml_i64 n = ml_samples_count(&p->smp), nOcc, i;
-  MlXsum *a;
-  CalWOcc *o;
-  double W, mce = 0.0;
-  MlJson j;
-  if( ml_samples_sort(&p->smp) ){ sqlite3_result_error_nomem(ctx); return; }
-  if( d->kind==CAL_RELIABILITY && ml_param_value(&p->strategy, STRATEGY_UNIFORM)==STRATEGY_QUANTILE ){
-    ml_json_init(&j);
-    if( ml_cal_reliability_quantile_w(&j, &p->smp, B) ){
-      ml_json_free(&j);
-      sqlite3_result_error_nomem(ctx);
-      return;
-    }
-    ml_result_json(ctx, &j);
-    return;
-  }
-  a = ml_malloc(4*sizeof(MlXsum) + sizeof(CalWOcc) * (uint64_t)(n<B ? n : B));
-  if( a==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  o = (CalWOcc*)(a + 4);
-  nOcc = occupied_bins_w(&p->smp, B, a, o, &W);
-  switch( d->kind ){
-    case CAL_ECE:
-      sqlite3_result_double(ctx, ece_fold_w(o, nOcc, W));
-      break;
-    case CAL_MCE:
-      for(i=0; i<nOcc; i++){
-        double x = fabs(o[i].wy/o[i].w - o[i].wp/o[i].w);
-        if( x>mce ) mce = x;
-      }
-      sqlite3_result_double(ctx, mce);
-      break;
-    default:            /* CAL_RELIABILITY 'uniform' */
-      ml_json_init(&j);
-      ml_json_begin_array(&j);
-      for(i=0; i<nOcc; i++){
-        ml_cal_reliability_bin(&j, o[i].b, width_edge(o[i].b, B), width_edge(o[i].b+1, B), 1, o[i].w,
-                             o[i].wp/o[i].w, o[i].wy/o[i].w);
-      }
-      ml_json_end_array(&j);
-      ml_result_json(ctx, &j);
-      break;
-  }
-  ml_free(a);
 }
 
 static void ml_calib_value(sqlite3_context *ctx){

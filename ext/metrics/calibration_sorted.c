@@ -12,8 +12,8 @@
 ** Provides: ml_calsort_family, ml_cal_reliability_quantile,
 ** ml_cal_reliability_quantile_w (calibration.h).
 **
-** Rules (the family's rules are calibration.c's header; here rules 3 and
-** 5 to 11 apply):
+** Rules (the family's rules are calibration.c's header; here rules 3,
+** 5 to 11 and 12, the one row model, apply):
 **   1. Equal-mass parts are ranks b_i = floor(i * (n/B)) of the rows sorted
 **      by p, ties by label; the weighted twins cut the cumulative-weight
 **      axis instead, each (p, label) group's exact weight added in order.
@@ -305,39 +305,65 @@ int ml_cal_reliability_quantile(MlJson *j, MlSamples *smp, ml_i64 B){
   return ML_OK;
 }
 
-/*
-** SQL function: ece_equal_mass(y, p [, bins=10]), ece_l2(y, p [, bins=10]),
-**   ece_l2_debiased(y, p [, bins=10]), brier_decomposition(y, p [, bins=10]),
-**   ece_l2_kumar(y, p [, bins=15])             -- xStep
-*/
-static void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+/* One row, written once for the four row callbacks (calibration.c's rule
+** 12): sign +1 adds it (xStep), -1 removes it (xInverse, a row xStep accepted); weighted is a
+** constant at each call, so the unweighted instances (weighted 0, w the
+** literal 1.0) read and test no weight.  An unweighted row is kept in the
+** sorted sample (beside states a record of count 1); a twin's row (p, w)
+** in the weighted sample, weight 0 or NULL counting only the parameter,
+** w < 0 following the driver's error. */
+static ML_ALWAYS_INLINE void calsort_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                                         double w, int sign, int weighted){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   CalSortAgg *p;
   int y, rc, t0 = sqlite3_value_type(argv[0]);
   double pr, bins;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  if( !weighted && ML_STATE_DIVERT(ctx, argc, argv, t0, sign<0) ) return;
   p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
+  if( weighted ){
+    if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; p->weighted = 1; }
+    if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
+  }
+  if( sign<0 ){
+    if( !p->init ) return;
+    cal_param_drop(d, argc, argv, &p->bins);
+    if( (weighted && !(w>0.0)) || ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
+    if( weighted ) ml_samples_remove(&p->smp, y, pr, w);
+    else if( ml_samples_remove(&p->smp, y, pr, p->counted ? 1.0 : 0.0) && p->counted ) p->held[y]--;
+    return;
+  }
   if( !p->init ){ ml_samples_init(&p->smp, 8); p->init = 1; }
   rc = cal_param(ctx, d, argc, argv, &p->bins, &bins);
+  if( weighted && rc ){ p->failed = 1; return; }
   if( rc==ML_ROW_OK ) rc = ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr);
-  /* beside states a row is a record of count 1 */
-  if( rc==ML_ROW_OK ) rc = ml_add_row(ctx, &p->smp, y, pr, p->counted ? 1.0 : 0.0) ? ML_ROW_ERR : ML_ROW_OK;
-  if( rc==ML_ROW_OK && p->counted ) p->held[y]++;
+  if( rc==ML_ROW_OK && (!weighted || w>0.0) ){
+    /* beside states an unweighted row is a record of count 1 */
+    rc = ml_add_row(ctx, &p->smp, y, pr, weighted ? w : p->counted ? 1.0 : 0.0) ? ML_ROW_ERR : ML_ROW_OK;
+    if( !weighted && rc==ML_ROW_OK && p->counted ) p->held[y]++;
+  }
   if( rc==ML_ROW_ERR ) p->failed = 1;
 }
 
+/*
+** SQL function: ece_equal_mass(y, p [, bins=10]), ece_l2(y, p [, bins=10]),
+**   ece_l2_debiased(y, p [, bins=10]), brier_decomposition(y, p [, bins=10]),
+**   ece_l2_kumar(y, p [, bins=15]): xStep and xInverse, and the weighted
+**   twins' (ece_equal_mass_w, ece_l2_w, brier_decomposition_w, the rows of
+**   calibration_summary_w and calibration_smooth_w; MlFamily.xStepW,
+**   xInverseW): calsort_row.
+*/
+static void ml_calsort_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  calsort_row(ctx, argc, argv, 1.0, +1, 0);
+}
 static void ml_calsort_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalSortAgg *p;
-  int y, t0 = sqlite3_value_type(argv[0]);
-  double pr;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 || !p->init ) return;
-  cal_param_drop(d, argc, argv, &p->bins);
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 1, &y, &pr)!=ML_ROW_OK ) return;
-  if( ml_samples_remove(&p->smp, y, pr, p->counted ? 1.0 : 0.0) && p->counted ) p->held[y]--;
+  calsort_row(ctx, argc, argv, 1.0, -1, 0);
+}
+static void calsort_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calsort_row(ctx, argc, argv, w, +1, 1);
+}
+static void calsort_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  calsort_row(ctx, argc, argv, w, -1, 1);
 }
 
 /* Mean of (p - y)^2 over the sorted sample, for brier_decomposition. */
@@ -523,39 +549,6 @@ static void calsort_compute_w(sqlite3_context *ctx, const MlFuncDesc *d, CalSort
     case CAL_L2:         sqlite3_result_double(ctx, sqrt(v)); break;
     default:             sqlite3_result_double(ctx, sqrt(v > 0.0 ? v : 0.0)); break;   /* debiased */
   }
-}
-
-/* xStepW / xInverseW of the sorted family's twins: the row (p, w) kept in
-** the weighted sample; weight 0 or NULL counts only the parameter. */
-static void calsort_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  CalSortAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
-  double pr, bins;
-  if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
-  if( !p->init ){ ml_samples_init_weighted(&p->smp); p->init = 1; p->weighted = 1; }
-  if( w<0.0 ){ p->failed = 1; return; }        /* the driver set the error */
-  if( sign<0 ){
-    cal_param_drop(d, argc, argv, &p->bins);
-    if( w>0.0 && ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr)==ML_ROW_OK ){
-      ml_samples_remove(&p->smp, y, pr, w);
-    }
-    return;
-  }
-  if( cal_param(ctx, d, argc, argv, &p->bins, &bins) ){ p->failed = 1; return; }
-  switch( ml_arg_binary_row(ctx, d->name, argv, 1, &y, &pr) ){
-    case ML_ROW_OK:
-      if( w>0.0 && ml_add_row(ctx, &p->smp, y, pr, w) ) p->failed = 1;
-      break;
-    case ML_ROW_ERR: p->failed = 1; break;
-    default: break;
-  }
-}
-static void calsort_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  calsort_row_w(ctx, argc, argv, w, +1);
-}
-static void calsort_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  calsort_row_w(ctx, argc, argv, w, -1);
 }
 
 static void calsort_result(sqlite3_context *ctx, CalSortAgg *p, int isFinal){

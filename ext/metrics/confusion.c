@@ -33,6 +33,10 @@
 **      of weights (MlXsum; c rows of weight w add c w, split exactly by
 **      fma), the rows held weighing 1: integer weights give the rows
 **      repeated, bit for bit.
+**   5. One row model: xStep, xInverse and the twins' xStepW, xInverseW are
+**      one function (confusion_row) compiled four times, the weight and the
+**      direction constants; the unweighted instances read no weight
+**      (docs/decisions.md, "one source compiled twice").
 **
 ** Cost: O(1) state (four counters; four exact sums when weighted), O(1)
 ** per row and per result, no buffer.
@@ -87,34 +91,8 @@ static int confusion_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc,
   }
 }
 
-/*
-** SQL function: confusion(y, s, threshold), precision_at_prior(y, s, threshold, prior),
-**   mcc(y, s, threshold), f_beta(y, s, threshold, beta),
-**   confusion_ci(y, s, threshold [, level [, method]]), net_benefit(y, p, pt)
-** Counts at "positive when s >= threshold" and what is derived from them;
-** a ratio whose denominator is zero is null.
-*/
-static void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p;
-  int y, t0 = sqlite3_value_type(argv[0]);
-  double s, t;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( confusion_params(ctx, d, argc, argv, p, &t) ) return;
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK ) return;
-  p->c[y][s>=t]++;
-}
-
-static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p;
-  int y, t0 = sqlite3_value_type(argv[0]);
-  double s, t;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 ) return;
+/* The parameters of a row being removed (xInverse): each slot forgets it. */
+static void confusion_params_drop(const MlFuncDesc *d, int argc, sqlite3_value **argv, ConfAgg *p){
   ml_param_drop(&p->threshold, argv[2]);
   if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
   if( d->kind==RK_F_BETA ) ml_param_drop(&p->beta, argv[3]);
@@ -122,31 +100,41 @@ static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value *
     if( argc>3 ) ml_param_drop(&p->level, argv[3]);
     if( argc>4 ) ml_param_choice_drop(&p->method, argv[4], d->aParam[2]);
   }
-  t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 0, &y, &s)!=ML_ROW_OK ) return;
-  p->c[y][s>=t]--;
 }
 
-/* The weighted twins' xStep and xInverse: a row's weight goes to the exact
-** sum of its cell (c[y][predicted] becomes a sum of weights); weight 0 or
-** NULL drops the row. */
-static void confusion_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w, int sign){
+/* One row, written once for the four callbacks (rule 5): sign +1 adds it
+** (xStep), -1 removes it (xInverse, a row xStep accepted); weighted is a
+** constant at each call, so the unweighted instance (weighted 0, w the
+** literal 1.0) compiles to the counter alone, with no weight read or test.
+** A twin's row of weight w goes to the exact sum of its cell (c[y][predicted]
+** becomes a sum of weights); weight 0 or NULL drops it, w < 0 follows the
+** driver's error. */
+static ML_ALWAYS_INLINE void confusion_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                                           double w, int sign, int weighted){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  ConfAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, i;
+  ConfAgg *p;
+  int y, i, t0 = sqlite3_value_type(argv[0]);
   double s, t;
+  if( !weighted && ML_STATE_DIVERT(ctx, argc, argv, t0, sign<0) ) return;
+  p = ml_agg_context(ctx, sizeof(*p));
   if( p==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
-  p->weighted = 1;
-  if( w<0.0 ) return;                        /* the driver set the error */
+  if( weighted ){
+    p->weighted = 1;
+    if( w<0.0 ) return;                      /* the driver set the error */
+  }
   if( sign>0 ){
     if( confusion_params(ctx, d, argc, argv, p, &t) ) return;
   }else{
-    ml_param_drop(&p->threshold, argv[2]);
-    if( d->kind==RK_PRECISION_AT_PRIOR ) ml_param_drop(&p->prior, argv[3]);
-    if( d->kind==RK_F_BETA ) ml_param_drop(&p->beta, argv[3]);
-    t = sqlite3_value_double(argv[2]);
+    confusion_params_drop(d, argc, argv, p);
+    t = sqlite3_value_double(argv[2]);       /* the row's own threshold, as xStep used */
   }
-  if( ml_arg_binary_row(ctx, d->name, argv, d->kind==RK_NET_BENEFIT, &y, &s)!=ML_ROW_OK || w==0.0 ) return;
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, (weighted || sign>0) && d->kind==RK_NET_BENEFIT,
+                          &y, &s)!=ML_ROW_OK ) return;
+  if( !weighted ){
+    p->c[y][s>=t] += sign;
+    return;
+  }
+  if( w==0.0 ) return;
   if( p->cw==0 ){
     if( sign<0 || (p->cw = ml_malloc(4*sizeof(MlXsum)))==0 ){ if( sign>0 ) sqlite3_result_error_nomem(ctx); return; }
     for(i=0; i<4; i++) ml_xsum_init(&p->cw[i]);
@@ -155,11 +143,26 @@ static void confusion_row_w(sqlite3_context *ctx, int argc, sqlite3_value **argv
   p->c[y][s>=t] += sign;                     /* rows, for "no rows" */
   p->cr[y][s>=t] += sign;
 }
+
+/*
+** SQL function: confusion(y, s, threshold), precision_at_prior(y, s, threshold, prior),
+**   mcc(y, s, threshold), f_beta(y, s, threshold, beta),
+**   confusion_ci(y, s, threshold [, level [, method]]), net_benefit(y, p, pt)
+** Counts at "positive when s >= threshold" and what is derived from them;
+** a ratio whose denominator is zero is null.  Their weighted twins
+** (MlFamily.xStepW, xInverseW) are the same row with the weight.
+*/
+static void ml_confusion_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  confusion_row(ctx, argc, argv, 1.0, +1, 0);
+}
+static void ml_confusion_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  confusion_row(ctx, argc, argv, 1.0, -1, 0);
+}
 static void confusion_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  confusion_row_w(ctx, argc, argv, w, +1);
+  confusion_row(ctx, argc, argv, w, +1, 1);
 }
 static void confusion_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  confusion_row_w(ctx, argc, argv, w, -1);
+  confusion_row(ctx, argc, argv, w, -1, 1);
 }
 
 /* Precision at prevalence pi from the rates: tpr pi / (tpr pi + fpr (1 - pi)),

@@ -18,17 +18,23 @@
 **   psi_w(g, x, w [, bins]), wasserstein_w(g, x, w)   weighted twins
 **   psi(st_ref, st_cur [, bins]), ks_test(st_ref, st_cur),
 **   wasserstein(st_ref, st_cur), drift_report(st_ref, st_cur [, bins])
-**                                 the same over two ml_state BLOBs
+**                                 the same over two states
+**   ml_state_dist(x), ml_state_dist_w(x, w)
+**                                 a label-free state: one column's distribution
 **
 ** Rules:
 **   1. g is 0 or 1 (the label rules: INTEGER, integral REAL, numeric TEXT);
 **      x any number (+-Inf included).  A NULL g or x skips the row.  bins
 **      is an integer in 1..100000, the same in every row of a group.
 **   2. A period without rows makes the result NULL with a SQLITE_WARNING
-**      naming the empty period.
+**      naming the empty period; in the two-state form, where only pairs
+**      with a NULL state (a state of no rows: a day with no rows yet) were
+**      seen, it names the NULL one ("the current period has no rows (st_cur
+**      is NULL ...)").
 **   3. PSI: the edges are the reference's quantiles at 1/B .. (B-1)/B
 **      (numpy's linear quantile, ml_wquantile: on the cumulative-weight axis
-**      for the twin), sorted, duplicates removed; the bins are (-Inf, e_1],
+**      for the twin, stepping once per distinct x by its tie group's exact
+**      weight), sorted, duplicates removed; the bins are (-Inf, e_1],
 **      (e_1, e_2], .., (e_last, +Inf); r_i, c_i each period's share (of
 **      weight, for the twin); a zero share counts as 1e-4 (Evidently's rule)
 **      in the proportion and in the term; psi = sum (c_i - r_i) ln(c_i/r_i),
@@ -42,7 +48,7 @@
 **      Hodges/Viehmann inside method otherwise), p = 1 when h = 0; a result
 **      outside [0, 1] falls back to 'asymp' as scipy does.  'asymp':
 **      scipy's kstwo.sf(D, en), en = round(n_0 n_1 / (n_0 + n_1)), its
-**      branches followed (ks_kstwo_sf); docs/monitoring.md gives the
+**      branches followed (drift_ks.c); docs/monitoring.md gives the
 **      measured difference.
 **   5. Wasserstein-1: sum over consecutive distinct values t_k < t_{k+1} of
 **      |U(t_k) - V(t_k)| (t_{k+1} - t_k), U and V each period's ECDF (by
@@ -61,22 +67,34 @@
 **      counts); integer weights give the rows repeated bit for bit (every
 **      count is a sum of weights, exact below 2^53).  ks_test and
 **      drift_report have no twin: KS's p-value needs counts.
-**   8. The two-state form: each argument a state made by ml_state(y, s)
-**      (its entries' both classes summed: the score distribution);
-**      SQLite picks it by argument count with psi(g, x) and the step tells
-**      them apart by the BLOB.  Each entry is one record weighing its count,
-**      O(entries), so the result is the row query's bit for bit.  Several
-**      pairs in a group merge (the st_ref of every row the reference).  A
-**      NULL state skips the pair; anything else but a state is an error.
+**   8. The two-state form: each argument a state of one of the family's
+**      formKinds (ml_form_kinds): ml_state_dist(x) or ml_state_dist_w(x, w)
+**      (every row with an x, labelled or not), or ml_state(y, s) [, strat]
+**      (its labelled rows: both classes summed); the two may be of
+**      different kinds (docs/decisions.md); ks_test and drift_report, which
+**      have no twin, read no weighted one.  SQLite picks it by argument
+**      count with psi(g, x) and the step tells them apart by the BLOB (or a
+**      NULL st_ref beside one).  An entry of c rows weighing w is one record
+**      weighing c w, or two whose exact sum it is (ml_count_weight),
+**      O(entries); tie groups, the periods' weights and the quantile axis are
+**      exact sums, so the result is the row query's bit for bit, weighted
+**      too.  Several pairs in a group merge (the st_ref of every row the
+**      reference).  A NULL state skips the pair; anything else but a state
+**      is an error.
 **   9. Window frames: the rows (records) are kept; xInverse removes the
 **      row, a result sorts and recomputes, so a frame equals the aggregate
 **      over its rows.
+**  10. ml_state_dist(x) [ml_state_dist_w(x, w)]: the group's rows with a
+**      non-NULL x (any number, +-Inf included; -0 is 0) as a distribution
+**      state (ml_state.h, kinds 9 and 10); the weight as the twins read it
+**      (a non-negative finite number; NULL or 0 skips the row; read before
+**      x); NULL for no rows (of positive weight).  Window frames remove rows.
 **
 ** Cost: 16 bytes per row (x and its weight, by period); a result sorts
 ** (O(n) radix), walks both periods once, and holds 16 bytes per reference
-** row for the quantiles.  The exact KS p-value costs O(n_0 n_1 / gcd)
-** at worst (n <= 10000 each); the asymptotic one O(en) (Birnbaum-Tingey's
-** sum) or O(k^3 log en) (Durbin's matrix, k = ceil(en D) <= 24 where used).
+** row for the quantiles; the KS p-value's cost is drift_ks.c's.  A
+** distribution state's maker holds 8 bytes a row (16 weighted) until its
+** result sorts them.
 ** A state costs 16 bytes per entry, whatever its counts.  Measured:
 ** drift_report(g, x) on 10^6 rows runs 1.26x auroc(g, x)'s instructions
 ** (bench/RESULTS.md, monitoring).
@@ -90,11 +108,11 @@
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
+#include "drift.h"
 
 enum { MON_PSI = 1, MON_KS, MON_WASS, MON_REPORT };
 
 #define MON_MAX_BINS 100000
-#define MON_KS_MAX_EXACT 10000   /* scipy's MAX_AUTO_N */
 #define MON_PSI_FLOOR 1e-4
 
 typedef struct MonAgg {
@@ -102,6 +120,7 @@ typedef struct MonAgg {
   MlParam bins;
   int init;
   int failed;         /* a step set an error: results only free */
+  int nNull[2];       /* pairs skipped for a NULL st_ref, st_cur (rule 2's warning) */
 } MonAgg;
 
 static const MlParamSpec psMonBins = ML_PARAM_INT("bins", 1, MON_MAX_BINS, "10", "10");
@@ -122,27 +141,49 @@ static int mon_param(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqlite
   return ml_param_int(ctx, d->name, &psMonBins, argv[2], &p->bins, &b);
 }
 
+/* Adds (sign +1) or removes (-1) one entry's rows as records: c rows of
+** weight w (1 for a state of counts) are one record weighing c w, or two
+** whose exact sum it is (ml_count_weight), so that a tie group's exact sum
+** (tie_weight) is the rows' own.  ML_ROW_OK or ML_ROW_ERR (no memory). */
+static int mon_entry(sqlite3_context *ctx, MonAgg *p, int g, double x, ml_i64 c, double w, int sign){
+  double part[2];
+  int i, n;
+  if( w==1.0 ){ part[0] = (double)c; n = 1; }
+  else n = ml_count_weight(c, w, part);
+  for(i=0; i<n; i++){
+    if( sign>0 ){
+      if( ml_add_row(ctx, &p->smp, g, x, part[i]) ) return ML_ROW_ERR;
+    }else{
+      ml_samples_remove(&p->smp, g, x, part[i]);
+    }
+  }
+  return ML_ROW_OK;
+}
+
 /* Adds (sign +1) or removes (-1) the entries of a two-state pair (rule 8). */
 static int mon_states(sqlite3_context *ctx, const MlFuncDesc *d, sqlite3_value **argv, MonAgg *p, int sign){
   static const char *const azName[2] = {"st_ref", "st_cur"};
   MlState st[2];
   int g, rc;
   for(g=0; g<2; g++){
-    rc = ml_state_arg(ctx, d->name, argv[g], azName[g], d->fam->formKinds, &st[g]);
+    rc = ml_state_arg(ctx, d->name, argv[g], azName[g], ml_form_kinds(d), &st[g]);
+    if( rc==ML_ROW_SKIP ){
+      /* a NULL state skips the pair; the warning names it (rule 2) */
+      if( sqlite3_value_type(argv[0])==SQLITE_NULL ) p->nNull[0] += sign;
+      if( sqlite3_value_type(argv[1])==SQLITE_NULL ) p->nNull[1] += sign;
+    }
     if( rc!=ML_ROW_OK ) return rc;
   }
   for(g=0; g<2; g++){
     MlReader rd;
     MlEntry e;
+    const int weighted = st[g].kind==ML_STATE_DIST_W;
     ml_reader_init(&rd, &st[g].sec[0]);
     while( ml_reader_next(&rd, &e) ){
-      double x = ml_double_of(e.key) + 0.0, c = (double)(e.n[0] + e.n[1]);
-      if( c<=0.0 ) continue;
-      if( sign>0 ){
-        if( ml_add_row(ctx, &p->smp, g, x, c) ) return ML_ROW_ERR;
-      }else{
-        ml_samples_remove(&p->smp, g, x, c);
-      }
+      double x = ml_double_of(e.key) + 0.0, w = weighted ? ml_double_of_zkey(e.zkey) : 1.0;
+      ml_i64 c = e.n[0] + e.n[1];
+      if( c<=0 ) continue;
+      if( mon_entry(ctx, p, g, x, c, w, sign) ) return ML_ROW_ERR;
     }
   }
   return ML_ROW_OK;
@@ -159,7 +200,10 @@ static void mon_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, double
   if( w<0.0 ){ p->failed = 1; return; }      /* the twin's weight was invalid */
   if( argc<2 ){ ml_arity_error(ctx, d, argc); p->failed = 1; return; }
   if( mon_param(ctx, d, argc, argv, p, sign<0)==ML_ROW_ERR ){ p->failed = 1; return; }
-  if( sqlite3_value_type(argv[0])==SQLITE_BLOB && !(d->flags & ML_FN_TWIN) ){
+  /* a state pair: a BLOB first, or a NULL st_ref beside a BLOB (a NULL g
+  ** beside a number is a row, skipped) */
+  if( !(d->flags & ML_FN_TWIN) && (sqlite3_value_type(argv[0])==SQLITE_BLOB
+       || (sqlite3_value_type(argv[0])==SQLITE_NULL && sqlite3_value_type(argv[1])==SQLITE_BLOB)) ){
     if( sign<0 && p->failed ) return;
     if( mon_states(ctx, d, argv, p, sign)==ML_ROW_ERR ) p->failed = 1;
     return;
@@ -226,296 +270,6 @@ static int cmp_double(const void *a, const void *b){
   return x<y ? -1 : x>y;
 }
 
-/* scipy's _compute_prob_outside_square(n, h): P(D_{n,n} >= h/n). */
-static double ks_outside_square(ml_i64 n, ml_i64 h){
-  double P = 0.0;
-  ml_i64 k = n/h, j;
-  for(; k>=0; k--){
-    double p1 = 1.0;
-    for(j=0; j<h; j++) p1 = (double)(n - k*h - j) * p1 / (double)(n + k*h + j + 1);
-    P = p1 * (1.0 - P);
-  }
-  return 2.0*P;
-}
-
-/* scipy's _compute_outer_prob_inside_method(m, n, g, h) (Hodges, with
-** Viehmann's recursion for 1 - p): the share of lattice paths that leave
-** |x/m - y/n| < h/lcm.  A holds min(2 maxj + 2, n + 1) doubles. */
-static int ks_outer_inside(ml_i64 m, ml_i64 n, ml_i64 g, ml_i64 h, double *out){
-  ml_i64 mg, ng, minj, maxj, curlen, lenA, i, jj;
-  double *A;
-  if( m<n ){ ml_i64 t = m; m = n; n = t; }
-  mg = m/g; ng = n/g;
-  minj = 0;
-  maxj = (h + mg - 1)/mg;            /* ceil(h / mg) */
-  if( maxj>n+1 ) maxj = n+1;
-  curlen = maxj - minj;
-  lenA = 2*maxj + 2 < n + 1 ? 2*maxj + 2 : n + 1;
-  A = ml_malloc(sizeof(double) * (uint64_t)(lenA + 1));
-  if( A==0 ) return ML_NOMEM;
-  for(i=0; i<lenA; i++) A[i] = 1.0;
-  for(i=minj; i<maxj && i<lenA; i++) A[i] = 0.0;
-  for(i=1; i<=m; i++){
-    ml_i64 lastminj = minj, lastlen = curlen, num;
-    double val;
-    num = ng*i - h;                   /* floor(num / mg) + 1, num may be negative */
-    minj = (num>=0 ? num/mg : -((-num + mg - 1)/mg)) + 1;
-    if( minj<0 ) minj = 0;
-    if( minj>n ) minj = n;
-    maxj = (ng*i + h + mg - 1)/mg;
-    if( maxj>n+1 ) maxj = n+1;
-    if( maxj<=minj ){ ml_free(A); *out = 1.0; return ML_OK; }
-    val = minj==0 ? 0.0 : 1.0;
-    for(jj=0; jj<maxj-minj; jj++){
-      ml_i64 j = jj + minj;
-      val = (A[jj + minj - lastminj] * (double)i + val * (double)j) / (double)(i + j);
-      A[jj] = val;
-    }
-    curlen = maxj - minj;
-    if( lastlen>curlen ){
-      ml_i64 k;
-      for(k=maxj-minj; k<maxj-minj+(lastlen-curlen) && k<lenA; k++) A[k] = 1.0;
-    }
-    if( (i & 1023)==0 && ml_stop_requested() ) break;
-  }
-  *out = A[maxj - minj - 1];
-  ml_free(A);
-  return ML_OK;
-}
-
-/*
-** scipy.stats.kstwo.sf(x, n): the two-sided one-sample Kolmogorov-Smirnov
-** distribution at finite n, following scipy 1.10's _kolmogn (Simard &
-** L'Ecuyer 2011) branch for branch: Ruben-Gambino's closed forms near
-** 1/(2n) and 1 - 1/n, 2 x smirnov(n, x) (Birnbaum-Tingey's sum, here in
-** lgamma terms) in the upper tail, Durbin's matrix (Marsaglia-Tsang-Wang)
-** for small n x^2, Pelz-Good's expansion for large n.  Where scipy uses
-** Pomeranz's recursion (n <= 140, 0.754693 < n x^2 <= 4) this uses Durbin's
-** matrix, exact as well.
-*/
-#define KS_PI 3.14159265358979323846
-#define KS_E128 340282366920938463463374607431768211456.0   /* 2^128 */
-
-/* P(D+_n >= x), Birnbaum and Tingey. */
-static double ks_smirnov(ml_i64 n, double x){
-  ml_i64 v, last;
-  double sum = 0.0, lg = lgamma((double)n + 1.0);
-  if( x<=0.0 ) return 1.0;
-  if( x>=1.0 ) return 0.0;
-  last = (ml_i64)floor((double)n * (1.0 - x));
-  for(v=0; v<=last; v++){
-    double e = x + (double)v/(double)n, ome = 1.0 - e, t;
-    if( ome<=0.0 ){
-      if( n - v==0 ) sum += exp(lg - lgamma((double)v + 1.0) + (double)(v - 1)*log(e));
-      continue;
-    }
-    t = lg - lgamma((double)v + 1.0) - lgamma((double)(n - v) + 1.0)
-      + (double)(v - 1)*log(e) + (double)(n - v)*log(ome);
-    if( t>-745.0 ) sum += exp(t);
-  }
-  sum *= x;
-  return sum<0.0 ? 0.0 : sum>1.0 ? 1.0 : sum;
-}
-
-/* C = A B for m x m matrices. */
-static void ks_matmul(const double *A, const double *B, double *C, int m){
-  int i, j, k;
-  for(i=0; i<m; i++) for(j=0; j<m; j++){
-    double s = 0.0;
-    for(k=0; k<m; k++) s += A[i*m + k]*B[k*m + j];
-    C[i*m + j] = s;
-  }
-}
-
-/* P(D_n <= d) by Durbin's matrix (scipy's _kolmogn_DMTW).  -1: no memory. */
-static double ks_dmtw(ml_i64 n, double d){
-  double nd = (double)n*d, h, fac, tt, *H, *P, *T, *v, *w, p;
-  int k, m, i, j;
-  ml_i64 nn, ii, expnt = 0, Hexpnt = 0;
-  if( d>=1.0 ) return 1.0;
-  if( nd<=0.5 ) return 0.0;
-  k = (int)ceil(nd);
-  h = (double)k - nd;
-  m = 2*k - 1;
-  H = ml_malloc(sizeof(double) * (uint64_t)(3*m*m + 2*m));
-  if( H==0 ) return -1.0;
-  P = H + m*m; T = P + m*m; v = T + m*m; w = v + m;
-  memset(H, 0, sizeof(double) * (size_t)(2*m*m));
-  fac = 1.0;
-  for(j=1; j<=m; j++){
-    w[j-1] = fac;
-    fac /= (double)j;
-    v[j-1] = (1.0 - pow(h, (double)j)) * fac;
-  }
-  tt = pow(2.0*h - 1.0 > 0.0 ? 2.0*h - 1.0 : 0.0, (double)m) - 2.0*pow(h, (double)m);
-  v[m-1] = (1.0 + tt) * fac;
-  for(i=1; i<m; i++) for(j=i-1; j<m; j++) H[j*m + i] = w[j - (i-1)];
-  for(j=0; j<m; j++) H[j*m] = v[j];
-  for(j=0; j<m; j++) H[(m-1)*m + j] = v[m-1-j];
-  for(i=0; i<m; i++) P[i*m + i] = 1.0;
-  for(nn=n; nn>0; nn/=2){
-    if( nn % 2 ){
-      ks_matmul(P, H, T, m);
-      memcpy(P, T, sizeof(double) * (size_t)(m*m));
-      expnt += Hexpnt;
-    }
-    ks_matmul(H, H, T, m);
-    memcpy(H, T, sizeof(double) * (size_t)(m*m));
-    Hexpnt *= 2;
-    if( fabs(H[(k-1)*m + k-1])>KS_E128 ){
-      for(i=0; i<m*m; i++) H[i] /= KS_E128;
-      Hexpnt += 128;
-    }
-  }
-  p = P[(k-1)*m + k-1];
-  for(ii=1; ii<=n; ii++){
-    p = (double)ii * p / (double)n;
-    if( fabs(p)<1.0/KS_E128 ){ p *= KS_E128; expnt -= 128; }
-  }
-  ml_free(H);
-  if( expnt!=0 ) p = ldexp(p, (int)expnt);
-  return p;
-}
-
-/* 1 - P(D_n <= x) by Pelz and Good's expansion (scipy's _kolmogn_PelzGood, cdf=False). */
-static double ks_pelz_good_sf(ml_i64 n, double x){
-  double z = sqrt((double)n)*x, z2 = z*z, z3 = z2*z, z4 = z2*z2, z6 = z4*z2;
-  double pi2 = KS_PI*KS_PI, pi4 = pi2*pi2, pi6 = pi4*pi2, sqrt2pi = sqrt(2.0*KS_PI);
-  double qlog = -pi2/8.0/z2, q, K[4] = {0, 0, 0, 0}, k2extra = 0.0, k3extra = 0.0, sqrt3z, sum;
-  double k1a = -z2, k1b = pi2/4.0;
-  double k2a = 6.0*z6 + 2.0*z4, k2b = (2.0*z4 - 5.0*z2)*pi2/4.0, k2c = pi4*(1.0 - 2.0*z2)/16.0;
-  double k3d = pi6*(5.0 - 30.0*z2)/64.0, k3c = pi4*(-60.0*z2 + 212.0*z4)/16.0;
-  double k3b = pi2*(135.0*z4 - 96.0*z6)/4.0, k3a = -30.0*z6 - 90.0*z4*z4;
-  int maxk, kk, i;
-  if( qlog < -708.0 ) return 1.0;
-  q = exp(qlog);
-  maxk = (int)ceil(16.0*z/KS_PI);
-  for(kk=maxk; kk>0; kk--){
-    double mm = 2.0*kk - 1.0, m2 = mm*mm, m4 = m2*m2, m6 = m4*m2, qp = pow(q, 8.0*kk);
-    double c[4] = {1.0, k1a + k1b*m2, k2a + k2b*m2 + k2c*m4, k3a + k3b*m2 + k3c*m4 + k3d*m6};
-    for(i=0; i<4; i++){ K[i] *= qp; K[i] += c[i]; }
-  }
-  for(i=0; i<4; i++){ K[i] *= q; K[i] *= sqrt2pi; }
-  K[0] /= z; K[1] /= 6.0*z4; K[2] /= 72.0*pow(z, 7.0); K[3] /= 6480.0*pow(z, 10.0);
-  q = exp(-pi2/2.0/z2);
-  sqrt3z = sqrt(3.0)*z;
-  for(kk=maxk; kk>0; kk--){
-    double ks = (double)kk, ksq = ks*ks, kspi = KS_PI*ks, qp = pow(q, ksq);
-    k2extra += ksq*qp;
-    k3extra += (sqrt3z + kspi)*(sqrt3z - kspi)*ksq*qp;
-  }
-  K[2] += k2extra * (pi2*sqrt2pi/(-36.0*z3));
-  K[3] += k3extra * (pi2*sqrt2pi/(216.0*z6));
-  for(i=1; i<4; i++) K[i] /= pow((double)n, (double)i/2.0);
-  for(i=0; i<4; i++) K[i] = -K[i];
-  K[0] += 1.0;
-  sum = K[0] + K[1] + K[2] + K[3];
-  return sum;
-}
-
-static double ks_clip(double p){ return p<0.0 ? 0.0 : p>1.0 ? 1.0 : p; }
-
-/* kstwo.sf(x, n), n >= 1; -1 when out of memory. */
-static double ks_kstwo_sf(ml_i64 n, double x){
-  double t = (double)n*x, nx2;
-  if( x>=1.0 ) return 0.0;
-  if( x<=0.0 ) return 1.0;
-  if( t<=1.0 ){
-    double prob;
-    ml_i64 i;
-    if( t<=0.5 ) return 1.0;
-    if( n<=140 ){
-      prob = 1.0;
-      for(i=1; i<=n; i++) prob *= (double)i * (1.0/(double)n) * (2.0*t - 1.0);
-    }else{
-      double rn = 1.0/(double)n, r2 = rn/(double)n, poly;
-      static const double c[] = {-2.955065359477124183e-2, 6.4102564102564102564e-3,
-        -1.9175269175269175269e-3, 8.4175084175084175084e-4, -5.952380952380952381e-4,
-        7.9365079365079365079e-4, -2.7777777777777777778e-3, 8.3333333333333333333e-2};
-      int j;
-      poly = 0.0;
-      for(j=0; j<8; j++) poly = poly*r2 + c[j];
-      prob = exp(log((double)n)/2.0 - (double)n + log(2.0*KS_PI)/2.0 + rn*poly + (double)n*log(2.0*t - 1.0));
-    }
-    return ks_clip(1.0 - prob);
-  }
-  if( t>=(double)(n - 1) ) return ks_clip(2.0*pow(1.0 - x, (double)n));
-  if( x>=0.5 ) return ks_clip(2.0*ks_smirnov(n, x));
-  nx2 = t*x;
-  if( n<=140 ){
-    if( nx2<=4.0 ){
-      double c = ks_dmtw(n, x);
-      return c<0.0 ? -1.0 : ks_clip(1.0 - c);
-    }
-    return ks_clip(2.0*ks_smirnov(n, x));
-  }
-  if( nx2>=370.0 ) return 0.0;
-  if( nx2>=2.2 ) return ks_clip(2.0*ks_smirnov(n, x));
-  if( n<=100000 && (double)n*pow(x, 1.5)<=1.4 ){
-    double c = ks_dmtw(n, x);
-    return c<0.0 ? -1.0 : ks_clip(1.0 - c);
-  }
-  return ks_clip(ks_pelz_good_sf(n, x));
-}
-
-static ml_i64 gcd_i64(ml_i64 a, ml_i64 b){ while( b ){ ml_i64 t = a % b; a = b; b = t; } return a; }
-
-/* The KS p-value of rule 4; r->ks is D, replaced by h/lcm when exact. */
-static int ks_pvalue(MonResult *r){
-  ml_i64 n1 = (ml_i64)r->W[0], n2 = (ml_i64)r->W[1];
-  double d = r->ks;
-  r->ksMethod = "asymp";
-  if( (n1>n2 ? n1 : n2)<=MON_KS_MAX_EXACT && (double)n1==r->W[0] && (double)n2==r->W[1] ){
-    ml_i64 g = gcd_i64(n1, n2), lcm = (n1/g)*n2, h = (ml_i64)nearbyint(d*(double)lcm);
-    double prob;
-    d = (double)h / (double)lcm;
-    if( h==0 ){
-      prob = 1.0;
-    }else if( n1==n2 ){
-      prob = ks_outside_square(n1, h);
-    }else if( ks_outer_inside(n1, n2, g, h, &prob) ){
-      return ML_NOMEM;
-    }
-    if( prob>=0.0 && prob<=1.0 ){
-      r->ks = d; r->ksP = prob; r->ksMethod = "exact";
-      return ML_OK;
-    }
-    r->ks = d;
-  }
-  {
-    double m = r->W[0] > r->W[1] ? r->W[0] : r->W[1], n = r->W[0] > r->W[1] ? r->W[1] : r->W[0];
-    double en = nearbyint(m*n/(m + n)), p;
-    r->ks = d;
-    p = ks_kstwo_sf((ml_i64)en, d);
-    if( p<0.0 ) return ML_NOMEM;
-    r->ksP = p;
-  }
-  return ML_OK;
-}
-
-/* The PSI edges (rule 3) from the sorted reference; *pn distinct edges. */
-static int psi_edges(const MlSamples *s, ml_i64 B, double W0, double **pe, ml_i64 *pn){
-  ml_i64 n0 = s->n[0], i, at = 0, k = 0;
-  double *vb = ml_malloc(sizeof(double) * 2 * (uint64_t)n0), *e, below = 0.0;
-  if( vb==0 ) return ML_NOMEM;
-  e = ml_malloc(sizeof(double) * (uint64_t)(B > 1 ? B - 1 : 1));
-  if( e==0 ){ ml_free(vb); return ML_NOMEM; }
-  for(i=0; i<n0; i++){
-    vb[2*i] = ml_double_of(ml_samples_key(s, 0, i));
-    vb[2*i+1] = below;
-    below += ml_samples_aux(s, 0, i);
-  }
-  for(i=1; i<B; i++) e[i-1] = ml_wquantile(vb, vb+1, 2, n0, W0, (double)i/(double)B, &at);
-  ml_free(vb);
-  if( B>1 ) qsort(e, (size_t)(B-1), sizeof(double), cmp_double);
-  for(i=0; i<B-1; i++){
-    if( k==0 || e[i]!=e[k-1] || isnan(e[i]) ) e[k++] = e[i];
-  }
-  *pe = e;
-  *pn = k;
-  return ML_OK;
-}
-
 /* The weight of the tie group of key k that starts at record i of class
 ** y's sorted records; *pj gets the record after it.  One record: its
 ** weight; more: their exact sum, correctly rounded (ml_exact_sum), so that
@@ -525,6 +279,34 @@ static double tie_weight(const MlRec16 *a, ml_i64 n, ml_i64 i, ml_key k, ml_i64 
   while( j<n && a[j].key==k ) j++;
   *pj = j;
   return j==i+1 ? a[i].aux : ml_exact_sum(&a[i].aux, 2, j - i);
+}
+
+/* The PSI edges (rule 3) from the sorted reference; *pn distinct edges.
+** The cumulative-weight axis steps once per distinct x, by its tie group's
+** exact weight: rows and the states' records give the same axis. */
+static int psi_edges(const MlSamples *s, ml_i64 B, double W0, double **pe, ml_i64 *pn){
+  const MlRec16 *a = (const MlRec16*)s->a[0];
+  ml_i64 n0 = s->n[0], i, j, nv = 0, at = 0, k = 0;
+  double *vb = ml_malloc(sizeof(double) * 2 * (uint64_t)n0), *e, below = 0.0;
+  if( vb==0 ) return ML_NOMEM;
+  e = ml_malloc(sizeof(double) * (uint64_t)(B > 1 ? B - 1 : 1));
+  if( e==0 ){ ml_free(vb); return ML_NOMEM; }
+  for(i=0; i<n0; i=j){
+    double w = tie_weight(a, n0, i, a[i].key, &j);
+    vb[2*nv] = ml_double_of(a[i].key);
+    vb[2*nv+1] = below;
+    below += w;
+    nv++;
+  }
+  for(i=1; i<B; i++) e[i-1] = ml_wquantile(vb, vb+1, 2, nv, W0, (double)i/(double)B, &at);
+  ml_free(vb);
+  if( B>1 ) qsort(e, (size_t)(B-1), sizeof(double), cmp_double);
+  for(i=0; i<B-1; i++){
+    if( k==0 || e[i]!=e[k-1] || isnan(e[i]) ) e[k++] = e[i];
+  }
+  *pe = e;
+  *pn = k;
+  return ML_OK;
 }
 
 /* Walks the sorted periods once, merged, one step per distinct x with the
@@ -635,10 +417,8 @@ static int mon_compute(MlSamples *s, ml_i64 B, int kind, MonResult *r){
   }
   if( ml_samples_sort(s) ) return ML_NOMEM;
   for(g=0; g<2; g++){
-    ml_i64 i;
-    double w = 0.0;
-    for(i=0; i<s->n[g]; i++) w += ml_samples_aux(s, g, i);
-    r->W[g] = w;
+    /* an exact sum: the same double whatever the records' order or split */
+    r->W[g] = s->n[g]>0 ? ml_exact_sum(&((const MlRec16*)s->a[g])[0].aux, 2, s->n[g]) : 0.0;
   }
   if( kind==MON_PSI || kind==MON_REPORT ){
     if( psi_edges(s, B, r->W[0], &r->edge, &r->nEdge) ) return ML_NOMEM;
@@ -648,7 +428,10 @@ static int mon_compute(MlSamples *s, ml_i64 B, int kind, MonResult *r){
   mon_walk(s, kind, r);
   psi_fold(r);
   if( kind==MON_KS || kind==MON_REPORT ){
-    if( ks_pvalue(r) ) return ML_NOMEM;
+    MlKsResult k;
+    k.W[0] = r->W[0]; k.W[1] = r->W[1]; k.d = r->ks;
+    if( ml_ks_pvalue(&k) ) return ML_NOMEM;
+    r->ks = k.d; r->ksP = k.p; r->ksMethod = k.method;
   }
   return ML_OK;
 }
@@ -729,6 +512,17 @@ static void mon_result(sqlite3_context *ctx, MonAgg *p, int isFinal){
   int rc;
   if( p && p->failed ) return;
   if( p && d->aParam && ml_param_check(ctx, d->name, "bins", &p->bins)!=ML_ROW_OK ) return;
+  if( n==0 && p && (p->nNull[0]>0 || p->nNull[1]>0) ){
+    /* only pairs with a NULL state: name the NULL one (a state of no rows) */
+    if( p->nNull[0]>0 && p->nNull[1]>0 ){
+      ml_result_null(ctx, d->name, "both periods have no rows (st_ref and st_cur are NULL: states of no rows)");
+    }else{
+      int g = p->nNull[1]>0;
+      ml_result_null(ctx, d->name, "the %s period has no rows (%s is NULL: a state of no rows)",
+                     g ? "current" : "reference", g ? "st_cur" : "st_ref");
+    }
+    return;
+  }
   if( n==0 || p->smp.n[0]==0 || p->smp.n[1]==0 ){
     ml_result_null(ctx, d->name, "the %s period (g = %d) has no rows",
                    n>0 && p->smp.n[0]>0 ? "current" : "reference", n>0 && p->smp.n[0]>0 ? 1 : 0);
@@ -755,11 +549,73 @@ static void monFinal(sqlite3_context *ctx){
   if( p && p->init ) ml_samples_clear(&p->smp);
 }
 
+/* ------------------------------------------------ distribution states */
+
+typedef struct DistAgg { MlSamples smp; int init, weighted, failed; } DistAgg;
+
+/* One row of ml_state_dist(x) or ml_state_dist_w(x, w) (rule 10); sign -1
+** removes it. */
+static void dist_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int sign){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  DistAgg *p = sqlite3_aggregate_context(ctx, sizeof(*p));
+  double x, w = 0.0;
+  int rc;
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !p->init ){
+    p->weighted = argc==2;
+    if( p->weighted ) ml_samples_init_weighted(&p->smp); else ml_samples_init(&p->smp, 8);
+    p->init = 1;
+  }
+  if( p->failed ) return;
+  if( p->weighted ){
+    /* the weight first, as the twins' driver reads it: a bad weight errs
+    ** whatever x is; NULL or 0 skips the row */
+    if( ml_arg_weight(ctx, d->name, argv[1], &w)!=ML_ROW_OK ){ p->failed = 1; return; }
+    if( w==0.0 ) return;
+  }
+  rc = ml_arg_score(ctx, d->name, "x", argv[0], &x);
+  if( rc==ML_ROW_ERR ){ p->failed = 1; return; }
+  if( rc!=ML_ROW_OK ) return;
+  x += 0.0;   /* -0 and +0 are one value */
+  if( sign>0 ){
+    if( ml_add_row(ctx, &p->smp, 0, x, w) ) p->failed = 1;
+  }else{
+    ml_samples_remove(&p->smp, 0, x, w);
+  }
+}
+
+/*
+** SQL function: ml_state_dist(x), ml_state_dist_w(x, w) -- xStep, xInverse
+*/
+static void distStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){ dist_row(ctx, argc, argv, 1); }
+static void distInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ dist_row(ctx, argc, argv, -1); }
+
+static void distValue(sqlite3_context *ctx){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  DistAgg *p = sqlite3_aggregate_context(ctx, 0);
+  MlSamples *a;
+  if( p && p->failed ) return;
+  if( p==0 || !p->init || ml_samples_count(&p->smp)==0 ){
+    ml_result_null(ctx, d->name, d->nMax==2 ? "no rows of positive weight" : "no rows");
+    return;
+  }
+  a = &p->smp;
+  ml_result_state(ctx, &a, 1, p->weighted ? ML_STATE_DIST_W : ML_STATE_DIST);
+}
+static void distFinal(sqlite3_context *ctx){
+  DistAgg *p = sqlite3_aggregate_context(ctx, 0);
+  distValue(ctx);
+  if( p && p->init ) ml_samples_clear(&p->smp);
+}
+
 /* ------------------------------------------------------------- records */
 
 static const MlFamily famMonitoring = { "monitoring", monStep, monFinal, monValue, monInverse, 0,
                                         monStepW, monInverseW,
-                                       (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT) };
+                                       (1u<<ML_STATE_BINARY) | (1u<<ML_STATE_STRAT)
+                                       | (1u<<ML_STATE_DIST) | (1u<<ML_STATE_DIST_W) };
+/* The distribution states' makers: the partial states' family (ml_state's). */
+static const MlFamily famDist = { "state", distStep, distFinal, distValue, distInverse, 0, 0, 0, 0 };
 
 const MlFuncDesc ml_drift_functions[] = {
   { "psi",          "g, x [, bins] | st_ref, st_cur [, bins]", 2, 3, &famMonitoring, 0, MON_PSI,
@@ -770,5 +626,7 @@ const MlFuncDesc ml_drift_functions[] = {
                     ML_FN_WEIGHTED, 0 },
   { "drift_report", "g, x [, bins] | st_ref, st_cur [, bins]", 2, 3, &famMonitoring, 0, MON_REPORT,
                     ML_FN_JSON, ML_PARAMS(&psMonBins) },
+  { "ml_state_dist",   "x",    1, 1, &famDist, 0, 0, ML_FN_BLOB, 0 },
+  { "ml_state_dist_w", "x, w", 2, 2, &famDist, 0, 0, ML_FN_BLOB, 0 },
   { 0 }
 };

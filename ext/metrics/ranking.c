@@ -5,7 +5,8 @@
 ** family's records (all of them, in mleval_functions() order) and its
 ** sorted metrics are here; the counters at one threshold (confusion,
 ** precision_at_prior, mcc, f_beta, confusion_ci, net_benefit) are
-** confusion.c's (ranking.h).
+** confusion.c's, the JSON results (curves, operating_point, gains,
+** decision_curve) ranking_json.c's (ranking.h).
 **
 ** SQL functions (all aggregate and window functions):
 **   pr_auc(y, s)                    average precision, as sklearn
@@ -93,6 +94,10 @@
 **      is the weighted twin's: pr_auc(ml_state_w(y, s, w)) is
 **      pr_auc_w(y, s, w) over the rows, bit for bit (tie groups' weights
 **      are summed exactly).  confusion & co. sum c w exactly the same way.
+**  13. One row model: xStep, xInverse and the twins' xStepW, xInverseW are
+**      one function (rank_row) compiled four times, the weight and the
+**      direction constants; the unweighted instances read no weight
+**      (docs/decisions.md, "one source compiled twice").
 **
 ** Cost: 8 bytes per row of state (the score key; the label picks the array),
 ** a radix sort at the first xValue/xFinal, one O(n) sweep per result; an
@@ -153,10 +158,10 @@ static int go_live(RankAgg *p){
   return ML_OK;
 }
 
-/* operating_point's criteria, in ML_OP_* order; the last two take no target. */
-static const char *const azCriterion[] = {"fpr", "specificity", "sensitivity", "precision",
-                                          "max_f1", "youden", 0};
-static int criterion_has_target(int c){ return c!=ML_OP_MAX_F1 && c!=ML_OP_YOUDEN; }
+/* operating_point's criteria, in ML_OP_* order; the last two take no target
+** (ranking.h: ml_criterion_has_target). */
+const char *const ml_rank_criteria[] = {"fpr", "specificity", "sensitivity", "precision",
+                                        "max_f1", "youden", 0};
 
 /* decision_curve's grid: its parameters, their defaults, its limit. */
 static const double aGridDefault[] = {0.01, 0.99, 0.01};
@@ -220,12 +225,12 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
       }
       /* a row that is wrong on its own in a group that already disagrees:
       ** the disagreement is the first error (as in a group's first rows) */
-      if( p->criterion.n[1]>0 && (criterion_has_target(c) ? argc<4 : argc>=4) ){
+      if( p->criterion.n[1]>0 && (ml_criterion_has_target(c) ? argc<4 : argc>=4) ){
         return ml_param_choice_check(ctx, d->name, d->aParam[0], &p->criterion);
       }
-      if( criterion_has_target(c) ){
+      if( ml_criterion_has_target(c) ){
         if( argc<4 ){
-          ml_error(ctx, d->name, "criterion '%s' needs a target in (0, 1)", azCriterion[c]);
+          ml_error(ctx, d->name, "criterion '%s' needs a target in (0, 1)", ml_rank_criteria[c]);
           return ML_ROW_ERR;
         }
         return ml_param_real(ctx, d->name, d->aParam[1], argv[3], &p->target, &t);
@@ -233,7 +238,7 @@ static int rank_params(sqlite3_context *ctx, const MlFuncDesc *d, int argc, sqli
       if( argc>=4 ){
         char *z = ml_describe(argv[3]);
         if( z==0 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
-        ml_error(ctx, d->name, "criterion '%s' takes no target, got %s", azCriterion[c], z);
+        ml_error(ctx, d->name, "criterion '%s' takes no target, got %s", ml_rank_criteria[c], z);
         sqlite3_free(z);
         return ML_ROW_ERR;
       }
@@ -290,35 +295,64 @@ static int rank_params_check(sqlite3_context *ctx, const MlFuncDesc *d, const Ra
   }
 }
 
-/*
-** SQL function: pr_auc(y, s), auroc(y, s), nap(y, s), youden_j(y, s),
-**   tpr_at_fpr(y, s, target_fpr), sens_at_spec(y, s, target_spec),
-**   pr_curve(y, s), roc_curve(y, s), partial_auroc(y, s, max_fpr),
-**   operating_point(y, s, criterion [, target]), ks(y, s),
-**   precision_at_k(y, s, k), recall_at_k(y, s, k), gains(y, s [, bins]),
-**   decision_curve(y, p [, from [, to [, by]]])        -- xStep
-*/
-static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+/* A row leaving a frame (xInverse: xStep accepted it, so it parses); it and
+** its parameter are removed.  A weighted buffer ignores the counted sets. */
+static ML_ALWAYS_INLINE void rank_remove(sqlite3_context *ctx, int argc, sqlite3_value **argv, RankAgg *p,
+                                         int t0, double w, int weighted){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  int y;
+  double s;
+  if( p==0 || !p->init ) return;
+  rank_params_drop(d, argc, argv, p);
+  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, weighted && p->isProb, &y, &s)!=ML_ROW_OK ) return;
+  if( weighted ){
+    if( w!=0.0 ) ml_samples_remove(&p->smp, y, s, w);
+    return;
+  }
+  if( p->live ){
+    ml_key k = ml_key_of(s);
+    if( ml_rankset_remove(&p->rs[y], k) ) p->u2 -= u2_share(p, y, k);
+    return;
+  }
+  ml_samples_remove(&p->smp, y, s, 1.0);     /* width 8 reads no weight */
+}
+
+/* One row, written once for famRank's four row callbacks (rule 13): sign
+** +1 adds it (xStep), -1 removes it (xInverse); weighted is a constant at
+** each call, so the unweighted instances (weighted 0, w the literal 1.0)
+** read and test no weight.  A twin's row of weight w > 0 goes into the
+** buffer as (s, w), one of weight 0 (or NULL) is dropped, as scikit-learn
+** drops it before forming thresholds; w < 0 follows the driver's error.
+** No counted sets for a twin: a weighted frame recomputes. */
+static ML_ALWAYS_INLINE void rank_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                                      double w, int sign, int weighted){
   RankAgg *p;
   int y, rc, t0 = sqlite3_value_type(argv[0]);
   double s;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  if( !weighted && ML_STATE_DIVERT(ctx, argc, argv, t0, sign<0) ) return;
   p = ml_agg_context(ctx, sizeof(*p));
+  if( sign<0 ){ rank_remove(ctx, argc, argv, p, t0, w, weighted); return; }
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
   if( !p->init ){
     const MlFuncDesc *d = sqlite3_user_data(ctx);
-    ml_samples_init(&p->smp, 8);
+    if( weighted ) ml_samples_init_weighted(&p->smp); else ml_samples_init(&p->smp, 8);
     p->init = 1;
     p->isProb = d->kind==RK_DECISION_CURVE;
   }
+  if( weighted && w<0.0 ){ p->failed = 1; return; }
   if( argc>2 ){
     const MlFuncDesc *d = sqlite3_user_data(ctx);
     if( rank_params(ctx, d, argc, argv, p) ){ p->failed = 1; return; }
   }
-  /* the function's name is only needed for an error: looked up then */
-  rc = ml_arg_binary_row_t(ctx, 0, argv, t0, p->isProb, &y, &s);
+  /* unweighted, the function's name is only needed for an error: looked up then */
+  rc = ml_arg_binary_row_t(ctx, weighted ? ((const MlFuncDesc*)sqlite3_user_data(ctx))->name : 0,
+                           argv, t0, p->isProb, &y, &s);
   if( rc!=ML_ROW_OK ){
     if( rc==ML_ROW_ERR ) p->failed = 1;
+    return;
+  }
+  if( weighted ){
+    if( w!=0.0 && ml_add_row(ctx, &p->smp, y, s, w) ) p->failed = 1;
     return;
   }
   if( p->live ){
@@ -332,239 +366,28 @@ static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( !ml_samples_append8(&p->smp, y, s) && ml_add_row_grow(ctx, &p->smp, y, s, 1.0) ) p->failed = 1;
 }
 
-/* xInverse: the row was accepted by xStep, so it parses; remove it (and
-** its parameter). */
-static void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  RankAgg *p;
-  int y, t0 = sqlite3_value_type(argv[0]);
-  double s;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 || !p->init ) return;
-  rank_params_drop(d, argc, argv, p);
-  if( ml_arg_binary_row_t(ctx, d->name, argv, t0, 0, &y, &s)!=ML_ROW_OK ) return;
-  if( p->live ){
-    ml_key k = ml_key_of(s);
-    if( ml_rankset_remove(&p->rs[y], k) ) p->u2 -= u2_share(p, y, k);
-    return;
-  }
-  ml_samples_remove(&p->smp, y, s, 1.0);     /* width 8 reads no weight */
-}
-
 /*
-** The weighted twins' xStep and xInverse (MlFamily.xStepW): the same row and
-** parameter checks; a row of weight w > 0 goes into the buffer as (s, w),
-** one of weight 0 (or NULL) is dropped, as scikit-learn drops it before
-** forming thresholds.  No counted sets: a weighted frame recomputes.
+** SQL function: pr_auc(y, s), auroc(y, s), nap(y, s), youden_j(y, s),
+**   tpr_at_fpr(y, s, target_fpr), sens_at_spec(y, s, target_spec),
+**   pr_curve(y, s), roc_curve(y, s), partial_auroc(y, s, max_fpr),
+**   operating_point(y, s, criterion [, target]), ks(y, s),
+**   precision_at_k(y, s, k), recall_at_k(y, s, k), gains(y, s [, bins]),
+**   decision_curve(y, p [, from [, to [, by]]]): xStep and xInverse, and
+**   their weighted twins' (MlFamily.xStepW, xInverseW): rank_row.
 */
+static void ml_rank_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  rank_row(ctx, argc, argv, 1.0, +1, 0);
+}
+static void ml_rank_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  rank_row(ctx, argc, argv, 1.0, -1, 0);
+}
 static void rank_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  int y, rc;
-  double s;
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( !p->init ){
-    ml_samples_init_weighted(&p->smp);
-    p->init = 1;
-    p->isProb = d->kind==RK_DECISION_CURVE;
-  }
-  if( w<0.0 ){ p->failed = 1; return; }
-  if( argc>2 && rank_params(ctx, d, argc, argv, p) ){ p->failed = 1; return; }
-  rc = ml_arg_binary_row(ctx, d->name, argv, p->isProb, &y, &s);
-  if( rc!=ML_ROW_OK ){
-    if( rc==ML_ROW_ERR ) p->failed = 1;
-    return;
-  }
-  if( w==0.0 ) return;
-  if( ml_add_row(ctx, &p->smp, y, s, w) ) p->failed = 1;
+  rank_row(ctx, argc, argv, w, +1, 1);
 }
 static void rank_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  RankAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
-  double s;
-  if( p==0 || !p->init ) return;
-  rank_params_drop(d, argc, argv, p);
-  if( ml_arg_binary_row(ctx, d->name, argv, p->isProb, &y, &s)!=ML_ROW_OK || w==0.0 ) return;
-  ml_samples_remove(&p->smp, y, s, w);
+  rank_row(ctx, argc, argv, w, -1, 1);
 }
 
-/* The weighted twins' curves: the unweighted writers' points on weight sums. */
-static void write_curve(MlJson *j, const MlSamples *smp, int roc);
-
-/* operating_point's JSON: the chosen point's threshold, counts (or sums of
-** weights) and rates; write_operating_point and the weighted twin's. */
-static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o){
-  double tp = o->tp, fp = o->fp, fn = o->P - tp, tn = o->N - fp;
-  ml_json_begin_object(j);
-  ml_json_key(j, "criterion"); ml_json_string(j, azCriterion[criterion]);
-  ml_json_key(j, "target");
-  if( criterion_has_target(criterion) ) ml_json_double(j, target); else ml_json_null(j);
-  ml_json_key(j, "threshold");
-  if( o->allNegative ) ml_json_null(j); else ml_json_double(j, ml_double_of(o->key));
-  ml_json_key(j, "tp"); ml_json_double(j, tp);
-  ml_json_key(j, "fp"); ml_json_double(j, fp);
-  ml_json_key(j, "tn"); ml_json_double(j, tn);
-  ml_json_key(j, "fn"); ml_json_double(j, fn);
-  wratio(j, "tpr", tp, o->P);
-  wratio(j, "fpr", fp, o->N);
-  wratio(j, "specificity", tn, o->N);
-  wratio(j, "precision", tp, tp+fp);
-  wratio(j, "f1", 2*tp, 2*tp+fp+fn);
-  ml_json_key(j, "youden_j"); ml_json_double(j, tp/o->P - fp/o->N);
-  ml_json_key(j, "achieved"); ml_json_bool(j, o->achieved);
-  ml_json_end_object(j);
-}
-
-/* Net benefit of treating the rows at or above a threshold pt: TP/n - FP/n
-** pt/(1 - pt) (Vickers & Elkin 2006; the dcurves package).  net_benefit
-** and every point of decision_curve, its treat-all line included (all rows
-** at or above), are this one expression, on counts or (the weighted
-** twins) sums of weights. */
-double ml_net_benefit(double tp, double fp, double n, double pt){
-  return tp/n - fp/n * (pt/(1.0 - pt));
-}
-
-/* net_benefit_w's value from its four sums of weights: integral ones
-** (integer weights, up to 2^53) as the counts they are, so that they give
-** the rows repeated bit for bit; others scaled by one power of two as
-** confusion_value_w scales every cell (the same bits for c w as for w).
-** net_benefit_ci_w's replicates call it too. */
-double ml_net_benefit_w(double tp, double fp, double tn, double fn, double pt){
-  double sc;
-  if( tp==floor(tp) && fp==floor(fp) && tn==floor(tn) && fn==floor(fn)
-   && fmax(fmax(tp, fp), fmax(tn, fn))<=9007199254740992.0 ){
-    return ml_net_benefit(tp, fp, (double)((ml_i64)tp + (ml_i64)fp + (ml_i64)tn + (ml_i64)fn), pt);
-  }
-  sc = ml_pow2_scale(fmax(fmax(tp, fp), fmax(tn, fn)));
-  tp *= sc; fp *= sc; tn *= sc; fn *= sc;
-  return ml_net_benefit(tp, fp, (tp + fn) + (tn + fp), pt);
-}
-
-/* decision_curve_w: write_decision_curve's points on weight sums.  The
-** sweep runs down the scores while the grid is walked from its top, the
-** points kept (at most ML_CURVE_MAX_POINTS) and written ascending.  ML_OK
-** or ML_NOMEM. */
-static int write_decision_curve_w(MlJson *j, const MlSamples *smp, const double g[3]){
-  ml_i64 T = (ml_i64)ml_grid_points(g), i, m = 0;
-  double *v, tp = 0.0, fp = 0.0, n;
-  MlWSweep w;
-  int have;
-  while( m<T && g[0] + (double)m*g[2] < 1.0 ) m++;   /* the grid below 1, as the rows' loop */
-  v = ml_malloc(sizeof(double) * 2 * (uint64_t)(m ? m : 1));
-  if( v==0 ) return ML_NOMEM;
-  ml_wsweep_init(&w, smp);
-  n = w.P + w.N;
-  have = ml_wsweep_next(&w);
-  for(i=m-1; i>=0; i--){
-    ml_key kt = ml_key_of(g[0] + (double)i*g[2]);
-    while( have && w.key>=kt ){ tp = w.tp; fp = w.fp; have = ml_wsweep_next(&w); }
-    v[2*i] = tp; v[2*i+1] = fp;
-  }
-  ml_json_begin_array(j);
-  for(i=0; i<m; i++){
-    double t = g[0] + (double)i*g[2];
-    ml_json_begin_object(j);
-    ml_json_key(j, "threshold");   ml_json_double(j, t);
-    ml_json_key(j, "net_benefit"); ml_json_double(j, ml_net_benefit(v[2*i], v[2*i+1], n, t));
-    ml_json_key(j, "treat_all");   ml_json_double(j, ml_net_benefit(w.P, w.N, n, t));
-    ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
-    ml_json_end_object(j);
-  }
-  ml_json_end_array(j);
-  ml_free(v);
-  return ML_OK;
-}
-
-/* One point of a curve from the counts (or sums of weights) at a threshold. */
-static void curve_point(MlJson *j, int roc, ml_key key, double tp, double fp, double P, double N){
-  ml_json_begin_object(j);
-  ml_json_key(j, "threshold"); ml_json_double(j, ml_double_of(key));
-  if( roc ){
-    ml_json_key(j, "fpr"); ml_json_double(j, fp/N);
-    ml_json_key(j, "tpr"); ml_json_double(j, tp/P);
-  }else{
-    ml_json_key(j, "precision"); ml_json_double(j, tp/(tp+fp));
-    ml_json_key(j, "recall");    ml_json_double(j, tp/P);
-  }
-  ml_json_end_object(j);
-}
-
-/* Writes the PR curve (one point per distinct score, highest first) or the
-** ROC curve ((0,0) with a null threshold first), from the rows' counts or,
-** for a weighted twin's sample, from sums of weights; counts
-** below 2^53 are exact as doubles, so both give the same text. */
-static void write_curve(MlJson *j, const MlSamples *smp, int roc){
-  ml_json_begin_array(j);
-  if( roc ){
-    ml_json_begin_object(j);
-    ml_json_key(j, "threshold"); ml_json_null(j);
-    ml_json_key(j, "fpr"); ml_json_double(j, 0.0);
-    ml_json_key(j, "tpr"); ml_json_double(j, 0.0);
-    ml_json_end_object(j);
-  }
-  if( smp->weighted ){
-    MlWSweep w;
-    ml_wsweep_init(&w, smp);
-    while( ml_wsweep_next(&w) ) curve_point(j, roc, w.key, w.tp, w.fp, w.P, w.N);
-  }else{
-    MlSweep w;
-    ml_sweep_init(&w, smp, 0);
-    while( ml_sweep_next(&w) ){
-      curve_point(j, roc, w.key, (double)w.tp, (double)w.fp, (double)w.P, (double)w.N);
-    }
-  }
-  ml_json_end_array(j);
-}
-
-/* operating_point's JSON: the chosen point's threshold, counts and rates. */
-static void op_json(MlJson *j, int criterion, double target, const MlWOpPoint *o);
-
-static void write_operating_point(MlJson *j, const MlSamples *smp, int criterion, double target){
-  MlOpPoint o;
-  MlWOpPoint w;
-  if( smp->weighted ){
-    ml_wfold_operating_point(smp, criterion, target, &w);
-    op_json(j, criterion, target, &w);
-    return;
-  }
-  ml_fold_operating_point(smp, criterion, target, &o);
-  /* counts below 2^53: exact as doubles, and every ratio is the same double */
-  w.tp = (double)o.tp; w.fp = (double)o.fp; w.P = (double)smp->n[1]; w.N = (double)smp->n[0];
-  w.key = o.key; w.allNegative = o.allNegative; w.achieved = o.achieved;
-  op_json(j, criterion, target, &w);
-}
-
-
-/* gains' parts (ml_fold_gains), one JSON object each: lift is the part's
-** positive rate over the group's, cum_lift the same for parts 1..b
-** together, cum_positive_rate their share of all positives (the gain).
-** n and P are the rows and positives, or (gains_w) their weights, whose
-** "n" is then a double: the same text for integer weights. */
-typedef struct GainsOut { MlJson *j; double n, P; int weighted; } GainsOut;
-static void gains_part(void *arg, ml_i64 b, double nb, double top, double pos, double cum){
-  const GainsOut *g = arg;
-  double n = g->n, P = g->P;
-  ml_json_begin_object(g->j);
-  ml_json_key(g->j, "bin");               ml_json_int(g->j, b + 1);
-  ml_json_key(g->j, "n");                 if( g->weighted ) ml_json_double(g->j, nb); else ml_json_int(g->j, (ml_i64)nb);
-  ml_json_key(g->j, "positives");         ml_json_double(g->j, pos);
-  ml_json_key(g->j, "cum_positive_rate"); ml_json_double(g->j, cum/P);
-  ml_json_key(g->j, "lift");              ml_json_double(g->j, pos*n/(nb*P));
-  ml_json_key(g->j, "cum_lift");          ml_json_double(g->j, cum*n/(top*P));
-  ml_json_end_object(g->j);
-}
-
-/* gains' JSON array: the B parts of the n rows (or total weight), P of
-** them positive. */
-static void write_gains(MlJson *j, const MlSamples *smp, ml_i64 B, double n, double P){
-  GainsOut g;
-  g.j = j; g.n = n; g.P = P; g.weighted = smp->weighted;
-  ml_json_begin_array(j);
-  ml_fold_gains(smp, B, gains_part, &g);
-  ml_json_end_array(j);
-}
 
 /* precision_at_k_w, recall_at_k_w and gains_w on the sorted weighted
 ** sample: k and the parts' edges lie on the cumulative-weight axis (rule
@@ -584,7 +407,7 @@ static void rank_cut_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
       return;
     }
     ml_json_init(&j);
-    write_gains(&j, &p->smp, B, W, w.P);
+    ml_rank_write_gains(&j, &p->smp, B, W, w.P);
     ml_result_json(ctx, &j);
   }else{
     double kd = ml_param_value(&p->k, 1.0), k = kd >= W ? W : kd;
@@ -593,26 +416,6 @@ static void rank_cut_w(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p){
   }
 }
 
-/* decision_curve: one point per threshold of the grid, from one pass over
-** the sorted rows (the thresholds ascend, so does each class's cursor). */
-static int write_decision_curve(MlJson *j, const MlSamples *smp, const double g[3]){
-  ml_i64 n = ml_samples_count(smp), T = (ml_i64)ml_grid_points(g), i, idx[ML_COUNT_CURSOR] = {0, 0, 0}, tp, fp;
-  if( smp->weighted ) return write_decision_curve_w(j, smp, g);
-  ml_json_begin_array(j);
-  for(i=0; i<T; i++){
-    double t = g[0] + (double)i*g[2];
-    if( t>=1.0 ) break;             /* to's tolerance never reaches 1 but for a rounding */
-    ml_count_at_least(smp, idx, ml_key_of(t), &tp, &fp);
-    ml_json_begin_object(j);
-    ml_json_key(j, "threshold");   ml_json_double(j, t);
-    ml_json_key(j, "net_benefit"); ml_json_double(j, ml_net_benefit((double)tp, (double)fp, (double)n, t));
-    ml_json_key(j, "treat_all");   ml_json_double(j, ml_net_benefit((double)smp->n[1], (double)smp->n[0], (double)n, t));
-    ml_json_key(j, "treat_none");  ml_json_double(j, 0.0);
-    ml_json_end_object(j);
-  }
-  ml_json_end_array(j);
-  return ML_OK;
-}
 
 /* Which functions need both classes (rule 3); the others say themselves
 ** what they need. */
@@ -720,20 +523,20 @@ static void rank_fold(sqlite3_context *ctx, const MlFuncDesc *d, RankAgg *p, ml_
     default: {
       MlJson j;
       ml_json_init(&j);
-      if( d->kind==RK_PR_CURVE || d->kind==RK_ROC_CURVE ) write_curve(&j, &p->smp, d->kind==RK_ROC_CURVE);
+      if( d->kind==RK_PR_CURVE || d->kind==RK_ROC_CURVE ) ml_rank_write_curve(&j, &p->smp, d->kind==RK_ROC_CURVE);
       else if( d->kind==RK_GAINS ){
-        write_gains(&j, &p->smp, (ml_i64)ml_param_value(&p->k, 10), (double)(P+N), (double)P);
+        ml_rank_write_gains(&j, &p->smp, (ml_i64)ml_param_value(&p->k, 10), (double)(P+N), (double)P);
       }else if( d->kind==RK_DECISION_CURVE ){
         double g[3];
         int i;
         for(i=0; i<3; i++) g[i] = ml_param_value(&p->grid[i], aGridDefault[i]);
-        if( write_decision_curve(&j, &p->smp, g) ){
+        if( ml_rank_write_decision_curve(&j, &p->smp, g) ){
           ml_json_free(&j);
           sqlite3_result_error_nomem(ctx);
           break;
         }
       }else{
-        write_operating_point(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
+        ml_rank_write_operating_point(&j, &p->smp, (int)ml_param_value(&p->criterion, 0),
                               ml_param_value(&p->target, NAN));
       }
       ml_result_json(ctx, &j);
@@ -854,7 +657,7 @@ static const MlStateHooks ml_rank_states = {
 
 /* The parameters of the family's functions (ml_sql.h, "parameters are data"). */
 static const MlParamSpec psMaxFpr = ML_PARAM_REAL("max_fpr", 0.0, 1, 1.0, 0, 0, "0.5");
-static const MlParamSpec psCriterion = ML_PARAM_CHOICE("criterion", azCriterion, 0, "'fpr'");
+static const MlParamSpec psCriterion = ML_PARAM_CHOICE("criterion", ml_rank_criteria, 0, "'fpr'");
 static const MlParamSpec psTarget = ML_PARAM_REAL("target", 0.0, 1, 1.0, 1, 0, "0.1");
 static const MlParamSpec psK = ML_PARAM_INT("k", 1, INT64_MAX, 0, "3");
 static const MlParamSpec psGainsBins = ML_PARAM_INT("bins", 1, ML_GAINS_MAX_BINS, "10", "2");

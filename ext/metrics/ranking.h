@@ -1,11 +1,12 @@
 /*
 ** SPDX-License-Identifier: MIT
 **
-** ranking.h -- what the ranking family's two files share: the kinds of
+** ranking.h -- what the ranking family's three files share: the kinds of
 ** its records (ranking.c holds the records and the sorted metrics,
-** confusion.c the counters at one threshold), confusion_ci's methods and
-** the counters' callbacks.  Private to ext/metrics/ranking.c and
-** confusion.c.
+** ranking_json.c their JSON results, confusion.c the counters at one
+** threshold), operating_point's criteria, confusion_ci's methods and the
+** counters' callbacks.  Private to ext/metrics/ranking.c, ranking_json.c
+** and confusion.c.
 **
 ** Rules:
 **   1. The records are one list, in ranking.c, in the order
@@ -33,6 +34,18 @@ extern const char *const ml_ci_methods[];
 /* confusion.c: the counters' callbacks (confusion, precision_at_prior, mcc,
 ** f_beta, confusion_ci, net_benefit and their twins). */
 extern const MlFamily ml_confusion_family;
+
+/* operating_point's criteria, in ML_OP_* order (ranking.c); the last two,
+** max_f1 and youden, take no target. */
+extern const char *const ml_rank_criteria[];
+static inline int ml_criterion_has_target(int c){ return c!=ML_OP_MAX_F1 && c!=ML_OP_YOUDEN; }
+
+/* ranking_json.c: the sorted metrics' JSON results, from the sorted sample
+** (rows, runs or, for a weighted twin or state, sums of weights). */
+void ml_rank_write_curve(MlJson *j, const MlSamples *smp, int roc);
+void ml_rank_write_operating_point(MlJson *j, const MlSamples *smp, int criterion, double target);
+void ml_rank_write_gains(MlJson *j, const MlSamples *smp, ml_i64 B, double n, double P);
+int ml_rank_write_decision_curve(MlJson *j, const MlSamples *smp, const double g[3]);
 
 /* A ratio of sums of weights as a JSON field: null when den is 0 (the
 ** weighted twins' operating_point, ranking.c, and confusion & co.). */

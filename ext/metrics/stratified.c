@@ -40,6 +40,10 @@
 **      states costs O(entries) and folds rule 6's weighted sweep, which with
 **      integer weights is the rows' computation bit for bit; rows beside
 **      states weigh 1.  Its texts stay the unweighted ones.
+**   8. One row model: xStep, xInverse and the twins' xStepW, xInverseW are
+**      one function (strat_row_any) compiled four times, the weight and the
+**      direction constants; the unweighted instances read no weight
+**      (docs/decisions.md, "one source compiled twice").
 **
 ** Cost: 16 bytes per row of state (score key + stratifier), 24 for a
 ** state's entry (+ its count, rule 7) or
@@ -121,35 +125,50 @@ static int strat_row(sqlite3_context *ctx, const char *fn, sqlite3_value **argv,
   return rc;
 }
 
-/*
-** SQL function: strat_pr_auc(y, s, strat [, ql, qh]), strat_gap(...),
-**   strat_report(y, s, strat [, ql, qh [, gap_threshold]])      -- xStep
-*/
-static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+/* One row, written once for famStrat's four row callbacks (rule 8): sign +1
+** adds it (xStep), -1 removes it (xInverse, a row xStep accepted); weighted
+** is a constant at each call, so the unweighted instances (weighted 0, w
+** the literal 1.0) read and test no weight.  An unweighted row goes into
+** the width-16 buffer as (s, strat) (beside states, a width-24 record of
+** count 1); a twin's row of weight w > 0 into a width-24 buffer as (s, w,
+** strat), one of weight 0 (or NULL) dropped after its parameters count,
+** w < 0 following the driver's error. */
+static ML_ALWAYS_INLINE void strat_row_any(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                                           double w, int sign, int weighted){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   StratAgg *p;
   int y, rc, t0 = sqlite3_value_type(argv[0]);
   double s, z;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ) return;
+  if( !weighted && ML_STATE_DIVERT(ctx, argc, argv, t0, sign<0) ) return;
   p = ml_agg_context(ctx, sizeof(*p));
+  if( sign<0 ){
+    if( p==0 || !p->init ) return;
+    strat_params_drop(argc, argv, p);
+    if( strat_row(ctx, d->name, argv, t0, &y, &s, &z)!=ML_ROW_OK ) return;
+    if( weighted ){ if( w>0.0 ) ml_samples_remove2(&p->smp, y, s, w, z); }
+    else if( !p->counted ) ml_samples_remove(&p->smp, y, s, z);
+    else if( ml_samples_remove2(&p->smp, y, s, 1.0, z) ) p->held[y]--;
+    return;
+  }
   if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( !p->init ){ ml_samples_init(&p->smp, 16); p->init = 1; }
+  if( !p->init ){ ml_samples_init(&p->smp, weighted ? 24 : 16); p->smp.weighted = weighted; p->init = 1; }
   if( argc==4 ){
     /* ql without qh: the window needs both ends (the table accepts 3..6) */
-    ml_arity_error(ctx, d, argc);
+    ml_arity_error(ctx, d, argc + weighted);
     p->failed = 1;
     return;
   }
+  if( weighted && w<0.0 ){ p->failed = 1; return; }
   rc = strat_params(ctx, d->name, argc, argv, p);
   if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, t0, &y, &s, &z);
-  if( rc==ML_ROW_OK ){
-    if( !p->counted ){
-      if( ml_add_row(ctx, &p->smp, y, s, z) ) rc = ML_ROW_ERR;
-    }else if( ml_samples_add2(&p->smp, y, s, 1.0, z) ){   /* beside states: a record of count 1 */
+  if( rc==ML_ROW_OK && !weighted && !p->counted ){
+    if( ml_add_row(ctx, &p->smp, y, s, z) ) rc = ML_ROW_ERR;
+  }else if( rc==ML_ROW_OK && (!weighted || w>0.0) ){
+    if( ml_samples_add2(&p->smp, y, s, w, z) ){   /* unweighted beside states: a record of count 1 */
       ml_samples_clear(&p->smp);
       sqlite3_result_error_nomem(ctx);
       rc = ML_ROW_ERR;
-    }else{
+    }else if( !weighted ){
       p->held[y]++;
     }
   }
@@ -157,57 +176,22 @@ static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 /*
-** The weighted twins' xStep and xInverse (MlFamily.xStepW): the same row and
-** parameter checks; a row of weight w > 0 goes into a width-24 buffer as
-** (s, w, strat), one of weight 0 (or NULL) is dropped after its parameters
-** count.
+** SQL function: strat_pr_auc(y, s, strat [, ql, qh]), strat_gap(...),
+**   strat_report(y, s, strat [, ql, qh [, gap_threshold]]): xStep and
+**   xInverse, and their weighted twins' (strat_pr_auc_w, strat_gap_w,
+**   strat_report_w; MlFamily.xStepW, xInverseW): strat_row_any.
 */
-static void strat_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y, rc;
-  double s, z;
-  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  if( !p->init ){ ml_samples_init(&p->smp, 24); p->smp.weighted = 1; p->init = 1; }
-  if( argc==4 ){
-    ml_arity_error(ctx, d, argc + 1);
-    p->failed = 1;
-    return;
-  }
-  if( w<0.0 ){ p->failed = 1; return; }
-  rc = strat_params(ctx, d->name, argc, argv, p);
-  if( rc==ML_ROW_OK ) rc = strat_row(ctx, d->name, argv, sqlite3_value_type(argv[0]), &y, &s, &z);
-  if( rc==ML_ROW_OK && w>0.0 && ml_samples_add2(&p->smp, y, s, w, z) ){
-    ml_samples_clear(&p->smp);
-    sqlite3_result_error_nomem(ctx);
-    rc = ML_ROW_ERR;
-  }
-  if( rc==ML_ROW_ERR ) p->failed = 1;
+static void ml_strat_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  strat_row_any(ctx, argc, argv, 1.0, +1, 0);
 }
-
-static void strat_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int y;
-  double s, z;
-  if( p==0 || !p->init ) return;
-  strat_params_drop(argc, argv, p);
-  if( strat_row(ctx, d->name, argv, sqlite3_value_type(argv[0]), &y, &s, &z)!=ML_ROW_OK || !(w>0.0) ) return;
-  ml_samples_remove2(&p->smp, y, s, w, z);
-}
-
 static void ml_strat_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  StratAgg *p;
-  int y, t0 = sqlite3_value_type(argv[0]);
-  double s, z;
-  if( ML_STATE_DIVERT(ctx, argc, argv, t0, 1) ) return;
-  p = ml_agg_context(ctx, sizeof(*p));
-  if( p==0 || !p->init ) return;
-  strat_params_drop(argc, argv, p);
-  if( strat_row(ctx, d->name, argv, t0, &y, &s, &z)!=ML_ROW_OK ) return;
-  if( !p->counted ) ml_samples_remove(&p->smp, y, s, z);
-  else if( ml_samples_remove2(&p->smp, y, s, 1.0, z) ) p->held[y]--;
+  strat_row_any(ctx, argc, argv, 1.0, -1, 0);
+}
+static void strat_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  strat_row_any(ctx, argc, argv, w, +1, 1);
+}
+static void strat_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  strat_row_any(ctx, argc, argv, w, -1, 1);
 }
 
 

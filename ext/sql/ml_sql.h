@@ -560,6 +560,11 @@ int ml_state_probability_range(double lo, double hi, char *zErr, int nErr);
 ** (auroc_test's and the drift functions' two states, group_disparity's st). */
 int ml_state_arg(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *name,
                  unsigned kinds, struct MlState *st);
+/* The kinds record d's explicit state forms read: its family's formKinds,
+** less the weighted distribution kind where d has no weighted twin in a
+** family that has them (ks_test: its p-value needs counts).  What
+** ml_state_arg is given and what mleval_functions()' "forms" lists. */
+unsigned ml_form_kinds(const MlFuncDesc *d);
 /* "ml_state(y, s) or ml_state_w(y, s, w)": the makers of the kinds in mask
 ** (what a reader of them wants), from the kinds' one list (ml_state_kinds). */
 void ml_state_wanted(char *buf, int nBuf, unsigned kinds);

@@ -401,6 +401,11 @@ int ml_state_arg(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const c
   return ML_ROW_OK;
 }
 
+unsigned ml_form_kinds(const MlFuncDesc *d){
+  unsigned k = d->fam ? d->fam->formKinds : 0;
+  return d->fam && d->fam->xStepW && !(d->flags & ML_FN_WEIGHTED) ? k & ~(1u<<ML_STATE_DIST_W) : k;
+}
+
 void ml_state_xvalue(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   char zErr[200];

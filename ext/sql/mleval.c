@@ -29,6 +29,7 @@
 **     validation.c   auroc_test (calibration_summary's and calibration_smooth's results)
 **     plot.c         plot_curves plot_reliability plot_bars plot_lines plot_km
 **     drift.c        psi ks_test wasserstein drift_report (the monitoring family)
+**                    ml_state_dist ml_state_dist_w (drift_ks.c: the KS p-value)
 **     disparity.c    group_disparity (the monitoring family)
 **     expected.c     expected_auroc expected_pr_auc expected_confusion (the monitoring family)
 **     survival.c     km censoring_km ipcw surv_auroc surv_brier surv_summary surv_ibs
@@ -453,7 +454,7 @@ static void forms_json(MlJson *j, const MlFuncDesc *d){
     ml_json_begin_object(j);
     ml_json_key(j, "form");      ml_json_string(j, nSt==0 ? "rows" : nSt==1 ? "state" : "two_states");
     ml_json_key(j, "signature"); ml_json_string(j, zSig);
-    if( nSt>0 ){ ml_json_key(j, "kinds"); kinds_json(j, d->fam ? d->fam->formKinds : 0); }
+    if( nSt>0 ){ ml_json_key(j, "kinds"); kinds_json(j, ml_form_kinds(d)); }
     ml_json_end_object(j);
     z = bar ? bar + 3 : 0;
   }

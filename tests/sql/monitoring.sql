@@ -26,6 +26,21 @@ SELECT rowid, round(psi(period, x, 2) OVER (ORDER BY rowid ROWS BETWEEN UNBOUNDE
 SELECT psi(period, x) FROM scores WHERE period = 0;
 SELECT ks_test(period, x) FROM scores WHERE period = 1;
 SELECT wasserstein(period, x) FROM scores WHERE 0;
+-- distribution states (every row with an x, labelled or not): the same numbers as the rows
+SELECT psi(a.st, b.st, 3), ks_test(a.st, b.st), wasserstein(a.st, b.st)
+  FROM (SELECT ml_state_dist(x) AS st FROM scores WHERE period = 0) a,
+       (SELECT ml_state_dist(x) AS st FROM scores WHERE period = 1) b;
+SELECT psi(period, x, 3), ks_test(period, x), wasserstein(period, x) FROM scores;
+-- a period whose state is NULL (a day with no rows yet): the warning names that period
+SELECT psi(r.st, c.st) FROM (SELECT ml_state_dist(x) AS st FROM scores WHERE period = 0) r,
+                            (SELECT ml_state_dist(x) AS st FROM scores WHERE 0) c;
+SELECT wasserstein(NULL, st) FROM (SELECT ml_state_dist(x) AS st FROM scores WHERE period = 1);
+SELECT ml_state_dist(x) IS NULL FROM scores WHERE 0;
+SELECT ml_state_dist_w(x, 0) IS NULL FROM scores;
+-- ks_test has no weighted twin: it reads no weighted distribution state
+SELECT ks_test(st, st) FROM (SELECT ml_state_dist_w(x, 2) AS st FROM scores);
+SELECT ml_state_dist_w(x, -1) FROM scores;
+SELECT ml_state_dist('abc');
 -- an infinite x: wasserstein NULL with a reason
 SELECT wasserstein(period, x) FROM (SELECT 0 AS period, 1e999 AS x UNION ALL SELECT 1, 0);
 -- errors

@@ -181,9 +181,13 @@ static void html_head(Report *r, sqlite3_str *h, const Sections *sec){
   html_text(h, r->o.zTable);
   sqlite3_str_appendf(h, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Evaluation report: ", zCss);
   html_text(h, r->o.zTable);
-  sqlite3_str_appendall(h, "</h1>\n<p>Label <code>");
-  html_text(h, r->o.zLabel);
-  sqlite3_str_appendall(h, "</code>; scores");
+  if( r->o.zLabel ){
+    sqlite3_str_appendall(h, "</h1>\n<p>Label <code>");
+    html_text(h, r->o.zLabel);
+    sqlite3_str_appendall(h, "</code>; scores");
+  }else{
+    sqlite3_str_appendall(h, "</h1>\n<p>No label (a drift-only report: every row of a period drifts); scores");
+  }
   for(k=0; k<r->o.nScore; k++){
     sqlite3_str_appendall(h, k ? ", <code>" : " <code>");
     html_text(h, r->o.azScore[k]);
@@ -251,6 +255,12 @@ static void html_footer(Report *r, sqlite3_str *h, const char *zVersion){
 char *html_write(Report *r, const Sections *s){
   sqlite3_str *h = sqlite3_str_new(r->db);
   html_head(r, h, s);
+  if( r->o.driftOnly ){           /* no --label: the Drift section alone */
+    html_drift(r, h, &s->drift);
+    html_footer(r, h, s->zVersion);
+    if( sqlite3_str_errcode(h) ) die(1, "out of memory");
+    return sqlite3_str_finish(h);
+  }
   html_summary(r, h, &s->sum, &s->drift, &s->surv);
   html_auroc(r, h, &s->auroc);
   html_pr(r, h, &s->pr);

@@ -501,8 +501,9 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
   html_text(h, r->o.zDriftRef);
   sqlite3_str_appendall(h, "</code>: ");
   html_ref_periods(h, s);
-  sqlite3_str_appendall(h, "), the periods in ascending order of their values, over the rows with a label: "
-    "<code>drift_report(st_ref, st)</code> of the reference's state (its periods' <code>ml_state</code>s "
+  sqlite3_str_appendall(h, "), the periods in ascending order of their values, over every row, labelled or not (the "
+    "performance sections read the labelled rows only): "
+    "<code>drift_report(st_ref, st)</code> of the reference's state (its periods' <code>ml_state_dist</code>s "
     "merged) and the period's. PSI over 10 bins at the reference's deciles (a share of 0 counts as "
     "10<sup>&#8722;4</sup>); the usual reading: below 0.1 no real shift, 0.1 to 0.25 "
     "<span class=\"worse\">moderate</span>, 0.25 and above <span class=\"worse\">major</span>. "
@@ -519,7 +520,12 @@ void html_drift(Report *r, sqlite3_str *h, const DriftSec *s){
     td_name(h, d->zCol);
     td_name(h, d->zPeriod);
     fmt_count(b, d->n);
-    sqlite3_str_appendf(h, "<td>%s</td>", b);
+    if( isfinite(d->nLabelled) && d->nLabelled!=d->n ){   /* both counts: the drift's and the labelled */
+      fmt_count(c, d->nLabelled);
+      sqlite3_str_appendf(h, "<td>%s (%s labelled)</td>", b, c);
+    }else{
+      sqlite3_str_appendf(h, "<td>%s</td>", b);
+    }
     if( d->zJson==0 ){
       sqlite3_str_appendall(h, "<td class=\"na\" colspan=\"6\">no rows in the reference or the period</td></tr>\n");
       continue;

@@ -129,7 +129,7 @@ void check_columns(Report *r){
   while( sqlite3_step(st)==SQLITE_ROW ) found++;
   sqlite3_finalize(st);
   if( found==0 ) die(1, "no table '%s' in %s", r->o.zTable, r->o.zDb);
-  azCol[n] = r->o.zLabel; azRole[n++] = "--label";
+  if( r->o.zLabel ){ azCol[n] = r->o.zLabel; azRole[n++] = "--label"; }
   for(i=0; i<r->o.nScore; i++){ azCol[n] = r->o.azScore[i]; azRole[n++] = "--score"; }
   if( r->o.zProb ){ azCol[n] = r->o.zProb; azRole[n++] = "--prob"; }
   if( r->o.zWeight ){ azCol[n] = r->o.zWeight; azRole[n++] = "--weight"; }

@@ -111,7 +111,7 @@ static void json_head(Report *r, sqlite3_str *j, const Sections *s){
   sqlite3_str_appendall(j, ",\"table\":");
   json_str(j, r->o.zTable);
   sqlite3_str_appendf(j, ",\"rows\":%lld,\"label\":", r->nRow);
-  json_str(j, r->o.zLabel);
+  json_str_or_null(j, r->o.zLabel);
   sqlite3_str_appendall(j, ",\"by\":");
   json_str_or_null(j, r->o.zBy);
   sqlite3_str_appendall(j, ",\"prob\":");
@@ -283,7 +283,7 @@ static void json_operating(sqlite3_str *j, const OpSec *s){
 
 /* ,"drift":{"by","drift_ref","reference":[periods],"features":[--feature
 ** columns],"worst":{col:{"period","psi","flag"}},"bins":10,"columns":{col:
-** [{"period","rows","drift_report"}]}} with --drift-ref ("worst": the
+** [{"period","rows","labelled","drift_report"}]}} with --drift-ref ("worst": the
 ** summary's drift line, flag null, "moderate" or "major"). */
 static void json_drift(Report *r, sqlite3_str *j, const DriftSec *s){
   int i;
@@ -329,6 +329,8 @@ static void json_drift(Report *r, sqlite3_str *j, const DriftSec *s){
     json_str(j, d->zPeriod);
     sqlite3_str_appendall(j, ",\"rows\":");
     json_count(j, d->n);
+    sqlite3_str_appendall(j, ",\"labelled\":");     /* null: a drift-only run */
+    if( isfinite(d->nLabelled) ) json_count(j, d->nLabelled); else sqlite3_str_appendall(j, "null");
     sqlite3_str_appendf(j, ",\"drift_report\":%s}", d->zJson ? d->zJson : "null");
   }
   if( zPrev ) sqlite3_str_appendall(j, "]");
@@ -411,6 +413,12 @@ static void json_survival(Report *r, sqlite3_str *j, const SurvSec *s){
 char *json_write(Report *r, const Sections *s){
   sqlite3_str *j = sqlite3_str_new(r->db);
   json_head(r, j, s);
+  if( r->o.driftOnly ){           /* no --label: the drift alone */
+    json_drift(r, j, &s->drift);
+    sqlite3_str_appendall(j, "}\n");
+    if( sqlite3_str_errcode(j) ) die(1, "out of memory");
+    return sqlite3_str_finish(j);
+  }
   json_groups(r, j, s);
   json_summary(r, j, &s->sum);
   json_compare(j, &s->cmp);

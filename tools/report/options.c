@@ -22,7 +22,9 @@
 **      value is checked against the periods after the scan (drift_resolve
 **      in scan.c, exit 1; what the drift functions compute:
 **      docs/monitoring.md).  --feature needs --drift-ref and may not name a
-**      --score or --prob column (usage errors).
+**      --score or --prob column (usage errors).  Without --label (with
+**      --drift-ref) the report is its Drift section alone (driftOnly):
+**      --time, --event and --svd then need --label (usage errors).
 **   6. --max-groups N (default 1000): a --by of more groups is exit 1 after
 **      the scan, naming the count and the option (scan.c).
 **
@@ -58,7 +60,8 @@ static const char *const zUsage =
   "\n"
   "  DB              a SQLite database, or a CSV file with a header row\n"
   "  TABLE           the predictions table (the name given to a CSV's rows)\n"
-  "  --label COL     the 0/1 label column (required)\n"
+  "  --label COL     the 0/1 label column (required; without it, with\n"
+  "                  --drift-ref, the report is its Drift section alone)\n"
   "  --score COL     a score column, higher = more positive (required; repeat\n"
   "                  for several models or metrics, at most 16)\n"
   "  --prob COL      a probability column: Brier, log loss, calibration and the\n"
@@ -88,6 +91,7 @@ static const char *const zUsage =
   "  --drift-ref R   with --by a period column (day, week, month: its values\n"
   "                  in ascending order are the periods), the Drift section:\n"
   "                  each score's and --prob's drift_report (PSI, KS, Wasserstein)\n"
+  "                  over every row, labelled or not,\n"
   "                  of every other period against the reference R, a value of\n"
   "                  --by, or LO..HI, the periods from LO to HI inclusive\n"
   "  --feature COL   with --drift-ref, a column drifted and nothing else (no\n"
@@ -277,7 +281,12 @@ void parse_args(Opts *o, int argc, char **argv){
     parse_operating(o, zDefault);
   }
   if( nPos<2 ) die(2, "DB and TABLE are required");
-  if( o->zLabel==0 ) die(2, "--label is required");
+  if( o->zLabel==0 && o->zDriftRef==0 ) die(2, "--label is required");
+  o->driftOnly = o->zLabel==0;      /* a table without labels: its drift alone */
+  if( o->driftOnly && (o->zTime || o->zEvent || o->svd) ){
+    die(2, "without --label the report is its Drift section alone (--drift-ref); %s needs --label",
+        o->zTime ? "--time" : o->zEvent ? "--event" : "--svd");
+  }
   if( o->nScore==0 ) die(2, "at least one --score is required");
   if( o->zDriftRef && o->zBy==0 ) die(2, "--drift-ref needs --by, the period column whose values it names");
   if( (o->zTime==0)!=(o->zEvent==0) ) die(2, "--time and --event go together");

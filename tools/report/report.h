@@ -65,6 +65,10 @@
 #define T_CMP "temp._mleval_report_cmp"
 #define T_ST "temp._mleval_report_states"
 #define T_DRIFT "temp._mleval_report_drift"
+/* --drift-ref's own scan of every row, labelled or not: the periods and per
+** column its ml_state_dist (drift_resolve, scan.c) */
+#define T_DGRP "temp._mleval_report_drift_grp"
+#define T_DST "temp._mleval_report_drift_states"
 #define T_SVD_TARGETS "temp._mleval_report_svd_targets"
 #define T_SVD_COST "temp._mleval_report_svd_cost"
 
@@ -72,6 +76,7 @@ typedef struct Opts {
   const char *zDb, *zTable, *zLabel, *zProb, *zBy, *zOut, *zJson;
   const char *zWeight;   /* --weight: the weight column, NULL: none */
   const char *zDriftRef; /* --drift-ref: a --by value or LO..HI, NULL: no Drift section */
+  int driftOnly;         /* no --label (with --drift-ref): the Drift section alone */
   const char *zTime, *zEvent;  /* --time, --event: the Survival section's columns, NULL: none */
   double horizon;        /* --horizon: the time t of the Survival section (> 0) */
   const char *zOutOpt;   /* how the user spelled the HTML option: "-o" or "--output" */
@@ -212,7 +217,8 @@ typedef struct OpSec { OpRow *aRow; int nRow; } OpSec;
 ** other than the reference, drift_report(reference state, period state). */
 typedef struct DriftRow {
   char *zCol, *zPeriod;
-  double n;                  /* the period's rows of the column */
+  double n;                  /* the period's rows of the column, labelled or not */
+  double nLabelled;          /* those with a label (NaN: a drift-only run) */
   double nRef, psi, ks, ksP, wass, meanRef, meanCur, aurocPeriod;
   char *zKsMethod;
   char *zJson;               /* drift_report's JSON (NULL: a period without rows) */
@@ -312,6 +318,9 @@ void check_columns(Report *r);
 void scan_table(Report *r);
 void compute(Report *r);
 void drift_resolve(Report *r);
+/* A drift-only run (no --label): the rows counted and the --by expression
+** set, as scan_table does, without its pass over labelled rows. */
+void scan_drift_only(Report *r);
 int prob_score(Report *r);
 int n_state_cols(Report *r);
 const char *state_col(Report *r, int k);

@@ -16,15 +16,20 @@
 **               calibration_summary, calibration_smooth, decision_curve
 **               (T_CAL), and from the rows the operating points'
 **               sens_at_spec_ci / tpr_at_fpr_ci (res.opsci)
-**   drift_resolve  --drift-ref: the reference periods (T_GRP.ref), from
-**               each group's value (T_GRP.v, the scan's min of --by)
+**   drift_resolve  --drift-ref: a second GROUP BY pass over every row,
+**               labelled or not: the periods (T_DGRP) and per period and
+**               column an ml_state_dist with its rows (T_DST); then the
+**               reference periods (T_DGRP.ref), from each period's value
+**               (T_DGRP.v, the pass's min of --by)
 **
 ** Rules:
 **   1. Every number is an mleval SQL function's: the report is what SQL
 **      computes (a function over a state equals it over the rows, bit for
 **      bit).
-**   2. Rows whose label is NULL are left out everywhere; rows whose column is
-**      NULL are left out of that column's numbers.
+**   2. Rows whose label is NULL are left out everywhere but the drift (a
+**      score drifts whether or not its label has arrived: the drift pass
+**      reads every row); rows whose column is NULL are left out of that
+**      column's numbers.
 **   3. An error names the option the user gave (exec_cols): a failing pass is
 **      run again column by column to find which.
 **   4. Groups are ordered by their values (fold 2 before 10), not their text.
@@ -201,7 +206,7 @@ static char *small_sql(Report *r, int whole, sqlite3_int64 nAll);
 /* The periods' names, for a message: "1, 2, 3, ..." (the first 10; sqlite3_free it). */
 static char *period_list(Report *r){
   sqlite3_str *q = sqlite3_str_new(r->db);
-  sqlite3_stmt *st = prep(r, "SELECT g FROM " T_GRP " WHERE v IS NOT NULL ORDER BY idx");
+  sqlite3_stmt *st = prep(r, "SELECT g FROM " T_DGRP " WHERE v IS NOT NULL ORDER BY idx");
   int n = 0;
   while( sqlite3_step(st)==SQLITE_ROW ){
     if( n==10 ){ sqlite3_str_appendall(q, ", ..."); break; }
@@ -231,13 +236,80 @@ static void bind_bound(sqlite3_stmt *st, int i, const char *z){
 ** (numbers before text; a bound that is a number compares as one).  A NULL
 ** --by value is no period.  No reference period, or no period left to
 ** compare, is exit 1 naming the value and the periods. */
+/* --drift-ref's pass over every row, labelled or not (rule 2): per period
+** (in the order of its values) its rows, and per state column the rows
+** where it is set and their ml_state_dist (docs/states.md), into T_DGRP
+** and T_DST.  A drift needs no label: the periods whose labels have not
+** arrived drift as the others. */
+static void drift_scan(Report *r){
+  sqlite3_str *q = sqlite3_str_new(r->db);
+  sqlite3_stmt *st, *ins, *insg;
+  char *zSql;
+  int nCol = n_state_cols(r), k, rc, idx = 0;
+  sqlite3_str_appendf(q, "SELECT coalesce(CAST(%s AS TEXT), 'NULL'), count(*), min(%s)", r->zGroupExpr, r->zGroupExpr);
+  for(k=0; k<nCol; k++){
+    const char *x = state_col(r, k);
+    sqlite3_str_appendf(q, ", count(\"%w\"), ml_state_dist(\"%w\")", x, x);
+  }
+  sqlite3_str_appendf(q, " FROM main.\"%w\" GROUP BY 1 ORDER BY min(%s)", r->o.zTable, r->zGroupExpr);
+  zSql = sqlite3_str_finish(q);
+  progress(r, "drift: reading every row, labelled or not");
+  exec(r, "CREATE TABLE " T_DGRP "(g TEXT PRIMARY KEY, idx INT, n INT, v, ref INT DEFAULT 0)");
+  exec(r, "CREATE TABLE " T_DST "(k INT, g TEXT, n INT, st BLOB)");
+  if( sqlite3_prepare_v2(r->db, zSql, -1, &st, 0)!=SQLITE_OK ) die(1, "%s\n  in: %s", sqlite3_errmsg(r->db), zSql);
+  insg = prep(r, "INSERT INTO " T_DGRP "(g, idx, n, v) VALUES (?1, ?2, ?3, ?4)");
+  ins = prep(r, "INSERT INTO " T_DST " VALUES (?1, ?2, ?3, ?4)");
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    sqlite3_bind_value(insg, 1, sqlite3_column_value(st, 0));
+    sqlite3_bind_int(insg, 2, idx++);
+    sqlite3_bind_value(insg, 3, sqlite3_column_value(st, 1));
+    sqlite3_bind_value(insg, 4, sqlite3_column_value(st, 2));
+    step_done(r, insg, sqlite3_step(insg));
+    sqlite3_reset(insg);
+    for(k=0; k<nCol; k++){
+      sqlite3_bind_int(ins, 1, k);
+      sqlite3_bind_value(ins, 2, sqlite3_column_value(st, 0));
+      sqlite3_bind_value(ins, 3, sqlite3_column_value(st, 3 + 2*k));
+      sqlite3_bind_value(ins, 4, sqlite3_column_value(st, 4 + 2*k));
+      step_done(r, ins, sqlite3_step(ins));
+      sqlite3_reset(ins);
+    }
+  }
+  if( rc!=SQLITE_DONE ){
+    char *zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+    sqlite3_finalize(st);
+    for(k=0; k<nCol; k++){
+      char *zOne = sqlite3_mprintf("SELECT ml_state_dist(\"%w\") FROM main.\"%w\"", state_col(r, k), r->o.zTable);
+      exec_cols(r, zOne, state_opt(r, k), state_col(r, k));
+      sqlite3_free(zOne);
+    }
+    die(1, "%s", zErr);
+  }
+  sqlite3_finalize(st);
+  sqlite3_finalize(ins);
+  sqlite3_finalize(insg);
+  sqlite3_free(zSql);
+}
+
+void scan_drift_only(Report *r){
+  sqlite3_stmt *st;
+  char *zSql;
+  r->zGroupExpr = sqlite3_mprintf("\"%w\"", r->o.zBy);
+  zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", r->o.zTable);
+  st = prep(r, zSql);
+  sqlite3_free(zSql);
+  if( sqlite3_step(st)==SQLITE_ROW ) r->nRow = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+}
+
 void drift_resolve(Report *r){
   const char *z = r->o.zDriftRef, *dots;
   sqlite3_stmt *st;
   char *zList;
   int n;
   if( z==0 ) return;
-  st = prep(r, "UPDATE " T_GRP " SET ref = 1 WHERE g = ?1 AND v IS NOT NULL");
+  drift_scan(r);
+  st = prep(r, "UPDATE " T_DGRP " SET ref = 1 WHERE g = ?1 AND v IS NOT NULL");
   sqlite3_bind_text(st, 1, z, -1, SQLITE_STATIC);
   step_done(r, st, sqlite3_step(st));
   sqlite3_finalize(st);
@@ -250,7 +322,7 @@ void drift_resolve(Report *r){
       free(zLo);
       die(1, "--drift-ref %s: a range needs both ends, as LO..HI", z);
     }
-    st = prep(r, "UPDATE " T_GRP " SET ref = 1 WHERE v IS NOT NULL AND v >= ?1 AND v <= ?2");
+    st = prep(r, "UPDATE " T_DGRP " SET ref = 1 WHERE v IS NOT NULL AND v >= ?1 AND v <= ?2");
     bind_bound(st, 1, zLo);
     bind_bound(st, 2, dots + 2);
     step_done(r, st, sqlite3_step(st));
@@ -266,7 +338,7 @@ void drift_resolve(Report *r){
     zList = period_list(r);
     die(1, "--drift-ref %s: no period of --by %s is %s (its periods: %s)", z, r->o.zBy, z, zList);
   }
-  st = prep(r, "SELECT count(*) FROM " T_GRP " WHERE v IS NOT NULL AND NOT ref");
+  st = prep(r, "SELECT count(*) FROM " T_DGRP " WHERE v IS NOT NULL AND NOT ref");
   sqlite3_step(st);
   n = sqlite3_column_int(st, 0);
   sqlite3_finalize(st);

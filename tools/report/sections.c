@@ -477,8 +477,8 @@ static void operating_compute(Report *r, OpSec *s){
 
 /* With --drift-ref: per state column (each score, then --prob) and each
 ** period not in the reference, in the periods' order, drift_report of the
-** reference's state -- its periods' states merged (ml_merge) -- against the
-** period's state (the two-state form: O(entries) a call, no row read), 10
+** reference's state -- its periods' ml_state_dist merged (ml_merge): every
+** row, labelled or not (drift_resolve's pass) -- against the period's state (the two-state form: O(entries) a call, no row read), 10
 ** bins at the reference's deciles; then PSI over the periods as plot_lines,
 ** one line per column, with flat lines at PSI 0.1 and 0.25.  The x axis is
 ** the periods' labels (their values as text, plot_lines' text x), in their
@@ -489,26 +489,27 @@ static void drift_compute(Report *r, DriftSec *s){
   int k, rc, cap = 0;
   s->on = r->o.zDriftRef!=0;
   if( !s->on ) return;
-  st = prep(r, "SELECT g FROM " T_GRP " WHERE ref ORDER BY idx");
+  st = prep(r, "SELECT g FROM " T_DGRP " WHERE ref ORDER BY idx");
   while( sqlite3_step(st)==SQLITE_ROW ){
     s->azRef = xrealloc(s->azRef, sizeof(char*)*(s->nRef+1));
     s->azRef[s->nRef++] = xstrdup(col_text(st, 0));
   }
   sqlite3_finalize(st);
-  exec(r, "CREATE TABLE " T_DRIFT "(k INT, col TEXT, g TEXT, idx INT, n INT, rep TEXT)");
+  exec(r, "CREATE TABLE " T_DRIFT "(k INT, col TEXT, g TEXT, idx INT, n INT, rep TEXT, lab INT)");
   for(k=0; k<n_state_cols(r); k++){
     zSql = sqlite3_mprintf(
-      "WITH ref(st) AS (SELECT ml_merge(s.st) FROM " T_ST " s JOIN " T_GRP " grp USING (g) WHERE s.k = %d AND grp.ref)"
-      " INSERT INTO " T_DRIFT " SELECT %d, %Q, s.g, grp.idx, s.n, drift_report(ref.st, s.st)"
-      " FROM " T_ST " s JOIN " T_GRP " grp USING (g), ref WHERE s.k = %d AND grp.v IS NOT NULL AND NOT grp.ref"
+      "WITH ref(st) AS (SELECT ml_merge(s.st) FROM " T_DST " s JOIN " T_DGRP " grp USING (g) WHERE s.k = %d AND grp.ref)"
+      " INSERT INTO " T_DRIFT " SELECT %d, %Q, s.g, grp.idx, s.n, drift_report(ref.st, s.st), %s"
+      " FROM " T_DST " s JOIN " T_DGRP " grp USING (g), ref WHERE s.k = %d AND grp.v IS NOT NULL AND NOT grp.ref"
       " GROUP BY s.rowid ORDER BY grp.idx",
-      k, k, state_col(r, k), k);
+      k, k, state_col(r, k),
+      r->o.driftOnly ? "NULL" : "coalesce((SELECT t.n FROM " T_ST " t WHERE t.k = s.k AND t.g = s.g), 0)", k);
     exec_cols(r, zSql, state_opt(r, k), state_col(r, k));
     sqlite3_free(zSql);
   }
   st = prep(r, "SELECT col, g, n, rep, rep ->> 'n_ref', rep ->> 'psi', rep ->> 'ks', rep ->> 'ks_p_value',"
                " rep ->> 'ks_method', rep ->> 'wasserstein', rep ->> 'mean_ref', rep ->> 'mean_cur',"
-               " rep ->> 'auroc_period' FROM " T_DRIFT " ORDER BY k, idx");
+               " rep ->> 'auroc_period', lab FROM " T_DRIFT " ORDER BY k, idx");
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     DriftRow *w;
     if( s->nRow==cap ){ cap = cap ? 2*cap : 16; s->aRow = xrealloc(s->aRow, sizeof(DriftRow)*cap); }
@@ -526,6 +527,7 @@ static void drift_compute(Report *r, DriftSec *s){
     w->meanRef = col_double(st, 10);
     w->meanCur = col_double(st, 11);
     w->aurocPeriod = col_double(st, 12);
+    w->nLabelled = col_double(st, 13);
   }
   step_done(r, st, rc);
   sqlite3_finalize(st);
@@ -552,7 +554,7 @@ static void drift_compute(Report *r, DriftSec *s){
   ** the 0.1 and 0.25 lines from the first period to the last */
   zTitle = sqlite3_mprintf("PSI against the reference, per %s", r->o.zBy);
   zSql = sqlite3_mprintf(
-    "WITH per(g, idx) AS (SELECT g, idx FROM " T_GRP " WHERE v IS NOT NULL AND NOT ref),"
+    "WITH per(g, idx) AS (SELECT g, idx FROM " T_DGRP " WHERE v IS NOT NULL AND NOT ref),"
     " ends(i, g) AS (SELECT 0, (SELECT g FROM per ORDER BY idx LIMIT 1)"
     "  UNION ALL SELECT 1, (SELECT g FROM per ORDER BY idx DESC LIMIT 1))"
     " SELECT iif((SELECT count(*) FROM per) > %d, NULL,"
@@ -566,7 +568,7 @@ static void drift_compute(Report *r, DriftSec *s){
   s->zSvg = query_text(r, zSql);
   sqlite3_free(zSql);
   sqlite3_free(zTitle);
-  st = prep(r, "SELECT count(*) FROM " T_GRP " WHERE v IS NOT NULL AND NOT ref");
+  st = prep(r, "SELECT count(*) FROM " T_DGRP " WHERE v IS NOT NULL AND NOT ref");
   s->tooMany = sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int64(st, 0) > PLOT_MAX_XLABELS;
   sqlite3_finalize(st);
 }
@@ -619,6 +621,10 @@ static void svd_compute(Report *r, SvdSec *s){
 void sections_compute(Report *r, Sections *s){
   memset(s, 0, sizeof(*s));
   s->zVersion = query_text(r, "SELECT mleval_version()");
+  if( r->o.driftOnly ){           /* no --label: the Drift section alone */
+    drift_compute(r, &s->drift);
+    return;
+  }
   progress(r, "sections: summary");
   summary_compute(r, &s->sum);
   progress(r, "sections: AUROC and PR curves");
@@ -646,7 +652,7 @@ static void curves_free(Report *r, CurveSec *s){
 void sections_free(Report *r, Sections *s){
   int k, i;
   survival_free(&s->surv);
-  for(k=0; k<r->o.nScore; k++){
+  for(k=0; k<r->o.nScore; k++){          /* a drift-only run's are zero: nothing */
     SumScore *ss = &s->sum.aScore[k];
     for(i=0; i<ss->nRow; i++){ free(ss->aRow[i].zGroup); free(ss->aRow[i].auroc.zJson); free(ss->aRow[i].prAuc.zJson); }
     free(ss->aRow); free(ss->meanAuroc.zJson); free(ss->meanPr.zJson);

@@ -1,0 +1,2 @@
+SELECT g, ml_state_dist(s) FROM t GROUP BY g;
+SELECT ml_state_dist(s) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t;
