@@ -4,7 +4,7 @@
     /usr/bin/python3 bench/bench_multiclass.py [--lib L] [--floor F] [--rows N] [--sweep-rows M]
                                                [--repeat R] [--markdown] [--only PARTS]
 
-Four parts (--only: a comma-separated subset of ir,sweep,wall,memory):
+Five parts (--only: a comma-separated subset of ir,sweep,wall,memory,long):
   ir      instructions (callgrind) of mc_auroc and mc_pr_auc at k = 3 over
           --rows rows, the wide form mc_auroc(y, p0, p1, p2) against the
           no-op floor4(y, p0, p1, p2) and the JSON form mc_auroc(y, probs)
@@ -23,12 +23,16 @@ Four parts (--only: a comma-separated subset of ir,sweep,wall,memory):
           row: the rows the aggregate holds (mc_top_k's peak: the same state,
           a result that allocates no scratch) and mc_auroc's peak; goal: rows
           held <= 16 k
+  long    the long layout (issue 48 item 4): NAME_long(id, y, class, p)
+          over --sweep-rows ids (k = 3, 5) against the wide form over the
+          same ids, Ir per id, the long rows in (id, class) order and
+          shuffled, and the pivot (json_group_array per id) they needed before
 The data: mc_db(n, k), a cached table mc(id, y, p0..p{k-1}, probs) of n
 rows, y drawn with class weights 1..k, the k scores a softmax of a noisy
 one-hot, rounded to 6 decimals (many ties, as bench_db's s), probs the JSON
 array SQLite's json_array(p0, ...) writes of them ('[0.2,0.5,0.3]').
 --markdown prints bench/RESULTS.md's tables multiclass-ir, multiclass-k,
-multiclass-wall and multiclass-memory (bench/results.py multiclass writes them).
+multiclass-wall, multiclass-memory and multiclass-long (bench/results.py multiclass writes them).
 """
 import os
 import re
@@ -120,6 +124,68 @@ def sweep_part(lib, floor, rows, say, md):
     if md:
         mlbench.markdown("multiclass-k", ["k", "wide Ir/row", "floorn", "× floor", "wide Ir/row per class",
                                           "JSON Ir/row", "floor_text", "× floor"], table)
+
+
+def long_tables(db, k):
+    """Adds the long layout of mc to db (once): mcl(id, y, class, p), one row
+    per (id, class) in (id, class) order, as most long tables are written,
+    and mcl_shuf, the same rows in random order (an id's rows scattered)."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    if con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'mcl_shuf'").fetchone()[0] == 0:
+        con.execute("DROP TABLE IF EXISTS mcl")
+        con.execute("CREATE TABLE mcl(id INT, y INT, class INT, p REAL)")
+        con.execute("INSERT INTO mcl %s ORDER BY 1, 3" % " UNION ALL ".join(
+            "SELECT id, y, %d AS class, p%d AS p FROM mc" % (j, j) for j in range(k)))
+        con.execute("CREATE TABLE mcl_shuf(id INT, y INT, class INT, p REAL)")
+        con.execute("INSERT INTO mcl_shuf SELECT * FROM mcl ORDER BY (id * 2654435761 + class * 40503) % 1000003,"
+                    " id, class")
+        con.commit()
+    con.close()
+
+
+def long_part(lib, floor, rows, say, md):
+    """The long layout (issue 48 item 4): NAME_long(id, y, class, p) over the
+    long rows against the wide form over the same ids, k = 3 and 5, Ir per
+    id (k class-rows), each query with its own table scan; the pivot the long
+    rows needed before (json_group_array per id in a subquery) beside them."""
+    say("multiclass: the long layout, instructions per id (callgrind), %d ids" % rows)
+    table = []
+    for k in (3, 5):
+        db = mc_db(rows, k)
+        long_tables(db, k)
+        run = bench_instr.callgrind(lib, floor, db)
+        start = run("SELECT 1;")
+
+        def ir(sql):
+            v = run(sql)
+            return None if v is None else (v - start) / rows
+        fw = ir("SELECT floorn(y, %s) FROM mc;" % wide(k))
+        fl = ir("SELECT floorn(id, y, class, p) FROM mcl;")
+        say("  k = %d: floors: wide floorn %.1f Ir/id, long floorn(id, y, class, p) %.1f Ir/id (%.1f a class-row)"
+            % (k, fw, fl, fl / k))
+        for fn in ("mc_auroc", "mc_top_k", "mc_confusion"):      # (mc's 6-decimal rows do not sum to 1)
+            w = ir("SELECT %s(y, %s) FROM mc;" % (fn, wide(k)))
+            a = ir("SELECT %s_long(id, y, class, p) FROM mcl;" % fn)
+            b = ir("SELECT %s_long(id, y, class, p) FROM mcl_shuf;" % fn)
+            piv = ir("SELECT %s(y, probs) FROM (SELECT id, y, json_group_array(p) AS probs FROM "
+                     "(SELECT * FROM mcl ORDER BY id, class) GROUP BY id);" % fn) if fn == "mc_auroc" else None
+            if None in (w, a, b):
+                say("  k = %d %s: failed" % (k, fn))
+                continue
+            own = (a - fl) / (w - fw)          # mleval's work: each query less its own floor
+            say("  k = %d %-13s wide %7.1f  long in order %7.1f (%.2fx)  shuffled %7.1f (%.2fx)  above the floors "
+                "%.2fx%s" % (k, fn, w, a, a / w, b, b / w, own, "  pivot %.1f (%.2fx)" % (piv, piv / w) if piv else ""))
+            table.append([str(k), "`%s`" % fn, "%.0f" % w, "%.0f (**%.2f×**)" % (a, a / w),
+                          "%.0f (**%.2f×**)" % (b, b / w), "%.0f / %.0f (**%.2f×**)" % (a - fl, w - fw, own),
+                          "%.0f (%.2f×)" % (piv, piv / w) if piv else "", "%.0f / %.0f" % (fw, fl)])
+    if md:
+        mlbench.markdown("multiclass-long", ["k", "function", "wide, Ir/id", "`_long`, rows in (id, class) order",
+                                             "`_long`, rows shuffled", "above the floors: long / wide",
+                                             "pivot + JSON form (before)", "floors: `floorn` wide / long"], table,
+                         note="Ir per id (k class-rows), %d ids, each query with its table scan; × the wide form "
+                              "over the same ids; \"above the floors\": each query less the no-op `floorn` over "
+                              "its own table (wide: y and k columns; long: the four columns of k rows)" % rows)
 
 
 def best(fn, repeat):
@@ -214,7 +280,7 @@ def main():
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--sweep-rows", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", default="ir,sweep,wall,memory")
+    ap.add_argument("--only", default="ir,sweep,wall,memory,long")
     mlbench.add_markdown(ap)
     a = ap.parse_args()
     say = mlbench.console(a)
@@ -226,6 +292,8 @@ def main():
         sweep_part(lib, floor, a.sweep_rows, say, a.markdown)
     if "wall" in parts:
         wall_part(lib, a.rows, a.repeat, say, a.markdown)
+    if "long" in parts:
+        long_part(lib, floor, a.sweep_rows, say, a.markdown)
     if "memory" in parts:
         memory_part(lib, floor, a.rows, a.sweep_rows, say, a.markdown)
 

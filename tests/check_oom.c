@@ -219,6 +219,11 @@ static void build_cases(void){
     "WITH f AS (SELECT key AS i, value AS v FROM json_each(mleval_functions())"
     "            WHERE value->>'family' NOT IN ('scalar', 'plot', 'state')),"
     " c AS (SELECT i, v->>'name' AS name, (SELECT group_concat("
+    /* the long layout (id, y, class, p [, w]): each id two rows of one g, its
+    ** classes 0 and 1, one y and one w, probabilities summing to 1 */
+    "   CASE WHEN instr(v->>'data', '\"class\"') THEN CASE r.value"
+    "     WHEN 'id' THEN '((id - 1) % 3 + 3 * ((id - 1) / 6))' WHEN 'class' THEN '((id - 1) / 3 % 2)' WHEN 'y' THEN '((id - 1) % 3 + 3 * ((id - 1) / 6)) % 2'"
+    "     WHEN 'p' THEN 'iif(((id - 1) / 3 % 2) = 0, (((id - 1) % 3 + 3 * ((id - 1) / 6)) * 37 % 101) / 101.0, 1 - (((id - 1) % 3 + 3 * ((id - 1) / 6)) * 37 % 101) / 101.0)' WHEN 'w' THEN '((id - 1) % 3 + 3 * ((id - 1) / 6)) % 4 / 2.0' END ELSE"
     "   CASE r.value WHEN 'y' THEN iif(v->>'family' = 'ordinal', 'o', 'y') WHEN 's' THEN 's' WHEN 'p' THEN 'p'"
     "     WHEN 'strat' THEN 'z' WHEN 's_a' THEN 's' WHEN 's_b' THEN 'p' WHEN 'p_a' THEN 'p'"
     "     WHEN 'p_b' THEN 'p * p' WHEN 'x' THEN 's' WHEN 'g' THEN 'o % 2' WHEN 's_1' THEN 's'"
@@ -226,7 +231,7 @@ static void build_cases(void){
     "     WHEN 's_0' THEN 's' WHEN 's_k-1' THEN 'p' WHEN 'p_0' THEN 'p' WHEN 'p_k-1' THEN '1 - p' WHEN 'group' THEN 'o'"
     "     WHEN 'time' THEN 'z' WHEN 'event' THEN 'y' WHEN 'risk' THEN 's' WHEN 'horizon' THEN '1 + o % 2'"
     "     WHEN 'risk_a' THEN 's' WHEN 'risk_b' THEN 'p'"
-    "     END, ', ') FROM json_each(v->'data') AS r)"
+    "     END END, ', ') FROM json_each(v->'data') AS r)"
     "   || coalesce((SELECT group_concat(', ' || (p.value->>'example'), '') FROM json_each(v->'params') AS p), '')"
     "   AS args FROM f)"
     " SELECT printf('SELECT g, %s(%s) FROM t GROUP BY g', name, args) FROM c"

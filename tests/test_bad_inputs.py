@@ -181,6 +181,8 @@ SPECIAL_BAD = {
 #   mcs = (y, s_0, ..., s_k-1), mcp = (y, p_0, ..., p_k-1): the multiclass family, called
 #   here with k = 2 (p_1 = 1 - p_0, so that a row's probabilities sum to 1); wmcs, wmcp:
 #   their twins (y, ..., w), the weight right after the scores (round 5)
+#   long = (id, y, class, p), wlong = (id, y, class, p, w): the multiclass family over long
+#   rows (one per (id, class)): check_long
 #   te = the survival family's (time, event [, risk | p | horizon, p] [, w]): check_surv;
 #   ipcw = ipcw(curve, time, event, t), a scalar: check_ipcw
 SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
@@ -197,7 +199,8 @@ SHAPES = {("y", "s"): "score", ("y", "p"): "prob", ("y", "s", "strat"): "strat",
           ("time", "event", "p"): "te", ("time", "event", "p", "w"): "te",
           ("time", "event", "horizon", "p"): "te", ("time", "event", "horizon", "p", "w"): "te",
           ("time", "event", "risk_a", "risk_b"): "te", ("time", "event", "risk_a", "risk_b", "w"): "te",
-          ("curve", "time", "event"): "ipcw"}
+          ("curve", "time", "event"): "ipcw",
+          ("id", "y", "class", "p"): "long", ("id", "y", "class", "p", "w"): "wlong"}
 MC_SHAPES = ("mcs", "mcp", "wmcs", "wmcp")
 PROB_SHAPES = ("prob", "ppair", "wprob", "wppair", "mcp", "wmcp")
 TWIN_SHAPES = ("wscore", "wprob", "wstrat", "wpair", "wppair", "wmcs", "wmcp", "wgx", "wgroup")
@@ -292,6 +295,9 @@ def functions(con):
             continue
         if data in SHAPES and SHAPES[data] == "te":   # the survival family: its own checks (check_surv)
             out[name] = ("te", (data, [p["example"] for p in params]), params, None)
+            continue
+        if data in SHAPES and SHAPES[data] in ("long", "wlong"):   # the long layout: check_long
+            out[name] = (SHAPES[data], "".join(", " + p["example"] for p in params), params, None)
             continue
         if data not in SHAPES:
             raise ValueError("%s: data arguments %r have a role test_bad_inputs.py does not know" % (name, data))
@@ -461,6 +467,8 @@ def call(name, shape, y, x, extra):
         roles = {"time": "abs(%s)" % x, "event": y, "risk": x, "p": x, "horizon": "5", "w": "1", "risk_a": x,
                  "risk_b": "-%s" % x}
         return "%s(%s)" % (name, ", ".join([roles[r] for r in extra[0]] + list(extra[1])))
+    if shape in ("long", "wlong"):   # one id's two rows when y is the class (0, 1) and x its p
+        return "%s(1, 0, %s, %s%s%s)" % (name, y, x, ", 1" if shape == "wlong" else "", extra)
     if shape in MC_SHAPES:
         if extra:                 # parameters exist only in the JSON form, after the array (and w)
             return "%s(%s, '[0.25, 0.75]'%s%s)" % (name, y, ", 1" if shape[0] == "w" else "", extra)
@@ -549,6 +557,47 @@ def check_surv(ck, con, name, data, examples, params, after_error, takes_states=
              (None,), name + " empty group: NULL")
 
 
+def check_long(ck, con, name, shape, extra, params, after_error):
+    """The long layout NAME_long(id, y, class, p [, w] [, params]): each data
+    argument's bad values with their messages (the weight's are
+    tests/test_mc_long.py's), each parameter's from its spec, NULL rows, the
+    empty group, and one id of classes 0 and 1 (its y the only class: the
+    wide form's result)."""
+    prob = any(name.startswith(f) for f in ("mc_log_loss", "mc_brier", "ordinal_rps", "mc_calibration"))
+    w = ", 1" if shape == "wlong" else ""
+
+    def call(i, y, c, p, ex=extra):
+        return "%s(%s, %s, %s, %s%s%s)" % (name, i, y, c, p, w, ex)
+    bad = [("y", [("16", "16"), ("0.5", "0.5"), ("'a'", "text 'a'"), ("x'01'", "a blob")], "an integer in 0..15"),
+           ("class", [("16", "16"), ("-1", "-1"), ("'a'", "text 'a'"), ("x'01'", "a blob")], "an integer in 0..15"),
+           ("p", [("'x'", "text 'x'"), ("x'00'", "a blob")] + ([("1.5", "1.5"), ("-0.1", "-0.1")] if prob else []),
+            "a probability in [0, 1]" if prob else "a number")]
+    for arg, values, what in bad:
+        for sqlv, shown in values:
+            a = {"y": "0", "class": "0", "p": "0.5"}
+            a[arg] = sqlv
+            ck.error(con, "SELECT " + call("1", a["y"], a["class"], a["p"]), (),
+                     "%s(): %s must be %s, got %s" % (name, arg, what, shown), name + " bad " + arg)
+            after_error(name + " bad " + arg)
+    examples = [p["example"] for p in params]
+    for i, ps in enumerate(params):
+        wh = spec_what(ps)
+        for sqlv, shown in spec_bad(ps):
+            ex = "".join(", " + e for e in examples[:i] + [sqlv] + examples[i + 1:])
+            ck.error(con, "SELECT " + call("1", "0", "0", "0.5", ex), (),
+                     "%s(): %s must be %s, got %s" % (name, ps["name"], wh, shown), name + " bad " + ps["name"])
+            after_error(name + " bad param")
+    two = "FROM (SELECT 0 AS c, 0.25 AS p UNION ALL SELECT 1, 0.75)"
+    ck.equal(con.execute("SELECT %s FROM (SELECT NULL AS i, 0 AS c UNION ALL SELECT 1, NULL)"
+                         % call("i", "0", "c", "0.5")).fetchone(), (None,), name + " NULL rows only: NULL")
+    ck.equal(con.execute("SELECT %s %s WHERE 0" % (call("1", "0", "c", "p"), two)).fetchone(), (None,),
+             name + " empty group: NULL")
+    one = con.execute("SELECT %s %s" % (call("'a'", "0", "c", "p"), two)).fetchone()[0]
+    base = name.replace("_long", "").replace("_w", "")
+    wide = con.execute("SELECT %s%s(0, '[0.25, 0.75]'%s%s)" % (base, "_w" if w else "", w, extra)).fetchone()[0]
+    ck.equal(one, wide, name + " one id: the JSON form's result")
+
+
 def check_ipcw(ck, con, after_error):
     """ipcw(curve, time, event, t): a scalar over censoring_km()'s JSON."""
     g = "'{\"time\":[1,2],\"surv\":[0.5,0.25]}'"
@@ -634,6 +683,9 @@ def main():
             continue
         if shape == "ipcw":
             check_ipcw(ck, con, after_error)
+            continue
+        if shape in ("long", "wlong"):
+            check_long(ck, con, name, shape, extra, badparams, after_error)
             continue
         if shape in ("mean", "pone"):
             check_mean(ck, con, name, extra, badparams, varying, after_error, prob=shape == "pone",

@@ -143,6 +143,11 @@ def check_random_interrupts(ck, con, rng, funcs):
             continue
         if shape in ("mean", "pone"):      # one data argument: x, or a probability p
             sql = "SELECT %s(%s%s) FROM t" % (name, "p" if shape == "pone" else "s", extra)
+        elif shape in ("long", "wlong"):   # the long layout: rows 2m, 2m + 1 are id m's classes 0 and 1
+            top = BOOT_N if name in boot else N          # (whole ids below the WHERE a bootstrap gets)
+            sql = ("SELECT %s(iif(id BETWEEN 2 AND %d, id / 2, NULL), id / 2 %% 2, id %% 2, iif(id %% 2 = 0, "
+                   "(id / 2 %% 7) / 10.0, 1 - (id / 2 %% 7) / 10.0)%s%s) FROM t"
+                   % (name, top - 1 if top % 2 == 0 else top, ", 1 + id / 2 % 3" if shape == "wlong" else "", extra))
         elif shape == "wmean":             # x and its weight (ml_state_dist_w)
             sql = "SELECT %s(s, w%s) FROM t" % (name, extra)
         else:

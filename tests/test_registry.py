@@ -178,6 +178,10 @@ def main():
                 args = "a, b, c"
                 src = "(WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 7)" \
                       " SELECT i % 2 AS a, i / 10.0 AS b, i / 4 AS c FROM r)"
+            if f["name"] in ("mc_auroc_ci_long", "mc_auroc_ci_long_w"):   # 8 ids of both classes, 2 rows each
+                args = "i / 2, i / 2 % 2, i % 2, iif(i % 2, 0.3 + i / 40.0, 0.7 - i / 40.0)" + \
+                    (", 1" if f["name"].endswith("_w") else "") + extra
+                src = "(WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 15) SELECT i FROM r)"
             if f["name"] == "mc_auroc_ci":         # the bootstrap redraws replicates missing a class: 8 rows
                 src = "(WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 7)" \
                       " SELECT i % 2 AS a, i / 10.0 AS b FROM r)"

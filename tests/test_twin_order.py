@@ -33,7 +33,8 @@ from sklearn.preprocessing import label_binarize
 import mltest
 
 # The roles of data arguments, by the name a signature gives them.
-LEAD = {"y", "g", "time", "event", "horizon", "s_a", "p_a", "risk_a", "s_0", "p_0", "..."}   # before the scores' last
+LEAD = {"y", "g", "time", "event", "horizon", "s_a", "p_a", "risk_a", "s_0", "p_0", "...",    # before the scores' last
+        "id", "class"}                                                 # the long layout's (id, y, class, p)
 SCORE = {"s", "p", "x", "s_b", "p_b", "risk_b", "s_k-1", "p_k-1", "scores", "probs", "pred", "risk"}
 AFTER = {"strat", "group"}                                             # context after the weight
 STATE = {"st", "state", "st_ref", "st_cur", "st_a", "st_b"}
@@ -60,7 +61,7 @@ def is_state_form(names):
 VALUE = {"y": "1", "g": "1", "time": "2", "event": "1", "s": "0.5", "p": "0.5", "x": "0.5", "s_a": "0.5",
          "s_b": "0.25", "p_a": "0.5", "p_b": "0.25", "s_0": "0.5", "s_k-1": "0.5", "p_0": "0.5", "p_k-1": "0.5",
          "scores": "'[0.5, 0.5]'", "probs": "'[0.5, 0.5]'", "pred": "1", "risk": "0.5", "strat": "3",
-         "group": "'a'", "horizon": "5", "risk_a": "0.5", "risk_b": "0.25", "...": None}
+         "group": "'a'", "horizon": "5", "risk_a": "0.5", "risk_b": "0.25", "...": None, "id": "1", "class": "0"}
 
 
 def call(f, names, values, optional=()):

@@ -76,7 +76,18 @@ MULTI = {"y": "c", "s_0": "q0", "...": "q1", "s_k-1": "q2", "p_0": "q0", "p_k-1"
          "probs": "qj", "pred": "pr", "w": "w * ?"}
 
 
+# The long layout (id, y, class, p, w): row i is class i % 3 of id i / 3, its y,
+# p and w those of the id's first row (q0, q1, q2 sum to 1); a last id with
+# fewer than 3 rows is left out (a NULL id skips its row).
+LEAD_ROW = "(SELECT %s FROM t AS u WHERE u.id = t.id / 3 * 3)"
+LONG = {"id": "iif(t.id / 3 * 3 + 2 < (SELECT count(*) FROM t), t.id / 3, NULL)", "y": LEAD_ROW % "c",
+        "class": "t.id % 3", "p": LEAD_ROW % "CASE t.id % 3 WHEN 0 THEN q0 WHEN 1 THEN q1 ELSE q2 END",
+        "w": LEAD_ROW % "w" + " * ?"}
+
+
 def roles(names):
+    if "class" in names:
+        return LONG
     return MULTI if set(names) & {"s_k-1", "p_k-1", "scores", "probs", "pred"} else BINARY
 
 

@@ -213,15 +213,8 @@
 SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
+#include "multiclass.h"      /* the kinds (MC_AUROC ...), MC_IS_PROB, MC_MAX_K */
 
-/* Which metric a record asks of the family's callbacks (MlFuncDesc.kind). */
-enum { MC_AUROC, MC_PR_AUC, MC_LOG_LOSS, MC_BRIER, MC_CONFUSION, MC_TOP_K, MC_RPS, MC_CALIB, MC_AUROC_CI,
-       MC_STATE };
-
-/* The kinds whose scores are probabilities (ml_arg_scores' isProb). */
-#define MC_IS_PROB(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_CALIB)
-
-#define MC_MAX_K 16
 #define MC_EPS   1e-15
 
 typedef struct McAgg {
@@ -1725,6 +1718,7 @@ typedef struct McBoot {
   McRank R;
   void *mem;               /* mc_rank's scratch, allocated once */
   int weighted;
+  int nomem;               /* a replicate ran out of memory (the weighted micro merge's buffer) */
 } McBoot;
 
 /* The replicate's ovr_macro and ovo_macro (ml_boot_run's statistic). */
@@ -1743,7 +1737,10 @@ static int mc_boot_stat(void *arg, const MlCanon *cn, const ml_weight *wc, doubl
     m++;
   }
   b->drawn.n = m;
-  if( mc_rank(&b->drawn, b->weighted, &b->R, b->mem)!=ML_OK ) return 0;   /* (stopped: the run asks too) */
+  if( (r = mc_rank(&b->drawn, b->weighted, &b->R, b->mem))!=ML_OK ){
+    if( r==ML_NOMEM ) b->nomem = 1;                  /* not an undefined replicate: the run stops */
+    return 0;                                        /* (stopped: the run asks too) */
+  }
   for(a=0; a<b->R.k; a++){
     ovr += b->R.auc[a];
     for(c=a+1; c<b->R.k; c++){ ovo += (b->R.A[a][c] + b->R.A[c][a]) / 2.0; np++; }
@@ -1753,7 +1750,7 @@ static int mc_boot_stat(void *arg, const MlCanon *cn, const ml_weight *wc, doubl
   return !isnan(out[0]) && !isnan(out[1]);
 }
 
-static int mc_boot_stop(void *arg){ (void)arg; return ml_stop_requested(); }
+static int mc_boot_stop(void *arg){ return ((McBoot*)arg)->nomem || ml_stop_requested(); }
 
 static void mc_ci_json(MlJson *j, const char *zKey, const MlBootInterval *iv){
   ml_json_key(j, zKey);
@@ -1800,9 +1797,10 @@ static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighte
   spec.stat = mc_boot_stat;
   spec.arg = &b;
   spec.stop = mc_boot_stop;
+  spec.stopArg = &b;
   rc = ml_boot_run(&cn, &spec, &res);
   ml_free(perm);
-  if( rc==ML_NOMEM ){ sqlite3_result_error_nomem(ctx); return; }
+  if( rc==ML_NOMEM || b.nomem ){ sqlite3_result_error_nomem(ctx); return; }
   if( rc==ML_BOOT_STOPPED ) return;                 /* ml_compute_end reports it */
   if( rc==ML_BOOT_UNDEFINED ){
     ml_result_null(ctx, d->name, "ovr_macro and ovo_macro need every class in the group");
@@ -2129,6 +2127,28 @@ static void mc_final(sqlite3_context *ctx){
   mc_result(ctx, p, 1);
   if( p ) mc_clear(p);
 }
+
+/* ------------------------------------------- the long layout's entry points */
+
+/* multiclass_long.c hands each assembled id to these (multiclass.h): the
+** wide form's own row store and result, so the long form equals it. */
+size_t ml_mc_agg_bytes(void){ return sizeof(McAgg); }
+MlParam *ml_mc_param(void *agg, int i){ return &((McAgg*)agg)->par[i]; }
+void ml_mc_clear(void *agg){ mc_clear((McAgg*)agg); }
+int ml_mc_add_row(sqlite3_context *ctx, void *agg, int k, int y, double w, const double *s){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  McAgg *p = agg;
+  int rc;
+  if( d->flags & ML_FN_TWIN ) p->wmode = 1;
+  p->k = k;
+  if( (rc = mc_add(p, d, y, w, s))!=ML_OK ){
+    mc_add_failed(ctx, d, p, rc);
+    mc_clear(p);
+    p->failed = 1;
+  }
+  return rc;
+}
+void ml_mc_result(sqlite3_context *ctx, void *agg, int isFinal){ mc_result(ctx, (McAgg*)agg, isFinal); }
 
 /* ------------------------------------------------------------- records */
 

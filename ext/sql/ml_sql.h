@@ -473,7 +473,7 @@ typedef struct MlFuncDesc {
 /* Each family's records, each list ending with a record whose name is 0. */
 extern const MlFuncDesc ml_ranking_functions[], ml_calibration_functions[],
   ml_stratified_functions[], ml_ordinal_functions[], ml_uncertainty_functions[],
-  ml_validation_functions[], ml_plot_functions[], ml_multiclass_functions[],
+  ml_validation_functions[], ml_plot_functions[], ml_multiclass_functions[], ml_multiclass_long_functions[],
   ml_state_functions[], ml_drift_functions[], ml_disparity_functions[], ml_expected_functions[],
   ml_survival_functions[], ml_survival_clinical_functions[], ml_survival_boot_functions[], ml_plot_km_functions[];
 

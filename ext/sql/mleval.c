@@ -39,6 +39,9 @@
 **     survival_boot.c      surv_auroc_ci surv_brier_ci c_index_diff
 **     multiclass.c   mc_auroc mc_pr_auc mc_log_loss mc_brier mc_confusion mc_top_k ordinal_rps
 **                    mc_calibration mc_auroc_ci ml_state_mc
+**     multiclass_long.c  mc_auroc_long mc_pr_auc_long mc_log_loss_long mc_brier_long
+**                    mc_confusion_long mc_top_k_long ordinal_rps_long mc_calibration_long
+**                    mc_auroc_ci_long (the family over long rows: id, y, class, p)
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
@@ -106,7 +109,8 @@ static char azTwinName[ML_MAX_TWINS][40], azTwinSignature[ML_MAX_TWINS][96];
 static const MlFuncDesc *const aFamilyRecords[] = {
   ml_ranking_functions, ml_calibration_functions, ml_stratified_functions, ml_ordinal_functions,
   ml_uncertainty_functions, ml_validation_functions, ml_plot_functions, ml_multiclass_functions,
-  ml_state_functions, ml_drift_functions, ml_disparity_functions, ml_expected_functions, ml_survival_functions,
+  ml_multiclass_long_functions, ml_state_functions, ml_drift_functions, ml_disparity_functions, ml_expected_functions,
+  ml_survival_functions,
   ml_survival_clinical_functions, ml_survival_boot_functions, ml_plot_km_functions, aTwin, aScalar
 };
 #define ML_NFAMILY ((int)(sizeof(aFamilyRecords)/sizeof(aFamilyRecords[0])))

@@ -78,7 +78,7 @@ static const char *zRoleSql =
   " WHEN 'g' THEN 'd' WHEN 'state' THEN 'a' WHEN 's_1' THEN 'b' WHEN '...' THEN 'c' WHEN 's_m' THEN 'd'"
   " WHEN 'w' THEN 'd' WHEN 'group' THEN 'c' WHEN 's_0' THEN 'b' WHEN 's_k-1' THEN 'c' WHEN 'p_0' THEN 'b' WHEN 'p_k-1' THEN 'c'"
   " WHEN 'time' THEN 'b' WHEN 'event' THEN 'a' WHEN 'risk' THEN 'c' WHEN 'horizon' THEN 'd'"
-  " WHEN 'risk_a' THEN 'c' WHEN 'risk_b' THEN 'd'"
+  " WHEN 'risk_a' THEN 'c' WHEN 'risk_b' THEN 'd' WHEN 'id' THEN 'd' WHEN 'class' THEN 'c'"
   " ELSE NULL END";
 
 /* Fills fuzzCall (fuzz_common.h): the fixed calls, then three per aggregate record. */

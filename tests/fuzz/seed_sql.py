@@ -18,6 +18,7 @@ ROLE = {"y": "y", "s": "s", "p": "p", "strat": "z", "s_a": "s", "s_b": "p", "p_a
         "group": "o", "s_0": "s", "s_k-1": "p", "p_0": "p", "p_k-1": "1 - p",
         "time": "z", "event": "y", "risk": "s", "horizon": "1 + g", "curve": None,
         "risk_a": "s", "risk_b": "p"}
+LONG = {'id': '((id - 1) % 3 + 3 * ((id - 1) / 6))', 'y': '((id - 1) % 3 + 3 * ((id - 1) / 6)) % 2', 'class': '((id - 1) / 3 % 2)', 'p': 'iif(((id - 1) / 3 % 2) = 0, (((id - 1) % 3 + 3 * ((id - 1) / 6)) * 37 % 101) / 101.0, 1 - (((id - 1) % 3 + 3 * ((id - 1) / 6)) * 37 % 101) / 101.0)', 'w': '((id - 1) % 3 + 3 * ((id - 1) / 6)) % 4 / 2.0'}
 STATE = {"stratified": "ml_state(y, s, z)", "ordinal": "ml_state_ordinal(o, s, p)",
          "multiclass": "ml_state_mc(y, p, 1 - p)", "survival": "ml_state_surv(z, y, s)"}
 PLOT = {
@@ -43,7 +44,10 @@ def seed(f):
                 "SELECT hex(%s(st) OVER (ORDER BY g ROWS 1 PRECEDING)) FROM (SELECT g, ml_state(y, s, z) AS st FROM t GROUP BY g);\n"
                 % (name, name))
     y = "o" if f["family"] == "ordinal" else "y"
-    data = [y if r == "y" else ROLE[r] for r in f["data"]]
+    if "class" in f["data"]:     # the long layout: ids of two rows (classes 0, 1), one y and w each
+        data = [LONG[r] for r in f["data"]]
+    else:
+        data = [y if r == "y" else ROLE[r] for r in f["data"]]
     if "p_k-1" in f["data"] or "s_k-1" in f["data"]:   # multiclass: parameters only in the JSON form
         scores = [ROLE[r] for r in f["data"] if r not in ("y", "w", "...")]
         data = [y] + (["json_array(%s)" % ", ".join(scores)] if f["params"] else scores) + [

@@ -1,0 +1,596 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** multiclass_long.c -- the multiclass family over the long layout: one row
+** per (id, class), as predictions are often stored, read as stored (no
+** pivot, no json_group_array).  One reader serves the family:
+**
+**   NAME_long(id, y, class, p [, params])       NAME_long_w(id, y, class, p, w [, params])
+**
+** for NAME in mc_auroc, mc_pr_auc, mc_log_loss, mc_brier, mc_confusion (the
+** argmax form), mc_top_k, ordinal_rps, mc_calibration [, bins] and
+** mc_auroc_ci [, level, reps, seed]: the wide form NAME(y, p_0, ..., p_k-1)
+** of the rows that one row per id would make, bit for bit.
+**
+** Rules:
+**   1. The aggregate keeps the class-rows (rule 6), and at a result sorts
+**      them by (id, class) -- rows of one id need not be adjacent, nor in
+**      class order -- and hands each id, as one row (y, w, p_0 .. p_k-1),
+**      to the wide form's own row store and result (multiclass.h,
+**      ml_mc_add_row): the same code, so the same bits.  Rows already in
+**      (id, class) order (ORDER BY id, class, or as most tables are
+**      written) are not sorted again.
+**   2. An id is what GROUP BY id would make of it: INTEGER and REAL ids of
+**      equal value are one id (1 and 1.0), TEXT and BLOB ids compare by
+**      their bytes, a TEXT id never equals a number ('1' is not 1).  A NULL
+**      id skips its row.
+**   3. Each id has k rows, one per class 0..k-1, and k (2..16) is the same
+**      for every id; y (and the twins' w) is the same in every row of an
+**      id.  Else an error names the function, the argument, the bad value
+**      and the id: a class repeated or missing, k differing between ids, y
+**      or w differing within an id, y outside 0..k-1.  class and y are
+**      integers 0..15 (ml_arg_label's rules) and p a number (a probability
+**      in [0, 1] for mc_log_loss, mc_brier, ordinal_rps, mc_calibration,
+**      whose ids' p must sum to 1 within 1e-6, as the wide rows').
+**   4. NULLs, as the wide forms': a NULL y, class or p in any row of an id
+**      skips the id (as a NULL score skips a wide row); the twins' NULL
+**      or 0 weight skips it (the driver reads both as 0, so an id whose rows
+**      give NULL and 0.5 has differing weights).  No id left: NULL with a
+**      warning, as the wide forms.
+**   5. Parameters come after p (after w in a twin) and must be the same in
+**      every row of a group (MlParam), as the wide forms' JSON form.
+**   6. What a class-row holds: one record of 16 bytes, the key of
+**      t 256 + class 16 + y (t the id's tag, below; an integer below 2^53, so
+**      its double's key orders as the integer) and p (NaN marks a row with a
+**      NULL: its id is skipped); a twin's record holds w too: 24 bytes.  The
+**      tag of an INTEGER id (or integral REAL) in [-2^43, 2^43) is the id
+**      plus 2^43, nothing else held; any other id (TEXT, BLOB, a fraction,
+**      a larger integer) is interned once: its bytes and 32 bytes of entry
+**      and hash slots, its tag 2^44 plus its index.  The buffer grows by a
+**      quarter (slack at most 25 %).  At a result: the sort's scratch,
+**      16 (24) bytes a class-row more unless the rows came in (id, class)
+**      order, then the wide form's own holding while the class-rows are
+**      still held (an xFinal frees them before the wide result).  Measured
+**      peaks (k = 3): 19 bytes a class-row in order, 35 shuffled; 40 for
+**      mc_auroc_long (docs/multiclass.md).
+**   7. Windows: a frame's result assembles the ids of its rows (each frame
+**      afresh: O(rows log rows) a frame); a frame that cuts an id's rows
+**      apart gives the errors of rule 3 (a class missing), so frames should
+**      keep ids whole: ORDER BY id (or a column constant within an id) with
+**      RANGE or GROUPS.  xInverse removes the leaving row (the oldest equal
+**      record).
+**
+** Cost: O(1) a class-row entering (an interned id: one hash probe); a
+** result O(n) to check the order and assemble, plus the shared sort
+** (ml_radix_sort) when the rows are out of order, plus the wide form's own
+** work over n / k rows.  Measured (bench/RESULTS.md, "The long layout";
+** callgrind, 10^5 ids, k = 3): the reader ~155 Ir a class-row (+ ~110 for
+** the sort when shuffled); mc_auroc_long 4156 Ir an id against the wide
+** form's 1860 (2.23x; SQLite's scan of the k rows alone is 2.8x the wide
+** row's, and mleval's part 1.56x the wide form's); 6x cheaper than the
+** json_group_array pivot it replaces.
+*/
+#include <float.h>
+#include <math.h>
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "ml_sql.h"
+#include "ml_utf8.h"
+#include "multiclass.h"
+
+#define LG_DIRECT   ((ml_i64)1<<43)      /* INTEGER ids in [-2^43, 2^43) are their own tag */
+#define LG_INTERNED ((ml_i64)1<<44)      /* interned ids' tags start here */
+#define LG_MAX_IDS  ((ml_i64)1<<44)
+
+/* An interned id (rule 6): its type and bytes in the arena. */
+typedef struct LgId { uint64_t h; ml_i64 off; int n, type; } LgId;
+
+typedef struct LgAgg {
+  int failed;
+  int width;                 /* 16, or 24 (a twin: w after p) */
+  unsigned char *rec;        /* records [head, head + n), in arrival order */
+  ml_i64 head, n, cap;
+  MlParam par[3];            /* the parameters (rule 5) */
+  LgId *ids;                 /* interned ids, their hash slots (index + 1; 0 empty) */
+  ml_i64 nId, capId;
+  uint32_t *slot;            /* open addressing, power-of-two size */
+  ml_i64 nSlot;
+  unsigned char *arena;
+  ml_i64 nArena, capArena;
+} LgAgg;
+
+static void lg_clear(LgAgg *L){
+  ml_free(L->rec);
+  ml_free(L->ids);
+  ml_free(L->slot);
+  ml_free(L->arena);
+  L->rec = 0; L->ids = 0; L->slot = 0; L->arena = 0;
+  L->head = L->n = L->cap = L->nId = L->capId = L->nSlot = L->nArena = L->capArena = 0;
+}
+
+static uint64_t lg_hash(int type, const unsigned char *z, int n){
+  uint64_t h = 1469598103934665603ULL ^ (uint64_t)type;
+  int i;
+  for(i=0; i<n; i++){ h ^= z[i]; h *= 1099511628211ULL; }
+  return h ^ (h>>29);
+}
+
+/* The tag of an interned id (type, bytes): found, or added (add 1).
+** -1: out of memory; -2: not found (add 0); -3: too many ids. */
+static ml_i64 lg_intern(LgAgg *L, int type, const unsigned char *z, int n, int add){
+  uint64_t h = lg_hash(type, z, n);
+  ml_i64 m, i;
+  if( L->nSlot ){
+    m = L->nSlot - 1;
+    for(i=(ml_i64)(h & (uint64_t)m); L->slot[i]; i=(i+1) & m){
+      const LgId *e = &L->ids[L->slot[i]-1];
+      if( e->h==h && e->type==type && e->n==n && (n==0 || memcmp(L->arena + e->off, z, (size_t)n)==0) ){
+        return LG_INTERNED + (L->slot[i]-1);
+      }
+    }
+  }
+  if( !add ) return -2;
+  if( L->nId>=0xFFFFFFFE || L->nId>=LG_MAX_IDS ) return -3;
+  if( 2*(L->nId + 1) > L->nSlot ){                 /* grow the slots: load at most 1/2 */
+    ml_i64 ns = L->nSlot ? 2*L->nSlot : 64, j;
+    uint32_t *s = ml_malloc((uint64_t)ns*sizeof(uint32_t));
+    if( s==0 ) return -1;
+    memset(s, 0, (size_t)ns*sizeof(uint32_t));
+    for(j=0; j<L->nId; j++){
+      ml_i64 t = (ml_i64)(L->ids[j].h & (uint64_t)(ns-1));
+      while( s[t] ) t = (t+1) & (ns-1);
+      s[t] = (uint32_t)(j+1);
+    }
+    ml_free(L->slot);
+    L->slot = s;
+    L->nSlot = ns;
+  }
+  if( L->nId>=L->capId ){
+    ml_i64 c = L->capId ? L->capId + L->capId/2 : 64;
+    LgId *e = ml_realloc(L->ids, (uint64_t)c*sizeof(LgId));
+    if( e==0 ) return -1;
+    L->ids = e;
+    L->capId = c;
+  }
+  if( L->nArena + n > L->capArena ){
+    ml_i64 c = L->capArena + L->capArena/2 + n + 256;
+    unsigned char *a = ml_realloc(L->arena, (uint64_t)c);
+    if( a==0 ) return -1;
+    L->arena = a;
+    L->capArena = c;
+  }
+  if( n ) memcpy(L->arena + L->nArena, z, (size_t)n);
+  L->ids[L->nId].h = h;
+  L->ids[L->nId].off = L->nArena;
+  L->ids[L->nId].n = n;
+  L->ids[L->nId].type = type;
+  L->nArena += n;
+  m = L->nSlot - 1;
+  for(i=(ml_i64)(h & (uint64_t)m); L->slot[i]; i=(i+1) & m){}
+  L->slot[i] = (uint32_t)(L->nId + 1);
+  return LG_INTERNED + L->nId++;
+}
+
+/* The tag of the id v (rule 2, 6); -1 out of memory, -2 not held (add 0),
+** -3 too many ids. */
+static ml_i64 lg_tag(LgAgg *L, sqlite3_value *v, int add){
+  int t = sqlite3_value_type(v);
+  ml_i64 iv;
+  unsigned char b[8];
+  if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
+    if( t==SQLITE_INTEGER ) iv = sqlite3_value_int64(v);
+    else{
+      double d = sqlite3_value_double(v);
+      if( !(d==floor(d) && d>=-9223372036854775808.0 && d<9223372036854775808.0) ){
+        memcpy(b, &d, 8);                          /* a fraction, or beyond int64: the REAL itself */
+        return lg_intern(L, SQLITE_FLOAT, b, 8, add);
+      }
+      iv = (ml_i64)d;                              /* 1.0 is the id 1 (rule 2) */
+    }
+    if( iv>=-LG_DIRECT && iv<LG_DIRECT ) return iv + LG_DIRECT;
+    memcpy(b, &iv, 8);
+    return lg_intern(L, SQLITE_INTEGER, b, 8, add);
+  }
+  if( t==SQLITE_TEXT ){
+    const unsigned char *z = sqlite3_value_text(v);
+    if( z==0 ) return -1;
+    return lg_intern(L, SQLITE_TEXT, z, sqlite3_value_bytes(v), add);
+  }
+  {
+    const unsigned char *z = sqlite3_value_blob(v);
+    int n = sqlite3_value_bytes(v);
+    if( z==0 && n>0 ) return -1;
+    return lg_intern(L, SQLITE_BLOB, z ? z : (const unsigned char*)"", n, add);
+  }
+}
+
+/* The id of tag t as a message shows it: 7, 'a7', 1.5, a blob of 3 bytes. */
+static void lg_describe(const LgAgg *L, ml_i64 t, char *z, int nz){
+  const LgId *e;
+  const unsigned char *a;
+  if( t<LG_INTERNED ){ sqlite3_snprintf(nz, z, "%lld", (long long)(t - LG_DIRECT)); return; }
+  e = &L->ids[t - LG_INTERNED];
+  a = L->arena + e->off;
+  if( e->type==SQLITE_INTEGER ){
+    ml_i64 iv;
+    memcpy(&iv, a, 8);
+    sqlite3_snprintf(nz, z, "%lld", (long long)iv);
+  }else if( e->type==SQLITE_FLOAT ){
+    double d;
+    memcpy(&d, a, 8);
+    ml_num(z, d);
+  }else if( e->type==SQLITE_BLOB ){
+    sqlite3_snprintf(nz, z, "a blob of %d bytes", e->n);
+  }else{
+    /* text: quoted, cut between characters at 40 bytes, ill-formed bytes as U+FFFD */
+    char buf[64];
+    unsigned cp;
+    int i = 0, o = 0;
+    char tmp[8];
+    while( i<e->n && o<40 ){
+      int len;
+      memset(tmp, 0, sizeof(tmp));
+      memcpy(tmp, a + i, (size_t)(e->n - i < 4 ? e->n - i : 4));
+      len = ml_utf8_char(tmp, &cp);
+      if( tmp[0]==0 ){ buf[o++] = '?'; i++; continue; }            /* a NUL byte */
+      if( len<0 ){ memcpy(buf + o, ML_UTF8_REPLACEMENT, 3); o += 3; i += -len; continue; }
+      memcpy(buf + o, a + i, (size_t)len);
+      o += len;
+      i += len;
+    }
+    buf[o] = 0;
+    sqlite3_snprintf(nz, z, "'%s'%s", buf, i<e->n ? "..." : "");
+  }
+}
+
+/* The record of a class-row (rule 6). */
+static inline ml_key lg_key(ml_i64 tag, int c, int y){ return ml_key_of((double)(tag*256 + c*16 + y)); }
+
+/* Appends a record; ML_OK or ML_NOMEM (nothing changed). */
+static int lg_append(LgAgg *L, ml_key key, double p, double w){
+  unsigned char *r;
+  if( L->head + L->n >= L->cap ){
+    if( L->head>0 && L->head >= L->n/4 ){          /* a window: slide the rows to the front */
+      memmove(L->rec, L->rec + (size_t)L->head*L->width, (size_t)L->n*L->width);
+      L->head = 0;
+    }else{
+      ml_i64 c = L->cap + L->cap/4 + 1024;
+      unsigned char *a = ml_realloc(L->rec, (uint64_t)c*L->width);
+      if( a==0 ) return ML_NOMEM;
+      L->rec = a;
+      L->cap = c;
+    }
+  }
+  r = L->rec + (size_t)(L->head + L->n)*L->width;
+  memcpy(r, &key, 8);
+  memcpy(r + 8, &p, 8);
+  if( L->width==24 ) memcpy(r + 16, &w, 8);
+  L->n++;
+  return ML_OK;
+}
+
+/* Reads a class-row: its record's key, p (NaN: a NULL, rule 4).  ML_ROW_OK,
+** ML_ROW_SKIP (a NULL id), ML_ROW_ERR (the error set; nomem too). */
+static int lg_row(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, sqlite3_value **argv, int add,
+                  ml_key *pKey, double *pP){
+  ml_i64 tag;
+  int y = 0, c = 0, rc, isNull = 0;
+  double p = 0.0;
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return ML_ROW_SKIP;
+  /* the common row: an INTEGER id of a direct tag, INTEGER y and class in
+  ** 0..15, a REAL p (in [0, 1] for probabilities) */
+  if( sqlite3_value_type(argv[0])==SQLITE_INTEGER && sqlite3_value_type(argv[1])==SQLITE_INTEGER
+   && sqlite3_value_type(argv[2])==SQLITE_INTEGER && sqlite3_value_type(argv[3])==SQLITE_FLOAT ){
+    sqlite3_int64 id = sqlite3_value_int64(argv[0]), yv = sqlite3_value_int64(argv[1]);
+    sqlite3_int64 cv = sqlite3_value_int64(argv[2]);
+    p = sqlite3_value_double(argv[3]);
+    if( id>=-LG_DIRECT && id<LG_DIRECT && (yv & ~(sqlite3_int64)15)==0 && (cv & ~(sqlite3_int64)15)==0
+     && (!MC_IS_PROB(d->kind) || (p>=0.0 && p<=1.0)) ){
+      *pKey = lg_key(id + LG_DIRECT, (int)cv, (int)yv);
+      *pP = p;
+      return ML_ROW_OK;
+    }
+  }
+  /* any other row: each argument by the shared checkers (a NULL y, class or
+  ** p marks the id skipped, rule 4) */
+  if( (rc = ml_arg_label(ctx, d->name, argv[1], MC_MAX_K-1, &y))==ML_ROW_ERR ) return rc;
+  isNull |= rc==ML_ROW_SKIP;
+  if( (rc = ml_arg_label_named(ctx, d->name, "class", argv[2], MC_MAX_K-1, &c))==ML_ROW_ERR ) return rc;
+  isNull |= rc==ML_ROW_SKIP;
+  rc = MC_IS_PROB(d->kind) ? ml_arg_prob(ctx, d->name, "p", argv[3], &p) : ml_arg_score(ctx, d->name, "p", argv[3], &p);
+  if( rc==ML_ROW_ERR ) return rc;
+  isNull |= rc==ML_ROW_SKIP;
+  tag = lg_tag(L, argv[0], add);
+  if( tag==-1 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
+  if( tag==-3 ){ ml_error(ctx, d->name, "more than 4294967294 ids that are not integers below 2^43"); return ML_ROW_ERR; }
+  if( tag==-2 ) return ML_ROW_SKIP;                 /* xInverse of a row never added */
+  if( isNull ){ y = 0; c = 0; p = NAN; }
+  *pKey = lg_key(tag, c, y);
+  *pP = p;
+  return ML_ROW_OK;
+}
+
+static void lg_fail(LgAgg *L){ L->failed = 1; lg_clear(L); }
+
+/* xStep (through the driver for the twins: w its weight, 0 for NULL or 0,
+** < 0 its error already set). */
+static void lg_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  LgAgg *L = sqlite3_aggregate_context(ctx, sizeof(*L));
+  ml_key key;
+  double p;
+  int i, rc;
+  if( L==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( L->failed ) return;
+  if( L->width==0 ) L->width = (d->flags & ML_FN_TWIN) ? 24 : 16;
+  if( w<0.0 ){ lg_fail(L); return; }
+  for(i=0; d->aParam && d->aParam[i] && 4+i<argc; i++){
+    const MlParamSpec *ps = d->aParam[i];
+    ml_i64 iv;
+    double v;
+    if( ps->type==ML_PT_INT ? ml_param_int(ctx, d->name, ps, argv[4+i], &L->par[i], &iv)
+                            : ml_param_real(ctx, d->name, ps, argv[4+i], &L->par[i], &v) ){
+      lg_fail(L);
+      return;
+    }
+  }
+  rc = lg_row(ctx, d, L, argv, 1, &key, &p);
+  if( rc==ML_ROW_ERR ){ lg_fail(L); return; }
+  if( rc!=ML_ROW_OK ) return;
+  if( lg_append(L, key, p, w)!=ML_OK ){ sqlite3_result_error_nomem(ctx); lg_fail(L); }
+}
+
+static void lg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){ lg_step_w(ctx, argc, argv, 1.0); }
+
+/* xInverse: the oldest record equal to the leaving row's goes (rule 7). */
+static void lg_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  LgAgg *L = sqlite3_aggregate_context(ctx, 0);
+  ml_key key;
+  double p;
+  ml_i64 i;
+  if( L==0 || L->failed ) return;
+  for(i=0; d->aParam && d->aParam[i] && 4+i<argc; i++) ml_param_drop(&L->par[i], argv[4+i]);
+  if( w<0.0 || lg_row(ctx, d, L, argv, 0, &key, &p)!=ML_ROW_OK ) return;
+  for(i=0; i<L->n; i++){
+    unsigned char *r = L->rec + (size_t)(L->head + i)*L->width;
+    ml_key rk;
+    double rp, rw = w;
+    memcpy(&rk, r, 8);
+    memcpy(&rp, r + 8, 8);
+    if( L->width==24 ) memcpy(&rw, r + 16, 8);
+    if( rk!=key || !(rp==p || (isnan(rp) && isnan(p))) || rw!=w ) continue;
+    if( i==0 ) L->head++;
+    else memmove(r, r + L->width, (size_t)(L->n - i - 1)*L->width);
+    L->n--;
+    if( L->n==0 ) L->head = 0;
+    return;
+  }
+}
+static void lg_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ lg_inverse_w(ctx, argc, argv, 1.0); }
+
+/* A record's parts. */
+static inline ml_i64 lg_code(const unsigned char *r){ ml_key k; memcpy(&k, r, 8); return (ml_i64)ml_double_of(k); }
+static inline double lg_p(const unsigned char *r){ double p; memcpy(&p, r + 8, 8); return p; }
+static inline double lg_w(const unsigned char *r, int width){
+  double w = 1.0;
+  if( width==24 ) memcpy(&w, r + 16, 8);
+  return w;
+}
+
+/* "w" as a message shows it: 0 reads NULL too (rule 4). */
+static const char *lg_wnum(char *z, double w){
+  if( w==0.0 ) return "0 (or NULL)";
+  return ml_num(z, w);
+}
+
+/* Assembles the ids of the sorted records rec[0..n) and hands each to the
+** wide store mc (rules 1, 3): one pass, each record decoded once.  ML_OK,
+** or the error is set (ML_ERROR). */
+static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L, const unsigned char *rec,
+                       ml_i64 n, void *mc){
+  const int W = L->width, isProb = MC_IS_PROB(d->kind);
+  ml_i64 i = 0, firstTag = -1;
+  int k0 = 0;
+  char zId[96], zId2[96], zA[32], zB[32];
+  double s[MC_MAX_K], wv[MC_MAX_K];
+  int cls[MC_MAX_K], yv[MC_MAX_K];
+  while( i<n ){
+    ml_i64 code = lg_code(rec + (size_t)i*W), tag = code>>8, j = i, m = 0;
+    int skip = 0, y, k, t, ok = 1;
+    double w;
+    /* the id's run: its classes, y, p and w, at most MC_MAX_K of them kept
+    ** (one more is a class repeated) */
+    for(;;){
+      const unsigned char *r = rec + (size_t)j*W;
+      double p = lg_p(r);
+      if( m<MC_MAX_K ){
+        cls[m] = (int)((code>>4) & 15);
+        yv[m] = (int)(code & 15);
+        s[m] = p;
+        wv[m] = W==24 ? lg_w(r, W) : 1.0;
+        ok &= cls[m]==(int)m;
+      }else{
+        ok = 0;
+      }
+      skip |= isnan(p);
+      m++;
+      if( ++j>=n ) break;
+      code = lg_code(rec + (size_t)j*W);
+      if( (code>>8)!=tag ) break;
+    }
+    if( skip ){ i = j; continue; }                  /* a NULL in a row of the id (rule 4) */
+    if( !ok || m<2 ){
+      /* the id's classes, for the message: a class repeated or missing */
+      char zList[128];
+      int o = 0;
+      for(t=0; t<m && t<MC_MAX_K && o<100; t++){
+        sqlite3_snprintf((int)sizeof(zList) - o, zList + o, "%s%d", t ? ", " : "", cls[t]);
+        o += (int)strlen(zList + o);
+      }
+      for(t=0; t<m && t<MC_MAX_K && cls[t]==t; t++){}
+      lg_describe(L, tag, zId, sizeof(zId));
+      if( t<m && (t>=MC_MAX_K || cls[t]<t) ){
+        ml_error(ctx, d->name, "class must appear once in each id, got classes %s for id %s (class %d twice)",
+                 zList, zId, t-1);
+      }else if( t<m ){
+        ml_error(ctx, d->name, "class must run over 0..k-1 in each id, got classes %s for id %s (no class %d)",
+                 zList, zId, t);
+      }else{
+        ml_error(ctx, d->name, "class must run over 0..k-1, k at least 2, in each id, got class 0 alone for id %s",
+                 zId);
+      }
+      return ML_ERROR;
+    }
+    k = (int)m;
+    if( k0==0 ){ k0 = k; firstTag = tag; }
+    else if( k!=k0 ){
+      lg_describe(L, tag, zId, sizeof(zId));
+      lg_describe(L, firstTag, zId2, sizeof(zId2));
+      ml_error(ctx, d->name, "k must be the same in every id: id %s has %d classes (0..%d), id %s has %d", zId, k,
+               k-1, zId2, k0);
+      return ML_ERROR;
+    }
+    y = yv[0];
+    w = wv[0];
+    for(t=1; t<k; t++){
+      if( yv[t]!=y ){
+        lg_describe(L, tag, zId, sizeof(zId));
+        ml_error(ctx, d->name, "y must be the same in every row of an id, got %d and %d for id %s", y, yv[t], zId);
+        return ML_ERROR;
+      }
+      if( wv[t]!=w ){
+        lg_describe(L, tag, zId, sizeof(zId));
+        ml_error(ctx, d->name, "w must be the same in every row of an id, got %s and %s for id %s",
+                 lg_wnum(zA, w), lg_wnum(zB, wv[t]), zId);
+        return ML_ERROR;
+      }
+    }
+    if( y>=k ){
+      lg_describe(L, tag, zId, sizeof(zId));
+      ml_error(ctx, d->name, "y must be %s%d, got %d (k = %d: id %s has classes 0..%d)", k==2 ? "0 or " : "an integer in 0..",
+               k-1, y, k, zId, k-1);
+      return ML_ERROR;
+    }
+    if( isProb ){
+      double sum = 0.0;
+      if( ml_prob_row_check(s, k, &sum)>=0 ){
+        lg_describe(L, tag, zId, sizeof(zId));
+        ml_error(ctx, d->name, "the probabilities of an id must sum to 1 (within 1e-6), got %s over the %d rows of "
+                 "id %s", ml_num(zA, sum), k, zId);
+        return ML_ERROR;
+      }
+    }
+    if( w>0.0 && ml_mc_add_row(ctx, mc, k, y, w, s)!=ML_OK ) return ML_ERROR;
+    i = j;
+  }
+  return ML_OK;
+}
+
+/* A result (rule 1): the records sorted by (id, class) -- in place at
+** xFinal, a copy for a window's xValue -- then assembled into a wide store
+** whose result is the function's. */
+static void lg_result(sqlite3_context *ctx, LgAgg *L, int isFinal){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  unsigned char *rec = 0, *copy = 0, *scratch = 0;
+  void *mc;
+  ml_i64 n = L ? L->n : 0, i;
+  int sorted = 1, c;
+  if( L && L->failed ) return;
+  if( (mc = ml_malloc(ml_mc_agg_bytes()))==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  memset(mc, 0, ml_mc_agg_bytes());
+  for(c=0; L && c<3; c++) *ml_mc_param(mc, c) = L->par[c];
+  if( n>0 ){
+    const int W = L->width;
+    ml_key prev = 0;
+    rec = L->rec + (size_t)L->head*W;
+    for(i=0; i<n && sorted; i++){
+      ml_key k;
+      memcpy(&k, rec + (size_t)i*W, 8);
+      sorted = i==0 || k>=prev;
+      prev = k;
+    }
+    if( !sorted ){
+      uint64_t nb = (uint64_t)n*W;
+      if( !isFinal ){
+        if( (copy = ml_malloc(nb))==0 ) goto nomem;
+        memcpy(copy, rec, (size_t)nb);
+        rec = copy;
+      }
+      if( (scratch = ml_malloc(nb + ML_RADIX_EXTRA))==0 ) goto nomem;
+      ml_radix_sort(rec, n, (unsigned)W, scratch);
+      ml_free(scratch);
+      scratch = 0;
+    }
+    if( lg_assemble(ctx, d, L, rec, n, mc)!=ML_OK ){
+      ml_free(copy);
+      ml_mc_clear(mc);
+      ml_free(mc);
+      lg_fail(L);
+      return;
+    }
+    ml_free(copy);
+    copy = 0;
+    if( isFinal ){                  /* the class-rows are the wide store's now: freed before its result */
+      ml_free(L->rec);
+      L->rec = 0;
+      L->head = L->n = L->cap = 0;
+    }
+  }
+  ml_mc_result(ctx, mc, isFinal);
+  ml_mc_clear(mc);
+  ml_free(mc);
+  return;
+nomem:
+  ml_free(copy);
+  ml_free(scratch);
+  ml_mc_clear(mc);
+  ml_free(mc);
+  sqlite3_result_error_nomem(ctx);
+  if( L ) lg_fail(L);
+}
+
+static void lg_value(sqlite3_context *ctx){ lg_result(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
+static void lg_final(sqlite3_context *ctx){
+  LgAgg *L = sqlite3_aggregate_context(ctx, 0);
+  lg_result(ctx, L, 1);
+  if( L ) lg_clear(L);
+}
+
+/* ------------------------------------------------------------- records */
+
+static const MlFamily famMcLong = { "multiclass", lg_step, lg_final, lg_value, lg_inverse, 0,
+                                    lg_step_w, lg_inverse_w, 0 };
+
+#define LG_TWIN (ML_FN_TWIN | ML_FN_TWIN_W4 | ML_FN_NO_STATE)
+
+static const MlParamSpec psBinsL = ML_PARAM_INT("bins", 1, 100000, "10", "10");
+static const MlParamSpec psSeedL = ML_PARAM_INT("seed", 0, 9007199254740992LL, "0", "7");
+
+/* the multiclass family's functions over long rows (id, y, class, p), the
+** twins with w right after p, parameters after that */
+const MlFuncDesc ml_multiclass_long_functions[] = {
+  { "mc_auroc_long",       "id, y, class, p", 4, 4, &famMcLong, 0, MC_AUROC,     ML_FN_JSON, 0 },
+  { "mc_pr_auc_long",      "id, y, class, p", 4, 4, &famMcLong, 0, MC_PR_AUC,    ML_FN_JSON, 0 },
+  { "mc_log_loss_long",    "id, y, class, p", 4, 4, &famMcLong, 0, MC_LOG_LOSS,  0, 0 },
+  { "mc_brier_long",       "id, y, class, p", 4, 4, &famMcLong, 0, MC_BRIER,     0, 0 },
+  { "mc_confusion_long",   "id, y, class, p", 4, 4, &famMcLong, 0, MC_CONFUSION, ML_FN_JSON, 0 },
+  { "mc_top_k_long",       "id, y, class, p", 4, 4, &famMcLong, 0, MC_TOP_K,     ML_FN_JSON, 0 },
+  { "ordinal_rps_long",    "id, y, class, p", 4, 4, &famMcLong, 0, MC_RPS,       0, 0 },
+  { "mc_calibration_long", "id, y, class, p [, bins]", 4, 5, &famMcLong, 0, MC_CALIB, ML_FN_JSON,
+    ML_PARAMS(&psBinsL) },
+  { "mc_auroc_ci_long",    "id, y, class, p [, level, reps, seed]", 4, 7, &famMcLong, 0, MC_AUROC_CI, ML_FN_JSON,
+    ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeedL) },
+  { "mc_auroc_long_w",     "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_AUROC,     ML_FN_JSON | LG_TWIN, 0 },
+  { "mc_pr_auc_long_w",    "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_PR_AUC,    ML_FN_JSON | LG_TWIN, 0 },
+  { "mc_log_loss_long_w",  "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_LOG_LOSS,  LG_TWIN, 0 },
+  { "mc_brier_long_w",     "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_BRIER,     LG_TWIN, 0 },
+  { "mc_confusion_long_w", "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_CONFUSION, ML_FN_JSON | LG_TWIN, 0 },
+  { "mc_top_k_long_w",     "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_TOP_K,     ML_FN_JSON | LG_TWIN, 0 },
+  { "ordinal_rps_long_w",  "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_RPS,       LG_TWIN, 0 },
+  { "mc_calibration_long_w", "id, y, class, p, w [, bins]", 5, 6, &famMcLong, 0, MC_CALIB, ML_FN_JSON | LG_TWIN,
+    ML_PARAMS(&psBinsL) },
+  { "mc_auroc_ci_long_w",  "id, y, class, p, w [, level, reps, seed]", 5, 8, &famMcLong, 0, MC_AUROC_CI,
+    ML_FN_JSON | LG_TWIN, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeedL) },
+  { 0 }
+};
