@@ -37,8 +37,11 @@
 **      tie sums are the rows repeated.  NaN when a class is empty at tt.
 **   8. Integrated Brier (C11): sum_{k<K-1} B_k (h_{k+1} - h_k) / h_{K-1}.
 **
-** Cost: a fit holds 7 doubles a distinct time (one allocation) and walks
-** the rows once after the sort; AUC(t) copies the classes into a weighted
+** Cost: the sort gives back the buffer's growth slack first
+** (ml_surv_sort), so a result holds the rows (24 bytes each) and the
+** sort's scratch (24 bytes a row of the larger class); a fit holds 7
+** doubles a distinct time (one allocation, sized by a first walk that
+** counts them) and walks the rows twice after the sort; AUC(t) copies the classes into a weighted
 ** buffer (16 bytes a row) and sorts it by risk; Brier(t) walks the rows
 ** once with one binary search of G per case.
 */
@@ -57,13 +60,33 @@ static ml_i64 run_end(const MlSamples *s, int y, ml_i64 i, ml_key k){
   return i;
 }
 
+/* The distinct times of a sorted group, both classes together. */
+static ml_i64 distinct_times(const MlSamples *s){
+  ml_i64 i0 = 0, i1 = 0, m = 0;
+  while( i0<s->n[0] || i1<s->n[1] ){
+    ml_key k0 = i0<s->n[0] ? ml_samples_key(s, 0, i0) : ~(ml_key)0;
+    ml_key k1 = i1<s->n[1] ? ml_samples_key(s, 1, i1) : ~(ml_key)0;
+    ml_key kk = k0<k1 ? k0 : k1;
+    if( k0==kk ) i0 = run_end(s, 0, i0, kk);
+    if( k1==kk ) i1 = run_end(s, 1, i1, kk);
+    m++;
+  }
+  return m;
+}
+
+int ml_surv_sort(MlSamples *s){
+  if( !s->sorted ) ml_samples_trim(s);
+  return ml_samples_sort(s);
+}
+
 int ml_surv_fit(MlSamples *s, MlSurvFit *f){
-  ml_i64 i0 = 0, i1 = 0, m = 0, k, cap = ml_samples_count(s);
+  ml_i64 i0 = 0, i1 = 0, m = 0, k, cap;
   double *mem, n, S, v, G;
   memset(f, 0, sizeof(*f));
-  if( ml_samples_sort(s)!=ML_OK ) return ML_NOMEM;
+  if( ml_surv_sort(s)!=ML_OK ) return ML_NOMEM;
   if( ml_stop_happened() ) return ML_STOPPED;
-  if( cap==0 ) return ML_OK;
+  if( ml_samples_count(s)==0 ) return ML_OK;
+  cap = distinct_times(s);
   mem = ml_malloc((uint64_t)cap * 7 * sizeof(double));
   if( mem==0 ) return ML_NOMEM;
   f->t = mem; f->n = mem + cap; f->d = mem + 2*cap; f->c = mem + 3*cap;
@@ -203,6 +226,7 @@ int ml_surv_at(const MlSamples *s, const MlSurvFit *f, double tt, unsigned what,
     }else if( out->controls<=0.0 ){
       if( out->zWhy==0 ) out->zWhy = "no control (time after t)";
     }else if( out->zWhy==0 ){
+      ml_samples_trim(&ws);           /* its slack is not held beside the sort's scratch */
       if( ml_samples_sort(&ws)!=ML_OK ){ ml_samples_clear(&ws); return ML_NOMEM; }
       out->auroc = ml_wfold_auroc(&ws);
     }

@@ -57,7 +57,11 @@ typedef struct MlSurvFit {
   double W, D;
 } MlSurvFit;
 
-/* Sorts s (if it is not) and fits it.  ML_OK, ML_NOMEM or ML_STOPPED; on
+/* Sorts s by time (if it is not), its growth slack given back first
+** (ml_samples_trim: once, at the first sort, so a window's frames do not
+** shrink and regrow it).  ML_OK or ML_NOMEM. */
+int ml_surv_sort(MlSamples *s);
+/* Sorts s (ml_surv_sort) and fits it.  ML_OK, ML_NOMEM or ML_STOPPED; on
 ** failure f holds nothing.  A group without rows fits to m = 0. */
 int ml_surv_fit(MlSamples *s, MlSurvFit *f);
 void ml_surv_fit_free(MlSurvFit *f);
