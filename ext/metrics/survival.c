@@ -32,9 +32,9 @@
 **      in a data argument skips the row.
 **   2. t and tau are numbers in (0, Inf), level in (0, 1), the same in
 **      every row of a group (MlParam: a frame may change them).
-**   3. The rows are the core's width-24 buffer (ml_surv.h): a row of weight
-**      w (1 for the unweighted functions) at (time, event) carrying its
-**      risk or p.  A result sorts it once by time and fits Kaplan-Meier and
+**   3. The rows are the core's buffer (ml_surv.h): a row at (time, event)
+**      carrying its risk or p, 16 bytes while every weight is 1, 24 (with
+**      the weight w) from the first row that weighs otherwise.  A result sorts it once by time and fits Kaplan-Meier and
 **      G from it (ml_surv_fit, conventions C1 to C5, C9, C10).
 **   4. Undefined results are NULL with a SQLITE_WARNING naming the reason:
 **      no rows, no case or no control at t (surv_auroc), G = 0 where a
@@ -65,7 +65,8 @@
 **      rows' sum: the rows' results bit for bit, O(entries).  surv_ibs
 **      takes no state (its horizon rides on each row).
 **
-** Cost: 24 bytes a row held; a result sorts the rows (radix) and walks them
+** Cost: 16 bytes a row held (24 once a weight is not 1), the growth slack
+** given back before the result sorts the rows (radix) and walks them
 ** once (km, Brier), sorts the cases and controls by risk (AUC(t): 16 bytes a
 ** row of scratch), or runs the concordance core (O(n log n): 20-44 bytes a
 ** row of arrays, 32 of scratch).
@@ -325,7 +326,7 @@ static int sv_conc(MlSamples *smp, const MlSurvFit *f, int uno, double tau, int 
   int *ev, y, weighted = 0, rc;
   unsigned char *mem;
   /* only the arrays the call reads: w when a weight is not 1, df, g */
-  for(y=0; y<2 && !weighted; y++) for(i=0; i<smp->n[y] && !weighted; i++) weighted = ml_samples_aux(smp, y, i)!=1.0;
+  for(y=0; y<2 && !weighted; y++) for(i=0; i<smp->n[y] && !weighted; i++) weighted = ml_surv_w(smp, y, i)!=1.0;
   mem = ml_malloc((uint64_t)n * (8*(2 + weighted + (wantDf!=0) + (uno!=0)) + 4) + 8);
   *pDf = 0; *pW = 0; *pn = n;
   if( mem==0 ) return ML_NOMEM;
@@ -337,8 +338,8 @@ static int sv_conc(MlSamples *smp, const MlSurvFit *f, int uno, double tau, int 
   for(y=0; y<2; y++){
     for(i=0; i<smp->n[y]; i++, r++){
       time[r] = ml_double_of(ml_samples_key(smp, y, i));
-      if( weighted ) w[r] = ml_samples_aux(smp, y, i);
-      risk[r] = ml_samples_aux2(smp, y, i);
+      if( weighted ) w[r] = ml_surv_w(smp, y, i);
+      risk[r] = ml_surv_x(smp, y, i);
       ev[r] = y;
       if( uno ) g[r] = y ? ml_surv_G_before(f, time[r]) : 1.0;
     }
@@ -531,9 +532,9 @@ static void sv_state_result(sqlite3_context *ctx, const MlFuncDesc *d, SvAgg *p)
   for(y=0; y<2; y++){
     for(i=0; i<p->smp.n[y]; i++, r++){
       rows[4*r] = (double)y;
-      rows[4*r+1] = ml_samples_aux(&p->smp, y, i);
+      rows[4*r+1] = ml_surv_w(&p->smp, y, i);
       rows[4*r+2] = ml_double_of(ml_samples_key(&p->smp, y, i));
-      rows[4*r+3] = ml_samples_aux2(&p->smp, y, i);
+      rows[4*r+3] = ml_surv_x(&p->smp, y, i);
     }
   }
   if( ml_state_encode_tuples(rows, n, 2, weighted ? ML_STATE_SURV_W : ML_STATE_SURV, &b) ){
