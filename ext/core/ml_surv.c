@@ -41,11 +41,11 @@
 ** Cost: the sort gives back the buffer's growth slack first
 ** (ml_surv_sort), so a result holds the rows (16 bytes each, 24 once a
 ** weight is not 1) and the sort's scratch (as much again for the larger
-** class); a fit holds 7
-** doubles a distinct time (one allocation, sized by a first walk that
-** counts them) and walks the rows twice after the sort; AUC(t) copies the classes into a weighted
-** buffer (16 bytes a row) and sorts it by risk; Brier(t) walks the rows
-** once with one binary search of G per case.
+** class); a fit holds 7 doubles a distinct time (one allocation, sized by
+** a first walk that counts them) and walks the rows twice after the sort;
+** AUC(t) copies the cases and controls into a weighted buffer (16 bytes a
+** row, 32 where w q rounds), trims it and sorts it by risk; Brier(t) walks
+** the rows once with one binary search of G per case.
 */
 #include <math.h>
 #include <string.h>
