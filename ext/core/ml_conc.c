@@ -42,8 +42,10 @@
 ** Cost: two radix sorts of 16-byte records; the walks take O(log m) Fenwick
 ** steps per row (one update per row and one query per event for the counts;
 ** one query per row and one update per event more for the influence).
-** Scratch: 40 bytes per row (48 when a second tree is needed, 8 more with
-** dfbeta), freed before returning.
+** Scratch: 32 bytes per row while sorting (the records and the sort's),
+** then 16 bytes per row (the records) beside 24 bytes per distinct risk
+** (32 when a second tree is needed) and, with dfbeta, 8 bytes per row;
+** freed before returning.
 */
 #include "ml_conc.h"
 
@@ -281,8 +283,8 @@ int ml_concordance(ml_i64 n, const double *time, const int *event,
                    double tau, MlConc *out, double *dfbeta){
   unsigned char *a = 0, *b = 0;
   MlRec16 *rec;
-  double *nn = 0;
-  uint64_t nA, nB, nTree;
+  double *nn = 0, *tree = 0;
+  uint64_t nTree;
   ConcTree f;
   ml_i64 m = 0;
   int rc = ML_OK, exact, needU, ordered;
@@ -296,23 +298,23 @@ int ml_concordance(ml_i64 n, const double *time, const int *event,
   exact = weights_integral(n, w);
   needU = !exact || (dfbeta && g_left);   /* Uno's later walk is not exact */
   ordered = times_ascending(n, time);
-  /* a: the records, b: the sort's scratch; then the trees' (3 or 4) m + 2
-  ** doubles (m <= n) in whichever the records did not end in */
-  nTree = ((uint64_t)n*(needU ? 4 : 3) + 2)*8;
-  nA = (uint64_t)n*16;
-  nB = nA + ML_RADIX_EXTRA;
-  if( ordered ){ if( nA<nTree ) nA = nTree; }
-  else if( nB<nTree ) nB = nTree;
-  a = ml_malloc(nA);
-  b = ml_malloc(nB);
-  if( dfbeta ) nn = ml_malloc((uint64_t)n*8);
-  if( a==0 || b==0 || (dfbeta && nn==0) ){ rc = ML_NOMEM; goto done; }
+  /* a: the records, b: the sort's scratch; once sorted, the array the
+  ** records did not end in is freed, then the trees' (3 or 4) m + 2
+  ** doubles are allocated for the m distinct risks, and nn */
+  a = ml_malloc((uint64_t)n*16);
+  b = ml_malloc((uint64_t)n*16 + ML_RADIX_EXTRA);
+  if( a==0 || b==0 ){ rc = ML_NOMEM; goto done; }
   if( conc_sort(n, time, event, risk, ordered, (MlRec16*)a, (MlRec16*)b, &rec, &m) ){
     rc = ML_STOPPED;
     goto done;
   }
+  if( (unsigned char*)rec==a ){ ml_free(b); b = 0; }else{ ml_free(a); a = 0; }
+  nTree = ((uint64_t)m*(needU ? 4 : 3) + 2)*8;
+  tree = ml_malloc(nTree);
+  if( dfbeta ) nn = ml_malloc((uint64_t)n*8);
+  if( tree==0 || (dfbeta && nn==0) ){ rc = ML_NOMEM; goto done; }
   f.m = m;
-  f.t = (double*)(ordered ? a : b);
+  f.t = tree;
   f.u = f.t + m + 1;
   f.eq = f.u + (needU ? m + 1 : 0);
   f.grp = f.eq + m;
@@ -332,6 +334,7 @@ int ml_concordance(ml_i64 n, const double *time, const int *event,
 done:
   ml_free(a);
   ml_free(b);
+  ml_free(tree);
   ml_free(nn);
   return rc;
 }

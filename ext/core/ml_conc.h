@@ -74,8 +74,9 @@ typedef struct MlConc {
 ** sort (about a fifth of the cost).
 ** Cost: O(n log n) time (two radix sorts of 16-byte records, then one or
 ** two passes with O(log m) Fenwick steps per row, m distinct risks);
-** scratch of 40 bytes per row (48 with non-integer weights or Uno's dfbeta;
-** 8 more with dfbeta), freed before returning. */
+** scratch of 32 bytes per row while sorting, then 16 bytes per row and 24
+** per distinct risk (32 with non-integer weights or Uno's dfbeta; 8 bytes
+** per row more with dfbeta), freed before returning. */
 int ml_concordance(ml_i64 n, const double *time, const int *event,
                    const double *risk, const double *w, const double *g_left,
                    double tau, MlConc *out, double *dfbeta);

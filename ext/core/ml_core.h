@@ -304,6 +304,12 @@ static inline int ml_samples_append(MlSamples *s, int y, double score, double au
   return 1;
 }
 
+/* Gives back the rows form's growth slack: each array reallocated to the
+** rows it holds (rule 5 of ml_sample.c).  Never fails: a shrink the
+** allocator refuses leaves the array as it was.  The next add grows it
+** again by half. */
+void ml_samples_trim(MlSamples *s);
+
 /* First index in class y's sorted array whose key is >= k (> k when
 ** upper): the one binary search over a buffer's rows (ml_sample.c). */
 ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper);

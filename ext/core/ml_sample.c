@@ -23,7 +23,11 @@
 **      never a re-sort; several keys of one class at once (ml_samples_add_keys,
 **      ml_samples_remove_keys: width 8) in one pass of memmoves, O(w + m log w).
 **   4. Out of memory leaves the buffer as it was and returns ML_NOMEM.
-**   5. Runs form (ml_core.h, MlSamples): a ranking buffer that absorbed a
+**   5. ml_samples_trim gives back the growth slack (realloc down to the
+**      rows held): a result about to sort or copy a buffer whose rows are
+**      all in (the survival family's), so that the slack is not held
+**      beside the sort's scratch.  A failed shrink keeps the buffer.
+**   6. Runs form (ml_core.h, MlSamples): a ranking buffer that absorbed a
 **      state holds counted runs instead of records, 24 bytes per distinct
 **      score whatever its count; a row added or removed moves one count
 **      (binary search), and inserts or removes a run (memmove, O(runs)).
@@ -108,7 +112,8 @@ static int runs_remove(MlSamples *s, int y, ml_key k){
 /* Ensures room for one more row in array y. */
 static int samples_reserve(MlSamples *s, int y){
   if( s->n[y] >= s->cap[y] ){
-    ml_i64 nNew = s->cap[y] ? s->cap[y] + s->cap[y]/2 : 64;
+    /* at least 64: a trimmed or widened array may hold 1 (1 + 1/2 is 1) */
+    ml_i64 nNew = s->cap[y]>=64 ? s->cap[y] + s->cap[y]/2 : 64;
     void *p = ml_realloc(s->a[y], (uint64_t)nNew * s->width);
     if( p==0 ) return ML_NOMEM;
     s->a[y] = p;
@@ -190,6 +195,19 @@ int ml_samples_remove_keys(MlSamples *s, int y, const ml_key *k, int m){
   }
   s->n[y] = n - m;
   return 1;
+}
+
+void ml_samples_trim(MlSamples *s){
+  int y;
+  for(y=0; y<2; y++){
+    ml_i64 n = s->n[y] ? s->n[y] : 1;
+    void *p;
+    if( s->a[y]==0 || s->cap[y]<=n ) continue;
+    p = ml_realloc(s->a[y], (uint64_t)n * s->width);
+    if( p==0 ) continue;                /* a shrink that fails: the buffer as it was */
+    s->a[y] = p;
+    s->cap[y] = n;
+  }
 }
 
 int ml_samples_add(MlSamples *s, int y, double score, double aux){

@@ -8,7 +8,8 @@
 ** and the weights of uno_c).
 **
 ** Rules (SPEC.md "Round 5", conventions C1..C11):
-**   1. The rows are one MlSamples of width 24 (ml_surv.h): sorted once by
+**   1. The rows are one MlSamples of width 16 (every row weighing 1) or 24
+**      (ml_surv.h; read through ml_surv_w, ml_surv_x): sorted once by
 **      time with the shared radix sort; the two classes (a[1] events, a[0]
 **      censorings) are merged by time, an event before a censoring at one
 **      time (C1).
@@ -37,10 +38,14 @@
 **      tie sums are the rows repeated.  NaN when a class is empty at tt.
 **   8. Integrated Brier (C11): sum_{k<K-1} B_k (h_{k+1} - h_k) / h_{K-1}.
 **
-** Cost: a fit holds 7 doubles a distinct time (one allocation) and walks
-** the rows once after the sort; AUC(t) copies the classes into a weighted
-** buffer (16 bytes a row) and sorts it by risk; Brier(t) walks the rows
-** once with one binary search of G per case.
+** Cost: the sort gives back the buffer's growth slack first
+** (ml_surv_sort), so a result holds the rows (16 bytes each, 24 once a
+** weight is not 1) and the sort's scratch (as much again for the larger
+** class); a fit holds 7 doubles a distinct time (one allocation, sized by
+** a first walk that counts them) and walks the rows twice after the sort;
+** AUC(t) copies the cases and controls into a weighted buffer (16 bytes a
+** row, 32 where w q rounds), trims it and sorts it by risk; Brier(t) walks
+** the rows once with one binary search of G per case.
 */
 #include <math.h>
 #include <string.h>
@@ -57,13 +62,33 @@ static ml_i64 run_end(const MlSamples *s, int y, ml_i64 i, ml_key k){
   return i;
 }
 
+/* The distinct times of a sorted group, both classes together. */
+static ml_i64 distinct_times(const MlSamples *s){
+  ml_i64 i0 = 0, i1 = 0, m = 0;
+  while( i0<s->n[0] || i1<s->n[1] ){
+    ml_key k0 = i0<s->n[0] ? ml_samples_key(s, 0, i0) : ~(ml_key)0;
+    ml_key k1 = i1<s->n[1] ? ml_samples_key(s, 1, i1) : ~(ml_key)0;
+    ml_key kk = k0<k1 ? k0 : k1;
+    if( k0==kk ) i0 = run_end(s, 0, i0, kk);
+    if( k1==kk ) i1 = run_end(s, 1, i1, kk);
+    m++;
+  }
+  return m;
+}
+
+int ml_surv_sort(MlSamples *s){
+  if( !s->sorted ) ml_samples_trim(s);
+  return ml_samples_sort(s);
+}
+
 int ml_surv_fit(MlSamples *s, MlSurvFit *f){
-  ml_i64 i0 = 0, i1 = 0, m = 0, k, cap = ml_samples_count(s);
+  ml_i64 i0 = 0, i1 = 0, m = 0, k, cap;
   double *mem, n, S, v, G;
   memset(f, 0, sizeof(*f));
-  if( ml_samples_sort(s)!=ML_OK ) return ML_NOMEM;
+  if( ml_surv_sort(s)!=ML_OK ) return ML_NOMEM;
   if( ml_stop_happened() ) return ML_STOPPED;
-  if( cap==0 ) return ML_OK;
+  if( ml_samples_count(s)==0 ) return ML_OK;
+  cap = distinct_times(s);
   mem = ml_malloc((uint64_t)cap * 7 * sizeof(double));
   if( mem==0 ) return ML_NOMEM;
   f->t = mem; f->n = mem + cap; f->d = mem + 2*cap; f->c = mem + 3*cap;
@@ -75,8 +100,13 @@ int ml_surv_fit(MlSamples *s, MlSurvFit *f){
     ml_key kk = k0<k1 ? k0 : k1;
     ml_i64 e0 = k0==kk ? run_end(s, 0, i0, kk) : i0, e1 = k1==kk ? run_end(s, 1, i1, kk) : i1;
     f->t[m] = ml_double_of(kk);
-    f->d[m] = e1>i1 ? ml_exact_sum((const double*)(s->a[1] + (size_t)i1*24 + 8), 3, e1 - i1) : 0.0;
-    f->c[m] = e0>i0 ? ml_exact_sum((const double*)(s->a[0] + (size_t)i0*24 + 8), 3, e0 - i0) : 0.0;
+    if( s->width==16 ){          /* unit weights: the exact sum is the count */
+      f->d[m] = (double)(e1 - i1);
+      f->c[m] = (double)(e0 - i0);
+    }else{
+      f->d[m] = e1>i1 ? ml_exact_sum((const double*)(s->a[1] + (size_t)i1*24 + 8), 3, e1 - i1) : 0.0;
+      f->c[m] = e0>i0 ? ml_exact_sum((const double*)(s->a[0] + (size_t)i0*24 + 8), 3, e0 - i0) : 0.0;
+    }
     m++;
     i0 = e0; i1 = e1;
     if( (m & 0xFFFF)==0 && ml_stop_requested() ){ ml_surv_fit_free(f); return ML_STOPPED; }
@@ -154,7 +184,7 @@ int ml_surv_at(const MlSamples *s, const MlSurvFit *f, double tt, unsigned what,
   for(y=0; y<2; y++){
     for(i=0; i<s->n[y]; i++){
       double time = ml_double_of(ml_samples_key(s, y, i));
-      double w = ml_samples_aux(s, y, i), x = ml_samples_aux2(s, y, i), q, r;
+      double w = ml_surv_w(s, y, i), x = ml_surv_x(s, y, i), q, r;
       int cls = ml_surv_class(y, time, tt);
       if( what & ML_SURV_BRIER ) ml_xsum_add_product(&sp, w, x, 1);
       ml_xsum_add(&cnt[cls+1], w, 1);
@@ -203,6 +233,7 @@ int ml_surv_at(const MlSamples *s, const MlSurvFit *f, double tt, unsigned what,
     }else if( out->controls<=0.0 ){
       if( out->zWhy==0 ) out->zWhy = "no control (time after t)";
     }else if( out->zWhy==0 ){
+      ml_samples_trim(&ws);           /* its slack is not held beside the sort's scratch */
       if( ml_samples_sort(&ws)!=ML_OK ){ ml_samples_clear(&ws); return ML_NOMEM; }
       out->auroc = ml_wfold_auroc(&ws);
     }

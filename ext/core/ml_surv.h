@@ -13,16 +13,49 @@
 #include "ml_core.h"
 
 /*
-** The rows of a group are an MlSamples of width 24 (the shared buffer and
-** its radix sort): a[1] the events, a[0] the censorings; key the time (>= 0,
-** finite, -0 read as +0), aux the row's weight (> 0; 1 for a row of an
-** unweighted function), aux2 its risk or probability (0 where unused).
-** 24 bytes a row.  ml_surv_add appends (inserts once sorted: windows) and
-** ml_samples_remove2 takes a row out.
+** The rows of a group are an MlSamples (the shared buffer and its radix
+** sort): a[1] the events, a[0] the censorings; key the time (>= 0, finite,
+** -0 read as +0).  Two widths, read through ml_surv_w and ml_surv_x:
+**   16  (key, risk): every row weighs 1 -- an unweighted function's rows,
+**       16 bytes a row;
+**   24  (key, weight, risk): the first row whose weight is not 1 (a twin's
+**       row, a state's counted entry) widens the buffer, its rows so far
+**       weighing 1 (ml_surv_widen, order kept); 24 bytes a row.
+** The risk or probability is 0 where unused.  ml_surv_add appends (inserts
+** once sorted: windows) and ml_surv_remove takes a row out.  The two
+** widths hold the same rows in the same order, so every result reads the
+** same weights and risks in the same order (bit for bit).
 */
-static inline void ml_surv_init(MlSamples *s){ ml_samples_init(s, 24); }
+static inline void ml_surv_init(MlSamples *s){ ml_samples_init(s, 16); }
+static inline double ml_surv_w(const MlSamples *s, int y, ml_i64 i){
+  return s->width==16 ? 1.0 : ml_samples_aux(s, y, i);
+}
+static inline double ml_surv_x(const MlSamples *s, int y, ml_i64 i){
+  return s->width==16 ? ml_samples_aux(s, y, i) : ml_samples_aux2(s, y, i);
+}
+/* Width 16 to 24, every row weighing 1 (no-op at 24).  ML_OK or ML_NOMEM
+** (unchanged). */
+static inline int ml_surv_widen(MlSamples *s){
+  if( s->width!=16 ) return ML_OK;
+  if( ml_samples_widen(s, 1.0)!=ML_OK ) return ML_NOMEM;
+  s->weighted = 0;            /* a width-24 buffer of ml_samples_init's, as before */
+  return ML_OK;
+}
 static inline int ml_surv_add(MlSamples *s, int event, double time, double w, double x){
   ml_i64 n = s->n[event];
+  if( s->width==16 ){
+    if( w==1.0 ){
+      if( !s->sorted && n<s->cap[event] ){    /* the row path: append in place */
+        MlRec16 *r = (MlRec16*)s->a[event] + n;
+        r->key = ml_key_of(time + 0.0);
+        r->aux = x + 0.0;
+        s->n[event] = n + 1;
+        return ML_OK;
+      }
+      return ml_samples_add(s, event, time + 0.0, x + 0.0);
+    }
+    if( ml_surv_widen(s)!=ML_OK ) return ML_NOMEM;
+  }
   if( !s->sorted && n<s->cap[event] ){        /* the row path: append in place */
     MlRec24 *r = (MlRec24*)s->a[event] + n;
     r->key = ml_key_of(time + 0.0);
@@ -33,7 +66,9 @@ static inline int ml_surv_add(MlSamples *s, int event, double time, double w, do
   }
   return ml_samples_add2(s, event, time + 0.0, w, x + 0.0);
 }
+/* 1 if a row (event, time, w, x) was held and is removed, else 0. */
 static inline int ml_surv_remove(MlSamples *s, int event, double time, double w, double x){
+  if( s->width==16 ) return w==1.0 ? ml_samples_remove(s, event, time + 0.0, x + 0.0) : 0;
   return ml_samples_remove2(s, event, time + 0.0, w, x + 0.0);
 }
 
@@ -57,7 +92,11 @@ typedef struct MlSurvFit {
   double W, D;
 } MlSurvFit;
 
-/* Sorts s (if it is not) and fits it.  ML_OK, ML_NOMEM or ML_STOPPED; on
+/* Sorts s by time (if it is not), its growth slack given back first
+** (ml_samples_trim: once, at the first sort, so a window's frames do not
+** shrink and regrow it).  ML_OK or ML_NOMEM. */
+int ml_surv_sort(MlSamples *s);
+/* Sorts s (ml_surv_sort) and fits it.  ML_OK, ML_NOMEM or ML_STOPPED; on
 ** failure f holds nothing.  A group without rows fits to m = 0. */
 int ml_surv_fit(MlSamples *s, MlSurvFit *f);
 void ml_surv_fit_free(MlSurvFit *f);

@@ -32,9 +32,9 @@
 **      in a data argument skips the row.
 **   2. t and tau are numbers in (0, Inf), level in (0, 1), the same in
 **      every row of a group (MlParam: a frame may change them).
-**   3. The rows are the core's width-24 buffer (ml_surv.h): a row of weight
-**      w (1 for the unweighted functions) at (time, event) carrying its
-**      risk or p.  A result sorts it once by time and fits Kaplan-Meier and
+**   3. The rows are the core's buffer (ml_surv.h): a row at (time, event)
+**      carrying its risk or p, 16 bytes while every weight is 1, 24 (with
+**      the weight w) from the first row that weighs otherwise.  A result sorts it once by time and fits Kaplan-Meier and
 **      G from it (ml_surv_fit, conventions C1 to C5, C9, C10).
 **   4. Undefined results are NULL with a SQLITE_WARNING naming the reason:
 **      no rows, no case or no control at t (surv_auroc), G = 0 where a
@@ -65,10 +65,11 @@
 **      rows' sum: the rows' results bit for bit, O(entries).  surv_ibs
 **      takes no state (its horizon rides on each row).
 **
-** Cost: 24 bytes a row held; a result sorts the rows (radix) and walks them
+** Cost: 16 bytes a row held (24 once a weight is not 1), the growth slack
+** given back before the result sorts the rows (radix) and walks them
 ** once (km, Brier), sorts the cases and controls by risk (AUC(t): 16 bytes a
-** row of scratch), or runs the concordance core (O(n log n), 32-48 bytes a
-** row of scratch).
+** row of scratch), or runs the concordance core (O(n log n): 20-44 bytes a
+** row of arrays, 32 of scratch).
 */
 #include <math.h>
 #include <stddef.h>

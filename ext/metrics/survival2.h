@@ -4,7 +4,7 @@
 ** survival2.h -- what the two files of the survival family's part 2 share:
 ** the group's rows and parameters (SxAgg), the family's callbacks (defined
 ** in survival_clinical.c) and the results survival_boot.c computes.  The
-** rows are the core's width-24 buffer of ml_surv.h, read by the family's
+** rows are the core's buffer of ml_surv.h (16 or 24 bytes a row), read by the family's
 ** one argument checker (ml_arg_time_event); only c_index_diff, whose rows
 ** carry two risks, keeps plain records.
 */

@@ -19,7 +19,7 @@
 **      (docs/uncertainty.md): level in (0, 1) (0.95), reps 10..10^6 (1000),
 **      seed >= 0 (0).  The canonical order the generator draws from is the
 **      rows sorted by (time, event: censorings first, risk or p, weight)
-**      (ml_samples_sort_canonical on the width-24 buffer).
+**      (ml_samples_sort_canonical on the buffer widened to 24 bytes a row).
 **   2. A replicate is the rows drawn, a row drawn k times weighing k w (w 1
 **      unweighted), refitted whole: Kaplan-Meier and the censoring curve G
 **      from the replicate's own rows (ml_surv_fit), then AUC(t) or Brier(t)
@@ -115,7 +115,8 @@ void ml_sx_boot_result(sqlite3_context *ctx, const MlFuncDesc *d, SxAgg *p, cons
     return;
   }
   memset(&c, 0, sizeof(c));
-  rc = ml_samples_sort_canonical(&p->smp);
+  rc = ml_surv_widen(&p->smp);            /* the canonical records: (time, w, p) */
+  if( rc==ML_OK ) rc = ml_samples_sort_canonical(&p->smp);
   if( rc==ML_OK ) rc = ml_canon_build(&c, &p->smp);
   ml_samples_init(&b.s, 24);
   if( rc==ML_OK ){

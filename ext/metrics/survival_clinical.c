@@ -22,7 +22,7 @@
 **      as decision_curve's, level, reps, seed as pr_auc_ci's, tau in (0,
 **      Inf)) are read from the record's specs in its order and must be the
 **      same in every row of a group or frame (MlParam).
-**   3. The rows are the core's width-24 buffer (ml_surv.h), fitted once by
+**   3. The rows are the core's buffer (ml_surv.h: 16 or 24 bytes), fitted once by
 **      ml_surv_fit (Kaplan-Meier, G); twins: a row of weight w counts w
 **      times (frequency weights; integer weights equal the rows repeated).
 **   4. Follow-up must reach t: when the group's last time (event or
@@ -61,7 +61,7 @@
 **      result bit for bit; c_index_diff, whose rows carry two risks, takes
 **      none.
 **
-** Cost: 24 bytes a row held.  A result sorts the rows by time (radix, the
+** Cost: 16 bytes a row held (24 once a weight is not 1).  A result sorts the rows by time (radix, the
 ** fit) and by p (the canonical sort, 25 bytes a row flattened); calibration
 ** then fits each bin's rows (24 bytes a row of the largest bin); the
 ** decision curve walks the rows once and each threshold the distinct times
@@ -219,7 +219,7 @@ static int sx_by_p(const MlSamples *smp, MlCanon *c){
   ml_samples_init(&bp, 24);
   for(y=0; y<2 && rc==ML_OK; y++){
     for(i=0; i<smp->n[y] && rc==ML_OK; i++){
-      rc = ml_samples_add2(&bp, y, ml_samples_aux2(smp, y, i), ml_samples_aux(smp, y, i),
+      rc = ml_samples_add2(&bp, y, ml_surv_x(smp, y, i), ml_surv_w(smp, y, i),
                            ml_double_of(ml_samples_key(smp, y, i)));
     }
   }

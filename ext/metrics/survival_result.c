@@ -82,21 +82,25 @@ static void sv_km_at_json(MlJson *j, const MlSurvFit *f, double tt){
 static int sv_conc(MlSamples *smp, const MlSurvFit *f, int uno, double tau, int wantDf, MlConc *out,
                    double **pDf, double **pW, ml_i64 *pn){
   ml_i64 n = ml_samples_count(smp), i, r = 0;
-  double *time, *risk, *w, *g = 0, *df = 0;
+  double *time, *risk, *w = 0, *g = 0, *df = 0, *q;
   int *ev, y, weighted = 0, rc;
-  unsigned char *mem = ml_malloc((uint64_t)n * (8*(uno ? 5 : 4) + 4) + 8);
+  unsigned char *mem;
+  /* only the arrays the call reads: w when a weight is not 1, df, g */
+  for(y=0; y<2 && !weighted; y++) for(i=0; i<smp->n[y] && !weighted; i++) weighted = ml_surv_w(smp, y, i)!=1.0;
+  mem = ml_malloc((uint64_t)n * (8*(2 + weighted + (wantDf!=0) + (uno!=0)) + 4) + 8);
   *pDf = 0; *pW = 0; *pn = n;
   if( mem==0 ) return ML_NOMEM;
-  time = (double*)mem; risk = time + n; w = risk + n; df = w + n;
-  if( uno ) g = df + n;
-  ev = (int*)(df + n + (uno ? n : 0));
+  time = (double*)mem; risk = time + n; q = risk + n;
+  if( weighted ){ w = q; q += n; }
+  if( wantDf ){ df = q; q += n; }
+  if( uno ){ g = q; q += n; }
+  ev = (int*)q;
   for(y=0; y<2; y++){
     for(i=0; i<smp->n[y]; i++, r++){
       time[r] = ml_double_of(ml_samples_key(smp, y, i));
-      w[r] = ml_samples_aux(smp, y, i);
-      risk[r] = ml_samples_aux2(smp, y, i);
+      if( weighted ) w[r] = ml_surv_w(smp, y, i);
+      risk[r] = ml_surv_x(smp, y, i);
       ev[r] = y;
-      if( w[r]!=1.0 ) weighted = 1;
       if( uno ) g[r] = y ? ml_surv_G_before(f, time[r]) : 1.0;
     }
   }
@@ -113,18 +117,18 @@ static int sv_conc(MlSamples *smp, const MlSurvFit *f, int uno, double tau, int 
     sc = ml_pow2_scale(wmax);
     if( sc > 0x1p400 || sc < 0x1p-400 ){
       for(i=0; i<n; i++) w[i] *= sc;
-      rc = ml_concordance(n, time, ev, risk, w, g, tau, out, wantDf ? df : 0);
+      rc = ml_concordance(n, time, ev, risk, w, g, tau, out, df);
       for(i=0; i<n; i++) w[i] /= sc;
       out->concordant = out->concordant/sc/sc; out->discordant = out->discordant/sc/sc;
       out->tied_risk = out->tied_risk/sc/sc; out->tied_time = out->tied_time/sc/sc;
       out->tied_both = out->tied_both/sc/sc; out->tied_self = out->tied_self/sc/sc;
       out->var *= sc;
-      if( wantDf ) for(i=0; i<n; i++) df[i] *= sc;
+      if( df ) for(i=0; i<n; i++) df[i] *= sc;
     }else{
-      rc = ml_concordance(n, time, ev, risk, w, g, tau, out, wantDf ? df : 0);
+      rc = ml_concordance(n, time, ev, risk, w, g, tau, out, df);
     }
   }else{
-    rc = ml_concordance(n, time, ev, risk, 0, g, tau, out, wantDf ? df : 0);
+    rc = ml_concordance(n, time, ev, risk, 0, g, tau, out, df);
   }
   *pDf = (double*)mem;          /* the caller frees mem through it */
   *pW = weighted ? w : 0;
@@ -288,9 +292,9 @@ static void sv_state_result(sqlite3_context *ctx, const MlFuncDesc *d, SvAgg *p)
   for(y=0; y<2; y++){
     for(i=0; i<p->smp.n[y]; i++, r++){
       rows[4*r] = (double)y;
-      rows[4*r+1] = ml_samples_aux(&p->smp, y, i);
+      rows[4*r+1] = ml_surv_w(&p->smp, y, i);
       rows[4*r+2] = ml_double_of(ml_samples_key(&p->smp, y, i));
-      rows[4*r+3] = ml_samples_aux2(&p->smp, y, i);
+      rows[4*r+3] = ml_surv_x(&p->smp, y, i);
     }
   }
   if( ml_state_encode_tuples(rows, n, 2, weighted ? ML_STATE_SURV_W : ML_STATE_SURV, &b) ){
@@ -376,7 +380,7 @@ static void sv_result(sqlite3_context *ctx, SvAgg *p, int isFinal){
     return;
   }
   if( d->kind==SV_CINDEX || d->kind==SV_CINDEX_CI ){   /* Harrell's C needs no curve */
-    if( ml_samples_sort(&p->smp)!=ML_OK ){ sqlite3_result_error_nomem(ctx); ml_compute_end(ctx); return; }
+    if( ml_surv_sort(&p->smp)!=ML_OK ){ sqlite3_result_error_nomem(ctx); ml_compute_end(ctx); return; }
     sv_cindex_result(ctx, d, p, 0);
     ml_compute_end(ctx);
     return;
