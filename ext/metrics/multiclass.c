@@ -128,14 +128,7 @@
 **  16. A class holding every row of a group has no OvR per-class value:
 **      its AUROC and average precision are null, as auroc and pr_auc over
 **      one class are, and "reason" says so.
-**  17. mc_auroc over a window frame (unweighted rows, no state): from its
-**      first xValue the frame's keys also live in counted sets
-**      (ml_rankset.c), one per (column, class) and micro's two, and every
-**      Mann-Whitney count of the result (twice, an integer) is updated as a
-**      row enters or leaves: O(k^2 log n) a row, and the frame's result is
-**      the aggregate's bit for bit (the sweep's sums are of integers and
-**      halves, exact).  Out of memory there drops the sets (each frame is
-**      then computed afresh); a state in the frame does too.
+**  17. mc_auroc over a window frame: multiclass_window.c, rule 17.
 **  18. Row limit: the kinds that keep rows hold them, and their result's
 **      scratch, in one block each, and SQLite allocates at most 2 GiB at
 **      once: a group holds at most (2^31 - 2^20) / b rows, b the bytes a
@@ -159,22 +152,7 @@
 **      xInverse, or a state turns the columns back into rows (exact: the
 **      key of a score gives the score back, -0.0 as +0.0, which rows
 **      compare as equal).
-**  20. mc_pr_auc over a window frame (unweighted rows, no state): from its
-**      first xValue the frame's keys also live in the binary pr_auc's
-**      kept-sorted buffers (ml_samples_add inserts in place), one per
-**      column j (class j's rows its positives) and micro's n k pairs, with
-**      each class's rows counted; a frame's result sums each buffer's AP
-**      terms d tp / (tp + fp) from the highest score in plain double
-**      arithmetic (ml_fold_ap_sum_plain) -- the terms, order and rounding
-**      of the aggregate's sweeps, whose tp and fp are integer counts -- so
-**      it equals the aggregate bit for bit with no sort: O(k n) a row (k + 2
-**      memmoves, micro's k - 1 negatives in one, ml_samples_add_keys, and
-**      O(n k) for the sweeps) against the aggregate's O(n k log n).  Out of memory drops the buffers (each frame is then
-**      computed afresh), and a state in the frame does too.  The weighted
-**      twins mc_auroc_w and mc_pr_auc_w compute each frame afresh (a sort
-**      a frame): their sums are of weights, rounded in the sweep's order,
-**      which no update row by row reproduces bit for bit; the streaming
-**      twins slide in O(k) (rule 7).
+**  20. mc_pr_auc over a window frame: multiclass_window.c, rule 20.
 **
 ** Cost: the streaming kinds (rule 7) hold no row: O(k) a row entering or
 ** leaving, O(k^2) (mc_calibration O(k B)) a result; 2 exact sums (1.1 KB)
@@ -214,27 +192,10 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 #include "multiclass.h"      /* the kinds (MC_AUROC ...), MC_IS_PROB, MC_MAX_K */
+#include "multiclass_impl.h" /* McAgg, McRank, the windows (multiclass_window.c) */
 
 #define MC_EPS   1e-15
 
-typedef struct McAgg {
-  int k;               /* scores per row; 0 until the first row */
-  int failed;          /* a step set an error: results only free */
-  double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
-  ml_i64 head, n, cap; /* in rows */
-  MlParam par[3];      /* the JSON form's parameters: mc_calibration's bins;
-                       ** mc_auroc_ci's level, reps, seed */
-  int counted;         /* rows from a state: w is a count of equal rows (rule 12) */
-  int wstate;          /* rows from a weighted state: the results are weighted */
-  struct McStream *ss; /* the streaming kinds' sums (rule 7): no row kept */
-  int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
-  int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
-  struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
-  struct McSorted *srt;    /* mc_pr_auc over a window frame: its sorted columns (rule 20) */
-  MlRec16 *col[MC_MAX_K];  /* the columns form (rule 19): column j's (key of s_j, class), */
-  ml_i64 capcol;           /* in arrival order, n of capcol held */
-  int cols;                /* the columns form holds the rows (a is then empty) */
-} McAgg;
 
 /* The kinds that keep sums, not rows (rule 7). */
 #define MC_STREAMS(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_TOP_K \
@@ -258,13 +219,8 @@ typedef struct McStream {
   McBin *bin;                             /* (k + 1) B bins, column c's at c B */
 } McStream;
 
-#define MC_STRIDE(p) ((size_t)(p)->k + 2)
 
 static void mc_stream_free(McAgg *p);
-static void mc_win_free(McAgg *p);
-static int mc_win_row(struct McWin *v, int k, int y, const double *s, int sign);
-static void mc_srt_free(McAgg *p);
-static int mc_srt_row(struct McSorted *v, int k, int y, const double *s, int sign);
 
 static void mc_cols_free(McAgg *p){
   int j;
@@ -275,8 +231,8 @@ static void mc_cols_free(McAgg *p){
 
 static void mc_clear(McAgg *p){
   mc_stream_free(p);
-  mc_win_free(p);
-  mc_srt_free(p);
+  ml_mc_win_free(p);
+  ml_mc_srt_free(p);
   mc_cols_free(p);
   ml_free(p->a);
   p->a = 0;
@@ -711,174 +667,9 @@ static int mc_add(McAgg *p, const MlFuncDesc *d, int y, double w, const double *
   }
   rc = mc_append(p, y, w, s, kind);
   if( rc ) return rc;
-  if( p->win && mc_win_row(p->win, p->k, y, s, 1) ) mc_win_free(p);
-  if( p->srt && mc_srt_row(p->srt, p->k, y, s, 1) ) mc_srt_free(p);
+  if( p->win && ml_mc_win_row(p->win, p->k, y, s, 1) ) ml_mc_win_free(p);
+  if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, 1) ) ml_mc_srt_free(p);
   return ML_OK;
-}
-
-/* ------------------------------------------------------ mc_auroc window */
-
-/* mc_auroc over a window frame (rule 17): the frame's keys in counted sets
-** (ml_rankset.c, as the binary auroc's window) and every Mann-Whitney count
-** of the result kept up to date row by row, twice each (ties count 1). */
-typedef struct McWin {
-  MlRankSet rs[MC_MAX_K][MC_MAX_K];   /* rs[a][c]: p_a of the rows of class c */
-  MlRankSet mpos, mneg;               /* micro: each row's p_y; its p_j, j != y */
-  ml_i64 u2[MC_MAX_K][MC_MAX_K];      /* u2[a][c]: rows of class a above class c in column a */
-  ml_i64 mu2;                         /* micro's positive pairs above negative ones */
-  ml_i64 W[MC_MAX_K];                 /* rows of each class */
-} McWin;
-
-static void mc_win_free(McAgg *p){
-  McWin *v = p->win;
-  int a, c;
-  if( v==0 ) return;
-  for(a=0; a<MC_MAX_K; a++) for(c=0; c<MC_MAX_K; c++) ml_rankset_clear(&v->rs[a][c]);
-  ml_rankset_clear(&v->mpos);
-  ml_rankset_clear(&v->mneg);
-  ml_free(v);
-  p->win = 0;
-}
-
-/* Twice the pairs of a key against the set o, the key above: 2 per key of
-** o below it, 1 per tie; below: 2 per key above it, 1 per tie. */
-static ml_i64 mc_above2(const MlRankSet *o, ml_key key){
-  ml_i64 lt, le;
-  ml_rankset_count(o, key, &lt, &le);
-  return lt + le;
-}
-static ml_i64 mc_below2(const MlRankSet *o, ml_key key){
-  ml_i64 lt, le;
-  ml_rankset_count(o, key, &lt, &le);
-  return 2*o->n - lt - le;
-}
-
-/* The row (y, s) enters (sign +1) or leaves (-1) the sets: O(k log n).
-** Its pairs with the other rows are counted against sets that do not hold
-** it (its keys leave before, enter after); its own micro pairs apart.  ML_OK or ML_NOMEM
-** (the sets are then inconsistent: the caller drops them). */
-static int mc_win_keys(McWin *v, int k, int y, const ml_key *key, int sign){
-  int a;
-  for(a=0; a<k; a++){
-    MlRankSet *m = a==y ? &v->mpos : &v->mneg;
-    if( sign>0 ){
-      if( ml_rankset_insert(&v->rs[a][y], key[a]) || ml_rankset_insert(m, key[a]) ) return ML_NOMEM;
-    }else if( !ml_rankset_remove(&v->rs[a][y], key[a]) || !ml_rankset_remove(m, key[a]) ){
-      return ML_NOMEM;                   /* not held: cannot happen */
-    }
-  }
-  return ML_OK;
-}
-
-static int mc_win_row(McWin *v, int k, int y, const double *s, int sign){
-  ml_key key[MC_MAX_K] = {0};
-  ml_i64 d = 0;
-  int a, c;
-  for(a=0; a<k; a++) key[a] = ml_key_of(s[a]);
-  if( sign<0 && mc_win_keys(v, k, y, key, sign) ) return ML_NOMEM;
-  for(a=0; a<k; a++){
-    if( a==y ){
-      for(c=0; c<k; c++) if( c!=y ) v->u2[y][c] += sign*mc_above2(&v->rs[y][c], key[y]);
-      d += mc_above2(&v->mneg, key[y]);
-    }else{
-      v->u2[a][y] += sign*mc_below2(&v->rs[a][a], key[a]);
-      d += mc_below2(&v->mpos, key[a]);
-      d += key[y]>key[a] ? 2 : key[y]==key[a];      /* the row's own pair */
-    }
-  }
-  v->mu2 += sign*d;
-  v->W[y] += sign;
-  return sign>0 ? mc_win_keys(v, k, y, key, sign) : ML_OK;
-}
-
-/* Moves an mc_auroc window's rows into the sets (first xValue); drops
-** them when out of memory (each frame then computed afresh). */
-static void mc_win_start(McAgg *p){
-  ml_i64 i;
-  if( (p->win = ml_malloc(sizeof(McWin)))==0 ) return;
-  memset(p->win, 0, sizeof(McWin));
-  for(i=0; i<p->n; i++){
-    const double *r = p->a + (size_t)(p->head + i)*MC_STRIDE(p);
-    if( mc_win_row(p->win, p->k, (int)r[0], r + 2, 1) ){ mc_win_free(p); return; }
-  }
-}
-
-/* ----------------------------------------------------- mc_pr_auc window */
-
-/* mc_pr_auc over a window frame (rule 20): the binary pr_auc's kept-sorted
-** sample buffers (ml_samples_add / ml_samples_remove insert and remove in
-** place), one per column -- the keys of p_j, class j's rows as positives --
-** and micro's n k pairs (p_j, positive when y = j), and the rows of each
-** class: a frame's AP terms are summed without a sort. */
-typedef struct McSorted {
-  MlSamples col[MC_MAX_K];
-  MlSamples micro;
-  ml_i64 W[MC_MAX_K];
-} McSorted;
-
-static void mc_srt_free(McAgg *p){
-  McSorted *v = p->srt;
-  int j;
-  if( v==0 ) return;
-  for(j=0; j<MC_MAX_K; j++) ml_samples_clear(&v->col[j]);
-  ml_samples_clear(&v->micro);
-  ml_free(v);
-  p->srt = 0;
-}
-
-/* The row (y, s) enters (sign +1) or leaves (-1) the sorted buffers: a key
-** in each column, and micro's k - 1 negative keys in one pass
-** (ml_samples_add_keys): O(k log n) binary searches and k + 2 memmoves of
-** O(n) keys.  Unsorted buffers (the first xValue's) append.  ML_OK or
-** ML_NOMEM (the buffers are then inconsistent: the caller drops them). */
-static int mc_srt_row(McSorted *v, int k, int y, const double *s, int sign){
-  ml_key neg[MC_MAX_K];
-  int j, m = 0;
-  for(j=0; j<k; j++){
-    if( sign>0 ){
-      if( ml_samples_add(&v->col[j], j==y, s[j], 0.0) ) return ML_NOMEM;
-    }else if( !ml_samples_remove(&v->col[j], j==y, s[j], 0.0) ){
-      return ML_NOMEM;                   /* not held: cannot happen */
-    }
-    if( j!=y ){                          /* micro's negatives, ascending */
-      ml_key key = ml_key_of(s[j]);
-      int i = m++;
-      while( i>0 && neg[i-1]>key ){ neg[i] = neg[i-1]; i--; }
-      neg[i] = key;
-    }
-  }
-  if( sign>0 ){
-    if( ml_samples_add(&v->micro, 1, s[y], 0.0) ) return ML_NOMEM;
-    if( !v->micro.sorted ){
-      for(j=0; j<m; j++) if( ml_samples_add(&v->micro, 0, ml_double_of(neg[j]), 0.0) ) return ML_NOMEM;
-    }else if( ml_samples_add_keys(&v->micro, 0, neg, m) ){
-      return ML_NOMEM;
-    }
-  }else if( !ml_samples_remove(&v->micro, 1, s[y], 0.0) || !ml_samples_remove_keys(&v->micro, 0, neg, m) ){
-    return ML_NOMEM;
-  }
-  v->W[y] += sign;
-  return ML_OK;
-}
-
-/* Sorts an mc_pr_auc window's rows into the buffers (first xValue); drops
-** them when out of memory (each frame then computed afresh). */
-static void mc_srt_start(McAgg *p){
-  McSorted *v;
-  ml_i64 i;
-  int j;
-  if( (v = p->srt = ml_malloc(sizeof(McSorted)))==0 ) return;
-  memset(v, 0, sizeof(*v));
-  for(j=0; j<MC_MAX_K; j++) ml_samples_init(&v->col[j], 8);
-  ml_samples_init(&v->micro, 8);
-  for(i=0; i<p->n; i++){                   /* unsorted buffers: appended */
-    const double *r = p->a + (size_t)(p->head + i)*MC_STRIDE(p);
-    if( mc_srt_row(v, p->k, (int)r[0], r + 2, 1) ){ mc_srt_free(p); return; }
-  }
-  for(j=0; j<p->k; j++){
-    if( ml_samples_sort(&v->col[j]) || !v->col[j].sorted ){ mc_srt_free(p); return; }
-  }
-  if( ml_samples_sort(&v->micro) || !v->micro.sorted ) mc_srt_free(p);
 }
 
 /* Reports mc_add's failure: out of memory, or the row limit (rule 18). */
@@ -997,8 +788,8 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   if( MC_STREAMS(d->kind) ) mc_stream_add(p, d->kind, y, s, w, 1, -1);   /* removes: no allocation */
   else{
     mc_remove(p, y, w, s);
-    if( p->win && mc_win_row(p->win, p->k, y, s, -1) ) mc_win_free(p);
-    if( p->srt && mc_srt_row(p->srt, p->k, y, s, -1) ) mc_srt_free(p);
+    if( p->win && ml_mc_win_row(p->win, p->k, y, s, -1) ) ml_mc_win_free(p);
+    if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, -1) ) ml_mc_srt_free(p);
   }
 }
 
@@ -1268,16 +1059,6 @@ static void mc_sweep_micro_counts(const McAgg *p, MlRec16 *const *col, int unit,
   *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
 }
 
-/* Everything mc_auroc and mc_pr_auc report. */
-typedef struct McRank {
-  int k, absent, full;           /* absent: the first class with no row, or -1; full:
-                                 ** the class holding every row, or -1 (rule 16) */
-  double n;                      /* rows, or their weight */
-  double W[MC_MAX_K];            /* each class's rows (weight) */
-  double auc[MC_MAX_K], ap[MC_MAX_K];        /* OvR per class, NaN when undefined */
-  double A[MC_MAX_K][MC_MAX_K];              /* A[a][b]: AUC of p_a, class a against b */
-  double microAuc, microAp;
-} McRank;
 
 /* Bytes of scratch mc_rank needs for n rows of k scores: the k sorted
 ** columns and one column's sort scratch. */
@@ -1361,69 +1142,6 @@ static int mc_rank_held(McAgg *p, McRank *R){
   rc = mc_rank_columns(p, p->col, 0, 1, scratch, R);
   ml_free(scratch);
   return rc;
-}
-
-/* mc_pr_auc's McRank from a window's sorted buffers (rule 20): every sum
-** of the sweeps' AP is of the terms d tp / (tp + fp), tp and fp integer
-** counts (exact as doubles), one per score holding a positive, added from
-** the highest score in plain double arithmetic -- what
-** ml_fold_ap_sum_plain adds -- so the frame's result is the aggregate's
-** bit for bit; the AUROC fields, which mc_pr_auc does not report, are NaN. */
-static int mc_srt_rank(const McAgg *p, McRank *R){
-  const McSorted *v = p->srt;
-  int k = p->k, i, c;
-  double n = 0.0, P, N;
-  R->k = k;
-  for(c=0; c<k; c++){ R->W[c] = (double)v->W[c]; n += R->W[c]; }
-  R->n = n;
-  for(i=0; i<k; i++){
-    P = R->W[i];
-    N = n - P;
-    R->auc[i] = NAN;
-    R->ap[i] = P>0.0 && N>0.0 ? ml_fold_ap_sum_plain(&v->col[i]) / P : NAN;
-    for(c=0; c<k; c++) R->A[i][c] = NAN;
-  }
-  R->absent = R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
-  R->microAuc = NAN;
-  R->microAp = n>0.0 ? ml_fold_ap_sum_plain(&v->micro) / n : NAN;
-  return ML_OK;
-}
-
-/* mc_auroc's McRank from a window's counts (rule 17): each sum the sweep
-** would take is a sum of integers and halves, exact, so the frame's result
-** is the aggregate's bit for bit. */
-static int mc_win_rank(const McAgg *p, McRank *R){
-  const McWin *v = p->win;
-  int k = p->k, i, c;
-  double n = 0.0, P, N;
-  R->k = k;
-  for(c=0; c<k; c++){ R->W[c] = (double)v->W[c]; n += R->W[c]; }
-  R->n = n;
-  for(i=0; i<k; i++){
-    ml_i64 u = 0;
-    for(c=0; c<k; c++) if( c!=i ) u += v->u2[i][c];
-    P = R->W[i];
-    N = n - P;
-    R->auc[i] = P>0.0 && N>0.0 ? ((double)u/2.0) / (P*N) : NAN;
-    R->ap[i] = NAN;
-    for(c=0; c<k; c++){
-      R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? ((double)v->u2[i][c]/2.0) / (P*R->W[c]) : NAN;
-    }
-  }
-  R->absent = R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
-  P = n;
-  N = n*(double)(k - 1);
-  R->microAuc = P>0.0 && N>0.0 ? ((double)v->mu2/2.0) / (P*N) : NAN;
-  R->microAp = NAN;
-  return ML_OK;
 }
 
 /* Mean of v[0..k) (weights wt, or equal when wt is 0); NaN if any is NaN. */
@@ -1901,8 +1619,8 @@ static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, i
 static int mc_absorb_in(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   int j;
-  mc_win_free(p);                           /* states: each frame computed afresh */
-  mc_srt_free(p);
+  ml_mc_win_free(p);                           /* states: each frame computed afresh */
+  ml_mc_srt_free(p);
   if( p->cols ){
     int rc = mc_cols_to_rows(p, d->kind);
     if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, p->k);
@@ -2087,7 +1805,7 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     mc_auroc_ci_result(ctx, p, weighted);
   }else{
     McRank *R = ml_malloc(sizeof(*R));
-    int rc = R==0 ? ML_NOMEM : p->win ? mc_win_rank(p, R) : p->srt ? mc_srt_rank(p, R)
+    int rc = R==0 ? ML_NOMEM : p->win ? ml_mc_win_rank(p, R) : p->srt ? ml_mc_srt_rank(p, R)
            : p->cols ? mc_rank_held(p, R) : mc_rank(p, weighted, R, 0);
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
     else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R, 1.0/sc);
@@ -2116,9 +1834,9 @@ static void mc_value(sqlite3_context *ctx){
     return;
   }
   if( p && !p->failed && !p->win && d->kind==MC_AUROC && !(d->flags & ML_FN_TWIN) && !p->counted && !p->wstate
-   && p->k>=2 && p->n>0 ) mc_win_start(p);
+   && p->k>=2 && p->n>0 ) ml_mc_win_start(p);
   if( p && !p->failed && !p->srt && d->kind==MC_PR_AUC && !(d->flags & ML_FN_TWIN) && !p->counted && !p->wstate
-   && p->k>=2 && p->n>0 ) mc_srt_start(p);
+   && p->k>=2 && p->n>0 ) ml_mc_srt_start(p);
   mc_result(ctx, p, 0);
 }
 

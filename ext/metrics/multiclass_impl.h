@@ -1,0 +1,67 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** multiclass_impl.h -- what the wide form's files share (multiclass.c,
+** multiclass_window.c): the aggregate McAgg, the result of the ranking
+** sweeps McRank, and the window functions' entry points.  Private to
+** ext/metrics/multiclass*.c (multiclass.h is the long layout's interface).
+**
+** Rules:
+**   1. McAgg's rows a[head .. head+n) are [y, w, p_0 .. p_k-1], MC_STRIDE
+**      doubles each (multiclass.c, its rules 1-20).
+**
+** Cost: none (declarations).
+*/
+#ifndef ML_MULTICLASS_IMPL_H
+#define ML_MULTICLASS_IMPL_H
+
+#include "ml_sql.h"
+#include "multiclass.h"
+
+typedef struct McAgg {
+  int k;               /* scores per row; 0 until the first row */
+  int failed;          /* a step set an error: results only free */
+  double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
+  ml_i64 head, n, cap; /* in rows */
+  MlParam par[3];      /* the JSON form's parameters: mc_calibration's bins;
+                       ** mc_auroc_ci's level, reps, seed */
+  int counted;         /* rows from a state: w is a count of equal rows (rule 12) */
+  int wstate;          /* rows from a weighted state: the results are weighted */
+  struct McStream *ss; /* the streaming kinds' sums (rule 7): no row kept */
+  int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
+  int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
+  struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
+  struct McSorted *srt;    /* mc_pr_auc over a window frame: its sorted columns (rule 20) */
+  MlRec16 *col[MC_MAX_K];  /* the columns form (rule 19): column j's (key of s_j, class), */
+  ml_i64 capcol;           /* in arrival order, n of capcol held */
+  int cols;                /* the columns form holds the rows (a is then empty) */
+} McAgg;
+
+/* Everything mc_auroc and mc_pr_auc report. */
+typedef struct McRank {
+  int k, absent, full;           /* absent: the first class with no row, or -1; full:
+                                 ** the class holding every row, or -1 (rule 16) */
+  double n;                      /* rows, or their weight */
+  double W[MC_MAX_K];            /* each class's rows (weight) */
+  double auc[MC_MAX_K], ap[MC_MAX_K];        /* OvR per class, NaN when undefined */
+  double A[MC_MAX_K][MC_MAX_K];              /* A[a][b]: AUC of p_a, class a against b */
+  double microAuc, microAp;
+} McRank;
+
+#define MC_STRIDE(p) ((size_t)(p)->k + 2)
+
+/* multiclass_window.c: mc_auroc's counted sets (rule 17) and mc_pr_auc's
+** sorted buffers (rule 20) over a window frame.  _start fills them from the
+** rows held (dropped when out of memory), _row adds (sign +1) or removes
+** (-1) one row (ML_OK or ML_NOMEM: the caller then drops them), _free drops
+** them, _rank reads the frame's McRank (ML_OK). */
+void ml_mc_win_start(McAgg *p);
+int ml_mc_win_row(struct McWin *v, int k, int y, const double *s, int sign);
+void ml_mc_win_free(McAgg *p);
+int ml_mc_win_rank(const McAgg *p, McRank *R);
+void ml_mc_srt_start(McAgg *p);
+int ml_mc_srt_row(struct McSorted *v, int k, int y, const double *s, int sign);
+void ml_mc_srt_free(McAgg *p);
+int ml_mc_srt_rank(const McAgg *p, McRank *R);
+
+#endif /* ML_MULTICLASS_IMPL_H */
