@@ -2,7 +2,7 @@
 ** SPDX-License-Identifier: MIT
 **
 ** multiclass_impl.h -- what the wide form's files share (multiclass.c,
-** multiclass_window.c): the aggregate McAgg, the result of the ranking
+** multiclass_window.c, multiclass_stream.c): the aggregate McAgg, the streaming kinds' sums McStream, the result of the ranking
 ** sweeps McRank, and the window functions' entry points.  Private to
 ** ext/metrics/multiclass*.c (multiclass.h is the long layout's interface).
 **
@@ -49,6 +49,35 @@ typedef struct McRank {
 } McRank;
 
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
+
+/* A bin of one mc_calibration column: its rows (a count, whatever their
+** weight: the bin is empty at 0) and positives, and x: unweighted, one
+** exact sum (of p); weighted, three (of w, w 1[lab], w p); allocated on
+** the bin's first row. */
+typedef struct McBin { ml_i64 n, npos; MlXsum *x; } McBin;
+
+/* What a streaming kind keeps (rule 7), in one allocation sized by kind:
+** the means' two sums, or top k's and the matrix's counts; the weighted
+** sums of those two (x) allocated when a weight first comes. */
+typedef struct McStream {
+  MlXsum *sum;                            /* means: the exact sums of w t and of w (den: wmode only) */
+  ml_i64 *cnt;                            /* rows: top k [above][tied-1]; confusion [y][pred] (MC_MAX_K^2) */
+  MlXsum **x;                             /* weights: top k's x[0] (k sums: all, then top-m hits);
+                                          ** confusion's cells; MC_MAX_K^2, each made on first use */
+  ml_i64 B;                               /* mc_calibration: bins */
+  McBin *bin;                             /* (k + 1) B bins, column c's at c B */
+} McStream;
+
+/* multiclass_stream.c: the streaming kinds (rule 7).  _add adds (sign +1)
+** or removes (-1) c rows (y, s) of weight w; _weigh turns a group's counts
+** into sums of weights (a weighted state's first entry); _result sets the
+** kind's result; _free releases the sums.  ML_OK or ML_NOMEM. */
+int ml_mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, ml_i64 c, int sign);
+int ml_mc_stream_weigh(McAgg *p, int kind);
+void ml_mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind);
+void ml_mc_stream_free(McAgg *p);
+/* multiclass.c: the k values v (times f) as a JSON array (null for NaN). */
+void ml_mc_json_array(MlJson *j, const double *v, int k, double f);
 
 /* multiclass_window.c: mc_auroc's counted sets (rule 17) and mc_pr_auc's
 ** sorted buffers (rule 20) over a window frame.  _start fills them from the
