@@ -2,7 +2,7 @@
 ** SPDX-License-Identifier: MIT
 **
 ** multiclass_impl.h -- what the wide form's files share (multiclass.c,
-** multiclass_window.c, multiclass_stream.c): the aggregate McAgg, the streaming kinds' sums McStream, the result of the ranking
+** multiclass_window.c, multiclass_stream.c, multiclass_rank.c): the aggregate McAgg, the streaming kinds' sums McStream, the result of the ranking
 ** sweeps McRank, and the window functions' entry points.  Private to
 ** ext/metrics/multiclass*.c (multiclass.h is the long layout's interface).
 **
@@ -76,7 +76,16 @@ int ml_mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, ml_i6
 int ml_mc_stream_weigh(McAgg *p, int kind);
 void ml_mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind);
 void ml_mc_stream_free(McAgg *p);
-/* multiclass.c: the k values v (times f) as a JSON array (null for NaN). */
+/* multiclass_rank.c: mc_auroc's and mc_pr_auc's McRank from the rows (in
+** mem: 0, or their scratch) or from the columns form; each one's JSON
+** (unscale: rule 15's factor back); mc_auroc_ci's result (rule 11); the k
+** values v (times f) as a JSON array (null for NaN).  ML_OK, ML_NOMEM or
+** ML_STOPPED. */
+int ml_mc_rank(const McAgg *p, int weighted, McRank *R, void *mem);
+int ml_mc_rank_held(McAgg *p, McRank *R);
+void ml_mc_auroc_json(sqlite3_context *ctx, const McRank *R, double unscale);
+void ml_mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale);
+void ml_mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighted);
 void ml_mc_json_array(MlJson *j, const double *v, int k, double f);
 
 /* multiclass_window.c: mc_auroc's counted sets (rule 17) and mc_pr_auc's
