@@ -3,6 +3,11 @@
 **
 ** multiclass.c -- metrics of k-class classifiers (k >= 2): the row's true
 ** class y in 0..k-1 and its k class scores.
+** This file holds the records, the rows (read, kept, the columns form),
+** the steps and the results' dispatch; its rooms (multiclass_impl.h) hold
+** the ranking results and mc_auroc_ci (multiclass_rank.c), the streaming
+** kinds (multiclass_stream.c), the window frames (multiclass_window.c) and
+** the states (multiclass_state.c).
 **
 ** SQL functions (all aggregate and window functions):
 **   mc_auroc(y, s_0, ..., s_k-1)      JSON {"k","n","ovr_macro","ovr_weighted",
@@ -68,22 +73,13 @@
 **      matrix then spans 0..max(y, pred), at least 2 classes.  A group gives
 **      pred in every row or scores in every row.  Ratios with a zero
 **      denominator, and mcc when a margin is constant, are null.
+**   9. mc_top_k's ties: multiclass_stream.c, rule 9.
 **  10. Parameters exist only in the JSON form, after the array
 **      (mc_calibration(y, probs, 15)); the wide form takes the defaults, so
 **      no call is ambiguous.  bins: an integer 1..100000, the same in every
 **      row of a group (MlParam).  mce is the top label's.
 **  11. mc_auroc_ci's bootstrap: multiclass_rank.c, rule 11.
-**   9. mc_top_k's ties: multiclass_stream.c, rule 9.
-**  12. States (mc_absorb): every function but ml_state_mc takes a
-**      multiclass state in place of y and the scores, the JSON form's
-**      parameters after it (mc_calibration(st, 15)), and equals the rows bit
-**      for bit: the group's unweighted states are merged (ml_state_kmerge)
-**      and each distinct tuple is one kept row whose weight is its count
-**      (sums of integer counts are exact), flagged so that mc_confusion sums
-**      weights; a window's leaving state subtracts its counts; a weighted state's entry (each row's own
-**      weight) and any entry mc_auroc_ci reads (it draws rows) are their
-**      count of rows.  A weighted state gives the twins' results.
-**      Probability functions check a state's tuples as rows.
+**  12. States: multiclass_state.c, rule 12.
 **  13. The step reads the common row inline (an INTEGER class in range and
 **      k numbers in the wide form, after the group's first row); any other
 **      row goes through mc_row and ml_arg_scores, which read it again, so
@@ -150,15 +146,6 @@ SQLITE_EXTENSION_INIT3
 #include "ml_state.h"
 #include "multiclass.h"      /* the kinds (MC_AUROC ...), MC_IS_PROB, MC_MAX_K */
 #include "multiclass_impl.h" /* McAgg, McRank, McStream, the other rooms' entry points */
-
-
-
-/* The kinds that keep sums, not rows (rule 7). */
-#define MC_STREAMS(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_TOP_K \
-                          || (kind)==MC_CONFUSION || (kind)==MC_CALIB)
-
-
-
 
 static void mc_cols_free(McAgg *p){
   int j;
@@ -268,18 +255,18 @@ static ml_i64 mc_block_bytes(int kind, int k){
 }
 
 /* The most rows a group of kind and k holds (rule 18). */
-static ml_i64 mc_max_rows(int kind, int k){ return MC_MAX_BLOCK / mc_block_bytes(kind, k); }
+ml_i64 ml_mc_max_rows(int kind, int k){ return MC_MAX_BLOCK / mc_block_bytes(kind, k); }
 
 /* "more than N rows in one group" (rule 18) into zErr. */
-static void mc_too_many(char *zErr, int nErr, const char *zName, int kind, int k){
+void ml_mc_too_many(char *zErr, int nErr, const char *zName, int kind, int k){
   sqlite3_snprintf(nErr, zErr, "more than %lld rows in one group (k = %d): %s holds %lld bytes a row in one "
-                   "block, and SQLite allocates at most 2 GiB at once", (long long)mc_max_rows(kind, k), k, zName,
+                   "block, and SQLite allocates at most 2 GiB at once", (long long)ml_mc_max_rows(kind, k), k, zName,
                    (long long)mc_block_bytes(kind, k));
 }
 
 /* Appends a row; ML_OK, ML_NOMEM (the buffer is kept as it was), or
-** ML_ERROR past the kind's row limit (mc_max_rows). */
-static int mc_append(McAgg *p, int y, double w, const double *s, int kind){
+** ML_ERROR past the kind's row limit (ml_mc_max_rows). */
+int ml_mc_append(McAgg *p, int y, double w, const double *s, int kind){
   size_t st = MC_STRIDE(p);
   double *r;
   if( p->head + p->n >= p->cap ){
@@ -287,7 +274,7 @@ static int mc_append(McAgg *p, int y, double w, const double *s, int kind){
       memmove(p->a, p->a + p->head*st, (size_t)p->n*st*sizeof(double));
       p->head = 0;
     }else{
-      ml_i64 cNew = p->cap ? p->cap*2 : 16, mx = mc_max_rows(kind, p->k);
+      ml_i64 cNew = p->cap ? p->cap*2 : 16, mx = ml_mc_max_rows(kind, p->k);
       double *a;
       if( p->n>=mx ) return ML_ERROR;
       if( cNew>mx ) cNew = mx;
@@ -307,7 +294,7 @@ static int mc_append(McAgg *p, int y, double w, const double *s, int kind){
 
 /* Removes one row equal to (y, w, s): the oldest in practice (SQLite
 ** removes rows from a frame in the order it added them). */
-static void mc_remove(McAgg *p, int y, double w, const double *s){
+void ml_mc_remove(McAgg *p, int y, double w, const double *s){
   size_t st = MC_STRIDE(p);
   ml_i64 i;
   for(i=0; i<p->n; i++){
@@ -362,8 +349,8 @@ static int mc_col_append(McAgg *p, int y, const double *s){
 
 /* The columns form back to rows (weight 1), in arrival order: what a window
 ** frame or a state needs (rule 19).  ML_OK, ML_NOMEM or ML_ERROR (the row
-** limit: mc_too_many), the columns then kept. */
-static int mc_cols_to_rows(McAgg *p, int kind){
+** limit: ml_mc_too_many), the columns then kept. */
+int ml_mc_cols_to_rows(McAgg *p, int kind){
   ml_i64 t, n = p->n;
   int j, rc;
   double s[MC_MAX_K];
@@ -372,7 +359,7 @@ static int mc_cols_to_rows(McAgg *p, int kind){
   p->cols = 0;
   for(t=0; t<n; t++){
     for(j=0; j<p->k; j++) s[j] = ml_double_of(p->col[j][t].key);
-    if( (rc = mc_append(p, (int)p->col[0][t].aux, 1.0, s, kind))!=ML_OK ){
+    if( (rc = ml_mc_append(p, (int)p->col[0][t].aux, 1.0, s, kind))!=ML_OK ){
       ml_free(p->a);
       p->a = 0;
       p->head = p->cap = 0;
@@ -386,7 +373,7 @@ static int mc_cols_to_rows(McAgg *p, int kind){
 }
 
 /* A row enters: the sums of a streaming kind, the kept rows of any other.
-** ML_OK, ML_NOMEM, or ML_ERROR (past the row limit: mc_too_many). */
+** ML_OK, ML_NOMEM, or ML_ERROR (past the row limit: ml_mc_too_many). */
 static int mc_add(McAgg *p, const MlFuncDesc *d, int y, double w, const double *s){
   int kind = d->kind, rc;
   if( MC_STREAMS(kind) ) return ml_mc_stream_add(p, kind, y, s, w, 1, 1);
@@ -394,7 +381,7 @@ static int mc_add(McAgg *p, const MlFuncDesc *d, int y, double w, const double *
                   && !p->counted && !p->wstate) ){
     return mc_col_append(p, y, s);            /* the columns form (rule 19) */
   }
-  rc = mc_append(p, y, w, s, kind);
+  rc = ml_mc_append(p, y, w, s, kind);
   if( rc ) return rc;
   if( p->win && ml_mc_win_row(p->win, p->k, y, s, 1) ) ml_mc_win_free(p);
   if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, 1) ) ml_mc_srt_free(p);
@@ -410,7 +397,7 @@ static void mc_add_failed(sqlite3_context *ctx, const MlFuncDesc *d, const McAgg
              "%d blocks, and SQLite allocates at most 2 GiB at once", (long long)MC_MAX_COL_ROWS, p->k, d->name,
              p->k);
   }else{
-    mc_too_many(z, sizeof(z), d->name, d->kind, p->k);
+    ml_mc_too_many(z, sizeof(z), d->name, d->kind, p->k);
     ml_error(ctx, d->name, "%s", z);
   }
 }
@@ -506,7 +493,7 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   for(k=0; k<mc_has_param(ctx, d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
   if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
-  if( p->cols && mc_cols_to_rows(p, d->kind) ){
+  if( p->cols && ml_mc_cols_to_rows(p, d->kind) ){
     /* out of memory (or the row limit) turning the columns into rows:
     ** the group fails */
     sqlite3_result_error_nomem(ctx);
@@ -516,7 +503,7 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   }
   if( MC_STREAMS(d->kind) ) ml_mc_stream_add(p, d->kind, y, s, w, 1, -1);   /* removes: no allocation */
   else{
-    mc_remove(p, y, w, s);
+    ml_mc_remove(p, y, w, s);
     if( p->win && ml_mc_win_row(p->win, p->k, y, s, -1) ) ml_mc_win_free(p);
     if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, -1) ) ml_mc_srt_free(p);
   }
@@ -534,215 +521,6 @@ static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static void mc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 1) ) return;
   mc_inverse_w(ctx, argc, argv, 1.0);
-}
-
-/* ------------------------------------------------------------- states */
-
-/* Adds (sign +1) or removes (sign -1) the rows of n multiclass states
-** (rule 12): an entry of an unweighted state is one row whose weight is its
-** count (every sum over counts is exact, so the results are the rows'
-** bit for bit), except for mc_auroc_ci, whose bootstrap draws rows: there,
-** and in a group with a weighted state (whose entries keep their rows' own
-** weights), the entry is its count of rows.  Probability functions check
-** each entry as a row. */
-/* The counted rows as their rows of weight 1, once a weighted state joins
-** the group (the weighted sweeps add weights one row at a time, so a count
-** beside fractional weights must be its rows).  Every row is then a row or
-** a counted row (a group with states takes no weights of its own).  ML_OK,
-** ML_NOMEM, ML_ERROR (zErr: too many rows). */
-static int mc_uncount(McAgg *p, const MlFuncDesc *d, char *zErr, int nErr){
-  size_t st = MC_STRIDE(p);
-  ml_i64 i, c, total = 0, at = 0;
-  double *a;
-  if( !p->counted ) return ML_OK;
-  for(i=0; i<p->n; i++) total += (ml_i64)p->a[(size_t)(p->head + i)*st + 1];
-  if( total > mc_max_rows(d->kind, p->k) ){
-    int n;
-    sqlite3_snprintf(nErr, zErr, "state: %lld rows (a weighted state's group holds each row): ", (long long)total);
-    n = (int)strlen(zErr);
-    mc_too_many(zErr + n, nErr - n, d->name, d->kind, p->k);
-    return ML_ERROR;
-  }
-  a = ml_malloc((uint64_t)(total ? total : 1) * st * sizeof(double));
-  if( a==0 ) return ML_NOMEM;
-  for(i=0; i<p->n; i++){
-    const double *r = p->a + (size_t)(p->head + i)*st;
-    for(c=0; c<(ml_i64)r[1]; c++, at++){
-      memcpy(a + (size_t)at*st, r, st*sizeof(double));
-      a[(size_t)at*st + 1] = 1.0;
-    }
-  }
-  ml_free(p->a);
-  p->a = a;
-  p->head = 0;
-  p->n = p->cap = total;
-  p->counted = 0;
-  return ML_OK;
-}
-
-/* Removes count rows equal to (y, s) from counted rows (an unweighted
-** state's entries, merged or not, and rows of weight 1: all the same rows),
-** oldest first. */
-static void mc_remove_count(McAgg *p, int y, ml_i64 count, const double *s){
-  size_t st = MC_STRIDE(p);
-  ml_i64 i;
-  for(i=0; i<p->n && count>0; ){
-    double *r = p->a + (size_t)(p->head + i)*st;
-    if( r[0]==(double)y && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
-      ml_i64 take = (ml_i64)r[1] < count ? (ml_i64)r[1] : count;
-      r[1] -= (double)take;
-      count -= take;
-      if( r[1]==0.0 ){
-        if( i==0 ){
-          p->head++;
-        }else{
-          memmove(r, r + st, (size_t)(p->n - i - 1)*st*sizeof(double));
-        }
-        p->n--;
-        if( p->n==0 ) p->head = 0;
-        continue;
-      }
-    }
-    i++;
-  }
-}
-
-static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr);
-
-static int mc_absorb_in(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  int j;
-  ml_mc_win_free(p);                           /* states: each frame computed afresh */
-  ml_mc_srt_free(p);
-  if( p->cols ){
-    int rc = mc_cols_to_rows(p, d->kind);
-    if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, p->k);
-    if( rc ) return rc;
-  }
-  for(j=0; sign>0 && !p->wstate && j<n; j++){
-    if( st[j].kind==ML_STATE_MC_W ){
-      int rc = MC_STREAMS(d->kind) ? ml_mc_stream_weigh(p, d->kind) : mc_uncount(p, d, zErr, nErr);
-      if( rc ) return rc;
-      p->wstate = 1;
-    }
-  }
-  if( sign>0 && n>1 && !p->wstate && d->kind!=MC_AUROC_CI && !MC_STREAMS(d->kind) ){
-    /* counted rows: the states merged first (one k-way merge), so that a
-    ** tuple repeated across states is one row */
-    MlBuf b;
-    MlState one;
-    int rc = ml_state_kmerge(st, n, &b, zErr, nErr);
-    if( rc ) return rc;
-    ml_state_parse_own(b.z, b.n, &one);
-    rc = mc_absorb_states(ctx, p, &one, 1, sign, zErr, nErr);
-    ml_buf_free(&b);
-    return rc;
-  }
-  return mc_absorb_states(ctx, p, st, n, sign, zErr, nErr);
-}
-
-/* A streaming kind's sums left half updated by an error are not read: the
-** group fails (its statement fails with the error anyway). */
-static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  McAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int rc;
-  if( p==0 ) return ML_NOMEM;
-  if( p->failed ) return ML_OK;
-  rc = mc_absorb_in(ctx, p, st, n, sign, zErr, nErr);
-  if( rc!=ML_OK && MC_STREAMS(d->kind) ){ p->failed = 1; mc_clear(p); }
-  return rc;
-}
-
-static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  int j, c, i;
-  ml_i64 done = 0;
-  for(j=0; j<n; j++){
-    int k = st[j].m, weighted = st[j].kind==ML_STATE_MC_W;
-    int expand = (p->wstate || d->kind==MC_AUROC_CI) && !MC_STREAMS(d->kind);
-    if( sign<0 && p->k==0 ) return ML_OK;
-    if( p->k!=0 && p->k!=k ){
-      if( p->k==1 ){
-        sqlite3_snprintf(nErr, zErr, "every row of a group gives pred, or every row its scores: a state "
-                         "(scores) after rows with pred");
-      }else{
-        sqlite3_snprintf(nErr, zErr, "k must be the same in every row of a group: a state with k = %d after "
-                         "rows with %d", k, p->k);
-      }
-      return ML_ERROR;
-    }
-    if( expand ){
-      ml_i64 rows = 0;
-      for(c=0; c<k; c++) rows += st[j].sec[c].n[1];
-      if( sign>0 && p->n + rows > mc_max_rows(d->kind, k) ){
-        int m;
-        sqlite3_snprintf(nErr, zErr, "state: %lld rows (%s holds each row): ", (long long)rows,
-                         d->kind==MC_AUROC_CI ? "a bootstrap" : "a weighted state's group");
-        m = (int)strlen(zErr);
-        mc_too_many(zErr + m, nErr - m, d->name, d->kind, k);
-        return ML_ERROR;
-      }
-    }
-    if( sign>0 ) p->k = k;
-    for(c=0; c<k; c++){
-      MlMcReader r;
-      MlMcEntry e;
-      ml_mc_reader_init(&r, &st[j].sec[c], k, weighted);
-      while( ml_mc_reader_next(&r, &e)==1 ){
-        double s[MC_MAX_K], w = weighted ? ml_double_of(e.w) : 1.0;
-        ml_i64 t, copies = expand ? e.n : 1;
-        for(i=0; i<k; i++) s[i] = ml_double_of(e.p[i]);
-        if( MC_IS_PROB(d->kind) ){
-          double sum = 0.0;
-          int bad = ml_prob_row_check(s, k, &sum);
-          if( bad>=0 && bad<k ){
-            char zNum[32];
-            sqlite3_snprintf(nErr, zErr, "p_%d must be a probability in [0, 1], got %s in a state", bad,
-                             ml_num(zNum, s[bad]));
-            return ML_ERROR;
-          }
-          if( bad==k ){
-            char zNum[32];
-            sqlite3_snprintf(nErr, zErr, "the probabilities of a row must sum to 1 (within 1e-6), got %s "
-                             "over p_0..p_k-1 in a state", ml_num(zNum, sum));
-            return ML_ERROR;
-          }
-        }
-        if( MC_STREAMS(d->kind) ){                /* c rows of weight w (1: counted) */
-          if( ml_mc_stream_add(p, d->kind, c, s, w, e.n, sign) ) return ML_NOMEM;
-          continue;
-        }
-        if( !expand ){ w = (double)e.n; p->counted = 1; }
-        for(t=0; t<copies; t++){
-          if( sign>0 ){
-            int rc = mc_append(p, c, w, s, d->kind);
-            if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, k);
-            if( rc ) return rc;
-          }else if( expand ){
-            mc_remove(p, c, w, s);
-          }else{
-            mc_remove_count(p, c, e.n, s);
-          }
-          if( (++done & 0xffff)==0 && ml_stop_requested() ) return ML_STOPPED;
-        }
-      }
-    }
-  }
-  return ML_OK;
-}
-static const MlStateHooks mcStates = { sizeof(McAgg), -1, (1u<<ML_STATE_MC) | (1u<<ML_STATE_MC_W), mc_absorb };
-
-/* ml_state_mc: the group's rows as a multiclass state (ml_state.h). */
-static void mc_state_result(sqlite3_context *ctx, const McAgg *p, int weighted){
-  MlBuf b;
-  double *rows = p->a + (size_t)p->head*MC_STRIDE(p);
-  if( p->k==1 ){
-    ml_error(ctx, "ml_state_mc", "takes the scores of every class, not pred");
-    return;
-  }
-  if( ml_state_encode_mc(rows, p->n, p->k, weighted, &b) ){ sqlite3_result_error_nomem(ctx); return; }
-  sqlite3_result_blob64(ctx, b.z, b.n, sqlite3_free);
 }
 
 /* ------------------------------------------------------------ results */
@@ -786,7 +564,7 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     return;
   }
   if( d->kind==MC_STATE ){
-    mc_state_result(ctx, p, weighted);            /* the weights as given */
+    ml_mc_state_result(ctx, p, weighted);            /* the weights as given */
     return;
   }
   if( MC_STREAMS(d->kind) ){
@@ -820,7 +598,7 @@ static void mc_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   McAgg *p = sqlite3_aggregate_context(ctx, 0);
   int rc;
-  if( p && !p->failed && p->cols && (rc = mc_cols_to_rows(p, d->kind))!=ML_OK ){
+  if( p && !p->failed && p->cols && (rc = ml_mc_cols_to_rows(p, d->kind))!=ML_OK ){
     mc_add_failed(ctx, d, p, rc);
     mc_clear(p);
     p->failed = 1;
@@ -863,7 +641,7 @@ void ml_mc_result(sqlite3_context *ctx, void *agg, int isFinal){ mc_result(ctx, 
 
 /* ------------------------------------------------------------- records */
 
-static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, &mcStates,
+static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, &ml_mc_states,
                                 mc_step_w, mc_inverse_w, 0 };
 
 #define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */

@@ -2,7 +2,8 @@
 ** SPDX-License-Identifier: MIT
 **
 ** multiclass_impl.h -- what the wide form's files share (multiclass.c,
-** multiclass_window.c, multiclass_stream.c, multiclass_rank.c): the aggregate McAgg, the streaming kinds' sums McStream, the result of the ranking
+** multiclass_window.c, multiclass_stream.c, multiclass_rank.c,
+** multiclass_state.c): the aggregate McAgg, the streaming kinds' sums McStream, the result of the ranking
 ** sweeps McRank, and the window functions' entry points.  Private to
 ** ext/metrics/multiclass*.c (multiclass.h is the long layout's interface).
 **
@@ -16,8 +17,11 @@
 #define ML_MULTICLASS_IMPL_H
 
 #include "ml_sql.h"
+#include "ml_state.h"
 #include "multiclass.h"
 
+/* The wide form's aggregate: its rows, or the streaming kinds' sums, the
+** columns form, a window frame's structures (multiclass.c's rules). */
 typedef struct McAgg {
   int k;               /* scores per row; 0 until the first row */
   int failed;          /* a step set an error: results only free */
@@ -49,6 +53,25 @@ typedef struct McRank {
 } McRank;
 
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
+
+/* The kinds that keep sums, not rows (rule 7). */
+#define MC_STREAMS(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_TOP_K \
+                          || (kind)==MC_CONFUSION || (kind)==MC_CALIB)
+
+/* multiclass.c: the row store -- released (ml_mc_clear, multiclass.h), the most rows a
+** group of kind and k holds and its error text (rule 18), a row appended
+** (ML_OK, ML_NOMEM, or ML_ERROR past the limit) or removed, the columns
+** form turned back into rows (rule 19; ML_OK or ML_NOMEM, ML_ERROR). */
+ml_i64 ml_mc_max_rows(int kind, int k);
+void ml_mc_too_many(char *zErr, int nErr, const char *zName, int kind, int k);
+int ml_mc_append(McAgg *p, int y, double w, const double *s, int kind);
+void ml_mc_remove(McAgg *p, int y, double w, const double *s);
+int ml_mc_cols_to_rows(McAgg *p, int kind);
+
+/* multiclass_state.c: the family's state hooks (rule 12) and ml_state_mc's
+** result (weighted: kind 6). */
+extern const MlStateHooks ml_mc_states;
+void ml_mc_state_result(sqlite3_context *ctx, const McAgg *p, int weighted);
 
 /* A bin of one mc_calibration column: its rows (a count, whatever their
 ** weight: the bin is empty at 0) and positives, and x: unweighted, one

@@ -302,7 +302,6 @@ static void mc_sweep_micro_counts(const McAgg *p, MlRec16 *const *col, int unit,
   *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
 }
 
-
 /* Bytes of scratch ml_mc_rank needs for n rows of k scores: the k sorted
 ** columns and one column's sort scratch. */
 static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*(k + 1)*16 + ML_RADIX_EXTRA; }
