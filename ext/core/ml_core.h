@@ -531,7 +531,7 @@ double ml_fold_average_precision(const MlSamples *s, const MlFilter *f);
 /* The sum of AP's terms d tp / (tp + fp) (one per score holding a
 ** positive, from the highest) of an unweighted sorted buffer in rows form,
 ** added in plain double arithmetic and not divided by P: the multiclass
-** sweeps' sum, bit for bit (multiclass.c rule 20).  O(n). */
+** sweeps' sum, bit for bit (multiclass_window.c rule 20).  O(n). */
 double ml_fold_ap_sum_plain(const MlSamples *s);
 /* AP folded over a sweep just started with ml_sweep_init (whose P and N the
 ** caller may have looked at first). */

@@ -6,14 +6,14 @@
 ** Provides: ml_sweep_init/next (and their weighted forms), ml_count_classes, the
 ** weighted AP by plan (ml_ap_plan, ml_fold_ap_plan) and the folds
 ** ml_fold_average_precision (and ml_fold_ap_sum_plain, its terms summed
-** plainly: multiclass.c's windows), ml_fold_auroc, ml_fold_youden_j,
+** plainly: multiclass_window.c's windows), ml_fold_auroc, ml_fold_youden_j,
 ** ml_fold_tpr_at_fpr, ml_fold_partial_auroc, ml_fold_operating_point,
 ** ml_fold_ks (and ml_wfold_youden_j, _ks, _tpr_at_fpr, _partial_auroc, the
 ** same folds over ml_wsweep.c's weighted sweep), ml_fold_top_k,
 ** ml_fold_gains, and ml_count_at_least.
 ** Callers: ranking.c (pr_auc, auroc, nap, youden_j, tpr_at_fpr,
 ** sens_at_spec, partial_auroc, operating_point, pr_curve, roc_curve, ks,
-** precision_at_k, recall_at_k, gains, decision_curve), multiclass.c
+** precision_at_k, recall_at_k, gains, decision_curve), multiclass_window.c
 ** (mc_pr_auc's window frames), stratified.c (the same AP
 ** with a filter on the stratifier), ordinal.c (AP per cut), calibration.c
 ** (the debiased ECEs walk the sorted probabilities through it).

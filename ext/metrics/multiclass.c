@@ -3,6 +3,11 @@
 **
 ** multiclass.c -- metrics of k-class classifiers (k >= 2): the row's true
 ** class y in 0..k-1 and its k class scores.
+** This file holds the records, the rows (read, kept, the columns form),
+** the steps and the results' dispatch; its rooms (multiclass_impl.h) hold
+** the ranking results and mc_auroc_ci (multiclass_rank.c), the streaming
+** kinds (multiclass_stream.c), the window frames (multiclass_window.c) and
+** the states (multiclass_state.c).
 **
 ** SQL functions (all aggregate and window functions):
 **   mc_auroc(y, s_0, ..., s_k-1)      JSON {"k","n","ovr_macro","ovr_weighted",
@@ -51,59 +56,30 @@
 **      weighted), and "reason" names the class; micro needs only a row.  A
 **      class holding every row makes its per-class value null as well
 **      (rule 16).
-**   5. OvR per class: the binary AUC / average precision of (y = j, p_j),
-**      ties counting 1/2 (AUC) or as one threshold (AP), as roc_auc_score
-**      and average_precision_score.  micro: the same over the n k pairs
-**      (1[y = j], p_j).  OvO (Hand & Till 2001): the mean over pairs a < b
-**      of (A(a|b) + A(b|a)) / 2, A(a|b) the AUC of p_a between the rows of
-**      classes a and b; ovo_weighted weighs each pair by its rows (its
-**      weight), as scikit-learn's average='weighted'.
+**   5. OvR, micro and OvO: multiclass_rank.c, rule 5.
 **   6. Weighted twins: counts become sums of weights.  Every sum is taken
 **      in an order fixed by the rows' values alone (ties are ordered by
 **      weight; log_loss and brier sum exactly, ml_xsum), so a result does
 **      not depend on the rows' order, a window frame equals the aggregate
 **      over its rows, and integer weights equal repeated rows bit for bit.
 **   7. Streaming kinds (mc_log_loss, mc_brier, ordinal_rps, mc_top_k,
-**      mc_confusion, mc_calibration) keep no row: exact sums (ml_xsum)
-**      of the rows' terms and weights, or integer counts -- the means' sum
-**      of w t and of w; top k's rows by (classes above, ties) or, weighted,
-**      k sums; the confusion cells; mc_calibration's (k + 1) bins per bin
-**      count: rows, positives and the exact sums of w, w 1[lab], w p --
-**      so xInverse subtracts exactly, O(k) a row, and a window frame equals
-**      the aggregate over its rows bit for bit.  The other kinds keep the
-**      rows in arrival order; xInverse removes the leaving row (the oldest,
-**      found from the front); each result is computed afresh from them.
+**      mc_confusion, mc_calibration) keep no row: multiclass_stream.c,
+**      rule 7.  The other kinds keep the rows in arrival order; xInverse
+**      removes the leaving row (the oldest, found from the front); each
+**      result is computed afresh from them.
 **   8. mc_confusion: the predicted class is the first index of the highest
 **      score (numpy.argmax), or with two arguments whose second is not a
 **      JSON array, pred, an integer class 0..15 (a row of k = 1 here); the
 **      matrix then spans 0..max(y, pred), at least 2 classes.  A group gives
 **      pred in every row or scores in every row.  Ratios with a zero
 **      denominator, and mcc when a margin is constant, are null.
+**   9. mc_top_k's ties: multiclass_stream.c, rule 9.
 **  10. Parameters exist only in the JSON form, after the array
 **      (mc_calibration(y, probs, 15)); the wide form takes the defaults, so
 **      no call is ambiguous.  bins: an integer 1..100000, the same in every
 **      row of a group (MlParam).  mce is the top label's.
-**  11. mc_auroc_ci draws rows (ml_boot_run, docs/uncertainty.md) in the
-**      canonical order (y, w, s_0, ..., s_k-1), so the interval does not
-**      depend on the rows' order; a replicate missing a class is drawn again
-**      (at most 100 times, then NULL); a class absent from the group: NULL.
-**      Its estimate is mc_auroc's ovr_macro and ovo_macro, bit for bit.
-**      mc_auroc_ci_w: the weighted bootstrap of docs/weights.md on the same
-**      machinery: a row is one unit (drawn k times, it weighs k w); its
-**      estimate is mc_auroc_w's bit for bit; equal weights give
-**      mc_auroc_ci's text.
-**   9. mc_top_k: a true class tied at place m counts the share of its tied
-**      places inside the first m (order-independent; docs/multiclass.md).
-**  12. States (mc_absorb): every function but ml_state_mc takes a
-**      multiclass state in place of y and the scores, the JSON form's
-**      parameters after it (mc_calibration(st, 15)), and equals the rows bit
-**      for bit: the group's unweighted states are merged (ml_state_kmerge)
-**      and each distinct tuple is one kept row whose weight is its count
-**      (sums of integer counts are exact), flagged so that mc_confusion sums
-**      weights; a window's leaving state subtracts its counts; a weighted state's entry (each row's own
-**      weight) and any entry mc_auroc_ci reads (it draws rows) are their
-**      count of rows.  A weighted state gives the twins' results.
-**      Probability functions check a state's tuples as rows.
+**  11. mc_auroc_ci's bootstrap: multiclass_rank.c, rule 11.
+**  12. States: multiclass_state.c, rule 12.
 **  13. The step reads the common row inline (an INTEGER class in range and
 **      k numbers in the wide form, after the group's first row); any other
 **      row goes through mc_row and ml_arg_scores, which read it again, so
@@ -125,17 +101,8 @@
 **      whatever the weights' scale; c w gives w's result, bit for bit when
 **      c is a power of two.  Sums of weights in a result (n, matrix,
 **      support) are reported at the weights' own scale.
-**  16. A class holding every row of a group has no OvR per-class value:
-**      its AUROC and average precision are null, as auroc and pr_auc over
-**      one class are, and "reason" says so.
-**  17. mc_auroc over a window frame (unweighted rows, no state): from its
-**      first xValue the frame's keys also live in counted sets
-**      (ml_rankset.c), one per (column, class) and micro's two, and every
-**      Mann-Whitney count of the result (twice, an integer) is updated as a
-**      row enters or leaves: O(k^2 log n) a row, and the frame's result is
-**      the aggregate's bit for bit (the sweep's sums are of integers and
-**      halves, exact).  Out of memory there drops the sets (each frame is
-**      then computed afresh); a state in the frame does too.
+**  16. A class holding every row: multiclass_rank.c, rule 16.
+**  17. mc_auroc over a window frame: multiclass_window.c, rule 17.
 **  18. Row limit: the kinds that keep rows hold them, and their result's
 **      scratch, in one block each, and SQLite allocates at most 2 GiB at
 **      once: a group holds at most (2^31 - 2^20) / b rows, b the bytes a
@@ -159,53 +126,17 @@
 **      xInverse, or a state turns the columns back into rows (exact: the
 **      key of a score gives the score back, -0.0 as +0.0, which rows
 **      compare as equal).
-**  20. mc_pr_auc over a window frame (unweighted rows, no state): from its
-**      first xValue the frame's keys also live in the binary pr_auc's
-**      kept-sorted buffers (ml_samples_add inserts in place), one per
-**      column j (class j's rows its positives) and micro's n k pairs, with
-**      each class's rows counted; a frame's result sums each buffer's AP
-**      terms d tp / (tp + fp) from the highest score in plain double
-**      arithmetic (ml_fold_ap_sum_plain) -- the terms, order and rounding
-**      of the aggregate's sweeps, whose tp and fp are integer counts -- so
-**      it equals the aggregate bit for bit with no sort: O(k n) a row (k + 2
-**      memmoves, micro's k - 1 negatives in one, ml_samples_add_keys, and
-**      O(n k) for the sweeps) against the aggregate's O(n k log n).  Out of memory drops the buffers (each frame is then
-**      computed afresh), and a state in the frame does too.  The weighted
-**      twins mc_auroc_w and mc_pr_auc_w compute each frame afresh (a sort
-**      a frame): their sums are of weights, rounded in the sweep's order,
-**      which no update row by row reproduces bit for bit; the streaming
-**      twins slide in O(k) (rule 7).
+**  20. mc_pr_auc over a window frame: multiclass_window.c, rule 20.
 **
-** Cost: the streaming kinds (rule 7) hold no row: O(k) a row entering or
-** leaving, O(k^2) (mc_calibration O(k B)) a result; 2 exact sums (1.1 KB)
-** for a mean, 16^2 counts (+ k or up to 256 exact sums weighted) for top k
-** and the matrix, (k + 1) B bins of 24 bytes (+ 568 or 1704 per bin used)
-** for mc_calibration.  The others: 8 (k + 2) bytes per row (y, weight, k
-** scores), at most 16 k (mc_auroc and mc_pr_auc: 16 k, rule 19), and in a
-** window mc_pr_auc 16 k more (its sorted keys, rule 20); over
+** Cost: the kinds that keep rows: 8 (k + 2) bytes per row (y, weight, k
+** scores), mc_auroc and mc_pr_auc 16 k (the columns form, rule 19); over
 ** unweighted states the same per distinct tuple of their merge (O(entries
-** log states)), whatever the counts.
-** ml_state_mc: a merge sort of the rows, O(n log n), then one pass; its
-** state takes ~1.4 k bytes per distinct row for 2-decimal probabilities,
-** ~7.7 k for full doubles (docs/states.md).
-** mc_auroc / mc_pr_auc: the keys of the k columns made in one pass over the
-** rows, each column sorted once (the shared sort, ml_radix_sort) and swept
-** (its OvR terms and the OvO pairs of its class), then micro by a k-way merge
-** of the sorted columns (no sort of the n k pairs): O(n k) time for the sorts
-** and sweeps, O(n k^2) for the merge's choice of column, and 16 (k + 1) n
-** bytes of scratch (the columns form: the held columns and 16 n).  Measured (bench/RESULTS.md, "Multiclass"; callgrind,
-** k = 3, 10^6 rows): mc_auroc 1994 Ir/row, 1.96x the no-op floor4 of the
-** same four columns, of which the k sorts ~390, the micro merge ~185, the
-** sweeps ~95, the row step above the floor's ~250; the JSON form 2258
-** (3.21x floor_text, which parses nothing).  O(n k) and nothing allocated
-** for mc_log_loss / mc_brier / ordinal_rps; O(n k) and k^2 doubles (a
-** weighted matrix: k^2 exact sums) for mc_confusion; one pass over the k
-** scores for mc_top_k (the true class's place, no sort).  Windows
-** (bench/RESULTS.md, "Multiclass at scale", k = 3, frames over 10^4
-** and 10^5 rows): mc_pr_auc 10x and 14x the binary pr_auc in the same
-** running frame (k + 1 sorted buffers, micro's k times larger, against its
-** one), 8x and 7x sliding 1000 rows; no longer a sort a frame.  mc_top_k
-** 1 141 Ir/row, 1.12x floor4 (callgrind, 10^5 rows).
+** log states)), whatever the counts.  ml_state_mc: a merge sort of the
+** rows, O(n log n), then one pass; its state takes ~1.4 k bytes per
+** distinct row for 2-decimal probabilities, ~7.7 k for full doubles
+** (docs/states.md).  The streaming kinds' sums: multiclass_stream.c; the
+** sorts and sweeps of mc_auroc, mc_pr_auc and mc_auroc_ci:
+** multiclass_rank.c; the window frames: multiclass_window.c.
 */
 #include <float.h>
 #include <math.h>
@@ -214,57 +145,7 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_state.h"
 #include "multiclass.h"      /* the kinds (MC_AUROC ...), MC_IS_PROB, MC_MAX_K */
-
-#define MC_EPS   1e-15
-
-typedef struct McAgg {
-  int k;               /* scores per row; 0 until the first row */
-  int failed;          /* a step set an error: results only free */
-  double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
-  ml_i64 head, n, cap; /* in rows */
-  MlParam par[3];      /* the JSON form's parameters: mc_calibration's bins;
-                       ** mc_auroc_ci's level, reps, seed */
-  int counted;         /* rows from a state: w is a count of equal rows (rule 12) */
-  int wstate;          /* rows from a weighted state: the results are weighted */
-  struct McStream *ss; /* the streaming kinds' sums (rule 7): no row kept */
-  int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
-  int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
-  struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
-  struct McSorted *srt;    /* mc_pr_auc over a window frame: its sorted columns (rule 20) */
-  MlRec16 *col[MC_MAX_K];  /* the columns form (rule 19): column j's (key of s_j, class), */
-  ml_i64 capcol;           /* in arrival order, n of capcol held */
-  int cols;                /* the columns form holds the rows (a is then empty) */
-} McAgg;
-
-/* The kinds that keep sums, not rows (rule 7). */
-#define MC_STREAMS(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_TOP_K \
-                          || (kind)==MC_CONFUSION || (kind)==MC_CALIB)
-
-/* A bin of one mc_calibration column: its rows (a count, whatever their
-** weight: the bin is empty at 0) and positives, and x: unweighted, one
-** exact sum (of p); weighted, three (of w, w 1[lab], w p); allocated on
-** the bin's first row. */
-typedef struct McBin { ml_i64 n, npos; MlXsum *x; } McBin;
-
-/* What a streaming kind keeps (rule 7), in one allocation sized by kind:
-** the means' two sums, or top k's and the matrix's counts; the weighted
-** sums of those two (x) allocated when a weight first comes. */
-typedef struct McStream {
-  MlXsum *sum;                            /* means: the exact sums of w t and of w (den: wmode only) */
-  ml_i64 *cnt;                            /* rows: top k [above][tied-1]; confusion [y][pred] (MC_MAX_K^2) */
-  MlXsum **x;                             /* weights: top k's x[0] (k sums: all, then top-m hits);
-                                          ** confusion's cells; MC_MAX_K^2, each made on first use */
-  ml_i64 B;                               /* mc_calibration: bins */
-  McBin *bin;                             /* (k + 1) B bins, column c's at c B */
-} McStream;
-
-#define MC_STRIDE(p) ((size_t)(p)->k + 2)
-
-static void mc_stream_free(McAgg *p);
-static void mc_win_free(McAgg *p);
-static int mc_win_row(struct McWin *v, int k, int y, const double *s, int sign);
-static void mc_srt_free(McAgg *p);
-static int mc_srt_row(struct McSorted *v, int k, int y, const double *s, int sign);
+#include "multiclass_impl.h" /* McAgg, McRank, McStream, the other rooms' entry points */
 
 static void mc_cols_free(McAgg *p){
   int j;
@@ -274,9 +155,9 @@ static void mc_cols_free(McAgg *p){
 }
 
 static void mc_clear(McAgg *p){
-  mc_stream_free(p);
-  mc_win_free(p);
-  mc_srt_free(p);
+  ml_mc_stream_free(p);
+  ml_mc_win_free(p);
+  ml_mc_srt_free(p);
   mc_cols_free(p);
   ml_free(p->a);
   p->a = 0;
@@ -374,18 +255,18 @@ static ml_i64 mc_block_bytes(int kind, int k){
 }
 
 /* The most rows a group of kind and k holds (rule 18). */
-static ml_i64 mc_max_rows(int kind, int k){ return MC_MAX_BLOCK / mc_block_bytes(kind, k); }
+ml_i64 ml_mc_max_rows(int kind, int k){ return MC_MAX_BLOCK / mc_block_bytes(kind, k); }
 
 /* "more than N rows in one group" (rule 18) into zErr. */
-static void mc_too_many(char *zErr, int nErr, const char *zName, int kind, int k){
+void ml_mc_too_many(char *zErr, int nErr, const char *zName, int kind, int k){
   sqlite3_snprintf(nErr, zErr, "more than %lld rows in one group (k = %d): %s holds %lld bytes a row in one "
-                   "block, and SQLite allocates at most 2 GiB at once", (long long)mc_max_rows(kind, k), k, zName,
+                   "block, and SQLite allocates at most 2 GiB at once", (long long)ml_mc_max_rows(kind, k), k, zName,
                    (long long)mc_block_bytes(kind, k));
 }
 
 /* Appends a row; ML_OK, ML_NOMEM (the buffer is kept as it was), or
-** ML_ERROR past the kind's row limit (mc_max_rows). */
-static int mc_append(McAgg *p, int y, double w, const double *s, int kind){
+** ML_ERROR past the kind's row limit (ml_mc_max_rows). */
+int ml_mc_append(McAgg *p, int y, double w, const double *s, int kind){
   size_t st = MC_STRIDE(p);
   double *r;
   if( p->head + p->n >= p->cap ){
@@ -393,7 +274,7 @@ static int mc_append(McAgg *p, int y, double w, const double *s, int kind){
       memmove(p->a, p->a + p->head*st, (size_t)p->n*st*sizeof(double));
       p->head = 0;
     }else{
-      ml_i64 cNew = p->cap ? p->cap*2 : 16, mx = mc_max_rows(kind, p->k);
+      ml_i64 cNew = p->cap ? p->cap*2 : 16, mx = ml_mc_max_rows(kind, p->k);
       double *a;
       if( p->n>=mx ) return ML_ERROR;
       if( cNew>mx ) cNew = mx;
@@ -413,7 +294,7 @@ static int mc_append(McAgg *p, int y, double w, const double *s, int kind){
 
 /* Removes one row equal to (y, w, s): the oldest in practice (SQLite
 ** removes rows from a frame in the order it added them). */
-static void mc_remove(McAgg *p, int y, double w, const double *s){
+void ml_mc_remove(McAgg *p, int y, double w, const double *s){
   size_t st = MC_STRIDE(p);
   ml_i64 i;
   for(i=0; i<p->n; i++){
@@ -432,215 +313,6 @@ static void mc_remove(McAgg *p, int y, double w, const double *s){
       return;
     }
   }
-}
-
-/* ------------------------------------------------------ streaming sums */
-
-/* The predicted class of a row's scores s: pred itself (k = 1 rows), else
-** the first index of the highest score (numpy.argmax). */
-static int mc_argmax(const double *s, int k){
-  int j, b = 0;
-  if( k==1 ) return (int)s[0];
-  for(j=1; j<k; j++) if( s[j]>s[b] ) b = j;
-  return b;
-}
-
-/* A row's term of mc_log_loss, mc_brier or ordinal_rps (rule 2). */
-static double mc_term(int kind, int k, int y, const double *s){
-  double t = 0.0;
-  int j;
-  if( kind==MC_LOG_LOSS ){
-    double q = s[y];
-    return -log(q<MC_EPS ? MC_EPS : q);
-  }
-  if( kind==MC_RPS ){                        /* cumulative over the first k-1 classes */
-    double F = 0.0;
-    for(j=0; j<k-1; j++){
-      double e;
-      F += s[j];
-      e = F - (y<=j ? 1.0 : 0.0);
-      t += e*e;
-    }
-    return t / (double)(k - 1);
-  }
-  for(j=0; j<k; j++){
-    double e = (j==y ? 1.0 : 0.0) - s[j];
-    t += e*e;
-  }
-  return t;
-}
-
-/* top_k_accuracy's hit of a row whose true class has `above` classes
-** scoring higher and `tied` equal (itself included), at m places: 1 when
-** its ties fit in the first m, else the share of its tied places there. */
-static double mc_hit(int m, int above, int tied){
-  return m>=above + tied ? 1.0 : (double)(m - above) / (double)tied;
-}
-
-/* n exact sums, initialised; 0 when out of memory. */
-static MlXsum *mc_xsums(int n){
-  MlXsum *x = ml_malloc((uint64_t)n*sizeof(MlXsum));
-  int i;
-  for(i=0; x && i<n; i++) ml_xsum_init(&x[i]);
-  return x;
-}
-
-static void mc_stream_free(McAgg *p){
-  McStream *ss = p->ss;
-  ml_i64 i;
-  int c;
-  if( ss==0 ) return;
-  for(c=0; ss->x && c<MC_MAX_K*MC_MAX_K; c++) ml_free(ss->x[c]);
-  ml_free(ss->x);
-  for(i=0; ss->bin && i<(ml_i64)(p->k + 1)*ss->B; i++) ml_free(ss->bin[i].x);
-  ml_free(ss->bin);
-  ml_free(ss);
-  p->ss = 0;
-}
-
-/* The weight w (> 0) as the sums hold it: w 2^-e0, e0 the exponent of the
-** group's first weight (rule 15), or 0 once a row of weight 1 is counted. */
-static double mc_wscaled(McAgg *p, double w){
-  if( !p->e0set ){ p->e0 = ilogb(w); p->e0set = 1; }
-  return p->e0==0 ? w : ldexp(w, -p->e0);
-}
-
-/* The weighted sums' pointers (top k, confusion), made on first use. */
-static int mc_stream_x(McStream *ss){
-  if( ss->x ) return ML_OK;
-  if( (ss->x = ml_malloc(MC_MAX_K*MC_MAX_K*sizeof(MlXsum*)))==0 ) return ML_NOMEM;
-  memset(ss->x, 0, MC_MAX_K*MC_MAX_K*sizeof(MlXsum*));
-  return ML_OK;
-}
-
-/* The sums turn from counts to weights (a weighted state joins an
-** unweighted function's group): each count c becomes the exact sum of c
-** weights 1 (e0 is then 0).  ML_OK or ML_NOMEM. */
-static int mc_stream_weigh(McAgg *p, int kind){
-  McStream *ss = p->ss;
-  int k = p->k, a, t, m;
-  if( p->wmode ) return ML_OK;
-  p->wmode = 1;
-  if( ss==0 ) return ML_OK;
-  if( ss->sum ) ml_xsum_add_n(&ss->sum[1], 1.0, p->n, 1);   /* the means' rows so far, each weighing 1 */
-  if( (kind==MC_TOP_K || kind==MC_CONFUSION) && mc_stream_x(ss) ) return ML_NOMEM;
-  if( kind==MC_TOP_K && (ss->x[0] = mc_xsums(k))==0 ) return ML_NOMEM;
-  for(a=0; kind==MC_TOP_K && a<k; a++){
-    for(t=1; t<=k; t++){
-      ml_i64 c = ss->cnt[a*MC_MAX_K + t-1];
-      if( c==0 ) continue;
-      ml_xsum_add_n(ss->x[0], 1.0, c, 1);
-      for(m=a+1; m<k; m++) ml_xsum_add_n(&ss->x[0][m], mc_hit(m, a, t), c, 1);
-    }
-  }
-  for(a=0; kind==MC_CONFUSION && a<MC_MAX_K*MC_MAX_K; a++){
-    if( ss->cnt[a]==0 ) continue;
-    if( (ss->x[a] = mc_xsums(1))==0 ) return ML_NOMEM;
-    ml_xsum_add_n(ss->x[a], 1.0, ss->cnt[a], 1);
-  }
-  if( kind==MC_CALIB && ss->bin ){
-    ml_i64 i;
-    for(i=0; i<(ml_i64)(k + 1)*ss->B; i++){
-      McBin *b = &ss->bin[i];
-      MlXsum *x;
-      if( b->x==0 ) continue;
-      if( (x = mc_xsums(3))==0 ) return ML_NOMEM;
-      ml_xsum_add_n(&x[0], 1.0, b->n, 1);
-      ml_xsum_add_n(&x[1], 1.0, b->npos, 1);
-      x[2] = b->x[0];
-      ml_free(b->x);
-      b->x = x;
-    }
-  }
-  return ML_OK;
-}
-
-/* Adds (sign +1) or removes (-1) c rows (y, s) of weight w each to the
-** streaming sums (rule 7): counts, or (wmode) exact sums of the weights
-** w 2^-e0, c w split into two exact parts.  ML_OK or ML_NOMEM. */
-static int mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, ml_i64 c, int sign){
-  McStream *ss = p->ss;
-  double wp[2];
-  int k = p->k, nw = 0, i, j;
-  if( ss==0 ){
-    int mean = kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS, cnt = kind==MC_TOP_K || kind==MC_CONFUSION;
-    size_t sz = sizeof(*ss) + (mean ? 2*sizeof(MlXsum) : 0) + (cnt ? MC_MAX_K*MC_MAX_K*sizeof(ml_i64) : 0);
-    if( sign<0 ) return ML_OK;
-    if( (ss = ml_malloc(sz))==0 ) return ML_NOMEM;
-    memset(ss, 0, sz);
-    if( mean ){
-      ss->sum = (MlXsum*)(ss + 1);
-      ml_xsum_init(&ss->sum[0]);
-      ml_xsum_init(&ss->sum[1]);
-    }
-    if( cnt ) ss->cnt = (ml_i64*)(ss + 1);
-    p->ss = ss;
-  }
-  if( p->wmode ){
-    double v = mc_wscaled(p, w);
-    wp[0] = (double)c*v;
-    wp[1] = fma((double)c, v, -wp[0]);
-    nw = wp[1]!=0.0 ? 2 : 1;
-  }else if( !p->e0set ){
-    p->e0set = 1;                            /* rows of weight 1: 2^0 */
-    p->e0 = 0;
-  }
-  p->n += sign*c;
-  if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
-    double t = mc_term(kind, k, y, s);
-    if( !p->wmode ) ml_xsum_add_n(&ss->sum[0], t, c, sign);   /* den: the count n */
-    for(i=0; i<nw; i++){
-      ml_xsum_add_product(&ss->sum[0], wp[i], t, sign);
-      ml_xsum_add(&ss->sum[1], wp[i], sign);
-    }
-  }else if( kind==MC_TOP_K ){
-    /* the true class's place: the classes above it and its ties, one pass
-    ** over the k scores, no sort (rule 9) */
-    double sy = s[y];
-    int above = 0, tied = 0, m;
-    for(j=0; j<k; j++){
-      above += s[j]>sy;
-      tied += s[j]==sy;
-    }
-    if( !p->wmode ){
-      ss->cnt[above*MC_MAX_K + tied-1] += sign*c;
-      return ML_OK;
-    }
-    if( mc_stream_x(ss) || (ss->x[0]==0 && (ss->x[0] = mc_xsums(k))==0) ) return ML_NOMEM;
-    for(i=0; i<nw; i++){
-      ml_xsum_add(ss->x[0], wp[i], sign);
-      for(m=above+1; m<k; m++) ml_xsum_add_product(&ss->x[0][m], wp[i], mc_hit(m, above, tied), sign);
-    }
-  }else if( kind==MC_CONFUSION ){
-    int cell = y*MC_MAX_K + mc_argmax(s, k);
-    ss->cnt[cell] += sign*c;
-    if( !p->wmode ) return ML_OK;
-    if( mc_stream_x(ss) || (ss->x[cell]==0 && (ss->x[cell] = mc_xsums(1))==0) ) return ML_NOMEM;
-    for(i=0; i<nw; i++) ml_xsum_add(ss->x[cell], wp[i], sign);
-  }else{                                     /* MC_CALIB: k columns and the top label's */
-    int top = mc_argmax(s, k);
-    if( ss->bin==0 ){
-      ss->B = (ml_i64)ml_param_value(&p->par[0], 10.0);
-      ss->bin = ml_malloc((uint64_t)(k + 1)*ss->B*sizeof(McBin));
-      if( ss->bin==0 ) return ML_NOMEM;
-      memset(ss->bin, 0, (size_t)(k + 1)*ss->B*sizeof(McBin));
-    }
-    for(j=0; j<=k; j++){
-      int lab = j<k ? y==j : y==top;
-      double v = s[j<k ? j : top];
-      McBin *b = &ss->bin[j*ss->B + ml_calib_bin(v, ss->B)];
-      if( b->x==0 && (b->x = mc_xsums(p->wmode ? 3 : 1))==0 ) return ML_NOMEM;
-      b->n += sign*c;
-      if( lab ) b->npos += sign*c;
-      if( !p->wmode ){ ml_xsum_add_n(&b->x[0], v, c, sign); continue; }
-      for(i=0; i<nw; i++){
-        ml_xsum_add(&b->x[0], wp[i], sign);
-        if( lab ) ml_xsum_add(&b->x[1], wp[i], sign);
-        ml_xsum_add_product(&b->x[2], wp[i], v, sign);
-      }
-    }
-  }
-  return ML_OK;
 }
 
 /* ---------------------------------------------------- the columns form */
@@ -677,8 +349,8 @@ static int mc_col_append(McAgg *p, int y, const double *s){
 
 /* The columns form back to rows (weight 1), in arrival order: what a window
 ** frame or a state needs (rule 19).  ML_OK, ML_NOMEM or ML_ERROR (the row
-** limit: mc_too_many), the columns then kept. */
-static int mc_cols_to_rows(McAgg *p, int kind){
+** limit: ml_mc_too_many), the columns then kept. */
+int ml_mc_cols_to_rows(McAgg *p, int kind){
   ml_i64 t, n = p->n;
   int j, rc;
   double s[MC_MAX_K];
@@ -687,7 +359,7 @@ static int mc_cols_to_rows(McAgg *p, int kind){
   p->cols = 0;
   for(t=0; t<n; t++){
     for(j=0; j<p->k; j++) s[j] = ml_double_of(p->col[j][t].key);
-    if( (rc = mc_append(p, (int)p->col[0][t].aux, 1.0, s, kind))!=ML_OK ){
+    if( (rc = ml_mc_append(p, (int)p->col[0][t].aux, 1.0, s, kind))!=ML_OK ){
       ml_free(p->a);
       p->a = 0;
       p->head = p->cap = 0;
@@ -701,184 +373,19 @@ static int mc_cols_to_rows(McAgg *p, int kind){
 }
 
 /* A row enters: the sums of a streaming kind, the kept rows of any other.
-** ML_OK, ML_NOMEM, or ML_ERROR (past the row limit: mc_too_many). */
+** ML_OK, ML_NOMEM, or ML_ERROR (past the row limit: ml_mc_too_many). */
 static int mc_add(McAgg *p, const MlFuncDesc *d, int y, double w, const double *s){
   int kind = d->kind, rc;
-  if( MC_STREAMS(kind) ) return mc_stream_add(p, kind, y, s, w, 1, 1);
+  if( MC_STREAMS(kind) ) return ml_mc_stream_add(p, kind, y, s, w, 1, 1);
   if( p->cols || ((kind==MC_AUROC || kind==MC_PR_AUC) && !(d->flags & ML_FN_TWIN) && p->a==0 && p->n==0
                   && !p->counted && !p->wstate) ){
     return mc_col_append(p, y, s);            /* the columns form (rule 19) */
   }
-  rc = mc_append(p, y, w, s, kind);
+  rc = ml_mc_append(p, y, w, s, kind);
   if( rc ) return rc;
-  if( p->win && mc_win_row(p->win, p->k, y, s, 1) ) mc_win_free(p);
-  if( p->srt && mc_srt_row(p->srt, p->k, y, s, 1) ) mc_srt_free(p);
+  if( p->win && ml_mc_win_row(p->win, p->k, y, s, 1) ) ml_mc_win_free(p);
+  if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, 1) ) ml_mc_srt_free(p);
   return ML_OK;
-}
-
-/* ------------------------------------------------------ mc_auroc window */
-
-/* mc_auroc over a window frame (rule 17): the frame's keys in counted sets
-** (ml_rankset.c, as the binary auroc's window) and every Mann-Whitney count
-** of the result kept up to date row by row, twice each (ties count 1). */
-typedef struct McWin {
-  MlRankSet rs[MC_MAX_K][MC_MAX_K];   /* rs[a][c]: p_a of the rows of class c */
-  MlRankSet mpos, mneg;               /* micro: each row's p_y; its p_j, j != y */
-  ml_i64 u2[MC_MAX_K][MC_MAX_K];      /* u2[a][c]: rows of class a above class c in column a */
-  ml_i64 mu2;                         /* micro's positive pairs above negative ones */
-  ml_i64 W[MC_MAX_K];                 /* rows of each class */
-} McWin;
-
-static void mc_win_free(McAgg *p){
-  McWin *v = p->win;
-  int a, c;
-  if( v==0 ) return;
-  for(a=0; a<MC_MAX_K; a++) for(c=0; c<MC_MAX_K; c++) ml_rankset_clear(&v->rs[a][c]);
-  ml_rankset_clear(&v->mpos);
-  ml_rankset_clear(&v->mneg);
-  ml_free(v);
-  p->win = 0;
-}
-
-/* Twice the pairs of a key against the set o, the key above: 2 per key of
-** o below it, 1 per tie; below: 2 per key above it, 1 per tie. */
-static ml_i64 mc_above2(const MlRankSet *o, ml_key key){
-  ml_i64 lt, le;
-  ml_rankset_count(o, key, &lt, &le);
-  return lt + le;
-}
-static ml_i64 mc_below2(const MlRankSet *o, ml_key key){
-  ml_i64 lt, le;
-  ml_rankset_count(o, key, &lt, &le);
-  return 2*o->n - lt - le;
-}
-
-/* The row (y, s) enters (sign +1) or leaves (-1) the sets: O(k log n).
-** Its pairs with the other rows are counted against sets that do not hold
-** it (its keys leave before, enter after); its own micro pairs apart.  ML_OK or ML_NOMEM
-** (the sets are then inconsistent: the caller drops them). */
-static int mc_win_keys(McWin *v, int k, int y, const ml_key *key, int sign){
-  int a;
-  for(a=0; a<k; a++){
-    MlRankSet *m = a==y ? &v->mpos : &v->mneg;
-    if( sign>0 ){
-      if( ml_rankset_insert(&v->rs[a][y], key[a]) || ml_rankset_insert(m, key[a]) ) return ML_NOMEM;
-    }else if( !ml_rankset_remove(&v->rs[a][y], key[a]) || !ml_rankset_remove(m, key[a]) ){
-      return ML_NOMEM;                   /* not held: cannot happen */
-    }
-  }
-  return ML_OK;
-}
-
-static int mc_win_row(McWin *v, int k, int y, const double *s, int sign){
-  ml_key key[MC_MAX_K] = {0};
-  ml_i64 d = 0;
-  int a, c;
-  for(a=0; a<k; a++) key[a] = ml_key_of(s[a]);
-  if( sign<0 && mc_win_keys(v, k, y, key, sign) ) return ML_NOMEM;
-  for(a=0; a<k; a++){
-    if( a==y ){
-      for(c=0; c<k; c++) if( c!=y ) v->u2[y][c] += sign*mc_above2(&v->rs[y][c], key[y]);
-      d += mc_above2(&v->mneg, key[y]);
-    }else{
-      v->u2[a][y] += sign*mc_below2(&v->rs[a][a], key[a]);
-      d += mc_below2(&v->mpos, key[a]);
-      d += key[y]>key[a] ? 2 : key[y]==key[a];      /* the row's own pair */
-    }
-  }
-  v->mu2 += sign*d;
-  v->W[y] += sign;
-  return sign>0 ? mc_win_keys(v, k, y, key, sign) : ML_OK;
-}
-
-/* Moves an mc_auroc window's rows into the sets (first xValue); drops
-** them when out of memory (each frame then computed afresh). */
-static void mc_win_start(McAgg *p){
-  ml_i64 i;
-  if( (p->win = ml_malloc(sizeof(McWin)))==0 ) return;
-  memset(p->win, 0, sizeof(McWin));
-  for(i=0; i<p->n; i++){
-    const double *r = p->a + (size_t)(p->head + i)*MC_STRIDE(p);
-    if( mc_win_row(p->win, p->k, (int)r[0], r + 2, 1) ){ mc_win_free(p); return; }
-  }
-}
-
-/* ----------------------------------------------------- mc_pr_auc window */
-
-/* mc_pr_auc over a window frame (rule 20): the binary pr_auc's kept-sorted
-** sample buffers (ml_samples_add / ml_samples_remove insert and remove in
-** place), one per column -- the keys of p_j, class j's rows as positives --
-** and micro's n k pairs (p_j, positive when y = j), and the rows of each
-** class: a frame's AP terms are summed without a sort. */
-typedef struct McSorted {
-  MlSamples col[MC_MAX_K];
-  MlSamples micro;
-  ml_i64 W[MC_MAX_K];
-} McSorted;
-
-static void mc_srt_free(McAgg *p){
-  McSorted *v = p->srt;
-  int j;
-  if( v==0 ) return;
-  for(j=0; j<MC_MAX_K; j++) ml_samples_clear(&v->col[j]);
-  ml_samples_clear(&v->micro);
-  ml_free(v);
-  p->srt = 0;
-}
-
-/* The row (y, s) enters (sign +1) or leaves (-1) the sorted buffers: a key
-** in each column, and micro's k - 1 negative keys in one pass
-** (ml_samples_add_keys): O(k log n) binary searches and k + 2 memmoves of
-** O(n) keys.  Unsorted buffers (the first xValue's) append.  ML_OK or
-** ML_NOMEM (the buffers are then inconsistent: the caller drops them). */
-static int mc_srt_row(McSorted *v, int k, int y, const double *s, int sign){
-  ml_key neg[MC_MAX_K];
-  int j, m = 0;
-  for(j=0; j<k; j++){
-    if( sign>0 ){
-      if( ml_samples_add(&v->col[j], j==y, s[j], 0.0) ) return ML_NOMEM;
-    }else if( !ml_samples_remove(&v->col[j], j==y, s[j], 0.0) ){
-      return ML_NOMEM;                   /* not held: cannot happen */
-    }
-    if( j!=y ){                          /* micro's negatives, ascending */
-      ml_key key = ml_key_of(s[j]);
-      int i = m++;
-      while( i>0 && neg[i-1]>key ){ neg[i] = neg[i-1]; i--; }
-      neg[i] = key;
-    }
-  }
-  if( sign>0 ){
-    if( ml_samples_add(&v->micro, 1, s[y], 0.0) ) return ML_NOMEM;
-    if( !v->micro.sorted ){
-      for(j=0; j<m; j++) if( ml_samples_add(&v->micro, 0, ml_double_of(neg[j]), 0.0) ) return ML_NOMEM;
-    }else if( ml_samples_add_keys(&v->micro, 0, neg, m) ){
-      return ML_NOMEM;
-    }
-  }else if( !ml_samples_remove(&v->micro, 1, s[y], 0.0) || !ml_samples_remove_keys(&v->micro, 0, neg, m) ){
-    return ML_NOMEM;
-  }
-  v->W[y] += sign;
-  return ML_OK;
-}
-
-/* Sorts an mc_pr_auc window's rows into the buffers (first xValue); drops
-** them when out of memory (each frame then computed afresh). */
-static void mc_srt_start(McAgg *p){
-  McSorted *v;
-  ml_i64 i;
-  int j;
-  if( (v = p->srt = ml_malloc(sizeof(McSorted)))==0 ) return;
-  memset(v, 0, sizeof(*v));
-  for(j=0; j<MC_MAX_K; j++) ml_samples_init(&v->col[j], 8);
-  ml_samples_init(&v->micro, 8);
-  for(i=0; i<p->n; i++){                   /* unsorted buffers: appended */
-    const double *r = p->a + (size_t)(p->head + i)*MC_STRIDE(p);
-    if( mc_srt_row(v, p->k, (int)r[0], r + 2, 1) ){ mc_srt_free(p); return; }
-  }
-  for(j=0; j<p->k; j++){
-    if( ml_samples_sort(&v->col[j]) || !v->col[j].sorted ){ mc_srt_free(p); return; }
-  }
-  if( ml_samples_sort(&v->micro) || !v->micro.sorted ) mc_srt_free(p);
 }
 
 /* Reports mc_add's failure: out of memory, or the row limit (rule 18). */
@@ -890,7 +397,7 @@ static void mc_add_failed(sqlite3_context *ctx, const MlFuncDesc *d, const McAgg
              "%d blocks, and SQLite allocates at most 2 GiB at once", (long long)MC_MAX_COL_ROWS, p->k, d->name,
              p->k);
   }else{
-    mc_too_many(z, sizeof(z), d->name, d->kind, p->k);
+    ml_mc_too_many(z, sizeof(z), d->name, d->kind, p->k);
     ml_error(ctx, d->name, "%s", z);
   }
 }
@@ -934,7 +441,7 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
       }
       if( j==p->k && isProb && ml_prob_row_check(s, p->k, &sum)>=0 ) j = 0;
       if( j==p->k && d->kind==MC_TOP_K && !p->wmode && p->ss ){
-        /* mc_top_k's row counted here, as mc_stream_add counts it: the
+        /* mc_top_k's row counted here, as ml_mc_stream_add counts it: the
         ** true class's place (rule 9) */
         double sy = s[yv];
         int above = 0, tied = 0;
@@ -986,7 +493,7 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   for(k=0; k<mc_has_param(ctx, d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
   if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
-  if( p->cols && mc_cols_to_rows(p, d->kind) ){
+  if( p->cols && ml_mc_cols_to_rows(p, d->kind) ){
     /* out of memory (or the row limit) turning the columns into rows:
     ** the group fails */
     sqlite3_result_error_nomem(ctx);
@@ -994,11 +501,11 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
     p->failed = 1;
     return;
   }
-  if( MC_STREAMS(d->kind) ) mc_stream_add(p, d->kind, y, s, w, 1, -1);   /* removes: no allocation */
+  if( MC_STREAMS(d->kind) ) ml_mc_stream_add(p, d->kind, y, s, w, 1, -1);   /* removes: no allocation */
   else{
-    mc_remove(p, y, w, s);
-    if( p->win && mc_win_row(p->win, p->k, y, s, -1) ) mc_win_free(p);
-    if( p->srt && mc_srt_row(p->srt, p->k, y, s, -1) ) mc_srt_free(p);
+    ml_mc_remove(p, y, w, s);
+    if( p->win && ml_mc_win_row(p->win, p->k, y, s, -1) ) ml_mc_win_free(p);
+    if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, -1) ) ml_mc_srt_free(p);
   }
 }
 
@@ -1014,1024 +521,6 @@ static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static void mc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 1) ) return;
   mc_inverse_w(ctx, argc, argv, 1.0);
-}
-
-/* ------------------------------------------------------ ranking sweeps */
-
-/* What one column's sweep gives. */
-typedef struct McCol {
-  double W[MC_MAX_K];           /* weight of each class (the column sweep's totals) */
-  double uOvr, ap;              /* the OvR Mann-Whitney sum, sum of gain * precision */
-  double u[MC_MAX_K];           /* u[c]: pairs (class i above class c), ties 1/2 */
-} McCol;
-
-/* The row r of the group (its [y, w, p_0 .. p_k-1]). */
-static const double *mc_at(const McAgg *p, ml_i64 r){
-  return p->a + (size_t)(p->head + r)*MC_STRIDE(p);
-}
-
-/* A sort record's aux: row * MC_TAG + low, exact in a double (rows < 2^49);
-** low is the row's class y in a column's records, 1[y = j] in a gathered
-** micro group's.  The class needs no look-up in the rows; the weight does. */
-#define MC_TAG 16
-static ml_i64 mc_rec_row(const MlRec16 *r){ return (ml_i64)r->aux >> 4; }
-static int mc_rec_low(const MlRec16 *r){ return (int)((ml_i64)r->aux & (MC_TAG-1)); }
-
-/* Within a run of tied scores rec[lo..hi), orders the records by weight
-** (weighted rows only), so that every sum over the run is taken in an
-** order fixed by the values (rule 6).  scratch: hi - lo records + extra. */
-static void mc_order_ties(const McAgg *p, MlRec16 *rec, ml_i64 lo, ml_i64 hi, void *scratch){
-  ml_i64 t;
-  for(t=lo; t<hi; t++) rec[t].key = ml_key_of(mc_at(p, mc_rec_row(&rec[t]))[1]);
-  ml_radix_sort(rec + lo, hi - lo, 16, scratch);
-}
-
-/* Column i: rec holds the n rows sorted ascending by p_i; the sweep goes
-** from the highest score down, one run of ties at a time.  A run of one row
-** (most runs) takes the general step's arithmetic with one class nonzero,
-** term for term.  unit: every row's weight is 1 (no look-up).  A weighted
-** run is left ordered by weight (mc_order_ties), for the micro sweep. */
-static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, int unit, void *scratch,
-                            McCol *out){
-  double above[MC_MAX_K], g[MC_MAX_K], u[MC_MAX_K], negAbove = 0.0, posAbove = 0.0, uOvr = 0.0, ap = 0.0;
-  const MlRec16 *r;
-  ml_i64 hi = p->n, lo;
-  int c, k = p->k;
-  memset(above, 0, sizeof(above));
-  memset(g, 0, sizeof(g));
-  memset(u, 0, sizeof(u));
-  while( hi>0 ){
-    double gi, negG = 0.0, half;
-    ml_key key;
-    r = rec + hi - 1;
-    key = r->key;
-    if( hi==1 || r[-1].key!=key ){
-      /* one row: g[y] = w, every other g[c] = 0, so the general step reduces
-      ** to these terms exactly (x + 0.0 = x for the sums here, all >= +0;
-      ** 1.0 * x = x); posAbove is above[i], kept apart */
-      int y = mc_rec_low(r);
-      if( unit ){
-        if( y==i ){
-          double tp = posAbove + 1.0;
-          ap += tp/(tp + negAbove);
-          posAbove = tp;
-        }else{
-          u[y] += posAbove;
-          uOvr += posAbove;
-          negAbove += 1.0;
-          above[y] += 1.0;
-        }
-      }else{
-        double w = mc_at(p, mc_rec_row(r))[1];
-        if( y==i ){
-          double tp = posAbove + w;
-          ap += w*(tp/(tp + negAbove));
-          posAbove = tp;
-        }else{
-          u[y] += w*posAbove;
-          uOvr += w*posAbove;
-          negAbove += w;
-          above[y] += w;
-        }
-      }
-      hi--;
-      continue;
-    }
-    for(lo=hi-2; lo>0 && rec[lo-1].key==key; lo--){}
-    if( weighted ){
-      mc_order_ties(p, rec, lo, hi, scratch);
-      for(ml_i64 t=lo; t<hi; t++) rec[t].key = key;      /* the score's key back, for micro */
-    }
-    for(ml_i64 t=lo; t<hi; t++){
-      g[mc_rec_low(&rec[t])] += unit ? 1.0 : mc_at(p, mc_rec_row(&rec[t]))[1];
-    }
-    gi = g[i];
-    half = posAbove + 0.5*gi;
-    for(c=0; c<k; c++){
-      if( c==i || g[c]==0.0 ) continue;
-      u[c] += g[c]*half;
-      negG += g[c];
-    }
-    uOvr += negG*half;
-    if( gi>0.0 ){
-      double tp = posAbove + gi, fp = negAbove + negG;
-      ap += gi*(tp/(tp + fp));
-    }
-    for(c=0; c<k; c++){ if( c!=i ) above[c] += g[c]; g[c] = 0.0; }
-    posAbove += gi;
-    negAbove += negG;
-    hi = lo;
-  }
-  above[i] = posAbove;
-  memcpy(out->W, above, sizeof(above));
-  memcpy(out->u, u, sizeof(u));
-  out->uOvr = uOvr;
-  out->ap = ap;
-}
-
-/* A run of tied scores ends in micro's sweep: gp positive and gn negative
-** weight in it.  Its Mann-Whitney term (ties 1/2) and its AP term, then
-** the weight above the next run (the binary sweep's terms, ml_sweep.c). */
-static inline void mc_run_end(double gp, double gn, double *posAbove, double *negAbove, double *u, double *ap){
-  *u += gn*(*posAbove + 0.5*gp);
-  if( gp>0.0 ){
-    double tp = *posAbove + gp, fp = *negAbove + gn;
-    *ap += gp*(tp/(tp + fp));
-  }
-  *posAbove += gp;
-  *negAbove += gn;
-}
-
-/* micro: the n k pairs (1[y = j], p_j) swept from the highest score down, a
-** k-way merge of the k sorted columns col[j*n .. j*n+n) (no sort of the
-** pairs): a run of tied pairs is each column's run at that score.  Its
-** positive and negative weights are summed as a sort of the pairs would
-** have: in any order when every weight is an integer count below 2^53
-** (unweighted: exact), in the column's order when the run comes from one
-** column (weighted: already ordered by weight, mc_sweep_column), else
-** gathered into *pBuf and ordered by weight (mc_order_ties).  ML_OK or
-** ML_NOMEM. */
-static int mc_sweep_micro(const McAgg *p, const MlRec16 *col, int weighted, int unit, MlRec16 **pBuf,
-                          ml_i64 *pnBuf, double *pU, double *pAp, double *pP, double *pN){
-  double posAbove = 0.0, negAbove = 0.0, u = 0.0, ap = 0.0;
-  ml_i64 n = p->n, hi[MC_MAX_K], lo[MC_MAX_K];
-  int k = p->k, j;
-  for(j=0; j<k; j++) hi[j] = n;
-  for(;;){
-    double gp = 0.0, gn = 0.0;
-    ml_key key = 0;
-    ml_i64 m = 0, t;
-    int any = 0, ncol = 0;
-    for(j=0; j<k; j++){
-      if( hi[j]>0 && (!any || col[j*n + hi[j]-1].key>key) ){ key = col[j*n + hi[j]-1].key; any = 1; }
-    }
-    if( !any ) break;
-    for(j=0; j<k; j++){
-      const MlRec16 *c = col + j*n;
-      lo[j] = hi[j];
-      while( lo[j]>0 && c[lo[j]-1].key==key ) lo[j]--;
-      if( lo[j]<hi[j] ){ m += hi[j] - lo[j]; ncol++; }
-    }
-    if( !weighted || ncol==1 || m==1 ){
-      for(j=0; j<k; j++){
-        const MlRec16 *c = col + j*n;
-        for(t=lo[j]; t<hi[j]; t++){
-          double w = unit ? 1.0 : mc_at(p, mc_rec_row(&c[t]))[1];
-          if( mc_rec_low(&c[t])==j ) gp += w; else gn += w;
-        }
-      }
-    }else{
-      MlRec16 *b;
-      ml_i64 o = 0;
-      if( *pnBuf<m ){                     /* records and the sort's scratch */
-        ml_i64 cNew = m>2*(*pnBuf) ? m : 2*(*pnBuf);
-        b = ml_realloc(*pBuf, (uint64_t)cNew*32 + ML_RADIX_EXTRA);
-        if( b==0 ) return ML_NOMEM;
-        *pBuf = b;
-        *pnBuf = cNew;
-      }
-      b = *pBuf;
-      for(j=0; j<k; j++){
-        const MlRec16 *c = col + j*n;
-        for(t=lo[j]; t<hi[j]; t++){
-          b[o].aux = (double)(mc_rec_row(&c[t])*MC_TAG + (mc_rec_low(&c[t])==j));
-          o++;
-        }
-      }
-      mc_order_ties(p, b, 0, m, b + m);
-      for(t=0; t<m; t++){
-        double w = mc_at(p, mc_rec_row(&b[t]))[1];
-        if( mc_rec_low(&b[t]) ) gp += w; else gn += w;
-      }
-    }
-    mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
-    for(j=0; j<k; j++) hi[j] = lo[j];
-  }
-  *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
-  return ML_OK;
-}
-
-/* micro without weights (every weight an integer count, so that a run's
-** sums are exact in any order): the same sweep as mc_sweep_micro, one pair
-** at a time -- the column whose next score is highest gives the next pair,
-** and a run ends where the score changes.  A column's key 0 marks it used
-** up (no score has key 0: only a NaN would).  unit: the counts are counted
-** as integers and turned to doubles at the end of each run (exact). */
-static void mc_sweep_micro_counts(const McAgg *p, MlRec16 *const *col, int unit, double *pU, double *pAp,
-                                  double *pP, double *pN){
-  double posAbove = 0.0, negAbove = 0.0, u = 0.0, ap = 0.0, gp = 0.0, gn = 0.0;
-  const MlRec16 *at[MC_MAX_K], *first[MC_MAX_K];
-  ml_i64 n = p->n, cp = 0, cn = 0;
-  ml_key hk[MC_MAX_K], key = 0;
-  int k = p->k, j, b;
-  for(j=0; j<k; j++){
-    first[j] = col[j];
-    at[j] = first[j] + n - 1;
-    hk[j] = at[j]->key;
-    if( hk[j]>key ) key = hk[j];
-  }
-  for(;;){
-    const MlRec16 *r;
-    ml_key kb = hk[0];
-    for(b=0, j=1; j<k; j++) if( hk[j]>kb ){ kb = hk[j]; b = j; }
-    if( kb!=key ){                         /* the run at key is complete */
-      if( unit && cp + cn==1 ){
-        /* one pair: the general terms with (gp, gn) = (1, 0) or (0, 1), exactly
-        ** (u += 0 * x and negAbove += 0 change nothing; 1 * x = x) */
-        if( cp ){
-          double tp = posAbove + 1.0;
-          ap += tp/(tp + negAbove);
-          posAbove = tp;
-        }else{
-          u += posAbove;
-          negAbove += 1.0;
-        }
-        cp = cn = 0;
-      }else{
-        if( unit ){ gp = (double)cp; gn = (double)cn; cp = cn = 0; }
-        mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
-        gp = gn = 0.0;
-      }
-      if( kb==0 ) break;
-      key = kb;
-    }
-    r = at[b];
-    if( unit ){
-      if( mc_rec_low(r)==b ) cp++; else cn++;
-    }else if( mc_rec_low(r)==b ){
-      gp += mc_at(p, mc_rec_row(r))[1];
-    }else{
-      gn += mc_at(p, mc_rec_row(r))[1];
-    }
-    if( r>first[b] ){ at[b] = r - 1; hk[b] = r[-1].key; }else{ hk[b] = 0; }
-  }
-  *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
-}
-
-/* Everything mc_auroc and mc_pr_auc report. */
-typedef struct McRank {
-  int k, absent, full;           /* absent: the first class with no row, or -1; full:
-                                 ** the class holding every row, or -1 (rule 16) */
-  double n;                      /* rows, or their weight */
-  double W[MC_MAX_K];            /* each class's rows (weight) */
-  double auc[MC_MAX_K], ap[MC_MAX_K];        /* OvR per class, NaN when undefined */
-  double A[MC_MAX_K][MC_MAX_K];              /* A[a][b]: AUC of p_a, class a against b */
-  double microAuc, microAp;
-} McRank;
-
-/* Bytes of scratch mc_rank needs for n rows of k scores: the k sorted
-** columns and one column's sort scratch. */
-static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*(k + 1)*16 + ML_RADIX_EXTRA; }
-
-/* Sorts each score column once (the shared sort, ml_radix_sort, of records
-** (key of p_j, row and class) made in one pass over the rows), sweeps each,
-** then merges the k sorted columns for micro.  In mem (mc_rank_scratch
-** bytes; 0: allocated here).  ML_OK, ML_NOMEM or ML_STOPPED. */
-/* Sorts each column col[i] (n records; scratch: one column's and the
-** sort's extra) and sweeps it, then micro (weighted: the columns must be
-** one block, col[i] = col[0] + i n).  ML_OK, ML_NOMEM or ML_STOPPED. */
-static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, int unit, void *scratch, McRank *R){
-  ml_i64 nBuf = 0;
-  int k = p->k, i, c, rc;
-  MlRec16 *buf = 0;
-  McCol cs;
-  double U, AP, P, N;
-  R->k = k;
-  R->absent = -1;
-  for(i=0; i<k; i++){
-    if( ml_radix_sort(col[i], p->n, 16, scratch) ) return ML_STOPPED;
-    mc_sweep_column(p, i, col[i], weighted, unit, scratch, &cs);
-    if( i==0 ){
-      R->n = 0.0;
-      for(c=0; c<k; c++){ R->W[c] = cs.W[c]; R->n += cs.W[c]; }
-    }
-    P = R->W[i];
-    N = R->n - P;
-    R->auc[i] = P>0.0 && N>0.0 ? cs.uOvr / (P*N) : NAN;
-    R->ap[i] = P>0.0 && N>0.0 ? cs.ap / P : NAN;      /* one class only: null (rule 16) */
-    for(c=0; c<k; c++){
-      R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? cs.u[c] / (P*R->W[c]) : NAN;
-    }
-  }
-  R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
-  rc = ML_OK;
-  if( weighted ) rc = mc_sweep_micro(p, col[0], weighted, unit, &buf, &nBuf, &U, &AP, &P, &N);
-  else mc_sweep_micro_counts(p, col, unit, &U, &AP, &P, &N);
-  ml_free(buf);
-  if( rc!=ML_OK ) return rc;
-  R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
-  R->microAp = P>0.0 ? AP / P : NAN;
-  return ML_OK;
-}
-
-static int mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
-  ml_i64 n = p->n, t;
-  int k = p->k, i, unit = 1, rc;
-  MlRec16 *col, *cols[MC_MAX_K];
-  col = mem ? mem : ml_malloc(mc_rank_scratch(n, k));
-  if( col==0 ) return ML_NOMEM;
-  for(t=0; t<n; t++){                      /* the keys, made once */
-    const double *r = mc_at(p, t);
-    double tag = (double)(t*MC_TAG + (int)r[0]);
-    if( r[1]!=1.0 ) unit = 0;
-    for(i=0; i<k; i++){ col[i*n + t].key = ml_key_of(r[2 + i]); col[i*n + t].aux = tag; }
-  }
-  for(i=0; i<k; i++) cols[i] = col + (size_t)i*n;
-  rc = mc_rank_columns(p, cols, weighted, unit, col + (size_t)n*k, R);
-  if( !mem ) ml_free(col);
-  return rc;
-}
-
-/* The columns form's result (rule 19): each column shrunk to its rows (no
-** growth slack kept), then sorted in place with one column of scratch. */
-static int mc_rank_held(McAgg *p, McRank *R){
-  void *scratch;
-  int i, rc;
-  for(i=0; i<p->k; i++){
-    MlRec16 *c = ml_realloc(p->col[i], (uint64_t)p->n*16);
-    if( c ) p->col[i] = c;
-  }
-  p->capcol = p->n;
-  scratch = ml_malloc((uint64_t)p->n*16 + ML_RADIX_EXTRA);
-  if( scratch==0 ) return ML_NOMEM;
-  rc = mc_rank_columns(p, p->col, 0, 1, scratch, R);
-  ml_free(scratch);
-  return rc;
-}
-
-/* mc_pr_auc's McRank from a window's sorted buffers (rule 20): every sum
-** of the sweeps' AP is of the terms d tp / (tp + fp), tp and fp integer
-** counts (exact as doubles), one per score holding a positive, added from
-** the highest score in plain double arithmetic -- what
-** ml_fold_ap_sum_plain adds -- so the frame's result is the aggregate's
-** bit for bit; the AUROC fields, which mc_pr_auc does not report, are NaN. */
-static int mc_srt_rank(const McAgg *p, McRank *R){
-  const McSorted *v = p->srt;
-  int k = p->k, i, c;
-  double n = 0.0, P, N;
-  R->k = k;
-  for(c=0; c<k; c++){ R->W[c] = (double)v->W[c]; n += R->W[c]; }
-  R->n = n;
-  for(i=0; i<k; i++){
-    P = R->W[i];
-    N = n - P;
-    R->auc[i] = NAN;
-    R->ap[i] = P>0.0 && N>0.0 ? ml_fold_ap_sum_plain(&v->col[i]) / P : NAN;
-    for(c=0; c<k; c++) R->A[i][c] = NAN;
-  }
-  R->absent = R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
-  R->microAuc = NAN;
-  R->microAp = n>0.0 ? ml_fold_ap_sum_plain(&v->micro) / n : NAN;
-  return ML_OK;
-}
-
-/* mc_auroc's McRank from a window's counts (rule 17): each sum the sweep
-** would take is a sum of integers and halves, exact, so the frame's result
-** is the aggregate's bit for bit. */
-static int mc_win_rank(const McAgg *p, McRank *R){
-  const McWin *v = p->win;
-  int k = p->k, i, c;
-  double n = 0.0, P, N;
-  R->k = k;
-  for(c=0; c<k; c++){ R->W[c] = (double)v->W[c]; n += R->W[c]; }
-  R->n = n;
-  for(i=0; i<k; i++){
-    ml_i64 u = 0;
-    for(c=0; c<k; c++) if( c!=i ) u += v->u2[i][c];
-    P = R->W[i];
-    N = n - P;
-    R->auc[i] = P>0.0 && N>0.0 ? ((double)u/2.0) / (P*N) : NAN;
-    R->ap[i] = NAN;
-    for(c=0; c<k; c++){
-      R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? ((double)v->u2[i][c]/2.0) / (P*R->W[c]) : NAN;
-    }
-  }
-  R->absent = R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
-  P = n;
-  N = n*(double)(k - 1);
-  R->microAuc = P>0.0 && N>0.0 ? ((double)v->mu2/2.0) / (P*N) : NAN;
-  R->microAp = NAN;
-  return ML_OK;
-}
-
-/* Mean of v[0..k) (weights wt, or equal when wt is 0); NaN if any is NaN. */
-static double mc_average(const double *v, const double *wt, int k){
-  double s = 0.0, sw = 0.0;
-  int i;
-  for(i=0; i<k; i++){
-    double w = wt ? wt[i] : 1.0;
-    s += w*v[i];
-    sw += w;
-  }
-  return s / sw;
-}
-
-/* v[0..k) times f (1, or rule 15's factor back to the weights' scale). */
-static void mc_json_array(MlJson *j, const double *v, int k, double f){
-  int i;
-  ml_json_begin_array(j);
-  for(i=0; i<k; i++) ml_json_double(j, v[i]*f);
-  ml_json_end_array(j);
-}
-
-static void mc_json_reason(MlJson *j, const McRank *R, const char *zWhat, const char *zBinary){
-  char z[320];
-  int n;
-  if( R->absent<0 ) return;
-  sqlite3_snprintf(sizeof(z), z, "class %d has no row: %s need every class", R->absent, zWhat);
-  if( R->full>=0 ){
-    n = (int)strlen(z);
-    sqlite3_snprintf((int)sizeof(z) - n, z + n, "; class %d holds every row: its per_class value is null, "
-                     "as %s over one class", R->full, zBinary);
-  }
-  ml_json_key(j, "reason");
-  ml_json_string(j, z);
-}
-
-static void mc_auroc_json(sqlite3_context *ctx, const McRank *R, double unscale){
-  MlJson j;
-  int k = R->k, a, b, np = 0;
-  double s = 0.0, sw = 0.0, sp = 0.0;
-  for(a=0; a<k; a++){
-    for(b=a+1; b<k; b++){
-      double pair = (R->A[a][b] + R->A[b][a]) / 2.0, w = (R->W[a] + R->W[b]) / R->n;
-      s += pair;
-      sp += w*pair;
-      sw += w;
-      np++;
-    }
-  }
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  ml_json_key(&j, "k");            ml_json_int(&j, k);
-  ml_json_key(&j, "n");            ml_json_double(&j, R->n*unscale);
-  ml_json_key(&j, "ovr_macro");    ml_json_double(&j, mc_average(R->auc, 0, k));
-  ml_json_key(&j, "ovr_weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->auc, R->W, k));
-  ml_json_key(&j, "micro");        ml_json_double(&j, R->microAuc);
-  ml_json_key(&j, "ovo_macro");    ml_json_double(&j, s / np);
-  ml_json_key(&j, "ovo_weighted"); ml_json_double(&j, sp / sw);
-  ml_json_key(&j, "per_class");    mc_json_array(&j, R->auc, k, 1.0);
-  mc_json_reason(&j, R, "ovr_macro, ovr_weighted, ovo_macro and ovo_weighted", "auroc");
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
-}
-
-static void mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale){
-  MlJson j;
-  int k = R->k;
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  ml_json_key(&j, "k");        ml_json_int(&j, k);
-  ml_json_key(&j, "n");        ml_json_double(&j, R->n*unscale);
-  ml_json_key(&j, "macro");    ml_json_double(&j, mc_average(R->ap, 0, k));
-  ml_json_key(&j, "weighted"); ml_json_double(&j, R->absent>=0 ? NAN : mc_average(R->ap, R->W, k));
-  ml_json_key(&j, "micro");    ml_json_double(&j, R->microAp);
-  ml_json_key(&j, "per_class"); mc_json_array(&j, R->ap, k, 1.0);
-  mc_json_reason(&j, R, "macro and weighted", "pr_auc");
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
-}
-
-/* ------------------------------------------------- confusion, top k */
-
-/* A ratio, NaN (JSON null) when the denominator is 0. */
-static double mc_ratio(double a, double b){ return b!=0.0 ? a / b : NAN; }
-
-/* cohen_kappa_score's 1 - sum(w C) / sum(w E), E the outer product of the
-** margins over n; wk 0: w = 1 off the diagonal, 1: |i - j|, 2: (i - j)^2. */
-static double mc_kappa(const double *C, const double *rowS, const double *colS, double n, int K, int wk){
-  double num = 0.0, den = 0.0;
-  int i, j;
-  for(i=0; i<K; i++){
-    for(j=0; j<K; j++){
-      double d = (double)(i>j ? i - j : j - i);
-      double w = wk==0 ? (i!=j) : wk==1 ? d : d*d;
-      num += w*C[i*K + j];
-      den += w*(rowS[i]*colS[j] / n);
-    }
-  }
-  return den!=0.0 ? 1.0 - num / den : NAN;
-}
-
-static void mc_confusion_json(sqlite3_context *ctx, const double *C, int K, double unscale){
-  double rowS[MC_MAX_K], colS[MC_MAX_K], prec[MC_MAX_K], rec[MC_MAX_K], f1[MC_MAX_K];
-  double n = 0.0, tr = 0.0, ba = 0.0, mf = 0.0, wf = 0.0, cov, vt = 0.0, vp = 0.0, tp = 0.0;
-  int i, j, nba = 0, nmf = 0;
-  MlJson js;
-  for(i=0; i<K; i++){
-    rowS[i] = colS[i] = 0.0;
-  }
-  for(i=0; i<K; i++){
-    for(j=0; j<K; j++){ rowS[i] += C[i*K + j]; colS[j] += C[i*K + j]; }
-  }
-  for(i=0; i<K; i++){
-    n += rowS[i];
-    tr += C[i*K + i];
-  }
-  for(i=0; i<K; i++){
-    double d = C[i*K + i];
-    prec[i] = mc_ratio(d, colS[i]);
-    rec[i] = mc_ratio(d, rowS[i]);
-    f1[i] = mc_ratio(2.0*d, 2.0*d + (colS[i] - d) + (rowS[i] - d));
-    if( rowS[i]>0.0 ){ ba += rec[i]; nba++; }
-    if( !isnan(f1[i]) ){ mf += f1[i]; nmf++; wf += rowS[i]*f1[i]; }
-    vt += rowS[i]*rowS[i];
-    vp += colS[i]*colS[i];
-    tp += rowS[i]*colS[i];
-  }
-  cov = tr*n - tp;
-  ml_json_init(&js);
-  ml_json_begin_object(&js);
-  ml_json_key(&js, "k"); ml_json_int(&js, K);
-  ml_json_key(&js, "n"); ml_json_double(&js, n*unscale);
-  ml_json_key(&js, "matrix");
-  ml_json_begin_array(&js);
-  for(i=0; i<K; i++) mc_json_array(&js, C + (size_t)i*K, K, unscale);
-  ml_json_end_array(&js);
-  ml_json_key(&js, "accuracy");          ml_json_double(&js, tr / n);
-  ml_json_key(&js, "balanced_accuracy"); ml_json_double(&js, nba ? ba / nba : NAN);
-  ml_json_key(&js, "precision");         mc_json_array(&js, prec, K, 1.0);
-  ml_json_key(&js, "recall");            mc_json_array(&js, rec, K, 1.0);
-  ml_json_key(&js, "f1");                mc_json_array(&js, f1, K, 1.0);
-  ml_json_key(&js, "support");           mc_json_array(&js, rowS, K, unscale);
-  ml_json_key(&js, "macro_f1");          ml_json_double(&js, nmf ? mf / nmf : NAN);
-  ml_json_key(&js, "weighted_f1");       ml_json_double(&js, wf / n);
-  ml_json_key(&js, "micro_f1");          ml_json_double(&js, tr / n);
-  ml_json_key(&js, "kappa");             ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 0));
-  ml_json_key(&js, "kappa_linear");      ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 1));
-  ml_json_key(&js, "kappa_quadratic");   ml_json_double(&js, mc_kappa(C, rowS, colS, n, K, 2));
-  ml_json_key(&js, "mcc");
-  ml_json_double(&js, (n*n - vp)*(n*n - vt)>0.0 ? cov / sqrt((n*n - vp)*(n*n - vt)) : NAN);
-  ml_json_end_object(&js);
-  ml_result_json(ctx, &js);
-}
-
-/* --------------------------------------------------- streaming results */
-
-/* mc_top_k: top-m accuracy for m = 1..k-1 from the sums (exact, so the
-** order in which rows came and left does not matter). */
-static void mc_top_k_json(sqlite3_context *ctx, const McAgg *p){
-  const McStream *ss = p->ss;
-  MlXsum *x = 0;
-  MlJson js;
-  int k = p->k, m, a, t;
-  if( !p->wmode ){
-    if( (x = mc_xsums(k))==0 ){ sqlite3_result_error_nomem(ctx); return; }
-    for(a=0; a<k; a++){
-      for(t=1; t<=k; t++){
-        ml_i64 c = ss->cnt[a*MC_MAX_K + t-1];
-        if( c==0 ) continue;
-        ml_xsum_add_n(&x[0], 1.0, c, 1);
-        for(m=a+1; m<k; m++) ml_xsum_add_n(&x[m], mc_hit(m, a, t), c, 1);
-      }
-    }
-  }
-  ml_json_init(&js);
-  ml_json_begin_array(&js);
-  for(m=1; m<k; m++){
-    const MlXsum *h = x ? &x[m] : &ss->x[0][m], *all = x ? &x[0] : ss->x[0];
-    ml_json_double(&js, ml_xsum_round(h) / ml_xsum_round(all));
-  }
-  ml_json_end_array(&js);
-  ml_free(x);
-  ml_result_json(ctx, &js);
-}
-
-/* mc_calibration: the binary ece over each column's bins, in ascending
-** order of the bins (rule 7: ece = sum_b |W y_b - W p_b| / W). */
-static void mc_calib_json(sqlite3_context *ctx, const McAgg *p){
-  const McStream *ss = p->ss;
-  double per[MC_MAX_K], top = 0.0, mce = 0.0, sum = 0.0;
-  MlJson js;
-  ml_i64 b;
-  int c;
-  for(c=0; c<=p->k; c++){
-    double ece = 0.0, W = 0.0;
-    for(b=0; b<ss->B; b++){
-      const McBin *q = &ss->bin[c*ss->B + b];
-      double wb, wy, wp;
-      if( q->n==0 ) continue;
-      if( p->wmode ){
-        wb = ml_xsum_round(&q->x[0]); wy = ml_xsum_round(&q->x[1]); wp = ml_xsum_round(&q->x[2]);
-      }else{
-        wb = (double)q->n; wy = (double)q->npos; wp = ml_xsum_round(&q->x[0]);
-      }
-      ece += fabs(wy - wp);
-      if( c==p->k && fabs(wy/wb - wp/wb)>mce ) mce = fabs(wy/wb - wp/wb);
-      W += wb;
-    }
-    if( c<p->k ){ per[c] = ece / W; sum += per[c]; }
-    else top = ece / W;
-  }
-  ml_json_init(&js);
-  ml_json_begin_object(&js);
-  ml_json_key(&js, "k");             ml_json_int(&js, p->k);
-  ml_json_key(&js, "bins");          ml_json_int(&js, ss->B);
-  ml_json_key(&js, "top_label_ece"); ml_json_double(&js, top);
-  ml_json_key(&js, "classwise_ece"); ml_json_double(&js, sum / p->k);
-  ml_json_key(&js, "per_class_ece"); mc_json_array(&js, per, p->k, 1.0);
-  ml_json_key(&js, "mce");           ml_json_double(&js, mce);
-  ml_json_end_object(&js);
-  ml_result_json(ctx, &js);
-}
-
-/* The result of a streaming kind from its sums. */
-static void mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind){
-  const McStream *ss = p->ss;
-  if( kind==MC_LOG_LOSS || kind==MC_BRIER || kind==MC_RPS ){
-    sqlite3_result_double(ctx, ml_xsum_round(&ss->sum[0]) / (p->wmode ? ml_xsum_round(&ss->sum[1]) : (double)p->n));
-  }else if( kind==MC_TOP_K ){
-    mc_top_k_json(ctx, p);
-  }else if( kind==MC_CALIB ){
-    mc_calib_json(ctx, p);
-  }else{
-    /* the matrix: K the scores' k, or for pred rows one more than the
-    ** largest class held (at least 2); cells the counts, or the exact sums
-    ** of w 2^-e0, reported times 2^e0 (rule 15) */
-    double C[MC_MAX_K*MC_MAX_K];
-    int K = p->k, i, j;
-    if( K==1 ){
-      K = 2;
-      for(i=0; i<MC_MAX_K; i++){
-        for(j=0; j<MC_MAX_K; j++){
-          if( ss->cnt[i*MC_MAX_K + j]==0 ) continue;
-          if( i + 1>K ) K = i + 1;
-          if( j + 1>K ) K = j + 1;
-        }
-      }
-    }
-    for(i=0; i<K; i++){
-      for(j=0; j<K; j++){
-        int cell = i*MC_MAX_K + j;
-        C[i*K + j] = !p->wmode ? (double)ss->cnt[cell] : ss->x && ss->x[cell] ? ml_xsum_round(ss->x[cell]) : 0.0;
-      }
-    }
-    mc_confusion_json(ctx, C, K, ldexp(1.0, p->e0));
-  }
-}
-
-/* ------------------------------------------------------------ bootstrap */
-
-/* Row i before row j in the canonical order (y, w, s_0, ..., s_k-1), so
-** that the bootstrap draws the same rows whatever order they came in. */
-static int mc_row_before(const McAgg *p, ml_i64 i, ml_i64 j){
-  const double *a = mc_at(p, i), *b = mc_at(p, j);
-  int c;
-  for(c=0; c<p->k + 2; c++){
-    if( a[c]!=b[c] ) return a[c]<b[c];
-  }
-  return i<j;
-}
-
-/* The rows' canonical order into perm[0..n) (a merge sort, tmp n more). */
-static void mc_canonical(const McAgg *p, ml_i64 *perm, ml_i64 *tmp){
-  ml_i64 n = p->n, w, i;
-  for(i=0; i<n; i++) perm[i] = i;
-  for(w=1; w<n; w*=2){
-    for(i=0; i<n; i+=2*w){
-      ml_i64 a = i, m = i+w<n ? i+w : n, b = m, e = i+2*w<n ? i+2*w : n, o = i;
-      while( a<m || b<e ){
-        if( b>=e || (a<m && !mc_row_before(p, perm[b], perm[a])) ) tmp[o++] = perm[a++];
-        else tmp[o++] = perm[b++];
-      }
-    }
-    memcpy(perm, tmp, (size_t)n*sizeof(ml_i64));
-  }
-}
-
-typedef struct McBoot {
-  const McAgg *p;
-  const ml_i64 *perm;      /* canonical position -> row */
-  McAgg drawn;             /* a replicate's rows, weight w times drawn */
-  McRank R;
-  void *mem;               /* mc_rank's scratch, allocated once */
-  int weighted;
-  int nomem;               /* a replicate ran out of memory (the weighted micro merge's buffer) */
-} McBoot;
-
-/* The replicate's ovr_macro and ovo_macro (ml_boot_run's statistic). */
-static int mc_boot_stat(void *arg, const MlCanon *cn, const ml_weight *wc, double *out){
-  McBoot *b = arg;
-  size_t st = MC_STRIDE(b->p);
-  ml_i64 r, m = 0;
-  int a, c, np = 0;
-  double ovr = 0.0, ovo = 0.0;
-  for(r=0; r<cn->n; r++){
-    double *to;
-    if( wc[r]==0 ) continue;
-    to = b->drawn.a + (size_t)m*st;
-    memcpy(to, mc_at(b->p, b->perm[r]), st*sizeof(double));
-    to[1] *= (double)wc[r];
-    m++;
-  }
-  b->drawn.n = m;
-  if( (r = mc_rank(&b->drawn, b->weighted, &b->R, b->mem))!=ML_OK ){
-    if( r==ML_NOMEM ) b->nomem = 1;                  /* not an undefined replicate: the run stops */
-    return 0;                                        /* (stopped: the run asks too) */
-  }
-  for(a=0; a<b->R.k; a++){
-    ovr += b->R.auc[a];
-    for(c=a+1; c<b->R.k; c++){ ovo += (b->R.A[a][c] + b->R.A[c][a]) / 2.0; np++; }
-  }
-  out[0] = ovr / b->R.k;
-  out[1] = ovo / np;
-  return !isnan(out[0]) && !isnan(out[1]);
-}
-
-static int mc_boot_stop(void *arg){ return ((McBoot*)arg)->nomem || ml_stop_requested(); }
-
-static void mc_ci_json(MlJson *j, const char *zKey, const MlBootInterval *iv){
-  ml_json_key(j, zKey);
-  ml_json_begin_object(j);
-  ml_json_key(j, "estimate"); ml_json_double(j, iv->estimate);
-  ml_json_key(j, "lo");       ml_json_double(j, iv->lo);
-  ml_json_key(j, "hi");       ml_json_double(j, iv->hi);
-  ml_json_key(j, "se");       ml_json_double(j, iv->se);
-  ml_json_key(j, "percentile");
-  ml_json_begin_array(j); ml_json_double(j, iv->plo); ml_json_double(j, iv->phi); ml_json_end_array(j);
-  ml_json_end_object(j);
-}
-
-/* mc_auroc_ci: the BCa bootstrap (ml_boot_run, as pr_auc_ci) of ovr_macro
-** and ovo_macro, rows drawn in the canonical order (rule 11). */
-static void mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighted){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  McBoot b;
-  MlBootSpec spec;
-  MlBootResult res;
-  MlCanon cn;
-  MlJson j;
-  ml_i64 *perm;
-  int rc;
-  memset(&b, 0, sizeof(b));
-  memset(&cn, 0, sizeof(cn));
-  perm = ml_malloc((uint64_t)p->n*2*sizeof(ml_i64) + (uint64_t)p->n*MC_STRIDE(p)*sizeof(double)
-                   + mc_rank_scratch(p->n, p->k));
-  if( perm==0 ){ sqlite3_result_error_nomem(ctx); return; }
-  b.mem = (double*)(perm + 2*p->n) + (size_t)p->n*MC_STRIDE(p);
-  mc_canonical(p, perm, perm + p->n);
-  b.p = p;
-  b.perm = perm;
-  b.weighted = weighted;
-  b.drawn.k = p->k;
-  b.drawn.a = (double*)(perm + 2*p->n);
-  cn.n = p->n;
-  memset(&spec, 0, sizeof(spec));
-  memset(&spec, 0, sizeof(spec));
-  spec.level = ml_param_value(&p->par[0], 0.95);
-  spec.reps = (ml_i64)ml_param_value(&p->par[1], 1000.0);
-  spec.seed = (uint64_t)ml_param_value(&p->par[2], 0.0);
-  spec.K = 2;
-  spec.stat = mc_boot_stat;
-  spec.arg = &b;
-  spec.stop = mc_boot_stop;
-  spec.stopArg = &b;
-  rc = ml_boot_run(&cn, &spec, &res);
-  ml_free(perm);
-  if( rc==ML_NOMEM || b.nomem ){ sqlite3_result_error_nomem(ctx); return; }
-  if( rc==ML_BOOT_STOPPED ) return;                 /* ml_compute_end reports it */
-  if( rc==ML_BOOT_UNDEFINED ){
-    ml_result_null(ctx, d->name, "ovr_macro and ovo_macro need every class in the group");
-    return;
-  }
-  if( rc==ML_BOOT_EXHAUSTED ){
-    ml_result_null(ctx, d->name, "more than %d redraws for one replicate (a class too rare)", ML_BOOT_MAX_REDRAW);
-    return;
-  }
-  ml_json_init(&j);
-  ml_json_begin_object(&j);
-  mc_ci_json(&j, "ovr_macro", &res.iv[0]);
-  mc_ci_json(&j, "ovo_macro", &res.iv[1]);
-  ml_json_key(&j, "level");   ml_json_double(&j, spec.level);
-  ml_json_key(&j, "reps");    ml_json_int(&j, spec.reps);
-  ml_json_key(&j, "seed");    ml_json_int(&j, (ml_i64)spec.seed);
-  ml_json_key(&j, "method");  ml_json_string(&j, "bca");
-  ml_json_key(&j, "redrawn"); ml_json_int(&j, res.redrawn);
-  ml_json_key(&j, "k");       ml_json_int(&j, p->k);
-  ml_json_key(&j, "n");       ml_json_int(&j, p->n);
-  ml_json_end_object(&j);
-  ml_result_json(ctx, &j);
-}
-
-/* ------------------------------------------------------------- states */
-
-/* Adds (sign +1) or removes (sign -1) the rows of n multiclass states
-** (rule 12): an entry of an unweighted state is one row whose weight is its
-** count (every sum over counts is exact, so the results are the rows'
-** bit for bit), except for mc_auroc_ci, whose bootstrap draws rows: there,
-** and in a group with a weighted state (whose entries keep their rows' own
-** weights), the entry is its count of rows.  Probability functions check
-** each entry as a row. */
-/* The counted rows as their rows of weight 1, once a weighted state joins
-** the group (the weighted sweeps add weights one row at a time, so a count
-** beside fractional weights must be its rows).  Every row is then a row or
-** a counted row (a group with states takes no weights of its own).  ML_OK,
-** ML_NOMEM, ML_ERROR (zErr: too many rows). */
-static int mc_uncount(McAgg *p, const MlFuncDesc *d, char *zErr, int nErr){
-  size_t st = MC_STRIDE(p);
-  ml_i64 i, c, total = 0, at = 0;
-  double *a;
-  if( !p->counted ) return ML_OK;
-  for(i=0; i<p->n; i++) total += (ml_i64)p->a[(size_t)(p->head + i)*st + 1];
-  if( total > mc_max_rows(d->kind, p->k) ){
-    int n;
-    sqlite3_snprintf(nErr, zErr, "state: %lld rows (a weighted state's group holds each row): ", (long long)total);
-    n = (int)strlen(zErr);
-    mc_too_many(zErr + n, nErr - n, d->name, d->kind, p->k);
-    return ML_ERROR;
-  }
-  a = ml_malloc((uint64_t)(total ? total : 1) * st * sizeof(double));
-  if( a==0 ) return ML_NOMEM;
-  for(i=0; i<p->n; i++){
-    const double *r = p->a + (size_t)(p->head + i)*st;
-    for(c=0; c<(ml_i64)r[1]; c++, at++){
-      memcpy(a + (size_t)at*st, r, st*sizeof(double));
-      a[(size_t)at*st + 1] = 1.0;
-    }
-  }
-  ml_free(p->a);
-  p->a = a;
-  p->head = 0;
-  p->n = p->cap = total;
-  p->counted = 0;
-  return ML_OK;
-}
-
-/* Removes count rows equal to (y, s) from counted rows (an unweighted
-** state's entries, merged or not, and rows of weight 1: all the same rows),
-** oldest first. */
-static void mc_remove_count(McAgg *p, int y, ml_i64 count, const double *s){
-  size_t st = MC_STRIDE(p);
-  ml_i64 i;
-  for(i=0; i<p->n && count>0; ){
-    double *r = p->a + (size_t)(p->head + i)*st;
-    if( r[0]==(double)y && memcmp(r + 2, s, (size_t)p->k*sizeof(double))==0 ){
-      ml_i64 take = (ml_i64)r[1] < count ? (ml_i64)r[1] : count;
-      r[1] -= (double)take;
-      count -= take;
-      if( r[1]==0.0 ){
-        if( i==0 ){
-          p->head++;
-        }else{
-          memmove(r, r + st, (size_t)(p->n - i - 1)*st*sizeof(double));
-        }
-        p->n--;
-        if( p->n==0 ) p->head = 0;
-        continue;
-      }
-    }
-    i++;
-  }
-}
-
-static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr);
-
-static int mc_absorb_in(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  int j;
-  mc_win_free(p);                           /* states: each frame computed afresh */
-  mc_srt_free(p);
-  if( p->cols ){
-    int rc = mc_cols_to_rows(p, d->kind);
-    if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, p->k);
-    if( rc ) return rc;
-  }
-  for(j=0; sign>0 && !p->wstate && j<n; j++){
-    if( st[j].kind==ML_STATE_MC_W ){
-      int rc = MC_STREAMS(d->kind) ? mc_stream_weigh(p, d->kind) : mc_uncount(p, d, zErr, nErr);
-      if( rc ) return rc;
-      p->wstate = 1;
-    }
-  }
-  if( sign>0 && n>1 && !p->wstate && d->kind!=MC_AUROC_CI && !MC_STREAMS(d->kind) ){
-    /* counted rows: the states merged first (one k-way merge), so that a
-    ** tuple repeated across states is one row */
-    MlBuf b;
-    MlState one;
-    int rc = ml_state_kmerge(st, n, &b, zErr, nErr);
-    if( rc ) return rc;
-    ml_state_parse_own(b.z, b.n, &one);
-    rc = mc_absorb_states(ctx, p, &one, 1, sign, zErr, nErr);
-    ml_buf_free(&b);
-    return rc;
-  }
-  return mc_absorb_states(ctx, p, st, n, sign, zErr, nErr);
-}
-
-/* A streaming kind's sums left half updated by an error are not read: the
-** group fails (its statement fails with the error anyway). */
-static int mc_absorb(sqlite3_context *ctx, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  McAgg *p = ml_agg_context(ctx, sizeof(*p));
-  int rc;
-  if( p==0 ) return ML_NOMEM;
-  if( p->failed ) return ML_OK;
-  rc = mc_absorb_in(ctx, p, st, n, sign, zErr, nErr);
-  if( rc!=ML_OK && MC_STREAMS(d->kind) ){ p->failed = 1; mc_clear(p); }
-  return rc;
-}
-
-static int mc_absorb_states(sqlite3_context *ctx, McAgg *p, const MlState *st, int n, int sign, char *zErr, int nErr){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  int j, c, i;
-  ml_i64 done = 0;
-  for(j=0; j<n; j++){
-    int k = st[j].m, weighted = st[j].kind==ML_STATE_MC_W;
-    int expand = (p->wstate || d->kind==MC_AUROC_CI) && !MC_STREAMS(d->kind);
-    if( sign<0 && p->k==0 ) return ML_OK;
-    if( p->k!=0 && p->k!=k ){
-      if( p->k==1 ){
-        sqlite3_snprintf(nErr, zErr, "every row of a group gives pred, or every row its scores: a state "
-                         "(scores) after rows with pred");
-      }else{
-        sqlite3_snprintf(nErr, zErr, "k must be the same in every row of a group: a state with k = %d after "
-                         "rows with %d", k, p->k);
-      }
-      return ML_ERROR;
-    }
-    if( expand ){
-      ml_i64 rows = 0;
-      for(c=0; c<k; c++) rows += st[j].sec[c].n[1];
-      if( sign>0 && p->n + rows > mc_max_rows(d->kind, k) ){
-        int m;
-        sqlite3_snprintf(nErr, zErr, "state: %lld rows (%s holds each row): ", (long long)rows,
-                         d->kind==MC_AUROC_CI ? "a bootstrap" : "a weighted state's group");
-        m = (int)strlen(zErr);
-        mc_too_many(zErr + m, nErr - m, d->name, d->kind, k);
-        return ML_ERROR;
-      }
-    }
-    if( sign>0 ) p->k = k;
-    for(c=0; c<k; c++){
-      MlMcReader r;
-      MlMcEntry e;
-      ml_mc_reader_init(&r, &st[j].sec[c], k, weighted);
-      while( ml_mc_reader_next(&r, &e)==1 ){
-        double s[MC_MAX_K], w = weighted ? ml_double_of(e.w) : 1.0;
-        ml_i64 t, copies = expand ? e.n : 1;
-        for(i=0; i<k; i++) s[i] = ml_double_of(e.p[i]);
-        if( MC_IS_PROB(d->kind) ){
-          double sum = 0.0;
-          int bad = ml_prob_row_check(s, k, &sum);
-          if( bad>=0 && bad<k ){
-            char zNum[32];
-            sqlite3_snprintf(nErr, zErr, "p_%d must be a probability in [0, 1], got %s in a state", bad,
-                             ml_num(zNum, s[bad]));
-            return ML_ERROR;
-          }
-          if( bad==k ){
-            char zNum[32];
-            sqlite3_snprintf(nErr, zErr, "the probabilities of a row must sum to 1 (within 1e-6), got %s "
-                             "over p_0..p_k-1 in a state", ml_num(zNum, sum));
-            return ML_ERROR;
-          }
-        }
-        if( MC_STREAMS(d->kind) ){                /* c rows of weight w (1: counted) */
-          if( mc_stream_add(p, d->kind, c, s, w, e.n, sign) ) return ML_NOMEM;
-          continue;
-        }
-        if( !expand ){ w = (double)e.n; p->counted = 1; }
-        for(t=0; t<copies; t++){
-          if( sign>0 ){
-            int rc = mc_append(p, c, w, s, d->kind);
-            if( rc==ML_ERROR ) mc_too_many(zErr, nErr, d->name, d->kind, k);
-            if( rc ) return rc;
-          }else if( expand ){
-            mc_remove(p, c, w, s);
-          }else{
-            mc_remove_count(p, c, e.n, s);
-          }
-          if( (++done & 0xffff)==0 && ml_stop_requested() ) return ML_STOPPED;
-        }
-      }
-    }
-  }
-  return ML_OK;
-}
-static const MlStateHooks mcStates = { sizeof(McAgg), -1, (1u<<ML_STATE_MC) | (1u<<ML_STATE_MC_W), mc_absorb };
-
-/* ml_state_mc: the group's rows as a multiclass state (ml_state.h). */
-static void mc_state_result(sqlite3_context *ctx, const McAgg *p, int weighted){
-  MlBuf b;
-  double *rows = p->a + (size_t)p->head*MC_STRIDE(p);
-  if( p->k==1 ){
-    ml_error(ctx, "ml_state_mc", "takes the scores of every class, not pred");
-    return;
-  }
-  if( ml_state_encode_mc(rows, p->n, p->k, weighted, &b) ){ sqlite3_result_error_nomem(ctx); return; }
-  sqlite3_result_blob64(ctx, b.z, b.n, sqlite3_free);
 }
 
 /* ------------------------------------------------------------ results */
@@ -2075,23 +564,23 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
     return;
   }
   if( d->kind==MC_STATE ){
-    mc_state_result(ctx, p, weighted);            /* the weights as given */
+    ml_mc_state_result(ctx, p, weighted);            /* the weights as given */
     return;
   }
   if( MC_STREAMS(d->kind) ){
-    mc_stream_result(ctx, p, d->kind);
+    ml_mc_stream_result(ctx, p, d->kind);
     return;
   }
   if( weighted ) sc = mc_weights_scale(p);
   if( d->kind==MC_AUROC_CI ){
-    mc_auroc_ci_result(ctx, p, weighted);
+    ml_mc_auroc_ci_result(ctx, p, weighted);
   }else{
     McRank *R = ml_malloc(sizeof(*R));
-    int rc = R==0 ? ML_NOMEM : p->win ? mc_win_rank(p, R) : p->srt ? mc_srt_rank(p, R)
-           : p->cols ? mc_rank_held(p, R) : mc_rank(p, weighted, R, 0);
+    int rc = R==0 ? ML_NOMEM : p->win ? ml_mc_win_rank(p, R) : p->srt ? ml_mc_srt_rank(p, R)
+           : p->cols ? ml_mc_rank_held(p, R) : ml_mc_rank(p, weighted, R, 0);
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-    else if( rc==ML_OK && d->kind==MC_AUROC ) mc_auroc_json(ctx, R, 1.0/sc);
-    else if( rc==ML_OK ) mc_pr_auc_json(ctx, R, 1.0/sc);
+    else if( rc==ML_OK && d->kind==MC_AUROC ) ml_mc_auroc_json(ctx, R, 1.0/sc);
+    else if( rc==ML_OK ) ml_mc_pr_auc_json(ctx, R, 1.0/sc);
     ml_free(R);
   }
   if( sc!=1.0 ) mc_weights_times(p, 1.0/sc);      /* the rows as they came (xInverse matches them) */
@@ -2109,16 +598,16 @@ static void mc_value(sqlite3_context *ctx){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   McAgg *p = sqlite3_aggregate_context(ctx, 0);
   int rc;
-  if( p && !p->failed && p->cols && (rc = mc_cols_to_rows(p, d->kind))!=ML_OK ){
+  if( p && !p->failed && p->cols && (rc = ml_mc_cols_to_rows(p, d->kind))!=ML_OK ){
     mc_add_failed(ctx, d, p, rc);
     mc_clear(p);
     p->failed = 1;
     return;
   }
   if( p && !p->failed && !p->win && d->kind==MC_AUROC && !(d->flags & ML_FN_TWIN) && !p->counted && !p->wstate
-   && p->k>=2 && p->n>0 ) mc_win_start(p);
+   && p->k>=2 && p->n>0 ) ml_mc_win_start(p);
   if( p && !p->failed && !p->srt && d->kind==MC_PR_AUC && !(d->flags & ML_FN_TWIN) && !p->counted && !p->wstate
-   && p->k>=2 && p->n>0 ) mc_srt_start(p);
+   && p->k>=2 && p->n>0 ) ml_mc_srt_start(p);
   mc_result(ctx, p, 0);
 }
 
@@ -2152,7 +641,7 @@ void ml_mc_result(sqlite3_context *ctx, void *agg, int isFinal){ mc_result(ctx, 
 
 /* ------------------------------------------------------------- records */
 
-static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, &mcStates,
+static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, &ml_mc_states,
                                 mc_step_w, mc_inverse_w, 0 };
 
 #define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */

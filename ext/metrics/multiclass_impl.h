@@ -1,0 +1,128 @@
+/*
+** SPDX-License-Identifier: MIT
+**
+** multiclass_impl.h -- what the wide form's files share (multiclass.c,
+** multiclass_window.c, multiclass_stream.c, multiclass_rank.c,
+** multiclass_state.c): the aggregate McAgg, the streaming kinds' sums McStream, the result of the ranking
+** sweeps McRank, and the window functions' entry points.  Private to
+** ext/metrics/multiclass*.c (multiclass.h is the long layout's interface).
+**
+** Rules:
+**   1. McAgg's rows a[head .. head+n) are [y, w, p_0 .. p_k-1], MC_STRIDE
+**      doubles each (multiclass.c, its rules 1-20).
+**
+** Cost: none (declarations).
+*/
+#ifndef ML_MULTICLASS_IMPL_H
+#define ML_MULTICLASS_IMPL_H
+
+#include "ml_sql.h"
+#include "ml_state.h"
+#include "multiclass.h"
+
+/* The wide form's aggregate: its rows, or the streaming kinds' sums, the
+** columns form, a window frame's structures (multiclass.c's rules). */
+typedef struct McAgg {
+  int k;               /* scores per row; 0 until the first row */
+  int failed;          /* a step set an error: results only free */
+  double *a;           /* rows a[head .. head+n), each [y, w, p_0 .. p_k-1] */
+  ml_i64 head, n, cap; /* in rows */
+  MlParam par[3];      /* the JSON form's parameters: mc_calibration's bins;
+                       ** mc_auroc_ci's level, reps, seed */
+  int counted;         /* rows from a state: w is a count of equal rows (rule 12) */
+  int wstate;          /* rows from a weighted state: the results are weighted */
+  struct McStream *ss; /* the streaming kinds' sums (rule 7): no row kept */
+  int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
+  int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
+  struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
+  struct McSorted *srt;    /* mc_pr_auc over a window frame: its sorted columns (rule 20) */
+  MlRec16 *col[MC_MAX_K];  /* the columns form (rule 19): column j's (key of s_j, class), */
+  ml_i64 capcol;           /* in arrival order, n of capcol held */
+  int cols;                /* the columns form holds the rows (a is then empty) */
+} McAgg;
+
+/* Everything mc_auroc and mc_pr_auc report. */
+typedef struct McRank {
+  int k, absent, full;           /* absent: the first class with no row, or -1; full:
+                                 ** the class holding every row, or -1 (rule 16) */
+  double n;                      /* rows, or their weight */
+  double W[MC_MAX_K];            /* each class's rows (weight) */
+  double auc[MC_MAX_K], ap[MC_MAX_K];        /* OvR per class, NaN when undefined */
+  double A[MC_MAX_K][MC_MAX_K];              /* A[a][b]: AUC of p_a, class a against b */
+  double microAuc, microAp;
+} McRank;
+
+#define MC_STRIDE(p) ((size_t)(p)->k + 2)
+
+/* The kinds that keep sums, not rows (rule 7). */
+#define MC_STREAMS(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_TOP_K \
+                          || (kind)==MC_CONFUSION || (kind)==MC_CALIB)
+
+/* multiclass.c: the row store -- released (ml_mc_clear, multiclass.h), the most rows a
+** group of kind and k holds and its error text (rule 18), a row appended
+** (ML_OK, ML_NOMEM, or ML_ERROR past the limit) or removed, the columns
+** form turned back into rows (rule 19; ML_OK or ML_NOMEM, ML_ERROR). */
+ml_i64 ml_mc_max_rows(int kind, int k);
+void ml_mc_too_many(char *zErr, int nErr, const char *zName, int kind, int k);
+int ml_mc_append(McAgg *p, int y, double w, const double *s, int kind);
+void ml_mc_remove(McAgg *p, int y, double w, const double *s);
+int ml_mc_cols_to_rows(McAgg *p, int kind);
+
+/* multiclass_state.c: the family's state hooks (rule 12) and ml_state_mc's
+** result (weighted: kind 6). */
+extern const MlStateHooks ml_mc_states;
+void ml_mc_state_result(sqlite3_context *ctx, const McAgg *p, int weighted);
+
+/* A bin of one mc_calibration column: its rows (a count, whatever their
+** weight: the bin is empty at 0) and positives, and x: unweighted, one
+** exact sum (of p); weighted, three (of w, w 1[lab], w p); allocated on
+** the bin's first row. */
+typedef struct McBin { ml_i64 n, npos; MlXsum *x; } McBin;
+
+/* What a streaming kind keeps (rule 7), in one allocation sized by kind:
+** the means' two sums, or top k's and the matrix's counts; the weighted
+** sums of those two (x) allocated when a weight first comes. */
+typedef struct McStream {
+  MlXsum *sum;                            /* means: the exact sums of w t and of w (den: wmode only) */
+  ml_i64 *cnt;                            /* rows: top k [above][tied-1]; confusion [y][pred] (MC_MAX_K^2) */
+  MlXsum **x;                             /* weights: top k's x[0] (k sums: all, then top-m hits);
+                                          ** confusion's cells; MC_MAX_K^2, each made on first use */
+  ml_i64 B;                               /* mc_calibration: bins */
+  McBin *bin;                             /* (k + 1) B bins, column c's at c B */
+} McStream;
+
+/* multiclass_stream.c: the streaming kinds (rule 7).  _add adds (sign +1)
+** or removes (-1) c rows (y, s) of weight w; _weigh turns a group's counts
+** into sums of weights (a weighted state's first entry); _result sets the
+** kind's result; _free releases the sums.  ML_OK or ML_NOMEM. */
+int ml_mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, ml_i64 c, int sign);
+int ml_mc_stream_weigh(McAgg *p, int kind);
+void ml_mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind);
+void ml_mc_stream_free(McAgg *p);
+/* multiclass_rank.c: mc_auroc's and mc_pr_auc's McRank from the rows (in
+** mem: 0, or their scratch) or from the columns form; each one's JSON
+** (unscale: rule 15's factor back); mc_auroc_ci's result (rule 11); the k
+** values v (times f) as a JSON array (null for NaN).  ML_OK, ML_NOMEM or
+** ML_STOPPED. */
+int ml_mc_rank(const McAgg *p, int weighted, McRank *R, void *mem);
+int ml_mc_rank_held(McAgg *p, McRank *R);
+void ml_mc_auroc_json(sqlite3_context *ctx, const McRank *R, double unscale);
+void ml_mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale);
+void ml_mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighted);
+void ml_mc_json_array(MlJson *j, const double *v, int k, double f);
+
+/* multiclass_window.c: mc_auroc's counted sets (rule 17) and mc_pr_auc's
+** sorted buffers (rule 20) over a window frame.  _start fills them from the
+** rows held (dropped when out of memory), _row adds (sign +1) or removes
+** (-1) one row (ML_OK or ML_NOMEM: the caller then drops them), _free drops
+** them, _rank reads the frame's McRank (ML_OK). */
+void ml_mc_win_start(McAgg *p);
+int ml_mc_win_row(struct McWin *v, int k, int y, const double *s, int sign);
+void ml_mc_win_free(McAgg *p);
+int ml_mc_win_rank(const McAgg *p, McRank *R);
+void ml_mc_srt_start(McAgg *p);
+int ml_mc_srt_row(struct McSorted *v, int k, int y, const double *s, int sign);
+void ml_mc_srt_free(McAgg *p);
+int ml_mc_srt_rank(const McAgg *p, McRank *R);
+
+#endif /* ML_MULTICLASS_IMPL_H */
