@@ -245,6 +245,37 @@ START_TEST(test_unsorted_remove_then_sort){
 }
 END_TEST
 
+/* A buffer widened (ml_samples_widen) or trimmed (ml_samples_trim) holds
+** exactly its rows, 1 for a class of none or one: adding more must grow it
+** (1 + 1/2 is 1: the buffer once stayed at 1 and the next add wrote past
+** its end, n above cap). */
+START_TEST(test_grow_after_widen_and_trim){
+  MlSamples s;
+  int i, y;
+  ml_samples_init(&s, 8);
+  ck_assert_int_eq(ml_samples_add(&s, 1, 0.5, 0), ML_OK);       /* class 1: one row, class 0: none */
+  ck_assert_int_eq(ml_samples_widen(&s, 2.0), ML_OK);
+  ck_assert_int_eq((int)s.width, 16);
+  for(i=0; i<300; i++){
+    for(y=0; y<2; y++){
+      ck_assert_int_eq(ml_samples_add(&s, y, i/300.0, 1.0 + y), ML_OK);
+      ck_assert_msg(s.n[y]<=s.cap[y], "class %d: %lld rows in room for %lld", y, (long long)s.n[y], (long long)s.cap[y]);
+    }
+  }
+  ml_samples_trim(&s);
+  ck_assert_int_eq((int)s.cap[0], 300);
+  for(i=0; i<5; i++){
+    ck_assert_int_eq(ml_samples_add(&s, 0, 2.0 + i, 1.0), ML_OK);
+    ck_assert(s.n[0]<=s.cap[0]);
+  }
+  ck_assert_int_eq(ml_samples_sort(&s), ML_OK);
+  ck_assert_int_eq((int)s.n[1], 301);
+  ck_assert(ml_double_of(ml_samples_key(&s, 0, 304))==6.0);
+  ck_assert(ml_samples_aux(&s, 1, 300)==2.0);
+  ml_samples_clear(&s);
+}
+END_TEST
+
 Suite *suite_sort(void){
   Suite *s = suite_create("sort");
   TCase *tc = tcase_create("core");
@@ -259,6 +290,7 @@ Suite *suite_sort(void){
   tcase_add_test(tc, test_kept_sorted_insert_remove);
   tcase_add_test(tc, test_unsorted_remove_then_sort);
   tcase_add_test(tc, test_kept_sorted_keys_at_once);
+  tcase_add_test(tc, test_grow_after_widen_and_trim);
   suite_add_tcase(s, tc);
   return s;
 }
