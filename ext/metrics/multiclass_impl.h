@@ -105,6 +105,7 @@ void ml_mc_stream_free(McAgg *p);
 ** values v (times f) as a JSON array (null for NaN).  ML_OK, ML_NOMEM or
 ** ML_STOPPED. */
 int ml_mc_rank(const McAgg *p, int weighted, McRank *R, void *mem);
+void ml_mc_rank_marks(McRank *R);
 int ml_mc_rank_held(McAgg *p, McRank *R);
 void ml_mc_auroc_json(sqlite3_context *ctx, const McRank *R, double unscale);
 void ml_mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale);

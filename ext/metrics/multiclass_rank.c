@@ -302,14 +302,22 @@ static void mc_sweep_micro_counts(const McAgg *p, MlRec16 *const *col, int unit,
   *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
 }
 
+/* The class marks of a ranking's result: absent, the first class with no
+** row, full, the first holding every row (-1: none).  The aggregate's and
+** both windows' rankings (multiclass_window.c) end with it. */
+void ml_mc_rank_marks(McRank *R){
+  int c;
+  R->absent = R->full = -1;
+  for(c=R->k-1; c>=0; c--){
+    if( R->W[c]==0.0 ) R->absent = c;
+    if( R->W[c]==R->n ) R->full = c;
+  }
+}
+
 /* Bytes of scratch ml_mc_rank needs for n rows of k scores: the k sorted
 ** columns and one column's sort scratch. */
 static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*(k + 1)*16 + ML_RADIX_EXTRA; }
 
-/* Sorts each score column once (the shared sort, ml_radix_sort, of records
-** (key of p_j, row and class) made in one pass over the rows), sweeps each,
-** then merges the k sorted columns for micro.  In mem (mc_rank_scratch
-** bytes; 0: allocated here).  ML_OK, ML_NOMEM or ML_STOPPED. */
 /* Sorts each column col[i] (n records; scratch: one column's and the
 ** sort's extra) and sweeps it, then micro (weighted: the columns must be
 ** one block, col[i] = col[0] + i n).  ML_OK, ML_NOMEM or ML_STOPPED. */
@@ -320,7 +328,6 @@ static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, in
   McCol cs;
   double U, AP, P, N;
   R->k = k;
-  R->absent = -1;
   for(i=0; i<k; i++){
     if( ml_radix_sort(col[i], p->n, 16, scratch) ) return ML_STOPPED;
     mc_sweep_column(p, i, col[i], weighted, unit, scratch, &cs);
@@ -336,11 +343,7 @@ static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, in
       R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? cs.u[c] / (P*R->W[c]) : NAN;
     }
   }
-  R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
+  ml_mc_rank_marks(R);
   rc = ML_OK;
   if( weighted ) rc = mc_sweep_micro(p, col[0], weighted, unit, &buf, &nBuf, &U, &AP, &P, &N);
   else mc_sweep_micro_counts(p, col, unit, &U, &AP, &P, &N);
@@ -351,6 +354,10 @@ static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, in
   return ML_OK;
 }
 
+/* Sorts each score column once (the shared sort, ml_radix_sort, of records
+** (key of p_j, row and class) made in one pass over the rows), sweeps each,
+** then merges the k sorted columns for micro.  In mem (mc_rank_scratch
+** bytes; 0: allocated here).  ML_OK, ML_NOMEM or ML_STOPPED. */
 int ml_mc_rank(const McAgg *p, int weighted, McRank *R, void *mem){
   ml_i64 n = p->n, t;
   int k = p->k, i, unit = 1, rc;

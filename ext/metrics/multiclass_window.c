@@ -232,11 +232,7 @@ int ml_mc_srt_rank(const McAgg *p, McRank *R){
     R->ap[i] = P>0.0 && N>0.0 ? ml_fold_ap_sum_plain(&v->col[i]) / P : NAN;
     for(c=0; c<k; c++) R->A[i][c] = NAN;
   }
-  R->absent = R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
+  ml_mc_rank_marks(R);
   R->microAuc = NAN;
   R->microAp = n>0.0 ? ml_fold_ap_sum_plain(&v->micro) / n : NAN;
   return ML_OK;
@@ -263,11 +259,7 @@ int ml_mc_win_rank(const McAgg *p, McRank *R){
       R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? ((double)v->u2[i][c]/2.0) / (P*R->W[c]) : NAN;
     }
   }
-  R->absent = R->full = -1;
-  for(c=k-1; c>=0; c--){
-    if( R->W[c]==0.0 ) R->absent = c;
-    if( R->W[c]==R->n ) R->full = c;
-  }
+  ml_mc_rank_marks(R);
   P = n;
   N = n*(double)(k - 1);
   R->microAuc = P>0.0 && N>0.0 ? ((double)v->mu2/2.0) / (P*N) : NAN;
