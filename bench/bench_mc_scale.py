@@ -39,6 +39,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import mlbench  # noqa: E402
 
 
 def connect(lib):
@@ -99,30 +101,22 @@ def window_part(libs, say, rows_out):
                     rows_out.append(("window", name, n, fname, f, 1e6 * t / n, 1e6 * base[b] / n))
 
 
-def peak(lib_status, con, sql):
-    cur, hi = ctypes.c_int64(), ctypes.c_int64()
-    lib_status.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 1)
-    base = cur.value
-    con.execute(sql).fetchall()
-    lib_status.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 0)
-    return hi.value - base
 
 
 def memory_part(libs, say, rows_out):
-    st = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
     fns = ["mc_log_loss", "mc_brier", "ordinal_rps", "mc_top_k", "mc_confusion", "mc_calibration", "mc_auroc"]
     n = 10 ** 6
     for name, lib in libs:
         con = connect(lib)
         fill(con, n)
         for f in fns:
-            b = peak(st, con, "SELECT %s(y, p0, p1, p2) FROM mc" % f)
+            b = mlbench.peak_bytes(con, "SELECT %s(y, p0, p1, p2) FROM mc" % f)
             say("memory %-6s n=10^6 %-16s %8.2f bytes/row" % (name, f, b / n))
             rows_out.append(("memory", name, n, f, b / n))
         cte = ("WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d) " % (10 ** 7 - 1)
                + "SELECT {f}(i % 3, 0.2, 0.3, 0.5) FROM c")
         for f in fns[:3] if name == "after" else fns[:1]:
-            b = peak(st, con, cte.format(f=f))
+            b = mlbench.peak_bytes(con, cte.format(f=f))
             say("memory %-6s n=10^7 %-16s %8.2f bytes/row (CTE)" % (name, f, b / 10 ** 7))
             rows_out.append(("memory", name, 10 ** 7, f, b / 10 ** 7))
         # the columns form at 10^5..10^7 rows of distinct scores (a CTE): peak and CPU a row
@@ -132,7 +126,7 @@ def memory_part(libs, say, rows_out):
         for f in ("mc_auroc", "mc_pr_auc") if name == "after" else ():
             for e in (5, 6, 7):
                 c0 = time.process_time()
-                b = peak(st, con, spread.format(f=f, n=10 ** e - 1))
+                b = mlbench.peak_bytes(con, spread.format(f=f, n=10 ** e - 1))
                 c0 = time.process_time() - c0
                 say("memory %-6s n=10^%d %-16s %8.2f bytes/row (CTE, distinct scores), %.3f us/row CPU"
                     % (name, e, f, b / 10 ** e, c0 / 10 ** e * 1e6))

@@ -35,8 +35,6 @@ decimals).  surv_ibs's long rows: N/4 subjects at the horizons 2.5, 5, 7.5,
 10 (N rows), p at each horizon the same model's.  --markdown prints
 bench/RESULTS.md's tables survival-ir and survival-peers.
 """
-import ctypes
-import ctypes.util
 import json
 import os
 import subprocess
@@ -113,13 +111,6 @@ def load(con, rng, n):
     return cols
 
 
-def peak(st, con, sql):
-    cur, hi = ctypes.c_int64(), ctypes.c_int64()
-    st.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 1)
-    base = cur.value
-    con.execute(sql).fetchall()
-    st.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 0)
-    return hi.value - base
 
 
 R_CODE = r"""
@@ -203,7 +194,6 @@ def main():
                                                           ir / floors[fl, table]))
 
     # CPU at 10^5 and --rows, memory at --rows; the cohorts kept for R
-    st = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
     csvs = {}
     ours = {}
     for n in (small, a.rows):
@@ -220,7 +210,7 @@ def main():
             _, cpu = mlbench.wall_cpu(lambda: con.execute(sql).fetchall(), a.repeat)
             res[expr]["cpu%d" % n] = cpu
             if n == a.rows:
-                res[expr]["mem"] = peak(st, con, sql) / n
+                res[expr]["mem"] = mlbench.peak_bytes(con, sql) / n
             say("  %-44s n=%-8d cpu %.4f s%s" % (expr, n, cpu, "  %.2f bytes/row" % res[expr]["mem"]
                                                   if n == a.rows else ""))
         ours[n] = con.execute("SELECT c_index(time, event, risk), surv_auroc(time, event, risk, 10), "

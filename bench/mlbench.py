@@ -154,3 +154,23 @@ def peak_rss_kb(cmd, stdin_text):
     out = subprocess.run(["/usr/bin/python3", "-c", code] + cmd, input=stdin_text, text=True,
                          capture_output=True, check=True)
     return int(out.stdout.strip())
+
+
+_STATUS_LIB = None
+
+
+def peak_bytes(con, sql):
+    """SQLite's own count of memory (sqlite3_status64 MEMORY_USED high-water, the
+    process's libsqlite3) above its level before sql runs on con (tests/mltest.py's
+    peak_bytes, for the benches)."""
+    global _STATUS_LIB
+    import ctypes
+    import ctypes.util
+    if _STATUS_LIB is None:
+        _STATUS_LIB = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
+    cur, hi = ctypes.c_int64(), ctypes.c_int64()
+    _STATUS_LIB.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 1)
+    base = cur.value
+    con.execute(sql).fetchall()
+    _STATUS_LIB.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 0)
+    return hi.value - base

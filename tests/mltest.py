@@ -364,3 +364,23 @@ def require_family(ck, con, family, suite):
     for name in fam:
         elsewhere = [f for f, _ in static.get(name, []) if f != mine]
         ck.true(name in ran or bool(elsewhere), "%s: record of family %s has no differential test" % (name, family))
+
+
+_STATUS_LIB = None
+
+
+def peak_bytes(con, sql):
+    """SQLite's own count of memory (sqlite3_status64 MEMORY_USED high-water, the
+    process's libsqlite3, the one Python's sqlite3 uses) above its level before
+    sql runs on con: what a statement holds at its peak."""
+    global _STATUS_LIB
+    import ctypes
+    import ctypes.util
+    if _STATUS_LIB is None:
+        _STATUS_LIB = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
+    cur, hi = ctypes.c_int64(), ctypes.c_int64()
+    _STATUS_LIB.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 1)
+    base = cur.value
+    con.execute(sql).fetchall()
+    _STATUS_LIB.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 0)
+    return hi.value - base

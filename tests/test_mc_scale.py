@@ -25,8 +25,6 @@ Proves:
 5. expected_auroc's one sweep (issue 48 item 6) = auroc_w over the split
    rows bit for bit, roc_auc_score to 1e-12, frames = the aggregate.
 """
-import ctypes
-import ctypes.util
 import sys
 import time
 
@@ -37,17 +35,7 @@ import mltest
 STREAMING = ["mc_log_loss", "mc_brier", "ordinal_rps", "mc_top_k", "mc_confusion", "mc_calibration"]
 
 
-def status_lib():
-    return ctypes.CDLL(ctypes.util.find_library("sqlite3"))
 
-
-def peak_bytes(lib, con, sql):
-    cur, hi = ctypes.c_int64(), ctypes.c_int64()
-    lib.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 1)
-    base = cur.value
-    con.execute(sql).fetchall()
-    lib.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 0)
-    return hi.value - base
 
 
 def load(con, n, k, seed):
@@ -71,20 +59,19 @@ def wide(fn, k, w=False):
 
 
 def test_memory(ck):
-    lib = status_lib()
     con = mltest.connect()
     n, k = 200000, 3
     load(con, n, k, 1)
     for fn in STREAMING:
         for tw in (False, True):
             e = wide(fn + ("_w" if tw else ""), k, tw)
-            b = peak_bytes(lib, con, "SELECT %s FROM t" % e)
+            b = mltest.peak_bytes(con, "SELECT %s FROM t" % e)
             ck.true(b < 0.5 * n, "%s holds %.2f bytes a row (want < 0.5)" % (e, b / n))
     # mc_auroc, mc_pr_auc: the k columns held (16 k bytes a row) and one
     # column's sort scratch at the result (rule 19); before, 106 bytes
     for fn in ("mc_auroc", "mc_pr_auc"):
         e = wide(fn, k)
-        b = peak_bytes(lib, con, "SELECT %s FROM t" % e)
+        b = mltest.peak_bytes(con, "SELECT %s FROM t" % e)
         ck.true(b < (16 * (k + 1) + 4) * n, "%s peaks at %.2f bytes a row (want < 16 (k + 1) + 4 = %d)"
                 % (e, b / n, 16 * (k + 1) + 4))
 

@@ -18,8 +18,6 @@ bench/bench_survival.py measures it):
    under 88, c_index_ci_w and uno_c_w under 96 (before: 105, 113, 169, 113,
    121, 177).
 """
-import ctypes
-import ctypes.util
 import sys
 
 import numpy as np
@@ -40,13 +38,6 @@ BOUNDS = [
 ]
 
 
-def peak_bytes(lib, con, sql):
-    cur, hi = ctypes.c_int64(), ctypes.c_int64()
-    lib.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 1)
-    base = cur.value
-    con.execute(sql).fetchall()
-    lib.sqlite3_status64(0, ctypes.byref(cur), ctypes.byref(hi), 0)
-    return hi.value - base
 
 
 def load(con):
@@ -71,12 +62,11 @@ def load(con):
 
 def main():
     ck = mltest.Checker("test_surv_memory")
-    lib = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
     con = mltest.connect()
     load(con)
     for expr, bound in BOUNDS + [("surv_ibs(time, event, horizon, p)", 36)]:
         table = "long" if "horizon" in expr else "c"
-        b = peak_bytes(lib, con, "SELECT %s FROM %s" % (expr, table)) / N
+        b = mltest.peak_bytes(con, "SELECT %s FROM %s" % (expr, table)) / N
         ck.true(b < bound, "%s peaks at %.1f bytes a row (want < %d)" % (expr, b, bound))
         print("%-45s %.1f bytes a row (< %d)" % (expr, b, bound))
     return ck.finish()
