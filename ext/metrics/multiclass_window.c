@@ -212,6 +212,16 @@ void ml_mc_srt_start(McAgg *p){
   if( ml_samples_sort(&v->micro) || !v->micro.sorted ) ml_mc_srt_free(p);
 }
 
+/* A window's class counts W (exact integers) as McRank's totals; returns n. */
+static double win_totals(McRank *R, int k, const ml_i64 *W){
+  int c;
+  double n = 0.0;
+  R->k = k;
+  for(c=0; c<k; c++){ R->W[c] = (double)W[c]; n += R->W[c]; }
+  R->n = n;
+  return n;
+}
+
 /* mc_pr_auc's McRank from a window's sorted buffers (rule 20): every sum
 ** of the sweeps' AP is of the terms d tp / (tp + fp), tp and fp integer
 ** counts (exact as doubles), one per score holding a positive, added from
@@ -222,9 +232,7 @@ int ml_mc_srt_rank(const McAgg *p, McRank *R){
   const McSorted *v = p->srt;
   int k = p->k, i, c;
   double n = 0.0, P, N;
-  R->k = k;
-  for(c=0; c<k; c++){ R->W[c] = (double)v->W[c]; n += R->W[c]; }
-  R->n = n;
+  n = win_totals(R, k, v->W);
   for(i=0; i<k; i++){
     P = R->W[i];
     N = n - P;
@@ -245,9 +253,7 @@ int ml_mc_win_rank(const McAgg *p, McRank *R){
   const McWin *v = p->win;
   int k = p->k, i, c;
   double n = 0.0, P, N;
-  R->k = k;
-  for(c=0; c<k; c++){ R->W[c] = (double)v->W[c]; n += R->W[c]; }
-  R->n = n;
+  n = win_totals(R, k, v->W);
   for(i=0; i<k; i++){
     ml_i64 u = 0;
     for(c=0; c<k; c++) if( c!=i ) u += v->u2[i][c];
