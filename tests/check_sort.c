@@ -129,6 +129,63 @@ START_TEST(test_sort_width16_carries_aux){
 }
 END_TEST
 
+/* The sort is stable at every width and on every path (insertion sort of a
+** short input, value buckets sorted as they are copied, the levels below,
+** the LSD fallback, the first level's bucket cap): records of equal keys
+** keep their input order, so that sums over a tie group are taken in the
+** order the rows came (the families' bits depend on it).  aux numbers the
+** records; aux2 carries a function of both. */
+START_TEST(test_sort_stable_every_width){
+  static const long sizes[] = { 2, 16, 17, 40, 49, 300, 5000, 100000, 300000 };
+  static const unsigned widths[] = { 8, 16, 24 };
+  size_t si, wi;
+  test_seed(4);
+  for(si=0; si<sizeof(sizes)/sizeof(sizes[0]); si++){
+    long n = sizes[si], i;
+    for(wi=0; wi<3; wi++){
+      unsigned w = widths[wi];
+      unsigned char *a = malloc((size_t)n*w), *tmp = malloc((size_t)n*w + ML_RADIX_EXTRA);
+      int t;
+      for(t=0; t<3; t++){
+        for(i=0; i<n; i++){
+          double u = test_rand01();
+          /* few distinct values, probabilities to 3 decimals, every exponent */
+          double v = t==0 ? floor(u*7) : t==1 ? floor(u*1000)/1000 : exp((u-0.5)*1400.0);
+          unsigned char *r = a + (size_t)i*w;
+          ml_key k = ml_key_of(v);
+          double aux = (double)i, aux2 = v*3.0 + (double)i;
+          memcpy(r, &k, 8);
+          if( w>=16 ) memcpy(r+8, &aux, 8);
+          if( w>=24 ) memcpy(r+16, &aux2, 8);
+        }
+        ml_radix_sort(a, n, w, tmp);
+        for(i=0; i<n; i++){
+          ml_key k, kp;
+          double aux, auxp, aux2;
+          memcpy(&k, a + (size_t)i*w, 8);
+          if( w<16 ){
+            if( i ){ memcpy(&kp, a + (size_t)(i-1)*w, 8); ck_assert(kp<=k); }
+            continue;
+          }
+          memcpy(&aux, a + (size_t)i*w + 8, 8);
+          if( w>=24 ){
+            memcpy(&aux2, a + (size_t)i*w + 16, 8);
+            ck_assert_msg(aux2==ml_double_of(k)*3.0 + aux, "n=%ld w=%u t=%d: record %ld torn", n, w, t, i);
+          }
+          if( i==0 ) continue;
+          memcpy(&kp, a + (size_t)(i-1)*w, 8);
+          memcpy(&auxp, a + (size_t)(i-1)*w + 8, 8);
+          ck_assert_msg(kp<k || (kp==k && auxp<aux),
+                        "n=%ld w=%u t=%d: position %ld out of order or unstable (%.17g #%.0f, %.17g #%.0f)",
+                        n, w, t, i, ml_double_of(kp), auxp, ml_double_of(k), aux);
+        }
+      }
+      free(a); free(tmp);
+    }
+  }
+}
+END_TEST
+
 /* Adds and removes rows in random order and checks the buffer always holds,
 ** sorted, exactly the multiset a brute-force copy holds. */
 START_TEST(test_kept_sorted_insert_remove){
@@ -287,6 +344,7 @@ Suite *suite_sort(void){
   tcase_add_test(tc, test_sort_value_buckets_adversarial);
   tcase_add_test(tc, test_sort_small_and_constant);
   tcase_add_test(tc, test_sort_width16_carries_aux);
+  tcase_add_test(tc, test_sort_stable_every_width);
   tcase_add_test(tc, test_kept_sorted_insert_remove);
   tcase_add_test(tc, test_unsorted_remove_then_sort);
   tcase_add_test(tc, test_kept_sorted_keys_at_once);

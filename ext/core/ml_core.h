@@ -345,7 +345,7 @@ double ml_samples_at_rank(const MlSamples *s, ml_i64 r);
 /* Radix sort of n records of width 8 or 16 by their leading key, using a
 ** caller-provided scratch area of n*width + ML_RADIX_EXTRA bytes (8-aligned).
 ** Exposed for unit tests. */
-#define ML_RADIX_EXTRA ((6*2048 + 3*2049)*8)
+#define ML_RADIX_EXTRA ((6*2048 + 32769 + 2*2049)*8)
 /* Returns 1 when stopped early (ml_stop_requested): the records are all
 ** there, not sorted. */
 int ml_radix_sort(void *a, ml_i64 n, unsigned width, void *scratch);

@@ -33,14 +33,17 @@
 **      (binary search), and inserts or removes a run (memmove, O(runs)).
 **      ml_samples_to_runs turns rows into runs once; nothing turns them back.
 **
-** Cost: sort is a distribution sort by value (value_sort: buckets by
-** (x - min) / (max - min), recursively, each level scattering into the
-** other array so that nothing is copied back, insertion sort for small
-** buckets),
-** falling back to an LSD radix sort over six 11-bit digits of the key --
-** skipping every digit where all keys agree -- for infinite, subnormal or
-** still-wide ranges; one scratch array of max(n0, n1) records plus the
-** histograms; O(n) time for the scores met in practice.
+** Cost: sort is a stable distribution sort by value (value_sort: buckets
+** by (x - min) / (max - min), n/4 of them, at most 32768 at the first level
+** and 2048 below it, recursively, each level scattering into the other
+** array so that nothing is copied back; a bucket of at most 16 records is
+** insertion-sorted as it is copied to its place), falling back to an LSD
+** radix sort over six 11-bit digits of the key -- skipping every digit
+** where all keys agree -- for infinite, subnormal or still-wide ranges;
+** one scratch array of max(n0, n1) records plus the histograms
+** (ML_RADIX_EXTRA, 384 KiB); O(n) time for the scores met in practice.
+** Uniform scores, 10^5 keys: one level, ~75 instructions a key (~126 with
+** 2048 first-level buckets, which needed a second level everywhere).
 */
 #include "ml_core.h"
 
@@ -300,40 +303,50 @@ int ml_samples_remove(MlSamples *s, int y, double score, double aux){
 }
 
 /* Insertion sort for short runs, where radix passes cost more than they
-** save; one loop per record width, so that every move is a fixed-size
-** load and store rather than a call to memcpy. */
-static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
+** save: the n records of src inserted one by one into dst (src may be dst:
+** record i is read before any write reaches it), so that a bucket is sorted
+** as it is copied to its place; stable.  One loop per record width, so that
+** every move is a fixed-size load and store rather than a call to memcpy. */
+static void insertion_sort_to(unsigned char *dst, const unsigned char *src, ml_i64 n, unsigned w){
   ml_i64 i, j;
   if( w==8 ){
-    ml_key *k = (ml_key*)a;
-    for(i=1; i<n; i++){
-      ml_key v = k[i];
+    ml_key *k = (ml_key*)dst;
+    const ml_key *f = (const ml_key*)src;
+    for(i=0; i<n; i++){
+      ml_key v = f[i];
       for(j=i; j>0 && k[j-1]>v; j--) k[j] = k[j-1];
       k[j] = v;
     }
   }else if( w==16 ){
-    MlRec16 *r = (MlRec16*)a;
-    for(i=1; i<n; i++){
-      MlRec16 v = r[i];
+    MlRec16 *r = (MlRec16*)dst;
+    const MlRec16 *f = (const MlRec16*)src;
+    for(i=0; i<n; i++){
+      MlRec16 v = f[i];
       for(j=i; j>0 && r[j-1].key>v.key; j--) r[j] = r[j-1];
       r[j] = v;
     }
   }else{
-    MlRec24 *r = (MlRec24*)a;
-    for(i=1; i<n; i++){
-      MlRec24 v = r[i];
+    MlRec24 *r = (MlRec24*)dst;
+    const MlRec24 *f = (const MlRec24*)src;
+    for(i=0; i<n; i++){
+      MlRec24 v = f[i];
       for(j=i; j>0 && r[j-1].key>v.key; j--) r[j] = r[j-1];
       r[j] = v;
     }
   }
 }
+static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){ insertion_sort_to(a, a, n, w); }
 
 /* 11-bit digits: six passes over a 64-bit key (the last one 9 bits), with
 ** 2048-entry histograms that stay in L1/L2. */
 #define RADIX_BITS   11
 #define RADIX_SIZE   (1<<RADIX_BITS)
 #define RADIX_PASSES 6
-/* Value buckets: at most VB_MAX per level, VB_DEPTH levels, then LSD. */
+/* Value buckets: at most VB_MAX0 at the first level, VB_MAX at each level
+** below it, VB_DEPTH levels, then LSD. */
+#ifndef VB_MAX0
+# define VB_MAX0     32768
+#endif
 #define VB_MAX       2048
 /* A bucket of at most VB_INSERTION records is insertion-sorted; a larger one
 ** is distributed again (n/4 buckets).  16: a bucket of 40 insertion-sorted
@@ -342,7 +355,7 @@ static void insertion_sort(unsigned char *a, ml_i64 n, unsigned w){
 # define VB_INSERTION 16
 #endif
 #define VB_DEPTH     3
-#if (RADIX_PASSES*RADIX_SIZE + VB_DEPTH*(VB_MAX+1))*8 != ML_RADIX_EXTRA
+#if (RADIX_PASSES*RADIX_SIZE + (VB_MAX0+1) + (VB_DEPTH-1)*(VB_MAX+1))*8 != ML_RADIX_EXTRA
 # error ML_RADIX_EXTRA does not match the radix geometry
 #endif
 #define KEY_AT(a, i, w) (*(const ml_key*)((a) + (size_t)(i)*(w)))
@@ -420,8 +433,8 @@ static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w
   ml_i64 i, nb, *c = hist, done = 0;
   const int ask = n>=(1<<18);
   if( n<=VB_INSERTION || depth>=VB_DEPTH ){
+    if( n<=VB_INSERTION ){ insertion_sort_to(res, a, n, w); return 0; }
     if( into ) memcpy(tmp, a, (size_t)n*w);
-    if( n<=VB_INSERTION ){ insertion_sort(res, n, w); return 0; }
     return lsd_sort(res, n, w, into ? a : tmp, lsdCnt);
   }
   kmin = kmax = KEY_AT(a, 0, w);
@@ -432,7 +445,7 @@ static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w
   }
   dmin = ml_double_of(kmin);
   range = ml_double_of(kmax) - dmin;
-  nb = n/4 < VB_MAX ? n/4 : VB_MAX;
+  nb = n/4 < (depth ? VB_MAX : VB_MAX0) ? n/4 : (depth ? VB_MAX : VB_MAX0);
   scale = (double)nb / range;
   if( kmin==kmax || !(range>0.0 && range<=1.7e308 && scale<=1e300) ){
     if( into ) memcpy(tmp, a, (size_t)n*w);
@@ -468,10 +481,9 @@ static int value_sort(unsigned char *a, unsigned char *tmp, ml_i64 n, unsigned w
     int halt = 0;
     if( m==0 ) continue;
     if( m<=VB_INSERTION ){
-      if( !into ) memcpy(other, seg, (size_t)m*w);
-      insertion_sort(into ? seg : other, m, w);
+      insertion_sort_to(into ? seg : other, seg, m, w);
     }else{
-      halt = value_sort(seg, other, m, w, hist + VB_MAX + 1, lsdCnt, depth+1, !into);
+      halt = value_sort(seg, other, m, w, hist + (depth ? VB_MAX : VB_MAX0) + 1, lsdCnt, depth+1, !into);
     }
     if( ask && (done += m)>=(1<<18) ){ done = 0; halt = halt || ml_stop_requested(); }
     if( halt ){                     /* the buckets not yet sorted go to the result */

@@ -43,10 +43,12 @@
 **
 ** Cost: 16 bytes per half-row (two per row with 0 < p < 1); a result sorts
 ** (O(n) radix) and sweeps once.  expected_auroc: 8 bytes a row, a sort of
-** n keys and one pass over them: 703 Ir a row at 10^5 rows, 1.62x the no-op
-** floorn(p) (callgrind; the sort ~126, the sweep ~113, of which the exact
-** sum's two additions ~36; bench/RESULTS.md, "Multiclass at scale").  A state costs 16-32 bytes per entry and
-** class, whatever its counts.
+** n keys and one pass over them: 638 Ir a row at 10^5 rows, 1.48x the no-op
+** floorn(p) (callgrind; the sort ~75, the sweep ~97 with the FMA
+** instruction where the CPU has one -- ~113 through libm's fma --, of which
+** the exact sum's two additions ~36; bench/RESULTS.md, "Multiclass at
+** scale").  A state costs 16-32 bytes per entry and class, whatever its
+** counts.
 */
 #include <math.h>
 #include <stddef.h>
@@ -261,8 +263,8 @@ static void exp_confusion(sqlite3_context *ctx, const ExpAgg *a, double t){
 ** unscaled, the same bits), *pTp and *pFp the totals unscaled; *pSafe 0
 ** when an unscaled term could have lost its fma residual below the normal
 ** range. */
-static double exp_auroc_pass(const ml_key *k, ml_i64 n, double sp, double sn,
-                             double *pTp, double *pFp, int *pSafe){
+static ML_ALWAYS_INLINE double exp_auroc_sweep(const ml_key *k, ml_i64 n, double sp, double sn,
+                                               double *pTp, double *pFp, int *pSafe){
   ml_i64 i, j;
   double tp = 0.0, fp = 0.0, v;
   unsigned g = 0;
@@ -291,6 +293,26 @@ static double exp_auroc_pass(const ml_key *k, ml_i64 n, double sp, double sn,
   *pFp = fp;
   v = ml_xsum_round(&a);
   return v;
+}
+
+/* The sweep compiled twice: with the FMA instruction where the CPU has it
+** (fma() then costs one instruction, not a call into libm; the product's
+** residual is exact either way, so both give the same bits), and plain. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma")))
+static double exp_auroc_pass_fma(const ml_key *k, ml_i64 n, double sp, double sn,
+                                 double *pTp, double *pFp, int *pSafe){
+  return exp_auroc_sweep(k, n, sp, sn, pTp, pFp, pSafe);
+}
+#endif
+static double exp_auroc_pass(const ml_key *k, ml_i64 n, double sp, double sn,
+                             double *pTp, double *pFp, int *pSafe){
+#if defined(__x86_64__) && defined(__GNUC__)
+  static int hw = -1;
+  if( hw<0 ){ __builtin_cpu_init(); hw = __builtin_cpu_supports("fma") ? 1 : 0; }
+  if( hw ) return exp_auroc_pass_fma(k, n, sp, sn, pTp, pFp, pSafe);
+#endif
+  return exp_auroc_sweep(k, n, sp, sn, pTp, pFp, pSafe);
 }
 
 static double exp_auroc_keys(const MlSamples *s, double *pP, double *pN){
