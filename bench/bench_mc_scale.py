@@ -24,6 +24,12 @@ Parts (--only: a comma-separated subset of window,memory,topk,expected,topkir):
             over 10^5 rows (wall time is too noisy here)
   topkir    mc_top_k(y, p0, p1, p2) against floor4(y, p0, p1, p2), callgrind
             Ir/row over 10^5 rows of the table of fill
+  longwin   the long layout's windows: NAME_long(id, y, class, p) OVER (ORDER
+            BY id RANGE ...) over the class-rows of 10^3 and 10^4 ids (k = 3,
+            rows shuffled in the table) against the wide NAME OVER the same
+            frame of ids, CPU µs an id, running (UNBOUNDED PRECEDING) and
+            sliding (RANGE 99 PRECEDING); the old library at 10^3 ids only
+            (it assembled every frame afresh: quadratic when running)
 """
 import argparse
 import ctypes
@@ -203,6 +209,32 @@ def topkir_part(libs, floor, say, rows_out):
             rows_out.append(("topkir", name, n, tk, fl))
 
 
+def longwin_part(libs, say, rows_out):
+    frames = (("running", "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
+              ("sliding 100", "RANGE BETWEEN 99 PRECEDING AND CURRENT ROW"))
+    for n in (10 ** 3, 10 ** 4):
+        rng = np.random.default_rng(7)
+        for name, lib in libs:
+            if name == "before" and n > 10 ** 3:
+                continue
+            con = connect(lib)
+            fill(con, n)
+            con.execute("CREATE TABLE lg(id INT, y INT, class INT, p REAL)")
+            rows = [(i, y, c, p) for i, y, *ps in con.execute("SELECT rowid, y, p0, p1, p2 FROM mc")
+                    for c, p in enumerate(ps)]
+            con.executemany("INSERT INTO lg VALUES (?,?,?,?)", [rows[i] for i in rng.permutation(len(rows))])
+            for fn in ("mc_log_loss", "mc_top_k", "mc_auroc"):
+                for fname, frame in frames:
+                    ql = "SELECT id, %s_long(id, y, class, p) OVER (ORDER BY id %s) FROM lg" % (fn, frame)
+                    qw = "SELECT id, %s(y, p0, p1, p2) OVER (ORDER BY id %s) FROM mc" % (fn, frame)
+                    assert dict(con.execute(ql).fetchall()) == dict(con.execute(qw).fetchall()), (fn, fname)
+                    tl, tw = cpu(con, ql, 1), cpu(con, qw, 1)
+                    say("longwin %-6s n=%-6d %-12s %-12s long %8.1f us/id, wide %6.1f us/id: %.1fx"
+                        % (name, n, fn, fname, tl / n * 1e6, tw / n * 1e6, tl / tw))
+                    rows_out.append(("longwin", name, n, fn, fname, tl / n * 1e6, tw / n * 1e6))
+            con.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", default=os.path.join(HERE, "..", "ext", ".libs", "mleval"))
@@ -226,6 +258,8 @@ def main():
         memory_part(libs, say, out)
     if "window" in only:
         window_part(libs, say, out)
+    if "longwin" in only:
+        longwin_part(libs, say, out)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ that an id's rows are scattered, GROUP BY, NULLs, weights with zeros) every
 long function equals its wide form bit for bit and scikit-learn's
 roc_auc_score (ovr/ovo, macro/weighted), average_precision_score, log_loss,
 top_k_accuracy_score and confusion_matrix to 1e-12; a window whose frames
-keep ids whole equals the wide window frame by frame; every error of the
+keep ids whole equals the wide window frame by frame and the aggregate over
+the frame's rows (ids entering anywhere, k changing between frames); every error of the
 layout (a class missing or repeated, k differing, y or w differing within
 an id, y outside 0..k-1, a row sum) names the function, the argument, the
 bad value and the id.
@@ -234,6 +235,94 @@ def test_windows(ck, rng):
         ck.true("mc_log_loss_long(): class must run over 0..k-1" in str(e), "a frame that cuts ids: " + str(e))
 
 
+# Frames over g (constant within an id) and the rows of each frame as a WHERE
+# over g, G the current row's g: a frame's value is the aggregate's over them.
+FRAMES_WHERE = [
+    ("ORDER BY g RANGE BETWEEN CURRENT ROW AND CURRENT ROW", "g = %d"),
+    ("ORDER BY g RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", "g <= %d"),
+    ("ORDER BY g RANGE BETWEEN 2 PRECEDING AND CURRENT ROW", "g BETWEEN %d - 2 AND %d"),
+    ("ORDER BY g RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING", "g >= %d"),
+    ("ORDER BY g RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP", "g IN (%d - 1, %d + 1)"),
+    ("ORDER BY g RANGE BETWEEN 1 FOLLOWING AND 1 FOLLOWING", "g = %d + 1"),
+]
+
+
+def frame_rows(con, call, where, G):
+    try:
+        return con.execute("SELECT %s FROM long WHERE %s" % (call, where.replace("%d", str(G)))).fetchone()[0]
+    except Exception as e:
+        return "error: " + str(e)
+
+
+def window_values(con, call, frame):
+    try:
+        return dict(con.execute("SELECT DISTINCT g, %s OVER (%s) FROM long" % (call, frame)).fetchall())
+    except Exception as e:
+        return "error: " + str(e)
+
+
+@mltest.covers("mc_auroc_long", "mc_auroc_long_w", "mc_pr_auc_long", "mc_pr_auc_long_w", "mc_log_loss_long",
+               "mc_log_loss_long_w", "mc_brier_long", "mc_brier_long_w", "mc_confusion_long",
+               "mc_confusion_long_w", "mc_top_k_long", "mc_top_k_long_w", "ordinal_rps_long",
+               "ordinal_rps_long_w", "mc_calibration_long", "mc_calibration_long_w", "mc_auroc_ci_long",
+               "mc_auroc_ci_long_w")
+def test_window_mode(ck, rng):
+    """A window keeps its class-rows sorted and its ids assembled between frames
+    (rule 7): every frame equals the aggregate over the same rows, bit for bit,
+    with ids entering anywhere (g in random order of id), class-rows of an id
+    arriving in any order, ids skipped by a NULL p, ids of weight 0, text,
+    REAL and blob ids, frames that leave from the front, EXCLUDE and empty
+    frames; and where k changes from one g to the next, single-g frames give
+    each g's value (the wide store rebuilt) and a frame mixing two k gives the
+    aggregate's error."""
+    con = mltest.connect()
+    for rep in range(16):
+        mixed_k = rep % 4 == 3
+        n = int(rng.integers(12, 40))
+        g = rng.integers(0, 7, n)
+        kk = [3 + int(gi) % 2 for gi in g] if mixed_k else [2 + rep % 4] * n
+        K = max(kk)
+        y = np.array([int(rng.integers(0, kk[i])) for i in range(n)])
+        P = np.zeros((n, K))
+        for i in range(n):
+            P[i, :kk[i]] = tm.random_probs(rng, 1, kk[i], ("ties", "dirichlet")[rep % 2])[0]
+        w = rng.integers(0, 3, n).astype(float)
+        kind = ("int", "text", "mixed", "big")[(rep // 4 if mixed_k else rep) % 4]
+        ids = make_ids(rng, n, kind)
+        rows = []
+        for i in range(n):
+            for j in range(kk[i]):
+                rows.append([ids[i], int(y[i]), j, float(P[i, j]), float(w[i]), int(g[i])])
+        rows = [rows[t] for t in rng.permutation(len(rows))]
+        con.execute("DROP TABLE IF EXISTS long")
+        con.execute("CREATE TABLE long(rid INTEGER PRIMARY KEY, id, y, class, p, w, g)")
+        con.executemany("INSERT INTO long(id, y, class, p, w, g) VALUES (?,?,?,?,?,?)", rows)
+        con.execute("UPDATE long SET p = NULL WHERE rid %% %d = 0" % (7 + rep))     # skips those ids
+        gs = sorted(set(int(v) for v in g))
+        for fn in FUNCS:
+            for tw in (False, True):
+                call = long_call(fn, tw, params_of(fn))
+                for frame, where in (FRAMES_WHERE[:1] if mixed_k else FRAMES_WHERE):
+                    got = window_values(con, call, frame)
+                    want = {G: frame_rows(con, call, where, G) for G in gs}
+                    if isinstance(got, str):                       # the window failed: at some frame
+                        ck.true(got in want.values(), "rep %d %s OVER (%s): %s" % (rep, call, frame, got))
+                    else:
+                        ck.equal(got, want, "rep %d %s OVER (%s)" % (rep, call, frame))
+                if mixed_k and len(gs) > 1:
+                    got = window_values(con, call, FRAMES_WHERE[2][0])
+                    first = next((frame_rows(con, call, FRAMES_WHERE[2][1], G) for G in gs
+                                  if str(frame_rows(con, call, FRAMES_WHERE[2][1], G)).startswith("error")), None)
+                    if kind == "int" or first is None:
+                        ck.equal(got, first if first is not None else got, "rep %d %s mixing k" % (rep, call))
+                    else:
+                        # interned ids (text, REAL, blob, past 2^43) are ordered by their first
+                        # arrival, which the window's order (by g) and the WHERE's (by rid)
+                        # differ in: which two ids the message names may differ, not the error
+                        ck.true(str(got).startswith("error: %s(): k must be the same in every id: id "
+                                                    % call.split("(")[0]), "rep %d %s mixing k: %s" % (rep, call, got))
+
+
 ERRS = [
     # (rows (id, y, class, p[, w]), call, message)
     ([(1, 0, 0, 0.6), (1, 0, 1, 0.4), (2, 1, 0, 0.3)], "mc_auroc_long(id, y, class, p)",
@@ -319,6 +408,7 @@ def main():
     test_equal_wide(ck, rng)
     test_nulls_and_integer_weights(ck, rng)
     test_windows(ck, rng)
+    test_window_mode(ck, rng)
     ck.finish()
 
 

@@ -484,6 +484,7 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   }
 }
 
+static void mc_unrow(sqlite3_context *ctx, const MlFuncDesc *d, McAgg *p, int y, double w, const double *s);
 static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   McAgg *p = sqlite3_aggregate_context(ctx, 0);
@@ -493,6 +494,13 @@ static void mc_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   for(k=0; k<mc_has_param(ctx, d, argc, argv); k++) ml_param_drop(&p->par[k], argv[2+k]);
   if( p->k==0 || w<=0.0 ) return;
   if( mc_row(ctx, d, argc, argv, &y, s, &k)!=ML_ROW_OK || k!=p->k ) return;
+  mc_unrow(ctx, d, p, y, w, s);
+}
+
+/* Removes a row (y, w > 0, s) that was added, from the rows or the streaming
+** sums and from a window's structures (the wide xInverse, and the long
+** layout's windows through ml_mc_remove_row). */
+static void mc_unrow(sqlite3_context *ctx, const MlFuncDesc *d, McAgg *p, int y, double w, const double *s){
   if( p->cols && ml_mc_cols_to_rows(p, d->kind) ){
     /* out of memory (or the row limit) turning the columns into rows:
     ** the group fails */
@@ -594,9 +602,10 @@ static void mc_result(sqlite3_context *ctx, McAgg *p, int isFinal){
   ml_compute_end(ctx);
 }
 
-static void mc_value(sqlite3_context *ctx){
+/* A window frame's value (xValue): the rows form, and the windows' kept
+** structures started at the first frame. */
+static void mc_value_of(sqlite3_context *ctx, McAgg *p){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
-  McAgg *p = sqlite3_aggregate_context(ctx, 0);
   int rc;
   if( p && !p->failed && p->cols && (rc = ml_mc_cols_to_rows(p, d->kind))!=ML_OK ){
     mc_add_failed(ctx, d, p, rc);
@@ -610,6 +619,7 @@ static void mc_value(sqlite3_context *ctx){
    && p->k>=2 && p->n>0 ) ml_mc_srt_start(p);
   mc_result(ctx, p, 0);
 }
+static void mc_value(sqlite3_context *ctx){ mc_value_of(ctx, sqlite3_aggregate_context(ctx, 0)); }
 
 static void mc_final(sqlite3_context *ctx){
   McAgg *p = sqlite3_aggregate_context(ctx, 0);
@@ -638,6 +648,16 @@ int ml_mc_add_row(sqlite3_context *ctx, void *agg, int k, int y, double w, const
   return rc;
 }
 void ml_mc_result(sqlite3_context *ctx, void *agg, int isFinal){ mc_result(ctx, (McAgg*)agg, isFinal); }
+void ml_mc_remove_row(sqlite3_context *ctx, void *agg, int y, double w, const double *s){
+  McAgg *p = agg;
+  if( !p->failed && p->k>0 && w>0.0 ) mc_unrow(ctx, sqlite3_user_data(ctx), p, y, w, s);
+}
+int ml_mc_value(sqlite3_context *ctx, void *agg){
+  McAgg *p = agg;
+  mc_value_of(ctx, p);
+  return p->failed ? ML_ERROR : ML_OK;
+}
+int ml_mc_failed(const void *agg){ return ((const McAgg*)agg)->failed; }
 
 /* ------------------------------------------------------------- records */
 

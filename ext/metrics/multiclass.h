@@ -37,5 +37,13 @@ int ml_mc_add_row(sqlite3_context *ctx, void *agg, int k, int y, double w, const
 /* The wide form's result over the rows added (NULL with a warning for none):
 ** xFinal (isFinal 1) or xValue. */
 void ml_mc_result(sqlite3_context *ctx, void *agg, int isFinal);
+/* The long layout's windows: removes a row that ml_mc_add_row added (the
+** wide xInverse: a failure, out of memory turning the columns into rows,
+** is set on ctx and marks the store failed, ml_mc_failed); a window
+** frame's value (the wide xValue, its window structures started at the
+** first frame), ML_OK or ML_ERROR (the store failed, its error set). */
+void ml_mc_remove_row(sqlite3_context *ctx, void *agg, int y, double w, const double *s);
+int ml_mc_value(sqlite3_context *ctx, void *agg);
+int ml_mc_failed(const void *agg);
 
 #endif /* ML_MULTICLASS_H */

@@ -53,17 +53,29 @@
 **      still held (an xFinal frees them before the wide result).  Measured
 **      peaks (k = 3): 19 bytes a class-row in order, 35 shuffled; 40 for
 **      mc_auroc_long (docs/multiclass.md).
-**   7. Windows: a frame's result assembles the ids of its rows (each frame
-**      afresh: O(rows log rows) a frame); a frame that cuts an id's rows
-**      apart gives the errors of rule 3 (a class missing), so frames should
-**      keep ids whole: ORDER BY id (or a column constant within an id) with
-**      RANGE or GROUPS.  xInverse removes the leaving row (the oldest equal
-**      record).
+**   7. Windows: a frame that cuts an id's rows apart gives the errors of
+**      rule 3 (a class missing), so frames should keep ids whole: ORDER BY id
+**      (or a column constant within an id) with RANGE or GROUPS.  From the
+**      group's first xValue (window mode, LgWin) the records stay sorted by
+**      (id, class, y) and every well-formed id of the frame stays in one wide
+**      window store (ml_mc_add_row / ml_mc_remove_row, the wide form's own
+**      window structures): a class-row entering or leaving takes its id out
+**      of the tallies and the store, moves one record, and puts the id back,
+**      as lg_assemble reads it (lg_run_read, one code).  A frame whose ids
+**      are all well-formed and of one k is the store's value; a frame with a
+**      broken id or two k is assembled afresh from the sorted records (the
+**      aggregate's error or null, word for word); a frame whose one k is not
+**      the store's rebuilds it.  Before the first xValue, xInverse removes
+**      the oldest equal record.
 **
 ** Cost: O(1) a class-row entering (an interned id: one hash probe); a
 ** result O(n) to check the order and assemble, plus the shared sort
 ** (ml_radix_sort) when the rows are out of order, plus the wide form's own
-** work over n / k rows.  Measured (bench/RESULTS.md, "The long layout";
+** work over n / k rows.  A window: a class-row entering or leaving costs a
+** binary search, its id's k records re-read, one wide row out and in, and
+** a move of the records on the nearer side of its place (none when rows
+** enter by id, as ORDER BY id brings them); a frame costs the wide window's
+** (a running mc_log_loss_long over 5 000 ids: 0.88 s -> 0.03 s).  Measured (bench/RESULTS.md, "The long layout";
 ** callgrind, 10^5 ids, k = 3): the reader ~155 Ir a class-row (+ ~110 for
 ** the sort when shuffled); mc_auroc_long 4156 Ir an id against the wide
 ** form's 1860 (2.23x; SQLite's scan of the k rows alone is 2.8x the wide
@@ -97,9 +109,32 @@ typedef struct LgAgg {
   ml_i64 nSlot;
   unsigned char *arena;
   ml_i64 nArena, capArena;
+  struct LgWin *win;         /* window mode (rule 7): rec kept sorted, the ids kept assembled */
 } LgAgg;
 
+/* Window mode (rule 7), from a group's first xValue: the records stay
+** sorted by (id, class, y) -- a class-row entering or leaving moves the
+** records on the nearer side of its place -- and the ids of the frame stay
+** assembled in one wide window store (mc), so a frame costs the wide
+** window's work, not a sort and assembly of the frame. */
+typedef struct LgWin {
+  void *mc;                  /* the wide store: every well-formed id of k = K whose weight is > 0 */
+  int K;                     /* its k (0: not yet built) */
+  ml_i64 nBad;               /* ids of the frame that break rule 3 */
+  ml_i64 nGood[MC_MAX_K+1];  /* well-formed ids of the frame by k (weight 0 included) */
+  ml_i64 nGoodW;             /* well-formed ids of weight > 0 */
+} LgWin;
+
+static void lg_win_free(LgAgg *L){
+  if( L->win ){
+    if( L->win->mc ){ ml_mc_clear(L->win->mc); ml_free(L->win->mc); }
+    ml_free(L->win);
+    L->win = 0;
+  }
+}
+
 static void lg_clear(LgAgg *L){
+  lg_win_free(L);
   ml_free(L->rec);
   ml_free(L->ids);
   ml_free(L->slot);
@@ -312,6 +347,9 @@ static int lg_row(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, sqlite3_v
 
 static void lg_fail(LgAgg *L){ L->failed = 1; lg_clear(L); }
 
+static int lg_win_update(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, ml_key key, double p, double w,
+                         int sign);
+
 /* xStep (through the driver for the twins: w its weight, 0 for NULL or 0,
 ** < 0 its error already set). */
 static void lg_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
@@ -337,6 +375,13 @@ static void lg_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   rc = lg_row(ctx, d, L, argv, 1, &key, &p);
   if( rc==ML_ROW_ERR ){ lg_fail(L); return; }
   if( rc!=ML_ROW_OK ) return;
+  if( L->win ){                                    /* window mode (rule 7) */
+    if( (rc = lg_win_update(ctx, d, L, key, p, w, 1))!=ML_OK ){
+      if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+      lg_fail(L);
+    }
+    return;
+  }
   if( lg_append(L, key, p, w)!=ML_OK ){ sqlite3_result_error_nomem(ctx); lg_fail(L); }
 }
 
@@ -352,6 +397,14 @@ static void lg_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   if( L==0 || L->failed ) return;
   for(i=0; d->aParam && d->aParam[i] && 4+i<argc; i++) ml_param_drop(&L->par[i], argv[4+i]);
   if( w<0.0 || lg_row(ctx, d, L, argv, 0, &key, &p)!=ML_ROW_OK ) return;
+  if( L->win ){                                    /* window mode (rule 7) */
+    int rc = lg_win_update(ctx, d, L, key, p, w, -1);
+    if( rc!=ML_OK ){
+      if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+      lg_fail(L);
+    }
+    return;
+  }
   for(i=0; i<L->n; i++){
     unsigned char *r = L->rec + (size_t)(L->head + i)*L->width;
     ml_key rk;
@@ -384,6 +437,119 @@ static const char *lg_wnum(char *z, double w){
   return ml_num(z, w);
 }
 
+/* One id's run of sorted records, read (rules 3, 4): what lg_assemble
+** checks of it, the rows of a window's frame by the same code. */
+enum { LG_RUN_SKIP, LG_RUN_BAD, LG_RUN_GOOD };
+typedef struct LgRun {
+  ml_i64 tag, m;             /* the id, its records */
+  int status;                /* SKIP: a NULL in a row (rule 4); BAD: rule 3 broken (classes, y, w, sum) */
+  int ok;                    /* its classes are 0..m-1, each once */
+  int y, k;                  /* GOOD: the class and k = m */
+  double w;                  /* GOOD: the weight */
+  double sum;                /* the probabilities' sum (a probability kind) */
+  int cls[MC_MAX_K], yv[MC_MAX_K];
+  double s[MC_MAX_K], wv[MC_MAX_K];
+} LgRun;
+
+/* Reads the run starting at record i of rec[0..n) (width W) into *R;
+** returns one past it.  The checks of rule 3 that need no other id: its
+** classes, y and w the same in every row, y < k, the probabilities' sum. */
+static ml_i64 lg_run_read(const unsigned char *rec, ml_i64 i, ml_i64 n, int W, int isProb, LgRun *R){
+  ml_i64 code = lg_code(rec + (size_t)i*W), j = i, m = 0;
+  int skip = 0, t;
+  R->tag = code>>8;
+  R->ok = 1;
+  /* the id's run: its classes, y, p and w, at most MC_MAX_K of them kept
+  ** (one more is a class repeated) */
+  for(;;){
+    const unsigned char *r = rec + (size_t)j*W;
+    double p = lg_p(r);
+    if( m<MC_MAX_K ){
+      R->cls[m] = (int)((code>>4) & 15);
+      R->yv[m] = (int)(code & 15);
+      R->s[m] = p;
+      R->wv[m] = W==24 ? lg_w(r, W) : 1.0;
+      R->ok &= R->cls[m]==(int)m;
+    }else{
+      R->ok = 0;
+    }
+    skip |= isnan(p);
+    m++;
+    if( ++j>=n ) break;
+    code = lg_code(rec + (size_t)j*W);
+    if( (code>>8)!=R->tag ) break;
+  }
+  R->m = m;
+  R->status = LG_RUN_BAD;
+  if( skip ){ R->status = LG_RUN_SKIP; return j; }
+  if( !R->ok || m<2 ) return j;
+  R->k = (int)m;
+  R->y = R->yv[0];
+  R->w = R->wv[0];
+  for(t=1; t<R->k; t++) if( R->yv[t]!=R->y || R->wv[t]!=R->w ) return j;
+  if( R->y>=R->k ) return j;
+  R->sum = 0.0;
+  if( isProb && ml_prob_row_check(R->s, R->k, &R->sum)>=0 ) return j;
+  R->status = LG_RUN_GOOD;
+  return j;
+}
+
+/* The error of a run that is not GOOD, or of k differing from k0 (the first
+** id's, whose tag is firstTag): the message lg_assemble gives (rule 3). */
+static void lg_run_error(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L, const LgRun *R,
+                         int k0, ml_i64 firstTag){
+  char zId[96], zId2[96], zA[32], zB[32];
+  ml_i64 m = R->m;
+  int t;
+  lg_describe(L, R->tag, zId, sizeof(zId));
+  if( !R->ok || m<2 ){
+    /* the id's classes, for the message: a class repeated or missing */
+    char zList[128];
+    int o = 0;
+    for(t=0; t<m && t<MC_MAX_K && o<100; t++){
+      sqlite3_snprintf((int)sizeof(zList) - o, zList + o, "%s%d", t ? ", " : "", R->cls[t]);
+      o += (int)strlen(zList + o);
+    }
+    for(t=0; t<m && t<MC_MAX_K && R->cls[t]==t; t++){}
+    if( t<m && (t>=MC_MAX_K || R->cls[t]<t) ){
+      ml_error(ctx, d->name, "class must appear once in each id, got classes %s for id %s (class %d twice)",
+               zList, zId, t-1);
+    }else if( t<m ){
+      ml_error(ctx, d->name, "class must run over 0..k-1 in each id, got classes %s for id %s (no class %d)",
+               zList, zId, t);
+    }else{
+      ml_error(ctx, d->name, "class must run over 0..k-1, k at least 2, in each id, got class 0 alone for id %s",
+               zId);
+    }
+    return;
+  }
+  if( k0 && m!=k0 ){
+    lg_describe(L, firstTag, zId2, sizeof(zId2));
+    ml_error(ctx, d->name, "k must be the same in every id: id %s has %d classes (0..%d), id %s has %d", zId,
+             (int)m, (int)m-1, zId2, k0);
+    return;
+  }
+  for(t=1; t<m; t++){
+    if( R->yv[t]!=R->yv[0] ){
+      ml_error(ctx, d->name, "y must be the same in every row of an id, got %d and %d for id %s", R->yv[0],
+               R->yv[t], zId);
+      return;
+    }
+    if( R->wv[t]!=R->wv[0] ){
+      ml_error(ctx, d->name, "w must be the same in every row of an id, got %s and %s for id %s",
+               lg_wnum(zA, R->wv[0]), lg_wnum(zB, R->wv[t]), zId);
+      return;
+    }
+  }
+  if( R->yv[0]>=m ){
+    ml_error(ctx, d->name, "y must be %s%d, got %d (k = %d: id %s has classes 0..%d)", m==2 ? "0 or " : "an integer in 0..",
+             (int)m-1, R->yv[0], (int)m, zId, (int)m-1);
+    return;
+  }
+  ml_error(ctx, d->name, "the probabilities of an id must sum to 1 (within 1e-6), got %s over the %d rows of "
+           "id %s", ml_num(zA, R->sum), (int)m, zId);
+}
+
 /* Assembles the ids of the sorted records rec[0..n) and hands each to the
 ** wide store mc (rules 1, 3): one pass, each record decoded once.  ML_OK,
 ** or the error is set (ML_ERROR). */
@@ -392,97 +558,16 @@ static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L
   const int W = L->width, isProb = MC_IS_PROB(d->kind);
   ml_i64 i = 0, firstTag = -1;
   int k0 = 0;
-  char zId[96], zId2[96], zA[32], zB[32];
-  double s[MC_MAX_K], wv[MC_MAX_K];
-  int cls[MC_MAX_K], yv[MC_MAX_K];
+  LgRun R;
   while( i<n ){
-    ml_i64 code = lg_code(rec + (size_t)i*W), tag = code>>8, j = i, m = 0;
-    int skip = 0, y, k, t, ok = 1;
-    double w;
-    /* the id's run: its classes, y, p and w, at most MC_MAX_K of them kept
-    ** (one more is a class repeated) */
-    for(;;){
-      const unsigned char *r = rec + (size_t)j*W;
-      double p = lg_p(r);
-      if( m<MC_MAX_K ){
-        cls[m] = (int)((code>>4) & 15);
-        yv[m] = (int)(code & 15);
-        s[m] = p;
-        wv[m] = W==24 ? lg_w(r, W) : 1.0;
-        ok &= cls[m]==(int)m;
-      }else{
-        ok = 0;
-      }
-      skip |= isnan(p);
-      m++;
-      if( ++j>=n ) break;
-      code = lg_code(rec + (size_t)j*W);
-      if( (code>>8)!=tag ) break;
-    }
-    if( skip ){ i = j; continue; }                  /* a NULL in a row of the id (rule 4) */
-    if( !ok || m<2 ){
-      /* the id's classes, for the message: a class repeated or missing */
-      char zList[128];
-      int o = 0;
-      for(t=0; t<m && t<MC_MAX_K && o<100; t++){
-        sqlite3_snprintf((int)sizeof(zList) - o, zList + o, "%s%d", t ? ", " : "", cls[t]);
-        o += (int)strlen(zList + o);
-      }
-      for(t=0; t<m && t<MC_MAX_K && cls[t]==t; t++){}
-      lg_describe(L, tag, zId, sizeof(zId));
-      if( t<m && (t>=MC_MAX_K || cls[t]<t) ){
-        ml_error(ctx, d->name, "class must appear once in each id, got classes %s for id %s (class %d twice)",
-                 zList, zId, t-1);
-      }else if( t<m ){
-        ml_error(ctx, d->name, "class must run over 0..k-1 in each id, got classes %s for id %s (no class %d)",
-                 zList, zId, t);
-      }else{
-        ml_error(ctx, d->name, "class must run over 0..k-1, k at least 2, in each id, got class 0 alone for id %s",
-                 zId);
-      }
+    i = lg_run_read(rec, i, n, W, isProb, &R);
+    if( R.status==LG_RUN_SKIP ) continue;           /* a NULL in a row of the id (rule 4) */
+    if( R.status==LG_RUN_GOOD && k0==0 ){ k0 = R.k; firstTag = R.tag; }
+    if( R.status!=LG_RUN_GOOD || R.k!=k0 ){
+      lg_run_error(ctx, d, L, &R, k0, firstTag);
       return ML_ERROR;
     }
-    k = (int)m;
-    if( k0==0 ){ k0 = k; firstTag = tag; }
-    else if( k!=k0 ){
-      lg_describe(L, tag, zId, sizeof(zId));
-      lg_describe(L, firstTag, zId2, sizeof(zId2));
-      ml_error(ctx, d->name, "k must be the same in every id: id %s has %d classes (0..%d), id %s has %d", zId, k,
-               k-1, zId2, k0);
-      return ML_ERROR;
-    }
-    y = yv[0];
-    w = wv[0];
-    for(t=1; t<k; t++){
-      if( yv[t]!=y ){
-        lg_describe(L, tag, zId, sizeof(zId));
-        ml_error(ctx, d->name, "y must be the same in every row of an id, got %d and %d for id %s", y, yv[t], zId);
-        return ML_ERROR;
-      }
-      if( wv[t]!=w ){
-        lg_describe(L, tag, zId, sizeof(zId));
-        ml_error(ctx, d->name, "w must be the same in every row of an id, got %s and %s for id %s",
-                 lg_wnum(zA, w), lg_wnum(zB, wv[t]), zId);
-        return ML_ERROR;
-      }
-    }
-    if( y>=k ){
-      lg_describe(L, tag, zId, sizeof(zId));
-      ml_error(ctx, d->name, "y must be %s%d, got %d (k = %d: id %s has classes 0..%d)", k==2 ? "0 or " : "an integer in 0..",
-               k-1, y, k, zId, k-1);
-      return ML_ERROR;
-    }
-    if( isProb ){
-      double sum = 0.0;
-      if( ml_prob_row_check(s, k, &sum)>=0 ){
-        lg_describe(L, tag, zId, sizeof(zId));
-        ml_error(ctx, d->name, "the probabilities of an id must sum to 1 (within 1e-6), got %s over the %d rows of "
-                 "id %s", ml_num(zA, sum), k, zId);
-        return ML_ERROR;
-      }
-    }
-    if( w>0.0 && ml_mc_add_row(ctx, mc, k, y, w, s)!=ML_OK ) return ML_ERROR;
-    i = j;
+    if( R.w>0.0 && ml_mc_add_row(ctx, mc, R.k, R.y, R.w, R.s)!=ML_OK ) return ML_ERROR;
   }
   return ML_OK;
 }
@@ -550,10 +635,184 @@ nomem:
   if( L ) lg_fail(L);
 }
 
-static void lg_value(sqlite3_context *ctx){ lg_result(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
+/* ------------------------------------------------------- window mode */
+
+/* The first record (an index from head) whose key is >= key: the records
+** are sorted in window mode. */
+static ml_i64 lg_lower(const LgAgg *L, ml_key key){
+  const unsigned char *rec = L->rec + (size_t)L->head*L->width;
+  ml_i64 lo = 0, hi = L->n;
+  while( lo<hi ){
+    ml_i64 mid = lo + (hi - lo)/2;
+    ml_key k;
+    memcpy(&k, rec + (size_t)mid*L->width, 8);
+    if( k<key ) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/* Counts the id whose records are [lo, hi) in (sign +1) or out of (-1) the
+** frame's tallies, and adds it to (removes it from) the wide store when it
+** is well-formed, of weight > 0 and of the store's k.  ML_OK, or the wide
+** store failed (its error set). */
+static int lg_win_account(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, ml_i64 lo, ml_i64 hi, int sign){
+  LgWin *W = L->win;
+  LgRun R;
+  if( lo>=hi ) return ML_OK;
+  lg_run_read(L->rec + (size_t)L->head*L->width, lo, hi, L->width, MC_IS_PROB(d->kind), &R);
+  if( R.status==LG_RUN_SKIP ) return ML_OK;
+  if( R.status==LG_RUN_BAD ){ W->nBad += sign; return ML_OK; }
+  W->nGood[R.k] += sign;
+  if( R.w<=0.0 ) return ML_OK;
+  W->nGoodW += sign;
+  if( R.k!=W->K || W->mc==0 ) return ML_OK;
+  if( sign>0 ) return ml_mc_add_row(ctx, W->mc, R.k, R.y, R.w, R.s);
+  ml_mc_remove_row(ctx, W->mc, R.y, R.w, R.s);
+  return ml_mc_failed(W->mc) ? ML_ERROR : ML_OK;
+}
+
+/* Makes room for one record at index pos (from head), moving the records on
+** the nearer side; returns its address, or 0 (out of memory: nothing moved). */
+static unsigned char *lg_win_open(LgAgg *L, ml_i64 pos){
+  const int W = L->width;
+  unsigned char *base;
+  if( L->head + L->n >= L->cap ){
+    if( L->head>0 ){
+      memmove(L->rec, L->rec + (size_t)L->head*W, (size_t)L->n*W);
+      L->head = 0;
+    }else{
+      ml_i64 c = L->cap + L->cap/4 + 1024;
+      unsigned char *a = ml_realloc(L->rec, (uint64_t)c*W);
+      if( a==0 ) return 0;
+      L->rec = a;
+      L->cap = c;
+    }
+  }
+  base = L->rec + (size_t)L->head*W;
+  if( L->head>0 && pos < L->n - pos ){          /* the records before pos move one down */
+    memmove(base - W, base, (size_t)pos*W);
+    L->head--;
+  }else{
+    memmove(base + (size_t)(pos+1)*W, base + (size_t)pos*W, (size_t)(L->n - pos)*W);
+  }
+  L->n++;
+  return L->rec + (size_t)(L->head + pos)*W;
+}
+
+/* Removes the record at index i (from head), moving the nearer side. */
+static void lg_win_close(LgAgg *L, ml_i64 i){
+  const int W = L->width;
+  unsigned char *base = L->rec + (size_t)L->head*W;
+  if( i < L->n - 1 - i ){
+    memmove(base + W, base, (size_t)i*W);
+    L->head++;
+  }else{
+    memmove(base + (size_t)i*W, base + (size_t)(i+1)*W, (size_t)(L->n - 1 - i)*W);
+  }
+  if( --L->n==0 ) L->head = 0;
+}
+
+/* A class-row entering (sign +1) or leaving (-1) a window's frame: its id
+** counted out, the record inserted in its place or removed (a leaving
+** record that is not held is ignored, as the aggregate's xInverse does),
+** the id counted in again.  ML_OK, ML_NOMEM, or ML_ERROR (set). */
+static int lg_win_update(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, ml_key key, double p, double w,
+                         int sign){
+  const int W = L->width;
+  ml_i64 tag = lg_code((const unsigned char*)&key)>>8, lo, hi, at;
+  unsigned char *r;
+  lo = lg_lower(L, lg_key(tag, 0, 0));
+  hi = lg_lower(L, lg_key(tag + 1, 0, 0));
+  if( sign<0 ){
+    for(at=lo; at<hi; at++){
+      const unsigned char *q = L->rec + (size_t)(L->head + at)*W;
+      double qp = lg_p(q);
+      ml_key qk;
+      memcpy(&qk, q, 8);
+      if( qk==key && (qp==p || (isnan(qp) && isnan(p))) && lg_w(q, W)==w ) break;
+    }
+    if( at==hi ) return ML_OK;
+  }else{
+    at = lg_lower(L, key + 1);                   /* after the records of an equal key */
+  }
+  if( lg_win_account(ctx, d, L, lo, hi, -1) ) return ML_ERROR;
+  if( sign>0 ){
+    if( (r = lg_win_open(L, at))==0 ) return ML_NOMEM;
+    memcpy(r, &key, 8);
+    memcpy(r + 8, &p, 8);
+    if( W==24 ) memcpy(r + 16, &w, 8);
+    hi++;
+  }else{
+    lg_win_close(L, at);
+    hi--;
+  }
+  return lg_win_account(ctx, d, L, lo, hi, 1);
+}
+
+/* Enters window mode: the records sorted, every id of the frame counted
+** (the wide store is built at the first frame that is well-formed). */
+static int lg_win_start(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L){
+  const int W = L->width;
+  ml_i64 i = 0;
+  if( (L->win = ml_malloc(sizeof(LgWin)))==0 ) return ML_NOMEM;
+  memset(L->win, 0, sizeof(LgWin));
+  if( L->n>1 ){
+    unsigned char *scratch = ml_malloc((uint64_t)L->n*W + ML_RADIX_EXTRA);
+    if( scratch==0 ) return ML_NOMEM;
+    ml_radix_sort(L->rec + (size_t)L->head*W, L->n, (unsigned)W, scratch);
+    ml_free(scratch);
+  }
+  while( i<L->n ){
+    LgRun R;
+    ml_i64 j = lg_run_read(L->rec + (size_t)L->head*W, i, L->n, W, MC_IS_PROB(d->kind), &R);
+    if( lg_win_account(ctx, d, L, i, j, 1) ) return ML_ERROR;
+    i = j;
+  }
+  return ML_OK;
+}
+
+/* Builds the wide store afresh from the frame's ids, all of k = K. */
+static int lg_win_rebuild(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, int K){
+  LgWin *W = L->win;
+  if( W->mc ) ml_mc_clear(W->mc);
+  else if( (W->mc = ml_malloc(ml_mc_agg_bytes()))==0 ) return ML_NOMEM;
+  memset(W->mc, 0, ml_mc_agg_bytes());
+  W->K = K;
+  return lg_assemble(ctx, d, L, L->rec + (size_t)L->head*L->width, L->n, W->mc);
+}
+
+/* A window frame's value (or the last, isFinal): the wide store's, when
+** every id of the frame is well-formed and of one k; otherwise the sorted
+** records assembled afresh (lg_result), which gives the aggregate's error
+** -- or its null, when no id of weight > 0 is left. */
+static void lg_win_value(sqlite3_context *ctx, LgAgg *L, int isFinal){
+  const MlFuncDesc *d = sqlite3_user_data(ctx);
+  LgWin *W;
+  int k = 0, nk = 0, t, rc;
+  if( L==0 || L->failed || L->n==0 ){ lg_result(ctx, L, isFinal); return; }
+  if( !L->win && (rc = lg_win_start(ctx, d, L))!=ML_OK ){
+    if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+    lg_fail(L);
+    return;
+  }
+  W = L->win;
+  for(t=2; t<=MC_MAX_K; t++) if( W->nGood[t] ){ k = t; nk++; }
+  if( W->nBad || nk!=1 || W->nGoodW==0 ){ lg_result(ctx, L, isFinal); return; }
+  if( k!=W->K && (rc = lg_win_rebuild(ctx, d, L, k))!=ML_OK ){
+    if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
+    lg_fail(L);
+    return;
+  }
+  for(t=0; t<3; t++) *ml_mc_param(W->mc, t) = L->par[t];
+  if( isFinal ) ml_mc_result(ctx, W->mc, 1);
+  else if( ml_mc_value(ctx, W->mc)!=ML_OK ) lg_fail(L);
+}
+
+static void lg_value(sqlite3_context *ctx){ lg_win_value(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
 static void lg_final(sqlite3_context *ctx){
   LgAgg *L = sqlite3_aggregate_context(ctx, 0);
-  lg_result(ctx, L, 1);
+  if( L && L->win ) lg_win_value(ctx, L, 1);
+  else lg_result(ctx, L, 1);
   if( L ) lg_clear(L);
 }
 
