@@ -24,8 +24,9 @@ import mltest
 import test_multiclass as tm
 
 FUNCS = tm.FUNCS + ("mc_auroc_ci",)
-LONG = [f + "_long" for f in FUNCS]
-LONG_W = [f + "_long_w" for f in FUNCS]
+RECS = FUNCS + ("ml_state_mc",)          # every long record: the functions and the state maker
+LONG = [f + "_long" for f in RECS]
+LONG_W = [f + "_long_w" for f in RECS]
 CI_PARAMS = ", 0.9, 20, 3"       # a short bootstrap: the same bits as the wide form's, quickly
 
 
@@ -235,6 +236,48 @@ def test_windows(ck, rng):
         ck.true("mc_log_loss_long(): class must run over 0..k-1" in str(e), "a frame that cuts ids: " + str(e))
 
 
+@mltest.covers("ml_state_mc_long", "ml_state_mc_long_w")
+def test_states(ck, rng):
+    """ml_state_mc_long(id, y, class, p) and its twin are the wide ml_state_mc's
+    bytes over the same ids, whatever the ids' type and the rows' order; per
+    group, merged, and read by every mc_* function, they give the long
+    functions' results bit for bit; as a window, each frame's state is the
+    wide window's."""
+    con = mltest.connect()
+    kinds = ("int", "text", "mixed", "neg", "big")
+    for rep in range(120):
+        k = 2 + rep % 5
+        n = int(rng.integers(1, 50))
+        y = tm.random_labels(rng, n, k, ("uniform", "rare", "absent", "uniform")[rep % 4])
+        P = tm.random_probs(rng, n, k, ("dirichlet", "ties", "peaked")[rep % 3])
+        tw = rep % 2 == 1
+        w = None
+        if tw:
+            w = rng.integers(0, 4, n).astype(float) if rep % 4 == 1 else rng.uniform(0.0, 3.0, n)
+        g = rng.integers(0, 3, n)
+        what = "dataset %d (k %d, n %d, %s ids%s)" % (rep, k, n, kinds[rep % len(kinds)], ", weighted" if tw else "")
+        load_wide(con, y, P, k, w, g)
+        load_long(con, rng, make_ids(rng, n, kinds[rep % len(kinds)]), y, P, k, w, g, shuffle=rep % 5 != 0,
+                  mixreal=rep % 3 == 0)
+        st = long_call("ml_state_mc", tw)
+        ck.equal(lone(con, st), tm.one(con, wide_call("ml_state_mc", k, tw)), what + ": the state's bytes")
+        a = con.execute("SELECT g, %s FROM long GROUP BY g ORDER BY g" % st).fetchall()
+        b = con.execute("SELECT g, %s FROM t GROUP BY g ORDER BY g" % wide_call("ml_state_mc", k, tw)).fetchall()
+        ck.equal(a, b, what + ": the states GROUP BY g")
+        merged = "(SELECT ml_merge(s) FROM (SELECT %s AS s FROM long GROUP BY g))" % st
+        for fn in ("mc_auroc", "mc_pr_auc", "mc_log_loss", "mc_brier", "mc_confusion", "mc_top_k", "ordinal_rps"):
+            if fn in ("mc_log_loss", "mc_brier", "ordinal_rps") and tw:
+                continue                           # a weighted state's probabilities: the twins read them
+            want = lone(con, long_call(fn, tw))
+            ck.equal(con.execute("SELECT %s(%s)" % (fn, merged)).fetchone()[0], want,
+                     "%s: %s over the merged long states = %s_long" % (what, fn, fn))
+        frame = "ORDER BY g RANGE BETWEEN 1 PRECEDING AND CURRENT ROW"
+        a = dict(con.execute("SELECT DISTINCT g, %s OVER (%s) FROM long" % (st, frame)).fetchall())
+        b = dict(con.execute("SELECT DISTINCT g, %s OVER (%s) FROM t" % (wide_call("ml_state_mc", k, tw), frame))
+                 .fetchall())
+        ck.equal(a, b, what + ": the window's states")
+
+
 # Frames over g (constant within an id) and the rows of each frame as a WHERE
 # over g, G the current row's g: a frame's value is the aggregate's over them.
 FRAMES_WHERE = [
@@ -393,7 +436,7 @@ def test_records(ck):
     con = mltest.connect()
     recs = {f["name"]: f for f in mltest.records(con)}
     ck.equal(sorted(n for n, f in recs.items() if "_long" in n), sorted(LONG + LONG_W), "the long records")
-    for fn in FUNCS:
+    for fn in RECS:
         a, b = recs[fn + "_long"], recs[fn + "_long_w"]
         ck.equal((a["family"], a["data"]), ("multiclass", ["id", "y", "class", "p"]), fn + "_long's data")
         ck.equal((b["data"], b["weighted_of"]), (["id", "y", "class", "p", "w"], fn + "_long"), fn + "_long_w's data")
@@ -409,6 +452,7 @@ def main():
     test_nulls_and_integer_weights(ck, rng)
     test_windows(ck, rng)
     test_window_mode(ck, rng)
+    test_states(ck, rng)
     ck.finish()
 
 

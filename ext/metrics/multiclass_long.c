@@ -8,9 +8,11 @@
 **   NAME_long(id, y, class, p [, params])       NAME_long_w(id, y, class, p, w [, params])
 **
 ** for NAME in mc_auroc, mc_pr_auc, mc_log_loss, mc_brier, mc_confusion (the
-** argmax form), mc_top_k, ordinal_rps, mc_calibration [, bins] and
-** mc_auroc_ci [, level, reps, seed]: the wide form NAME(y, p_0, ..., p_k-1)
-** of the rows that one row per id would make, bit for bit.
+** argmax form), mc_top_k, ordinal_rps, mc_calibration [, bins],
+** mc_auroc_ci [, level, reps, seed] and ml_state_mc (the partial state,
+** BLOB, read by every mc_* function and ml_merge): the wide form
+** NAME(y, p_0, ..., p_k-1) of the rows that one row per id would make, bit
+** for bit.
 **
 ** Rules:
 **   1. The aggregate keeps the class-rows (rule 6), and at a result sorts
@@ -840,6 +842,7 @@ const MlFuncDesc ml_multiclass_long_functions[] = {
     ML_PARAMS(&psBinsL) },
   { "mc_auroc_ci_long",    "id, y, class, p [, level, reps, seed]", 4, 7, &famMcLong, 0, MC_AUROC_CI, ML_FN_JSON,
     ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeedL) },
+  { "ml_state_mc_long",    "id, y, class, p", 4, 4, &famMcLong, 0, MC_STATE,     ML_FN_BLOB | ML_FN_NO_STATE, 0 },
   { "mc_auroc_long_w",     "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_AUROC,     ML_FN_JSON | LG_TWIN, 0 },
   { "mc_pr_auc_long_w",    "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_PR_AUC,    ML_FN_JSON | LG_TWIN, 0 },
   { "mc_log_loss_long_w",  "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_LOG_LOSS,  LG_TWIN, 0 },
@@ -851,5 +854,6 @@ const MlFuncDesc ml_multiclass_long_functions[] = {
     ML_PARAMS(&psBinsL) },
   { "mc_auroc_ci_long_w",  "id, y, class, p, w [, level, reps, seed]", 5, 8, &famMcLong, 0, MC_AUROC_CI,
     ML_FN_JSON | LG_TWIN, ML_PARAMS(&ml_ps_level, &ml_ps_reps, &psSeedL) },
+  { "ml_state_mc_long_w",  "id, y, class, p, w", 5, 5, &famMcLong, 0, MC_STATE,     ML_FN_BLOB | LG_TWIN, 0 },
   { 0 }
 };

@@ -41,7 +41,7 @@
 **                    mc_calibration mc_auroc_ci ml_state_mc
 **     multiclass_long.c  mc_auroc_long mc_pr_auc_long mc_log_loss_long mc_brier_long
 **                    mc_confusion_long mc_top_k_long ordinal_rps_long mc_calibration_long
-**                    mc_auroc_ci_long (the family over long rows: id, y, class, p)
+**                    mc_auroc_ci_long ml_state_mc_long (over long rows: id, y, class, p)
 **   ext/svd/       the svd_bench table-valued function (its back ends are
 **                  separate modules loaded on first use)
 **
