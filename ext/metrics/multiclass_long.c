@@ -776,9 +776,11 @@ static int lg_win_start(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L){
 /* Builds the wide store afresh from the frame's ids, all of k = K. */
 static int lg_win_rebuild(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, int K){
   LgWin *W = L->win;
+  int t;
   if( W->mc ) ml_mc_clear(W->mc);
   else if( (W->mc = ml_malloc(ml_mc_agg_bytes()))==0 ) return ML_NOMEM;
   memset(W->mc, 0, ml_mc_agg_bytes());
+  for(t=0; t<3; t++) *ml_mc_param(W->mc, t) = L->par[t];      /* before any row: a stream reads them then */
   W->K = K;
   return lg_assemble(ctx, d, L, L->rec + (size_t)L->head*L->width, L->n, W->mc);
 }
