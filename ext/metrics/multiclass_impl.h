@@ -63,40 +63,50 @@ typedef struct McRank {
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
 
 /* A column's sweep (column i, from the highest score down, one score at a
-** time): the weight of each class above (above[i] kept in posAbove), the
-** Mann-Whitney sums u[c] (class i above class c, ties 1/2) and uOvr, the
-** AP sum, the negative weight above.  The aggregate's sweep
+** time): the positive and negative weight above, the Mann-Whitney sum
+** uOvr (class i above the others, ties 1/2) and the AP sum; beside them,
+** the arrays above[c] (the weight of class c above; above[i] is kept in
+** posAbove) and u[c] (class i above class c).  The aggregate's sweep
 ** (multiclass_rank.c) and the weighted window's (multiclass_window.c) both
-** step it with these two functions, so that their arithmetic is one. */
+** step them with these two functions, so that their arithmetic is one;
+** the scalars are a struct of their own, a local of each sweep, which the
+** compiler keeps in registers once the steps are inlined. */
 typedef struct McColSums {
-  double above[MC_MAX_K], u[MC_MAX_K];
   double negAbove, posAbove, uOvr, ap;
 } McColSums;
+
+/* What a column's sweep gives (ml_mc_rank_col). */
+typedef struct McCol {
+  double above[MC_MAX_K], u[MC_MAX_K];
+  McColSums s;
+} McCol;
 
 /* One row of class y and weight w alone at its score (unit: w is 1): the
 ** run step's terms with one class nonzero, exactly (x + 0.0 = x for the
 ** sums here, all >= +0; 1.0 * x = x). */
-static ML_ALWAYS_INLINE void ml_mc_col_one(McColSums *c, int i, int y, double w, int unit){
+static ML_ALWAYS_INLINE void ml_mc_col_one(McColSums *c, double *above, double *u, int i, int y, double w,
+                                           int unit){
   if( y==i ){
     double tp = c->posAbove + (unit ? 1.0 : w);
     c->ap += unit ? tp/(tp + c->negAbove) : w*(tp/(tp + c->negAbove));
     c->posAbove = tp;
   }else{
-    c->u[y] += unit ? c->posAbove : w*c->posAbove;
-    c->uOvr += unit ? c->posAbove : w*c->posAbove;
+    double t = unit ? c->posAbove : w*c->posAbove;
+    u[y] += t;
+    c->uOvr += t;
     c->negAbove += unit ? 1.0 : w;
-    c->above[y] += unit ? 1.0 : w;
+    above[y] += unit ? 1.0 : w;
   }
 }
 
 /* A run of tied scores of g[c] weight in each class c (each summed in the
 ** run's order: ascending weight for weighted rows, rule 6); g is zeroed. */
-static ML_ALWAYS_INLINE void ml_mc_col_run(McColSums *s, int i, int k, double *g){
+static ML_ALWAYS_INLINE void ml_mc_col_run(McColSums *s, double *above, double *u, int i, int k, double *g){
   double gi = g[i], negG = 0.0, half = s->posAbove + 0.5*gi;
   int c;
   for(c=0; c<k; c++){
     if( c==i || g[c]==0.0 ) continue;
-    s->u[c] += g[c]*half;
+    u[c] += g[c]*half;
     negG += g[c];
   }
   s->uOvr += negG*half;
@@ -104,7 +114,7 @@ static ML_ALWAYS_INLINE void ml_mc_col_run(McColSums *s, int i, int k, double *g
     double tp = s->posAbove + gi, fp = s->negAbove + negG;
     s->ap += gi*(tp/(tp + fp));
   }
-  for(c=0; c<k; c++){ if( c!=i ) s->above[c] += g[c]; g[c] = 0.0; }
+  for(c=0; c<k; c++){ if( c!=i ) above[c] += g[c]; g[c] = 0.0; }
   s->posAbove += gi;
   s->negAbove += negG;
 }
@@ -178,7 +188,7 @@ void ml_mc_rank_marks(McRank *R);
 int ml_mc_rank_held(McAgg *p, McRank *R);
 /* Column i's swept sums into R (i = 0 first: its class totals are R's W and
 ** n), then micro's (its positive and negative totals P, N). */
-void ml_mc_rank_col(McRank *R, int i, McColSums *c);
+void ml_mc_rank_col(McRank *R, int i, McCol *c);
 void ml_mc_rank_micro(McRank *R, double U, double AP, double P, double N);
 void ml_mc_auroc_json(sqlite3_context *ctx, const McRank *R, double unscale);
 void ml_mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale);

@@ -80,19 +80,21 @@ static void mc_order_ties(const McAgg *p, MlRec16 *rec, ml_i64 lo, ml_i64 hi, vo
 ** unit: every row's weight is 1 (no look-up).  A weighted run is left
 ** ordered by weight (mc_order_ties), for the micro sweep. */
 static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, int unit, void *scratch,
-                            McColSums *out){
-  double g[MC_MAX_K];
+                            McCol *out){
+  double above[MC_MAX_K], g[MC_MAX_K], u[MC_MAX_K];
   const MlRec16 *r;
   ml_i64 hi = p->n, lo;
-  memset(out, 0, sizeof(*out));
+  McColSums cs = { 0.0, 0.0, 0.0, 0.0 };
+  memset(above, 0, sizeof(above));
   memset(g, 0, sizeof(g));
+  memset(u, 0, sizeof(u));
   while( hi>0 ){
     ml_key key;
     r = rec + hi - 1;
     key = r->key;
     if( hi==1 || r[-1].key!=key ){
-      if( unit ) ml_mc_col_one(out, i, mc_rec_low(r), 1.0, 1);
-      else ml_mc_col_one(out, i, mc_rec_low(r), mc_at(p, mc_rec_row(r))[1], 0);
+      if( unit ) ml_mc_col_one(&cs, above, u, i, mc_rec_low(r), 1.0, 1);
+      else ml_mc_col_one(&cs, above, u, i, mc_rec_low(r), mc_at(p, mc_rec_row(r))[1], 0);
       hi--;
       continue;
     }
@@ -104,9 +106,12 @@ static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, i
     for(ml_i64 t=lo; t<hi; t++){
       g[mc_rec_low(&rec[t])] += unit ? 1.0 : mc_at(p, mc_rec_row(&rec[t]))[1];
     }
-    ml_mc_col_run(out, i, p->k, g);
+    ml_mc_col_run(&cs, above, u, i, p->k, g);
     hi = lo;
   }
+  memcpy(out->above, above, sizeof(above));
+  memcpy(out->u, u, sizeof(u));
+  out->s = cs;
 }
 
 /* micro: the n k pairs (1[y = j], p_j) swept from the highest score down, a
@@ -247,18 +252,18 @@ void ml_mc_rank_marks(McRank *R){
   }
 }
 
-void ml_mc_rank_col(McRank *R, int i, McColSums *cs){
+void ml_mc_rank_col(McRank *R, int i, McCol *cs){
   double P, N;
   int c, k = R->k;
-  cs->above[i] = cs->posAbove;
+  cs->above[i] = cs->s.posAbove;
   if( i==0 ){
     R->n = 0.0;
     for(c=0; c<k; c++){ R->W[c] = cs->above[c]; R->n += cs->above[c]; }
   }
   P = R->W[i];
   N = R->n - P;
-  R->auc[i] = P>0.0 && N>0.0 ? cs->uOvr / (P*N) : NAN;
-  R->ap[i] = P>0.0 && N>0.0 ? cs->ap / P : NAN;      /* one class only: null (rule 16) */
+  R->auc[i] = P>0.0 && N>0.0 ? cs->s.uOvr / (P*N) : NAN;
+  R->ap[i] = P>0.0 && N>0.0 ? cs->s.ap / P : NAN;      /* one class only: null (rule 16) */
   for(c=0; c<k; c++){
     R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? cs->u[c] / (P*R->W[c]) : NAN;
   }
@@ -280,7 +285,7 @@ static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, in
   ml_i64 nBuf = 0;
   int k = p->k, i, rc;
   MlRec16 *buf = 0;
-  McColSums cs;
+  McCol cs;
   double U, AP, P, N;
   R->k = k;
   for(i=0; i<k; i++){

@@ -297,24 +297,29 @@ void ml_mc_wsrt_start(McAgg *p){
 ** (mc_sweep_column) over the canonical order: a run of tied scores holds
 ** each class's rows in ascending weight, the order the aggregate adds them
 ** in (mc_order_ties); every weight times sc. */
-static void wsrt_column(const MlSamples *col, int k, int i, double sc, McColSums *cs){
+static void wsrt_column(const MlSamples *col, int k, int i, double sc, McCol *out){
   const MlRec24 *r = (const MlRec24*)col->a[0];
   ml_i64 hi = col->n[0], lo, t;
-  double g[MC_MAX_K];
-  memset(cs, 0, sizeof(*cs));
+  double above[MC_MAX_K], g[MC_MAX_K], u[MC_MAX_K];
+  McColSums cs = { 0.0, 0.0, 0.0, 0.0 };
+  memset(above, 0, sizeof(above));
   memset(g, 0, sizeof(g));
+  memset(u, 0, sizeof(u));
   while( hi>0 ){
     ml_key key = r[hi-1].key;
     if( hi==1 || r[hi-2].key!=key ){
-      ml_mc_col_one(cs, i, (int)r[hi-1].aux, r[hi-1].aux2*sc, 0);
+      ml_mc_col_one(&cs, above, u, i, (int)r[hi-1].aux, r[hi-1].aux2*sc, 0);
       hi--;
       continue;
     }
     for(lo=hi-2; lo>0 && r[lo-1].key==key; lo--){}
     for(t=lo; t<hi; t++) g[(int)r[t].aux] += r[t].aux2*sc;
-    ml_mc_col_run(cs, i, k, g);
+    ml_mc_col_run(&cs, above, u, i, k, g);
     hi = lo;
   }
+  memcpy(out->above, above, sizeof(above));
+  memcpy(out->u, u, sizeof(u));
+  out->s = cs;
 }
 
 /* The sum of a canonical width-16 array's weights (times sc) over its run
@@ -337,7 +342,7 @@ int ml_mc_wsrt_rank(const McAgg *p, McRank *R, double sc){
   double posAbove = 0.0, negAbove = 0.0, U = 0.0, AP = 0.0;
   ml_i64 hp = v->micro.n[1], hn = v->micro.n[0];
   int k = p->k, i;
-  McColSums cs;
+  McCol cs;
   R->k = k;
   for(i=0; i<k; i++){
     wsrt_column(&v->col[i], k, i, sc, &cs);
