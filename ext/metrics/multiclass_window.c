@@ -57,8 +57,10 @@
 ** scale", k = 3, frames over 10^4 and 10^5 rows): mc_pr_auc 10x and 14x
 ** the binary pr_auc in the same running frame (k + 1 sorted buffers,
 ** micro's k times larger, against its one), 8x and 7x sliding 1000 rows;
-** the twins against the binary auroc_w and pr_auc_w in the same frame:
-** see that table.
+** the twins against the binary auroc_w and pr_auc_w in the same frame
+** (one buffer of n each): mc_auroc_w 2.0x and 2.6x running, 2.4x and 1.7x
+** sliding; mc_pr_auc_w 6.0x and 6.3x running, 7.1x and 5.5x sliding
+** (before, a sort a frame: 9.5x and 49x running at 10^4).
 */
 #include <math.h>
 #include "sqlite3ext.h"
