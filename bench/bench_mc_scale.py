@@ -14,7 +14,9 @@ Parts (--only: a comma-separated subset of window,memory,topk,expected,topkir):
   window    per-row CPU time of a running frame (UNBOUNDED PRECEDING) and a
             sliding frame (ROWS 999 PRECEDING) over 10^4 and 10^5 rows,
             k = 3, each multiclass function against the binary one in the
-            same frame (log_loss(y = 0, p0), auroc(y = 0, p0))
+            same frame (log_loss(y = 0, p0), auroc(y = 0, p0)); the twins
+            mc_auroc_w, mc_pr_auc_w against auroc_w, pr_auc_w over a weight
+            column w (--fns: only the named functions)
   memory    SQLite's own count (sqlite3_status64 MEMORY_USED high-water,
             the process's libsqlite3) above the start, per row, at 10^6 rows
             of a table and at 10^7 rows of a recursive CTE (streaming kinds)
@@ -82,20 +84,34 @@ def cpu(con, sql, repeat=3):
     return best
 
 
-def window_part(libs, say, rows_out):
+def add_weights(con, n, seed=49):
+    """A weight column w for the twins: the steps 0.25, 0.5, 1, 2, 3 (ties of
+    equal and unequal weights within the scores' ties)."""
+    rng = np.random.default_rng(seed)
+    w = rng.choice([0.25, 0.5, 1.0, 2.0, 3.0], n)
+    con.execute("ALTER TABLE mc ADD COLUMN w REAL")
+    con.executemany("UPDATE mc SET w = ? WHERE id = ?", ((float(w[i]), i + 1) for i in range(n)))
+
+
+def window_part(libs, say, rows_out, fns_only=None):
     frames = [("running", "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
               ("sliding 1000", "ROWS BETWEEN 999 PRECEDING AND CURRENT ROW")]
     fns = [("mc_log_loss(y, p0, p1, p2)", "log_loss(y = 0, p0)"), ("mc_brier(y, p0, p1, p2)", "log_loss(y = 0, p0)"),
            ("ordinal_rps(y, p0, p1, p2)", "log_loss(y = 0, p0)"), ("mc_top_k(y, p0, p1, p2)", "log_loss(y = 0, p0)"),
            ("mc_confusion(y, p0, p1, p2)", "log_loss(y = 0, p0)"),
            ("mc_calibration(y, p0, p1, p2)", "log_loss(y = 0, p0)"),
-           ("mc_auroc(y, p0, p1, p2)", "auroc(y = 0, p0)"), ("mc_pr_auc(y, p0, p1, p2)", "pr_auc(y = 0, p0)")]
+           ("mc_auroc(y, p0, p1, p2)", "auroc(y = 0, p0)"), ("mc_pr_auc(y, p0, p1, p2)", "pr_auc(y = 0, p0)"),
+           ("mc_auroc_w(y, p0, p1, p2, w)", "auroc_w(y = 0, p0, w)"),
+           ("mc_pr_auc_w(y, p0, p1, p2, w)", "pr_auc_w(y = 0, p0, w)")]
+    if fns_only:
+        fns = [(f, b) for f, b in fns if f.split("(")[0] in fns_only]
     for n in (10 ** 4, 10 ** 5):
         for name, lib in libs:
             if name == "before" and n > 10 ** 4:
                 continue
             con = connect(lib)
             fill(con, n)
+            add_weights(con, n)
             for fname, frame in frames:
                 base = {}
                 for f, b in fns:
@@ -241,6 +257,8 @@ def main():
     ap.add_argument("--before", default=None)
     ap.add_argument("--floor", default=os.path.join(HERE, ".libs", "floor"))
     ap.add_argument("--only", default="window,memory,topk,expected,topkir")
+    ap.add_argument("--fns", default=None, help="window part: only these functions (comma-separated names, "
+                    "e.g. mc_auroc_w,mc_pr_auc_w)")
     a = ap.parse_args()
     libs = ([("before", a.before)] if a.before else []) + [("after", a.lib)]
     only = a.only.split(",")
@@ -257,7 +275,7 @@ def main():
     if "memory" in only:
         memory_part(libs, say, out)
     if "window" in only:
-        window_part(libs, say, out)
+        window_part(libs, say, out, a.fns.split(",") if a.fns else None)
     if "longwin" in only:
         longwin_part(libs, say, out)
 

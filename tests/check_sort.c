@@ -1,7 +1,8 @@
 /*
 ** SPDX-License-Identifier: MIT
 **
-** check_sort.c -- the radix sort and the kept-sorted buffer (ml_sample.c).
+** check_sort.c -- the radix sort and the kept-sorted buffer (ml_sample.c),
+** in key order and in the canonical order (ties by weight).
 ** Each test compares against qsort on the doubles, so a key mapping that
 ** broke order (negatives, -0.0, +-Inf, subnormals, huge values) fails here.
 */
@@ -286,6 +287,67 @@ START_TEST(test_kept_sorted_keys_at_once){
 }
 END_TEST
 
+/* A record of a small pool with heavy ties: scores (signed zeros,
+** infinities), weights and classes each of a few values. */
+static void canon_draw(double *v){
+  static const double sc[] = { -INFINITY, -0.0, 0.0, 0.5, 1.0, INFINITY };
+  static const double wt[] = { 1.0/3, 0.1, 7.0, 1e-3, 1000.1 };
+  v[0] = sc[(int)(test_rand01()*6) % 6];
+  v[1] = wt[(int)(test_rand01()*5) % 5];
+  v[2] = (double)((int)(test_rand01()*3) % 3);
+}
+
+/* The canonical order kept by ml_samples_add_canonical /
+** ml_samples_remove_canonical (widths 16 and 24) is, after every step, the
+** order ml_samples_sort_canonical gives the same records sorted afresh. */
+START_TEST(test_kept_canonical_order){
+  unsigned width;
+  test_seed(21);
+  for(width=16; width<=24; width+=8){
+    double live[400][4];                   /* y, score, aux, aux2 */
+    int nLive = 0, step, i, y;
+    MlSamples s;
+    ml_samples_init(&s, width);
+    for(i=0; i<60; i++){                    /* unsorted first, as a window's first rows */
+      double v[3];
+      canon_draw(v);
+      live[nLive][0] = test_rand01()<0.4;
+      live[nLive][1] = v[0]; live[nLive][2] = v[1]; live[nLive][3] = v[2];
+      ck_assert_int_eq(ml_samples_add_canonical(&s, (int)live[nLive][0], v[0], v[1], v[2]), ML_OK);
+      nLive++;
+    }
+    ck_assert_int_eq(ml_samples_sort_canonical(&s), ML_OK);
+    for(step=0; step<600; step++){
+      MlSamples r;
+      if( nLive>0 && (nLive>=400 || test_rand01()<0.45) ){
+        int at = (int)(test_rand01()*nLive) % nLive;
+        double *o = live[at];
+        ck_assert_int_eq(ml_samples_remove_canonical(&s, (int)o[0], o[1], o[2], o[3]), 1);
+        memcpy(live[at], live[--nLive], sizeof(live[0]));
+      }else{
+        double v[3];
+        canon_draw(v);
+        live[nLive][0] = test_rand01()<0.4;
+        live[nLive][1] = v[0]; live[nLive][2] = v[1]; live[nLive][3] = v[2];
+        ck_assert_int_eq(ml_samples_add_canonical(&s, (int)live[nLive][0], v[0], v[1], v[2]), ML_OK);
+        nLive++;
+      }
+      ml_samples_init(&r, width);
+      for(i=0; i<nLive; i++) ck_assert_int_eq(ml_samples_add2(&r, (int)live[i][0], live[i][1], live[i][2], live[i][3]), ML_OK);
+      ck_assert_int_eq(ml_samples_sort_canonical(&r), ML_OK);
+      for(y=0; y<2; y++){
+        ck_assert_int_eq((int)s.n[y], (int)r.n[y]);
+        ck_assert(s.n[y]==0 || memcmp(s.a[y], r.a[y], (size_t)s.n[y]*width)==0);
+      }
+      ml_samples_clear(&r);
+    }
+    /* a record not held (a weight never drawn): nothing removed */
+    ck_assert_int_eq(ml_samples_remove_canonical(&s, 0, 0.5, 2.0, 1.0), 0);
+    ml_samples_clear(&s);
+  }
+}
+END_TEST
+
 START_TEST(test_unsorted_remove_then_sort){
   MlSamples s;
   ml_samples_init(&s, 8);
@@ -348,6 +410,7 @@ Suite *suite_sort(void){
   tcase_add_test(tc, test_kept_sorted_insert_remove);
   tcase_add_test(tc, test_unsorted_remove_then_sort);
   tcase_add_test(tc, test_kept_sorted_keys_at_once);
+  tcase_add_test(tc, test_kept_canonical_order);
   tcase_add_test(tc, test_grow_after_widen_and_trim);
   suite_add_tcase(s, tc);
   return s;

@@ -481,6 +481,38 @@ def test_rank_windows(ck, rng):
     load_rows(con, y, P, k, w, g=rng.integers(0, 3, 24))
     for fn in FUNCS:
         mltest.same_as_aggregate(ck, con, wide(fn, k, True), "ts", "weighted, k=%d" % k)
+    weighted_rank_windows(ck, con, rng)
+
+
+# Weights whose sums round differently in another order (1/3 + 0.1 + 1000.1
+# is not 1000.1 + 0.1 + 1/3), repeated ones (1/3, 7), weights that move rule
+# 15's power-of-two scale, and 0 (the row skipped).
+ORDER_WEIGHTS = [1 / 3, 0.1, 1e-3, 1000.1, 2 / 3, 7.0, 1 / 3, 1 / 3, 7.0, 0.0, 2.5e-7]
+
+
+def weighted_rank_windows(ck, con, rng):
+    """mc_auroc_w's and mc_pr_auc_w's window frames (rule 21: (score,
+    weight)-sorted buffers kept between frames) equal the aggregate bit for
+    bit in every frame shape: scores with heavy ties in every column (five
+    values, signed zeros, infinities), each tie holding equal weights and
+    unequal ones whose sum depends on the order they are added in, so that
+    a frame adding a tie's weights in another order than the aggregate's
+    (ascending weight, mc_order_ties) differs; the wide form and the JSON
+    form."""
+    for k in (2, 3, 5):
+        n = 40
+        y = random_labels(rng, n, k, "uniform")
+        S = rng.choice([-math.inf, -0.0, 0.0, 0.5, math.inf], (n, k))
+        w = rng.choice(ORDER_WEIGHTS, n)
+        cols = ["y", "w", "g", "ts"] + ["p%d" % j for j in range(k)]
+        mltest.load(con, cols, [[int(y[i]), float(w[i]), int(rng.integers(0, 3)), i] + [float(v) for v in S[i]]
+                                for i in range(n)])
+        for fn in ("mc_auroc", "mc_pr_auc"):
+            mltest.same_as_aggregate(ck, con, wide(fn, k, True), "ts", "order-sensitive weights, k=%d" % k)
+        P = np.round(rng.random((n, k)) * 2) / 2          # 0, 0.5, 1: heavy ties, finite for JSON
+        load_rows(con, y, P, k, rng.choice(ORDER_WEIGHTS, n), g=rng.integers(0, 3, n))
+        for fn in ("mc_auroc_w", "mc_pr_auc_w"):
+            mltest.same_as_aggregate(ck, con, "%s(y, probs, w)" % fn, "ts", "JSON form, k=%d" % k)
 
 
 def test_toy(ck):

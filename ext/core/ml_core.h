@@ -319,6 +319,16 @@ ml_i64 ml_samples_bound(const MlSamples *s, int y, ml_key k, int upper);
 int ml_samples_remove(MlSamples *s, int y, double score, double aux);
 int ml_samples_remove2(MlSamples *s, int y, double score, double aux, double aux2);
 
+/* A width-16 or -24 buffer in canonical order (ml_samples_sort_canonical:
+** by key, ties by the key of aux; width 24, of aux2, then of aux) kept in
+** it: add inserts (score, aux, aux2) after its equals, remove takes one
+** record equal to it in those keys (aux2 ignored at width 16; -0.0 as
+** +0.0); while unsorted, ml_samples_add2 / ml_samples_remove2.  O(log n)
+** compares and one memmove.  add: ML_OK or ML_NOMEM (unchanged); remove:
+** 1, or 0 when not held. */
+int ml_samples_add_canonical(MlSamples *s, int y, double score, double aux, double aux2);
+int ml_samples_remove_canonical(MlSamples *s, int y, double score, double aux, double aux2);
+
 /* m keys (ascending, m <= ML_SAMPLES_MAX_KEYS) added to, or removed from,
 ** class y of a sorted width-8 buffer in rows form in one pass of memmoves:
 ** the buffer ml_samples_add / ml_samples_remove would leave, moving each

@@ -22,6 +22,12 @@
 **      keeps them sorted: insert and remove by binary search + memmove, O(w),
 **      never a re-sort; several keys of one class at once (ml_samples_add_keys,
 **      ml_samples_remove_keys: width 8) in one pass of memmoves, O(w + m log w).
+**      A width-16 or -24 buffer sorted in the canonical order
+**      (ml_samples_sort_canonical, ml_boot.c: ties by the key of aux; of
+**      aux2, then aux) keeps it with ml_samples_add_canonical /
+**      ml_samples_remove_canonical, whose binary search compares those
+**      keys: equal scores stay ordered by weight (the multiclass twins'
+**      windows sum a tie's weights in that order).
 **   4. Out of memory leaves the buffer as it was and returns ML_NOMEM.
 **   5. ml_samples_trim gives back the growth slack (realloc down to the
 **      rows held): a result about to sort or copy a buffer whose rows are
@@ -197,6 +203,85 @@ int ml_samples_remove_keys(MlSamples *s, int y, const ml_key *k, int m){
     dst += to - from;
   }
   s->n[y] = n - m;
+  return 1;
+}
+
+/* The canonical order's keys of a record (ml_samples_sort_canonical):
+** width 16, (key, key of aux); width 24, (key, key of aux2, key of aux). */
+static void canon_keys(const unsigned char *r, unsigned width, ml_key *o){
+  double d1, d2;
+  memcpy(&o[0], r, 8);
+  memcpy(&d1, r + 8, 8);
+  if( width==24 ){
+    memcpy(&d2, r + 16, 8);
+    o[1] = ml_key_of(d2);
+    o[2] = ml_key_of(d1);
+  }else{
+    o[1] = ml_key_of(d1);
+    o[2] = 0;
+  }
+}
+
+/* -1, 0 or 1 as the keys a come before, with or after b. */
+static int canon_cmp(const ml_key *a, const ml_key *b){
+  int i;
+  for(i=0; i<3; i++) if( a[i]!=b[i] ) return a[i]<b[i] ? -1 : 1;
+  return 0;
+}
+
+/* First index of class y's canonically sorted array whose record comes at
+** or after (after, when upper) the record of keys o. */
+static ml_i64 canon_bound(const MlSamples *s, int y, const ml_key *o, int upper){
+  ml_i64 lo = 0, hi = s->n[y];
+  while( lo<hi ){
+    ml_i64 mid = lo + (hi-lo)/2;
+    ml_key km[3];
+    int c;
+    canon_keys(s->a[y] + (size_t)mid*s->width, s->width, km);
+    c = canon_cmp(km, o);
+    if( c<0 || (upper && c==0) ) lo = mid+1; else hi = mid;
+  }
+  return lo;
+}
+
+/* The record of (score, aux, aux2), as ml_samples_add2 writes it, and its
+** keys (-0.0 and +0.0 one key). */
+static void canon_record(unsigned char *rec, unsigned width, double score, double aux, double aux2, ml_key *o){
+  ml_key k = ml_key_of(score);
+  memcpy(rec, &k, 8);
+  memcpy(rec + 8, &aux, 8);
+  memcpy(rec + 16, &aux2, 8);
+  canon_keys(rec, width, o);
+}
+
+int ml_samples_add_canonical(MlSamples *s, int y, double score, double aux, double aux2){
+  unsigned char rec[24];
+  ml_key o[3];
+  unsigned w = s->width;
+  ml_i64 at;
+  if( !s->sorted ) return ml_samples_add2(s, y, score, aux, aux2);
+  if( samples_reserve(s, y) ) return ML_NOMEM;
+  canon_record(rec, w, score, aux, aux2, o);
+  at = canon_bound(s, y, o, 1);
+  memmove(s->a[y] + (size_t)(at+1)*w, s->a[y] + (size_t)at*w, (size_t)(s->n[y] - at)*w);
+  memcpy(s->a[y] + (size_t)at*w, rec, w);
+  s->n[y]++;
+  return ML_OK;
+}
+
+int ml_samples_remove_canonical(MlSamples *s, int y, double score, double aux, double aux2){
+  unsigned char rec[24];
+  ml_key o[3], h[3];
+  unsigned w = s->width;
+  ml_i64 at;
+  if( !s->sorted ) return ml_samples_remove2(s, y, score, aux, aux2);
+  canon_record(rec, w, score, aux, aux2, o);
+  at = canon_bound(s, y, o, 0);
+  if( at>=s->n[y] ) return 0;
+  canon_keys(s->a[y] + (size_t)at*w, w, h);
+  if( canon_cmp(h, o)!=0 ) return 0;
+  memmove(s->a[y] + (size_t)at*w, s->a[y] + (size_t)(at+1)*w, (size_t)(s->n[y] - at - 1)*w);
+  s->n[y]--;
   return 1;
 }
 

@@ -127,6 +127,8 @@
 **      key of a score gives the score back, -0.0 as +0.0, which rows
 **      compare as equal).
 **  20. mc_pr_auc over a window frame: multiclass_window.c, rule 20.
+**  21. mc_auroc_w and mc_pr_auc_w over a window frame: multiclass_window.c,
+**      rule 21.
 **
 ** Cost: the kinds that keep rows: 8 (k + 2) bytes per row (y, weight, k
 ** scores), mc_auroc and mc_pr_auc 16 k (the columns form, rule 19); over
@@ -158,6 +160,7 @@ static void mc_clear(McAgg *p){
   ml_mc_stream_free(p);
   ml_mc_win_free(p);
   ml_mc_srt_free(p);
+  ml_mc_wsrt_free(p);
   mc_cols_free(p);
   ml_free(p->a);
   p->a = 0;
@@ -385,6 +388,7 @@ static int mc_add(McAgg *p, const MlFuncDesc *d, int y, double w, const double *
   if( rc ) return rc;
   if( p->win && ml_mc_win_row(p->win, p->k, y, s, 1) ) ml_mc_win_free(p);
   if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, 1) ) ml_mc_srt_free(p);
+  if( p->wsrt && ml_mc_wsrt_row(p->wsrt, p->k, y, w, s, 1) ) ml_mc_wsrt_free(p);
   return ML_OK;
 }
 
@@ -514,6 +518,7 @@ static void mc_unrow(sqlite3_context *ctx, const MlFuncDesc *d, McAgg *p, int y,
     ml_mc_remove(p, y, w, s);
     if( p->win && ml_mc_win_row(p->win, p->k, y, s, -1) ) ml_mc_win_free(p);
     if( p->srt && ml_mc_srt_row(p->srt, p->k, y, s, -1) ) ml_mc_srt_free(p);
+    if( p->wsrt && ml_mc_wsrt_row(p->wsrt, p->k, y, w, s, -1) ) ml_mc_wsrt_free(p);
   }
 }
 
@@ -585,7 +590,7 @@ static void mc_compute(sqlite3_context *ctx, McAgg *p){
   }else{
     McRank *R = ml_malloc(sizeof(*R));
     int rc = R==0 ? ML_NOMEM : p->win ? ml_mc_win_rank(p, R) : p->srt ? ml_mc_srt_rank(p, R)
-           : p->cols ? ml_mc_rank_held(p, R) : ml_mc_rank(p, weighted, R, 0);
+           : p->wsrt ? ml_mc_wsrt_rank(p, R, sc) : p->cols ? ml_mc_rank_held(p, R) : ml_mc_rank(p, weighted, R, 0);
     if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
     else if( rc==ML_OK && d->kind==MC_AUROC ) ml_mc_auroc_json(ctx, R, 1.0/sc);
     else if( rc==ML_OK ) ml_mc_pr_auc_json(ctx, R, 1.0/sc);
@@ -617,6 +622,8 @@ static void mc_value_of(sqlite3_context *ctx, McAgg *p){
    && p->k>=2 && p->n>0 ) ml_mc_win_start(p);
   if( p && !p->failed && !p->srt && d->kind==MC_PR_AUC && !(d->flags & ML_FN_TWIN) && !p->counted && !p->wstate
    && p->k>=2 && p->n>0 ) ml_mc_srt_start(p);
+  if( p && !p->failed && !p->wsrt && (d->kind==MC_AUROC || d->kind==MC_PR_AUC) && (d->flags & ML_FN_TWIN)
+   && !p->counted && !p->wstate && p->k>=2 && p->n>0 ) ml_mc_wsrt_start(p);
   mc_result(ctx, p, 0);
 }
 static void mc_value(sqlite3_context *ctx){ mc_value_of(ctx, sqlite3_aggregate_context(ctx, 0)); }

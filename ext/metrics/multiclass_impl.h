@@ -4,14 +4,20 @@
 ** multiclass_impl.h -- what the wide form's files share (multiclass.c,
 ** multiclass_window.c, multiclass_stream.c, multiclass_rank.c,
 ** multiclass_state.c): the aggregate McAgg, the streaming kinds' sums McStream, the result of the ranking
-** sweeps McRank, and the window functions' entry points.  Private to
+** sweeps McRank, a column sweep's step (McColSums, ml_mc_col_one,
+** ml_mc_col_run, ml_mc_run_end: the aggregate's and the weighted windows'
+** one arithmetic), and the window functions' entry points.  Private to
 ** ext/metrics/multiclass*.c (multiclass.h is the long layout's interface).
 **
 ** Rules:
 **   1. McAgg's rows a[head .. head+n) are [y, w, p_0 .. p_k-1], MC_STRIDE
-**      doubles each (multiclass.c, its rules 1-20).
+**      doubles each (multiclass.c, its rules 1-21).
+**   2. The sweep steps are inline (ML_ALWAYS_INLINE) so that the
+**      aggregate's loop keeps its sums in registers; every caller adds the
+**      same terms in the same order, which is what makes a window frame
+**      equal the aggregate bit for bit (multiclass_window.c, rule 21).
 **
-** Cost: none (declarations).
+** Cost: O(k) a step (inline).
 */
 #ifndef ML_MULTICLASS_IMPL_H
 #define ML_MULTICLASS_IMPL_H
@@ -36,6 +42,8 @@ typedef struct McAgg {
   int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
   struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
   struct McSorted *srt;    /* mc_pr_auc over a window frame: its sorted columns (rule 20) */
+  struct McWSorted *wsrt;  /* mc_auroc_w, mc_pr_auc_w over a window frame: their (score,
+                           ** weight)-sorted columns (rule 21) */
   MlRec16 *col[MC_MAX_K];  /* the columns form (rule 19): column j's (key of s_j, class), */
   ml_i64 capcol;           /* in arrival order, n of capcol held */
   int cols;                /* the columns form holds the rows (a is then empty) */
@@ -53,6 +61,77 @@ typedef struct McRank {
 } McRank;
 
 #define MC_STRIDE(p) ((size_t)(p)->k + 2)
+
+/* A column's sweep (column i, from the highest score down, one score at a
+** time): the positive and negative weight above, the Mann-Whitney sum
+** uOvr (class i above the others, ties 1/2) and the AP sum; beside them,
+** the arrays above[c] (the weight of class c above; above[i] is kept in
+** posAbove) and u[c] (class i above class c).  The aggregate's sweep
+** (multiclass_rank.c) and the weighted window's (multiclass_window.c) both
+** step them with these two functions, so that their arithmetic is one;
+** the scalars are a struct of their own, a local of each sweep, which the
+** compiler keeps in registers once the steps are inlined. */
+typedef struct McColSums {
+  double negAbove, posAbove, uOvr, ap;
+} McColSums;
+
+/* What a column's sweep gives (ml_mc_rank_col). */
+typedef struct McCol {
+  double above[MC_MAX_K], u[MC_MAX_K];
+  McColSums s;
+} McCol;
+
+/* One row of class y and weight w alone at its score (unit: w is 1): the
+** run step's terms with one class nonzero, exactly (x + 0.0 = x for the
+** sums here, all >= +0; 1.0 * x = x). */
+static ML_ALWAYS_INLINE void ml_mc_col_one(McColSums *c, double *above, double *u, int i, int y, double w,
+                                           int unit){
+  if( y==i ){
+    double tp = c->posAbove + (unit ? 1.0 : w);
+    c->ap += unit ? tp/(tp + c->negAbove) : w*(tp/(tp + c->negAbove));
+    c->posAbove = tp;
+  }else{
+    double t = unit ? c->posAbove : w*c->posAbove;
+    u[y] += t;
+    c->uOvr += t;
+    c->negAbove += unit ? 1.0 : w;
+    above[y] += unit ? 1.0 : w;
+  }
+}
+
+/* A run of tied scores of g[c] weight in each class c (each summed in the
+** run's order: ascending weight for weighted rows, rule 6); g is zeroed. */
+static ML_ALWAYS_INLINE void ml_mc_col_run(McColSums *s, double *above, double *u, int i, int k, double *g){
+  double gi = g[i], negG = 0.0, half = s->posAbove + 0.5*gi;
+  int c;
+  for(c=0; c<k; c++){
+    if( c==i || g[c]==0.0 ) continue;
+    u[c] += g[c]*half;
+    negG += g[c];
+  }
+  s->uOvr += negG*half;
+  if( gi>0.0 ){
+    double tp = s->posAbove + gi, fp = s->negAbove + negG;
+    s->ap += gi*(tp/(tp + fp));
+  }
+  for(c=0; c<k; c++){ if( c!=i ) above[c] += g[c]; g[c] = 0.0; }
+  s->posAbove += gi;
+  s->negAbove += negG;
+}
+
+/* A run of tied scores ends in micro's sweep: gp positive and gn negative
+** weight in it.  Its Mann-Whitney term (ties 1/2) and its AP term, then
+** the weight above the next run (the binary sweep's terms, ml_sweep.c). */
+static ML_ALWAYS_INLINE void ml_mc_run_end(double gp, double gn, double *posAbove, double *negAbove, double *u,
+                                           double *ap){
+  *u += gn*(*posAbove + 0.5*gp);
+  if( gp>0.0 ){
+    double tp = *posAbove + gp, fp = *negAbove + gn;
+    *ap += gp*(tp/(tp + fp));
+  }
+  *posAbove += gp;
+  *negAbove += gn;
+}
 
 /* The kinds that keep sums, not rows (rule 7). */
 #define MC_STREAMS(kind) ((kind)==MC_LOG_LOSS || (kind)==MC_BRIER || (kind)==MC_RPS || (kind)==MC_TOP_K \
@@ -107,6 +186,10 @@ void ml_mc_stream_free(McAgg *p);
 int ml_mc_rank(const McAgg *p, int weighted, McRank *R, void *mem);
 void ml_mc_rank_marks(McRank *R);
 int ml_mc_rank_held(McAgg *p, McRank *R);
+/* Column i's swept sums into R (i = 0 first: its class totals are R's W and
+** n), then micro's (its positive and negative totals P, N). */
+void ml_mc_rank_col(McRank *R, int i, McCol *c);
+void ml_mc_rank_micro(McRank *R, double U, double AP, double P, double N);
 void ml_mc_auroc_json(sqlite3_context *ctx, const McRank *R, double unscale);
 void ml_mc_pr_auc_json(sqlite3_context *ctx, const McRank *R, double unscale);
 void ml_mc_auroc_ci_result(sqlite3_context *ctx, const McAgg *p, int weighted);
@@ -125,5 +208,12 @@ void ml_mc_srt_start(McAgg *p);
 int ml_mc_srt_row(struct McSorted *v, int k, int y, const double *s, int sign);
 void ml_mc_srt_free(McAgg *p);
 int ml_mc_srt_rank(const McAgg *p, McRank *R);
+/* mc_auroc_w and mc_pr_auc_w over a window frame (rule 21): the same four
+** entry points; _rank reads the weights times sc (rule 15's factor, the one
+** the aggregate would apply to the frame's rows). */
+void ml_mc_wsrt_start(McAgg *p);
+int ml_mc_wsrt_row(struct McWSorted *v, int k, int y, double w, const double *s, int sign);
+void ml_mc_wsrt_free(McAgg *p);
+int ml_mc_wsrt_rank(const McAgg *p, McRank *R, double sc);
 
 #endif /* ML_MULTICLASS_IMPL_H */

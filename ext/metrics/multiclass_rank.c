@@ -52,13 +52,6 @@ SQLITE_EXTENSION_INIT3
 
 /* ------------------------------------------------------ ranking sweeps */
 
-/* What one column's sweep gives. */
-typedef struct McCol {
-  double W[MC_MAX_K];           /* weight of each class (the column sweep's totals) */
-  double uOvr, ap;              /* the OvR Mann-Whitney sum, sum of gain * precision */
-  double u[MC_MAX_K];           /* u[c]: pairs (class i above class c), ties 1/2 */
-} McCol;
-
 /* The row r of the group (its [y, w, p_0 .. p_k-1]). */
 static const double *mc_at(const McAgg *p, ml_i64 r){
   return p->a + (size_t)(p->head + r)*MC_STRIDE(p);
@@ -81,53 +74,27 @@ static void mc_order_ties(const McAgg *p, MlRec16 *rec, ml_i64 lo, ml_i64 hi, vo
 }
 
 /* Column i: rec holds the n rows sorted ascending by p_i; the sweep goes
-** from the highest score down, one run of ties at a time.  A run of one row
-** (most runs) takes the general step's arithmetic with one class nonzero,
-** term for term.  unit: every row's weight is 1 (no look-up).  A weighted
-** run is left ordered by weight (mc_order_ties), for the micro sweep. */
+** from the highest score down, one run of ties at a time (ml_mc_col_one,
+** ml_mc_col_run: multiclass_impl.h).  A run of one row (most runs) takes
+** the general step's arithmetic with one class nonzero, term for term.
+** unit: every row's weight is 1 (no look-up).  A weighted run is left
+** ordered by weight (mc_order_ties), for the micro sweep. */
 static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, int unit, void *scratch,
                             McCol *out){
-  double above[MC_MAX_K], g[MC_MAX_K], u[MC_MAX_K], negAbove = 0.0, posAbove = 0.0, uOvr = 0.0, ap = 0.0;
+  double above[MC_MAX_K], g[MC_MAX_K], u[MC_MAX_K];
   const MlRec16 *r;
   ml_i64 hi = p->n, lo;
-  int c, k = p->k;
+  McColSums cs = { 0.0, 0.0, 0.0, 0.0 };
   memset(above, 0, sizeof(above));
   memset(g, 0, sizeof(g));
   memset(u, 0, sizeof(u));
   while( hi>0 ){
-    double gi, negG = 0.0, half;
     ml_key key;
     r = rec + hi - 1;
     key = r->key;
     if( hi==1 || r[-1].key!=key ){
-      /* one row: g[y] = w, every other g[c] = 0, so the general step reduces
-      ** to these terms exactly (x + 0.0 = x for the sums here, all >= +0;
-      ** 1.0 * x = x); posAbove is above[i], kept apart */
-      int y = mc_rec_low(r);
-      if( unit ){
-        if( y==i ){
-          double tp = posAbove + 1.0;
-          ap += tp/(tp + negAbove);
-          posAbove = tp;
-        }else{
-          u[y] += posAbove;
-          uOvr += posAbove;
-          negAbove += 1.0;
-          above[y] += 1.0;
-        }
-      }else{
-        double w = mc_at(p, mc_rec_row(r))[1];
-        if( y==i ){
-          double tp = posAbove + w;
-          ap += w*(tp/(tp + negAbove));
-          posAbove = tp;
-        }else{
-          u[y] += w*posAbove;
-          uOvr += w*posAbove;
-          negAbove += w;
-          above[y] += w;
-        }
-      }
+      if( unit ) ml_mc_col_one(&cs, above, u, i, mc_rec_low(r), 1.0, 1);
+      else ml_mc_col_one(&cs, above, u, i, mc_rec_low(r), mc_at(p, mc_rec_row(r))[1], 0);
       hi--;
       continue;
     }
@@ -139,41 +106,12 @@ static void mc_sweep_column(const McAgg *p, int i, MlRec16 *rec, int weighted, i
     for(ml_i64 t=lo; t<hi; t++){
       g[mc_rec_low(&rec[t])] += unit ? 1.0 : mc_at(p, mc_rec_row(&rec[t]))[1];
     }
-    gi = g[i];
-    half = posAbove + 0.5*gi;
-    for(c=0; c<k; c++){
-      if( c==i || g[c]==0.0 ) continue;
-      u[c] += g[c]*half;
-      negG += g[c];
-    }
-    uOvr += negG*half;
-    if( gi>0.0 ){
-      double tp = posAbove + gi, fp = negAbove + negG;
-      ap += gi*(tp/(tp + fp));
-    }
-    for(c=0; c<k; c++){ if( c!=i ) above[c] += g[c]; g[c] = 0.0; }
-    posAbove += gi;
-    negAbove += negG;
+    ml_mc_col_run(&cs, above, u, i, p->k, g);
     hi = lo;
   }
-  above[i] = posAbove;
-  memcpy(out->W, above, sizeof(above));
+  memcpy(out->above, above, sizeof(above));
   memcpy(out->u, u, sizeof(u));
-  out->uOvr = uOvr;
-  out->ap = ap;
-}
-
-/* A run of tied scores ends in micro's sweep: gp positive and gn negative
-** weight in it.  Its Mann-Whitney term (ties 1/2) and its AP term, then
-** the weight above the next run (the binary sweep's terms, ml_sweep.c). */
-static inline void mc_run_end(double gp, double gn, double *posAbove, double *negAbove, double *u, double *ap){
-  *u += gn*(*posAbove + 0.5*gp);
-  if( gp>0.0 ){
-    double tp = *posAbove + gp, fp = *negAbove + gn;
-    *ap += gp*(tp/(tp + fp));
-  }
-  *posAbove += gp;
-  *negAbove += gn;
+  out->s = cs;
 }
 
 /* micro: the n k pairs (1[y = j], p_j) swept from the highest score down, a
@@ -238,7 +176,7 @@ static int mc_sweep_micro(const McAgg *p, const MlRec16 *col, int weighted, int 
         if( mc_rec_low(&b[t]) ) gp += w; else gn += w;
       }
     }
-    mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
+    ml_mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
     for(j=0; j<k; j++) hi[j] = lo[j];
   }
   *pU = u; *pAp = ap; *pP = posAbove; *pN = negAbove;
@@ -283,7 +221,7 @@ static void mc_sweep_micro_counts(const McAgg *p, MlRec16 *const *col, int unit,
         cp = cn = 0;
       }else{
         if( unit ){ gp = (double)cp; gn = (double)cn; cp = cn = 0; }
-        mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
+        ml_mc_run_end(gp, gn, &posAbove, &negAbove, &u, &ap);
         gp = gn = 0.0;
       }
       if( kb==0 ) break;
@@ -314,6 +252,28 @@ void ml_mc_rank_marks(McRank *R){
   }
 }
 
+void ml_mc_rank_col(McRank *R, int i, McCol *cs){
+  double P, N;
+  int c, k = R->k;
+  cs->above[i] = cs->s.posAbove;
+  if( i==0 ){
+    R->n = 0.0;
+    for(c=0; c<k; c++){ R->W[c] = cs->above[c]; R->n += cs->above[c]; }
+  }
+  P = R->W[i];
+  N = R->n - P;
+  R->auc[i] = P>0.0 && N>0.0 ? cs->s.uOvr / (P*N) : NAN;
+  R->ap[i] = P>0.0 && N>0.0 ? cs->s.ap / P : NAN;      /* one class only: null (rule 16) */
+  for(c=0; c<k; c++){
+    R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? cs->u[c] / (P*R->W[c]) : NAN;
+  }
+}
+
+void ml_mc_rank_micro(McRank *R, double U, double AP, double P, double N){
+  R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
+  R->microAp = P>0.0 ? AP / P : NAN;
+}
+
 /* Bytes of scratch ml_mc_rank needs for n rows of k scores: the k sorted
 ** columns and one column's sort scratch. */
 static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*(k + 1)*16 + ML_RADIX_EXTRA; }
@@ -323,7 +283,7 @@ static uint64_t mc_rank_scratch(ml_i64 n, int k){ return (uint64_t)n*(k + 1)*16 
 ** one block, col[i] = col[0] + i n).  ML_OK, ML_NOMEM or ML_STOPPED. */
 static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, int unit, void *scratch, McRank *R){
   ml_i64 nBuf = 0;
-  int k = p->k, i, c, rc;
+  int k = p->k, i, rc;
   MlRec16 *buf = 0;
   McCol cs;
   double U, AP, P, N;
@@ -331,17 +291,7 @@ static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, in
   for(i=0; i<k; i++){
     if( ml_radix_sort(col[i], p->n, 16, scratch) ) return ML_STOPPED;
     mc_sweep_column(p, i, col[i], weighted, unit, scratch, &cs);
-    if( i==0 ){
-      R->n = 0.0;
-      for(c=0; c<k; c++){ R->W[c] = cs.W[c]; R->n += cs.W[c]; }
-    }
-    P = R->W[i];
-    N = R->n - P;
-    R->auc[i] = P>0.0 && N>0.0 ? cs.uOvr / (P*N) : NAN;
-    R->ap[i] = P>0.0 && N>0.0 ? cs.ap / P : NAN;      /* one class only: null (rule 16) */
-    for(c=0; c<k; c++){
-      R->A[i][c] = c!=i && P>0.0 && R->W[c]>0.0 ? cs.u[c] / (P*R->W[c]) : NAN;
-    }
+    ml_mc_rank_col(R, i, &cs);
   }
   ml_mc_rank_marks(R);
   rc = ML_OK;
@@ -349,8 +299,7 @@ static int mc_rank_columns(const McAgg *p, MlRec16 *const *col, int weighted, in
   else mc_sweep_micro_counts(p, col, unit, &U, &AP, &P, &N);
   ml_free(buf);
   if( rc!=ML_OK ) return rc;
-  R->microAuc = P>0.0 && N>0.0 ? U / (P*N) : NAN;
-  R->microAp = P>0.0 ? AP / P : NAN;
+  ml_mc_rank_micro(R, U, AP, P, N);
   return ML_OK;
 }
 
