@@ -10,7 +10,7 @@ is shared (2 cores, 8 sessions): every time here is CPU time
 library's windows are timed at 10^4 rows only (its mc_pr_auc sorted each
 frame: quadratic).
 
-Parts (--only: a comma-separated subset of window,memory,topk,expected,topkir):
+Parts (--only: a comma-separated subset of window,memory,topk,expected,topkir,longwin):
   window    per-row CPU time of a running frame (UNBOUNDED PRECEDING) and a
             sliding frame (ROWS 999 PRECEDING) over 10^4 and 10^5 rows,
             k = 3, each multiclass function against the binary one in the
