@@ -16,6 +16,7 @@ an id, y outside 0..k-1, a row sum) names the function, the argument, the
 bad value and the id.
 """
 import json
+import sqlite3
 
 import numpy as np
 from sklearn.metrics import log_loss, roc_auc_score
@@ -431,6 +432,82 @@ def test_errors(ck):
              "NULL ids only: NULL")
 
 
+# (rows of one bad id 500 (id, y, class, p[, w]), the call): after 40 good ids
+# of k = 3 (the assembly's common-id path, then its reading of any other id)
+LATER = [
+    ([(500, 1, 0, .2), (500, 1, 2, .8)], "mc_top_k_long(id, y, class, p)"),
+    ([(500, 1, 0, .2), (500, 1, 1, .3), (500, 1, 1, .3), (500, 1, 2, .2)], "mc_confusion_long(id, y, class, p)"),
+    ([(500, 1, 0, .2), (500, 0, 1, .3), (500, 1, 2, .5)], "mc_auroc_long(id, y, class, p)"),
+    ([(500, 3, 0, .2), (500, 3, 1, .3), (500, 3, 2, .5)], "mc_log_loss_long(id, y, class, p)"),
+    ([(500, 1, 0, .6), (500, 1, 1, .3), (500, 1, 2, .3)], "mc_brier_long(id, y, class, p)"),
+    ([(500, 1, 0, .2, 1.0), (500, 1, 1, .3, 1.0), (500, 1, 2, .5, .5)], "mc_top_k_long_w(id, y, class, p, w)"),
+    ([(500, 1, 0, .2), (500, 1, 1, "x"), (500, 1, 2, .5)], "mc_top_k_long(id, y, class, p)"),
+    ([(500, 1, 0, .2), (500, 1, 1, .3), (500, 1, 2, 1.5)], "ordinal_rps_long(id, y, class, p)"),
+]
+
+
+@mltest.covers("mc_top_k_long", "mc_confusion_long", "mc_auroc_long", "mc_log_loss_long", "mc_brier_long",
+               "mc_top_k_long_w", "ordinal_rps_long")
+def test_later_ids(ck, rng):
+    """An id that is wrong after many good ones (the reader's common paths,
+    then its reading of any other row or id) gives the message it gives
+    alone; a NULL in a later id skips it; a later id with a class more is
+    the error of k differing; frames whose rows come out of (id, class)
+    order and back equal the wide window."""
+    con = mltest.connect()
+    good = [(100 + i, i % 3, c, (.2, .3, .5)[c], 1.0) for i in range(40) for c in range(3)]
+
+    def load(name, rows):
+        con.execute("DROP TABLE IF EXISTS %s" % name)
+        con.execute("CREATE TABLE %s(id, y, class, p, w)" % name)
+        con.executemany("INSERT INTO %s VALUES (?,?,?,?,?)" % name,
+                        [tuple(r) + (1.0,) * (5 - len(r)) for r in rows])
+    for rows, call in LATER:
+        load("e", rows)
+        alone = None
+        try:
+            con.execute("SELECT %s FROM e" % call).fetchall()
+        except sqlite3.Error as e:
+            alone = str(e)
+        ck.true(alone is not None, "%s over id 500 alone is an error" % call)
+        for order in ("in order", "shuffled"):
+            allrows = good + [tuple(r) + (1.0,) * (5 - len(r)) for r in rows]
+            if order == "shuffled":
+                allrows = [allrows[i] for i in rng.permutation(len(allrows))]
+            load("e", allrows)
+            ck.error(con, "SELECT %s FROM e" % call, (), alone, "%s: id 500 after 40 good ids, %s" % (call, order))
+    load("e", good + [(500, 1, c, .25, 1.0) for c in range(4)])
+    ck.error(con, "SELECT mc_top_k_long(id, y, class, p) FROM e", (),
+             "mc_top_k_long(): k must be the same in every id: id 500 has 4 classes (0..3), id 100 has 3")
+    for col in ("y", "class", "p"):
+        load("e", good + [(500, 1, c, .25 + .25 * (c == 2), 1.0) for c in range(3)])
+        con.execute("UPDATE e SET %s = NULL WHERE id = 500 AND class = 1" % col)
+        for fn in ("mc_top_k", "mc_confusion", "mc_brier"):
+            ck.equal(lone_e(con, "%s_long(id, y, class, p)" % fn), lone_e(con, "%s_long(id, y, class, p)" % fn,
+                                                                         "WHERE id < 500"),
+                     "a NULL %s in id 500 after 40 good ids skips it (%s)" % (col, fn))
+    # frames: ids 2, 1, 3, 0 in groups g = 0..3 (one id a group): a frame of
+    # two groups holds ids out of order, then in order, then out of order
+    k = 3
+    P = np.array([[.2, .3, .5], [.6, .3, .1], [.1, .1, .8], [.3, .4, .3]])
+    y = np.array([2, 0, 1, 1])
+    ids = [2, 1, 3, 0]
+    load_wide(con, y, P, k, np.ones(4), np.arange(4))
+    load_long(con, rng, ids, y, P, k, np.ones(4), np.arange(4), shuffle=False)
+    for fn in ("mc_top_k", "mc_auroc", "mc_log_loss"):
+        for frame in ("ORDER BY g GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW",
+                      "ORDER BY g GROUPS BETWEEN 2 PRECEDING AND CURRENT ROW"):
+            a = [r[0] for r in con.execute("SELECT DISTINCT g, %s OVER (%s) FROM long ORDER BY g"
+                                           % (long_call(fn, False), frame)).fetchall()]
+            b = [r[0] for r in con.execute("SELECT g, %s OVER (%s) FROM t ORDER BY g"
+                                           % (wide_call(fn, k, False), frame)).fetchall()]
+            ck.equal(a, b, "%s OVER (%s): ids out of order, then in order" % (fn, frame))
+
+
+def lone_e(con, expr, where=""):
+    return con.execute("SELECT %s FROM e %s" % (expr, where)).fetchone()[0]
+
+
 def test_records(ck):
     """The long records: each family function's, its twin with w after p, the
     parameters after that, all of family multiclass."""
@@ -454,6 +531,7 @@ def main():
     test_windows(ck, rng)
     test_window_mode(ck, rng)
     test_states(ck, rng)
+    test_later_ids(ck, rng)
     ck.finish()
 
 

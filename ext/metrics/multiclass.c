@@ -444,19 +444,9 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
         s[j] = sqlite3_value_double(argv[1+j]);
       }
       if( j==p->k && isProb && ml_prob_row_check(s, p->k, &sum)>=0 ) j = 0;
-      if( j==p->k && d->kind==MC_TOP_K && !p->wmode && p->ss ){
-        /* mc_top_k's row counted here, as ml_mc_stream_add counts it: the
-        ** true class's place (rule 9) */
-        double sy = s[yv];
-        int above = 0, tied = 0;
-        for(j=0; j<p->k; j++){
-          above += s[j]>sy;
-          tied += s[j]==sy;
-        }
-        p->ss->cnt[above*MC_MAX_K + tied-1]++;
-        p->n++;
-        return;
-      }
+      /* mc_top_k's and mc_confusion's row counted here, as
+      ** ml_mc_stream_add counts it (rules 7, 9) */
+      if( j==p->k && ml_mc_count_row(p, d->kind, (int)yv, s) ) return;
       if( j==p->k ){
         if( w!=0.0 && (rc = mc_add(p, d, (int)yv, w, s))!=ML_OK ){
           mc_add_failed(ctx, d, p, rc);
@@ -647,6 +637,7 @@ int ml_mc_add_row(sqlite3_context *ctx, void *agg, int k, int y, double w, const
   int rc;
   if( d->flags & ML_FN_TWIN ) p->wmode = 1;
   p->k = k;
+  if( ml_mc_count_row(p, d->kind, y, s) ) return ML_OK;     /* mc_top_k's, mc_confusion's common id */
   if( (rc = mc_add(p, d, y, w, s))!=ML_OK ){
     mc_add_failed(ctx, d, p, rc);
     mc_clear(p);

@@ -175,6 +175,41 @@ typedef struct McStream {
 ** into sums of weights (a weighted state's first entry); _result sets the
 ** kind's result; _free releases the sums.  ML_OK or ML_NOMEM. */
 int ml_mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, ml_i64 c, int sign);
+
+/* The predicted class of a row's scores s: pred itself (k = 1 rows), else
+** the first index of the highest score (numpy.argmax). */
+static inline int ml_mc_argmax(const double *s, int k){
+  int j, b = 0;
+  if( k==1 ) return (int)s[0];
+  for(j=1; j<k; j++) if( s[j]>s[b] ) b = j;
+  return b;
+}
+
+/* One unweighted row (y, s) of mc_top_k or mc_confusion counted as
+** ml_mc_stream_add counts it (rules 7, 9), without its set-up and dispatch:
+** for the steps' common rows once the counts exist.  1 when counted; 0
+** (nothing done) when p has no counts yet, is weighted, or kind is
+** another: the caller takes ml_mc_stream_add's way. */
+static inline int ml_mc_count_row(McAgg *p, int kind, int y, const double *s){
+  McStream *ss = p->ss;
+  int j, k = p->k;
+  if( ss==0 || p->wmode ) return 0;
+  if( kind==MC_TOP_K ){
+    double sy = s[y];                       /* the true class's place: above it, tied with it */
+    int above = 0, tied = 0;
+    for(j=0; j<k; j++){
+      above += s[j]>sy;
+      tied += s[j]==sy;
+    }
+    ss->cnt[above*MC_MAX_K + tied-1]++;
+  }else if( kind==MC_CONFUSION ){
+    ss->cnt[y*MC_MAX_K + ml_mc_argmax(s, k)]++;
+  }else{
+    return 0;
+  }
+  p->n++;
+  return 1;
+}
 int ml_mc_stream_weigh(McAgg *p, int kind);
 void ml_mc_stream_result(sqlite3_context *ctx, const McAgg *p, int kind);
 void ml_mc_stream_free(McAgg *p);

@@ -21,7 +21,9 @@
 **      to the wide form's own row store and result (multiclass.h,
 **      ml_mc_add_row): the same code, so the same bits.  Rows already in
 **      (id, class) order (ORDER BY id, class, or as most tables are
-**      written) are not sorted again.
+**      written) are not sorted again: the step notes a record that comes
+**      before the last one's, and only then does a result check the order
+**      (a window's leaving rows may have restored it) or sort.
 **   2. An id is what GROUP BY id would make of it: INTEGER and REAL ids of
 **      equal value are one id (1 and 1.0), TEXT and BLOB ids compare by
 **      their bytes, a TEXT id never equals a number ('1' is not 1).  A NULL
@@ -41,14 +43,16 @@
 **      warning, as the wide forms.
 **   5. Parameters come after p (after w in a twin) and must be the same in
 **      every row of a group (MlParam), as the wide forms' JSON form.
-**   6. What a class-row holds: one record of 16 bytes, the key of
-**      t 256 + class 16 + y (t the id's tag, below; an integer below 2^53, so
-**      its double's key orders as the integer) and p (NaN marks a row with a
-**      NULL: its id is skipped); a twin's record holds w too: 24 bytes.  The
-**      tag of an INTEGER id (or integral REAL) in [-2^43, 2^43) is the id
-**      plus 2^43, nothing else held; any other id (TEXT, BLOB, a fraction,
-**      a larger integer) is interned once: its bytes and 32 bytes of entry
-**      and hash slots, its tag 2^44 plus its index.  The buffer grows by a
+**   6. What a class-row holds: one record of 16 bytes, the key
+**      t 256 + class 16 + y itself (t the id's tag, below; an integer in
+**      [0, 2^53), in (id, class) order; the shared sort reads it shifted
+**      into the key of a finite double of the same order) and p (NaN marks
+**      a row with a NULL: its id is skipped); a twin's record holds w too:
+**      24 bytes.  The tag of an INTEGER id (or integral REAL) in
+**      [-2^43, 2^43) is the id plus 2^43, nothing else held; any other id
+**      (TEXT, BLOB, a fraction, a larger integer) is interned once: its bytes
+**      and 32 bytes of entry and hash slots, its tag 2^44 plus its index.
+**      The buffer grows by a
 **      quarter (slack at most 25 %).  At a result: the sort's scratch,
 **      16 (24) bytes a class-row more unless the rows came in (id, class)
 **      order, then the wide form's own holding while the class-rows are
@@ -69,6 +73,16 @@
 **      aggregate's error or null, word for word); a frame whose one k is not
 **      the store's rebuilds it.  Before the first xValue, xInverse removes
 **      the oldest equal record.
+**   8. The common row and the common id take short paths that do what the
+**      general ones do, bit for bit: a step reads an INTEGER id of a direct
+**      tag, INTEGER y and class in 0..15 and a REAL p (in [0, 1] for the
+**      probability functions) with one type look-up each and appends its
+**      record with no other call (lg_fast; not in window mode); the
+**      assembly takes an id whose k records run over classes 0..k-1 with one
+**      y, no NULL and one w without lg_run_read, and mc_top_k's and
+**      mc_confusion's ids are counted as their wide rows are
+**      (ml_mc_count_row).  Any other row or id is read again by the general
+**      code, which gives the errors.
 **
 ** Cost: O(1) a class-row entering (an interned id: one hash probe); a
 ** result O(n) to check the order and assemble, plus the shared sort
@@ -102,8 +116,12 @@ typedef struct LgId { uint64_t h; ml_i64 off; int n, type; } LgId;
 typedef struct LgAgg {
   int failed;
   int width;                 /* 16, or 24 (a twin: w after p) */
+  int fast;                  /* set up, not failed, not in window mode: lg_fast may take a row */
+  int isProb;                /* p must lie in [0, 1] (MC_IS_PROB) */
   unsigned char *rec;        /* records [head, head + n), in arrival order */
   ml_i64 head, n, cap;
+  int unsorted;              /* 0: rec is in key order, each key <= last */
+  ml_key last;               /* the last key appended (rule 1) */
   MlParam par[3];            /* the parameters (rule 5) */
   LgId *ids;                 /* interned ids, their hash slots (index + 1; 0 empty) */
   ml_i64 nId, capId;
@@ -143,6 +161,8 @@ static void lg_clear(LgAgg *L){
   ml_free(L->arena);
   L->rec = 0; L->ids = 0; L->slot = 0; L->arena = 0;
   L->head = L->n = L->cap = L->nId = L->capId = L->nSlot = L->nArena = L->capArena = 0;
+  L->unsorted = 0;
+  L->last = 0;
 }
 
 static uint64_t lg_hash(int type, const unsigned char *z, int n){
@@ -280,29 +300,51 @@ static void lg_describe(const LgAgg *L, ml_i64 t, char *z, int nz){
   }
 }
 
-/* The record of a class-row (rule 6). */
-static inline ml_key lg_key(ml_i64 tag, int c, int y){ return ml_key_of((double)(tag*256 + c*16 + y)); }
+/* The record of a class-row (rule 6): its key is the code t 256 + class 16
+** + y itself, an integer in [0, 2^53) whose unsigned order is (id, class)
+** order. */
+static inline ml_key lg_key(ml_i64 tag, int c, int y){ return (ml_key)(tag*256 + c*16 + y); }
 
-/* Appends a record; ML_OK or ML_NOMEM (nothing changed). */
-static int lg_append(LgAgg *L, ml_key key, double p, double w){
-  unsigned char *r;
-  if( L->head + L->n >= L->cap ){
-    if( L->head>0 && L->head >= L->n/4 ){          /* a window: slide the rows to the front */
-      memmove(L->rec, L->rec + (size_t)L->head*L->width, (size_t)L->n*L->width);
-      L->head = 0;
-    }else{
-      ml_i64 c = L->cap + L->cap/4 + 1024;
-      unsigned char *a = ml_realloc(L->rec, (uint64_t)c*L->width);
-      if( a==0 ) return ML_NOMEM;
-      L->rec = a;
-      L->cap = c;
-    }
+/* Sorts n records of width W by key (rule 1) with the shared sort, which
+** buckets keys by the doubles they order: each key is shifted by LG_KEY0
+** first -- the key of the double whose bits are those of 2^52 plus the
+** code, finite, positive, in the code's order -- and back after. */
+#define LG_KEY0 ((ml_key)0xC330000000000000ULL)
+static void lg_sort(unsigned char *rec, ml_i64 n, int W, void *scratch){
+  ml_i64 i;
+  ml_key k;
+  for(i=0; i<n; i++){ memcpy(&k, rec + (size_t)i*W, 8); k += LG_KEY0; memcpy(rec + (size_t)i*W, &k, 8); }
+  ml_radix_sort(rec, n, (unsigned)W, scratch);
+  for(i=0; i<n; i++){ memcpy(&k, rec + (size_t)i*W, 8); k -= LG_KEY0; memcpy(rec + (size_t)i*W, &k, 8); }
+}
+
+/* Room for one more record at the end; ML_OK or ML_NOMEM (nothing changed). */
+static int lg_grow(LgAgg *L){
+  if( L->head>0 && L->head >= L->n/4 ){            /* a window: slide the rows to the front */
+    memmove(L->rec, L->rec + (size_t)L->head*L->width, (size_t)L->n*L->width);
+    L->head = 0;
+  }else{
+    ml_i64 c = L->cap + L->cap/4 + 1024;
+    unsigned char *a = ml_realloc(L->rec, (uint64_t)c*L->width);
+    if( a==0 ) return ML_NOMEM;
+    L->rec = a;
+    L->cap = c;
   }
+  return ML_OK;
+}
+
+/* Appends a record, noting whether the records stay in key order (rule
+** 1); ML_OK or ML_NOMEM (nothing changed). */
+static inline int lg_append(LgAgg *L, ml_key key, double p, double w){
+  unsigned char *r;
+  if( L->head + L->n >= L->cap && lg_grow(L)!=ML_OK ) return ML_NOMEM;
   r = L->rec + (size_t)(L->head + L->n)*L->width;
   memcpy(r, &key, 8);
   memcpy(r + 8, &p, 8);
   if( L->width==24 ) memcpy(r + 16, &w, 8);
   L->n++;
+  L->unsorted |= key<L->last;
+  L->last = key;
   return ML_OK;
 }
 
@@ -311,12 +353,11 @@ static int lg_append(LgAgg *L, ml_key key, double p, double w){
 static int lg_row(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, sqlite3_value **argv, int add,
                   ml_key *pKey, double *pP){
   ml_i64 tag;
-  int y = 0, c = 0, rc, isNull = 0;
+  int y = 0, c = 0, rc, isNull = 0, t0 = sqlite3_value_type(argv[0]);
   double p = 0.0;
-  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return ML_ROW_SKIP;
   /* the common row: an INTEGER id of a direct tag, INTEGER y and class in
   ** 0..15, a REAL p (in [0, 1] for probabilities) */
-  if( sqlite3_value_type(argv[0])==SQLITE_INTEGER && sqlite3_value_type(argv[1])==SQLITE_INTEGER
+  if( t0==SQLITE_INTEGER && sqlite3_value_type(argv[1])==SQLITE_INTEGER
    && sqlite3_value_type(argv[2])==SQLITE_INTEGER && sqlite3_value_type(argv[3])==SQLITE_FLOAT ){
     sqlite3_int64 id = sqlite3_value_int64(argv[0]), yv = sqlite3_value_int64(argv[1]);
     sqlite3_int64 cv = sqlite3_value_int64(argv[2]);
@@ -328,6 +369,7 @@ static int lg_row(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, sqlite3_v
       return ML_ROW_OK;
     }
   }
+  if( t0==SQLITE_NULL ) return ML_ROW_SKIP;
   /* any other row: each argument by the shared checkers (a NULL y, class or
   ** p marks the id skipped, rule 4) */
   if( (rc = ml_arg_label(ctx, d->name, argv[1], MC_MAX_K-1, &y))==ML_ROW_ERR ) return rc;
@@ -347,7 +389,36 @@ static int lg_row(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, sqlite3_v
   return ML_ROW_OK;
 }
 
-static void lg_fail(LgAgg *L){ L->failed = 1; lg_clear(L); }
+static void lg_fail(LgAgg *L){ L->failed = 1; L->fast = 0; lg_clear(L); }
+
+/* The common class-row (an INTEGER id of a direct tag, INTEGER y and class
+** in 0..15, a REAL p, in [0, 1] for probabilities) appended where the
+** buffer has room, as lg_row and lg_append would: 1; else 0, nothing kept
+** (the caller reads the row again).  No call but SQLite's value readers. */
+static ML_ALWAYS_INLINE int lg_fast(LgAgg *L, sqlite3_value **argv, double w){
+  sqlite3_int64 id, yv, cv;
+  double p;
+  ml_key key;
+  unsigned char *r;
+  if( L->head + L->n >= L->cap || sqlite3_value_type(argv[0])!=SQLITE_INTEGER
+   || sqlite3_value_type(argv[1])!=SQLITE_INTEGER || sqlite3_value_type(argv[2])!=SQLITE_INTEGER
+   || sqlite3_value_type(argv[3])!=SQLITE_FLOAT ) return 0;
+  id = sqlite3_value_int64(argv[0]);
+  yv = sqlite3_value_int64(argv[1]);
+  cv = sqlite3_value_int64(argv[2]);
+  p = sqlite3_value_double(argv[3]);
+  if( !(id>=-LG_DIRECT && id<LG_DIRECT && ((yv | cv) & ~(sqlite3_int64)15)==0
+        && (!L->isProb || (p>=0.0 && p<=1.0))) ) return 0;
+  key = lg_key(id + LG_DIRECT, (int)cv, (int)yv);
+  r = L->rec + (size_t)(L->head + L->n)*L->width;
+  memcpy(r, &key, 8);
+  memcpy(r + 8, &p, 8);
+  if( L->width==24 ) memcpy(r + 16, &w, 8);
+  L->n++;
+  L->unsorted |= key<L->last;
+  L->last = key;
+  return 1;
+}
 
 static int lg_win_update(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, ml_key key, double p, double w,
                          int sign);
@@ -361,8 +432,13 @@ static void lg_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   double p;
   int i, rc;
   if( L==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  if( L->fast && argc==4 && w>=0.0 && lg_fast(L, argv, w) ) return;
   if( L->failed ) return;
-  if( L->width==0 ) L->width = (d->flags & ML_FN_TWIN) ? 24 : 16;
+  if( L->width==0 ){
+    L->width = (d->flags & ML_FN_TWIN) ? 24 : 16;
+    L->isProb = MC_IS_PROB(d->kind);
+    L->fast = L->win==0;
+  }
   if( w<0.0 ){ lg_fail(L); return; }
   for(i=0; d->aParam && d->aParam[i] && 4+i<argc; i++){
     const MlParamSpec *ps = d->aParam[i];
@@ -387,7 +463,11 @@ static void lg_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( lg_append(L, key, p, w)!=ML_OK ){ sqlite3_result_error_nomem(ctx); lg_fail(L); }
 }
 
-static void lg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){ lg_step_w(ctx, argc, argv, 1.0); }
+static void lg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  LgAgg *L = sqlite3_aggregate_context(ctx, sizeof(*L));
+  if( L && L->fast && argc==4 && lg_fast(L, argv, 1.0) ) return;   /* the common row */
+  lg_step_w(ctx, argc, argv, 1.0);
+}
 
 /* xInverse: the oldest record equal to the leaving row's goes (rule 7). */
 static void lg_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
@@ -418,14 +498,14 @@ static void lg_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
     if( i==0 ) L->head++;
     else memmove(r, r + L->width, (size_t)(L->n - i - 1)*L->width);
     L->n--;
-    if( L->n==0 ) L->head = 0;
+    if( L->n==0 ){ L->head = 0; L->unsorted = 0; L->last = 0; }
     return;
   }
 }
 static void lg_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ lg_inverse_w(ctx, argc, argv, 1.0); }
 
 /* A record's parts. */
-static inline ml_i64 lg_code(const unsigned char *r){ ml_key k; memcpy(&k, r, 8); return (ml_i64)ml_double_of(k); }
+static inline ml_i64 lg_code(const unsigned char *r){ ml_key k; memcpy(&k, r, 8); return (ml_i64)k; }
 static inline double lg_p(const unsigned char *r){ double p; memcpy(&p, r + 8, 8); return p; }
 static inline double lg_w(const unsigned char *r, int width){
   double w = 1.0;
@@ -562,6 +642,29 @@ static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L
   int k0 = 0;
   LgRun R;
   while( i<n ){
+    /* the common id, once k is known: its k rows in class order 0..k-1 with
+    ** one y (codes c0, c0 + 16, ...), no NULL, one w, the next row another
+    ** id's (rule 8).  Anything else is read by lg_run_read, which says what
+    ** is wrong. */
+    ml_i64 code = lg_code(rec + (size_t)i*W);
+    if( k0 && i + k0<=n && (code & 0xF0)==0 ){
+      const unsigned char *r = rec + (size_t)i*W;
+      double w = W==24 ? lg_w(r, W) : 1.0;
+      int t;
+      for(t=0; t<k0; t++, r+=W){
+        double p = lg_p(r);
+        if( lg_code(r)!=code + 16*t || isnan(p) || (W==24 && lg_w(r, W)!=w) ) break;
+        R.s[t] = p;
+      }
+      if( t==k0 && (i + k0==n || (lg_code(r)>>8)!=(code>>8)) ){
+        int y = (int)(code & 15);
+        if( y<k0 && !(isProb && ml_prob_row_check(R.s, k0, &R.sum)>=0) ){
+          if( w>0.0 && ml_mc_add_row(ctx, mc, k0, y, w, R.s)!=ML_OK ) return ML_ERROR;
+          i += k0;
+          continue;
+        }
+      }
+    }
     i = lg_run_read(rec, i, n, W, isProb, &R);
     if( R.status==LG_RUN_SKIP ) continue;           /* a NULL in a row of the id (rule 4) */
     if( R.status==LG_RUN_GOOD && k0==0 ){ k0 = R.k; firstTag = R.tag; }
@@ -591,12 +694,15 @@ static void lg_result(sqlite3_context *ctx, LgAgg *L, int isFinal){
     const int W = L->width;
     ml_key prev = 0;
     rec = L->rec + (size_t)L->head*W;
-    for(i=0; i<n && sorted; i++){
+    /* in key order unless a record came before a greater one's (rule 1; a
+    ** window's leaving rows may have put them back in order) */
+    for(i=0; L->unsorted && i<n && sorted; i++){
       ml_key k;
       memcpy(&k, rec + (size_t)i*W, 8);
       sorted = i==0 || k>=prev;
       prev = k;
     }
+    if( L->unsorted && sorted ){ L->unsorted = 0; L->last = prev; }
     if( !sorted ){
       uint64_t nb = (uint64_t)n*W;
       if( !isFinal ){
@@ -605,7 +711,7 @@ static void lg_result(sqlite3_context *ctx, LgAgg *L, int isFinal){
         rec = copy;
       }
       if( (scratch = ml_malloc(nb + ML_RADIX_EXTRA))==0 ) goto nomem;
-      ml_radix_sort(rec, n, (unsigned)W, scratch);
+      lg_sort(rec, n, W, scratch);
       ml_free(scratch);
       scratch = 0;
     }
@@ -622,6 +728,8 @@ static void lg_result(sqlite3_context *ctx, LgAgg *L, int isFinal){
       ml_free(L->rec);
       L->rec = 0;
       L->head = L->n = L->cap = 0;
+      L->unsorted = 0;
+      L->last = 0;
     }
   }
   ml_mc_result(ctx, mc, isFinal);
@@ -758,10 +866,11 @@ static int lg_win_start(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L){
   ml_i64 i = 0;
   if( (L->win = ml_malloc(sizeof(LgWin)))==0 ) return ML_NOMEM;
   memset(L->win, 0, sizeof(LgWin));
+  L->fast = 0;                                     /* rows now enter through lg_win_update */
   if( L->n>1 ){
     unsigned char *scratch = ml_malloc((uint64_t)L->n*W + ML_RADIX_EXTRA);
     if( scratch==0 ) return ML_NOMEM;
-    ml_radix_sort(L->rec + (size_t)L->head*W, L->n, (unsigned)W, scratch);
+    lg_sort(L->rec + (size_t)L->head*W, L->n, W, scratch);
     ml_free(scratch);
   }
   while( i<L->n ){

@@ -38,15 +38,6 @@ SQLITE_EXTENSION_INIT3
 
 /* ------------------------------------------------------ streaming sums */
 
-/* The predicted class of a row's scores s: pred itself (k = 1 rows), else
-** the first index of the highest score (numpy.argmax). */
-static int mc_argmax(const double *s, int k){
-  int j, b = 0;
-  if( k==1 ) return (int)s[0];
-  for(j=1; j<k; j++) if( s[j]>s[b] ) b = j;
-  return b;
-}
-
 /* A row's term of mc_log_loss, mc_brier or ordinal_rps (rule 2). */
 static double mc_term(int kind, int k, int y, const double *s){
   double t = 0.0;
@@ -214,13 +205,13 @@ int ml_mc_stream_add(McAgg *p, int kind, int y, const double *s, double w, ml_i6
       for(m=above+1; m<k; m++) ml_xsum_add_product(&ss->x[0][m], wp[i], mc_hit(m, above, tied), sign);
     }
   }else if( kind==MC_CONFUSION ){
-    int cell = y*MC_MAX_K + mc_argmax(s, k);
+    int cell = y*MC_MAX_K + ml_mc_argmax(s, k);
     ss->cnt[cell] += sign*c;
     if( !p->wmode ) return ML_OK;
     if( mc_stream_x(ss) || (ss->x[cell]==0 && (ss->x[cell] = mc_xsums(1))==0) ) return ML_NOMEM;
     for(i=0; i<nw; i++) ml_xsum_add(ss->x[cell], wp[i], sign);
   }else{                                     /* MC_CALIB: k columns and the top label's */
-    int top = mc_argmax(s, k);
+    int top = ml_mc_argmax(s, k);
     if( ss->bin==0 ){
       ss->B = (ml_i64)ml_param_value(&p->par[0], 10.0);
       ss->bin = ml_malloc((uint64_t)(k + 1)*ss->B*sizeof(McBin));
