@@ -579,7 +579,11 @@ def test_edges(ck):
              ("mc_auroc", "1, .2, x'00', .5"), ("mc_brier", "1, .2, 1.3, .5"), ("mc_brier", "1, -.25, .75, .5"),
              ("mc_log_loss", "1, .2, .3, .4"), ("mc_log_loss", "1, .25, .25, .5009765625"),
              ("mc_calibration", "0, .25, .25, .5009765625"), ("ordinal_rps", "2, .25, .25, .4990234375"),
-             ("mc_top_k", "1, 1e308, 'inf', 0"), ("mc_confusion", "2.5, .2, .3, .5")]
+             ("mc_top_k", "1, 1e308, 'inf', 0"), ("mc_confusion", "2.5, .2, .3, .5"),
+             # mc_top_k's and mc_confusion's counted rows (mc_count_fast): y out of range, a text or blob
+             # score before or after s_y
+             ("mc_top_k", "3, .2, .3, .5"), ("mc_top_k", "-1, .2, .3, .5"), ("mc_top_k", "1, 'x', .3, .5"),
+             ("mc_top_k", "0, .2, .3, x'00'"), ("mc_confusion", "3, .2, .3, .5"), ("mc_confusion", "1, .2, .3, 'x'")]
     for fn, row in later:
         first = None
         try:
@@ -593,6 +597,16 @@ def test_edges(ck):
                  "SELECT 1, .5, .25, .25, 1 UNION ALL SELECT %s, 3)" % (fn, row),
                  (), first.replace(fn + "()", fn + "_w()").replace(fn + "(y, probs", fn + "_w(y, probs, w"),
                  "%s_w: the bad row %s after good ones" % (fn, row))
+    # after good rows, a NULL score skips its row and an integral REAL y or an
+    # INTEGER score reads as the wide row's (mc_count_fast, then mc_step_w)
+    base = "SELECT 0 y, .25 a, .25 b, .5 c UNION ALL SELECT 2, .5, .25, .25 UNION ALL SELECT 1, .1, .6, .3"
+    for fn in ("mc_top_k", "mc_confusion"):
+        want = con.execute("SELECT %s(y, a, b, c) FROM (%s)" % (fn, base)).fetchone()[0]
+        ck.equal(con.execute("SELECT %s(y, a, b, c) FROM (%s UNION ALL SELECT 1, .2, NULL, .3)"
+                             % (fn, base)).fetchone()[0], want, fn + ": a NULL score after good rows is skipped")
+        ck.equal(con.execute("SELECT %s(y, a, b, c) FROM (%s UNION ALL SELECT 1.0, 0, 1, 0)" % (fn, base)).fetchone()[0],
+                 con.execute("SELECT %s(y, a, b, c) FROM (%s UNION ALL SELECT 1, 0.0, 1.0, 0.0)"
+                             % (fn, base)).fetchone()[0], fn + ": a REAL y and INTEGER scores read as the wide row's")
     # a class absent: the averages that need it are null, with the reason
     g = json.loads(con.execute("SELECT mc_auroc(y, a, b, c) FROM (SELECT 0 y, .2 a, .3 b, .5 c UNION ALL "
                                "SELECT 1, .1, .6, .3 UNION ALL SELECT 0, .5, .4, .1)").fetchone()[0])

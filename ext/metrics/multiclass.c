@@ -83,7 +83,10 @@
 **  13. The step reads the common row inline (an INTEGER class in range and
 **      k numbers in the wide form, after the group's first row); any other
 **      row goes through mc_row and ml_arg_scores, which read it again, so
-**      both paths take the same rows and give the same errors.
+**      both paths take the same rows and give the same errors.  mc_top_k's
+**      and mc_confusion's common row, once the group counts, is read and
+**      counted in mc_step itself (mc_count_fast: the true class's place or
+**      the argmax as the scores are read, no other call).
 **  14. Twins: the weight comes right after the scores, as in every twin
 **      (round 5): the last argument of the wide form, the argument after
 **      the array in the JSON form, before its parameters.  The driver
@@ -417,6 +420,7 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( p->failed ) return;
   if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
   if( d->flags & ML_FN_TWIN ) p->wmode = 1;
+  p->ckind = d->kind==MC_TOP_K || d->kind==MC_CONFUSION ? d->kind : 0;
   for(k=0; d->aParam && k<mc_has_param(ctx, d, argc, argv); k++){
     const MlParamSpec *ps = d->aParam[k];
     ml_i64 iv;
@@ -517,8 +521,56 @@ static void mc_unrow(sqlite3_context *ctx, const MlFuncDesc *d, McAgg *p, int y,
 **   mc_log_loss(y, p_0, ..., p_k-1 | y, probs), mc_brier(...)  -- xStep, xInverse; the twins
 **   NAME_w(y, ..., w) come through the driver (ML_FN_TWIN_WLAST) to the _w pair.
 */
+/* mc_top_k's and mc_confusion's common row once its group counts (rule
+** 13: the wide form of the group's k >= 2, an INTEGER y in 0..k-1, numeric
+** scores; unweighted, not failed), read and counted with no call but
+** SQLite's value readers: 1; else 0, nothing done (mc_step_w reads it). */
+static ML_ALWAYS_INLINE int mc_count_fast(McAgg *p, int argc, sqlite3_value **argv){
+  sqlite3_int64 yv;
+  double v, best;
+  int j, t, k = p->k, a, b;
+  if( p->ckind==0 || argc-1!=k || k<2 || p->ss==0 || p->wmode || p->failed ) return 0;
+  yv = sqlite3_value_int64(argv[0]);
+  if( yv<0 || yv>=k ) return 0;
+  if( p->ckind==MC_TOP_K ){
+    /* the true class's place as the scores are read, as ml_mc_count_row
+    ** finds it: a classes above s_y, b tied with it (itself included) */
+    t = sqlite3_value_type(argv[1+yv]);
+    if( t!=SQLITE_FLOAT && t!=SQLITE_INTEGER ) return 0;
+    best = sqlite3_value_double(argv[1+yv]);
+    a = 0;
+    b = best==best;
+    for(j=0; j<k; j++){
+      if( j==yv ) continue;
+      t = sqlite3_value_type(argv[1+j]);
+      if( t!=SQLITE_FLOAT && t!=SQLITE_INTEGER ) return 0;
+      v = sqlite3_value_double(argv[1+j]);
+      a += v>best;
+      b += v==best;
+    }
+    p->ss->cnt[a*MC_MAX_K + b-1]++;
+  }else{
+    /* mc_confusion: the first highest score's class (ml_mc_argmax) */
+    for(j=0, b=0, best=0.0; j<k; j++){
+      t = sqlite3_value_type(argv[1+j]);
+      if( t!=SQLITE_FLOAT && t!=SQLITE_INTEGER ) return 0;
+      v = sqlite3_value_double(argv[1+j]);
+      if( j==0 || v>best ){ best = v; b = j; }
+    }
+    p->ss->cnt[yv*MC_MAX_K + b]++;
+  }
+  p->n++;
+  return 1;
+}
+
 static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 0) ) return;
+  int t0 = sqlite3_value_type(argv[0]);
+  if( t0==SQLITE_INTEGER ){
+    McAgg *p = ml_agg_context(ctx, sizeof(*p));
+    if( p && mc_count_fast(p, argc, argv) ) return;
+  }else if( ML_STATE_DIVERT(ctx, argc, argv, t0, 0) ){
+    return;
+  }
   mc_step_w(ctx, argc, argv, 1.0);
 }
 static void mc_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){

@@ -40,6 +40,7 @@ typedef struct McAgg {
   struct McStream *ss; /* the streaming kinds' sums (rule 7): no row kept */
   int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
   int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
+  int ckind;           /* MC_TOP_K or MC_CONFUSION: the kind mc_step counts itself (rule 13); else 0 */
   struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
   struct McSorted *srt;    /* mc_pr_auc over a window frame: its sorted columns (rule 20) */
   struct McWSorted *wsrt;  /* mc_auroc_w, mc_pr_auc_w over a window frame: their (score,
