@@ -85,8 +85,9 @@
 **      row goes through mc_row and ml_arg_scores, which read it again, so
 **      both paths take the same rows and give the same errors.  mc_top_k's
 **      and mc_confusion's common row, once the group counts, is read and
-**      counted in mc_step itself (mc_count_fast: the true class's place or
-**      the argmax as the scores are read, no other call).
+**      counted in their own step, mc_step_counting (mc_count_fast: the true
+**      class's place or the argmax as the scores are read, no other call;
+**      the other kinds' step, mc_step, pays nothing for it).
 **  14. Twins: the weight comes right after the scores, as in every twin
 **      (round 5): the last argument of the wide form, the argument after
 **      the array in the JSON form, before its parameters.  The driver
@@ -420,7 +421,6 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
   if( p->failed ) return;
   if( w<0.0 ){ p->failed = 1; mc_clear(p); return; }
   if( d->flags & ML_FN_TWIN ) p->wmode = 1;
-  p->ckind = d->kind==MC_TOP_K || d->kind==MC_CONFUSION ? d->kind : 0;
   for(k=0; d->aParam && k<mc_has_param(ctx, d, argc, argv); k++){
     const MlParamSpec *ps = d->aParam[k];
     ml_i64 iv;
@@ -450,7 +450,10 @@ static void mc_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
       if( j==p->k && isProb && ml_prob_row_check(s, p->k, &sum)>=0 ) j = 0;
       /* mc_top_k's and mc_confusion's row counted here, as
       ** ml_mc_stream_add counts it (rules 7, 9) */
-      if( j==p->k && ml_mc_count_row(p, d->kind, (int)yv, s) ) return;
+      if( j==p->k && ml_mc_count_row(p, d->kind, (int)yv, s) ){
+        p->ckind = d->kind;                   /* mc_step_counting may count the next rows itself */
+        return;
+      }
       if( j==p->k ){
         if( w!=0.0 && (rc = mc_add(p, d, (int)yv, w, s))!=ML_OK ){
           mc_add_failed(ctx, d, p, rc);
@@ -564,6 +567,14 @@ static ML_ALWAYS_INLINE int mc_count_fast(McAgg *p, int argc, sqlite3_value **ar
 }
 
 static void mc_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  if( ML_STATE_DIVERT(ctx, argc, argv, sqlite3_value_type(argv[0]), 0) ) return;
+  mc_step_w(ctx, argc, argv, 1.0);
+}
+
+/* mc_top_k's and mc_confusion's xStep (famMcCount): the common row counted
+** here (mc_count_fast), any other as mc_step takes it.  A step of its own,
+** so that the other kinds' rows pay nothing for it. */
+static void mc_step_counting(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int t0 = sqlite3_value_type(argv[0]);
   if( t0==SQLITE_INTEGER ){
     McAgg *p = ml_agg_context(ctx, sizeof(*p));
@@ -713,6 +724,9 @@ int ml_mc_failed(const void *agg){ return ((const McAgg*)agg)->failed; }
 
 static const MlFamily famMc = { "multiclass", mc_step, mc_final, mc_value, mc_inverse, &ml_mc_states,
                                 mc_step_w, mc_inverse_w, 0 };
+/* the same family, with the counting kinds' step (mc_top_k, mc_confusion) */
+static const MlFamily famMcCount = { "multiclass", mc_step_counting, mc_final, mc_value, mc_inverse, &ml_mc_states,
+                                     mc_step_w, mc_inverse_w, 0 };
 
 #define MC_SIG_S   "y, s_0, ..., s_k-1 | y, scores"       /* any numbers */
 #define MC_SIG_P   "y, p_0, ..., p_k-1 | y, probs"        /* probabilities */
@@ -732,8 +746,8 @@ const MlFuncDesc ml_multiclass_functions[] = {
   { "mc_pr_auc",     MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_PR_AUC,   ML_FN_JSON, 0 },
   { "mc_log_loss",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_LOG_LOSS, 0, 0 },
   { "mc_brier",      MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_BRIER,    0, 0 },
-  { "mc_confusion",  MC_SIG_S " | y, pred", 2, MC_MAX_K+1, &famMc, 0, MC_CONFUSION, ML_FN_JSON, 0 },
-  { "mc_top_k",      MC_SIG_S,   2, MC_MAX_K+1, &famMc, 0, MC_TOP_K,    ML_FN_JSON, 0 },
+  { "mc_confusion",  MC_SIG_S " | y, pred", 2, MC_MAX_K+1, &famMcCount, 0, MC_CONFUSION, ML_FN_JSON, 0 },
+  { "mc_top_k",      MC_SIG_S,   2, MC_MAX_K+1, &famMcCount, 0, MC_TOP_K,    ML_FN_JSON, 0 },
   { "ordinal_rps",   MC_SIG_P,   2, MC_MAX_K+1, &famMc, 0, MC_RPS,      0, 0 },
   { "mc_calibration", "y, p_0, ..., p_k-1 | y, probs [, bins]", 2, MC_MAX_K+1, &famMc, 0, MC_CALIB, ML_FN_JSON,
     ML_PARAMS(&psBins) },

@@ -40,7 +40,8 @@ typedef struct McAgg {
   struct McStream *ss; /* the streaming kinds' sums (rule 7): no row kept */
   int e0set, e0;       /* those sums hold each weight as w 2^-e0 (rule 15) */
   int wmode;           /* the sums are of weights (a twin, a weighted state), not counts */
-  int ckind;           /* MC_TOP_K or MC_CONFUSION: the kind mc_step counts itself (rule 13); else 0 */
+  int ckind;           /* MC_TOP_K or MC_CONFUSION once a row was counted: mc_step_counting
+                       ** counts the common rows itself (rule 13); else 0 */
   struct McWin *win;   /* mc_auroc over a window frame: its counted sets (rule 17) */
   struct McSorted *srt;    /* mc_pr_auc over a window frame: its sorted columns (rule 20) */
   struct McWSorted *wsrt;  /* mc_auroc_w, mc_pr_auc_w over a window frame: their (score,
@@ -194,7 +195,7 @@ static inline int ml_mc_argmax(const double *s, int k){
 static inline int ml_mc_count_row(McAgg *p, int kind, int y, const double *s){
   McStream *ss = p->ss;
   int j, k = p->k;
-  if( ss==0 || p->wmode ) return 0;
+  if( (kind!=MC_TOP_K && kind!=MC_CONFUSION) || ss==0 || p->wmode ) return 0;
   if( kind==MC_TOP_K ){
     double sy = s[y];                       /* the true class's place: above it, tied with it */
     int above = 0, tied = 0;
@@ -203,10 +204,8 @@ static inline int ml_mc_count_row(McAgg *p, int kind, int y, const double *s){
       tied += s[j]==sy;
     }
     ss->cnt[above*MC_MAX_K + tied-1]++;
-  }else if( kind==MC_CONFUSION ){
-    ss->cnt[y*MC_MAX_K + ml_mc_argmax(s, k)]++;
   }else{
-    return 0;
+    ss->cnt[y*MC_MAX_K + ml_mc_argmax(s, k)]++;
   }
   p->n++;
   return 1;
