@@ -85,18 +85,22 @@
 **      code, which gives the errors.
 **
 ** Cost: O(1) a class-row entering (an interned id: one hash probe); a
-** result O(n) to check the order and assemble, plus the shared sort
-** (ml_radix_sort) when the rows are out of order, plus the wide form's own
-** work over n / k rows.  A window: a class-row entering or leaving costs a
-** binary search, its id's k records re-read, one wide row out and in, and
-** a move of the records on the nearer side of its place (none when rows
-** enter by id, as ORDER BY id brings them); a frame costs the wide window's
-** (a running mc_log_loss_long over 5 000 ids: 0.88 s -> 0.03 s).  Measured (bench/RESULTS.md, "The long layout";
-** callgrind, 10^5 ids, k = 3): the reader ~155 Ir a class-row (+ ~110 for
-** the sort when shuffled); mc_auroc_long 4156 Ir an id against the wide
-** form's 1860 (2.23x; SQLite's scan of the k rows alone is 2.8x the wide
-** row's, and mleval's part 1.56x the wide form's); 6x cheaper than the
-** json_group_array pivot it replaces.
+** result O(n) to assemble (and to check the order, only when a row came
+** out of it), plus the shared sort (ml_radix_sort) when the rows are out
+** of order, plus the wide form's own work over n / k rows.  A window: a
+** class-row entering or leaving costs a binary search, its id's k records
+** re-read, one wide row out and in, and a move of the records on the
+** nearer side of its place (none when rows enter by id, as ORDER BY id
+** brings them); a frame costs the wide window's (a running
+** mc_log_loss_long over 5 000 ids: 0.88 s -> 0.03 s).  Measured
+** (bench/RESULTS.md, "The long layout"; callgrind, 10^5 ids, k = 3): the
+** reader ~29 Ir a class-row above the wide form's own work for mc_auroc,
+** ~55 for the streaming functions (~170-210 before rule 8's paths), + ~100
+** for the sort when shuffled; mc_auroc_long 3651 Ir an id against the wide
+** form's 1734 (2.11x; SQLite's scan of the k rows alone is 2.8x the wide
+** row's, and mleval's part 1.12x the wide form's), mc_top_k_long 3070
+** against 1077 (2.85x); 6.8x cheaper than the json_group_array pivot it
+** replaces.
 */
 #include <float.h>
 #include <math.h>
