@@ -96,8 +96,8 @@
 ** (bench/RESULTS.md, "The long layout"; callgrind, 10^5 ids, k = 3): the
 ** reader ~29 Ir a class-row above the wide form's own work for mc_auroc,
 ** ~55 for the streaming functions (~170-210 before rule 8's paths), + ~100
-** for the sort when shuffled; mc_auroc_long 3651 Ir an id against the wide
-** form's 1734 (2.11x; SQLite's scan of the k rows alone is 2.8x the wide
+** for the sort when shuffled; mc_auroc_long 3655 Ir an id against the wide
+** form's 1738 (2.10x; SQLite's scan of the k rows alone is 2.8x the wide
 ** row's, and mleval's part 1.12x the wide form's), mc_top_k_long 3070
 ** against 1077 (2.85x); 6.8x cheaper than the json_group_array pivot it
 ** replaces.
