@@ -3,7 +3,10 @@
 **
 ** multiclass_long.c -- the multiclass family over the long layout: one row
 ** per (id, class), as predictions are often stored, read as stored (no
-** pivot, no json_group_array).  One reader serves the family:
+** pivot, no json_group_array); its ids (rules 2, 6) live in
+** multiclass_long_ids.c, its windows (rule 7) in multiclass_long_window.c,
+** what the three share in multiclass_long_impl.h.  One reader serves the
+** family:
 **
 **   NAME_long(id, y, class, p [, params])       NAME_long_w(id, y, class, p, w [, params])
 **
@@ -67,7 +70,7 @@
 **      window store (ml_mc_add_row / ml_mc_remove_row, the wide form's own
 **      window structures): a class-row entering or leaving takes its id out
 **      of the tallies and the store, moves one record, and puts the id back,
-**      as lg_assemble reads it (lg_run_read, one code).  A frame whose ids
+**      as ml_mcl_assemble reads it (ml_mcl_run_read, one code).  A frame whose ids
 **      are all well-formed and of one k is the store's value; a frame with a
 **      broken id or two k is assembled afresh from the sorted records (the
 **      aggregate's error or null, word for word); a frame whose one k is not
@@ -79,7 +82,7 @@
 **      probability functions) with one type look-up each and appends its
 **      record with no other call (lg_fast; not in window mode); the
 **      assembly takes an id whose k records run over classes 0..k-1 with one
-**      y, no NULL and one w without lg_run_read, and mc_top_k's and
+**      y, no NULL and one w without ml_mcl_run_read, and mc_top_k's and
 **      mc_confusion's ids are counted as their wide rows are
 **      (ml_mc_count_row).  Any other row or id is read again by the general
 **      code, which gives the errors.
@@ -109,56 +112,10 @@ SQLITE_EXTENSION_INIT3
 #include "ml_sql.h"
 #include "ml_utf8.h"
 #include "multiclass.h"
+#include "multiclass_long_impl.h"
 
-#define LG_DIRECT   ((ml_i64)1<<43)      /* INTEGER ids in [-2^43, 2^43) are their own tag */
-#define LG_INTERNED ((ml_i64)1<<44)      /* interned ids' tags start here */
-#define LG_MAX_IDS  ((ml_i64)1<<44)
-
-/* An interned id (rule 6): its type and bytes in the arena. */
-typedef struct LgId { uint64_t h; ml_i64 off; int n, type; } LgId;
-
-typedef struct LgAgg {
-  int failed;
-  int width;                 /* 16, or 24 (a twin: w after p) */
-  int fast;                  /* set up, not failed, not in window mode: lg_fast may take a row */
-  int isProb;                /* p must lie in [0, 1] (MC_IS_PROB) */
-  unsigned char *rec;        /* records [head, head + n), in arrival order */
-  ml_i64 head, n, cap;
-  int unsorted;              /* 0: rec is in key order, each key <= last */
-  ml_key last;               /* the last key appended (rule 1) */
-  MlParam par[3];            /* the parameters (rule 5) */
-  LgId *ids;                 /* interned ids, their hash slots (index + 1; 0 empty) */
-  ml_i64 nId, capId;
-  uint32_t *slot;            /* open addressing, power-of-two size */
-  ml_i64 nSlot;
-  unsigned char *arena;
-  ml_i64 nArena, capArena;
-  struct LgWin *win;         /* window mode (rule 7): rec kept sorted, the ids kept assembled */
-} LgAgg;
-
-/* Window mode (rule 7), from a group's first xValue: the records stay
-** sorted by (id, class, y) -- a class-row entering or leaving moves the
-** records on the nearer side of its place -- and the ids of the frame stay
-** assembled in one wide window store (mc), so a frame costs the wide
-** window's work, not a sort and assembly of the frame. */
-typedef struct LgWin {
-  void *mc;                  /* the wide store: every well-formed id of k = K whose weight is > 0 */
-  int K;                     /* its k (0: not yet built) */
-  ml_i64 nBad;               /* ids of the frame that break rule 3 */
-  ml_i64 nGood[MC_MAX_K+1];  /* well-formed ids of the frame by k (weight 0 included) */
-  ml_i64 nGoodW;             /* well-formed ids of weight > 0 */
-} LgWin;
-
-static void lg_win_free(LgAgg *L){
-  if( L->win ){
-    if( L->win->mc ){ ml_mc_clear(L->win->mc); ml_free(L->win->mc); }
-    ml_free(L->win);
-    L->win = 0;
-  }
-}
-
-static void lg_clear(LgAgg *L){
-  lg_win_free(L);
+void ml_mcl_clear(LgAgg *L){
+  ml_mcl_win_free(L);
   ml_free(L->rec);
   ml_free(L->ids);
   ml_free(L->slot);
@@ -169,152 +126,12 @@ static void lg_clear(LgAgg *L){
   L->last = 0;
 }
 
-static uint64_t lg_hash(int type, const unsigned char *z, int n){
-  uint64_t h = 1469598103934665603ULL ^ (uint64_t)type;
-  int i;
-  for(i=0; i<n; i++){ h ^= z[i]; h *= 1099511628211ULL; }
-  return h ^ (h>>29);
-}
-
-/* The tag of an interned id (type, bytes): found, or added (add 1).
-** -1: out of memory; -2: not found (add 0); -3: too many ids. */
-static ml_i64 lg_intern(LgAgg *L, int type, const unsigned char *z, int n, int add){
-  uint64_t h = lg_hash(type, z, n);
-  ml_i64 m, i;
-  if( L->nSlot ){
-    m = L->nSlot - 1;
-    for(i=(ml_i64)(h & (uint64_t)m); L->slot[i]; i=(i+1) & m){
-      const LgId *e = &L->ids[L->slot[i]-1];
-      if( e->h==h && e->type==type && e->n==n && (n==0 || memcmp(L->arena + e->off, z, (size_t)n)==0) ){
-        return LG_INTERNED + (L->slot[i]-1);
-      }
-    }
-  }
-  if( !add ) return -2;
-  if( L->nId>=0xFFFFFFFE || L->nId>=LG_MAX_IDS ) return -3;
-  if( 2*(L->nId + 1) > L->nSlot ){                 /* grow the slots: load at most 1/2 */
-    ml_i64 ns = L->nSlot ? 2*L->nSlot : 64, j;
-    uint32_t *s = ml_malloc((uint64_t)ns*sizeof(uint32_t));
-    if( s==0 ) return -1;
-    memset(s, 0, (size_t)ns*sizeof(uint32_t));
-    for(j=0; j<L->nId; j++){
-      ml_i64 t = (ml_i64)(L->ids[j].h & (uint64_t)(ns-1));
-      while( s[t] ) t = (t+1) & (ns-1);
-      s[t] = (uint32_t)(j+1);
-    }
-    ml_free(L->slot);
-    L->slot = s;
-    L->nSlot = ns;
-  }
-  if( L->nId>=L->capId ){
-    ml_i64 c = L->capId ? L->capId + L->capId/2 : 64;
-    LgId *e = ml_realloc(L->ids, (uint64_t)c*sizeof(LgId));
-    if( e==0 ) return -1;
-    L->ids = e;
-    L->capId = c;
-  }
-  if( L->nArena + n > L->capArena ){
-    ml_i64 c = L->capArena + L->capArena/2 + n + 256;
-    unsigned char *a = ml_realloc(L->arena, (uint64_t)c);
-    if( a==0 ) return -1;
-    L->arena = a;
-    L->capArena = c;
-  }
-  if( n ) memcpy(L->arena + L->nArena, z, (size_t)n);
-  L->ids[L->nId].h = h;
-  L->ids[L->nId].off = L->nArena;
-  L->ids[L->nId].n = n;
-  L->ids[L->nId].type = type;
-  L->nArena += n;
-  m = L->nSlot - 1;
-  for(i=(ml_i64)(h & (uint64_t)m); L->slot[i]; i=(i+1) & m){}
-  L->slot[i] = (uint32_t)(L->nId + 1);
-  return LG_INTERNED + L->nId++;
-}
-
-/* The tag of the id v (rule 2, 6); -1 out of memory, -2 not held (add 0),
-** -3 too many ids. */
-static ml_i64 lg_tag(LgAgg *L, sqlite3_value *v, int add){
-  int t = sqlite3_value_type(v);
-  ml_i64 iv;
-  unsigned char b[8];
-  if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
-    if( t==SQLITE_INTEGER ) iv = sqlite3_value_int64(v);
-    else{
-      double d = sqlite3_value_double(v);
-      if( !(d==floor(d) && d>=-9223372036854775808.0 && d<9223372036854775808.0) ){
-        memcpy(b, &d, 8);                          /* a fraction, or beyond int64: the REAL itself */
-        return lg_intern(L, SQLITE_FLOAT, b, 8, add);
-      }
-      iv = (ml_i64)d;                              /* 1.0 is the id 1 (rule 2) */
-    }
-    if( iv>=-LG_DIRECT && iv<LG_DIRECT ) return iv + LG_DIRECT;
-    memcpy(b, &iv, 8);
-    return lg_intern(L, SQLITE_INTEGER, b, 8, add);
-  }
-  if( t==SQLITE_TEXT ){
-    const unsigned char *z = sqlite3_value_text(v);
-    if( z==0 ) return -1;
-    return lg_intern(L, SQLITE_TEXT, z, sqlite3_value_bytes(v), add);
-  }
-  {
-    const unsigned char *z = sqlite3_value_blob(v);
-    int n = sqlite3_value_bytes(v);
-    if( z==0 && n>0 ) return -1;
-    return lg_intern(L, SQLITE_BLOB, z ? z : (const unsigned char*)"", n, add);
-  }
-}
-
-/* The id of tag t as a message shows it: 7, 'a7', 1.5, a blob of 3 bytes. */
-static void lg_describe(const LgAgg *L, ml_i64 t, char *z, int nz){
-  const LgId *e;
-  const unsigned char *a;
-  if( t<LG_INTERNED ){ sqlite3_snprintf(nz, z, "%lld", (long long)(t - LG_DIRECT)); return; }
-  e = &L->ids[t - LG_INTERNED];
-  a = L->arena + e->off;
-  if( e->type==SQLITE_INTEGER ){
-    ml_i64 iv;
-    memcpy(&iv, a, 8);
-    sqlite3_snprintf(nz, z, "%lld", (long long)iv);
-  }else if( e->type==SQLITE_FLOAT ){
-    double d;
-    memcpy(&d, a, 8);
-    ml_num(z, d);
-  }else if( e->type==SQLITE_BLOB ){
-    sqlite3_snprintf(nz, z, "a blob of %d bytes", e->n);
-  }else{
-    /* text: quoted, cut between characters at 40 bytes, ill-formed bytes as U+FFFD */
-    char buf[64];
-    unsigned cp;
-    int i = 0, o = 0;
-    char tmp[8];
-    while( i<e->n && o<40 ){
-      int len;
-      memset(tmp, 0, sizeof(tmp));
-      memcpy(tmp, a + i, (size_t)(e->n - i < 4 ? e->n - i : 4));
-      len = ml_utf8_char(tmp, &cp);
-      if( tmp[0]==0 ){ buf[o++] = '?'; i++; continue; }            /* a NUL byte */
-      if( len<0 ){ memcpy(buf + o, ML_UTF8_REPLACEMENT, 3); o += 3; i += -len; continue; }
-      memcpy(buf + o, a + i, (size_t)len);
-      o += len;
-      i += len;
-    }
-    buf[o] = 0;
-    sqlite3_snprintf(nz, z, "'%s'%s", buf, i<e->n ? "..." : "");
-  }
-}
-
-/* The record of a class-row (rule 6): its key is the code t 256 + class 16
-** + y itself, an integer in [0, 2^53) whose unsigned order is (id, class)
-** order. */
-static inline ml_key lg_key(ml_i64 tag, int c, int y){ return (ml_key)(tag*256 + c*16 + y); }
-
 /* Sorts n records of width W by key (rule 1) with the shared sort, which
 ** buckets keys by the doubles they order: each key is shifted by LG_KEY0
 ** first -- the key of the double whose bits are those of 2^52 plus the
 ** code, finite, positive, in the code's order -- and back after. */
 #define LG_KEY0 ((ml_key)0xC330000000000000ULL)
-static void lg_sort(unsigned char *rec, ml_i64 n, int W, void *scratch){
+void ml_mcl_sort(unsigned char *rec, ml_i64 n, int W, void *scratch){
   ml_i64 i;
   ml_key k;
   for(i=0; i<n; i++){ memcpy(&k, rec + (size_t)i*W, 8); k += LG_KEY0; memcpy(rec + (size_t)i*W, &k, 8); }
@@ -383,7 +200,7 @@ static int lg_row(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, sqlite3_v
   rc = MC_IS_PROB(d->kind) ? ml_arg_prob(ctx, d->name, "p", argv[3], &p) : ml_arg_score(ctx, d->name, "p", argv[3], &p);
   if( rc==ML_ROW_ERR ) return rc;
   isNull |= rc==ML_ROW_SKIP;
-  tag = lg_tag(L, argv[0], add);
+  tag = ml_mcl_tag(L, argv[0], add);
   if( tag==-1 ){ sqlite3_result_error_nomem(ctx); return ML_ROW_ERR; }
   if( tag==-3 ){ ml_error(ctx, d->name, "more than 4294967294 ids that are not integers below 2^43"); return ML_ROW_ERR; }
   if( tag==-2 ) return ML_ROW_SKIP;                 /* xInverse of a row never added */
@@ -393,7 +210,7 @@ static int lg_row(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, sqlite3_v
   return ML_ROW_OK;
 }
 
-static void lg_fail(LgAgg *L){ L->failed = 1; L->fast = 0; lg_clear(L); }
+void ml_mcl_fail(LgAgg *L){ L->failed = 1; L->fast = 0; ml_mcl_clear(L); }
 
 /* The common class-row (an INTEGER id of a direct tag, INTEGER y and class
 ** in 0..15, a REAL p, in [0, 1] for probabilities) appended where the
@@ -424,9 +241,6 @@ static ML_ALWAYS_INLINE int lg_fast(LgAgg *L, sqlite3_value **argv, double w){
   return 1;
 }
 
-static int lg_win_update(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, ml_key key, double p, double w,
-                         int sign);
-
 /* xStep (through the driver for the twins: w its weight, 0 for NULL or 0,
 ** < 0 its error already set). */
 static void lg_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, double w){
@@ -443,28 +257,28 @@ static void lg_step_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, doub
     L->isProb = MC_IS_PROB(d->kind);
     L->fast = L->win==0;
   }
-  if( w<0.0 ){ lg_fail(L); return; }
+  if( w<0.0 ){ ml_mcl_fail(L); return; }
   for(i=0; d->aParam && d->aParam[i] && 4+i<argc; i++){
     const MlParamSpec *ps = d->aParam[i];
     ml_i64 iv;
     double v;
     if( ps->type==ML_PT_INT ? ml_param_int(ctx, d->name, ps, argv[4+i], &L->par[i], &iv)
                             : ml_param_real(ctx, d->name, ps, argv[4+i], &L->par[i], &v) ){
-      lg_fail(L);
+      ml_mcl_fail(L);
       return;
     }
   }
   rc = lg_row(ctx, d, L, argv, 1, &key, &p);
-  if( rc==ML_ROW_ERR ){ lg_fail(L); return; }
+  if( rc==ML_ROW_ERR ){ ml_mcl_fail(L); return; }
   if( rc!=ML_ROW_OK ) return;
   if( L->win ){                                    /* window mode (rule 7) */
-    if( (rc = lg_win_update(ctx, d, L, key, p, w, 1))!=ML_OK ){
+    if( (rc = ml_mcl_win_update(ctx, d, L, key, p, w, 1))!=ML_OK ){
       if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-      lg_fail(L);
+      ml_mcl_fail(L);
     }
     return;
   }
-  if( lg_append(L, key, p, w)!=ML_OK ){ sqlite3_result_error_nomem(ctx); lg_fail(L); }
+  if( lg_append(L, key, p, w)!=ML_OK ){ sqlite3_result_error_nomem(ctx); ml_mcl_fail(L); }
 }
 
 static void lg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -484,10 +298,10 @@ static void lg_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
   for(i=0; d->aParam && d->aParam[i] && 4+i<argc; i++) ml_param_drop(&L->par[i], argv[4+i]);
   if( w<0.0 || lg_row(ctx, d, L, argv, 0, &key, &p)!=ML_ROW_OK ) return;
   if( L->win ){                                    /* window mode (rule 7) */
-    int rc = lg_win_update(ctx, d, L, key, p, w, -1);
+    int rc = ml_mcl_win_update(ctx, d, L, key, p, w, -1);
     if( rc!=ML_OK ){
       if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-      lg_fail(L);
+      ml_mcl_fail(L);
     }
     return;
   }
@@ -508,39 +322,16 @@ static void lg_inverse_w(sqlite3_context *ctx, int argc, sqlite3_value **argv, d
 }
 static void lg_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){ lg_inverse_w(ctx, argc, argv, 1.0); }
 
-/* A record's parts. */
-static inline ml_i64 lg_code(const unsigned char *r){ ml_key k; memcpy(&k, r, 8); return (ml_i64)k; }
-static inline double lg_p(const unsigned char *r){ double p; memcpy(&p, r + 8, 8); return p; }
-static inline double lg_w(const unsigned char *r, int width){
-  double w = 1.0;
-  if( width==24 ) memcpy(&w, r + 16, 8);
-  return w;
-}
-
 /* "w" as a message shows it: 0 reads NULL too (rule 4). */
 static const char *lg_wnum(char *z, double w){
   if( w==0.0 ) return "0 (or NULL)";
   return ml_num(z, w);
 }
 
-/* One id's run of sorted records, read (rules 3, 4): what lg_assemble
-** checks of it, the rows of a window's frame by the same code. */
-enum { LG_RUN_SKIP, LG_RUN_BAD, LG_RUN_GOOD };
-typedef struct LgRun {
-  ml_i64 tag, m;             /* the id, its records */
-  int status;                /* SKIP: a NULL in a row (rule 4); BAD: rule 3 broken (classes, y, w, sum) */
-  int ok;                    /* its classes are 0..m-1, each once */
-  int y, k;                  /* GOOD: the class and k = m */
-  double w;                  /* GOOD: the weight */
-  double sum;                /* the probabilities' sum (a probability kind) */
-  int cls[MC_MAX_K], yv[MC_MAX_K];
-  double s[MC_MAX_K], wv[MC_MAX_K];
-} LgRun;
-
 /* Reads the run starting at record i of rec[0..n) (width W) into *R;
 ** returns one past it.  The checks of rule 3 that need no other id: its
 ** classes, y and w the same in every row, y < k, the probabilities' sum. */
-static ml_i64 lg_run_read(const unsigned char *rec, ml_i64 i, ml_i64 n, int W, int isProb, LgRun *R){
+ml_i64 ml_mcl_run_read(const unsigned char *rec, ml_i64 i, ml_i64 n, int W, int isProb, LgRun *R){
   ml_i64 code = lg_code(rec + (size_t)i*W), j = i, m = 0;
   int skip = 0, t;
   R->tag = code>>8;
@@ -581,13 +372,13 @@ static ml_i64 lg_run_read(const unsigned char *rec, ml_i64 i, ml_i64 n, int W, i
 }
 
 /* The error of a run that is not GOOD, or of k differing from k0 (the first
-** id's, whose tag is firstTag): the message lg_assemble gives (rule 3). */
+** id's, whose tag is firstTag): the message ml_mcl_assemble gives (rule 3). */
 static void lg_run_error(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L, const LgRun *R,
                          int k0, ml_i64 firstTag){
   char zId[96], zId2[96], zA[32], zB[32];
   ml_i64 m = R->m;
   int t;
-  lg_describe(L, R->tag, zId, sizeof(zId));
+  ml_mcl_describe(L, R->tag, zId, sizeof(zId));
   if( !R->ok || m<2 ){
     /* the id's classes, for the message: a class repeated or missing */
     char zList[128];
@@ -610,7 +401,7 @@ static void lg_run_error(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg 
     return;
   }
   if( k0 && m!=k0 ){
-    lg_describe(L, firstTag, zId2, sizeof(zId2));
+    ml_mcl_describe(L, firstTag, zId2, sizeof(zId2));
     ml_error(ctx, d->name, "k must be the same in every id: id %s has %d classes (0..%d), id %s has %d", zId,
              (int)m, (int)m-1, zId2, k0);
     return;
@@ -639,7 +430,7 @@ static void lg_run_error(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg 
 /* Assembles the ids of the sorted records rec[0..n) and hands each to the
 ** wide store mc (rules 1, 3): one pass, each record decoded once.  ML_OK,
 ** or the error is set (ML_ERROR). */
-static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L, const unsigned char *rec,
+int ml_mcl_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L, const unsigned char *rec,
                        ml_i64 n, void *mc){
   const int W = L->width, isProb = MC_IS_PROB(d->kind);
   ml_i64 i = 0, firstTag = -1;
@@ -648,7 +439,7 @@ static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L
   while( i<n ){
     /* the common id, once k is known: its k rows in class order 0..k-1 with
     ** one y (codes c0, c0 + 16, ...), no NULL, one w, the next row another
-    ** id's (rule 8).  Anything else is read by lg_run_read, which says what
+    ** id's (rule 8).  Anything else is read by ml_mcl_run_read, which says what
     ** is wrong. */
     ml_i64 code = lg_code(rec + (size_t)i*W);
     if( k0 && i + k0<=n && (code & 0xF0)==0 ){
@@ -669,7 +460,7 @@ static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L
         }
       }
     }
-    i = lg_run_read(rec, i, n, W, isProb, &R);
+    i = ml_mcl_run_read(rec, i, n, W, isProb, &R);
     if( R.status==LG_RUN_SKIP ) continue;           /* a NULL in a row of the id (rule 4) */
     if( R.status==LG_RUN_GOOD && k0==0 ){ k0 = R.k; firstTag = R.tag; }
     if( R.status!=LG_RUN_GOOD || R.k!=k0 ){
@@ -684,7 +475,7 @@ static int lg_assemble(sqlite3_context *ctx, const MlFuncDesc *d, const LgAgg *L
 /* A result (rule 1): the records sorted by (id, class) -- in place at
 ** xFinal, a copy for a window's xValue -- then assembled into a wide store
 ** whose result is the function's. */
-static void lg_result(sqlite3_context *ctx, LgAgg *L, int isFinal){
+void ml_mcl_result(sqlite3_context *ctx, LgAgg *L, int isFinal){
   const MlFuncDesc *d = sqlite3_user_data(ctx);
   unsigned char *rec = 0, *copy = 0, *scratch = 0;
   void *mc;
@@ -715,15 +506,15 @@ static void lg_result(sqlite3_context *ctx, LgAgg *L, int isFinal){
         rec = copy;
       }
       if( (scratch = ml_malloc(nb + ML_RADIX_EXTRA))==0 ) goto nomem;
-      lg_sort(rec, n, W, scratch);
+      ml_mcl_sort(rec, n, W, scratch);
       ml_free(scratch);
       scratch = 0;
     }
-    if( lg_assemble(ctx, d, L, rec, n, mc)!=ML_OK ){
+    if( ml_mcl_assemble(ctx, d, L, rec, n, mc)!=ML_OK ){
       ml_free(copy);
       ml_mc_clear(mc);
       ml_free(mc);
-      lg_fail(L);
+      ml_mcl_fail(L);
       return;
     }
     ml_free(copy);
@@ -746,191 +537,15 @@ nomem:
   ml_mc_clear(mc);
   ml_free(mc);
   sqlite3_result_error_nomem(ctx);
-  if( L ) lg_fail(L);
+  if( L ) ml_mcl_fail(L);
 }
 
-/* ------------------------------------------------------- window mode */
-
-/* The first record (an index from head) whose key is >= key: the records
-** are sorted in window mode. */
-static ml_i64 lg_lower(const LgAgg *L, ml_key key){
-  const unsigned char *rec = L->rec + (size_t)L->head*L->width;
-  ml_i64 lo = 0, hi = L->n;
-  while( lo<hi ){
-    ml_i64 mid = lo + (hi - lo)/2;
-    ml_key k;
-    memcpy(&k, rec + (size_t)mid*L->width, 8);
-    if( k<key ) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
-/* Counts the id whose records are [lo, hi) in (sign +1) or out of (-1) the
-** frame's tallies, and adds it to (removes it from) the wide store when it
-** is well-formed, of weight > 0 and of the store's k.  ML_OK, or the wide
-** store failed (its error set). */
-static int lg_win_account(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, ml_i64 lo, ml_i64 hi, int sign){
-  LgWin *W = L->win;
-  LgRun R;
-  if( lo>=hi ) return ML_OK;
-  lg_run_read(L->rec + (size_t)L->head*L->width, lo, hi, L->width, MC_IS_PROB(d->kind), &R);
-  if( R.status==LG_RUN_SKIP ) return ML_OK;
-  if( R.status==LG_RUN_BAD ){ W->nBad += sign; return ML_OK; }
-  W->nGood[R.k] += sign;
-  if( R.w<=0.0 ) return ML_OK;
-  W->nGoodW += sign;
-  if( R.k!=W->K || W->mc==0 ) return ML_OK;
-  if( sign>0 ) return ml_mc_add_row(ctx, W->mc, R.k, R.y, R.w, R.s);
-  ml_mc_remove_row(ctx, W->mc, R.y, R.w, R.s);
-  return ml_mc_failed(W->mc) ? ML_ERROR : ML_OK;
-}
-
-/* Makes room for one record at index pos (from head), moving the records on
-** the nearer side; returns its address, or 0 (out of memory: nothing moved). */
-static unsigned char *lg_win_open(LgAgg *L, ml_i64 pos){
-  const int W = L->width;
-  unsigned char *base;
-  if( L->head + L->n >= L->cap ){
-    if( L->head>0 ){
-      memmove(L->rec, L->rec + (size_t)L->head*W, (size_t)L->n*W);
-      L->head = 0;
-    }else{
-      ml_i64 c = L->cap + L->cap/4 + 1024;
-      unsigned char *a = ml_realloc(L->rec, (uint64_t)c*W);
-      if( a==0 ) return 0;
-      L->rec = a;
-      L->cap = c;
-    }
-  }
-  base = L->rec + (size_t)L->head*W;
-  if( L->head>0 && pos < L->n - pos ){          /* the records before pos move one down */
-    memmove(base - W, base, (size_t)pos*W);
-    L->head--;
-  }else{
-    memmove(base + (size_t)(pos+1)*W, base + (size_t)pos*W, (size_t)(L->n - pos)*W);
-  }
-  L->n++;
-  return L->rec + (size_t)(L->head + pos)*W;
-}
-
-/* Removes the record at index i (from head), moving the nearer side. */
-static void lg_win_close(LgAgg *L, ml_i64 i){
-  const int W = L->width;
-  unsigned char *base = L->rec + (size_t)L->head*W;
-  if( i < L->n - 1 - i ){
-    memmove(base + W, base, (size_t)i*W);
-    L->head++;
-  }else{
-    memmove(base + (size_t)i*W, base + (size_t)(i+1)*W, (size_t)(L->n - 1 - i)*W);
-  }
-  if( --L->n==0 ) L->head = 0;
-}
-
-/* A class-row entering (sign +1) or leaving (-1) a window's frame: its id
-** counted out, the record inserted in its place or removed (a leaving
-** record that is not held is ignored, as the aggregate's xInverse does),
-** the id counted in again.  ML_OK, ML_NOMEM, or ML_ERROR (set). */
-static int lg_win_update(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, ml_key key, double p, double w,
-                         int sign){
-  const int W = L->width;
-  ml_i64 tag = lg_code((const unsigned char*)&key)>>8, lo, hi, at;
-  unsigned char *r;
-  lo = lg_lower(L, lg_key(tag, 0, 0));
-  hi = lg_lower(L, lg_key(tag + 1, 0, 0));
-  if( sign<0 ){
-    for(at=lo; at<hi; at++){
-      const unsigned char *q = L->rec + (size_t)(L->head + at)*W;
-      double qp = lg_p(q);
-      ml_key qk;
-      memcpy(&qk, q, 8);
-      if( qk==key && (qp==p || (isnan(qp) && isnan(p))) && lg_w(q, W)==w ) break;
-    }
-    if( at==hi ) return ML_OK;
-  }else{
-    at = lg_lower(L, key + 1);                   /* after the records of an equal key */
-  }
-  if( lg_win_account(ctx, d, L, lo, hi, -1) ) return ML_ERROR;
-  if( sign>0 ){
-    if( (r = lg_win_open(L, at))==0 ) return ML_NOMEM;
-    memcpy(r, &key, 8);
-    memcpy(r + 8, &p, 8);
-    if( W==24 ) memcpy(r + 16, &w, 8);
-    hi++;
-  }else{
-    lg_win_close(L, at);
-    hi--;
-  }
-  return lg_win_account(ctx, d, L, lo, hi, 1);
-}
-
-/* Enters window mode: the records sorted, every id of the frame counted
-** (the wide store is built at the first frame that is well-formed). */
-static int lg_win_start(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L){
-  const int W = L->width;
-  ml_i64 i = 0;
-  if( (L->win = ml_malloc(sizeof(LgWin)))==0 ) return ML_NOMEM;
-  memset(L->win, 0, sizeof(LgWin));
-  L->fast = 0;                                     /* rows now enter through lg_win_update */
-  if( L->n>1 ){
-    unsigned char *scratch = ml_malloc((uint64_t)L->n*W + ML_RADIX_EXTRA);
-    if( scratch==0 ) return ML_NOMEM;
-    lg_sort(L->rec + (size_t)L->head*W, L->n, W, scratch);
-    ml_free(scratch);
-  }
-  while( i<L->n ){
-    LgRun R;
-    ml_i64 j = lg_run_read(L->rec + (size_t)L->head*W, i, L->n, W, MC_IS_PROB(d->kind), &R);
-    if( lg_win_account(ctx, d, L, i, j, 1) ) return ML_ERROR;
-    i = j;
-  }
-  return ML_OK;
-}
-
-/* Builds the wide store afresh from the frame's ids, all of k = K. */
-static int lg_win_rebuild(sqlite3_context *ctx, const MlFuncDesc *d, LgAgg *L, int K){
-  LgWin *W = L->win;
-  int t;
-  if( W->mc ) ml_mc_clear(W->mc);
-  else if( (W->mc = ml_malloc(ml_mc_agg_bytes()))==0 ) return ML_NOMEM;
-  memset(W->mc, 0, ml_mc_agg_bytes());
-  for(t=0; t<3; t++) *ml_mc_param(W->mc, t) = L->par[t];      /* before any row: a stream reads them then */
-  W->K = K;
-  return lg_assemble(ctx, d, L, L->rec + (size_t)L->head*L->width, L->n, W->mc);
-}
-
-/* A window frame's value (or the last, isFinal): the wide store's, when
-** every id of the frame is well-formed and of one k; otherwise the sorted
-** records assembled afresh (lg_result), which gives the aggregate's error
-** -- or its null, when no id of weight > 0 is left. */
-static void lg_win_value(sqlite3_context *ctx, LgAgg *L, int isFinal){
-  const MlFuncDesc *d = sqlite3_user_data(ctx);
-  LgWin *W;
-  int k = 0, nk = 0, t, rc;
-  if( L==0 || L->failed || L->n==0 ){ lg_result(ctx, L, isFinal); return; }
-  if( !L->win && (rc = lg_win_start(ctx, d, L))!=ML_OK ){
-    if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-    lg_fail(L);
-    return;
-  }
-  W = L->win;
-  for(t=2; t<=MC_MAX_K; t++) if( W->nGood[t] ){ k = t; nk++; }
-  if( W->nBad || nk!=1 || W->nGoodW==0 ){ lg_result(ctx, L, isFinal); return; }
-  if( k!=W->K && (rc = lg_win_rebuild(ctx, d, L, k))!=ML_OK ){
-    if( rc==ML_NOMEM ) sqlite3_result_error_nomem(ctx);
-    lg_fail(L);
-    return;
-  }
-  for(t=0; t<3; t++) *ml_mc_param(W->mc, t) = L->par[t];
-  if( isFinal ) ml_mc_result(ctx, W->mc, 1);
-  else if( ml_mc_value(ctx, W->mc)!=ML_OK ) lg_fail(L);
-}
-
-static void lg_value(sqlite3_context *ctx){ lg_win_value(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
+void lg_value(sqlite3_context *ctx){ ml_mcl_win_value(ctx, sqlite3_aggregate_context(ctx, 0), 0); }
 static void lg_final(sqlite3_context *ctx){
   LgAgg *L = sqlite3_aggregate_context(ctx, 0);
-  if( L && L->win ) lg_win_value(ctx, L, 1);
-  else lg_result(ctx, L, 1);
-  if( L ) lg_clear(L);
+  if( L && L->win ) ml_mcl_win_value(ctx, L, 1);
+  else ml_mcl_result(ctx, L, 1);
+  if( L ) ml_mcl_clear(L);
 }
 
 /* ------------------------------------------------------------- records */
