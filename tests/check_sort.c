@@ -297,6 +297,17 @@ static void canon_draw(double *v){
   v[2] = (double)((int)(test_rand01()*3) % 3);
 }
 
+/* Draws a record (y, score, aux, aux2), adds it to s with
+** ml_samples_add_canonical and to the brute-force copy live[0..*pN). */
+static void canon_add(MlSamples *s, double live[][4], int *pN){
+  double v[3], *o = live[*pN];
+  canon_draw(v);
+  o[0] = test_rand01()<0.4;
+  o[1] = v[0]; o[2] = v[1]; o[3] = v[2];
+  ck_assert_int_eq(ml_samples_add_canonical(s, (int)o[0], v[0], v[1], v[2]), ML_OK);
+  (*pN)++;
+}
+
 /* The canonical order kept by ml_samples_add_canonical /
 ** ml_samples_remove_canonical (widths 16 and 24) is, after every step, the
 ** order ml_samples_sort_canonical gives the same records sorted afresh. */
@@ -308,14 +319,7 @@ START_TEST(test_kept_canonical_order){
     int nLive = 0, step, i, y;
     MlSamples s;
     ml_samples_init(&s, width);
-    for(i=0; i<60; i++){                    /* unsorted first, as a window's first rows */
-      double v[3];
-      canon_draw(v);
-      live[nLive][0] = test_rand01()<0.4;
-      live[nLive][1] = v[0]; live[nLive][2] = v[1]; live[nLive][3] = v[2];
-      ck_assert_int_eq(ml_samples_add_canonical(&s, (int)live[nLive][0], v[0], v[1], v[2]), ML_OK);
-      nLive++;
-    }
+    for(i=0; i<60; i++) canon_add(&s, live, &nLive);   /* unsorted first, as a window's first rows */
     ck_assert_int_eq(ml_samples_sort_canonical(&s), ML_OK);
     for(step=0; step<600; step++){
       MlSamples r;
@@ -325,12 +329,7 @@ START_TEST(test_kept_canonical_order){
         ck_assert_int_eq(ml_samples_remove_canonical(&s, (int)o[0], o[1], o[2], o[3]), 1);
         memcpy(live[at], live[--nLive], sizeof(live[0]));
       }else{
-        double v[3];
-        canon_draw(v);
-        live[nLive][0] = test_rand01()<0.4;
-        live[nLive][1] = v[0]; live[nLive][2] = v[1]; live[nLive][3] = v[2];
-        ck_assert_int_eq(ml_samples_add_canonical(&s, (int)live[nLive][0], v[0], v[1], v[2]), ML_OK);
-        nLive++;
+        canon_add(&s, live, &nLive);
       }
       ml_samples_init(&r, width);
       for(i=0; i<nLive; i++) ck_assert_int_eq(ml_samples_add2(&r, (int)live[i][0], live[i][1], live[i][2], live[i][3]), ML_OK);

@@ -154,18 +154,22 @@ static int lg_grow(LgAgg *L){
   return ML_OK;
 }
 
-/* Appends a record, noting whether the records stay in key order (rule
-** 1); ML_OK or ML_NOMEM (nothing changed). */
-static inline int lg_append(LgAgg *L, ml_key key, double p, double w){
-  unsigned char *r;
-  if( L->head + L->n >= L->cap && lg_grow(L)!=ML_OK ) return ML_NOMEM;
-  r = L->rec + (size_t)(L->head + L->n)*L->width;
+/* Writes a record at the end (room made), noting whether the records stay
+** in key order (rule 1): the one record writer of lg_append and lg_fast. */
+static ML_ALWAYS_INLINE void lg_put(LgAgg *L, ml_key key, double p, double w){
+  unsigned char *r = L->rec + (size_t)(L->head + L->n)*L->width;
   memcpy(r, &key, 8);
   memcpy(r + 8, &p, 8);
   if( L->width==24 ) memcpy(r + 16, &w, 8);
   L->n++;
   L->unsorted |= key<L->last;
   L->last = key;
+}
+
+/* Appends a record; ML_OK or ML_NOMEM (nothing changed). */
+static inline int lg_append(LgAgg *L, ml_key key, double p, double w){
+  if( L->head + L->n >= L->cap && lg_grow(L)!=ML_OK ) return ML_NOMEM;
+  lg_put(L, key, p, w);
   return ML_OK;
 }
 
@@ -220,7 +224,6 @@ static ML_ALWAYS_INLINE int lg_fast(LgAgg *L, sqlite3_value **argv, double w){
   sqlite3_int64 id, yv, cv;
   double p;
   ml_key key;
-  unsigned char *r;
   if( L->head + L->n >= L->cap || sqlite3_value_type(argv[0])!=SQLITE_INTEGER
    || sqlite3_value_type(argv[1])!=SQLITE_INTEGER || sqlite3_value_type(argv[2])!=SQLITE_INTEGER
    || sqlite3_value_type(argv[3])!=SQLITE_FLOAT ) return 0;
@@ -231,13 +234,7 @@ static ML_ALWAYS_INLINE int lg_fast(LgAgg *L, sqlite3_value **argv, double w){
   if( !(id>=-LG_DIRECT && id<LG_DIRECT && ((yv | cv) & ~(sqlite3_int64)15)==0
         && (!L->isProb || (p>=0.0 && p<=1.0))) ) return 0;
   key = lg_key(id + LG_DIRECT, (int)cv, (int)yv);
-  r = L->rec + (size_t)(L->head + L->n)*L->width;
-  memcpy(r, &key, 8);
-  memcpy(r + 8, &p, 8);
-  if( L->width==24 ) memcpy(r + 16, &w, 8);
-  L->n++;
-  L->unsorted |= key<L->last;
-  L->last = key;
+  lg_put(L, key, p, w);
   return 1;
 }
 
